@@ -1,0 +1,433 @@
+/*
+ * baton plugin ABI, version 1.
+ *
+ * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
+ * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
+ * plugin answers with a descriptor that says who it is (name, version, kind), which ops and op versions
+ * it handles, which options it accepts, and the function tables the host calls later. After that the
+ * plugin reaches the host only through the table it was given: it links against no baton library, so a
+ * plugin built once keeps loading into newer hosts of the same major version.
+ *
+ * Rules that hold for every declaration below:
+ *  - Plain C11 across the boundary. No C++ types, no exceptions: each side catches its own.
+ *  - Every struct that crosses the boundary starts with `struct_size`, the size the writer was built
+ *    with. Fields are only ever appended. A reader treats a field that lies past the `struct_size` it was
+ *    given as absent (zero). Zero-initialised structs mean "nothing set".
+ *  - Memory is freed on the side that allocated it. Strings the host passes in are borrowed for the
+ *    duration of the call unless a comment says otherwise; strings in a plugin's descriptor are borrowed
+ *    by the host for as long as the plugin is loaded.
+ *  - Handles (`baton_node`, `baton_tensor`, ...) are opaque; read them only through the host table.
+ *  - A failing call returns a status other than BATON_OK and writes a message with `error_set`; it never
+ *    aborts the process.
+ *
+ * Versioning: the major version changes only when an existing field or function changes meaning; the
+ * host refuses a plugin of another major. A minor version appends fields and functions and works both
+ * ways: an older plugin in a newer host, a newer plugin in an older host.
+ */
+#ifndef BATON_PLUGIN_API_H
+#define BATON_PLUGIN_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BATON_ABI_VERSION_MAJOR 1
+#define BATON_ABI_VERSION_MINOR 0
+
+/* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
+#define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
+
+#if defined(_WIN32)
+#define BATON_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define BATON_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------------------------------------------
+ * Basic types
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef enum baton_status {
+  BATON_OK = 0,
+  BATON_ERROR = 1,            /* generic failure; the message says what */
+  BATON_UNSUPPORTED = 2,      /* the plugin cannot do this (type, parameter, op) */
+  BATON_INVALID_ARGUMENT = 3, /* the model or a caller gave a bad value */
+  BATON_OUT_OF_MEMORY = 4,
+} baton_status;
+
+typedef enum baton_plugin_kind {
+  BATON_PLUGIN_OP_PACK = 1,  /* kernels for single ops */
+  BATON_PLUGIN_DELEGATE = 2, /* claims connected subgraphs */
+} baton_plugin_kind;
+
+/* Element types. The values are TFLite's TensorType values, so a model's type passes through as is. */
+typedef enum baton_tensor_type {
+  BATON_TYPE_FLOAT32 = 0,
+  BATON_TYPE_FLOAT16 = 1,
+  BATON_TYPE_INT32 = 2,
+  BATON_TYPE_UINT8 = 3,
+  BATON_TYPE_INT64 = 4,
+  BATON_TYPE_STRING = 5,
+  BATON_TYPE_BOOL = 6,
+  BATON_TYPE_INT16 = 7,
+  BATON_TYPE_COMPLEX64 = 8,
+  BATON_TYPE_INT8 = 9,
+  BATON_TYPE_FLOAT64 = 10,
+  BATON_TYPE_COMPLEX128 = 11,
+  BATON_TYPE_UINT64 = 12,
+  BATON_TYPE_RESOURCE = 13,
+  BATON_TYPE_VARIANT = 14,
+  BATON_TYPE_UINT32 = 15,
+  BATON_TYPE_UINT16 = 16,
+  BATON_TYPE_INT4 = 17,
+  BATON_TYPE_BFLOAT16 = 18,
+} baton_tensor_type;
+
+typedef enum baton_log_level {
+  BATON_LOG_DEBUG = 0,
+  BATON_LOG_INFO = 1,
+  BATON_LOG_WARNING = 2,
+  BATON_LOG_ERROR = 3,
+} baton_log_level;
+
+/* TFLite's BuiltinOperator code of custom ops; a declaration with this code names its op by string. */
+#define BATON_OP_CUSTOM 32
+
+/* Opaque handles, owned by the host. */
+typedef struct baton_plugin_host baton_plugin_host; /* the host's view of one loaded plugin */
+typedef struct baton_node baton_node;               /* one node (operator) of a model */
+typedef struct baton_tensor baton_tensor;           /* one tensor of a model */
+typedef struct baton_partition baton_partition;     /* a connected set of nodes given to a delegate */
+typedef struct baton_error baton_error;             /* where a failing call writes its message */
+
+/* ---------------------------------------------------------------------------------------------------
+ * Parsed builtin options
+ *
+ * The host parses TFLite's builtin options into one struct per node. Absent options in the model read as
+ * TFLite's defaults. Only the member of `u` that matches the node's op is meaningful. `kind` is TFLite's
+ * BuiltinOptions union type (1 = Conv2DOptions, 2 = DepthwiseConv2DOptions, ...; 0 = none).
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef enum baton_padding { BATON_PADDING_SAME = 0, BATON_PADDING_VALID = 1 } baton_padding;
+
+/* TFLite's ActivationFunctionType values. */
+typedef enum baton_activation {
+  BATON_ACT_NONE = 0,
+  BATON_ACT_RELU = 1,
+  BATON_ACT_RELU_N1_TO_1 = 2,
+  BATON_ACT_RELU6 = 3,
+  BATON_ACT_TANH = 4,
+  BATON_ACT_SIGN_BIT = 5,
+} baton_activation;
+
+typedef struct baton_conv_options { /* CONV_2D, DEPTHWISE_CONV_2D */
+  int32_t padding;                  /* baton_padding */
+  int32_t stride_w, stride_h;
+  int32_t dilation_w, dilation_h;
+  int32_t depth_multiplier; /* DEPTHWISE_CONV_2D only */
+  int32_t activation;       /* baton_activation */
+} baton_conv_options;
+
+typedef struct baton_pool_options { /* AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D */
+  int32_t padding;
+  int32_t stride_w, stride_h;
+  int32_t filter_w, filter_h;
+  int32_t activation;
+} baton_pool_options;
+
+typedef struct baton_fully_connected_options {
+  int32_t activation;
+  int32_t weights_format; /* 0 = DEFAULT, 1 = SHUFFLED4x16INT8 */
+  int32_t keep_num_dims;
+  int32_t asymmetric_quantize_inputs;
+} baton_fully_connected_options;
+
+typedef struct baton_elementwise_options { /* ADD, SUB, MUL, DIV: the fused activation */
+  int32_t activation;
+  int32_t pot_scale_int16;
+} baton_elementwise_options;
+
+typedef struct baton_concat_options {
+  int32_t axis;
+  int32_t activation;
+} baton_concat_options;
+
+typedef struct baton_softmax_options {
+  float beta;
+} baton_softmax_options;
+
+typedef struct baton_reshape_options {
+  int32_t new_shape_count; /* -1 when the model gives no new_shape option */
+  const int32_t* new_shape; /* borrowed from the model; valid while the node exists */
+} baton_reshape_options;
+
+typedef struct baton_resize_options { /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
+  int32_t align_corners;
+  int32_t half_pixel_centers;
+} baton_resize_options;
+
+typedef struct baton_reducer_options { /* MEAN, SUM, REDUCE_MAX, ... */
+  int32_t keep_dims;
+} baton_reducer_options;
+
+typedef struct baton_strided_slice_options {
+  int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+  int32_t offset;
+} baton_strided_slice_options;
+
+typedef struct baton_split_options { /* SPLIT, SPLIT_V */
+  int32_t num_splits;
+} baton_split_options;
+
+typedef struct baton_pack_options { /* PACK (values_count) and UNPACK (num) */
+  int32_t count;
+  int32_t axis;
+} baton_pack_options;
+
+typedef struct baton_block_options { /* DEPTH_TO_SPACE, SPACE_TO_DEPTH */
+  int32_t block_size;
+} baton_block_options;
+
+typedef struct baton_transpose_conv_options {
+  int32_t padding;
+  int32_t stride_w, stride_h;
+  int32_t activation;
+} baton_transpose_conv_options;
+
+typedef struct baton_batch_matmul_options {
+  int32_t adj_x, adj_y;
+  int32_t asymmetric_quantize_inputs;
+} baton_batch_matmul_options;
+
+typedef struct baton_gather_options {
+  int32_t axis;
+  int32_t batch_dims;
+} baton_gather_options;
+
+typedef struct baton_leaky_relu_options {
+  float alpha;
+} baton_leaky_relu_options;
+
+typedef struct baton_squeeze_options {
+  int32_t squeeze_dims_count;
+  const int32_t* squeeze_dims; /* borrowed from the model */
+} baton_squeeze_options;
+
+typedef struct baton_builtin_options {
+  size_t struct_size;
+  int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
+  union {
+    baton_conv_options conv;
+    baton_pool_options pool;
+    baton_fully_connected_options fully_connected;
+    baton_elementwise_options elementwise;
+    baton_concat_options concat;
+    baton_softmax_options softmax;
+    baton_reshape_options reshape;
+    baton_resize_options resize;
+    baton_reducer_options reducer;
+    baton_strided_slice_options strided_slice;
+    baton_split_options split;
+    baton_pack_options pack;
+    baton_block_options block;
+    baton_transpose_conv_options transpose_conv;
+    baton_batch_matmul_options batch_matmul;
+    baton_gather_options gather;
+    baton_leaky_relu_options leaky_relu;
+    baton_squeeze_options squeeze;
+    unsigned char reserved[128]; /* room to add members without changing the struct's size */
+  } u;
+} baton_builtin_options;
+
+/* Quantization of a tensor. scale_count is 0 for a tensor that is not quantized; 1 for per-tensor;
+ * the size of dimension `quantized_dimension` for per-channel. Arrays are borrowed from the model. */
+typedef struct baton_quantization {
+  size_t struct_size;
+  int32_t scale_count;
+  const float* scales;
+  const int64_t* zero_points; /* scale_count entries, or NULL when the model gives none (all zero) */
+  int32_t quantized_dimension;
+} baton_quantization;
+
+/* ---------------------------------------------------------------------------------------------------
+ * The host table: everything a plugin may call. Given to the entry point; valid until the plugin is
+ * unloaded. Unless noted, every function may be called from any thread the host called the plugin on,
+ * and only during a call from the host into the plugin.
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef struct baton_host_api {
+  size_t struct_size;
+  uint32_t abi_major, abi_minor; /* the host's ABI version */
+
+  /* Messages. `error_set` copies `message` into the host-owned error; calling it again replaces the
+   * text. `log` writes one line attributed to the plugin. */
+  void (*error_set)(baton_error* error, const char* message);
+  void (*log)(const baton_plugin_host* host, baton_log_level level, const char* message);
+
+  /* Options the plugin declared, as configured (or their declared defaults). The host has already
+   * checked every configured value against the declared type. Unknown names return the fallback. The
+   * returned string is borrowed until the plugin is unloaded. */
+  const char* (*option_string)(const baton_plugin_host* host, const char* name, const char* fallback);
+  int64_t (*option_int)(const baton_plugin_host* host, const char* name, int64_t fallback);
+  double (*option_float)(const baton_plugin_host* host, const char* name, double fallback);
+  int32_t (*option_bool)(const baton_plugin_host* host, const char* name, int32_t fallback);
+  /* Threads the plugin may use: its own `threads` option when configured, else the run's --threads,
+   * else the number of cores. */
+  int32_t (*thread_count)(const baton_plugin_host* host);
+
+  /* Nodes. Borrowed handles, valid from the call that passed the node until that partition or kernel
+   * is freed. `node_builtin_code` gives the real op code (the larger of TFLite's two op-code fields). */
+  int32_t (*node_index)(const baton_node* node);
+  int32_t (*node_builtin_code)(const baton_node* node);
+  const char* (*node_custom_name)(const baton_node* node); /* NULL unless a custom op */
+  int32_t (*node_version)(const baton_node* node);
+  int32_t (*node_input_count)(const baton_node* node);
+  /* NULL for an omitted optional input (index -1 in the model). */
+  baton_tensor* (*node_input)(const baton_node* node, int32_t i);
+  int32_t (*node_output_count)(const baton_node* node);
+  baton_tensor* (*node_output)(const baton_node* node, int32_t i);
+  /* Never NULL; host-owned and valid as long as the node. */
+  const baton_builtin_options* (*node_builtin_options)(const baton_node* node);
+  /* Raw custom options bytes (FlexBuffer for most custom ops); *size is set to 0 when absent. */
+  const uint8_t* (*node_custom_options)(const baton_node* node, size_t* size);
+
+  /* Tensors. */
+  int32_t (*tensor_index)(const baton_tensor* tensor);
+  const char* (*tensor_name)(const baton_tensor* tensor);
+  baton_tensor_type (*tensor_type)(const baton_tensor* tensor);
+  /* Shape: returns the rank; *dims points at host-owned storage valid until the shape changes. */
+  int32_t (*tensor_shape)(const baton_tensor* tensor, const int32_t** dims);
+  size_t (*tensor_byte_size)(const baton_tensor* tensor);
+  int32_t (*tensor_is_constant)(const baton_tensor* tensor);
+  /* Read-only data. Constant tensors: valid from the first call that sees the tensor. Other tensors:
+   * valid only during invoke (NULL during prepare: memory is planned after every prepare). */
+  const void* (*tensor_data)(const baton_tensor* tensor);
+  /* Writable data of a non-constant tensor, during invoke only; NULL otherwise. */
+  void* (*tensor_mutable_data)(baton_tensor* tensor);
+  void (*tensor_quantization)(const baton_tensor* tensor, baton_quantization* out);
+  /* Set the shape of an output of the node being prepared. Only during prepare, only for that node's
+   * outputs (or a partition's outputs), never for model inputs or constants. */
+  baton_status (*tensor_set_shape)(baton_tensor* tensor, int32_t rank, const int32_t* dims,
+                                   baton_error* error);
+
+  /* Partitions (delegates only). Nodes are listed in execution order; inputs and outputs are the host
+   * tensors that cross the partition's boundary (constants consumed inside are not inputs). */
+  int32_t (*partition_id)(const baton_partition* partition);
+  int32_t (*partition_node_count)(const baton_partition* partition);
+  const baton_node* (*partition_node)(const baton_partition* partition, int32_t i);
+  int32_t (*partition_input_count)(const baton_partition* partition);
+  baton_tensor* (*partition_input)(const baton_partition* partition, int32_t i);
+  int32_t (*partition_output_count)(const baton_partition* partition);
+  baton_tensor* (*partition_output)(const baton_partition* partition, int32_t i);
+} baton_host_api;
+
+/* ---------------------------------------------------------------------------------------------------
+ * What a plugin declares
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef enum baton_option_type {
+  BATON_OPTION_BOOL = 1,   /* true/false, yes/no, on/off, 1/0 */
+  BATON_OPTION_INT = 2,    /* decimal integer */
+  BATON_OPTION_FLOAT = 3,  /* decimal number */
+  BATON_OPTION_STRING = 4, /* any text */
+} baton_option_type;
+
+typedef struct baton_option_decl {
+  size_t struct_size;
+  const char* name;          /* [a-z0-9-]+ */
+  baton_option_type type;
+  const char* default_value; /* text, parsed like a configured value; NULL = no default */
+  const char* help;          /* one line for `baton plugins` */
+} baton_option_decl;
+
+/* An op-pack kernel: the four calls the host makes for each node the kernel runs. `plugin_state` is
+ * what `create` returned. `node_state` is what `init` stored (may stay NULL).
+ *  - init:    once per node, before its first prepare. May allocate node_state.
+ *  - prepare: after init and again whenever an input shape changes. Checks types, shapes and
+ *             parameters, sets output shapes, allocates scratch. Non-constant data is not readable.
+ *  - invoke:  computes. Must not allocate. Reads inputs, writes outputs.
+ *  - free:    once, releases node_state. Called even if prepare failed.
+ * For one node, the host never runs two of these calls at once. Calls for different nodes may run
+ * concurrently only if the plugin sets BATON_PLUGIN_FLAG_REENTRANT. */
+typedef struct baton_kernel {
+  size_t struct_size;
+  baton_status (*init)(void* plugin_state, const baton_node* node, void** node_state,
+                       baton_error* error);
+  void (*free)(void* plugin_state, void* node_state);
+  baton_status (*prepare)(void* plugin_state, void* node_state, const baton_node* node,
+                          baton_error* error);
+  baton_status (*invoke)(void* plugin_state, void* node_state, const baton_node* node,
+                         baton_error* error);
+} baton_kernel;
+
+/* One op the plugin handles: a builtin op code, or BATON_OP_CUSTOM with `custom_name`; versions
+ * min_version..max_version inclusive. Op packs give the kernel; delegates leave it NULL. */
+typedef struct baton_op_decl {
+  size_t struct_size;
+  int32_t builtin_code;
+  const char* custom_name;
+  int32_t min_version, max_version;
+  const baton_kernel* kernel;
+} baton_op_decl;
+
+/* A delegate's calls. A partition's calls are made in the order init, prepare (again after input
+ * shape changes), invoke (any number of times), free.
+ *  - check_node: may this delegate take `node`? Return 1 for yes. For no, return 0 and write the
+ *    reason ("dilation not supported", "int8 input") with error_set. Called only for nodes whose op
+ *    and version the delegate declared. Must not keep the node handle.
+ *  - partition_init: build what is needed to run the partition (compile, pack weights). May fail; the
+ *    host then gives the partition's nodes to the next delegate or to op packs.
+ *  - partition_prepare: shapes of the partition's inputs are known; set the outputs' shapes.
+ *  - partition_invoke: read the partition's input tensors, write its output tensors.
+ *  - partition_free: release partition_state. Called even when init failed (with NULL). */
+typedef struct baton_delegate_api {
+  size_t struct_size;
+  int32_t (*check_node)(void* plugin_state, const baton_node* node, baton_error* reason);
+  baton_status (*partition_init)(void* plugin_state, const baton_partition* partition,
+                                 void** partition_state, baton_error* error);
+  baton_status (*partition_prepare)(void* plugin_state, void* partition_state,
+                                    const baton_partition* partition, baton_error* error);
+  baton_status (*partition_invoke)(void* plugin_state, void* partition_state,
+                                   const baton_partition* partition, baton_error* error);
+  void (*partition_free)(void* plugin_state, void* partition_state);
+} baton_delegate_api;
+
+/* The plugin may be called from several threads at once for different nodes/partitions. */
+#define BATON_PLUGIN_FLAG_REENTRANT 0x1u
+
+typedef struct baton_plugin_desc {
+  size_t struct_size;
+  uint32_t abi_major, abi_minor; /* the ABI the plugin was built against */
+  const char* name;              /* unique among loaded plugins: [a-z0-9_-]+ */
+  const char* version;           /* the plugin's own version, free text */
+  baton_plugin_kind kind;
+  const char* description; /* one line */
+  const baton_op_decl* ops;
+  size_t op_count;
+  const baton_option_decl* options;
+  size_t option_count;
+  uint32_t flags; /* BATON_PLUGIN_FLAG_* */
+  /* Called once after options are known, before any other call. Stores the plugin's state. */
+  baton_status (*create)(const baton_plugin_host* host, void** plugin_state, baton_error* error);
+  /* Called once before unloading; releases plugin_state. */
+  void (*destroy)(void* plugin_state);
+  /* Delegates only. */
+  const baton_delegate_api* delegate;
+} baton_plugin_desc;
+
+/* The entry point. The host passes its ABI version and its function table (valid until unload). The
+ * plugin returns its descriptor (static storage, valid until unload), or NULL after writing the reason
+ * with api->error_set. It must not call anything else in the table from here. */
+typedef const baton_plugin_desc* (*baton_plugin_entry_fn)(uint32_t host_abi_major,
+                                                          uint32_t host_abi_minor,
+                                                          const baton_host_api* api,
+                                                          baton_error* error);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BATON_PLUGIN_API_H */

@@ -1,0 +1,74 @@
+// baton's C++ API for applications: RAII owners over the C API in c_api.h, with errors as exceptions
+// (baton::Error) on this side of the boundary only.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "baton/c_api.h"
+
+namespace baton::api {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Environment {
+ public:
+  explicit Environment(const baton_environment_options* options = nullptr)
+      : env_(baton_environment_create(options)) {
+    if (!env_) throw Error(baton_last_error());
+  }
+  ~Environment() { baton_environment_destroy(env_); }
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  baton_environment* get() const { return env_; }
+
+ private:
+  baton_environment* env_;
+};
+
+class Interpreter {
+ public:
+  Interpreter(Environment& env, const std::string& path)
+      : interp_(baton_interpreter_create_from_file(env.get(), path.c_str())) {
+    if (!interp_) throw Error(baton_last_error());
+  }
+  Interpreter(Environment& env, const void* data, size_t size)
+      : interp_(baton_interpreter_create_from_buffer(env.get(), data, size)) {
+    if (!interp_) throw Error(baton_last_error());
+  }
+  ~Interpreter() { baton_interpreter_destroy(interp_); }
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  int inputs() const { return baton_interpreter_input_count(interp_); }
+  int outputs() const { return baton_interpreter_output_count(interp_); }
+  const baton_tensor* input(int i) const { return baton_interpreter_input(interp_, i); }
+  const baton_tensor* output(int i) const { return baton_interpreter_output(interp_, i); }
+
+  template <typename T>
+  void set_input(int i, const std::vector<T>& values) {
+    check(baton_interpreter_set_input(interp_, i, values.data(), values.size() * sizeof(T)));
+  }
+  void resize_input(int i, const std::vector<int32_t>& dims) {
+    check(baton_interpreter_resize_input(interp_, i, static_cast<int32_t>(dims.size()), dims.data()));
+  }
+  void invoke() { check(baton_interpreter_invoke(interp_)); }
+  template <typename T>
+  std::vector<T> output_values(int i) const {
+    std::vector<T> out(baton_tensor_get_byte_size(output(i)) / sizeof(T));
+    check(baton_interpreter_get_output(interp_, i, out.data(), out.size() * sizeof(T)));
+    return out;
+  }
+
+ private:
+  void check(baton_status st) const {
+    if (st != BATON_OK) throw Error(baton_interpreter_last_error(interp_));
+  }
+  baton_interpreter* interp_;
+};
+
+}  // namespace baton::api

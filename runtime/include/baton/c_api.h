@@ -1,0 +1,87 @@
+/*
+ * baton's C API for applications: load plugins once into an environment, create interpreters of
+ * models in it, feed inputs, invoke, read outputs.
+ *
+ * Ownership: every *_create returns an object the caller owns and releases with the matching
+ * *_destroy. Tensors returned by an interpreter are borrowed from it: valid until the interpreter is
+ * destroyed; their data pointers are valid until the next resize of an input. An environment must
+ * outlive the interpreters created in it.
+ *
+ * Errors: functions that create return NULL on failure, and baton_last_error() then gives the reason
+ * (per thread). Functions on an interpreter return a baton_status and keep the reason for
+ * baton_interpreter_last_error().
+ *
+ * Threads: one interpreter is used by one thread at a time; different interpreters, in the same
+ * environment or not, may run in different threads at once.
+ */
+#ifndef BATON_C_API_H
+#define BATON_C_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baton/plugin_api.h" /* baton_status, baton_tensor_type, baton_tensor */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct baton_environment baton_environment;
+typedef struct baton_interpreter baton_interpreter;
+
+typedef struct baton_environment_options {
+  size_t struct_size;               /* sizeof(baton_environment_options) */
+  const char* config_path;          /* NULL: $BATON_CONFIG, then the usual places */
+  const char* const* plugin_dirs;   /* searched first, in order */
+  size_t plugin_dir_count;
+  const char* const* delegates;     /* replaces the configured delegate order when delegate_count > 0 */
+  size_t delegate_count;
+  int32_t no_delegates;             /* non-zero: op packs only */
+  int32_t threads;                  /* 0: the config's value, else all cores */
+  int32_t verbose;                  /* non-zero: info messages on stderr */
+  int32_t no_default_dirs;          /* non-zero: skip the install and build-tree plugin folders */
+} baton_environment_options;
+
+/* Returns the reason the last failed call on this thread failed ("" if none). Borrowed until the next
+ * call on this thread. */
+const char* baton_last_error(void);
+
+/* options may be NULL for all defaults. */
+baton_environment* baton_environment_create(const baton_environment_options* options);
+void baton_environment_destroy(baton_environment* env);
+
+baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path);
+/* The bytes are copied; the caller may free them after the call. */
+baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, const void* data, size_t size);
+void baton_interpreter_destroy(baton_interpreter* interp);
+
+int32_t baton_interpreter_input_count(const baton_interpreter* interp);
+int32_t baton_interpreter_output_count(const baton_interpreter* interp);
+/* Index of the input/output with this tensor or signature name, or -1. */
+int32_t baton_interpreter_input_index(const baton_interpreter* interp, const char* name);
+int32_t baton_interpreter_output_index(const baton_interpreter* interp, const char* name);
+/* NULL when i is out of range. */
+const baton_tensor* baton_interpreter_input(const baton_interpreter* interp, int32_t i);
+const baton_tensor* baton_interpreter_output(const baton_interpreter* interp, int32_t i);
+
+baton_status baton_interpreter_resize_input(baton_interpreter* interp, int32_t i, int32_t rank, const int32_t* dims);
+/* Copies `size` bytes into input i; size must equal the input's byte size. */
+baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, const void* data, size_t size);
+baton_status baton_interpreter_invoke(baton_interpreter* interp);
+/* Copies output i into `data`; size must equal the output's byte size. */
+baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32_t i, void* data, size_t size);
+/* Borrowed until the next call on this interpreter. */
+const char* baton_interpreter_last_error(const baton_interpreter* interp);
+
+/* Tensor accessors for applications. */
+const char* baton_tensor_get_name(const baton_tensor* tensor);
+baton_tensor_type baton_tensor_get_type(const baton_tensor* tensor);
+int32_t baton_tensor_get_rank(const baton_tensor* tensor);
+int32_t baton_tensor_get_dim(const baton_tensor* tensor, int32_t i);
+size_t baton_tensor_get_byte_size(const baton_tensor* tensor);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BATON_C_API_H */

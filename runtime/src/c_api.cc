@@ -1,0 +1,187 @@
+// The C API over Environment and Interpreter. Nothing throws out of these functions.
+#include "baton/c_api.h"
+
+#include <cstring>
+#include <string>
+
+#include "environment.h"
+#include "interpreter.h"
+#include "model.h"
+
+struct baton_environment {
+  std::shared_ptr<baton::Environment> env;
+};
+
+struct baton_interpreter {
+  std::unique_ptr<baton::Interpreter> interp;
+  mutable std::string last_error;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+template <typename T>
+T* fail(const std::string& message) {
+  g_last_error = message;
+  return nullptr;
+}
+
+baton_status fail_on(const baton_interpreter* interp, const std::string& message) {
+  interp->last_error = message;
+  return BATON_ERROR;
+}
+
+const baton::Tensor* T(const baton_tensor* t) { return reinterpret_cast<const baton::Tensor*>(t); }
+
+baton_interpreter* make_interpreter(baton_environment* env, baton::Expected<std::shared_ptr<const baton::Model>> model) {
+  if (!model) return fail<baton_interpreter>(model.error());
+  auto interp = baton::Interpreter::create(env->env, std::move(model.value()));
+  if (!interp) return fail<baton_interpreter>(interp.error());
+  auto* out = new baton_interpreter;
+  out->interp = std::move(interp.value());
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* baton_last_error(void) { return g_last_error.c_str(); }
+
+baton_environment* baton_environment_create(const baton_environment_options* options) {
+  try {
+    baton::EnvironmentOptions eo;
+    if (options) {
+      baton_environment_options o{};
+      std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
+      if (o.config_path) eo.config_path = o.config_path;
+      for (size_t i = 0; i < o.plugin_dir_count; ++i) eo.plugin_dirs.push_back(o.plugin_dirs[i]);
+      if (o.delegate_count > 0) {
+        eo.delegates.emplace();
+        for (size_t i = 0; i < o.delegate_count; ++i) eo.delegates->push_back(o.delegates[i]);
+      }
+      eo.no_delegates = o.no_delegates != 0;
+      eo.threads = o.threads;
+      eo.verbose = o.verbose != 0;
+      eo.use_default_dirs = o.no_default_dirs == 0;
+    }
+    auto env = baton::Environment::create(eo);
+    if (!env) return fail<baton_environment>(env.error());
+    auto* out = new baton_environment;
+    out->env = std::move(env.value());
+    return out;
+  } catch (const std::exception& e) {
+    return fail<baton_environment>(std::string("environment: ") + e.what());
+  }
+}
+
+void baton_environment_destroy(baton_environment* env) { delete env; }
+
+baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path) {
+  if (!env || !path) return fail<baton_interpreter>("baton_interpreter_create_from_file: null argument");
+  try {
+    return make_interpreter(env, baton::load_model_file(path));
+  } catch (const std::exception& e) {
+    return fail<baton_interpreter>(std::string(path) + ": " + e.what());
+  }
+}
+
+baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, const void* data, size_t size) {
+  if (!env || (!data && size)) return fail<baton_interpreter>("baton_interpreter_create_from_buffer: null argument");
+  try {
+    return make_interpreter(env, baton::load_model_buffer({static_cast<const uint8_t*>(data), size}));
+  } catch (const std::exception& e) {
+    return fail<baton_interpreter>(std::string("<buffer>: ") + e.what());
+  }
+}
+
+void baton_interpreter_destroy(baton_interpreter* interp) { delete interp; }
+
+int32_t baton_interpreter_input_count(const baton_interpreter* interp) {
+  return interp ? static_cast<int32_t>(interp->interp->input_count()) : 0;
+}
+int32_t baton_interpreter_output_count(const baton_interpreter* interp) {
+  return interp ? static_cast<int32_t>(interp->interp->output_count()) : 0;
+}
+int32_t baton_interpreter_input_index(const baton_interpreter* interp, const char* name) {
+  return interp && name ? interp->interp->input_index(name) : -1;
+}
+int32_t baton_interpreter_output_index(const baton_interpreter* interp, const char* name) {
+  return interp && name ? interp->interp->output_index(name) : -1;
+}
+const baton_tensor* baton_interpreter_input(const baton_interpreter* interp, int32_t i) {
+  if (!interp || i < 0 || static_cast<size_t>(i) >= interp->interp->input_count()) return nullptr;
+  return reinterpret_cast<const baton_tensor*>(&interp->interp->input(i));
+}
+const baton_tensor* baton_interpreter_output(const baton_interpreter* interp, int32_t i) {
+  if (!interp || i < 0 || static_cast<size_t>(i) >= interp->interp->output_count()) return nullptr;
+  return reinterpret_cast<const baton_tensor*>(&interp->interp->output(i));
+}
+
+baton_status baton_interpreter_resize_input(baton_interpreter* interp, int32_t i, int32_t rank, const int32_t* dims) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (rank < 0 || rank > 16 || (rank > 0 && !dims)) return fail_on(interp, "resize_input: bad rank");
+  try {
+    baton::Status s = interp->interp->resize_input(static_cast<size_t>(i < 0 ? SIZE_MAX : i),
+                                                   std::vector<int32_t>(dims, dims + rank));
+    return s ? BATON_OK : fail_on(interp, s.message());
+  } catch (const std::exception& e) {
+    return fail_on(interp, e.what());
+  }
+}
+
+baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, const void* data, size_t size) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (i < 0 || static_cast<size_t>(i) >= interp->interp->input_count()) {
+    return fail_on(interp, "set_input: input " + std::to_string(i) + " does not exist");
+  }
+  baton::Tensor& t = interp->interp->input(i);
+  if (size != t.bytes) {
+    return fail_on(interp, "set_input: input " + std::to_string(i) + " \"" + t.info->name + "\" needs " +
+                               std::to_string(t.bytes) + " bytes, got " + std::to_string(size));
+  }
+  if (baton::Status s = interp->interp->ensure_prepared(); !s) return fail_on(interp, s.message());
+  std::memcpy(t.data, data, size);
+  return BATON_OK;
+}
+
+baton_status baton_interpreter_invoke(baton_interpreter* interp) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  try {
+    baton::Status s = interp->interp->invoke();
+    return s ? BATON_OK : fail_on(interp, s.message());
+  } catch (const std::exception& e) {
+    return fail_on(interp, e.what());
+  }
+}
+
+baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32_t i, void* data, size_t size) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (i < 0 || static_cast<size_t>(i) >= interp->interp->output_count()) {
+    return fail_on(interp, "get_output: output " + std::to_string(i) + " does not exist");
+  }
+  const baton::Tensor& t = interp->interp->output(i);
+  if (size != t.bytes) {
+    return fail_on(interp, "get_output: output " + std::to_string(i) + " has " + std::to_string(t.bytes) +
+                               " bytes, buffer has " + std::to_string(size));
+  }
+  const void* src = t.is_constant ? static_cast<const void*>(t.constant) : static_cast<const void*>(t.data);
+  if (size && src) std::memcpy(data, src, size);
+  return BATON_OK;
+}
+
+const char* baton_interpreter_last_error(const baton_interpreter* interp) {
+  return interp ? interp->last_error.c_str() : "";
+}
+
+const char* baton_tensor_get_name(const baton_tensor* t) { return t ? T(t)->info->name.c_str() : ""; }
+baton_tensor_type baton_tensor_get_type(const baton_tensor* t) { return t ? T(t)->type : BATON_TYPE_FLOAT32; }
+int32_t baton_tensor_get_rank(const baton_tensor* t) { return t ? static_cast<int32_t>(T(t)->shape.size()) : 0; }
+int32_t baton_tensor_get_dim(const baton_tensor* t, int32_t i) {
+  if (!t || i < 0 || static_cast<size_t>(i) >= T(t)->shape.size()) return -1;
+  return T(t)->shape[i];
+}
+size_t baton_tensor_get_byte_size(const baton_tensor* t) { return t ? T(t)->bytes : 0; }
+
+}  // extern "C"

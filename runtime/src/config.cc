@@ -1,0 +1,198 @@
+#include "config.h"
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace baton {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads"};
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+struct KeyLine {
+  std::string section;
+  std::string key;
+  int line;
+};
+
+// Program_options does not report line numbers, so the file is scanned once for where each key is and
+// for lines it would reject, before program_options reads the values.
+Status scan_lines(const std::string& path, const std::string& text, std::vector<KeyLine>& keys,
+                  std::map<std::string, int>& section_lines) {
+  std::istringstream in(text);
+  std::string raw;
+  std::string section;
+  int line = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    std::string s = trim(raw);
+    if (s.empty() || s[0] == '#') continue;
+    if (s[0] == '[') {
+      if (s.back() != ']' || s.size() < 3) {
+        return Status::error(path + ":" + std::to_string(line) + ": malformed section header '" + s + "'");
+      }
+      section = trim(s.substr(1, s.size() - 2));
+      if (section != "baton" && section.rfind("plugin.", 0) != 0) {
+        return Status::error(path + ":" + std::to_string(line) + ": unknown section [" + section +
+                             "] (expected [baton] or [plugin.NAME])");
+      }
+      if (section.rfind("plugin.", 0) == 0 && section.size() == 7) {
+        return Status::error(path + ":" + std::to_string(line) + ": section [plugin.] names no plugin");
+      }
+      section_lines.emplace(section, line);
+      continue;
+    }
+    size_t eq = s.find('=');
+    if (eq == std::string::npos) {
+      return Status::error(path + ":" + std::to_string(line) + ": expected 'key = value', got '" + s + "'");
+    }
+    std::string key = trim(s.substr(0, eq));
+    if (key.empty()) return Status::error(path + ":" + std::to_string(line) + ": empty key");
+    keys.push_back({section, key, line});
+  }
+  return Status::ok();
+}
+
+bool parse_int(const std::string& s, long long& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoll(s.c_str(), &end, 10);
+  return errno == 0 && end && *end == '\0';
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text, const std::string& separators) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t next = text.find_first_of(separators, pos);
+    if (next == std::string::npos) next = text.size();
+    if (next > pos) out.push_back(text.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
+}
+
+std::string Config::where(int line) const {
+  if (path.empty()) return "";
+  return path + ":" + std::to_string(line) + ": ";
+}
+
+Expected<std::optional<std::string>> find_config_file(const std::string& explicit_path, bool search) {
+  auto must_exist = [](const std::string& p, const char* from) -> Expected<std::optional<std::string>> {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) {
+      return Status::error("config file " + p + " (from " + from + ") does not exist or is not a file");
+    }
+    return std::optional<std::string>(p);
+  };
+  if (!explicit_path.empty()) return must_exist(explicit_path, "--config");
+  if (!search) return std::optional<std::string>();
+  if (const char* env = std::getenv("BATON_CONFIG"); env && *env) return must_exist(env, "BATON_CONFIG");
+  std::string xdg;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) {
+    xdg = x;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    xdg = std::string(home) + "/.config";
+  }
+  std::error_code ec;
+  if (!xdg.empty() && fs::is_regular_file(xdg + "/baton/baton.conf", ec)) {
+    return std::optional<std::string>(xdg + "/baton/baton.conf");
+  }
+  if (fs::is_regular_file("/etc/baton/baton.conf", ec)) return std::optional<std::string>("/etc/baton/baton.conf");
+  return std::optional<std::string>();
+}
+
+Expected<Config> load_config(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return Status::error("config file " + path + ": cannot be read");
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  const std::string text = buffer.str();
+
+  Config config;
+  config.path = path;
+  std::vector<KeyLine> keys;
+  std::map<std::string, int> section_lines;
+  if (Status s = scan_lines(path, text, keys, section_lines); !s) return s;
+
+  po::options_description known;
+  for (const char* k : kKnownKeys) {
+    known.add_options()(k, po::value<std::vector<std::string>>()->composing());
+    known.add_options()((std::string("baton.") + k).c_str(), po::value<std::vector<std::string>>()->composing());
+  }
+  po::parsed_options parsed(&known);
+  try {
+    std::istringstream in(text);
+    parsed = po::parse_config_file(in, known, /*allow_unregistered=*/true);
+  } catch (const po::error& e) {
+    return Status::error(path + ": " + e.what());
+  }
+
+  // Program_options yields options in file order, as the scan did: pair them up for line numbers.
+  if (parsed.options.size() != keys.size()) {
+    return Status::error(path + ": could not read the file as INI (" + std::to_string(parsed.options.size()) +
+                         " values read, " + std::to_string(keys.size()) + " expected)");
+  }
+  const fs::path base = fs::absolute(fs::path(path)).parent_path();
+  for (size_t i = 0; i < parsed.options.size(); ++i) {
+    const po::option& opt = parsed.options[i];
+    const KeyLine& kl = keys[i];
+    const std::string value = opt.value.empty() ? std::string() : trim(opt.value.front());
+    const std::string at = path + ":" + std::to_string(kl.line) + ": ";
+    if (kl.section.rfind("plugin.", 0) == 0) {
+      const std::string plugin = kl.section.substr(7);
+      PluginSection& section = config.plugins[plugin];
+      section.line = section_lines[kl.section];
+      section.options.emplace_back(kl.key, ConfigValue{value, kl.line});
+      continue;
+    }
+    if (opt.unregistered) {
+      return Status::error(at + "unknown key '" + kl.key + "' (known: plugin-dirs, delegates, disabled, "
+                           "op-pack-precedence, threads, and [plugin.NAME] sections)");
+    }
+    config.lines[kl.key] = kl.line;
+    if (kl.key == "plugin-dirs") {
+      for (const std::string& d : split_list(value, ",:")) {
+        std::string dir = trim(d);
+        if (dir.empty()) continue;
+        config.plugin_dirs.push_back(fs::path(dir).is_absolute() ? dir : (base / dir).lexically_normal().string());
+      }
+    } else if (kl.key == "delegates") {
+      if (!config.delegates) config.delegates.emplace();
+      for (const std::string& d : split_list(value)) config.delegates->push_back(d);
+    } else if (kl.key == "disabled") {
+      for (const std::string& d : split_list(value)) config.disabled.push_back(d);
+    } else if (kl.key == "op-pack-precedence") {
+      for (const std::string& d : split_list(value)) config.op_pack_precedence.push_back(d);
+    } else if (kl.key == "threads") {
+      long long n = 0;
+      if (!parse_int(value, n) || n < 0 || n > 1024) {
+        return Status::error(at + "bad value '" + value + "' for key 'threads': expected a whole number from 0 "
+                             "(all cores) to 1024");
+      }
+      config.threads = static_cast<int>(n);
+    }
+  }
+  for (const auto& [section, line] : section_lines) {
+    if (section.rfind("plugin.", 0) == 0) config.plugins[section.substr(7)].line = line;
+  }
+  return config;
+}
+
+}  // namespace baton

@@ -1,0 +1,95 @@
+#include "environment.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+namespace baton {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> default_plugin_dirs() {
+  std::vector<std::string> dirs = {BATON_PLUGIN_INSTALL_DIR};
+  // A program built in the build tree finds the plugins built beside it.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path build_root = BATON_BUILD_ROOT;
+  if (!ec) {
+    const std::string e = exe.string(), root = build_root.string() + "/";
+    if (e.rfind(root, 0) == 0) {
+      for (const std::string& d : split_list(BATON_BUILD_PLUGIN_DIRS, ":")) dirs.push_back(d);
+    }
+  }
+  return dirs;
+}
+
+Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOptions& options) {
+  auto env = std::make_shared<Environment>();
+  env->log_ = options.log ? options.log : stderr_log_sink(options.verbose);
+
+  if (options.read_config) {
+    auto found = find_config_file(options.config_path, options.use_environment_variables);
+    if (!found) return found.status();
+    if (found.value()) {
+      auto config = load_config(*found.value());
+      if (!config) return config.status();
+      env->config_ = std::move(config.value());
+      env->log_(BATON_LOG_DEBUG, "config: " + env->config_.path);
+    }
+  }
+
+  std::vector<std::string> dirs = options.plugin_dirs;
+  if (options.use_environment_variables) {
+    if (const char* path = std::getenv("BATON_PLUGIN_PATH"); path && *path) {
+      for (const std::string& d : split_list(path, ":")) dirs.push_back(d);
+    }
+  }
+  for (const std::string& d : env->config_.plugin_dirs) dirs.push_back(d);
+  if (options.use_default_dirs) {
+    for (const std::string& d : default_plugin_dirs()) dirs.push_back(d);
+  }
+
+  env->threads_ = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
+  if (env->threads_ <= 0) env->threads_ = std::max(1u, std::thread::hardware_concurrency());
+
+  RegistryOptions ro;
+  ro.dirs = dirs;
+  ro.config = &env->config_;
+  ro.threads = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
+  ro.log = env->log_;
+  auto registry = PluginRegistry::load(ro);
+  if (!registry) return registry.status();
+  env->registry_ = std::move(registry.value());
+
+  if (!options.no_delegates) {
+    std::vector<std::string> names;
+    if (options.delegates) {
+      names = *options.delegates;
+    } else if (env->config_.delegates) {
+      names = *env->config_.delegates;
+    } else {
+      // Without a configured order, every loaded delegate in load order.
+      for (const auto& p : env->registry_->plugins()) {
+        if (p->kind == BATON_PLUGIN_DELEGATE) names.push_back(p->name);
+      }
+    }
+    for (const std::string& name : names) {
+      LoadedPlugin* p = env->registry_->find(name);
+      if (!p && options.delegates) {
+        return Status::error("--delegate " + name + ": no delegate plugin named '" + name + "' is loaded");
+      } else if (!p) {
+        env->log_(BATON_LOG_WARNING, "delegate '" + name + "' is not loaded; the chain goes on without it");
+      } else if (p->kind != BATON_PLUGIN_DELEGATE) {
+        env->log_(BATON_LOG_WARNING, "'" + name + "' is an op pack, not a delegate; left out of the chain");
+      } else if (std::find(env->delegates_.begin(), env->delegates_.end(), p) == env->delegates_.end()) {
+        env->delegates_.push_back(p);
+      }
+    }
+  }
+  return env;
+}
+
+}  // namespace baton

@@ -1,0 +1,54 @@
+// An Environment is what several interpreters share: the config that was read and the plugins that
+// were loaded from the plugin directories. Building one decides the plugin directories (in order:
+// --plugin-dir, BATON_PLUGIN_PATH, the config's plugin-dirs, <libdir>/baton/plugins, and the build
+// tree's plugin folders when the program runs from the build tree) and the delegate chain.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "log.h"
+#include "plugin_registry.h"
+#include "status.h"
+
+namespace baton {
+
+struct EnvironmentOptions {
+  std::string config_path;                            // --config; empty: look in the usual places
+  std::vector<std::string> plugin_dirs;               // --plugin-dir, first in the search order
+  std::optional<std::vector<std::string>> delegates;  // --delegate: replaces the configured order
+  bool no_delegates = false;                          // --no-delegates
+  int threads = 0;                                    // --threads; 0: config, else all cores
+  bool verbose = false;
+  bool use_environment_variables = true;  // BATON_CONFIG, BATON_PLUGIN_PATH
+  bool use_default_dirs = true;           // the install and build-tree plugin folders
+  bool read_config = true;                // false: no config file at all
+  LogSink log;                            // default: stderr
+};
+
+class Environment {
+ public:
+  static Expected<std::shared_ptr<Environment>> create(const EnvironmentOptions& options);
+
+  const Config& config() const { return config_; }
+  const PluginRegistry& registry() const { return *registry_; }
+  // Delegates to try, in order; names that are not loaded delegates are dropped with a warning.
+  const std::vector<LoadedPlugin*>& delegate_chain() const { return delegates_; }
+  const LogSink& log() const { return log_; }
+  int threads() const { return threads_; }
+
+ private:
+  Config config_;
+  std::unique_ptr<PluginRegistry> registry_;
+  std::vector<LoadedPlugin*> delegates_;
+  LogSink log_;
+  int threads_ = 0;
+};
+
+// The plugin folders that are searched when nothing else is configured.
+std::vector<std::string> default_plugin_dirs();
+
+}  // namespace baton

@@ -1,0 +1,56 @@
+// The runtime's graph as the interpreter and plugins see it: tensors with their current shape and
+// memory, nodes bound to the kernel or delegate partition that runs them. Plugins hold these only as the
+// opaque handles of plugin_api.h (baton_tensor, baton_node, baton_partition); host_api.cc converts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "model.h"
+
+namespace baton {
+
+class LoadedPlugin;
+
+struct Tensor {
+  const TensorInfo* info = nullptr;
+  int32_t index = 0;
+  baton_tensor_type type = BATON_TYPE_FLOAT32;
+  std::vector<int32_t> shape;
+  size_t bytes = 0;
+  const uint8_t* constant = nullptr;  // constant data (in the model's mapping, or folded)
+  uint8_t* data = nullptr;            // arena memory of a non-constant tensor, set after planning
+  bool is_constant = false;
+  bool is_model_input = false;
+  bool is_model_output = false;
+  bool shape_writable = false;  // true only while the node producing it is being prepared
+};
+
+struct Node {
+  const NodeInfo* info = nullptr;
+  std::vector<Tensor*> inputs;  // null for an omitted optional input
+  std::vector<Tensor*> outputs;
+  // Op-pack placement.
+  LoadedPlugin* plugin = nullptr;
+  const baton_kernel* kernel = nullptr;
+  void* state = nullptr;
+  bool initialised = false;
+};
+
+struct Partition {
+  int32_t id = 0;
+  LoadedPlugin* plugin = nullptr;
+  std::vector<Node*> nodes;
+  std::vector<Tensor*> inputs;
+  std::vector<Tensor*> outputs;
+  void* state = nullptr;
+};
+
+}  // namespace baton
+
+// The opaque handle types of the ABI are the runtime's own structs.
+struct baton_error {
+  std::string message;
+};

@@ -1,0 +1,218 @@
+// The host function table: the only way a plugin reads nodes, tensors, partitions and its options.
+// Every function tolerates a null handle (it answers "nothing") so a buggy plugin gets a wrong answer,
+// not a crash inside the host.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "graph.h"
+#include "plugin_registry.h"
+
+namespace baton {
+namespace {
+
+const Tensor* T(const baton_tensor* t) { return reinterpret_cast<const Tensor*>(t); }
+Tensor* T(baton_tensor* t) { return reinterpret_cast<Tensor*>(t); }
+const Node* N(const baton_node* n) { return reinterpret_cast<const Node*>(n); }
+const Partition* P(const baton_partition* p) { return reinterpret_cast<const Partition*>(p); }
+baton_tensor* H(Tensor* t) { return reinterpret_cast<baton_tensor*>(t); }
+
+void error_set(baton_error* error, const char* message) {
+  if (error) error->message = message ? message : "";
+}
+
+void log(const baton_plugin_host* host, baton_log_level level, const char* message) {
+  const LoadedPlugin* plugin = LoadedPlugin::from(host);
+  if (!plugin || !plugin->log) return;
+  plugin->log(level, plugin->name + ": " + (message ? message : ""));
+}
+
+const std::string* option_text(const baton_plugin_host* host, const char* name) {
+  const LoadedPlugin* plugin = LoadedPlugin::from(host);
+  if (!plugin || !name) return nullptr;
+  auto it = plugin->option_values.find(name);
+  return it == plugin->option_values.end() ? nullptr : &it->second;
+}
+
+const char* option_string(const baton_plugin_host* host, const char* name, const char* fallback) {
+  const std::string* v = option_text(host, name);
+  return v ? v->c_str() : fallback;
+}
+
+int64_t option_int(const baton_plugin_host* host, const char* name, int64_t fallback) {
+  const std::string* v = option_text(host, name);
+  return v ? std::strtoll(v->c_str(), nullptr, 10) : fallback;
+}
+
+double option_float(const baton_plugin_host* host, const char* name, double fallback) {
+  const std::string* v = option_text(host, name);
+  return v ? std::strtod(v->c_str(), nullptr) : fallback;
+}
+
+int32_t option_bool(const baton_plugin_host* host, const char* name, int32_t fallback) {
+  const std::string* v = option_text(host, name);
+  if (!v) return fallback;
+  return *v == "true" || *v == "yes" || *v == "on" || *v == "1";
+}
+
+int32_t thread_count(const baton_plugin_host* host) {
+  const LoadedPlugin* plugin = LoadedPlugin::from(host);
+  return plugin ? plugin->threads : 1;
+}
+
+int32_t node_index(const baton_node* n) { return n ? N(n)->info->index : -1; }
+int32_t node_builtin_code(const baton_node* n) { return n ? N(n)->info->op_code : -1; }
+const char* node_custom_name(const baton_node* n) {
+  if (!n || N(n)->info->op_code != BATON_OP_CUSTOM) return nullptr;
+  return N(n)->info->custom_name.c_str();
+}
+int32_t node_version(const baton_node* n) { return n ? N(n)->info->version : 0; }
+int32_t node_input_count(const baton_node* n) { return n ? static_cast<int32_t>(N(n)->inputs.size()) : 0; }
+baton_tensor* node_input(const baton_node* n, int32_t i) {
+  if (!n || i < 0 || static_cast<size_t>(i) >= N(n)->inputs.size()) return nullptr;
+  return H(N(n)->inputs[i]);
+}
+int32_t node_output_count(const baton_node* n) { return n ? static_cast<int32_t>(N(n)->outputs.size()) : 0; }
+baton_tensor* node_output(const baton_node* n, int32_t i) {
+  if (!n || i < 0 || static_cast<size_t>(i) >= N(n)->outputs.size()) return nullptr;
+  return H(N(n)->outputs[i]);
+}
+const baton_builtin_options* node_builtin_options(const baton_node* n) {
+  static const baton_builtin_options none = {sizeof(baton_builtin_options), 0, {}};
+  return n ? &N(n)->info->options : &none;
+}
+const uint8_t* node_custom_options(const baton_node* n, size_t* size) {
+  if (!n || N(n)->info->custom_options.empty()) {
+    if (size) *size = 0;
+    return nullptr;
+  }
+  if (size) *size = N(n)->info->custom_options.size();
+  return N(n)->info->custom_options.data();
+}
+
+int32_t tensor_index(const baton_tensor* t) { return t ? T(t)->index : -1; }
+const char* tensor_name(const baton_tensor* t) { return t && T(t)->info ? T(t)->info->name.c_str() : ""; }
+baton_tensor_type tensor_type(const baton_tensor* t) { return t ? T(t)->type : BATON_TYPE_FLOAT32; }
+int32_t tensor_shape(const baton_tensor* t, const int32_t** dims) {
+  if (!t) {
+    if (dims) *dims = nullptr;
+    return 0;
+  }
+  if (dims) *dims = T(t)->shape.data();
+  return static_cast<int32_t>(T(t)->shape.size());
+}
+size_t tensor_byte_size(const baton_tensor* t) { return t ? T(t)->bytes : 0; }
+int32_t tensor_is_constant(const baton_tensor* t) { return t ? T(t)->is_constant : 0; }
+const void* tensor_data(const baton_tensor* t) {
+  if (!t) return nullptr;
+  return T(t)->is_constant ? static_cast<const void*>(T(t)->constant) : static_cast<const void*>(T(t)->data);
+}
+void* tensor_mutable_data(baton_tensor* t) {
+  if (!t || T(t)->is_constant) return nullptr;
+  return T(t)->data;
+}
+void tensor_quantization(const baton_tensor* t, baton_quantization* out) {
+  if (!out) return;
+  const size_t size = out->struct_size ? std::min(out->struct_size, sizeof(baton_quantization)) : sizeof(baton_quantization);
+  baton_quantization q{};
+  q.struct_size = size;
+  if (t && T(t)->info && !T(t)->info->quant.empty()) {
+    const Quantization& src = T(t)->info->quant;
+    q.scale_count = static_cast<int32_t>(src.scales.size());
+    q.scales = src.scales.data();
+    q.zero_points = src.zero_points.data();
+    q.quantized_dimension = src.quantized_dimension;
+  }
+  std::memcpy(out, &q, size);
+}
+baton_status tensor_set_shape(baton_tensor* t, int32_t rank, const int32_t* dims, baton_error* error) {
+  if (!t) {
+    error_set(error, "tensor_set_shape: null tensor");
+    return BATON_INVALID_ARGUMENT;
+  }
+  Tensor* tensor = T(t);
+  if (!tensor->shape_writable) {
+    error_set(error, ("tensor_set_shape: tensor " + std::to_string(tensor->index) +
+                      " is not an output of the node being prepared")
+                         .c_str());
+    return BATON_INVALID_ARGUMENT;
+  }
+  if (rank < 0 || rank > 16 || (rank > 0 && !dims)) {
+    error_set(error, ("tensor_set_shape: bad rank " + std::to_string(rank)).c_str());
+    return BATON_INVALID_ARGUMENT;
+  }
+  std::vector<int32_t> shape(dims, dims + rank);
+  size_t bytes = 0;
+  if (!checked_byte_size(shape, tensor->type, &bytes)) {
+    error_set(error, ("tensor_set_shape: tensor " + std::to_string(tensor->index) +
+                      ": negative dimension or byte size overflow")
+                         .c_str());
+    return BATON_INVALID_ARGUMENT;
+  }
+  tensor->shape = std::move(shape);
+  tensor->bytes = bytes;
+  return BATON_OK;
+}
+
+int32_t partition_id(const baton_partition* p) { return p ? P(p)->id : -1; }
+int32_t partition_node_count(const baton_partition* p) { return p ? static_cast<int32_t>(P(p)->nodes.size()) : 0; }
+const baton_node* partition_node(const baton_partition* p, int32_t i) {
+  if (!p || i < 0 || static_cast<size_t>(i) >= P(p)->nodes.size()) return nullptr;
+  return reinterpret_cast<const baton_node*>(P(p)->nodes[i]);
+}
+int32_t partition_input_count(const baton_partition* p) { return p ? static_cast<int32_t>(P(p)->inputs.size()) : 0; }
+baton_tensor* partition_input(const baton_partition* p, int32_t i) {
+  if (!p || i < 0 || static_cast<size_t>(i) >= P(p)->inputs.size()) return nullptr;
+  return H(P(p)->inputs[i]);
+}
+int32_t partition_output_count(const baton_partition* p) { return p ? static_cast<int32_t>(P(p)->outputs.size()) : 0; }
+baton_tensor* partition_output(const baton_partition* p, int32_t i) {
+  if (!p || i < 0 || static_cast<size_t>(i) >= P(p)->outputs.size()) return nullptr;
+  return H(P(p)->outputs[i]);
+}
+
+const baton_host_api kHostApi = {
+    sizeof(baton_host_api),
+    BATON_ABI_VERSION_MAJOR,
+    BATON_ABI_VERSION_MINOR,
+    error_set,
+    log,
+    option_string,
+    option_int,
+    option_float,
+    option_bool,
+    thread_count,
+    node_index,
+    node_builtin_code,
+    node_custom_name,
+    node_version,
+    node_input_count,
+    node_input,
+    node_output_count,
+    node_output,
+    node_builtin_options,
+    node_custom_options,
+    tensor_index,
+    tensor_name,
+    tensor_type,
+    tensor_shape,
+    tensor_byte_size,
+    tensor_is_constant,
+    tensor_data,
+    tensor_mutable_data,
+    tensor_quantization,
+    tensor_set_shape,
+    partition_id,
+    partition_node_count,
+    partition_node,
+    partition_input_count,
+    partition_input,
+    partition_output_count,
+    partition_output,
+};
+
+}  // namespace
+
+const baton_host_api* host_api_table() { return &kHostApi; }
+
+}  // namespace baton

@@ -1,0 +1,687 @@
+#include "model.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "tflite_generated.h"
+
+namespace baton {
+
+namespace fb = baton::tflite;
+
+size_t element_size(baton_tensor_type type) {
+  switch (type) {
+    case BATON_TYPE_FLOAT32: return 4;
+    case BATON_TYPE_FLOAT16: return 2;
+    case BATON_TYPE_INT32: return 4;
+    case BATON_TYPE_UINT8: return 1;
+    case BATON_TYPE_INT64: return 8;
+    case BATON_TYPE_BOOL: return 1;
+    case BATON_TYPE_INT16: return 2;
+    case BATON_TYPE_COMPLEX64: return 8;
+    case BATON_TYPE_INT8: return 1;
+    case BATON_TYPE_FLOAT64: return 8;
+    case BATON_TYPE_COMPLEX128: return 16;
+    case BATON_TYPE_UINT64: return 8;
+    case BATON_TYPE_UINT32: return 4;
+    case BATON_TYPE_UINT16: return 2;
+    case BATON_TYPE_BFLOAT16: return 2;
+    default: return 0;
+  }
+}
+
+const char* type_name(baton_tensor_type type) {
+  switch (type) {
+    case BATON_TYPE_FLOAT32: return "FLOAT32";
+    case BATON_TYPE_FLOAT16: return "FLOAT16";
+    case BATON_TYPE_INT32: return "INT32";
+    case BATON_TYPE_UINT8: return "UINT8";
+    case BATON_TYPE_INT64: return "INT64";
+    case BATON_TYPE_STRING: return "STRING";
+    case BATON_TYPE_BOOL: return "BOOL";
+    case BATON_TYPE_INT16: return "INT16";
+    case BATON_TYPE_COMPLEX64: return "COMPLEX64";
+    case BATON_TYPE_INT8: return "INT8";
+    case BATON_TYPE_FLOAT64: return "FLOAT64";
+    case BATON_TYPE_COMPLEX128: return "COMPLEX128";
+    case BATON_TYPE_UINT64: return "UINT64";
+    case BATON_TYPE_RESOURCE: return "RESOURCE";
+    case BATON_TYPE_VARIANT: return "VARIANT";
+    case BATON_TYPE_UINT32: return "UINT32";
+    case BATON_TYPE_UINT16: return "UINT16";
+    case BATON_TYPE_INT4: return "INT4";
+    case BATON_TYPE_BFLOAT16: return "BFLOAT16";
+  }
+  return "UNKNOWN";
+}
+
+std::string op_name(int32_t op_code) {
+  if (op_code >= fb::BuiltinOperator_MIN && op_code <= fb::BuiltinOperator_MAX) {
+    const char* name = fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(op_code));
+    if (name && *name) return name;
+  }
+  return "UNKNOWN_" + std::to_string(op_code);
+}
+
+std::string node_op_name(const NodeInfo& node) {
+  return node.op_code == BATON_OP_CUSTOM ? node.custom_name : op_name(node.op_code);
+}
+
+bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, size_t* bytes) {
+  size_t count = 1;
+  for (int32_t d : shape) {
+    if (d < 0) return false;
+    if (d != 0 && count > std::numeric_limits<size_t>::max() / static_cast<size_t>(d)) return false;
+    count *= static_cast<size_t>(d);
+  }
+  size_t esize = element_size(type);
+  if (esize == 0) esize = 1;
+  if (count > std::numeric_limits<size_t>::max() / esize) return false;
+  *bytes = count * esize;
+  return true;
+}
+
+Model::~Model() {
+  if (mapping_) munmap(mapping_, mapping_size_);
+}
+
+// Turns a verified flatbuffer into a Model, checking its meaning on the way. Each check's message says
+// where (subgraph, tensor or node) and what is wrong.
+class ModelLoader {
+ public:
+  ModelLoader(std::string source, const uint8_t* bytes, size_t size)
+      : source_(std::move(source)), bytes_(bytes), size_(size) {}
+
+  Status load(Model& model) {
+    flatbuffers::Verifier::Options vopts;
+    vopts.max_tables = 10'000'000;
+    flatbuffers::Verifier verifier(bytes_, size_, vopts);
+    if (size_ < 8) return fail("file is too small to be a model (" + std::to_string(size_) + " bytes)");
+    if (!fb::ModelBufferHasIdentifier(bytes_)) {
+      return fail("not a TFLite model: file identifier is not \"TFL3\"");
+    }
+    if (!fb::VerifyModelBuffer(verifier)) {
+      return fail("the flatbuffer failed verification (truncated or corrupt: an offset or size "
+                  "points outside the file)");
+    }
+    root_ = fb::GetModel(bytes_);
+    model.schema_version = root_->version();
+    if (root_->description()) model.description = root_->description()->str();
+
+    if (Status s = read_buffers(); !s) return s;
+    if (Status s = read_operator_codes(); !s) return s;
+    if (Status s = read_metadata(model); !s) return s;
+    if (!root_->subgraphs() || root_->subgraphs()->size() == 0) return fail("the model has no subgraph");
+    for (uint32_t i = 0; i < root_->subgraphs()->size(); ++i) {
+      SubgraphInfo sg;
+      if (Status s = read_subgraph(i, root_->subgraphs()->Get(i), sg, model); !s) return s;
+      model.subgraphs.push_back(std::move(sg));
+    }
+    return read_signatures(model);
+  }
+
+ private:
+  struct OpCode {
+    int32_t code;
+    std::string custom_name;
+    int32_t version;
+  };
+
+  Status fail(const std::string& what) const { return Status::error(source_ + ": " + what); }
+
+  Status read_buffers() {
+    const auto* buffers = root_->buffers();
+    if (!buffers) return Status::ok();
+    buffers_.resize(buffers->size());
+    for (uint32_t i = 0; i < buffers->size(); ++i) {
+      const fb::Buffer* b = buffers->Get(i);
+      if (!b) continue;
+      if (b->data() && b->data()->size() > 0) {
+        buffers_[i] = {b->data()->data(), b->data()->size()};
+      } else if (b->offset() > 1) {
+        // Data stored after the flatbuffer, addressed from the start of the file.
+        uint64_t offset = b->offset(), length = b->size();
+        if (offset > size_ || length > size_ - offset) {
+          return fail("buffer " + std::to_string(i) + " points outside the file (offset " +
+                      std::to_string(offset) + ", size " + std::to_string(length) + ", file " +
+                      std::to_string(size_) + " bytes)");
+        }
+        buffers_[i] = {bytes_ + offset, static_cast<size_t>(length)};
+      }
+    }
+    return Status::ok();
+  }
+
+  Status read_operator_codes() {
+    const auto* codes = root_->operator_codes();
+    if (!codes) return Status::ok();
+    for (uint32_t i = 0; i < codes->size(); ++i) {
+      const fb::OperatorCode* c = codes->Get(i);
+      if (!c) return fail("operator code " + std::to_string(i) + " is missing");
+      OpCode op;
+      op.code = std::max<int32_t>(c->deprecated_builtin_code(), c->builtin_code());
+      op.version = c->version();
+      if (op.code == BATON_OP_CUSTOM) {
+        if (!c->custom_code() || c->custom_code()->size() == 0) {
+          return fail("operator code " + std::to_string(i) + " is CUSTOM but has no custom name");
+        }
+        op.custom_name = c->custom_code()->str();
+      } else if (op.code < 0 || op.code > fb::BuiltinOperator_MAX) {
+        return fail("operator code " + std::to_string(i) + " has unknown builtin op " +
+                    std::to_string(op.code));
+      }
+      if (op.version < 1) {
+        return fail("operator code " + std::to_string(i) + " (" + op_name(op.code) +
+                    ") has invalid version " + std::to_string(op.version));
+      }
+      opcodes_.push_back(std::move(op));
+    }
+    return Status::ok();
+  }
+
+  Status read_metadata(Model& model) {
+    if (!root_->metadata()) return Status::ok();
+    for (uint32_t i = 0; i < root_->metadata()->size(); ++i) {
+      const fb::Metadata* m = root_->metadata()->Get(i);
+      if (!m) continue;
+      MetadataInfo info;
+      info.name = m->name() ? m->name()->str() : std::string();
+      if (m->buffer() >= buffers_.size()) {
+        return fail("metadata \"" + info.name + "\" names buffer " + std::to_string(m->buffer()) +
+                    " but the model has " + std::to_string(buffers_.size()));
+      }
+      info.data = buffers_[m->buffer()];
+      if (info.name == "min_runtime_version") {
+        std::string v(reinterpret_cast<const char*>(info.data.data()), info.data.size());
+        v = v.substr(0, v.find('\0'));
+        model.min_runtime_version = v;
+      }
+      model.metadata.push_back(std::move(info));
+    }
+    return Status::ok();
+  }
+
+  Status read_quantization(const fb::QuantizationParameters* q, TensorInfo& t, const std::string& where) {
+    if (!q || !q->scale() || q->scale()->size() == 0) return Status::ok();
+    t.quant.scales.assign(q->scale()->begin(), q->scale()->end());
+    if (q->zero_point() && q->zero_point()->size() > 0) {
+      if (q->zero_point()->size() != q->scale()->size()) {
+        return fail(where + ": " + std::to_string(q->scale()->size()) + " quantization scales but " +
+                    std::to_string(q->zero_point()->size()) + " zero points");
+      }
+      t.quant.zero_points.assign(q->zero_point()->begin(), q->zero_point()->end());
+    } else {
+      t.quant.zero_points.assign(t.quant.scales.size(), 0);
+    }
+    t.quant.quantized_dimension = q->quantized_dimension();
+    if (t.quant.scales.size() > 1) {
+      int32_t dim = t.quant.quantized_dimension;
+      if (dim < 0 || dim >= static_cast<int32_t>(t.shape.size()) ||
+          static_cast<size_t>(t.shape[dim]) != t.quant.scales.size()) {
+        return fail(where + ": per-channel quantization with " + std::to_string(t.quant.scales.size()) +
+                    " scales does not match dimension " + std::to_string(dim) + " of its shape");
+      }
+    }
+    return Status::ok();
+  }
+
+  static std::vector<int32_t> index_vector(const fb::DimensionMetadata* d, bool segments) {
+    std::vector<int32_t> out;
+    auto type = segments ? d->array_segments_type() : d->array_indices_type();
+    const void* v = segments ? d->array_segments() : d->array_indices();
+    if (!v) return out;
+    switch (type) {
+      case fb::SparseIndexVector_Int32Vector: {
+        auto* values = static_cast<const fb::Int32Vector*>(v)->values();
+        if (values) out.assign(values->begin(), values->end());
+        break;
+      }
+      case fb::SparseIndexVector_Uint16Vector: {
+        auto* values = static_cast<const fb::Uint16Vector*>(v)->values();
+        if (values) out.assign(values->begin(), values->end());
+        break;
+      }
+      case fb::SparseIndexVector_Uint8Vector: {
+        auto* values = static_cast<const fb::Uint8Vector*>(v)->values();
+        if (values) out.assign(values->begin(), values->end());
+        break;
+      }
+      default: break;
+    }
+    return out;
+  }
+
+  Status read_sparsity(const fb::SparsityParameters* sp, TensorInfo& t, const std::string& where) {
+    auto s = std::make_shared<Sparsity>();
+    if (sp->traversal_order()) s->traversal_order.assign(sp->traversal_order()->begin(), sp->traversal_order()->end());
+    if (sp->block_map()) s->block_map.assign(sp->block_map()->begin(), sp->block_map()->end());
+    if (sp->dim_metadata()) {
+      for (const fb::DimensionMetadata* d : *sp->dim_metadata()) {
+        if (!d) return fail(where + ": sparsity dimension metadata is missing");
+        Sparsity::Dimension dim;
+        dim.sparse = d->format() == fb::DimensionType_SPARSE_CSR;
+        dim.dense_size = d->dense_size();
+        if (dim.sparse) {
+          dim.segments = index_vector(d, true);
+          dim.indices = index_vector(d, false);
+        }
+        s->dims.push_back(std::move(dim));
+      }
+    }
+    const size_t rank = t.shape.size();
+    if (s->traversal_order.size() != rank + s->block_map.size() || s->dims.size() != s->traversal_order.size()) {
+      return fail(where + ": sparsity metadata does not match the tensor's rank " + std::to_string(rank));
+    }
+    t.sparsity = std::move(s);
+    return Status::ok();
+  }
+
+  Status read_tensor(uint32_t sg, uint32_t i, const fb::Tensor* ft, TensorInfo& t, Model& model) {
+    std::string where = "subgraph " + std::to_string(sg) + " tensor " + std::to_string(i);
+    if (!ft) return fail(where + " is missing");
+    t.index = static_cast<int32_t>(i);
+    if (ft->name()) {
+      t.name = ft->name()->str();
+      where += " \"" + t.name + "\"";
+    }
+    if (static_cast<int>(ft->type()) < 0 || static_cast<int>(ft->type()) > BATON_TYPE_BFLOAT16) {
+      return fail(where + ": unknown tensor type " + std::to_string(ft->type()));
+    }
+    t.type = static_cast<baton_tensor_type>(ft->type());
+    if (ft->shape()) t.shape.assign(ft->shape()->begin(), ft->shape()->end());
+    if (ft->shape_signature()) t.shape_signature.assign(ft->shape_signature()->begin(), ft->shape_signature()->end());
+    if (t.shape.size() > 16) return fail(where + ": rank " + std::to_string(t.shape.size()) + " is too large");
+    size_t bytes = 0;
+    if (!checked_byte_size(t.shape, t.type, &bytes)) {
+      return fail(where + ": shape has a negative dimension or its byte size overflows");
+    }
+    t.is_variable = ft->is_variable();
+    if (Status s = read_quantization(ft->quantization(), t, where); !s) return s;
+    if (ft->sparsity()) {
+      if (Status s = read_sparsity(ft->sparsity(), t, where); !s) return s;
+    }
+    if (ft->buffer() >= buffers_.size() && !(ft->buffer() == 0 && buffers_.empty())) {
+      return fail(where + ": buffer index " + std::to_string(ft->buffer()) + " is out of range (" +
+                  std::to_string(buffers_.size()) + " buffers)");
+    }
+    std::span<const uint8_t> data = buffers_.empty() ? std::span<const uint8_t>() : buffers_[ft->buffer()];
+    if (!data.empty()) {
+      if (!t.sparsity && t.type != BATON_TYPE_STRING && data.size() < bytes) {
+        return fail(where + ": buffer " + std::to_string(ft->buffer()) + " holds " +
+                    std::to_string(data.size()) + " bytes but shape and type need " + std::to_string(bytes));
+      }
+      if (!t.sparsity && t.type != BATON_TYPE_STRING) data = data.first(bytes);
+      const size_t align = std::max<size_t>(1, element_size(t.type));
+      if (reinterpret_cast<uintptr_t>(data.data()) % align != 0) {
+        auto copy = std::make_unique<uint8_t[]>(data.size());
+        std::memcpy(copy.get(), data.data(), data.size());
+        data = {copy.get(), data.size()};
+        model.realigned_.push_back(std::move(copy));
+      }
+      t.data = data;
+      t.is_constant = true;
+      model.constant_bytes += data.size();
+    }
+    return Status::ok();
+  }
+
+  static void parse_options(const fb::Operator* op, baton_builtin_options& o) {
+    o.struct_size = sizeof(baton_builtin_options);
+    o.kind = op->builtin_options_type();
+    switch (op->builtin_options_type()) {
+      case fb::BuiltinOptions_Conv2DOptions: {
+        auto* p = op->builtin_options_as_Conv2DOptions();
+        o.u.conv = {p->padding(), p->stride_w(), p->stride_h(), p->dilation_w_factor(),
+                    p->dilation_h_factor(), 1, p->fused_activation_function()};
+        break;
+      }
+      case fb::BuiltinOptions_DepthwiseConv2DOptions: {
+        auto* p = op->builtin_options_as_DepthwiseConv2DOptions();
+        o.u.conv = {p->padding(), p->stride_w(), p->stride_h(), p->dilation_w_factor(),
+                    p->dilation_h_factor(), p->depth_multiplier(), p->fused_activation_function()};
+        break;
+      }
+      case fb::BuiltinOptions_Pool2DOptions: {
+        auto* p = op->builtin_options_as_Pool2DOptions();
+        o.u.pool = {p->padding(), p->stride_w(), p->stride_h(), p->filter_width(), p->filter_height(),
+                    p->fused_activation_function()};
+        break;
+      }
+      case fb::BuiltinOptions_FullyConnectedOptions: {
+        auto* p = op->builtin_options_as_FullyConnectedOptions();
+        o.u.fully_connected = {p->fused_activation_function(), p->weights_format(), p->keep_num_dims(),
+                               p->asymmetric_quantize_inputs()};
+        break;
+      }
+      case fb::BuiltinOptions_AddOptions: {
+        auto* p = op->builtin_options_as_AddOptions();
+        o.u.elementwise = {p->fused_activation_function(), p->pot_scale_int16()};
+        break;
+      }
+      case fb::BuiltinOptions_SubOptions: {
+        auto* p = op->builtin_options_as_SubOptions();
+        o.u.elementwise = {p->fused_activation_function(), p->pot_scale_int16()};
+        break;
+      }
+      case fb::BuiltinOptions_MulOptions:
+        o.u.elementwise = {op->builtin_options_as_MulOptions()->fused_activation_function(), 0};
+        break;
+      case fb::BuiltinOptions_DivOptions:
+        o.u.elementwise = {op->builtin_options_as_DivOptions()->fused_activation_function(), 0};
+        break;
+      case fb::BuiltinOptions_ConcatenationOptions: {
+        auto* p = op->builtin_options_as_ConcatenationOptions();
+        o.u.concat = {p->axis(), p->fused_activation_function()};
+        break;
+      }
+      case fb::BuiltinOptions_SoftmaxOptions:
+        o.u.softmax = {op->builtin_options_as_SoftmaxOptions()->beta()};
+        break;
+      case fb::BuiltinOptions_ReshapeOptions: {
+        auto* shape = op->builtin_options_as_ReshapeOptions()->new_shape();
+        o.u.reshape = {shape ? static_cast<int32_t>(shape->size()) : -1, shape ? shape->data() : nullptr};
+        break;
+      }
+      case fb::BuiltinOptions_ResizeBilinearOptions: {
+        auto* p = op->builtin_options_as_ResizeBilinearOptions();
+        o.u.resize = {p->align_corners(), p->half_pixel_centers()};
+        break;
+      }
+      case fb::BuiltinOptions_ResizeNearestNeighborOptions: {
+        auto* p = op->builtin_options_as_ResizeNearestNeighborOptions();
+        o.u.resize = {p->align_corners(), p->half_pixel_centers()};
+        break;
+      }
+      case fb::BuiltinOptions_ReducerOptions:
+        o.u.reducer = {op->builtin_options_as_ReducerOptions()->keep_dims()};
+        break;
+      case fb::BuiltinOptions_StridedSliceOptions: {
+        auto* p = op->builtin_options_as_StridedSliceOptions();
+        o.u.strided_slice = {p->begin_mask(), p->end_mask(), p->ellipsis_mask(), p->new_axis_mask(),
+                             p->shrink_axis_mask(), p->offset()};
+        break;
+      }
+      case fb::BuiltinOptions_SplitOptions:
+        o.u.split = {op->builtin_options_as_SplitOptions()->num_splits()};
+        break;
+      case fb::BuiltinOptions_SplitVOptions:
+        o.u.split = {op->builtin_options_as_SplitVOptions()->num_splits()};
+        break;
+      case fb::BuiltinOptions_PackOptions: {
+        auto* p = op->builtin_options_as_PackOptions();
+        o.u.pack = {p->values_count(), p->axis()};
+        break;
+      }
+      case fb::BuiltinOptions_UnpackOptions: {
+        auto* p = op->builtin_options_as_UnpackOptions();
+        o.u.pack = {p->num(), p->axis()};
+        break;
+      }
+      case fb::BuiltinOptions_DepthToSpaceOptions:
+        o.u.block = {op->builtin_options_as_DepthToSpaceOptions()->block_size()};
+        break;
+      case fb::BuiltinOptions_SpaceToDepthOptions:
+        o.u.block = {op->builtin_options_as_SpaceToDepthOptions()->block_size()};
+        break;
+      case fb::BuiltinOptions_TransposeConvOptions: {
+        auto* p = op->builtin_options_as_TransposeConvOptions();
+        o.u.transpose_conv = {p->padding(), p->stride_w(), p->stride_h(), p->fused_activation_function()};
+        break;
+      }
+      case fb::BuiltinOptions_BatchMatMulOptions: {
+        auto* p = op->builtin_options_as_BatchMatMulOptions();
+        o.u.batch_matmul = {p->adj_x(), p->adj_y(), p->asymmetric_quantize_inputs()};
+        break;
+      }
+      case fb::BuiltinOptions_GatherOptions: {
+        auto* p = op->builtin_options_as_GatherOptions();
+        o.u.gather = {p->axis(), p->batch_dims()};
+        break;
+      }
+      case fb::BuiltinOptions_LeakyReluOptions:
+        o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
+        break;
+      case fb::BuiltinOptions_SqueezeOptions: {
+        auto* dims = op->builtin_options_as_SqueezeOptions()->squeeze_dims();
+        o.u.squeeze = {dims ? static_cast<int32_t>(dims->size()) : 0, dims ? dims->data() : nullptr};
+        break;
+      }
+      default: break;
+    }
+  }
+
+  // Options that the model leaves out read as TFLite's schema defaults, except where a kernel would
+  // divide by them: those get the value TFLite's own parser substitutes.
+  static void default_options(int32_t op_code, baton_builtin_options& o) {
+    o.struct_size = sizeof(baton_builtin_options);
+    if (o.kind != 0) return;
+    switch (op_code) {
+      case 3: case 4:  // CONV_2D, DEPTHWISE_CONV_2D
+        o.u.conv.dilation_w = o.u.conv.dilation_h = 1;
+        o.u.conv.depth_multiplier = 1;
+        break;
+      case 25:  // SOFTMAX
+        o.u.softmax.beta = 1.0f;
+        break;
+      case 22:  // RESHAPE
+        o.u.reshape.new_shape_count = -1;
+        break;
+      default: break;
+    }
+  }
+
+  Status read_subgraph(uint32_t index, const fb::SubGraph* fsg, SubgraphInfo& sg, Model& model) {
+    const std::string where = "subgraph " + std::to_string(index);
+    if (!fsg) return fail(where + " is missing");
+    if (fsg->name()) sg.name = fsg->name()->str();
+    const uint32_t tensor_count = fsg->tensors() ? fsg->tensors()->size() : 0;
+    sg.tensors.resize(tensor_count);
+    for (uint32_t i = 0; i < tensor_count; ++i) {
+      if (Status s = read_tensor(index, i, fsg->tensors()->Get(i), sg.tensors[i], model); !s) return s;
+    }
+    auto check_index = [&](int32_t t, const std::string& what, bool optional) -> Status {
+      if (optional && t == -1) return Status::ok();
+      if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
+        return fail(where + ": " + what + " names tensor " + std::to_string(t) + ", out of range (" +
+                    std::to_string(tensor_count) + " tensors)");
+      }
+      return Status::ok();
+    };
+    if (fsg->inputs()) {
+      for (int32_t t : *fsg->inputs()) {
+        if (Status s = check_index(t, "an input", false); !s) return s;
+        sg.inputs.push_back(t);
+      }
+    }
+    if (fsg->outputs()) {
+      for (int32_t t : *fsg->outputs()) {
+        if (Status s = check_index(t, "an output", false); !s) return s;
+        sg.outputs.push_back(t);
+      }
+    }
+    // Execution order is node order. A tensor is available once it is a subgraph input, a constant, a
+    // variable, or the output of an earlier node; reading anything else is a cycle or an order error.
+    std::vector<int32_t> producer(tensor_count, -2);  // -2 none, -1 graph input/constant, else node
+    for (int32_t t : sg.inputs) producer[t] = -1;
+    for (uint32_t t = 0; t < tensor_count; ++t) {
+      if (sg.tensors[t].is_constant || sg.tensors[t].is_variable) producer[t] = -1;
+    }
+    const uint32_t node_count = fsg->operators() ? fsg->operators()->size() : 0;
+    std::vector<int32_t> later_producer(tensor_count, -1);
+    for (uint32_t n = 0; n < node_count; ++n) {
+      const fb::Operator* op = fsg->operators()->Get(n);
+      if (op && op->outputs()) {
+        for (int32_t t : *op->outputs()) {
+          if (t >= 0 && static_cast<uint32_t>(t) < tensor_count && later_producer[t] < 0) later_producer[t] = n;
+        }
+      }
+    }
+    for (uint32_t n = 0; n < node_count; ++n) {
+      const fb::Operator* op = fsg->operators()->Get(n);
+      const std::string nwhere = "node " + std::to_string(n);
+      if (!op) return fail(where + ": " + nwhere + " is missing");
+      NodeInfo node;
+      node.index = static_cast<int32_t>(n);
+      if (op->opcode_index() >= opcodes_.size()) {
+        return fail(where + ": " + nwhere + " uses operator code " + std::to_string(op->opcode_index()) +
+                    ", out of range (" + std::to_string(opcodes_.size()) + " codes)");
+      }
+      const OpCode& code = opcodes_[op->opcode_index()];
+      node.op_code = code.code;
+      node.custom_name = code.custom_name;
+      node.version = code.version;
+      const std::string nname = nwhere + " (" + node_op_name(node) + ")";
+      if (op->inputs()) {
+        for (int32_t t : *op->inputs()) {
+          if (Status s = check_index(t, nname + " input", true); !s) return s;
+          if (t >= 0 && producer[t] == -2) {
+            if (later_producer[t] >= 0) {
+              return fail(where + ": " + nname + " reads tensor " + std::to_string(t) +
+                          " which node " + std::to_string(later_producer[t]) +
+                          " produces later (a cycle or nodes out of execution order)");
+            }
+            size_t bytes = 0;
+            checked_byte_size(sg.tensors[t].shape, sg.tensors[t].type, &bytes);
+            if (bytes != 0) {
+              return fail(where + ": " + nname + " reads tensor " + std::to_string(t) +
+                          " that no node produces, is not an input and holds no data");
+            }
+          }
+          node.inputs.push_back(t);
+        }
+      }
+      if (op->outputs()) {
+        for (int32_t t : *op->outputs()) {
+          if (Status s = check_index(t, nname + " output", false); !s) return s;
+          if (producer[t] != -2) {
+            return fail(where + ": " + nname + " writes tensor " + std::to_string(t) +
+                        (producer[t] == -1 ? ", which is an input or a constant"
+                                           : ", which node " + std::to_string(producer[t]) + " already writes"));
+          }
+          producer[t] = static_cast<int32_t>(n);
+          node.outputs.push_back(t);
+        }
+      }
+      parse_options(op, node.options);
+      default_options(node.op_code, node.options);
+      if (op->custom_options()) node.custom_options = {op->custom_options()->data(), op->custom_options()->size()};
+      sg.nodes.push_back(std::move(node));
+    }
+    for (int32_t t : sg.outputs) {
+      if (producer[t] == -2) {
+        return fail(where + ": output tensor " + std::to_string(t) + " is never produced");
+      }
+    }
+    return Status::ok();
+  }
+
+  Status read_signatures(Model& model) {
+    if (!root_->signature_defs()) return Status::ok();
+    for (const fb::SignatureDef* def : *root_->signature_defs()) {
+      if (!def) continue;
+      SignatureInfo sig;
+      sig.key = def->signature_key() ? def->signature_key()->str() : std::string();
+      sig.subgraph = static_cast<int32_t>(def->subgraph_index());
+      if (sig.subgraph < 0 || static_cast<size_t>(sig.subgraph) >= model.subgraphs.size()) {
+        return fail("signature \"" + sig.key + "\" names subgraph " + std::to_string(sig.subgraph) +
+                    ", out of range");
+      }
+      const size_t tensors = model.subgraphs[sig.subgraph].tensors.size();
+      auto read_maps = [&](const auto* maps, auto& out) -> Status {
+        if (!maps) return Status::ok();
+        for (const fb::TensorMap* m : *maps) {
+          if (!m) continue;
+          if (m->tensor_index() >= tensors) {
+            return fail("signature \"" + sig.key + "\" names tensor " + std::to_string(m->tensor_index()) +
+                        ", out of range");
+          }
+          out.emplace_back(m->name() ? m->name()->str() : std::string(), static_cast<int32_t>(m->tensor_index()));
+        }
+        return Status::ok();
+      };
+      if (Status s = read_maps(def->inputs(), sig.inputs); !s) return s;
+      if (Status s = read_maps(def->outputs(), sig.outputs); !s) return s;
+      model.signatures.push_back(std::move(sig));
+    }
+    return Status::ok();
+  }
+
+  std::string source_;
+  const uint8_t* bytes_;
+  size_t size_;
+  const fb::Model* root_ = nullptr;
+  std::vector<std::span<const uint8_t>> buffers_;
+  std::vector<OpCode> opcodes_;
+};
+
+namespace {
+
+Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size);
+
+}  // namespace
+
+Expected<std::shared_ptr<const Model>> load_model_file(const std::string& path, const LoadLimits& limits) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Status::error(path + ": cannot stat: " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": not a regular file");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size > limits.max_file_bytes) {
+    ::close(fd);
+    return Status::error(path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
+                         std::to_string(limits.max_file_bytes));
+  }
+  if (size == 0) {
+    ::close(fd);
+    return Status::error(path + ": file is empty");
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return Status::error(path + ": cannot map: " + std::strerror(errno));
+  std::shared_ptr<Model> model(new Model());
+  model->source_ = path;
+  model->mapping_ = map;
+  model->mapping_size_ = size;
+  return finish(std::move(model), static_cast<const uint8_t*>(map), size);
+}
+
+Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t> bytes, const std::string& name,
+                                                         const LoadLimits& limits) {
+  if (bytes.size() > limits.max_file_bytes) {
+    return Status::error(name + ": model is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
+                         std::to_string(limits.max_file_bytes));
+  }
+  std::shared_ptr<Model> model(new Model());
+  model->source_ = name;
+  model->owned_.assign(bytes.begin(), bytes.end());
+  const uint8_t* data = model->owned_.data();
+  const size_t size = model->owned_.size();
+  return finish(std::move(model), data, size);
+}
+
+namespace {
+
+Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size) {
+  model->file_size = size;
+  ModelLoader loader(model->source(), bytes, size);
+  if (Status s = loader.load(*model); !s) return s;
+  return std::shared_ptr<const Model>(std::move(model));
+}
+
+}  // namespace
+
+}  // namespace baton

@@ -1,0 +1,138 @@
+// Model loading: maps a .tflite file read-only, runs the flatbuffers verifier, then checks what the
+// verifier cannot (indices in range, buffers large enough for their shapes, sizes without overflow,
+// execution order without cycles, known op codes) and turns the flatbuffer into plain values the later
+// stages read. Constant tensor data stays in the mapping; nothing is copied except the rare constant
+// whose bytes are misaligned for its element type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "status.h"
+
+namespace baton {
+
+struct Quantization {
+  std::vector<float> scales;
+  std::vector<int64_t> zero_points;
+  int32_t quantized_dimension = 0;
+  bool empty() const { return scales.empty(); }
+};
+
+// Sparse storage of a constant (TFLite's SparsityParameters), kept for DENSIFY.
+struct Sparsity {
+  struct Dimension {
+    bool sparse = false;  // SPARSE_CSR when true, DENSE otherwise
+    int32_t dense_size = 0;
+    std::vector<int32_t> segments;  // CSR only
+    std::vector<int32_t> indices;   // CSR only
+  };
+  std::vector<int32_t> traversal_order;
+  std::vector<int32_t> block_map;
+  std::vector<Dimension> dims;
+};
+
+struct TensorInfo {
+  int32_t index = 0;
+  std::string name;
+  baton_tensor_type type = BATON_TYPE_FLOAT32;
+  std::vector<int32_t> shape;
+  std::vector<int32_t> shape_signature;  // -1 marks a dynamic dimension
+  std::span<const uint8_t> data;         // constant data; empty for activations
+  bool is_constant = false;
+  bool is_variable = false;
+  Quantization quant;
+  std::shared_ptr<const Sparsity> sparsity;  // null for dense tensors
+};
+
+struct NodeInfo {
+  int32_t index = 0;
+  int32_t op_code = 0;  // the larger of the two op-code fields
+  std::string custom_name;
+  int32_t version = 1;
+  std::vector<int32_t> inputs;  // -1 for an omitted optional input
+  std::vector<int32_t> outputs;
+  baton_builtin_options options{};
+  std::span<const uint8_t> custom_options;
+};
+
+struct SubgraphInfo {
+  std::string name;
+  std::vector<TensorInfo> tensors;
+  std::vector<NodeInfo> nodes;
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+};
+
+struct SignatureInfo {
+  std::string key;
+  int32_t subgraph = 0;
+  std::vector<std::pair<std::string, int32_t>> inputs;   // name, tensor index
+  std::vector<std::pair<std::string, int32_t>> outputs;  // name, tensor index
+};
+
+struct MetadataInfo {
+  std::string name;
+  std::span<const uint8_t> data;
+};
+
+struct LoadLimits {
+  size_t max_file_bytes = size_t(1) << 31;  // flatbuffers cannot address more than 2 GiB
+};
+
+class Model {
+ public:
+  uint32_t schema_version = 0;
+  std::string description;
+  std::string min_runtime_version;  // from the "min_runtime_version" metadata, if any
+  std::vector<MetadataInfo> metadata;
+  std::vector<SubgraphInfo> subgraphs;
+  std::vector<SignatureInfo> signatures;
+  size_t file_size = 0;
+  size_t constant_bytes = 0;
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const SubgraphInfo& main() const { return subgraphs.front(); }
+  // The source name given at load (a path, or "<buffer>").
+  const std::string& source() const { return source_; }
+
+ private:
+  friend class ModelLoader;
+  friend Expected<std::shared_ptr<const Model>> load_model_file(const std::string&, const LoadLimits&);
+  friend Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t>, const std::string&,
+                                                                  const LoadLimits&);
+  Model() = default;
+  std::string source_;
+  void* mapping_ = nullptr;  // mmap of the file, or null
+  size_t mapping_size_ = 0;
+  std::vector<uint8_t> owned_;                       // copy of a buffer given by the caller
+  std::vector<std::unique_ptr<uint8_t[]>> realigned_;  // constants whose bytes were misaligned
+};
+
+// Loads and checks a model. The error names the file and what is wrong.
+Expected<std::shared_ptr<const Model>> load_model_file(const std::string& path,
+                                                       const LoadLimits& limits = {});
+// Same for bytes in memory; they are copied, so the caller's buffer may go away.
+Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t> bytes,
+                                                         const std::string& name = "<buffer>",
+                                                         const LoadLimits& limits = {});
+
+// Bytes of one element, 0 for types without a fixed size (strings, resources).
+size_t element_size(baton_tensor_type type);
+const char* type_name(baton_tensor_type type);
+// TFLite's name of a builtin op code ("CONV_2D"), or "UNKNOWN_<n>".
+std::string op_name(int32_t op_code);
+// "CONV_2D" or the custom op's name.
+std::string node_op_name(const NodeInfo& node);
+// Element count * element size, or nullopt on overflow or a negative dimension.
+bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, size_t* bytes);
+
+}  // namespace baton

@@ -1,0 +1,381 @@
+#include "plugin_registry.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "graph.h"
+
+namespace baton {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Copies a struct from a plugin: as many bytes as both sides know, the rest left zero.
+template <typename T>
+T copy_sized(const void* from, size_t their_size) {
+  T out{};
+  std::memcpy(&out, from, std::min(sizeof(T), their_size));
+  return out;
+}
+
+bool is_elf(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char magic[4] = {};
+  f.read(magic, 4);
+  return f.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+std::string str_or_empty(const char* s) { return s ? std::string(s) : std::string(); }
+
+}  // namespace
+
+bool OpDecl::matches(int32_t op_code, const std::string& custom, int32_t version) const {
+  if (code != op_code) return false;
+  if (op_code == BATON_OP_CUSTOM && custom != custom_name) return false;
+  return version >= min_version && version <= max_version;
+}
+
+std::string OpDecl::describe() const {
+  std::string name = code == BATON_OP_CUSTOM ? custom_name : op_name(code);
+  if (min_version == max_version) return name + " v" + std::to_string(min_version);
+  return name + " v" + std::to_string(min_version) + "-" + std::to_string(max_version);
+}
+
+const char* option_type_name(baton_option_type type) {
+  switch (type) {
+    case BATON_OPTION_BOOL: return "bool";
+    case BATON_OPTION_INT: return "int";
+    case BATON_OPTION_FLOAT: return "float";
+    case BATON_OPTION_STRING: return "string";
+  }
+  return "unknown";
+}
+
+Status check_option_value(baton_option_type type, const std::string& value) {
+  switch (type) {
+    case BATON_OPTION_BOOL: {
+      static const std::set<std::string> ok = {"true", "false", "yes", "no", "on", "off", "1", "0"};
+      if (!ok.count(value)) return Status::error("expected a bool (true/false, yes/no, on/off, 1/0)");
+      return Status::ok();
+    }
+    case BATON_OPTION_INT: {
+      char* end = nullptr;
+      errno = 0;
+      (void)std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || errno != 0 || *end != '\0') return Status::error("expected a whole number");
+      return Status::ok();
+    }
+    case BATON_OPTION_FLOAT: {
+      char* end = nullptr;
+      errno = 0;
+      (void)std::strtod(value.c_str(), &end);
+      if (value.empty() || errno != 0 || *end != '\0') return Status::error("expected a number");
+      return Status::ok();
+    }
+    case BATON_OPTION_STRING: return Status::ok();
+  }
+  return Status::error("unknown option type");
+}
+
+LoadedPlugin::~LoadedPlugin() {
+  if (created && destroy_fn) destroy_fn(state);
+}
+
+const OpDecl* LoadedPlugin::find_op(int32_t op_code, const std::string& custom, int32_t version) const {
+  for (const OpDecl& op : ops) {
+    if (op.matches(op_code, custom, version)) return &op;
+  }
+  return nullptr;
+}
+
+PluginRegistry::~PluginRegistry() {
+  // Unload in reverse order of loading.
+  while (!plugins_.empty()) plugins_.pop_back();
+}
+
+LoadedPlugin* PluginRegistry::find(const std::string& name) const {
+  for (const auto& p : plugins_) {
+    if (p->name == name) return p.get();
+  }
+  return nullptr;
+}
+
+std::vector<LoadedPlugin*> PluginRegistry::op_packs() const {
+  std::vector<LoadedPlugin*> out;
+  for (const std::string& name : precedence_) {
+    LoadedPlugin* p = find(name);
+    if (p && p->kind == BATON_PLUGIN_OP_PACK) out.push_back(p);
+  }
+  for (const auto& p : plugins_) {
+    if (p->kind == BATON_PLUGIN_OP_PACK && std::find(out.begin(), out.end(), p.get()) == out.end()) {
+      out.push_back(p.get());
+    }
+  }
+  return out;
+}
+
+void PluginRegistry::load_file(const std::string& path, const RegistryOptions& options) {
+  auto skip = [&](const std::string& reason) {
+    skipped_.push_back({path, reason});
+    if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + reason);
+  };
+  if (!is_elf(path)) return skip("not a shared object (no ELF header)");
+
+  auto plugin = std::make_unique<LoadedPlugin>();
+  plugin->path = path;
+  plugin->log = options.log;
+  try {
+    plugin->library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return skip(std::string("cannot be loaded: ") + e.what());
+  }
+  if (!plugin->library.has(BATON_PLUGIN_ENTRY_SYMBOL)) {
+    return skip("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)");
+  }
+  auto& entry = plugin->library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
+
+  baton_error error;
+  const baton_plugin_desc* desc = nullptr;
+  try {
+    desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_api_table(), &error);
+  } catch (...) {
+    return skip("entry point threw an exception across the C boundary");
+  }
+  if (!desc) {
+    return skip("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
+  }
+  // Fields through `destroy` exist since ABI 1.0; anything shorter cannot be a v1 descriptor.
+  const size_t min_size = offsetof(baton_plugin_desc, destroy) + sizeof(desc->destroy);
+  if (desc->struct_size < offsetof(baton_plugin_desc, abi_minor) + sizeof(uint32_t)) {
+    return skip("descriptor too small (" + std::to_string(desc->struct_size) + " bytes)");
+  }
+  if (desc->abi_major != BATON_ABI_VERSION_MAJOR) {
+    return skip("ABI major mismatch: plugin built for ABI " + std::to_string(desc->abi_major) + "." +
+                std::to_string(desc->abi_minor) + ", this host speaks " + std::to_string(BATON_ABI_VERSION_MAJOR) +
+                "." + std::to_string(BATON_ABI_VERSION_MINOR));
+  }
+  if (desc->struct_size < min_size) {
+    return skip("descriptor too small for ABI 1 (" + std::to_string(desc->struct_size) + " bytes, need " +
+                std::to_string(min_size) + ")");
+  }
+  const baton_plugin_desc d = copy_sized<baton_plugin_desc>(desc, desc->struct_size);
+  plugin->abi_major = d.abi_major;
+  plugin->abi_minor = d.abi_minor;
+  plugin->name = str_or_empty(d.name);
+  plugin->version = str_or_empty(d.version);
+  plugin->description = str_or_empty(d.description);
+  plugin->flags = d.flags;
+  plugin->destroy_fn = d.destroy;
+  if (!valid_name(plugin->name)) {
+    return skip("invalid plugin name '" + plugin->name + "' (use a-z, 0-9, '_' and '-')");
+  }
+  if (d.kind != BATON_PLUGIN_OP_PACK && d.kind != BATON_PLUGIN_DELEGATE) {
+    return skip("unknown plugin kind " + std::to_string(d.kind));
+  }
+  plugin->kind = d.kind;
+  if (const LoadedPlugin* other = find(plugin->name)) {
+    return skip("duplicate name '" + plugin->name + "' (already loaded from " + other->path + ")");
+  }
+  if (options.config) {
+    const auto& disabled = options.config->disabled;
+    if (std::find(disabled.begin(), disabled.end(), plugin->name) != disabled.end()) {
+      return skip("plugin '" + plugin->name + "' is disabled in " + options.config->path);
+    }
+  }
+
+  // Declarations: arrays are stepped by their elements' own struct_size, so a newer plugin's larger
+  // structs read correctly.
+  if (d.op_count > 0 && !d.ops) return skip("declares " + std::to_string(d.op_count) + " ops but gives no array");
+  if (d.op_count > 100000) return skip("declares an implausible number of ops");
+  const auto* op_bytes = reinterpret_cast<const uint8_t*>(d.ops);
+  size_t op_stride = d.op_count ? d.ops[0].struct_size : 0;
+  if (d.op_count && op_stride < offsetof(baton_op_decl, kernel)) {
+    return skip("op declarations are too small (" + std::to_string(op_stride) + " bytes)");
+  }
+  for (size_t i = 0; i < d.op_count; ++i) {
+    const baton_op_decl o = copy_sized<baton_op_decl>(op_bytes + i * op_stride, op_stride);
+    OpDecl op;
+    op.code = o.builtin_code;
+    op.min_version = o.min_version;
+    op.max_version = o.max_version;
+    const std::string where = "op declaration " + std::to_string(i);
+    if (o.builtin_code == BATON_OP_CUSTOM) {
+      if (!o.custom_name || !*o.custom_name) return skip(where + " is CUSTOM without a name");
+      op.custom_name = o.custom_name;
+    } else if (o.builtin_code < 0 || o.builtin_code > 255) {
+      return skip(where + " has invalid builtin code " + std::to_string(o.builtin_code));
+    }
+    if (o.min_version < 1 || o.max_version < o.min_version) {
+      return skip(where + " (" + op.describe() + ") has an invalid version range");
+    }
+    if (plugin->kind == BATON_PLUGIN_OP_PACK) {
+      if (!o.kernel || o.kernel->struct_size < offsetof(baton_kernel, invoke) + sizeof(void*)) {
+        return skip(where + " (" + op.describe() + ") has no kernel");
+      }
+      op.kernel = copy_sized<baton_kernel>(o.kernel, o.kernel->struct_size);
+      if (!op.kernel.prepare || !op.kernel.invoke) return skip(where + " (" + op.describe() + ") lacks prepare or invoke");
+      op.has_kernel = true;
+    }
+    for (const OpDecl& seen : plugin->ops) {
+      if (seen.code == op.code && seen.custom_name == op.custom_name && seen.min_version <= op.max_version &&
+          op.min_version <= seen.max_version) {
+        return skip(where + " (" + op.describe() + ") overlaps an earlier declaration (" + seen.describe() + ")");
+      }
+    }
+    plugin->ops.push_back(std::move(op));
+  }
+  if (d.option_count > 0 && !d.options) return skip("declares options but gives no array");
+  if (d.option_count > 10000) return skip("declares an implausible number of options");
+  const auto* opt_bytes = reinterpret_cast<const uint8_t*>(d.options);
+  size_t opt_stride = d.option_count ? d.options[0].struct_size : 0;
+  if (d.option_count && opt_stride < offsetof(baton_option_decl, help) + sizeof(void*)) {
+    return skip("option declarations are too small");
+  }
+  for (size_t i = 0; i < d.option_count; ++i) {
+    const baton_option_decl o = copy_sized<baton_option_decl>(opt_bytes + i * opt_stride, opt_stride);
+    OptionDecl opt;
+    opt.name = str_or_empty(o.name);
+    opt.type = o.type;
+    opt.help = str_or_empty(o.help);
+    if (!valid_name(opt.name)) return skip("option declaration " + std::to_string(i) + " has an invalid name");
+    if (o.type < BATON_OPTION_BOOL || o.type > BATON_OPTION_STRING) {
+      return skip("option '" + opt.name + "' has an unknown type");
+    }
+    if (o.default_value) {
+      opt.default_value = o.default_value;
+      if (Status s = check_option_value(opt.type, *opt.default_value); !s) {
+        return skip("option '" + opt.name + "' has a bad default '" + *opt.default_value + "': " + s.message());
+      }
+      plugin->option_values[opt.name] = *opt.default_value;
+    }
+    plugin->options.push_back(std::move(opt));
+  }
+  if (plugin->kind == BATON_PLUGIN_DELEGATE) {
+    if (d.struct_size < offsetof(baton_plugin_desc, delegate) + sizeof(void*) || !d.delegate) {
+      return skip("delegate plugin gives no delegate functions");
+    }
+    plugin->delegate = copy_sized<baton_delegate_api>(d.delegate, d.delegate->struct_size);
+    if (!plugin->delegate.check_node || !plugin->delegate.partition_init || !plugin->delegate.partition_invoke) {
+      return skip("delegate plugin lacks check_node, partition_init or partition_invoke");
+    }
+    plugin->has_delegate = true;
+  }
+
+  // Configured options, checked against the declarations. A mismatch is the config's error: it is
+  // reported by load(), not here, so the plugin is kept out rather than run with a wrong setting.
+  if (options.config) {
+    auto it = options.config->plugins.find(plugin->name);
+    if (it != options.config->plugins.end()) {
+      for (const auto& [key, value] : it->second.options) {
+        auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
+                                 [&](const OptionDecl& o) { return o.name == key; });
+        if (decl == plugin->options.end()) continue;  // reported by load()
+        if (!check_option_value(decl->type, value.value)) continue;
+        plugin->option_values[key] = value.value;
+      }
+    }
+  }
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  if (auto it = plugin->option_values.find("threads"); it != plugin->option_values.end()) {
+    int configured = std::atoi(it->second.c_str());
+    if (configured > 0) threads = configured;
+  }
+  plugin->threads = std::max(1, threads);
+
+  if (d.create) {
+    baton_error create_error;
+    baton_status st = BATON_ERROR;
+    try {
+      st = d.create(plugin->handle(), &plugin->state, &create_error);
+    } catch (...) {
+      create_error.message = "threw an exception across the C boundary";
+    }
+    if (st != BATON_OK) {
+      // The plugin owns nothing the host must free after a failed create.
+      return skip("init failed: " + (create_error.message.empty() ? "no reason given" : create_error.message));
+    }
+  }
+  plugin->created = true;
+  if (options.log) {
+    options.log(BATON_LOG_DEBUG, "loaded plugin " + plugin->name + " " + plugin->version + " (" +
+                                     plugin->kind_name() + ") from " + path);
+  }
+  plugins_.push_back(std::move(plugin));
+}
+
+Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOptions& options) {
+  auto registry = std::make_unique<PluginRegistry>();
+  std::set<std::string> seen_dirs;
+  for (const std::string& dir : options.dirs) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(dir, ec);
+    const std::string key = ec ? dir : canonical.string();
+    if (!seen_dirs.insert(key).second) continue;
+    registry->dirs_.push_back(dir);
+    if (!fs::is_directory(dir, ec)) {
+      if (options.log) options.log(BATON_LOG_DEBUG, "plugin directory " + dir + " does not exist");
+      continue;
+    }
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      const bool so = name.size() > 3 && (name.ends_with(".so") || name.find(".so.") != std::string::npos);
+      if (so && entry.is_regular_file(ec)) files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) registry->load_file(f, options);
+  }
+  if (options.config) {
+    const Config& config = *options.config;
+    registry->precedence_ = config.op_pack_precedence;
+    for (const auto& [name, section] : config.plugins) {
+      LoadedPlugin* plugin = registry->find(name);
+      if (!plugin) {
+        const auto& disabled = config.disabled;
+        if (std::find(disabled.begin(), disabled.end(), name) != disabled.end()) continue;
+        return Status::error(config.where(section.line) + "section [plugin." + name + "]: no plugin named '" + name +
+                             "' is loaded");
+      }
+      for (const auto& [key, value] : section.options) {
+        auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
+                                 [&](const OptionDecl& o) { return o.name == key; });
+        if (decl == plugin->options.end()) {
+          std::string known;
+          for (const OptionDecl& o : plugin->options) known += (known.empty() ? "" : ", ") + o.name;
+          return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name + "]: " + name +
+                               " has no option '" + key + "' (options: " + (known.empty() ? "none" : known) + ")");
+        }
+        if (Status s = check_option_value(decl->type, value.value); !s) {
+          return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name + "]: bad value '" +
+                               value.value + "': " + s.message());
+        }
+      }
+    }
+    for (const std::string& name : config.op_pack_precedence) {
+      if (!registry->find(name)) {
+        const int line = config.lines.count("op-pack-precedence") ? config.lines.at("op-pack-precedence") : 0;
+        if (options.log) {
+          options.log(BATON_LOG_WARNING, config.where(line) + "op-pack-precedence names '" + name +
+                                             "', which is not loaded");
+        }
+      }
+    }
+  }
+  return registry;
+}
+
+}  // namespace baton

@@ -1,0 +1,115 @@
+// Plugin discovery and loading. Each candidate `.so` in the plugin directories is opened with Boost.DLL,
+// its entry point is called with the host's ABI version and function table, and its descriptor is
+// copied into host-owned values (so a plugin's struct layout never leaks past this file). A file that
+// cannot be used is skipped with one reason; the others still load. Order is deterministic: directories
+// in the order given, files sorted by name within each.
+#pragma once
+
+#include <boost/dll/shared_library.hpp>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "config.h"
+#include "log.h"
+#include "status.h"
+
+namespace baton {
+
+struct OpDecl {
+  int32_t code = 0;
+  std::string custom_name;
+  int32_t min_version = 1;
+  int32_t max_version = 1;
+  baton_kernel kernel{};  // zero for delegates
+  bool has_kernel = false;
+
+  bool matches(int32_t op_code, const std::string& custom, int32_t version) const;
+  std::string describe() const;  // "CONV_2D v1-6"
+};
+
+struct OptionDecl {
+  std::string name;
+  baton_option_type type = BATON_OPTION_STRING;
+  std::optional<std::string> default_value;
+  std::string help;
+};
+
+const char* option_type_name(baton_option_type type);
+// Checks `value` against `type`; the error says what was expected.
+Status check_option_value(baton_option_type type, const std::string& value);
+
+// One loaded plugin. Its address is the plugin's `baton_plugin_host` handle.
+class LoadedPlugin {
+ public:
+  ~LoadedPlugin();
+
+  boost::dll::shared_library library;  // first member: unloaded after everything below is released
+  std::string path;
+  std::string name;
+  std::string version;
+  std::string description;
+  baton_plugin_kind kind = BATON_PLUGIN_OP_PACK;
+  uint32_t abi_major = 0, abi_minor = 0;
+  uint32_t flags = 0;
+  std::vector<OpDecl> ops;
+  std::vector<OptionDecl> options;
+  std::map<std::string, std::string> option_values;  // effective values, text
+  baton_delegate_api delegate{};
+  bool has_delegate = false;
+  void* state = nullptr;
+  bool created = false;
+  int threads = 1;  // what thread_count() answers
+  LogSink log;
+
+  void (*destroy_fn)(void*) = nullptr;
+
+  const char* kind_name() const { return kind == BATON_PLUGIN_DELEGATE ? "delegate" : "op-pack"; }
+  const OpDecl* find_op(int32_t op_code, const std::string& custom, int32_t version) const;
+  baton_plugin_host* handle() { return reinterpret_cast<baton_plugin_host*>(this); }
+  static LoadedPlugin* from(const baton_plugin_host* h) {
+    return reinterpret_cast<LoadedPlugin*>(const_cast<baton_plugin_host*>(h));
+  }
+};
+
+struct SkippedPlugin {
+  std::string path;
+  std::string reason;
+};
+
+struct RegistryOptions {
+  std::vector<std::string> dirs;  // in search order
+  const Config* config = nullptr;
+  int threads = 0;  // 0: number of cores
+  LogSink log;
+};
+
+class PluginRegistry {
+ public:
+  // Loads every usable plugin. Fails only on a config error (a plugin section or option that does not
+  // match what the plugins declared); unusable files are recorded in skipped().
+  static Expected<std::unique_ptr<PluginRegistry>> load(const RegistryOptions& options);
+
+  const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
+  const std::vector<SkippedPlugin>& skipped() const { return skipped_; }
+  const std::vector<std::string>& dirs() const { return dirs_; }
+  LoadedPlugin* find(const std::string& name) const;
+  // Op packs in resolution order: the config's op-pack-precedence first, then load order.
+  std::vector<LoadedPlugin*> op_packs() const;
+  ~PluginRegistry();
+
+ private:
+  void load_file(const std::string& path, const RegistryOptions& options);
+  std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
+  std::vector<SkippedPlugin> skipped_;
+  std::vector<std::string> dirs_;
+  std::vector<std::string> precedence_;
+};
+
+// The host function table handed to every plugin.
+const baton_host_api* host_api_table();
+
+}  // namespace baton

@@ -1,0 +1,165 @@
+// A tiny model built in the test runs through the test op pack; outputs are checked against values
+// worked out by hand. Also: resolution errors name op, version and loaded ranges; resizing re-prepares.
+#include <gtest/gtest.h>
+
+#include "baton/c_api.h"
+#include "interpreter.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+class InterpreterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.add_plugin("testpack");
+    auto env = isolated_environment({dir_.path()});
+    ASSERT_TRUE(env) << env.error();
+    env_ = env.value();
+  }
+  Expected<std::unique_ptr<Interpreter>> make(const TinyModel& m) {
+    auto model = load_model_buffer(m.build(), "tiny.tflite");
+    if (!model) return model.status();
+    return Interpreter::create(env_, model.value());
+  }
+  static void set(Tensor& t, const std::vector<float>& v) {
+    ASSERT_EQ(t.bytes, v.size() * 4);
+    std::memcpy(t.data, v.data(), t.bytes);
+  }
+  static std::vector<float> get(const Tensor& t) {
+    std::vector<float> v(t.bytes / 4);
+    std::memcpy(v.data(), t.data, t.bytes);
+    return v;
+  }
+  TempDir dir_;
+  std::shared_ptr<Environment> env_;
+};
+
+TEST_F(InterpreterTest, AddReluThenTimesTwoComputesByHand) {
+  auto interp = make(add_then_double());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_EQ(in.input_count(), 2u);
+  set(in.input(0), {1, -2, 3, -4, 5, -6});
+  set(in.input(1), {0.5f, 1, -4, 3, 0, 7});
+  ASSERT_TRUE(in.invoke());
+  // a + b = {1.5, -1, -1, -1, 5, 1}; RELU -> {1.5, 0, 0, 0, 5, 1}; times two -> {3, 0, 0, 0, 10, 2}.
+  EXPECT_EQ(get(in.output(0)), (std::vector<float>{3, 0, 0, 0, 10, 2}));
+  EXPECT_EQ(in.placement(0).plugin, "testpack");
+}
+
+TEST_F(InterpreterTest, ConstantInputIsReadFromTheModel) {
+  TinyModel m = add_then_double();
+  m.tensors[1].data = floats({10, 20, 30, 40, 50, 60});
+  m.inputs = {0};
+  auto interp = make(m);
+  ASSERT_TRUE(interp) << interp.error();
+  set(interp.value()->input(0), {1, 2, 3, 4, 5, 6});
+  ASSERT_TRUE(interp.value()->invoke());
+  EXPECT_EQ(get(interp.value()->output(0)), (std::vector<float>{22, 44, 66, 88, 110, 132}));
+}
+
+TEST_F(InterpreterTest, VersionNoPackCoversNamesOpVersionAndLoadedRanges) {
+  TinyModel m = add_then_double();
+  m.ops[0].version = 3;
+  auto interp = make(m);
+  ASSERT_FALSE(interp);
+  EXPECT_NE(interp.error().find("node 0 (ADD v3): no op pack supports op ADD version 3 (loaded: testpack has ADD v1-2)"),
+            std::string::npos)
+      << interp.error();
+}
+
+TEST_F(InterpreterTest, UnknownCustomOpIsNamed) {
+  TinyModel m = add_then_double();
+  m.ops[1].custom = "TimesThree";
+  auto interp = make(m);
+  ASSERT_FALSE(interp);
+  EXPECT_NE(interp.error().find("no op pack supports custom op 'TimesThree' version 1"), std::string::npos)
+      << interp.error();
+}
+
+TEST_F(InterpreterTest, PrepareErrorNamesNodeAndPlugin) {
+  TinyModel m = add_then_double();
+  m.tensors[1].shape = {3, 3};  // ADD here does no broadcasting
+  auto interp = make(m);
+  ASSERT_FALSE(interp);
+  EXPECT_NE(interp.error().find("node 0 (ADD v1) in testpack: prepare failed: testpack ADD: inputs differ in size"),
+            std::string::npos)
+      << interp.error();
+}
+
+TEST_F(InterpreterTest, ResizeInputReprepares) {
+  auto interp = make(add_then_double());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_TRUE(in.resize_input(0, {1, 2}));
+  ASSERT_TRUE(in.resize_input(1, {1, 2}));
+  ASSERT_TRUE(in.ensure_prepared());
+  EXPECT_EQ(in.output(0).shape, (std::vector<int32_t>{1, 2}));
+  set(in.input(0), {1, 2});
+  set(in.input(1), {3, -9});
+  ASSERT_TRUE(in.invoke());
+  EXPECT_EQ(get(in.output(0)), (std::vector<float>{8, 0}));
+}
+
+TEST_F(InterpreterTest, ArenaIsSmallerThanTheNaiveSum) {
+  // A chain of TimesTwo: with reuse only two activations need to exist at once.
+  TinyModel m;
+  for (int i = 0; i < 6; ++i) m.tensors.push_back({{256}, 0, {}, "t" + std::to_string(i)});
+  for (int i = 0; i < 5; ++i) m.ops.push_back({32, "TimesTwo", 1, {i}, {i + 1}});
+  m.inputs = {0};
+  m.outputs = {5};
+  auto interp = make(m);
+  ASSERT_TRUE(interp) << interp.error();
+  EXPECT_EQ(interp.value()->naive_bytes(), 6u * 1024);
+  // Step s runs node s; t_s is alive at steps s-1..s, so at most two tensors are alive at once.
+  EXPECT_EQ(interp.value()->arena_bytes(), 2u * 1024);
+  std::vector<float> x(256, 1.5f);
+  set(interp.value()->input(0), x);
+  ASSERT_TRUE(interp.value()->invoke());
+  EXPECT_EQ(get(interp.value()->output(0)), std::vector<float>(256, 48.0f));
+}
+
+TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  const char* dirs[] = {dir.path().c_str()};
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.plugin_dirs = dirs;
+  o.plugin_dir_count = 1;
+  o.no_default_dirs = 1;
+  o.config_path = nullptr;
+  baton_environment* env = baton_environment_create(&o);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  const std::vector<uint8_t> bytes = add_then_double().build();
+  baton_interpreter* interp = baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(interp, nullptr) << baton_last_error();
+  EXPECT_EQ(baton_interpreter_input_count(interp), 2);
+  EXPECT_EQ(baton_interpreter_input_index(interp, "b"), 1);
+  EXPECT_EQ(baton_interpreter_output_index(interp, "d"), 0);
+  EXPECT_EQ(baton_interpreter_input_index(interp, "nope"), -1);
+  const float a[6] = {1, 1, 1, 1, 1, 1}, b[6] = {0, 1, 2, -3, -4, 5};
+  ASSERT_EQ(baton_interpreter_set_input(interp, 0, a, sizeof a), BATON_OK);
+  ASSERT_EQ(baton_interpreter_set_input(interp, 1, b, sizeof b), BATON_OK);
+  EXPECT_EQ(baton_interpreter_set_input(interp, 1, b, 8), BATON_ERROR);
+  EXPECT_NE(std::string(baton_interpreter_last_error(interp)).find("needs 24 bytes, got 8"), std::string::npos);
+  ASSERT_EQ(baton_interpreter_invoke(interp), BATON_OK) << baton_interpreter_last_error(interp);
+  float out[6];
+  ASSERT_EQ(baton_interpreter_get_output(interp, 0, out, sizeof out), BATON_OK);
+  EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{2, 4, 6, 0, 0, 12}));
+  const baton_tensor* t = baton_interpreter_output(interp, 0);
+  EXPECT_EQ(baton_tensor_get_rank(t), 2);
+  EXPECT_EQ(baton_tensor_get_dim(t, 1), 3);
+  EXPECT_STREQ(baton_tensor_get_name(t), "d");
+  baton_interpreter_destroy(interp);
+
+  const uint8_t garbage[16] = {1, 2, 3};
+  EXPECT_EQ(baton_interpreter_create_from_buffer(env, garbage, sizeof garbage), nullptr);
+  EXPECT_NE(std::string(baton_last_error()).find("<buffer>"), std::string::npos);
+  baton_environment_destroy(env);
+}
+
+}  // namespace
+}  // namespace baton::test

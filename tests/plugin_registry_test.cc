@@ -1,0 +1,112 @@
+// The ABI handshake: every kind of unusable file is skipped with its reason, and the rest still load.
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+std::string skipped_reason(const PluginRegistry& reg, const std::string& file) {
+  for (const SkippedPlugin& s : reg.skipped()) {
+    if (std::filesystem::path(s.path).filename() == file) return s.reason;
+  }
+  return "";
+}
+
+TEST(PluginRegistry, GoodPluginLoadsWithItsDeclarations) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  auto env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  const PluginRegistry& reg = env.value()->registry();
+  ASSERT_EQ(reg.plugins().size(), 1u);
+  const LoadedPlugin& p = *reg.plugins()[0];
+  EXPECT_EQ(p.name, "testpack");
+  EXPECT_EQ(p.kind, BATON_PLUGIN_OP_PACK);
+  ASSERT_EQ(p.ops.size(), 2u);
+  EXPECT_EQ(p.ops[0].describe(), "ADD v1-2");
+  EXPECT_EQ(p.ops[1].describe(), "TimesTwo v1");
+  ASSERT_EQ(p.options.size(), 2u);
+  EXPECT_EQ(p.option_values.at("scale"), "1.0");
+  EXPECT_TRUE(reg.skipped().empty());
+}
+
+TEST(PluginRegistry, EveryBadFileIsSkippedWithItsReasonAndTheRestLoad) {
+  TempDir dir;
+  dir.add_plugin("testplugin_no_entry");
+  dir.add_plugin("testplugin_wrong_major");
+  dir.add_plugin("testplugin_init_fails");
+  dir.add_plugin("testplugin_min_gt_max");
+  dir.add_plugin("testplugin_null_custom");
+  dir.add_plugin("testplugin_duplicate_op");
+  dir.add_plugin("testpack", "a_testpack.so");
+  dir.add_plugin("testpack_dup", "b_testpack_again.so");
+  dir.write("not_elf.so", "this is a text file, not a shared object\n");
+  dir.write("README.txt", "ignored: not named like a shared object\n");
+  auto env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  const PluginRegistry& reg = env.value()->registry();
+
+  ASSERT_EQ(reg.plugins().size(), 1u);
+  EXPECT_EQ(reg.plugins()[0]->name, "testpack");
+  EXPECT_EQ(std::filesystem::path(reg.plugins()[0]->path).filename(), "a_testpack.so");
+
+  EXPECT_NE(skipped_reason(reg, "testplugin_no_entry.so").find("no entry symbol 'baton_plugin_entry'"),
+            std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "testplugin_wrong_major.so").find("ABI major mismatch: plugin built for ABI 2.0"),
+            std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "testplugin_init_fails.so").find("init failed: no such device /dev/fake-npu"),
+            std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "testplugin_min_gt_max.so").find("invalid version range"), std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "testplugin_null_custom.so").find("CUSTOM without a name"), std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "testplugin_duplicate_op.so").find("overlaps an earlier declaration"),
+            std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "b_testpack_again.so").find("duplicate name 'testpack'"), std::string::npos);
+  EXPECT_NE(skipped_reason(reg, "not_elf.so").find("not a shared object"), std::string::npos);
+  EXPECT_EQ(skipped_reason(reg, "README.txt"), "");
+  EXPECT_EQ(reg.skipped().size(), 8u);
+}
+
+TEST(PluginRegistry, NewerMinorWithLargerStructLoads) {
+  TempDir dir;
+  dir.add_plugin("testplugin_newer_minor");
+  auto env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  ASSERT_EQ(env.value()->registry().plugins().size(), 1u);
+  const LoadedPlugin& p = *env.value()->registry().plugins()[0];
+  EXPECT_EQ(p.abi_minor, BATON_ABI_VERSION_MINOR + 1u);
+  EXPECT_EQ(p.ops.size(), 1u);
+}
+
+TEST(PluginRegistry, OlderMinorWithSmallerStructLoadsWithTrailingFieldsAbsent) {
+  TempDir dir;
+  dir.add_plugin("testplugin_older_minor");
+  auto env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  ASSERT_EQ(env.value()->registry().plugins().size(), 1u);
+  const LoadedPlugin& p = *env.value()->registry().plugins()[0];
+  EXPECT_EQ(p.flags, 0u);
+  EXPECT_FALSE(p.has_delegate);
+}
+
+TEST(PluginRegistry, DirectoryOrderDecidesWhichDuplicateWins) {
+  TempDir first, second;
+  first.add_plugin("testpack_dup", "z.so");
+  second.add_plugin("testpack", "a.so");
+  auto env = isolated_environment({first.path(), second.path()});
+  ASSERT_TRUE(env) << env.error();
+  const PluginRegistry& reg = env.value()->registry();
+  ASSERT_EQ(reg.plugins().size(), 1u);
+  EXPECT_EQ(reg.plugins()[0]->path, first.file("z.so"));
+  ASSERT_EQ(reg.skipped().size(), 1u);
+  EXPECT_EQ(reg.skipped()[0].path, second.file("a.so"));
+}
+
+TEST(PluginRegistry, MissingDirectoryIsNotAnError) {
+  auto env = isolated_environment({"/nonexistent/baton/plugins"});
+  ASSERT_TRUE(env) << env.error();
+  EXPECT_TRUE(env.value()->registry().plugins().empty());
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,62 @@
+// Helpers shared by the runtime tests: temporary plugin folders holding chosen test plugins, and an
+// environment isolated from the machine's config and plugin folders.
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "environment.h"
+
+namespace baton::test {
+
+inline std::string test_plugin(const std::string& name) {
+  return std::string(TEST_PLUGIN_BUILD_DIR) + "/" + name + ".so";
+}
+
+// A fresh folder under the system temp dir, removed at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "baton-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(file(name)) << text; }
+  void add_plugin(const std::string& plugin, const std::string& as = "") const {
+    std::filesystem::copy_file(test_plugin(plugin), file(as.empty() ? plugin + ".so" : as));
+  }
+
+ private:
+  std::string path_;
+};
+
+struct Captured {
+  std::vector<std::string> lines;
+};
+
+// An environment that sees only `dirs` and `config_path`, and records its log lines.
+inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::vector<std::string>& dirs,
+                                                                  const std::string& config_path = "",
+                                                                  std::shared_ptr<Captured> log = nullptr) {
+  EnvironmentOptions o;
+  o.plugin_dirs = dirs;
+  o.config_path = config_path;
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.threads = 1;
+  if (!log) log = std::make_shared<Captured>();
+  o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
+  return Environment::create(o);
+}
+
+}  // namespace baton::test

@@ -1,0 +1,53 @@
+// Builds small .tflite models in tests with the flatbuffers builder, so each test states its graph
+// in a few lines and can break exactly one thing in it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace baton::test {
+
+struct TinyTensor {
+  std::vector<int32_t> shape;
+  int8_t type = 0;  // TFLite TensorType, 0 = FLOAT32
+  std::vector<uint8_t> data;  // constant bytes; empty for activations
+  std::string name;
+  uint64_t buffer_offset = 0;  // non-zero: data "outside the flatbuffer" at this file offset
+  uint64_t buffer_size = 0;
+};
+
+struct TinyOp {
+  int32_t code = 0;  // builtin op code; 32 = CUSTOM
+  std::string custom;
+  int32_t version = 1;
+  std::vector<int32_t> inputs, outputs;
+  int8_t activation = -1;  // >= 0: give AddOptions with this fused activation
+  bool only_deprecated_code = false;  // write the code in deprecated_builtin_code only, like old converters
+};
+
+struct TinyModel {
+  std::vector<TinyTensor> tensors;
+  std::vector<TinyOp> ops;
+  std::vector<int32_t> inputs, outputs;
+  std::string description = "tiny test model";
+  std::vector<std::pair<std::string, std::string>> metadata;  // name, bytes
+
+  std::vector<uint8_t> build() const;
+};
+
+inline std::vector<uint8_t> floats(std::initializer_list<float> values) {
+  std::vector<uint8_t> out(values.size() * sizeof(float));
+  size_t i = 0;
+  for (float v : values) {
+    std::memcpy(out.data() + i, &v, sizeof v);
+    i += sizeof v;
+  }
+  return out;
+}
+
+// a + b -> c (ADD with RELU), TimesTwo(c) -> d. Inputs a, b [2,3] float32, output d.
+TinyModel add_then_double();
+
+}  // namespace baton::test

@@ -1,0 +1,143 @@
+// `baton inspect`: what a model contains, read without loading any plugin.
+#include <cstdio>
+#include <map>
+
+#include "commands.h"
+#include "json_writer.h"
+#include "model.h"
+
+namespace baton::tool {
+
+namespace {
+
+std::string printable(std::span<const uint8_t> data) {
+  std::string s;
+  for (uint8_t c : data) {
+    if (c == 0) break;
+    if (c < 0x20 || c > 0x7e) return "";
+    s += static_cast<char>(c);
+  }
+  return s;
+}
+
+}  // namespace
+
+int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_map& vm) {
+  if (!vm.count("model")) {
+    std::fprintf(stderr, "baton inspect: no model given\nusage: baton inspect MODEL [--json]\n");
+    return kExitUsage;
+  }
+  const std::string path = vm["model"].as<std::string>();
+  auto loaded = load_model_file(path);
+  if (!loaded) {
+    std::fprintf(stderr, "baton: error: %s\n", loaded.error().c_str());
+    return kExitError;
+  }
+  const Model& m = *loaded.value();
+  const SubgraphInfo& g = m.main();
+  std::map<std::pair<std::string, int>, int> op_counts;
+  for (const NodeInfo& n : g.nodes) op_counts[{node_op_name(n), n.version}]++;
+  std::map<std::string, int> type_counts;
+  for (const TensorInfo& t : g.tensors) type_counts[type_name(t.type)]++;
+
+  if (vm.count("json")) {
+    JsonWriter j;
+    j.begin_object();
+    j.field("model", path).field("file_bytes", static_cast<uint64_t>(m.file_size));
+    j.field("schema_version", static_cast<uint64_t>(m.schema_version)).field("description", m.description);
+    j.field("min_runtime_version", m.min_runtime_version);
+    auto io = [&](const char* key, const std::vector<int32_t>& list) {
+      j.key(key).begin_array();
+      for (size_t i = 0; i < list.size(); ++i) {
+        const TensorInfo& t = g.tensors[list[i]];
+        j.begin_object().field("index", static_cast<int>(i)).field("tensor", t.index).field("name", t.name);
+        j.field("type", type_name(t.type)).array_of("shape", t.shape).end_object();
+      }
+      j.end_array();
+    };
+    io("inputs", g.inputs);
+    io("outputs", g.outputs);
+    j.key("subgraphs").begin_array();
+    for (const SubgraphInfo& s : m.subgraphs) {
+      j.begin_object().field("name", s.name).field("nodes", static_cast<uint64_t>(s.nodes.size()));
+      j.field("tensors", static_cast<uint64_t>(s.tensors.size())).end_object();
+    }
+    j.end_array();
+    j.key("signatures").begin_array();
+    for (const SignatureInfo& s : m.signatures) {
+      j.begin_object().field("key", s.key).field("subgraph", s.subgraph);
+      for (const char* which : {"inputs", "outputs"}) {
+        j.key(which).begin_object();
+        for (const auto& [name, t] : (which[0] == 'i' ? s.inputs : s.outputs)) j.field(name, t);
+        j.end_object();
+      }
+      j.end_object();
+    }
+    j.end_array();
+    j.key("ops").begin_array();
+    for (const auto& [op, count] : op_counts) {
+      j.begin_object().field("op", op.first).field("version", op.second).field("count", count).end_object();
+    }
+    j.end_array();
+    j.key("tensors_by_type").begin_object();
+    for (const auto& [t, c] : type_counts) j.field(t, c);
+    j.end_object();
+    j.field("constant_bytes", static_cast<uint64_t>(m.constant_bytes));
+    j.key("metadata").begin_array();
+    for (const MetadataInfo& md : m.metadata) {
+      j.begin_object().field("name", md.name).field("bytes", static_cast<uint64_t>(md.data.size()));
+      std::string text = printable(md.data);
+      if (!text.empty()) j.field("text", text);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+    std::printf("%s\n", j.str().c_str());
+    return kExitOk;
+  }
+
+  std::printf("model: %s (%zu bytes, schema version %u)\n", path.c_str(), m.file_size, m.schema_version);
+  if (!m.description.empty()) std::printf("description: %s\n", m.description.c_str());
+  if (!m.min_runtime_version.empty()) std::printf("min_runtime_version: %s\n", m.min_runtime_version.c_str());
+  std::printf("subgraphs: %zu\n", m.subgraphs.size());
+  for (size_t i = 0; i < m.subgraphs.size(); ++i) {
+    std::printf("  %zu%s%s: %zu nodes, %zu tensors%s\n", i, m.subgraphs[i].name.empty() ? "" : " ",
+                m.subgraphs[i].name.c_str(), m.subgraphs[i].nodes.size(), m.subgraphs[i].tensors.size(),
+                i == 0 ? " (runs)" : "");
+  }
+  auto io = [&](const char* title, const std::vector<int32_t>& list) {
+    std::printf("%s:\n", title);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const TensorInfo& t = g.tensors[list[i]];
+      std::printf("  %zu: %s %s %s (tensor %d)\n", i, t.name.c_str(), type_name(t.type), shape_string(t.shape).c_str(),
+                  t.index);
+    }
+  };
+  io("inputs", g.inputs);
+  io("outputs", g.outputs);
+  if (!m.signatures.empty()) {
+    std::printf("signatures:\n");
+    for (const SignatureInfo& s : m.signatures) {
+      std::printf("  %s (subgraph %d): inputs", s.key.c_str(), s.subgraph);
+      for (const auto& [n, t] : s.inputs) std::printf(" %s=t%d", n.c_str(), t);
+      std::printf("; outputs");
+      for (const auto& [n, t] : s.outputs) std::printf(" %s=t%d", n.c_str(), t);
+      std::printf("\n");
+    }
+  }
+  std::printf("ops (subgraph 0, %zu nodes):\n", g.nodes.size());
+  for (const auto& [op, count] : op_counts) std::printf("  %-28s v%-3d %5d\n", op.first.c_str(), op.second, count);
+  std::printf("tensors by type:");
+  for (const auto& [t, c] : type_counts) std::printf(" %s %d", t.c_str(), c);
+  std::printf("\nconstant bytes: %zu\n", m.constant_bytes);
+  if (!m.metadata.empty()) {
+    std::printf("metadata:\n");
+    for (const MetadataInfo& md : m.metadata) {
+      std::string text = printable(md.data);
+      std::printf("  %s: %zu bytes%s%s\n", md.name.c_str(), md.data.size(), text.empty() ? "" : " = ", text.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace baton::tool

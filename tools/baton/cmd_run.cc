@@ -1,0 +1,171 @@
+// `baton run`: feed .npy inputs (or generated ones), invoke, write outputs as .npy.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "commands.h"
+#include "input_gen.h"
+#include "interpreter.h"
+#include "npy.h"
+
+namespace baton::tool {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void print_summary(const char* label, size_t i, const Tensor& t) {
+  std::printf("%s %zu: %s %s %s", label, i, t.info->name.c_str(), type_name(t.type), shape_string(t.shape).c_str());
+  if (t.type == BATON_TYPE_FLOAT32 && t.bytes > 0) {
+    const float* v = reinterpret_cast<const float*>(t.is_constant ? t.constant : t.data);
+    const size_t n = t.bytes / 4;
+    double lo = v[0], hi = v[0], sum = 0;
+    for (size_t k = 0; k < n; ++k) {
+      lo = std::min<double>(lo, v[k]);
+      hi = std::max<double>(hi, v[k]);
+      sum += v[k];
+    }
+    std::printf("  min %.6g max %.6g mean %.6g", lo, hi, sum / n);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map& vm) {
+  if (!vm.count("model")) {
+    std::fprintf(stderr, "baton run: no model given\nusage: baton run MODEL [--input FILE.npy ...] [--output-dir DIR]\n");
+    return kExitUsage;
+  }
+  const std::string path = vm["model"].as<std::string>();
+  const std::vector<std::string> inputs =
+      vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>();
+  const std::string out_dir = vm.count("output-dir") ? vm["output-dir"].as<std::string>() : std::string();
+  const uint32_t seed = vm["seed"].as<uint32_t>();
+  const int runs = vm["runs"].as<int>();
+  if (runs < 1) {
+    std::fprintf(stderr, "baton run: --runs must be at least 1\n");
+    return kExitUsage;
+  }
+
+  int code = kExitOk;
+  auto env = make_environment(g, &code);
+  if (!env) return code;
+  auto model = load_model_file(path);
+  if (!model) {
+    std::fprintf(stderr, "baton: error: %s\n", model.error().c_str());
+    return kExitError;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto created = Interpreter::create(env, model.value());
+  if (!created) {
+    std::fprintf(stderr, "baton: error: %s\n", created.error().c_str());
+    return kExitError;
+  }
+  Interpreter& interp = *created.value();
+  const auto t1 = std::chrono::steady_clock::now();
+
+  if (!inputs.empty() && inputs.size() != interp.input_count()) {
+    std::fprintf(stderr, "baton run: the model has %zu input(s) but %zu --input file(s) were given\n",
+                 interp.input_count(), inputs.size());
+    return kExitUsage;
+  }
+  // Read every input first: a shape that differs from the model's resizes that input.
+  std::vector<NpyArray> arrays(interp.input_count());
+  for (size_t i = 0; i < interp.input_count(); ++i) {
+    Tensor& t = interp.input(i);
+    if (!inputs.empty()) {
+      auto arr = read_npy(inputs[i]);
+      if (!arr) {
+        std::fprintf(stderr, "baton: error: input %zu (%s): %s\n", i, t.info->name.c_str(), arr.error().c_str());
+        return kExitError;
+      }
+      if (arr->type != t.type) {
+        std::fprintf(stderr, "baton: error: input %zu (%s) is %s but %s holds %s\n", i, t.info->name.c_str(),
+                     type_name(t.type), inputs[i].c_str(), type_name(arr->type));
+        return kExitError;
+      }
+      if (arr->shape != t.shape) {
+        if (arr->shape.size() != t.shape.size()) {
+          std::fprintf(stderr, "baton: error: input %zu (%s) has shape %s but %s holds %s\n", i, t.info->name.c_str(),
+                       shape_string(t.shape).c_str(), inputs[i].c_str(), shape_string(arr->shape).c_str());
+          return kExitError;
+        }
+        if (Status s = interp.resize_input(i, arr->shape); !s) {
+          std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+          return kExitError;
+        }
+      }
+      arrays[i] = std::move(arr.value());
+    } else {
+      NpyArray arr;
+      arr.type = t.type;
+      arr.shape = t.shape;
+      size_t count = 1;
+      for (int32_t d : t.shape) count *= static_cast<size_t>(d);
+      if (!generate_input(t.type, count, seed, static_cast<uint32_t>(i), arr.data)) {
+        std::fprintf(stderr, "baton: error: input %zu (%s): cannot generate %s values; give --input\n", i,
+                     t.info->name.c_str(), type_name(t.type));
+        return kExitError;
+      }
+      arrays[i] = std::move(arr);
+    }
+  }
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) {
+      std::fprintf(stderr, "baton: error: cannot create %s: %s\n", out_dir.c_str(), ec.message().c_str());
+      return kExitError;
+    }
+  }
+  double total_ms = 0;
+  for (int r = 0; r < runs; ++r) {
+    // Inputs are copied before every invoke: the arena may reuse an input's bytes once it is consumed.
+    if (Status s = interp.ensure_prepared(); !s) {
+      std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+      return kExitError;
+    }
+    for (size_t i = 0; i < interp.input_count(); ++i) {
+      Tensor& t = interp.input(i);
+      std::memcpy(t.data, arrays[i].data.data(), t.bytes);
+    }
+    const auto a = std::chrono::steady_clock::now();
+    if (Status s = interp.invoke(); !s) {
+      std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+      return kExitError;
+    }
+    total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+  }
+  for (size_t i = 0; i < interp.input_count(); ++i) {
+    if (!out_dir.empty() && inputs.empty()) {
+      if (Status s = write_npy(out_dir + "/in_" + std::to_string(i) + ".npy", arrays[i]); !s) {
+        std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+        return kExitError;
+      }
+    }
+  }
+  std::printf("model: %s (%zu nodes)\n", path.c_str(), interp.nodes().size());
+  std::printf("load+prepare %.2f ms, invoke %.2f ms (mean of %d)\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(), total_ms / runs, runs);
+  for (size_t i = 0; i < interp.output_count(); ++i) {
+    const Tensor& t = interp.output(i);
+    print_summary("output", i, t);
+    if (out_dir.empty()) continue;
+    NpyArray arr;
+    arr.type = t.type;
+    arr.shape = t.shape;
+    const uint8_t* src = t.is_constant ? t.constant : t.data;
+    arr.data.assign(src, src + t.bytes);
+    if (Status s = write_npy(out_dir + "/out_" + std::to_string(i) + ".npy", arr); !s) {
+      std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+      return kExitError;
+    }
+  }
+  if (!out_dir.empty()) std::printf("wrote %s/out_*.npy\n", out_dir.c_str());
+  return kExitOk;
+}
+
+}  // namespace baton::tool

@@ -1,0 +1,38 @@
+// The `baton` subcommands. Each gets the parsed global options and its own arguments and returns the
+// process exit code: 0 success, 1 runtime or model error, 2 usage error.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "environment.h"
+
+namespace baton::tool {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+struct GlobalOptions {
+  std::string config;
+  std::vector<std::string> plugin_dirs;
+  std::vector<std::string> delegates;
+  bool no_delegates = false;
+  bool verbose = false;
+  int threads = 0;
+};
+
+// Options every subcommand accepts.
+boost::program_options::options_description global_options_description(GlobalOptions& g);
+// Builds the environment (config + plugins); prints the error and returns null on failure.
+std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code);
+
+int cmd_inspect(const GlobalOptions& g, const boost::program_options::variables_map& vm);
+int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_map& vm);
+int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map& vm);
+
+std::string shape_string(const std::vector<int32_t>& shape);
+
+}  // namespace baton::tool

@@ -1,0 +1,46 @@
+#include <cstdio>
+
+#include "commands.h"
+
+namespace baton::tool {
+
+namespace po = boost::program_options;
+
+boost::program_options::options_description global_options_description(GlobalOptions& g) {
+  po::options_description d("global options");
+  d.add_options()("config", po::value<std::string>(&g.config), "config file to read (replaces the search)")(
+      "plugin-dir", po::value<std::vector<std::string>>(&g.plugin_dirs)->composing(),
+      "search this folder for plugins first (repeatable)")(
+      "delegate", po::value<std::vector<std::string>>(&g.delegates)->composing(),
+      "delegate chain, in order (repeatable; replaces the configured order)")(
+      "no-delegates", po::bool_switch(&g.no_delegates), "run every node on op packs")(
+      "threads", po::value<int>(&g.threads)->default_value(0),
+      "threads for every plugin that does not set its own (0: the config's, else all cores)")(
+      "verbose,v", po::bool_switch(&g.verbose), "print what is loaded and decided");
+  return d;
+}
+
+std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code) {
+  EnvironmentOptions eo;
+  eo.config_path = g.config;
+  eo.plugin_dirs = g.plugin_dirs;
+  if (!g.delegates.empty()) eo.delegates = g.delegates;
+  eo.no_delegates = g.no_delegates;
+  eo.threads = g.threads;
+  eo.verbose = g.verbose;
+  auto env = Environment::create(eo);
+  if (!env) {
+    std::fprintf(stderr, "baton: error: %s\n", env.error().c_str());
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+  return env.value();
+}
+
+std::string shape_string(const std::vector<int32_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace baton::tool

@@ -1,0 +1,116 @@
+// `baton`: the command line. `baton SUBCOMMAND [options]`; `baton --help` lists the subcommands and
+// `baton SUBCOMMAND --help` their options.
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "commands.h"
+
+namespace po = boost::program_options;
+using namespace baton::tool;
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* usage;
+  const char* summary;
+  void (*add_options)(po::options_description&);
+  int (*run)(const GlobalOptions&, const po::variables_map&);
+};
+
+void inspect_options(po::options_description& d) {
+  d.add_options()("model", po::value<std::string>(), "the .tflite file")("json", "print one JSON object");
+}
+void plugins_options(po::options_description& d) { d.add_options()("json", "print one JSON object"); }
+void run_options(po::options_description& d) {
+  d.add_options()("model", po::value<std::string>(), "the .tflite file")(
+      "input,i", po::value<std::vector<std::string>>()->composing(),
+      "a .npy file per model input, in input order (repeat the option)")(
+      "output-dir,o", po::value<std::string>(),
+      "write outputs as out_0.npy, out_1.npy, ... (and generated inputs as in_0.npy, ...)")(
+      "seed", po::value<uint32_t>()->default_value(0), "seed of the generated inputs when no --input is given")(
+      "runs", po::value<int>()->default_value(1), "invoke this many times (the outputs are from the last)");
+}
+
+const Subcommand kCommands[] = {
+    {"inspect", "baton inspect MODEL [--json]",
+     "inputs, outputs, signatures, ops with versions and counts, tensors by type, constant bytes, metadata",
+     inspect_options, cmd_inspect},
+    {"plugins", "baton plugins [--json]",
+     "the loaded plugins (name, version, kind, ABI, path, ops, options) and every skipped file with its reason",
+     plugins_options, cmd_plugins},
+    {"run", "baton run MODEL [--input FILE.npy ...] [--output-dir DIR] [--seed N]",
+     "run a model on .npy inputs (or generated ones) and write or summarise its outputs", run_options, cmd_run},
+};
+
+void print_main_help() {
+  std::printf(
+      "baton: run TensorFlow Lite models through plugins (delegates and op packs).\n\n"
+      "usage: baton SUBCOMMAND [options]\n\nsubcommands:\n");
+  for (const Subcommand& c : kCommands) std::printf("  %-9s %s\n", c.name, c.summary);
+  GlobalOptions g;
+  std::cout << "\n" << global_options_description(g) << "\n";
+  std::printf(
+      "Plugin folders are searched in this order: --plugin-dir, $BATON_PLUGIN_PATH (colon-separated), the\n"
+      "config's plugin-dirs, %s, and the build tree's plugin folders when run from it.\n"
+      "The config file is --config, else $BATON_CONFIG, else $XDG_CONFIG_HOME/baton/baton.conf, else\n"
+      "/etc/baton/baton.conf.\n\n"
+      "Exit status: 0 success, 1 runtime or model error, 2 usage error.\n"
+      "`baton SUBCOMMAND --help` shows a subcommand's options.\n",
+      BATON_PLUGIN_INSTALL_DIR);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_main_help();
+    return kExitUsage;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_main_help();
+    return kExitOk;
+  }
+  if (name == "--version") {
+    std::printf("baton %s (plugin ABI %d.%d)\n", BATON_VERSION, BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR);
+    return kExitOk;
+  }
+  const Subcommand* cmd = nullptr;
+  for (const Subcommand& c : kCommands) {
+    if (name == c.name) cmd = &c;
+  }
+  if (!cmd) {
+    std::fprintf(stderr, "baton: unknown subcommand '%s' (try baton --help)\n", name.c_str());
+    return kExitUsage;
+  }
+
+  GlobalOptions g;
+  po::options_description own(std::string(cmd->name) + " options");
+  cmd->add_options(own);
+  own.add_options()("help,h", "show this help");
+  po::options_description all;
+  all.add(own).add(global_options_description(g));
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "baton %s: %s\nusage: %s (try baton %s --help)\n", cmd->name, e.what(), cmd->usage, cmd->name);
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::printf("usage: %s\n%s\n\n", cmd->usage, cmd->summary);
+    std::cout << all << "\n";
+    return kExitOk;
+  }
+  try {
+    return cmd->run(g, vm);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "baton %s: error: %s\n", cmd->name, e.what());
+    return kExitError;
+  }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian package baton needs to build, test and run its main job. Safe to run again:
+# it only calls apt-get when something is missing. Needs root or sudo.
+set -euo pipefail
+
+PACKAGES=(
+  g++ gcc pkg-config meson ninja-build
+  flatbuffers-compiler libflatbuffers-dev
+  libboost-dev libboost-program-options-dev libboost-filesystem-dev
+  libgtest-dev libstb-dev
+  nodejs npm ca-certificates unzip
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds baton and runs the whole test suite twice: a release build, then a build with
+# AddressSanitizer and UndefinedBehaviorSanitizer. Installs what is missing and fetches the real test
+# models (pinned, sha256-checked, cached outside the repo) first.
+#
+#   tools/test.sh              everything
+#   BATON_TEST_SKIP_SANITIZE=1 tools/test.sh    the release build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/setup.sh
+export BATON_MODEL_CACHE=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}
+export BATON_REQUIRE_MODELS=1
+tools/fetch-models.sh "$BATON_MODEL_CACHE" >/dev/null
+
+jobs=$(nproc)
+run_suite() {
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >/dev/null
+  fi
+  ninja -C "$dir" -j "$jobs" >/dev/null
+  meson test -C "$dir" --print-errorlogs --num-processes 1
+}
+
+echo "== release build"
+run_suite build
+if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  run_suite build-asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+fi
