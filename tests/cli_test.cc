@@ -1,0 +1,185 @@
+// The `baton` command line end to end: exit codes (0 ok, 1 runtime/model error, 2 usage/config error),
+// .npy in and out, generated inputs written beside the outputs, and errors that name the input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "config.h"
+#include "npy.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result baton(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(BATON_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    plugins_.add_plugin("testpack");
+    const std::vector<uint8_t> bytes = add_then_double().build();
+    std::ofstream(work_.file("tiny.tflite"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    common_ = " --plugin-dir " + plugins_.path() + " --config " + work_.file("empty.conf");
+    work_.write("empty.conf", "# nothing\n");
+  }
+  void write_floats(const std::string& name, std::vector<int32_t> shape, std::vector<float> v) {
+    tool::NpyArray a;
+    a.shape = std::move(shape);
+    a.data.resize(v.size() * 4);
+    std::memcpy(a.data.data(), v.data(), a.data.size());
+    ASSERT_TRUE(tool::write_npy(work_.file(name), a));
+  }
+  std::vector<float> read_floats(const std::string& path) {
+    auto a = tool::read_npy(path);
+    EXPECT_TRUE(a) << (a ? "" : a.error());
+    if (!a) return {};
+    std::vector<float> v(a->data.size() / 4);
+    std::memcpy(v.data(), a->data.data(), a->data.size());
+    return v;
+  }
+  TempDir plugins_, work_;
+  std::string common_;
+};
+
+TEST_F(CliTest, RunReadsNpyInputsAndWritesOutputs) {
+  write_floats("a.npy", {2, 3}, {1, -2, 3, -4, 5, -6});
+  write_floats("b.npy", {2, 3}, {0.5f, 1, -4, 3, 0, 7});
+  Result r = baton("run " + work_.file("tiny.tflite") + " --input " + work_.file("a.npy") + " --input " +
+                   work_.file("b.npy") + " --output-dir " + work_.file("out") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  // relu(a + b) * 2, worked out by hand.
+  EXPECT_EQ(read_floats(work_.file("out/out_0.npy")), (std::vector<float>{3, 0, 0, 0, 10, 2}));
+  auto shape = tool::read_npy(work_.file("out/out_0.npy"))->shape;
+  EXPECT_EQ(shape, (std::vector<int32_t>{2, 3}));
+}
+
+TEST_F(CliTest, GeneratedInputsAreWrittenAndDeterministic) {
+  Result r = baton("run " + work_.file("tiny.tflite") + " --seed 7 --output-dir " + work_.file("g1") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::vector<float> a = read_floats(work_.file("g1/in_0.npy")), b = read_floats(work_.file("g1/in_1.npy"));
+  std::vector<float> out = read_floats(work_.file("g1/out_0.npy"));
+  ASSERT_EQ(a.size(), 6u);
+  ASSERT_EQ(out.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_GE(a[i], -1.0f);
+    EXPECT_LT(a[i], 1.0f);
+    EXPECT_EQ(out[i], 2 * std::max(0.0f, a[i] + b[i]));
+  }
+  EXPECT_NE(a, b);  // one stream per input
+  r = baton("run " + work_.file("tiny.tflite") + " --seed 7 --output-dir " + work_.file("g2") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_floats(work_.file("g2/in_0.npy")), a);
+}
+
+TEST_F(CliTest, GeneratedInputsMatchTheReferenceRunnersStream) {
+  // The reference runner wrote its seed-0 inputs with the test data: stream 0 starts every model's
+  // in_0.npy, stream 1 every in_1.npy. Ours must start with the same numbers.
+  Result r = baton("run " + work_.file("tiny.tflite") + " --seed 0 --output-dir " + work_.file("s0") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/model_1/";
+  for (int i = 0; i < 2; ++i) {
+    std::vector<float> ours = read_floats(work_.file("s0/in_" + std::to_string(i) + ".npy"));
+    std::vector<float> theirs = read_floats(ref + "in_" + std::to_string(i) + ".npy");
+    ASSERT_EQ(ours.size(), 6u);
+    ASSERT_GE(theirs.size(), 6u);
+    EXPECT_EQ(ours, std::vector<float>(theirs.begin(), theirs.begin() + 6)) << "stream " << i;
+  }
+}
+
+TEST_F(CliTest, WrongDtypeOrShapeNamesTheInput) {
+  tool::NpyArray ints;
+  ints.type = BATON_TYPE_INT32;
+  ints.shape = {2, 3};
+  ints.data.resize(24);
+  ASSERT_TRUE(tool::write_npy(work_.file("ints.npy"), ints));
+  write_floats("b.npy", {2, 3}, {0, 0, 0, 0, 0, 0});
+  Result r = baton("run " + work_.file("tiny.tflite") + " --input " + work_.file("ints.npy") + " --input " +
+                   work_.file("b.npy") + common_);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("input 0 (a) is FLOAT32 but " + work_.file("ints.npy") + " holds INT32"), std::string::npos)
+      << r.out;
+
+  write_floats("rank3.npy", {1, 2, 3}, {0, 0, 0, 0, 0, 0});
+  r = baton("run " + work_.file("tiny.tflite") + " --input " + work_.file("b.npy") + " --input " +
+            work_.file("rank3.npy") + common_);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("input 1 (b) has shape [2,3]"), std::string::npos) << r.out;
+
+  r = baton("run " + work_.file("tiny.tflite") + " --input " + work_.file("b.npy") + common_);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("the model has 2 input(s) but 1 --input file(s) were given"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, ExitCodes) {
+  EXPECT_EQ(baton("--help").code, 0);
+  EXPECT_EQ(baton("run --help").code, 0);
+  EXPECT_EQ(baton("frobnicate").code, 2);
+  EXPECT_EQ(baton("run --no-such-option x").code, 2);
+  EXPECT_EQ(baton("inspect").code, 2);
+  Result missing = baton("inspect /nonexistent/model.tflite");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("/nonexistent/model.tflite: cannot open"), std::string::npos) << missing.out;
+  work_.write("garbage.tflite", "not a model at all, just text");
+  Result garbage = baton("run " + work_.file("garbage.tflite") + common_);
+  EXPECT_EQ(garbage.code, 1);
+  EXPECT_NE(garbage.out.find("not a TFLite model"), std::string::npos) << garbage.out;
+}
+
+TEST_F(CliTest, ConfigErrorIsAUsageErrorNamingFileLineAndKey) {
+  work_.write("bad.conf", "delegates = xnnpack\nthreads = lots\n");
+  Result r = baton("plugins --config " + work_.file("bad.conf"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(work_.file("bad.conf") + ":2: bad value 'lots' for key 'threads'"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, InspectShowsOpsIoAndMetadata) {
+  Result r = baton("inspect " + work_.file("tiny.tflite"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("0: a FLOAT32 [2,3] (tensor 0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("TimesTwo"), std::string::npos) << r.out;
+  r = baton("inspect --json " + work_.file("tiny.tflite"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"ops\":[{\"op\":\"ADD\",\"version\":1,\"count\":1},{\"op\":\"TimesTwo\",\"version\":1,\"count\":1}]"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CliTest, PluginsListsLoadedAndSkipped) {
+  plugins_.write("broken.so", "not elf");
+  Result r = baton("plugins --json" + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"name\":\"testpack\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{\"op\":\"ADD\",\"custom\":false,\"min_version\":1,\"max_version\":2}"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"reason\":\"not a shared object (no ELF header)\""), std::string::npos) << r.out;
+}
+
+TEST(ExampleConfig, ParsesAsShipped) {
+  auto config = load_config(std::string(BATON_SOURCE_ROOT) + "/tools/config/baton.conf.example");
+  ASSERT_TRUE(config) << config.error();
+  EXPECT_FALSE(config->delegates.has_value());  // every key is commented out
+}
+
+}  // namespace
+}  // namespace baton::test
