@@ -8,8 +8,12 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   libgtest-dev libstb-dev
-  nodejs npm ca-certificates unzip
+  ca-certificates unzip
 )
+# npm fetches the test models. Some machines ship Node.js with npm from elsewhere (nodesource's nodejs
+# conflicts with Debian's npm): only ask Debian for them when the commands are missing.
+if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -37,6 +37,7 @@ struct Node {
   const baton_kernel* kernel = nullptr;
   void* state = nullptr;
   bool initialised = false;
+  bool folded = false;  // computed once at load; its outputs are constants now
 };
 
 struct Partition {

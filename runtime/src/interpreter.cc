@@ -5,6 +5,7 @@
 
 #include "arena_planner.h"
 #include "plugin_registry.h"
+#include "sparse.h"
 
 namespace baton {
 
@@ -83,10 +84,43 @@ Status Interpreter::build() {
   return Status::ok();
 }
 
+uint8_t* Interpreter::own_constant(size_t bytes) {
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, (std::max<size_t>(bytes, 1) + 63) / 64 * 64));
+  if (!p) return nullptr;
+  owned_constants_.emplace_back(p, &std::free);
+  return p;
+}
+
+namespace {
+constexpr int32_t kDensify = 124;  // TFLite's BuiltinOperator DENSIFY
+}  // namespace
+
 Status Interpreter::resolve() {
   const std::vector<LoadedPlugin*> packs = env_->registry().op_packs();
   for (Node& node : nodes_) {
     const NodeInfo& info = *node.info;
+    // DENSIFY of a sparse constant is a change of storage format, done here once.
+    if (info.op_code == kDensify && node.inputs.size() == 1 && node.outputs.size() == 1 && node.inputs[0] &&
+        node.inputs[0]->is_constant && node.inputs[0]->info->sparsity) {
+      std::vector<uint8_t> dense;
+      if (Status s = densify(*node.inputs[0]->info, dense); !s) {
+        return Status::error(model_->source() + ": " + node_label(node) + ": " + s.message());
+      }
+      Tensor& out = *node.outputs[0];
+      if (out.type != node.inputs[0]->type || out.bytes != dense.size()) {
+        return Status::error(model_->source() + ": " + node_label(node) + ": output tensor " +
+                             std::to_string(out.index) + " does not match the densified input's type and shape");
+      }
+      uint8_t* buffer = own_constant(dense.size());
+      if (!buffer) return Status::error(model_->source() + ": out of memory densifying " + node_label(node));
+      std::memcpy(buffer, dense.data(), dense.size());
+      out.is_constant = true;
+      out.constant = buffer;
+      node.folded = true;
+      ++folded_nodes_;
+      folded_bytes_ += dense.size();
+      continue;
+    }
     for (LoadedPlugin* pack : packs) {
       if (const OpDecl* op = pack->find_op(info.op_code, info.custom_name, info.version)) {
         node.plugin = pack;
@@ -94,7 +128,10 @@ Status Interpreter::resolve() {
         break;
       }
     }
-    if (node.kernel) continue;
+    if (node.kernel) {
+      if (Status s = fold(node); !s) return s;
+      continue;
+    }
     // Name the op, the version the model needs and every range that is loaded for it.
     std::string loaded;
     for (LoadedPlugin* pack : packs) {
@@ -115,11 +152,73 @@ Status Interpreter::resolve() {
   return Status::ok();
 }
 
+// A builtin node whose inputs are all constant runs once now; its outputs become constants. Custom ops
+// are left alone: they may keep state or read something other than their inputs.
+Status Interpreter::fold(Node& node) {
+  if (node.info->op_code == BATON_OP_CUSTOM || node.inputs.empty()) return Status::ok();
+  bool any_input = false;
+  for (const Tensor* t : node.inputs) {
+    if (t && !t->is_constant) return Status::ok();
+    any_input |= t != nullptr;
+  }
+  for (const Tensor* t : node.outputs) {
+    if (t->is_model_output || t->info->is_variable) return Status::ok();
+  }
+  if (!any_input) return Status::ok();
+  baton_error error;
+  baton_status st = BATON_OK;
+  for (Tensor* out : node.outputs) out->shape_writable = true;
+  try {
+    node.initialised = true;
+    if (node.kernel->init) st = node.kernel->init(node.plugin->state, handle(node), &node.state, &error);
+    if (st == BATON_OK) st = node.kernel->prepare(node.plugin->state, node.state, handle(node), &error);
+  } catch (...) {
+    st = BATON_ERROR;
+    error.message = "the kernel threw an exception across the C boundary";
+  }
+  for (Tensor* out : node.outputs) out->shape_writable = false;
+  if (st == BATON_OK) {
+    for (Tensor* out : node.outputs) {
+      out->data = own_constant(out->bytes);
+      if (!out->data) return Status::error(model_->source() + ": out of memory folding " + node_label(node));
+    }
+    try {
+      st = node.kernel->invoke(node.plugin->state, node.state, handle(node), &error);
+    } catch (...) {
+      st = BATON_ERROR;
+      error.message = "the kernel threw an exception across the C boundary";
+    }
+  }
+  if (st != BATON_OK) {
+    return Status::error(model_->source() + ": " + node_label(node) + " in " + node.plugin->name +
+                         ": failed while folding constants: " +
+                         (error.message.empty() ? "no reason given" : error.message));
+  }
+  for (Tensor* out : node.outputs) {
+    out->is_constant = true;
+    out->constant = out->data;
+    out->data = nullptr;
+    folded_bytes_ += out->bytes;
+  }
+  if (node.kernel->free) {
+    try {
+      node.kernel->free(node.plugin->state, node.state);
+    } catch (...) {
+    }
+  }
+  node.initialised = false;
+  node.state = nullptr;
+  node.folded = true;
+  ++folded_nodes_;
+  return Status::ok();
+}
+
 Status Interpreter::prepare() {
   for (Tensor& t : tensors_) {
     if (!t.is_constant) t.data = nullptr;  // memory is planned after every node is prepared
   }
   for (Node& node : nodes_) {
+    if (node.folded) continue;
     baton_error error;
     baton_status st = BATON_OK;
     for (Tensor* out : node.outputs) out->shape_writable = true;
@@ -156,6 +255,7 @@ Status Interpreter::plan_memory() {
   };
   for (const Tensor* t : inputs_) touch(t, 0);
   for (size_t s = 0; s < nodes_.size(); ++s) {
+    if (nodes_[s].folded) continue;
     for (const Tensor* t : nodes_[s].inputs) touch(t, static_cast<int>(s));
     for (const Tensor* t : nodes_[s].outputs) touch(t, static_cast<int>(s));
   }
@@ -212,6 +312,7 @@ Status Interpreter::invoke() {
     if (Status s = prepare(); !s) return s;
   }
   for (Node& node : nodes_) {
+    if (node.folded) continue;
     baton_error error;
     baton_status st;
     try {
@@ -262,6 +363,7 @@ int Interpreter::output_index(const std::string& name) const {
 
 Placement Interpreter::placement(size_t node) const {
   const Node& n = nodes_.at(node);
+  if (n.folded) return {n.plugin ? n.plugin->name : "", "folded", -1};
   return {n.plugin ? n.plugin->name : "", "op-pack", -1};
 }
 

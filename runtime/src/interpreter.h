@@ -1,6 +1,8 @@
-// The interpreter runs subgraph 0 of a model: it resolves every node to an op-pack kernel, prepares the
-// nodes in execution order (kernels set their outputs' shapes), plans one arena for all non-constant
-// tensors and invokes the nodes in order. Resizing an input re-runs prepare and planning only.
+// The interpreter runs subgraph 0 of a model: it resolves every node to an op-pack kernel, folds nodes
+// whose inputs are all constant into constants (once, at load: float16 weights behind DEQUANTIZE and
+// sparse weights behind DENSIFY cost nothing per invoke), prepares the remaining nodes in execution order
+// (kernels set their outputs' shapes), plans one arena for all non-constant tensors and invokes the
+// nodes in order. Resizing an input re-runs prepare and planning only.
 #pragma once
 
 #include <cstdlib>
@@ -55,12 +57,16 @@ class Interpreter {
   const std::vector<Node>& nodes() const { return nodes_; }
   Placement placement(size_t node) const;
   size_t arena_bytes() const { return arena_bytes_; }
+  size_t folded_nodes() const { return folded_nodes_; }
+  size_t folded_bytes() const { return folded_bytes_; }
   size_t naive_bytes() const { return naive_bytes_; }
 
  private:
   Interpreter() = default;
   Status build();
   Status resolve();
+  Status fold(Node& node);
+  uint8_t* own_constant(size_t bytes);
   Status prepare();
   Status plan_memory();
   std::string node_label(const Node& node) const;
@@ -75,6 +81,10 @@ class Interpreter {
   std::unique_ptr<uint8_t, decltype(&std::free)> arena_{nullptr, &std::free};
   size_t arena_bytes_ = 0;
   size_t naive_bytes_ = 0;
+  // Constants made at load (folded nodes, densified tensors); the tensors point into these.
+  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> owned_constants_;
+  size_t folded_nodes_ = 0;
+  size_t folded_bytes_ = 0;
   bool needs_prepare_ = true;
 };
 
