@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "arena_planner.h"
+#include "partitioner.h"
 #include "plugin_registry.h"
 #include "sparse.h"
 
@@ -29,14 +30,18 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
   std::unique_ptr<Interpreter> interp(new Interpreter());
   interp->env_ = std::move(env);
   interp->model_ = std::move(model);
+  interp->options_ = options;
   interp->graph_ = &interp->model_->main();
   if (Status s = interp->build(); !s) return s;
   if (Status s = interp->resolve(); !s) return s;
-  if (Status s = interp->prepare(); !s) return s;
+  if (Status s = interp->partition(); !s) return s;
+  if (Status s = interp->check_runnable(); !s) return s;
+  if (Status s = interp->prepare_with_fallback(); !s) return s;
   return interp;
 }
 
 Interpreter::~Interpreter() {
+  free_partitions();
   for (Node& node : nodes_) {
     if (node.initialised && node.kernel && node.kernel->free) {
       try {
@@ -75,6 +80,10 @@ Status Interpreter::build() {
     outputs_.push_back(&tensors_[i]);
   }
   nodes_.resize(g.nodes.size());
+  unresolved_.assign(g.nodes.size(), "");
+  refusals_.assign(g.nodes.size(), {});
+  partition_of_.assign(g.nodes.size(), -1);
+  excluded_.assign(g.nodes.size(), {});
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     Node& node = nodes_[n];
     node.info = &g.nodes[n];
@@ -132,7 +141,8 @@ Status Interpreter::resolve() {
       if (Status s = fold(node); !s) return s;
       continue;
     }
-    // Name the op, the version the model needs and every range that is loaded for it.
+    // Name the op, the version the model needs and every range that is loaded for it. A delegate may
+    // still take the node; check_runnable() reports it if none does.
     std::string loaded;
     for (LoadedPlugin* pack : packs) {
       for (const OpDecl& op : pack->ops) {
@@ -143,13 +153,36 @@ Status Interpreter::resolve() {
     }
     const std::string what = info.op_code == BATON_OP_CUSTOM ? "custom op '" + info.custom_name + "'"
                                                             : "op " + op_name(info.op_code);
-    return Status::error(model_->source() + ": " + node_label(node) + ": no op pack supports " + what +
-                         " version " + std::to_string(info.version) +
-                         (loaded.empty() ? " (no loaded op pack declares this op; " + std::to_string(packs.size()) +
-                                               " op packs loaded)"
-                                         : " (loaded: " + loaded + ")"));
+    unresolved_[info.index] = "no op pack supports " + what + " version " + std::to_string(info.version) +
+                              (loaded.empty() ? " (no loaded op pack declares this op; " +
+                                                    std::to_string(packs.size()) + " op packs loaded)"
+                                              : " (loaded: " + loaded + ")");
   }
   return Status::ok();
+}
+
+Status Interpreter::check_runnable() const {
+  std::string missing;
+  size_t count = 0;
+  for (const Node& node : nodes_) {
+    if (node.folded || partition_of_[node.info->index] >= 0 || node.kernel) continue;
+    ++count;
+    missing += "\n  " + node_label(node) + ": " + unresolved_[node.info->index];
+    for (const Refusal& r : refusals_[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
+  }
+  if (count == 0) {
+    if (!options_.strict) return Status::ok();
+    for (const Node& node : nodes_) {
+      if (node.folded || partition_of_[node.info->index] >= 0) continue;
+      ++count;
+      missing += "\n  " + node_label(node) + " would run on op pack " + node.plugin->name;
+      for (const Refusal& r : refusals_[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
+    }
+    if (count == 0) return Status::ok();
+    return Status::error(model_->source() + ": strict mode: " + std::to_string(count) +
+                         " node(s) would fall back to op packs:" + missing);
+  }
+  return Status::error(model_->source() + ": " + std::to_string(count) + " node(s) cannot run:" + missing);
 }
 
 // A builtin node whose inputs are all constant runs once now; its outputs become constants. Custom ops
@@ -190,9 +223,23 @@ Status Interpreter::fold(Node& node) {
     }
   }
   if (st != BATON_OK) {
-    return Status::error(model_->source() + ": " + node_label(node) + " in " + node.plugin->name +
-                         ": failed while folding constants: " +
-                         (error.message.empty() ? "no reason given" : error.message));
+    // Not folded: the node stays in the graph, where prepare (or a delegate) deals with it and reports
+    // the same problem with its context.
+    if (node.kernel->free) {
+      try {
+        node.kernel->free(node.plugin->state, node.state);
+      } catch (...) {
+      }
+    }
+    node.initialised = false;
+    node.state = nullptr;
+    for (Tensor* out : node.outputs) {
+      out->data = nullptr;
+      out->shape = out->info->shape;
+      checked_byte_size(out->shape, out->type, &out->bytes);
+    }
+    env_->log()(BATON_LOG_DEBUG, node_label(node) + " not folded: " + error.message);
+    return Status::ok();
   }
   for (Tensor* out : node.outputs) {
     out->is_constant = true;
@@ -213,14 +260,210 @@ Status Interpreter::fold(Node& node) {
   return Status::ok();
 }
 
-Status Interpreter::prepare() {
-  for (Tensor& t : tensors_) {
-    if (!t.is_constant) t.data = nullptr;  // memory is planned after every node is prepared
+namespace {
+
+// Why a delegate's declarations do not cover a node, or "" when they do.
+std::string declaration_refusal(const LoadedPlugin& d, const NodeInfo& info) {
+  if (d.find_op(info.op_code, info.custom_name, info.version)) return "";
+  std::string ranges;
+  for (const OpDecl& op : d.ops) {
+    if (op.code == info.op_code && (info.op_code != BATON_OP_CUSTOM || op.custom_name == info.custom_name)) {
+      ranges += (ranges.empty() ? "" : ", ") + op.describe();
+    }
   }
-  for (Node& node : nodes_) {
-    if (node.folded) continue;
+  if (ranges.empty()) return "op not declared";
+  return "version " + std::to_string(info.version) + " out of range (declares " + ranges + ")";
+}
+
+}  // namespace
+
+void Interpreter::free_partitions() {
+  for (auto& p : partitions_) {
+    if (p->plugin->delegate.partition_free) {
+      try {
+        p->plugin->delegate.partition_free(p->plugin->state, p->state);
+      } catch (...) {
+      }
+    }
+  }
+  partitions_.clear();
+  std::fill(partition_of_.begin(), partition_of_.end(), -1);
+}
+
+void Interpreter::lose_partition(Partition& p, const std::string& stage, const std::string& reason) {
+  Fallback f{p.plugin->name, p.id, stage, reason, {}};
+  for (Node* n : p.nodes) {
+    f.nodes.push_back(n->info->index);
+    excluded_[n->info->index].push_back(p.plugin);
+  }
+  env_->log()(BATON_LOG_WARNING, model_->source() + ": delegate " + p.plugin->name + " lost partition " +
+                                     std::to_string(p.id) + " (" + std::to_string(p.nodes.size()) + " nodes) at " +
+                                     stage + ": " + reason + "; its nodes go to the next delegate or op packs");
+  fallbacks_.push_back(std::move(f));
+}
+
+// Offers the host's nodes to each delegate of the chain in turn (see partitioner.h for the grouping).
+Status Interpreter::partition() {
+  free_partitions();
+  for (auto& r : refusals_) r.clear();
+  steps_.clear();
+  // Producers by tensor; folded nodes produce constants and drop out of the graph.
+  std::vector<int> producer(tensors_.size(), -1);
+  for (const Node& n : nodes_) {
+    if (n.folded) continue;
+    for (const Tensor* t : n.outputs) producer[t->index] = n.info->index;
+  }
+  std::vector<int> active;  // node indices that run
+  for (const Node& n : nodes_) {
+    if (n.folded) continue;
+    active.push_back(n.info->index);
+  }
+  // The partitioner works on the running nodes only; map to dense indices.
+  std::vector<int> dense(nodes_.size(), -1);
+  for (size_t i = 0; i < active.size(); ++i) dense[active[i]] = static_cast<int>(i);
+  PartitionGraph g;
+  g.producers.resize(active.size());
+  g.owner.assign(active.size(), -1);
+  for (size_t i = 0; i < active.size(); ++i) {
+    for (const Tensor* t : nodes_[active[i]].inputs) {
+      if (t && !t->is_constant && producer[t->index] >= 0) g.producers[i].push_back(dense[producer[t->index]]);
+    }
+  }
+  for (LoadedPlugin* d : env_->delegate_chain()) {
+    std::vector<bool> accepted(active.size(), false);
+    for (size_t i = 0; i < active.size(); ++i) {
+      if (g.owner[i] >= 0) continue;
+      Node& node = nodes_[active[i]];
+      const int index = node.info->index;
+      if (std::find(excluded_[index].begin(), excluded_[index].end(), d) != excluded_[index].end()) {
+        refusals_[index].push_back({d->name, "lost this node's partition earlier (see fallbacks)"});
+        continue;
+      }
+      std::string why = declaration_refusal(*d, *node.info);
+      if (why.empty()) {
+        baton_error reason;
+        int32_t yes = 0;
+        try {
+          yes = d->delegate.check_node(d->state, handle(node), &reason);
+        } catch (...) {
+          reason.message = "check_node threw an exception across the C boundary";
+        }
+        if (yes) {
+          accepted[i] = true;
+          continue;
+        }
+        why = reason.message.empty() ? "refused (no reason given)" : reason.message;
+      }
+      refusals_[index].push_back({d->name, why});
+    }
+    GroupingResult grouped = group_partitions(g, accepted, {d->min_nodes_per_partition, d->max_partitions});
+    for (const auto& [i, why] : grouped.dropped) refusals_[active[i]].push_back({d->name, why});
+    for (const std::vector<int>& members : grouped.partitions) {
+      auto p = std::make_unique<Partition>();
+      p->id = static_cast<int32_t>(partitions_.size());
+      p->plugin = d;
+      for (int i : members) p->nodes.push_back(&nodes_[active[i]]);
+      // Boundary: what the partition reads from outside, and what it writes that is read outside.
+      std::vector<bool> inside(nodes_.size(), false);
+      for (const Node* n : p->nodes) inside[n->info->index] = true;
+      std::vector<bool> seen(tensors_.size(), false);
+      for (const Node* n : p->nodes) {
+        for (Tensor* t : n->inputs) {
+          if (!t || t->is_constant || seen[t->index]) continue;
+          if (producer[t->index] >= 0 && inside[producer[t->index]]) continue;
+          seen[t->index] = true;
+          p->inputs.push_back(t);
+        }
+      }
+      std::vector<bool> read_outside(tensors_.size(), false);
+      for (const Node& n : nodes_) {
+        if (n.folded || inside[n.info->index]) continue;
+        for (const Tensor* t : n.inputs) {
+          if (t) read_outside[t->index] = true;
+        }
+      }
+      for (const Node* n : p->nodes) {
+        for (Tensor* t : n->outputs) {
+          if (t->is_model_output || read_outside[t->index]) p->outputs.push_back(t);
+        }
+      }
+      baton_error error;
+      baton_status st = BATON_ERROR;
+      try {
+        st = d->delegate.partition_init(d->state, reinterpret_cast<const baton_partition*>(p.get()), &p->state,
+                                        &error);
+      } catch (...) {
+        error.message = "partition_init threw an exception across the C boundary";
+      }
+      if (st != BATON_OK) {
+        const std::string why = error.message.empty() ? "no reason given" : error.message;
+        lose_partition(*p, "init", why);
+        for (Node* n : p->nodes) refusals_[n->info->index].push_back({d->name, "partition init failed: " + why});
+        if (d->delegate.partition_free) {
+          try {
+            d->delegate.partition_free(d->state, p->state);
+          } catch (...) {
+          }
+        }
+        continue;
+      }
+      for (int i : members) g.owner[i] = p->id;
+      for (Node* n : p->nodes) partition_of_[n->info->index] = p->id;
+      partitions_.push_back(std::move(p));
+    }
+  }
+  for (const baton::Step& unit : execution_order(g)) {
+    if (unit.partition >= 0) {
+      steps_.push_back({nullptr, partitions_[unit.partition].get()});
+    } else {
+      steps_.push_back({&nodes_[active[unit.node]], nullptr});
+    }
+  }
+  if (steps_.size() == 0 && !active.empty()) return Status::error(model_->source() + ": partitioning produced a cycle");
+  return Status::ok();
+}
+
+Status Interpreter::prepare_with_fallback() {
+  for (;;) {
+    Partition* failed = nullptr;
+    std::string reason;
+    Status s = prepare(&failed, &reason);
+    if (s) return s;
+    if (!failed) return s;
+    lose_partition(*failed, "prepare", reason);
+    if (Status p = partition(); !p) return p;
+    if (Status c = check_runnable(); !c) return c;
+  }
+}
+
+Status Interpreter::prepare(Partition** failed, std::string* reason) {
+  for (Tensor& t : tensors_) {
+    if (!t.is_constant) t.data = nullptr;  // memory is planned after every step is prepared
+  }
+  for (const Step& step : steps_) {
     baton_error error;
     baton_status st = BATON_OK;
+    if (step.partition) {
+      Partition& p = *step.partition;
+      for (Tensor* out : p.outputs) out->shape_writable = true;
+      try {
+        st = p.plugin->delegate.partition_prepare
+                 ? p.plugin->delegate.partition_prepare(p.plugin->state, p.state,
+                                                        reinterpret_cast<const baton_partition*>(&p), &error)
+                 : BATON_OK;
+      } catch (...) {
+        st = BATON_ERROR;
+        error.message = "partition_prepare threw an exception across the C boundary";
+      }
+      for (Tensor* out : p.outputs) out->shape_writable = false;
+      if (st != BATON_OK) {
+        *failed = &p;
+        *reason = error.message.empty() ? "no reason given" : error.message;
+        return Status::error(p.plugin->name + " partition " + std::to_string(p.id) + ": prepare failed: " + *reason);
+      }
+      continue;
+    }
+    Node& node = *step.node;
     for (Tensor* out : node.outputs) out->shape_writable = true;
     try {
       if (!node.initialised) {
@@ -244,8 +487,8 @@ Status Interpreter::prepare() {
 }
 
 Status Interpreter::plan_memory() {
-  // Lifetimes in steps: step s is node s; model inputs are alive from the start, outputs to the end.
-  const int last_step = std::max<int>(0, static_cast<int>(nodes_.size()) - 1);
+  // Lifetimes in steps; model inputs are alive from the start, outputs to the end.
+  const int last_step = std::max<int>(0, static_cast<int>(steps_.size()) - 1);
   std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
   auto touch = [&](const Tensor* t, int step) {
     if (!t || t->is_constant) return;
@@ -254,10 +497,16 @@ Status Interpreter::plan_memory() {
     last[i] = std::max(last[i], step);
   };
   for (const Tensor* t : inputs_) touch(t, 0);
-  for (size_t s = 0; s < nodes_.size(); ++s) {
-    if (nodes_[s].folded) continue;
-    for (const Tensor* t : nodes_[s].inputs) touch(t, static_cast<int>(s));
-    for (const Tensor* t : nodes_[s].outputs) touch(t, static_cast<int>(s));
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const int step = static_cast<int>(s);
+    if (steps_[s].partition) {
+      // Tensors inside a partition live in the delegate's memory; only the boundary is the host's.
+      for (const Tensor* t : steps_[s].partition->inputs) touch(t, step);
+      for (const Tensor* t : steps_[s].partition->outputs) touch(t, step);
+      continue;
+    }
+    for (const Tensor* t : steps_[s].node->inputs) touch(t, step);
+    for (const Tensor* t : steps_[s].node->outputs) touch(t, step);
   }
   for (const Tensor* t : outputs_) touch(t, last_step);
   for (const Tensor& t : tensors_) {
@@ -309,23 +558,56 @@ Status Interpreter::resize_input(size_t i, const std::vector<int32_t>& shape) {
 
 Status Interpreter::invoke() {
   if (needs_prepare_) {
-    if (Status s = prepare(); !s) return s;
+    if (Status s = prepare_with_fallback(); !s) return s;
   }
-  for (Node& node : nodes_) {
-    if (node.folded) continue;
-    baton_error error;
-    baton_status st;
-    try {
-      st = node.kernel->invoke(node.plugin->state, node.state, handle(node), &error);
-    } catch (...) {
-      st = BATON_ERROR;
-      error.message = "the kernel threw an exception across the C boundary";
+  // On the first invoke a failing partition loses its nodes and the run is repeated without it, so the
+  // inputs are kept until the first run succeeds. A model with variables is not repeated: its state moved.
+  bool stateless = true;
+  for (const Tensor& t : tensors_) stateless &= !t.info->is_variable;
+  std::vector<std::vector<uint8_t>> saved;
+  if (!invoked_ && stateless && !partitions_.empty()) {
+    for (const Tensor* t : inputs_) saved.emplace_back(t->data, t->data + t->bytes);
+  }
+  for (;;) {
+    Partition* failed = nullptr;
+    std::string failure;
+    for (const Step& step : steps_) {
+      baton_error error;
+      baton_status st;
+      try {
+        st = step.partition ? step.partition->plugin->delegate.partition_invoke(
+                                  step.partition->plugin->state, step.partition->state,
+                                  reinterpret_cast<const baton_partition*>(step.partition), &error)
+                            : step.node->kernel->invoke(step.node->plugin->state, step.node->state, handle(*step.node),
+                                                        &error);
+      } catch (...) {
+        st = BATON_ERROR;
+        error.message = "threw an exception across the C boundary";
+      }
+      if (st == BATON_OK) continue;
+      const std::string why = error.message.empty() ? "no reason given" : error.message;
+      if (step.partition) {
+        failed = step.partition;
+        failure = why;
+        break;
+      }
+      return Status::error(model_->source() + ": " + node_label(*step.node) + " in " + step.node->plugin->name +
+                           ": invoke failed: " + why);
     }
-    if (st != BATON_OK) {
-      return Status::error(model_->source() + ": " + node_label(node) + " in " + node.plugin->name +
-                           ": invoke failed: " + (error.message.empty() ? "no reason given" : error.message));
+    if (!failed) break;
+    if (invoked_ || !stateless) {
+      return Status::error(model_->source() + ": " + failed->plugin->name + " partition " + std::to_string(failed->id) +
+                           ": invoke failed: " + failure);
+    }
+    lose_partition(*failed, "invoke", failure);
+    if (Status s = partition(); !s) return s;
+    if (Status s = check_runnable(); !s) return s;
+    if (Status s = prepare_with_fallback(); !s) return s;
+    for (size_t i = 0; i < inputs_.size() && i < saved.size(); ++i) {
+      std::memcpy(inputs_[i]->data, saved[i].data(), std::min(saved[i].size(), inputs_[i]->bytes));
     }
   }
+  invoked_ = true;
   return Status::ok();
 }
 
@@ -363,8 +645,12 @@ int Interpreter::output_index(const std::string& name) const {
 
 Placement Interpreter::placement(size_t node) const {
   const Node& n = nodes_.at(node);
-  if (n.folded) return {n.plugin ? n.plugin->name : "", "folded", -1};
-  return {n.plugin ? n.plugin->name : "", "op-pack", -1};
+  if (n.folded) return {"folded", n.plugin ? n.plugin->name : "runtime", -1};
+  if (partition_of_[node] >= 0) {
+    const Partition& p = *partitions_[partition_of_[node]];
+    return {"delegate", p.plugin->name, p.id};
+  }
+  return {"op-pack", n.plugin ? n.plugin->name : "", -1};
 }
 
 }  // namespace baton

@@ -18,14 +18,29 @@
 namespace baton {
 
 struct InterpreterOptions {
-  int subgraph = 0;  // only subgraph 0 runs today
+  int subgraph = 0;     // only subgraph 0 runs today
+  bool strict = false;  // fail when any node would run on an op pack instead of a delegate
 };
 
 // Where a node runs, for reports.
 struct Placement {
+  std::string kind;  // "delegate", "op-pack" or "folded"
   std::string plugin;
-  std::string kind;  // "op-pack" or "delegate"
   int partition = -1;
+};
+
+struct Refusal {
+  std::string plugin;
+  std::string reason;
+};
+
+// One time a delegate lost a partition it had taken.
+struct Fallback {
+  std::string plugin;
+  int partition = -1;
+  std::string stage;  // "init", "prepare" or "invoke"
+  std::string reason;
+  std::vector<int> nodes;
 };
 
 class Interpreter {
@@ -50,34 +65,59 @@ class Interpreter {
   // Gives input `i` a new shape; prepare and memory planning run again before the next invoke.
   Status resize_input(size_t i, const std::vector<int32_t>& shape);
   // Runs prepare and planning if a resize asked for it, so input memory can be written.
-  Status ensure_prepared() { return needs_prepare_ ? prepare() : Status::ok(); }
+  Status ensure_prepared() { return needs_prepare_ ? prepare_with_fallback() : Status::ok(); }
   Status invoke();
 
   const Model& model() const { return *model_; }
   const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Tensor>& tensors() const { return tensors_; }
   Placement placement(size_t node) const;
+  const std::vector<Refusal>& refusals(size_t node) const { return refusals_.at(node); }
+  const std::vector<std::unique_ptr<Partition>>& partitions() const { return partitions_; }
+  const std::vector<Fallback>& fallbacks() const { return fallbacks_; }
   size_t arena_bytes() const { return arena_bytes_; }
+  size_t naive_bytes() const { return naive_bytes_; }
   size_t folded_nodes() const { return folded_nodes_; }
   size_t folded_bytes() const { return folded_bytes_; }
-  size_t naive_bytes() const { return naive_bytes_; }
 
  private:
+  // One step of execution: a host node or a partition.
+  struct Step {
+    Node* node = nullptr;
+    Partition* partition = nullptr;
+  };
+
   Interpreter() = default;
   Status build();
   Status resolve();
   Status fold(Node& node);
   uint8_t* own_constant(size_t bytes);
-  Status prepare();
+  Status partition();
+  void free_partitions();
+  Status check_runnable() const;
+  // Prepares every step; a partition that fails goes back and the graph is partitioned again.
+  Status prepare_with_fallback();
+  Status prepare(Partition** failed, std::string* reason);
   Status plan_memory();
+  void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
   std::string node_label(const Node& node) const;
 
   std::shared_ptr<Environment> env_;
   std::shared_ptr<const Model> model_;
+  InterpreterOptions options_;
   const SubgraphInfo* graph_ = nullptr;
   std::vector<Tensor> tensors_;
   std::vector<Node> nodes_;
   std::vector<Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  std::vector<std::string> unresolved_;  // why no op pack runs a node ("" when one does)
+  std::vector<std::vector<Refusal>> refusals_;
+  std::vector<int> partition_of_;  // per node, index into partitions_ or -1
+  std::vector<std::unique_ptr<Partition>> partitions_;
+  // Delegates a node may no longer go to, after one of them lost it.
+  std::vector<std::vector<const LoadedPlugin*>> excluded_;
+  std::vector<Fallback> fallbacks_;
+  std::vector<Step> steps_;
   std::unique_ptr<uint8_t, decltype(&std::free)> arena_{nullptr, &std::free};
   size_t arena_bytes_ = 0;
   size_t naive_bytes_ = 0;
@@ -86,6 +126,7 @@ class Interpreter {
   size_t folded_nodes_ = 0;
   size_t folded_bytes_ = 0;
   bool needs_prepare_ = true;
+  bool invoked_ = false;
 };
 
 }  // namespace baton

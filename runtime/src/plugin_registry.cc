@@ -351,11 +351,25 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
                              "' is loaded");
       }
       for (const auto& [key, value] : section.options) {
+        if (plugin->kind == BATON_PLUGIN_DELEGATE && (key == "min-nodes-per-partition" || key == "max-partitions")) {
+          char* end = nullptr;
+          errno = 0;
+          const long long n = std::strtoll(value.value.c_str(), &end, 10);
+          const long long lowest = key == "max-partitions" ? 0 : 1;
+          if (value.value.empty() || errno != 0 || *end != '\0' || n < lowest || n > 1000000) {
+            return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name +
+                                 "]: bad value '" + value.value + "': expected a whole number from " +
+                                 std::to_string(lowest));
+          }
+          (key == "max-partitions" ? plugin->max_partitions : plugin->min_nodes_per_partition) = static_cast<size_t>(n);
+          continue;
+        }
         auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
                                  [&](const OptionDecl& o) { return o.name == key; });
         if (decl == plugin->options.end()) {
           std::string known;
           for (const OptionDecl& o : plugin->options) known += (known.empty() ? "" : ", ") + o.name;
+          if (plugin->kind == BATON_PLUGIN_DELEGATE) known += (known.empty() ? "" : ", ") + std::string("min-nodes-per-partition, max-partitions");
           return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name + "]: " + name +
                                " has no option '" + key + "' (options: " + (known.empty() ? "none" : known) + ")");
         }

@@ -63,6 +63,10 @@ class LoadedPlugin {
   void* state = nullptr;
   bool created = false;
   int threads = 1;  // what thread_count() answers
+  // Delegates only, from the config's [plugin.NAME] section (host-level keys, the same for every
+  // delegate): partitions with fewer nodes are given back; at most this many partitions (0: no limit).
+  size_t min_nodes_per_partition = 1;
+  size_t max_partitions = 0;
   LogSink log;
 
   void (*destroy_fn)(void*) = nullptr;

@@ -1,0 +1,207 @@
+/* A delegate for the partitioning tests, written against plugin_api.h alone. It takes ADD and the
+ * custom TimesTwo (float32, same shapes) when its `ops` option names them, runs them with its own code,
+ * and can be told to fail: option `fail` = init | prepare | invoke | none, `refuse-all` = a reason to
+ * refuse every node with. Its name comes from DELEGATE_NAME so several can stand in one chain. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "baton/plugin_api.h"
+
+#ifndef DELEGATE_NAME
+#define DELEGATE_NAME "testdelegate"
+#endif
+
+static const baton_host_api* api;
+
+typedef struct delegate_state {
+  const baton_plugin_host* host;
+  char ops[256];
+  char fail[32];
+  char refuse_all[128];
+} delegate_state;
+
+typedef struct partition_state {
+  int32_t tensor_count;   /* size of `buffers`: largest tensor index + 1 */
+  float** buffers;        /* internal tensors, by tensor index; NULL for boundary tensors */
+  int invokes;
+} partition_state;
+
+static int names_op(const delegate_state* s, const char* name) {
+  const char* p = s->ops;
+  size_t n = strlen(name);
+  while ((p = strstr(p, name)) != NULL) {
+    int starts = p == s->ops || p[-1] == ',' || p[-1] == ' ';
+    int ends = p[n] == '\0' || p[n] == ',' || p[n] == ' ';
+    if (starts && ends) return 1;
+    p += n;
+  }
+  return 0;
+}
+
+static const char* op_name(const baton_node* node) {
+  return api->node_builtin_code(node) == BATON_OP_CUSTOM ? api->node_custom_name(node) : "ADD";
+}
+
+static int32_t check_node(void* ps, const baton_node* node, baton_error* reason) {
+  delegate_state* s = (delegate_state*)ps;
+  if (s->refuse_all[0]) {
+    api->error_set(reason, s->refuse_all);
+    return 0;
+  }
+  if (!names_op(s, op_name(node))) {
+    api->error_set(reason, "not in this delegate's ops option");
+    return 0;
+  }
+  if (api->tensor_type(api->node_input(node, 0)) != BATON_TYPE_FLOAT32) {
+    api->error_set(reason, "float32 only");
+    return 0;
+  }
+  return 1;
+}
+
+static baton_status partition_init(void* ps, const baton_partition* p, void** state, baton_error* error) {
+  delegate_state* s = (delegate_state*)ps;
+  if (strcmp(s->fail, "init") == 0) {
+    api->error_set(error, "simulated init failure");
+    return BATON_ERROR;
+  }
+  partition_state* st = calloc(1, sizeof *st);
+  if (!st) return BATON_OUT_OF_MEMORY;
+  for (int32_t i = 0; i < api->partition_node_count(p); ++i) {
+    const baton_node* n = api->partition_node(p, i);
+    for (int32_t k = 0; k < api->node_output_count(n); ++k) {
+      int32_t t = api->tensor_index(api->node_output(n, k));
+      if (t + 1 > st->tensor_count) st->tensor_count = t + 1;
+    }
+  }
+  st->buffers = calloc((size_t)st->tensor_count + 1, sizeof(float*));
+  *state = st;
+  return BATON_OK;
+}
+
+static int is_partition_output(const baton_partition* p, const baton_tensor* t) {
+  for (int32_t i = 0; i < api->partition_output_count(p); ++i) {
+    if (api->partition_output(p, i) == t) return 1;
+  }
+  return 0;
+}
+
+static baton_status partition_prepare(void* ps, void* pstate, const baton_partition* p, baton_error* error) {
+  delegate_state* s = (delegate_state*)ps;
+  partition_state* st = (partition_state*)pstate;
+  if (strcmp(s->fail, "prepare") == 0) {
+    api->error_set(error, "simulated prepare failure");
+    return BATON_ERROR;
+  }
+  for (int32_t i = 0; i < api->partition_node_count(p); ++i) {
+    const baton_node* n = api->partition_node(p, i);
+    const int32_t* dims = NULL;
+    int32_t rank = api->tensor_shape(api->node_input(n, 0), &dims);
+    baton_tensor* out = api->node_output(n, 0);
+    size_t count = 1;
+    for (int32_t d = 0; d < rank; ++d) count *= (size_t)dims[d];
+    if (is_partition_output(p, out)) {
+      baton_status r = api->tensor_set_shape(out, rank, dims, error);
+      if (r != BATON_OK) return r;
+    } else {
+      int32_t t = api->tensor_index(out);
+      free(st->buffers[t]);
+      st->buffers[t] = calloc(count ? count : 1, sizeof(float));
+      if (!st->buffers[t]) return BATON_OUT_OF_MEMORY;
+    }
+  }
+  return BATON_OK;
+}
+
+static const float* read_ptr(partition_state* st, const baton_tensor* t) {
+  int32_t i = api->tensor_index(t);
+  if (i < st->tensor_count && st->buffers[i]) return st->buffers[i];
+  return (const float*)api->tensor_data(t);
+}
+
+static baton_status partition_invoke(void* ps, void* pstate, const baton_partition* p, baton_error* error) {
+  delegate_state* s = (delegate_state*)ps;
+  partition_state* st = (partition_state*)pstate;
+  st->invokes++;
+  if (strcmp(s->fail, "invoke") == 0) {
+    api->error_set(error, "simulated invoke failure");
+    return BATON_ERROR;
+  }
+  for (int32_t i = 0; i < api->partition_node_count(p); ++i) {
+    const baton_node* n = api->partition_node(p, i);
+    baton_tensor* out_t = api->node_output(n, 0);
+    int32_t oi = api->tensor_index(out_t);
+    float* out = oi < st->tensor_count && st->buffers[oi] ? st->buffers[oi] : (float*)api->tensor_mutable_data(out_t);
+    const int32_t* dims = NULL;
+    int32_t rank = api->tensor_shape(api->node_input(n, 0), &dims);
+    size_t count = 1;
+    for (int32_t d = 0; d < rank; ++d) count *= (size_t)dims[d];
+    const float* a = read_ptr(st, api->node_input(n, 0));
+    if (!out || !a) {
+      api->error_set(error, "missing tensor memory");
+      return BATON_ERROR;
+    }
+    if (api->node_builtin_code(n) == BATON_OP_CUSTOM) {
+      for (size_t k = 0; k < count; ++k) out[k] = 2.0f * a[k];
+    } else {
+      const float* b = read_ptr(st, api->node_input(n, 1));
+      int32_t act = api->node_builtin_options(n)->u.elementwise.activation;
+      for (size_t k = 0; k < count; ++k) {
+        float v = a[k] + b[k];
+        if (act == BATON_ACT_RELU && v < 0) v = 0;
+        out[k] = v;
+      }
+    }
+  }
+  return BATON_OK;
+}
+
+static void partition_free(void* ps, void* pstate) {
+  (void)ps;
+  partition_state* st = (partition_state*)pstate;
+  if (!st) return;
+  for (int32_t i = 0; i < st->tensor_count; ++i) free(st->buffers[i]);
+  free(st->buffers);
+  free(st);
+}
+
+static const baton_delegate_api delegate_api = {sizeof(baton_delegate_api), check_node, partition_init,
+                                                partition_prepare, partition_invoke, partition_free};
+
+static const baton_op_decl ops[] = {
+    {sizeof(baton_op_decl), 0 /* ADD */, NULL, 1, 2, NULL},
+    {sizeof(baton_op_decl), BATON_OP_CUSTOM, "TimesTwo", 1, 1, NULL},
+};
+
+static const baton_option_decl options[] = {
+    {sizeof(baton_option_decl), "ops", BATON_OPTION_STRING, "ADD,TimesTwo", "ops to take (of ADD, TimesTwo)"},
+    {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none", "init, prepare, invoke or none"},
+    {sizeof(baton_option_decl), "refuse-all", BATON_OPTION_STRING, "", "refuse every node with this reason"},
+};
+
+static delegate_state the_state;
+
+static baton_status create(const baton_plugin_host* host, void** state, baton_error* error) {
+  (void)error;
+  the_state.host = host;
+  strncpy(the_state.ops, api->option_string(host, "ops", ""), sizeof the_state.ops - 1);
+  strncpy(the_state.fail, api->option_string(host, "fail", "none"), sizeof the_state.fail - 1);
+  strncpy(the_state.refuse_all, api->option_string(host, "refuse-all", ""), sizeof the_state.refuse_all - 1);
+  *state = &the_state;
+  return BATON_OK;
+}
+
+static const baton_plugin_desc desc = {
+    sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, DELEGATE_NAME, "1.0",
+    BATON_PLUGIN_DELEGATE, "test delegate: ADD and TimesTwo", ops, sizeof ops / sizeof ops[0],
+    options, sizeof options / sizeof options[0], 0, create, NULL, &delegate_api,
+};
+
+BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint32_t major, uint32_t minor,
+                                                                const baton_host_api* host_api, baton_error* error) {
+  (void)major;
+  (void)minor;
+  (void)error;
+  api = host_api;
+  return &desc;
+}
