@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "config.h"
@@ -173,6 +174,55 @@ TEST_F(CliTest, PluginsListsLoadedAndSkipped) {
   EXPECT_NE(r.out.find("{\"op\":\"ADD\",\"custom\":false,\"min_version\":1,\"max_version\":2}"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\"reason\":\"not a shared object (no ELF header)\""), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, PlanShowsPlacementRefusalsAndPartitions) {
+  plugins_.add_plugin("deleg_a");
+  work_.write("deleg.conf", "delegates = deleg-a\n[plugin.deleg-a]\nops = ADD\n");
+  const std::string args = work_.file("tiny.tflite") + " --plugin-dir " + plugins_.path() + " --config " +
+                           work_.file("deleg.conf");
+  Result r = baton("plan " + args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("deleg-a: 1 of 2 nodes in 1 partition; testpack: 1 node"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deleg-a refused: not in this delegate's ops option"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("boundary bytes: 72"), std::string::npos) << r.out;  // a, b in; c out: 3 x 24 bytes
+
+  r = baton("plan --format json " + args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("{\"index\":0,\"op\":\"ADD\",\"version\":1,\"placement\":{\"kind\":\"delegate\","
+                       "\"plugin\":\"deleg-a\",\"partition\":0},\"refusals\":[]}"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"placement\":{\"kind\":\"op-pack\",\"plugin\":\"testpack\",\"partition\":null},"
+                       "\"refusals\":[{\"plugin\":\"deleg-a\",\"reason\":\"not in this delegate's ops option\"}]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"partitions\":[{\"id\":0,\"plugin\":\"deleg-a\",\"nodes\":[0],\"inputs\":[0,1],"
+                       "\"outputs\":[2]"),
+            std::string::npos)
+      << r.out;
+
+  r = baton("plan --format dot " + args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("subgraph cluster_p0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n0 -> n1;"), std::string::npos) << r.out;
+
+  r = baton("plan --format svg " + args);
+  if (std::system("command -v dot >/dev/null 2>&1") == 0) {
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("<svg"), std::string::npos);
+  } else {
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("needs Graphviz's `dot`, which is not installed"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(baton("plan --format png " + args).code, 2);
+
+  r = baton("run --strict " + args);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("strict mode: 1 node(s) would fall back to op packs"), std::string::npos) << r.out;
+  r = baton("run " + args);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: deleg-a: 1 of 2 nodes in 1 partition; testpack: 1 node"), std::string::npos) << r.out;
 }
 
 TEST(ExampleConfig, ParsesAsShipped) {

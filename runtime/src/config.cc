@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads"};
+const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads", "strict"};
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");
@@ -164,7 +164,7 @@ Expected<Config> load_config(const std::string& path) {
     }
     if (opt.unregistered) {
       return Status::error(at + "unknown key '" + kl.key + "' (known: plugin-dirs, delegates, disabled, "
-                           "op-pack-precedence, threads, and [plugin.NAME] sections)");
+                           "op-pack-precedence, threads, strict, and [plugin.NAME] sections)");
     }
     config.lines[kl.key] = kl.line;
     if (kl.key == "plugin-dirs") {
@@ -187,6 +187,14 @@ Expected<Config> load_config(const std::string& path) {
                              "(all cores) to 1024");
       }
       config.threads = static_cast<int>(n);
+    } else if (kl.key == "strict") {
+      if (value == "true" || value == "yes" || value == "on" || value == "1") {
+        config.strict = true;
+      } else if (value == "false" || value == "no" || value == "off" || value == "0") {
+        config.strict = false;
+      } else {
+        return Status::error(at + "bad value '" + value + "' for key 'strict': expected true or false");
+      }
     }
   }
   for (const auto& [section, line] : section_lines) {

@@ -30,6 +30,7 @@ struct Config {
   std::vector<std::string> disabled;
   std::vector<std::string> op_pack_precedence;
   std::optional<int> threads;
+  bool strict = false;  // fail when a node would fall back to op packs
   std::map<std::string, PluginSection> plugins;
   std::map<std::string, int> lines;  // top-level key -> line
 

@@ -9,6 +9,7 @@
 #include "input_gen.h"
 #include "interpreter.h"
 #include "npy.h"
+#include "plan_report.h"
 
 namespace baton::tool {
 
@@ -53,18 +54,10 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
   int code = kExitOk;
   auto env = make_environment(g, &code);
   if (!env) return code;
-  auto model = load_model_file(path);
-  if (!model) {
-    std::fprintf(stderr, "baton: error: %s\n", model.error().c_str());
-    return kExitError;
-  }
   const auto t0 = std::chrono::steady_clock::now();
-  auto created = Interpreter::create(env, model.value());
-  if (!created) {
-    std::fprintf(stderr, "baton: error: %s\n", created.error().c_str());
-    return kExitError;
-  }
-  Interpreter& interp = *created.value();
+  auto created = make_interpreter(g, env, path, &code);
+  if (!created) return code;
+  Interpreter& interp = *created;
   const auto t1 = std::chrono::steady_clock::now();
 
   if (!inputs.empty() && inputs.size() != interp.input_count()) {
@@ -148,6 +141,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
     }
   }
   std::printf("model: %s (%zu nodes)\n", path.c_str(), interp.nodes().size());
+  std::printf("plan: %s\n", plan_summary(interp).c_str());
   std::printf("load+prepare %.2f ms, invoke %.2f ms (mean of %d)\n",
               std::chrono::duration<double, std::milli>(t1 - t0).count(), total_ms / runs, runs);
   for (size_t i = 0; i < interp.output_count(); ++i) {

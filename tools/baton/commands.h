@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "environment.h"
+#include "interpreter.h"
 
 namespace baton::tool {
 
@@ -21,6 +22,7 @@ struct GlobalOptions {
   std::vector<std::string> delegates;
   bool no_delegates = false;
   bool verbose = false;
+  bool strict = false;
   int threads = 0;
 };
 
@@ -28,9 +30,14 @@ struct GlobalOptions {
 boost::program_options::options_description global_options_description(GlobalOptions& g);
 // Builds the environment (config + plugins); prints the error and returns null on failure.
 std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code);
+// Loads the model and builds its interpreter (strict if --strict or the config says so); prints the
+// error and returns null on failure.
+std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
+                                              const std::string& path, int* exit_code);
 
 int cmd_inspect(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_map& vm);
+int cmd_plan(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 
 std::string shape_string(const std::vector<int32_t>& shape);

@@ -14,6 +14,7 @@ boost::program_options::options_description global_options_description(GlobalOpt
       "delegate", po::value<std::vector<std::string>>(&g.delegates)->composing(),
       "delegate chain, in order (repeatable; replaces the configured order)")(
       "no-delegates", po::bool_switch(&g.no_delegates), "run every node on op packs")(
+      "strict", po::bool_switch(&g.strict), "fail if any node would fall back to op packs")(
       "threads", po::value<int>(&g.threads)->default_value(0),
       "threads for every plugin that does not set its own (0: the config's, else all cores)")(
       "verbose,v", po::bool_switch(&g.verbose), "print what is loaded and decided");
@@ -35,6 +36,25 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
     return nullptr;
   }
   return env.value();
+}
+
+std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
+                                              const std::string& path, int* exit_code) {
+  auto model = load_model_file(path);
+  if (!model) {
+    std::fprintf(stderr, "baton: error: %s\n", model.error().c_str());
+    *exit_code = kExitError;
+    return nullptr;
+  }
+  InterpreterOptions o;
+  o.strict = g.strict || env->config().strict;
+  auto interp = Interpreter::create(env, model.value(), o);
+  if (!interp) {
+    std::fprintf(stderr, "baton: error: %s\n", interp.error().c_str());
+    *exit_code = kExitError;
+    return nullptr;
+  }
+  return std::move(interp.value());
 }
 
 std::string shape_string(const std::vector<int32_t>& shape) {

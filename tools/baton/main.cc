@@ -22,6 +22,10 @@ struct Subcommand {
 void inspect_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")("json", "print one JSON object");
 }
+void plan_options(po::options_description& d) {
+  d.add_options()("model", po::value<std::string>(), "the .tflite file")(
+      "format", po::value<std::string>()->default_value("text"), "text, json, dot or svg (svg needs Graphviz)");
+}
 void plugins_options(po::options_description& d) { d.add_options()("json", "print one JSON object"); }
 void run_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")(
@@ -40,6 +44,9 @@ const Subcommand kCommands[] = {
     {"plugins", "baton plugins [--json]",
      "the loaded plugins (name, version, kind, ABI, path, ops, options) and every skipped file with its reason",
      plugins_options, cmd_plugins},
+    {"plan", "baton plan MODEL [--format text|json|dot|svg]",
+     "where every node runs (delegate partition, op pack, folded) and why earlier delegates refused it",
+     plan_options, cmd_plan},
     {"run", "baton run MODEL [--input FILE.npy ...] [--output-dir DIR] [--seed N]",
      "run a model on .npy inputs (or generated ones) and write or summarise its outputs", run_options, cmd_run},
 };

@@ -1,0 +1,225 @@
+#include "plan_report.h"
+
+#include <map>
+#include <set>
+
+#include "commands.h"
+#include "json_writer.h"
+
+namespace baton::tool {
+
+namespace {
+
+struct Totals {
+  size_t nodes = 0;
+  size_t folded = 0;
+  std::map<std::string, size_t> per_plugin;            // running nodes per plugin
+  std::map<std::string, size_t> partitions_per_plugin;
+  std::vector<std::string> order;                      // plugins in first-seen order
+  size_t round_trips = 0;
+};
+
+Totals totals(const Interpreter& in) {
+  Totals t;
+  t.nodes = in.nodes().size();
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    Placement p = in.placement(i);
+    if (p.kind == "folded") {
+      ++t.folded;
+      continue;
+    }
+    if (!t.per_plugin.count(p.plugin)) t.order.push_back(p.plugin);
+    ++t.per_plugin[p.plugin];
+  }
+  for (const auto& p : in.partitions()) ++t.partitions_per_plugin[p->plugin->name];
+  t.round_trips = in.partitions().size();
+  return t;
+}
+
+size_t boundary_bytes(const Partition& p) {
+  size_t bytes = 0;
+  for (const Tensor* t : p.inputs) bytes += t->bytes;
+  for (const Tensor* t : p.outputs) bytes += t->bytes;
+  return bytes;
+}
+
+std::string tensor_list(const std::vector<Tensor*>& tensors) {
+  std::string s;
+  for (const Tensor* t : tensors) {
+    s += (s.empty() ? "" : ", ") + std::string("t") + std::to_string(t->index) + " " + shape_string(t->shape);
+  }
+  return s;
+}
+
+std::string op_label(const Node& n) {
+  return node_op_name(*n.info) + " v" + std::to_string(n.info->version);
+}
+
+}  // namespace
+
+std::string plan_summary(const Interpreter& in) {
+  const Totals t = totals(in);
+  std::string s;
+  for (const std::string& plugin : t.order) {
+    const size_t n = t.per_plugin.at(plugin);
+    s += (s.empty() ? "" : "; ") + plugin + ": ";
+    if (t.partitions_per_plugin.count(plugin)) {
+      const size_t parts = t.partitions_per_plugin.at(plugin);
+      s += std::to_string(n) + " of " + std::to_string(t.nodes - t.folded) + " nodes in " + std::to_string(parts) +
+           (parts == 1 ? " partition" : " partitions");
+    } else {
+      s += std::to_string(n) + (n == 1 ? " node" : " nodes");
+    }
+  }
+  if (t.folded) s += (s.empty() ? "" : "; ") + std::to_string(t.folded) + " folded at load";
+  if (!in.fallbacks().empty()) s += "; " + std::to_string(in.fallbacks().size()) + " fallback(s)";
+  return s;
+}
+
+std::string plan_text(const Interpreter& in) {
+  std::string s = "plan for " + in.model().source() + "\n" + plan_summary(in) + "\n\nnodes:\n";
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    const Node& n = in.nodes()[i];
+    Placement p = in.placement(i);
+    char line[256];
+    std::snprintf(line, sizeof line, "  %4zu %-28s ", i, op_label(n).c_str());
+    s += line;
+    if (p.kind == "delegate") {
+      s += p.plugin + " (partition " + std::to_string(p.partition) + ")";
+    } else if (p.kind == "folded") {
+      s += "folded at load";
+    } else {
+      s += p.plugin + " (op pack)";
+    }
+    s += "\n";
+    for (const Refusal& r : in.refusals(i)) s += "         " + r.plugin + " refused: " + r.reason + "\n";
+  }
+  if (!in.partitions().empty()) s += "\npartitions:\n";
+  for (const auto& p : in.partitions()) {
+    s += "  " + std::to_string(p->id) + ": " + p->plugin->name + ", " + std::to_string(p->nodes.size()) +
+         " nodes (";
+    for (size_t k = 0; k < p->nodes.size(); ++k) s += (k ? " " : "") + std::to_string(p->nodes[k]->info->index);
+    s += ")\n     inputs: " + tensor_list(p->inputs) + "\n     outputs: " + tensor_list(p->outputs) +
+         "\n     boundary bytes: " + std::to_string(boundary_bytes(*p)) + "\n";
+  }
+  if (!in.fallbacks().empty()) s += "\nfallbacks:\n";
+  for (const Fallback& f : in.fallbacks()) {
+    s += "  " + f.plugin + " lost partition " + std::to_string(f.partition) + " (" + std::to_string(f.nodes.size()) +
+         " nodes) at " + f.stage + ": " + f.reason + "\n";
+  }
+  const Totals t = totals(in);
+  s += "\ntotals: " + std::to_string(t.nodes) + " nodes, " + std::to_string(t.folded) + " folded";
+  for (const std::string& plugin : t.order) s += ", " + plugin + " " + std::to_string(t.per_plugin.at(plugin));
+  s += "; " + std::to_string(in.partitions().size()) + " partitions, " + std::to_string(t.round_trips) +
+       " host round trips\n";
+  return s;
+}
+
+std::string plan_json(const Interpreter& in) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("model", in.model().source());
+  j.key("nodes").begin_array();
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    const Node& n = in.nodes()[i];
+    Placement p = in.placement(i);
+    j.begin_object().field("index", static_cast<int>(i)).field("op", node_op_name(*n.info));
+    j.field("version", n.info->version);
+    j.key("placement").begin_object().field("kind", p.kind).field("plugin", p.plugin).key("partition");
+    if (p.partition >= 0) j.value(p.partition); else j.null();
+    j.end_object();
+    j.key("refusals").begin_array();
+    for (const Refusal& r : in.refusals(i)) j.begin_object().field("plugin", r.plugin).field("reason", r.reason).end_object();
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("partitions").begin_array();
+  for (const auto& p : in.partitions()) {
+    j.begin_object().field("id", p->id).field("plugin", p->plugin->name);
+    j.key("nodes").begin_array();
+    for (const Node* n : p->nodes) j.value(n->info->index);
+    j.end_array();
+    j.key("inputs").begin_array();
+    for (const Tensor* t : p->inputs) j.value(t->index);
+    j.end_array();
+    j.key("outputs").begin_array();
+    for (const Tensor* t : p->outputs) j.value(t->index);
+    j.end_array();
+    j.field("boundary_bytes", static_cast<uint64_t>(boundary_bytes(*p))).end_object();
+  }
+  j.end_array();
+  j.key("fallbacks").begin_array();
+  for (const Fallback& f : in.fallbacks()) {
+    j.begin_object().field("plugin", f.plugin).field("partition", f.partition).field("stage", f.stage);
+    j.field("reason", f.reason).array_of("nodes", f.nodes).end_object();
+  }
+  j.end_array();
+  const Totals t = totals(in);
+  j.key("totals").begin_object().field("nodes", static_cast<uint64_t>(t.nodes)).field("folded", static_cast<uint64_t>(t.folded));
+  j.key("per_plugin").begin_object();
+  for (const std::string& plugin : t.order) j.field(plugin, static_cast<uint64_t>(t.per_plugin.at(plugin)));
+  j.end_object();
+  j.field("partitions", static_cast<uint64_t>(in.partitions().size()));
+  j.field("host_round_trips", static_cast<uint64_t>(t.round_trips)).end_object();
+  j.end_object();
+  return j.str();
+}
+
+std::string plan_dot(const Interpreter& in) {
+  static const char* const kColours[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
+                                         "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd"};
+  std::map<std::string, const char*> colour;
+  auto colour_of = [&](const std::string& plugin) {
+    auto it = colour.find(plugin);
+    if (it != colour.end()) return it->second;
+    const char* c = kColours[colour.size() % (sizeof kColours / sizeof kColours[0])];
+    colour[plugin] = c;
+    return c;
+  };
+  auto quote = [](const std::string& text) {
+    std::string q = "\"";
+    for (char c : text) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+  };
+  std::string s = "digraph plan {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n";
+  std::map<int, std::vector<size_t>> by_partition;
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    Placement p = in.placement(i);
+    if (p.kind == "folded") continue;
+    if (p.partition >= 0) by_partition[p.partition].push_back(i);
+  }
+  auto node_line = [&](size_t i) {
+    Placement p = in.placement(i);
+    return "n" + std::to_string(i) + " [label=" + quote(std::to_string(i) + ": " + op_label(in.nodes()[i]) + "\\n" + p.plugin) +
+           ", fillcolor=" + quote(colour_of(p.plugin)) + "];\n";
+  };
+  for (const auto& [id, nodes] : by_partition) {
+    s += "  subgraph cluster_p" + std::to_string(id) + " {\n    label=" +
+         quote("partition " + std::to_string(id) + " (" + in.partitions()[id]->plugin->name + ")") + ";\n";
+    for (size_t i : nodes) s += "    " + node_line(i);
+    s += "  }\n";
+  }
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    Placement p = in.placement(i);
+    if (p.kind == "folded" || p.partition >= 0) continue;
+    s += "  " + node_line(i);
+  }
+  // Edges through non-constant tensors.
+  std::map<int, size_t> producer;
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    if (in.placement(i).kind == "folded") continue;
+    for (const Tensor* t : in.nodes()[i].outputs) producer[t->index] = i;
+  }
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    if (in.placement(i).kind == "folded") continue;
+    std::set<size_t> from;
+    for (const Tensor* t : in.nodes()[i].inputs) {
+      if (t && !t->is_constant && producer.count(t->index)) from.insert(producer[t->index]);
+    }
+    for (size_t f : from) s += "  n" + std::to_string(f) + " -> n" + std::to_string(i) + ";\n";
+  }
+  s += "}\n";
+  return s;
+}
+
+}  // namespace baton::tool
