@@ -225,6 +225,22 @@ TEST_F(CliTest, PlanShowsPlacementRefusalsAndPartitions) {
   EXPECT_NE(r.out.find("plan: deleg-a: 1 of 2 nodes in 1 partition; testpack: 1 node"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, BenchReportsLatencyMemoryAndProfile) {
+  Result r = baton("bench " + work_.file("tiny.tflite") + " --runs 7 --warmup 1 --threads 1 --profile --json" + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* field : {"\"load_ms\":", "\"first_run_ms\":", "\"latency_ms\":{\"min\":", "\"median\":",
+                            "\"mean\":", "\"p90\":", "\"runs\":7", "\"threads\":1", "\"arena_bytes\":",
+                            "\"peak_rss_bytes\":", "\"plan\":\"testpack: 2 nodes\"",
+                            "{\"op\":\"TimesTwo\",\"plugin\":\"testpack\""}) {
+    EXPECT_NE(r.out.find(field), std::string::npos) << field << " missing in " << r.out;
+  }
+  r = baton("bench " + work_.file("tiny.tflite") + " --runs 3 --profile" + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("latency ms: min"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per op type"), std::string::npos) << r.out;
+  EXPECT_EQ(baton("bench " + work_.file("tiny.tflite") + " --runs 0" + common_).code, 2);
+}
+
 TEST(ExampleConfig, ParsesAsShipped) {
   auto config = load_config(std::string(BATON_SOURCE_ROOT) + "/tools/config/baton.conf.example");
   ASSERT_TRUE(config) << config.error();

@@ -1,6 +1,7 @@
 #include "interpreter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "arena_planner.h"
@@ -568,12 +569,15 @@ Status Interpreter::invoke() {
   if (!invoked_ && stateless && !partitions_.empty()) {
     for (const Tensor* t : inputs_) saved.emplace_back(t->data, t->data + t->bytes);
   }
+  if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
   for (;;) {
     Partition* failed = nullptr;
     std::string failure;
-    for (const Step& step : steps_) {
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& step = steps_[k];
       baton_error error;
       baton_status st;
+      const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       try {
         st = step.partition ? step.partition->plugin->delegate.partition_invoke(
                                   step.partition->plugin->state, step.partition->state,
@@ -583,6 +587,9 @@ Status Interpreter::invoke() {
       } catch (...) {
         st = BATON_ERROR;
         error.message = "threw an exception across the C boundary";
+      }
+      if (profiling_) {
+        step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       }
       if (st == BATON_OK) continue;
       const std::string why = error.message.empty() ? "no reason given" : error.message;
@@ -603,12 +610,24 @@ Status Interpreter::invoke() {
     if (Status s = partition(); !s) return s;
     if (Status s = check_runnable(); !s) return s;
     if (Status s = prepare_with_fallback(); !s) return s;
+    step_seconds_.assign(steps_.size(), 0.0);
     for (size_t i = 0; i < inputs_.size() && i < saved.size(); ++i) {
       std::memcpy(inputs_[i]->data, saved[i].data(), std::min(saved[i].size(), inputs_[i]->bytes));
     }
   }
   invoked_ = true;
   return Status::ok();
+}
+
+std::string Interpreter::step_op(size_t i) const {
+  const Step& s = steps_.at(i);
+  if (s.partition) return "partition " + std::to_string(s.partition->id);
+  return node_op_name(*s.node->info);
+}
+
+std::string Interpreter::step_plugin(size_t i) const {
+  const Step& s = steps_.at(i);
+  return s.partition ? s.partition->plugin->name : s.node->plugin->name;
 }
 
 int Interpreter::input_index(const std::string& name) const {

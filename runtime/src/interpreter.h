@@ -78,6 +78,15 @@ class Interpreter {
   size_t arena_bytes() const { return arena_bytes_; }
   size_t naive_bytes() const { return naive_bytes_; }
   size_t folded_nodes() const { return folded_nodes_; }
+  // Profiling: with it on, invoke adds each step's wall time; steps are host nodes and partitions.
+  void set_profiling(bool on) { profiling_ = on; }
+  size_t step_count() const { return steps_.size(); }
+  // For a host node: its op and op pack; for a partition: "partition N" and its delegate.
+  std::string step_op(size_t i) const;
+  std::string step_plugin(size_t i) const;
+  int step_node(size_t i) const { return steps_[i].node ? steps_[i].node->info->index : -1; }
+  const std::vector<double>& step_seconds() const { return step_seconds_; }
+  void reset_profile() { step_seconds_.assign(steps_.size(), 0.0); }
   size_t folded_bytes() const { return folded_bytes_; }
 
  private:
@@ -127,6 +136,8 @@ class Interpreter {
   size_t folded_bytes_ = 0;
   bool needs_prepare_ = true;
   bool invoked_ = false;
+  bool profiling_ = false;
+  std::vector<double> step_seconds_;
 };
 
 }  // namespace baton

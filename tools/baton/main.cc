@@ -26,6 +26,13 @@ void plan_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")(
       "format", po::value<std::string>()->default_value("text"), "text, json, dot or svg (svg needs Graphviz)");
 }
+void bench_options(po::options_description& d) {
+  d.add_options()("model", po::value<std::string>(), "the .tflite file")(
+      "runs", po::value<int>()->default_value(50), "timed runs")(
+      "warmup", po::value<int>()->default_value(5), "untimed runs after the first")(
+      "profile", "time every step (node or delegate partition) and sum per op type")(
+      "json", "print one JSON object");
+}
 void plugins_options(po::options_description& d) { d.add_options()("json", "print one JSON object"); }
 void run_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")(
@@ -38,6 +45,9 @@ void run_options(po::options_description& d) {
 }
 
 const Subcommand kCommands[] = {
+    {"bench", "baton bench MODEL [--runs N] [--warmup N] [--threads N] [--profile] [--json]",
+     "load time, first run, min/median/mean/p90 latency, arena and peak memory, optional per-op profile",
+     bench_options, cmd_bench},
     {"inspect", "baton inspect MODEL [--json]",
      "inputs, outputs, signatures, ops with versions and counts, tensors by type, constant bytes, metadata",
      inspect_options, cmd_inspect},
