@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -239,6 +240,44 @@ TEST_F(CliTest, BenchReportsLatencyMemoryAndProfile) {
   EXPECT_NE(r.out.find("latency ms: min"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("per op type"), std::string::npos) << r.out;
   EXPECT_EQ(baton("bench " + work_.file("tiny.tflite") + " --runs 0" + common_).code, 2);
+}
+
+// --image prepares a photo exactly as the committed reference inputs were prepared (tools/image-to-npy.mjs).
+TEST_F(CliTest, ImageInputMatchesTheReferencePreparation) {
+  const char* cache = std::getenv("BATON_MODEL_CACHE");
+  const std::string png = std::string(cache ? cache : "") + "/images/astronaut.png";
+  if (!std::ifstream(png)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << png << " (run tools/fetch-images.sh)";
+    GTEST_SKIP() << "no " << png;
+  }
+  struct Case {
+    int size;
+    const char* range;
+    const char* reference;
+  };
+  for (const Case& c : {Case{128, "-1:1", "face_detection_short_range-astronaut"},
+                        Case{256, "0:1", "pose_landmark_lite-astronaut"}}) {
+    TinyModel m;
+    m.tensors = {{{1, c.size, c.size, 3}, 0, {}, "image"}, {{1, c.size, c.size, 3}, 0, {}, "doubled"}};
+    m.ops = {{32, "TimesTwo", 1, {0}, {1}}};
+    m.inputs = {0};
+    m.outputs = {1};
+    const std::vector<uint8_t> bytes = m.build();
+    const std::string model = work_.file("image" + std::to_string(c.size) + ".tflite");
+    std::ofstream(model, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::string out = work_.file("img" + std::to_string(c.size));
+    Result r = baton("run " + model + " --image " + png + " --image-range " + c.range + " --output-dir " + out + common_);
+    ASSERT_EQ(r.code, 0) << r.out;
+    std::vector<float> ours = read_floats(out + "/in_0.npy");
+    std::vector<float> ref = read_floats(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + c.reference + "/in_0.npy");
+    ASSERT_EQ(ours.size(), ref.size());
+    float worst = 0;
+    for (size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - ref[i]));
+    EXPECT_LT(worst, 1e-5f) << c.reference;
+  }
+  Result r = baton("run " + work_.file("tiny.tflite") + " --image " + png + common_);
+  EXPECT_EQ(r.code, 2) << r.out;  // two inputs
+  EXPECT_EQ(baton("run " + work_.file("image128.tflite") + " --image " + png + " --image-range 1:1" + common_).code, 2);
 }
 
 TEST(ExampleConfig, ParsesAsShipped) {

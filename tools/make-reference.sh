@@ -117,13 +117,10 @@ trap 'rm -rf "$tmp"' EXIT
 astronaut=
 get_astronaut() {
   [ -n "$astronaut" ] && return 0
-  astronaut=${ASTRONAUT_PNG:-$cache/images/astronaut.png}
-  if [ -z "${ASTRONAUT_PNG:-}" ] && ! sha256sum "$astronaut" 2>/dev/null | grep -q "^$astronaut_sha256 "; then
-    echo "$prog: apt-get download python3-skimage (for $astronaut_member)"
-    (cd "$tmp" && apt-get download python3-skimage >/dev/null) || die "apt-get download python3-skimage failed"
-    mkdir -p "$cache/images"
-    dpkg-deb --fsys-tarfile "$tmp"/python3-skimage_*.deb | tar -xOf - "$astronaut_member" > "$tmp/astronaut.png"
-    mv "$tmp/astronaut.png" "$astronaut"
+  if [ -n "${ASTRONAUT_PNG:-}" ]; then
+    astronaut=$ASTRONAUT_PNG
+  else
+    astronaut=$("$here/fetch-images.sh" "$cache") || die "cannot fetch astronaut.png"
   fi
   sha256sum "$astronaut" | grep -q "^$astronaut_sha256 " \
     || die "$astronaut: sha256 is not $astronaut_sha256"

@@ -12,6 +12,7 @@ tools/setup.sh
 export BATON_MODEL_CACHE=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}
 export BATON_REQUIRE_MODELS=1
 tools/fetch-models.sh "$BATON_MODEL_CACHE" >/dev/null
+tools/fetch-images.sh "$BATON_MODEL_CACHE" >/dev/null
 
 jobs=$(nproc)
 run_suite() {

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "input_gen.h"
 #include "interpreter.h"
+#include "image_input.h"
 #include "npy.h"
 #include "plan_report.h"
 
@@ -60,6 +61,20 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
   Interpreter& interp = *created;
   const auto t1 = std::chrono::steady_clock::now();
 
+  const std::string image = vm.count("image") ? vm["image"].as<std::string>() : std::string();
+  if (!image.empty() && !inputs.empty()) {
+    std::fprintf(stderr, "baton run: give --image or --input, not both\n");
+    return kExitUsage;
+  }
+  auto range = parse_image_range(vm["image-range"].as<std::string>());
+  if (!range) {
+    std::fprintf(stderr, "baton run: %s\n", range.error().c_str());
+    return kExitUsage;
+  }
+  if (!image.empty() && interp.input_count() != 1) {
+    std::fprintf(stderr, "baton run: --image needs a model with one input; this one has %zu\n", interp.input_count());
+    return kExitUsage;
+  }
   if (!inputs.empty() && inputs.size() != interp.input_count()) {
     std::fprintf(stderr, "baton run: the model has %zu input(s) but %zu --input file(s) were given\n",
                  interp.input_count(), inputs.size());
@@ -69,7 +84,19 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
   std::vector<NpyArray> arrays(interp.input_count());
   for (size_t i = 0; i < interp.input_count(); ++i) {
     Tensor& t = interp.input(i);
-    if (!inputs.empty()) {
+    if (!image.empty()) {
+      if (t.type != BATON_TYPE_FLOAT32) {
+        std::fprintf(stderr, "baton: error: --image needs a float32 input; input 0 (%s) is %s\n", t.info->name.c_str(),
+                     type_name(t.type));
+        return kExitError;
+      }
+      auto arr = image_to_input(image, t.shape, range.value());
+      if (!arr) {
+        std::fprintf(stderr, "baton: error: %s\n", arr.error().c_str());
+        return kExitError;
+      }
+      arrays[i] = std::move(arr.value());
+    } else if (!inputs.empty()) {
       auto arr = read_npy(inputs[i]);
       if (!arr) {
         std::fprintf(stderr, "baton: error: input %zu (%s): %s\n", i, t.info->name.c_str(), arr.error().c_str());
@@ -133,7 +160,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
     total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
   }
   for (size_t i = 0; i < interp.input_count(); ++i) {
-    if (!out_dir.empty() && inputs.empty()) {
+    if (!out_dir.empty() && inputs.empty()) {  // generated or from --image: keep what was fed
       if (Status s = write_npy(out_dir + "/in_" + std::to_string(i) + ".npy", arrays[i]); !s) {
         std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
         return kExitError;

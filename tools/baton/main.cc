@@ -40,6 +40,9 @@ void run_options(po::options_description& d) {
       "a .npy file per model input, in input order (repeat the option)")(
       "output-dir,o", po::value<std::string>(),
       "write outputs as out_0.npy, out_1.npy, ... (and generated inputs as in_0.npy, ...)")(
+      "image", po::value<std::string>(), "a photo (PNG, JPEG, ...) for a model with one [1,H,W,3] float input: "
+      "resized to HxW (bilinear), RGB, scaled to --image-range")(
+      "image-range", po::value<std::string>()->default_value("-1:1"), "LO:HI the pixel values 0..255 map to")(
       "seed", po::value<uint32_t>()->default_value(0), "seed of the generated inputs when no --input is given")(
       "runs", po::value<int>()->default_value(1), "invoke this many times (the outputs are from the last)");
 }
@@ -57,7 +60,7 @@ const Subcommand kCommands[] = {
     {"plan", "baton plan MODEL [--format text|json|dot|svg]",
      "where every node runs (delegate partition, op pack, folded) and why earlier delegates refused it",
      plan_options, cmd_plan},
-    {"run", "baton run MODEL [--input FILE.npy ...] [--output-dir DIR] [--seed N]",
+    {"run", "baton run MODEL [--input FILE.npy ... | --image FILE] [--output-dir DIR] [--seed N]",
      "run a model on .npy inputs (or generated ones) and write or summarise its outputs", run_options, cmd_run},
 };
 
