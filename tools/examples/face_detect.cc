@@ -1,7 +1,7 @@
 // baton-face-detect: the README's first job, and an example of baton's C++ application API.
-// Runs MediaPipe's short-range face detector (BlazeFace, 128x128 input) on an image given as a
-// float32 .npy of shape [1,128,128,3] in [-1,1], decodes its 896 anchor boxes and prints the best
-// detection.
+// Runs MediaPipe's short-range face detector (BlazeFace, 128x128 input) on a photo (PNG, JPEG, ...;
+// resized and scaled to [-1,1] as `baton run --image` does) or on a float32 .npy of shape [1,128,128,3],
+// decodes its 896 anchor boxes and prints the best detection.
 //
 // Box decoding follows the model's published anchor layout: feature maps of stride 8 (16x16 cells, 2
 // anchors each) and stride 16 (8x8 cells, 6 anchors each), anchors at cell centres with a fixed size, so
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "baton/baton.hpp"
+#include "image_input.h"
 #include "npy.h"
 
 namespace {
@@ -42,11 +43,14 @@ std::vector<Anchor> blazeface_anchors() {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: baton-face-detect face_detection_short_range.tflite IMAGE.npy\n");
+    std::fprintf(stderr, "usage: baton-face-detect face_detection_short_range.tflite IMAGE.{png,jpg,npy}\n");
     return 2;
   }
   try {
-    auto image = baton::tool::read_npy(argv[2]);
+    const std::string path = argv[2];
+    auto image = path.size() > 4 && path.substr(path.size() - 4) == ".npy"
+                     ? baton::tool::read_npy(path)
+                     : baton::tool::image_to_input(path, {1, 128, 128, 3}, {});
     if (!image) {
       std::fprintf(stderr, "baton-face-detect: %s\n", image.error().c_str());
       return 1;

@@ -1,0 +1,135 @@
+// Real models (fetched by tools/fetch-models.sh, never committed) run through the builtin op pack alone
+// and must match the reference outputs committed in tests/data/reference (made by
+// tools/make-reference.sh with Google's LiteRT): per output, max |baton - ref| <= 1e-3 * max |ref|.
+// Models with custom ops or quantized tensors must fail cleanly, naming what is missing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "interpreter.h"
+#include "npy.h"
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string model_cache() {
+  const char* c = std::getenv("BATON_MODEL_CACHE");
+  return c ? c : "";
+}
+
+std::vector<std::string> reference_cases() {
+  std::vector<std::string> cases;
+  for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference")) {
+    if (e.is_directory()) cases.push_back(e.path().filename().string());
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+std::shared_ptr<Environment> builtin_only() {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  EXPECT_TRUE(env) << env.error();
+  return env ? env.value() : nullptr;
+}
+
+class RealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealModel, MatchesTheReference) {
+  const std::string name = GetParam();
+  const std::string model_name = name.substr(0, name.find('-')) + ".tflite";
+  const std::string path = model_cache() + "/" + model_name;
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path << " (run tools/fetch-models.sh)";
+    GTEST_SKIP() << "missing " << path;
+  }
+  auto env = builtin_only();
+  ASSERT_TRUE(env);
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env, model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    auto arr = tool::read_npy(ref + "in_" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    ASSERT_EQ(arr->shape, in.input(i).shape) << "input " << i;
+    ASSERT_EQ(arr->data.size(), in.input(i).bytes);
+    std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
+  }
+  Status s = in.invoke();
+  ASSERT_TRUE(s) << s.message();
+  double worst_model = 0;
+  for (size_t o = 0; o < in.output_count(); ++o) {
+    auto arr = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    const Tensor& t = in.output(o);
+    ASSERT_EQ(arr->shape, t.shape) << "output " << o;
+    const size_t n = arr->data.size() / 4;
+    const float* want = reinterpret_cast<const float*>(arr->data.data());
+    const float* got = reinterpret_cast<const float*>(t.data);
+    double max_ref = 0, max_diff = 0;
+    for (size_t k = 0; k < n; ++k) {
+      max_ref = std::max(max_ref, std::abs(static_cast<double>(want[k])));
+      const double d = std::abs(static_cast<double>(got[k]) - want[k]);
+      if (!(d <= max_diff)) max_diff = d;  // NaN counts as worst
+    }
+    const double rel = max_ref > 0 ? max_diff / max_ref : max_diff;
+    worst_model = std::max(worst_model, rel);
+    EXPECT_LE(rel, 1e-3) << name << " output " << o << ": max |diff| " << max_diff << " vs max |ref| " << max_ref;
+  }
+  RecordProperty("worst_relative_error", std::to_string(worst_model));
+  std::printf("[ worst    ] %s: max |baton - ref| / max |ref| = %.3g (%zu nodes, %zu folded)\n", name.c_str(),
+              worst_model, in.nodes().size(), in.folded_nodes());
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, RealModel, ::testing::ValuesIn(reference_cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
+
+struct Unsupported {
+  const char* model;
+  const char* message;
+};
+
+class UnsupportedModel : public ::testing::TestWithParam<Unsupported> {};
+
+TEST_P(UnsupportedModel, FailsCleanlyNamingWhatIsMissing) {
+  const std::string path = model_cache() + "/" + GetParam().model;
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
+    GTEST_SKIP() << "missing " << path;
+  }
+  auto env = builtin_only();
+  ASSERT_TRUE(env);
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env, model.value());
+  ASSERT_FALSE(interp);
+  EXPECT_NE(interp.error().find(GetParam().message), std::string::npos) << interp.error();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, UnsupportedModel,
+    ::testing::Values(
+        Unsupported{"selfie_segmentation.tflite", "no op pack supports custom op 'Convolution2DTransposeBias'"},
+        Unsupported{"face_landmark_with_attention.tflite", "custom op 'Landmarks2TransformMatrix'"},
+        Unsupported{"mobilenet_ssd_v2_coco_quant_postprocess.tflite", "UINT8"},
+        Unsupported{"mobilenet_ssd_v2_coco_quant_postprocess_edgetpu.tflite", "custom op 'edgetpu-custom-op'"}),
+    [](const ::testing::TestParamInfo<Unsupported>& info) {
+      std::string n = info.param.model;
+      n = n.substr(0, n.find('.'));
+      for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n;
+    });
+
+}  // namespace
+}  // namespace baton::test
