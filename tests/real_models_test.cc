@@ -122,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Unsupported{"selfie_segmentation.tflite", "no op pack supports custom op 'Convolution2DTransposeBias'"},
         Unsupported{"face_landmark_with_attention.tflite", "custom op 'Landmarks2TransformMatrix'"},
-        Unsupported{"mobilenet_ssd_v2_coco_quant_postprocess.tflite", "UINT8"},
+        Unsupported{"mobilenet_ssd_v2_coco_quant_postprocess.tflite", "custom op 'TFLite_Detection_PostProcess'"},
         Unsupported{"mobilenet_ssd_v2_coco_quant_postprocess_edgetpu.tflite", "custom op 'edgetpu-custom-op'"}),
     [](const ::testing::TestParamInfo<Unsupported>& info) {
       std::string n = info.param.model;

@@ -1,0 +1,82 @@
+// Broadcasting binary ops: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM and PRELU. The
+// broadcast is planned in prepare; invoke is one kernel call.
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/binary.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+struct BinaryState : OpState {
+  BroadcastPlan plan;
+  ActivationRange range;
+};
+
+BinaryOp binary_op_of(int32_t code) {
+  switch (code) {
+    case op::kAdd: return BinaryOp::kAdd;
+    case op::kSub: return BinaryOp::kSub;
+    case op::kMul: return BinaryOp::kMul;
+    case op::kDiv: return BinaryOp::kDiv;
+    case op::kSquaredDifference: return BinaryOp::kSquaredDifference;
+    case op::kMinimum: return BinaryOp::kMinimum;
+    case op::kMaximum: return BinaryOp::kMaximum;
+    default: return BinaryOp::kPrelu;
+  }
+}
+
+void binary_prepare(OpContext& ctx) {
+  baton_tensor* a = ctx.input(0);
+  baton_tensor* b = ctx.input(1);
+  const bool prelu = ctx.op_code() == op::kPrelu;
+  ctx.require_float(a, "input");
+  ctx.require_float(b, prelu ? "alpha" : "second input");
+  const auto sa = ctx.shape(a);
+  const auto sb = ctx.shape(b);
+  ctx.require(static_cast<int>(sa.size()) <= kMaxBroadcastRank && static_cast<int>(sb.size()) <= kMaxBroadcastRank,
+              "rank above " + std::to_string(kMaxBroadcastRank) + " not supported");
+  std::vector<int32_t> out;
+  if (!broadcast_shape(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()), out)) {
+    auto text = [](std::span<const int32_t> s) {
+      std::string t = "[";
+      for (size_t i = 0; i < s.size(); ++i) {
+        if (i) t += ',';
+        t += std::to_string(s[i]);
+      }
+      t += ']';
+      return t;
+    };
+    ctx.fail(BATON_INVALID_ARGUMENT, "shapes " + text(sa) + " and " + text(sb) + " do not broadcast");
+  }
+  auto& s = ctx.state<BinaryState>();
+  s.plan = plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));
+  const int32_t code = ctx.op_code();
+  const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul || code == op::kDiv;
+  s.range = fused ? ctx.activation(ctx.options().u.elementwise.activation) : ActivationRange{};
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void binary_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<BinaryState>();
+  binary(binary_op_of(ctx.op_code()), s.plan, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
+         ctx.mutable_data<float>(ctx.output(0)), s.range);
+}
+
+constexpr OpDef kOps[] = {
+    {op::kAdd, "ADD", 1, 5, binary_prepare, binary_invoke},
+    {op::kSub, "SUB", 1, 5, binary_prepare, binary_invoke},
+    {op::kMul, "MUL", 1, 7, binary_prepare, binary_invoke},
+    {op::kDiv, "DIV", 1, 2, binary_prepare, binary_invoke},
+    {op::kSquaredDifference, "SQUARED_DIFFERENCE", 1, 2, binary_prepare, binary_invoke},
+    {op::kMinimum, "MINIMUM", 1, 4, binary_prepare, binary_invoke},
+    {op::kMaximum, "MAXIMUM", 1, 4, binary_prepare, binary_invoke},
+    {op::kPrelu, "PRELU", 1, 1, binary_prepare, binary_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> binary_ops() { return kOps; }
+
+}  // namespace baton::builtin

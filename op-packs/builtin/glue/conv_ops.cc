@@ -1,0 +1,201 @@
+// CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV: options and tensors into kernel parameters. A constant
+// CONV_2D filter is packed for the GEMM once, in prepare; a computed one (e.g. a DEQUANTIZE output) is
+// packed at each invoke into a buffer sized in prepare.
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/conv.h"
+#include "kernels/depthwise_conv.h"
+#include "kernels/transpose_conv.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+struct ConvState : OpState {
+  ConvParams params;
+  std::vector<float> packed_filter;
+  const void* packed_from = nullptr;  // the constant filter data packed_filter holds, if any
+  std::vector<float> scratch;
+};
+
+void check_window(const OpContext& ctx, int stride_h, int stride_w, int dilation_h, int dilation_w) {
+  ctx.require(stride_h > 0 && stride_w > 0, "strides must be positive, are " + std::to_string(stride_h) + "x" +
+                                                std::to_string(stride_w));
+  ctx.require(dilation_h > 0 && dilation_w > 0, "dilations must be positive, are " + std::to_string(dilation_h) +
+                                                    "x" + std::to_string(dilation_w));
+}
+
+void check_bias(const OpContext& ctx, int index, int channels) {
+  baton_tensor* bias = ctx.optional_input(index);
+  if (!bias) return;
+  ctx.require_float(bias, "bias");
+  ctx.require(ctx.element_count(bias) == channels, "bias has " + std::to_string(ctx.element_count(bias)) +
+                                                       " elements, the output has " + std::to_string(channels) +
+                                                       " channels");
+}
+
+void conv_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  baton_tensor* filter = ctx.input(1);
+  ctx.require_float(input, "input");
+  ctx.require_float(filter, "filter");
+  ctx.require_rank(input, "input", 4);
+  ctx.require_rank(filter, "filter", 4);
+  const auto& o = ctx.options().u.conv;
+  check_window(ctx, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
+  const auto in = ctx.shape(input);
+  const auto f = ctx.shape(filter);
+  auto& s = ctx.state<ConvState>();
+  ConvParams& p = s.params;
+  p.batch = in[0];
+  p.in_h = in[1];
+  p.in_w = in[2];
+  p.in_c = in[3];
+  p.out_c = f[0];
+  p.filter_h = f[1];
+  p.filter_w = f[2];
+  if (f[3] != p.in_c) {
+    ctx.fail(BATON_UNSUPPORTED, "filter depth " + std::to_string(f[3]) + " differs from input depth " +
+                                    std::to_string(p.in_c) + " (grouped convolution is not supported)");
+  }
+  p.stride_h = o.stride_h;
+  p.stride_w = o.stride_w;
+  p.dilation_h = o.dilation_h;
+  p.dilation_w = o.dilation_w;
+  p.range = ctx.activation(o.activation);
+  conv_compute_geometry(ctx.padding(o.padding), p);
+  ctx.require(p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  check_bias(ctx, 2, p.out_c);
+  ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.out_c});
+
+  s.packed_filter.resize(conv_packed_filter_size(p));
+  if (ctx.is_constant(filter)) {
+    const void* data = ctx.data<float>(filter);
+    if (s.packed_from != data) {
+      conv_pack_filter(p, ctx.data<float>(filter), s.packed_filter.data());
+      s.packed_from = data;
+    }
+  } else {
+    s.packed_from = nullptr;
+  }
+  s.scratch.resize(conv_scratch_size(p, ctx.workers()));
+}
+
+void conv_invoke(OpContext& ctx) {
+  auto& s = ctx.state<ConvState>();
+  baton_tensor* filter = ctx.input(1);
+  if (!s.packed_from) conv_pack_filter(s.params, ctx.data<float>(filter), s.packed_filter.data());
+  baton_tensor* bias = ctx.optional_input(2);
+  conv2d(s.params, ctx.data<float>(ctx.input(0)), s.packed_filter.data(), bias ? ctx.data<float>(bias) : nullptr,
+         ctx.mutable_data<float>(ctx.output(0)), s.scratch.data(), ctx.parallel());
+}
+
+struct DepthwiseState : OpState {
+  DepthwiseParams params;
+};
+
+void depthwise_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  baton_tensor* filter = ctx.input(1);
+  ctx.require_float(input, "input");
+  ctx.require_float(filter, "filter");
+  ctx.require_rank(input, "input", 4);
+  ctx.require_rank(filter, "filter", 4);
+  const auto& o = ctx.options().u.conv;
+  check_window(ctx, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
+  const auto in = ctx.shape(input);
+  const auto f = ctx.shape(filter);
+  DepthwiseParams& p = ctx.state<DepthwiseState>().params;
+  p.batch = in[0];
+  p.in_h = in[1];
+  p.in_w = in[2];
+  p.in_c = in[3];
+  p.filter_h = f[1];
+  p.filter_w = f[2];
+  const int out_c = f[3];
+  ctx.require(f[0] == 1, "filter dimension 0 must be 1, is " + std::to_string(f[0]));
+  ctx.require(p.in_c > 0 && out_c % p.in_c == 0, "filter channels " + std::to_string(out_c) +
+                                                     " are not a multiple of input channels " + std::to_string(p.in_c));
+  // The multiplier follows from the shapes, as in TFLite; the option must agree when it is set.
+  p.depth_multiplier = out_c / p.in_c;
+  ctx.require(o.depth_multiplier <= 0 || o.depth_multiplier == p.depth_multiplier,
+              "depth_multiplier " + std::to_string(o.depth_multiplier) + " disagrees with the shapes (" +
+                  std::to_string(out_c) + " / " + std::to_string(p.in_c) + ")");
+  p.stride_h = o.stride_h;
+  p.stride_w = o.stride_w;
+  p.dilation_h = o.dilation_h;
+  p.dilation_w = o.dilation_w;
+  p.range = ctx.activation(o.activation);
+  depthwise_compute_geometry(ctx.padding(o.padding), p);
+  ctx.require(p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  check_bias(ctx, 2, out_c);
+  ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, out_c});
+}
+
+void depthwise_invoke(OpContext& ctx) {
+  const auto& p = ctx.state<DepthwiseState>().params;
+  baton_tensor* bias = ctx.optional_input(2);
+  depthwise_conv2d(p, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
+                   bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.output(0)), ctx.parallel());
+}
+
+struct TransposeConvState : OpState {
+  TransposeConvParams params;
+};
+
+void transpose_conv_prepare(OpContext& ctx) {
+  baton_tensor* output_shape = ctx.input(0);
+  baton_tensor* filter = ctx.input(1);
+  baton_tensor* input = ctx.input(2);
+  ctx.require_float(input, "input");
+  ctx.require_float(filter, "filter");
+  ctx.require_rank(input, "input", 4);
+  ctx.require_rank(filter, "filter", 4);
+  const std::vector<int64_t> out_shape = ctx.constant_ints(output_shape, "output_shape (input 0)");
+  ctx.require(out_shape.size() == 4, "output_shape must have 4 values, has " + std::to_string(out_shape.size()));
+  const auto& o = ctx.options().u.transpose_conv;
+  check_window(ctx, o.stride_h, o.stride_w, 1, 1);
+  const auto in = ctx.shape(input);
+  const auto f = ctx.shape(filter);
+  TransposeConvParams& p = ctx.state<TransposeConvState>().params;
+  p.batch = in[0];
+  p.in_h = in[1];
+  p.in_w = in[2];
+  p.in_c = in[3];
+  p.out_c = f[0];
+  p.filter_h = f[1];
+  p.filter_w = f[2];
+  ctx.require(f[3] == p.in_c, "filter depth " + std::to_string(f[3]) + " differs from input depth " +
+                                  std::to_string(p.in_c));
+  ctx.require(out_shape[0] == p.batch && out_shape[3] == p.out_c,
+              "output_shape batch/channels disagree with the input batch and the filter's output channels");
+  ctx.require(out_shape[1] > 0 && out_shape[2] > 0, "output_shape has a non-positive size");
+  p.out_h = static_cast<int>(out_shape[1]);
+  p.out_w = static_cast<int>(out_shape[2]);
+  p.stride_h = o.stride_h;
+  p.stride_w = o.stride_w;
+  p.range = ctx.activation(o.activation);
+  transpose_conv_compute_padding(ctx.padding(o.padding), p);
+  check_bias(ctx, 3, p.out_c);
+  ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.out_c});
+}
+
+void transpose_conv_invoke(OpContext& ctx) {
+  const auto& p = ctx.state<TransposeConvState>().params;
+  baton_tensor* bias = ctx.optional_input(3);
+  transpose_conv2d(p, ctx.data<float>(ctx.input(2)), ctx.data<float>(ctx.input(1)),
+                   bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.output(0)));
+}
+
+constexpr OpDef kOps[] = {
+    {op::kConv2d, "CONV_2D", 1, 8, conv_prepare, conv_invoke},
+    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, depthwise_prepare, depthwise_invoke},
+    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> conv_ops() { return kOps; }
+
+}  // namespace baton::builtin

@@ -1,0 +1,147 @@
+// FULLY_CONNECTED and BATCH_MATMUL. A fully connected layer with a batch large enough for the GEMM gets
+// its weights packed once in prepare when they are constant.
+#include <algorithm>
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/batch_matmul.h"
+#include "kernels/fully_connected.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+struct FullyConnectedState : OpState {
+  FullyConnectedParams params;
+  std::vector<float> packed_weights;
+  const void* packed_from = nullptr;
+  std::vector<float> scratch;
+};
+
+void fully_connected_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  baton_tensor* weights = ctx.input(1);
+  ctx.require_float(input, "input");
+  ctx.require_float(weights, "weights");
+  ctx.require_rank(weights, "weights", 2);
+  const auto& o = ctx.options().u.fully_connected;
+  if (o.weights_format != 0) ctx.fail(BATON_UNSUPPORTED, "shuffled weights format not supported");
+  auto& s = ctx.state<FullyConnectedState>();
+  FullyConnectedParams& p = s.params;
+  const auto w = ctx.shape(weights);
+  p.units = w[0];
+  p.depth = w[1];
+  p.range = ctx.activation(o.activation);
+  const auto in = ctx.shape(input);
+  const int64_t count = ctx.element_count(input);
+  ctx.require(p.depth > 0 && count % p.depth == 0, "input has " + std::to_string(count) +
+                                                       " elements, not a multiple of the weights' depth " +
+                                                       std::to_string(p.depth));
+  p.batch = static_cast<int>(count / p.depth);
+  if (baton_tensor* bias = ctx.optional_input(2)) {
+    ctx.require_float(bias, "bias");
+    ctx.require(ctx.element_count(bias) == p.units, "bias has " + std::to_string(ctx.element_count(bias)) +
+                                                        " elements, the layer has " + std::to_string(p.units) +
+                                                        " units");
+  }
+  if (o.keep_num_dims) {
+    ctx.require(!in.empty() && in.back() == p.depth, "keep_num_dims needs the input's last dimension (" +
+                                                         std::to_string(in.empty() ? 0 : in.back()) +
+                                                         ") to equal the weights' depth");
+    std::vector<int32_t> out(in.begin(), in.end());
+    out.back() = p.units;
+    ctx.set_output_shape(ctx.output(0), out);
+  } else {
+    ctx.set_output_shape(ctx.output(0), {p.batch, p.units});
+  }
+  if (fully_connected_uses_gemm(p)) {
+    s.packed_weights.resize(fully_connected_packed_weights_size(p));
+    if (ctx.is_constant(weights)) {
+      const void* data = ctx.data<float>(weights);
+      if (s.packed_from != data) {
+        fully_connected_pack_weights(p, ctx.data<float>(weights), s.packed_weights.data());
+        s.packed_from = data;
+      }
+    } else {
+      s.packed_from = nullptr;
+    }
+  } else {
+    s.packed_weights.clear();
+    s.packed_from = nullptr;
+  }
+  s.scratch.resize(fully_connected_scratch_size(p, ctx.workers()));
+}
+
+void fully_connected_invoke(OpContext& ctx) {
+  auto& s = ctx.state<FullyConnectedState>();
+  const float* weights = ctx.data<float>(ctx.input(1));
+  if (fully_connected_uses_gemm(s.params) && !s.packed_from) {
+    fully_connected_pack_weights(s.params, weights, s.packed_weights.data());
+  }
+  baton_tensor* bias = ctx.optional_input(2);
+  fully_connected(s.params, ctx.data<float>(ctx.input(0)), weights, s.packed_weights.data(),
+                  bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.output(0)),
+                  s.scratch.data(), ctx.parallel());
+}
+
+struct BatchMatMulState : OpState {
+  BatchMatMulParams params;
+};
+
+void batch_matmul_prepare(OpContext& ctx) {
+  baton_tensor* lhs = ctx.input(0);
+  baton_tensor* rhs = ctx.input(1);
+  ctx.require_float(lhs, "lhs");
+  ctx.require_float(rhs, "rhs");
+  const auto l = ctx.shape(lhs);
+  const auto r = ctx.shape(rhs);
+  const int lr = static_cast<int>(l.size()), rr = static_cast<int>(r.size());
+  ctx.require(lr >= 2 && rr >= 2, "both operands need rank >= 2");
+  const int batch_rank = std::max(lr, rr) - 2;
+  ctx.require(batch_rank <= kMaxMatmulBatchRank, "too many batch dimensions (" + std::to_string(batch_rank) + ")");
+  const auto& o = ctx.options().u.batch_matmul;
+  BatchMatMulParams& p = ctx.state<BatchMatMulState>().params;
+  p = BatchMatMulParams{};
+  p.adj_x = o.adj_x != 0;
+  p.adj_y = o.adj_y != 0;
+  p.m = p.adj_x ? l[lr - 1] : l[lr - 2];
+  p.k = p.adj_x ? l[lr - 2] : l[lr - 1];
+  const int rk = p.adj_y ? r[rr - 1] : r[rr - 2];
+  p.n = p.adj_y ? r[rr - 2] : r[rr - 1];
+  ctx.require(rk == p.k, "inner dimensions differ: " + std::to_string(p.k) + " and " + std::to_string(rk));
+  p.batch_rank = batch_rank;
+  std::vector<int32_t> out(batch_rank + 2);
+  int64_t ls = static_cast<int64_t>(l[lr - 1]) * l[lr - 2], rs = static_cast<int64_t>(r[rr - 1]) * r[rr - 2];
+  for (int d = batch_rank - 1; d >= 0; --d) {
+    const int li = d - (batch_rank - (lr - 2)), ri = d - (batch_rank - (rr - 2));
+    const int ld = li >= 0 ? l[li] : 1, rd = ri >= 0 ? r[ri] : 1;
+    ctx.require(ld == rd || ld == 1 || rd == 1, "batch dimensions " + std::to_string(ld) + " and " +
+                                                    std::to_string(rd) + " do not broadcast");
+    p.out_batch[d] = std::max(ld, rd);
+    if (ld == 0 || rd == 0) p.out_batch[d] = 0;
+    p.lhs_batch_stride[d] = ld == 1 ? 0 : ls;
+    p.rhs_batch_stride[d] = rd == 1 ? 0 : rs;
+    ls *= ld;
+    rs *= rd;
+    out[d] = p.out_batch[d];
+  }
+  out[batch_rank] = p.m;
+  out[batch_rank + 1] = p.n;
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void batch_matmul_invoke(OpContext& ctx) {
+  batch_matmul(ctx.state<BatchMatMulState>().params, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
+               ctx.mutable_data<float>(ctx.output(0)));
+}
+
+constexpr OpDef kOps[] = {
+    {op::kFullyConnected, "FULLY_CONNECTED", 1, 13, fully_connected_prepare, fully_connected_invoke},
+    {op::kBatchMatmul, "BATCH_MATMUL", 1, 4, batch_matmul_prepare, batch_matmul_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> fully_connected_ops() { return kOps; }
+
+}  // namespace baton::builtin

@@ -1,0 +1,146 @@
+#include "glue/op_context.h"
+
+namespace baton::builtin {
+
+const char* type_name(baton_tensor_type type) {
+  switch (type) {
+    case BATON_TYPE_FLOAT32: return "FLOAT32";
+    case BATON_TYPE_FLOAT16: return "FLOAT16";
+    case BATON_TYPE_INT32: return "INT32";
+    case BATON_TYPE_UINT8: return "UINT8";
+    case BATON_TYPE_INT64: return "INT64";
+    case BATON_TYPE_STRING: return "STRING";
+    case BATON_TYPE_BOOL: return "BOOL";
+    case BATON_TYPE_INT16: return "INT16";
+    case BATON_TYPE_COMPLEX64: return "COMPLEX64";
+    case BATON_TYPE_INT8: return "INT8";
+    case BATON_TYPE_FLOAT64: return "FLOAT64";
+    case BATON_TYPE_COMPLEX128: return "COMPLEX128";
+    case BATON_TYPE_UINT64: return "UINT64";
+    case BATON_TYPE_RESOURCE: return "RESOURCE";
+    case BATON_TYPE_VARIANT: return "VARIANT";
+    case BATON_TYPE_UINT32: return "UINT32";
+    case BATON_TYPE_UINT16: return "UINT16";
+    case BATON_TYPE_INT4: return "INT4";
+    case BATON_TYPE_BFLOAT16: return "BFLOAT16";
+  }
+  return "UNKNOWN";
+}
+
+size_t element_size(baton_tensor_type type) {
+  switch (type) {
+    case BATON_TYPE_FLOAT32: case BATON_TYPE_INT32: case BATON_TYPE_UINT32: return 4;
+    case BATON_TYPE_INT64: case BATON_TYPE_UINT64: case BATON_TYPE_FLOAT64: return 8;
+    case BATON_TYPE_FLOAT16: case BATON_TYPE_INT16: case BATON_TYPE_UINT16: case BATON_TYPE_BFLOAT16: return 2;
+    case BATON_TYPE_BOOL: case BATON_TYPE_INT8: case BATON_TYPE_UINT8: return 1;
+    default: return 0;
+  }
+}
+
+baton_tensor* OpContext::optional_input(int i) const {
+  if (i >= input_count()) return nullptr;
+  return api_.node_input(node_, i);
+}
+
+baton_tensor* OpContext::input(int i) const {
+  baton_tensor* t = optional_input(i);
+  if (!t) {
+    fail(BATON_INVALID_ARGUMENT, "input " + std::to_string(i) + " is missing (the node has " +
+                                     std::to_string(input_count()) + " inputs)");
+  }
+  return t;
+}
+
+baton_tensor* OpContext::output(int i) const {
+  baton_tensor* t = i < output_count() ? api_.node_output(node_, i) : nullptr;
+  if (!t) {
+    fail(BATON_INVALID_ARGUMENT, "output " + std::to_string(i) + " is missing (the node has " +
+                                     std::to_string(output_count()) + " outputs)");
+  }
+  return t;
+}
+
+std::span<const int32_t> OpContext::shape(const baton_tensor* t) const {
+  const int32_t* dims = nullptr;
+  const int32_t rank = api_.tensor_shape(t, &dims);
+  return {dims, static_cast<size_t>(rank > 0 ? rank : 0)};
+}
+
+int64_t OpContext::element_count(const baton_tensor* t) const {
+  int64_t n = 1;
+  for (int32_t d : shape(t)) n *= d;
+  return n;
+}
+
+void OpContext::require_constant(const baton_tensor* t, const char* what) const {
+  if (!is_constant(t) || !api_.tensor_data(t)) {
+    fail(BATON_UNSUPPORTED, std::string(what) + " must be a constant tensor (the builtin pack sets output shapes in "
+                            "prepare and cannot read computed values there)");
+  }
+}
+
+std::vector<int64_t> OpContext::constant_ints(const baton_tensor* t, const char* what) const {
+  require_constant(t, what);
+  const int64_t n = element_count(t);
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  if (type(t) == BATON_TYPE_INT32) {
+    const auto* d = data<int32_t>(t);
+    for (int64_t i = 0; i < n; ++i) values[i] = d[i];
+  } else if (type(t) == BATON_TYPE_INT64) {
+    const auto* d = data<int64_t>(t);
+    for (int64_t i = 0; i < n; ++i) values[i] = d[i];
+  } else {
+    fail(BATON_UNSUPPORTED, std::string(what) + " type " + type_name(type(t)) + " not supported (int32 or int64)");
+  }
+  return values;
+}
+
+void OpContext::set_output_shape(baton_tensor* t, std::span<const int32_t> dims) const {
+  for (int32_t d : dims) require(d >= 0, "computed a negative output dimension");
+  const baton_status status = api_.tensor_set_shape(t, static_cast<int32_t>(dims.size()), dims.data(), error_);
+  if (status != BATON_OK) throw OpError::from_host(status);
+}
+
+void OpContext::require_type(const baton_tensor* t, const char* role,
+                             std::initializer_list<baton_tensor_type> allowed) const {
+  const baton_tensor_type actual = type(t);
+  for (baton_tensor_type a : allowed) {
+    if (a == actual) return;
+  }
+  std::string names;
+  for (baton_tensor_type a : allowed) {
+    if (!names.empty()) names += ", ";
+    names += type_name(a);
+  }
+  fail(BATON_UNSUPPORTED, std::string(role) + " type " + type_name(actual) + " not supported by the builtin pack (" +
+                              (allowed.size() == 1 && *allowed.begin() == BATON_TYPE_FLOAT32 ? std::string("float32 only")
+                                                                                             : names) +
+                              ")");
+}
+
+void OpContext::require_rank(const baton_tensor* t, const char* role, int expected) const {
+  const int actual = rank(t);
+  require(actual == expected, std::string(role) + " must have rank " + std::to_string(expected) + ", has " +
+                                  std::to_string(actual));
+}
+
+ActivationRange OpContext::activation(int32_t fused) const {
+  ActivationRange r;
+  switch (fused) {
+    case BATON_ACT_NONE: return r;
+    case BATON_ACT_RELU: r.lo = 0.0f; return r;
+    case BATON_ACT_RELU_N1_TO_1: r.lo = -1.0f; r.hi = 1.0f; return r;
+    case BATON_ACT_RELU6: r.lo = 0.0f; r.hi = 6.0f; return r;
+    default:
+      fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(fused) + " not supported (NONE, RELU, "
+                              "RELU_N1_TO_1, RELU6)");
+  }
+}
+
+Padding OpContext::padding(int32_t value) const {
+  if (value == BATON_PADDING_SAME) return Padding::kSame;
+  if (value == BATON_PADDING_VALID) return Padding::kValid;
+  fail(BATON_INVALID_ARGUMENT, "unknown padding " + std::to_string(value));
+}
+
+}  // namespace baton::builtin

@@ -1,0 +1,164 @@
+// The glue between the plugin ABI and the kernels. Every op is an OpDef: a prepare that checks types,
+// shapes and parameters, sets output shapes and stores what invoke needs in the node's OpState; and an
+// invoke that only reads inputs, runs a kernel and writes outputs. Both see the node through an
+// OpContext, a thin C++ view over the host table. Errors are thrown as OpError inside the pack and
+// turned into a status and a "node N OP: ..." message at the C boundary (pack.cc); nothing throws
+// across it.
+#ifndef BATON_BUILTIN_GLUE_OP_CONTEXT_H
+#define BATON_BUILTIN_GLUE_OP_CONTEXT_H
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "kernels/common.h"
+#include "kernels/thread_pool.h"
+
+namespace baton::builtin {
+
+class OpError {
+ public:
+  OpError(baton_status status, std::string message) : status_(status), message_(std::move(message)) {}
+  baton_status status() const { return status_; }
+  const std::string& message() const { return message_; }
+  // The host has already written the message (a host call failed); keep it.
+  static OpError from_host(baton_status status) {
+    OpError e(status, {});
+    e.host_message_ = true;
+    return e;
+  }
+  bool host_message() const { return host_message_; }
+
+ private:
+  baton_status status_;
+  std::string message_;
+  bool host_message_ = false;
+};
+
+// What `create` builds: the host table, and the workers kernels may use.
+struct PluginState {
+  const baton_host_api* api = nullptr;
+  const baton_plugin_host* host = nullptr;
+  int threads = 1;
+  std::unique_ptr<ThreadPool> pool;  // null when single-threaded
+};
+
+// What prepare leaves for invoke. Each op family derives its own.
+struct OpState {
+  virtual ~OpState() = default;
+};
+
+class OpContext;
+
+struct OpDef {
+  int32_t code;
+  const char* name;
+  int32_t min_version, max_version;
+  void (*prepare)(OpContext& ctx);
+  void (*invoke)(OpContext& ctx);
+};
+
+struct NodeState {
+  const OpDef* def = nullptr;
+  std::unique_ptr<OpState> op;
+};
+
+const char* type_name(baton_tensor_type type);
+
+class OpContext {
+ public:
+  OpContext(PluginState& plugin, NodeState& node_state, const baton_node* node, baton_error* error)
+      : plugin_(plugin), node_state_(node_state), node_(node), error_(error), api_(*plugin.api) {}
+
+  const baton_host_api& api() const { return api_; }
+  const char* op_name() const { return node_state_.def->name; }
+  int32_t op_code() const { return node_state_.def->code; }
+  int32_t version() const { return api_.node_version(node_); }
+  const baton_builtin_options& options() const { return *api_.node_builtin_options(node_); }
+  Parallel* parallel() const { return plugin_.pool.get(); }
+  int workers() const { return plugin_.threads; }
+
+  int input_count() const { return api_.node_input_count(node_); }
+  int output_count() const { return api_.node_output_count(node_); }
+  // Null for an omitted optional input.
+  baton_tensor* optional_input(int i) const;
+  // Fails when missing.
+  baton_tensor* input(int i) const;
+  baton_tensor* output(int i) const;
+
+  baton_tensor_type type(const baton_tensor* t) const { return api_.tensor_type(t); }
+  std::span<const int32_t> shape(const baton_tensor* t) const;
+  int rank(const baton_tensor* t) const { return static_cast<int>(shape(t).size()); }
+  int64_t element_count(const baton_tensor* t) const;
+  bool is_constant(const baton_tensor* t) const { return api_.tensor_is_constant(t) != 0; }
+  template <typename T>
+  const T* data(const baton_tensor* t) const {
+    return static_cast<const T*>(api_.tensor_data(t));
+  }
+  template <typename T>
+  T* mutable_data(baton_tensor* t) const {
+    return static_cast<T*>(api_.tensor_mutable_data(t));
+  }
+  // Constant data readable in prepare; fails naming `what` otherwise.
+  template <typename T>
+  const T* constant_data(const baton_tensor* t, const char* what) const {
+    require_constant(t, what);
+    return data<T>(t);
+  }
+  void require_constant(const baton_tensor* t, const char* what) const;
+  // The values of a constant int32 or int64 tensor, widened.
+  std::vector<int64_t> constant_ints(const baton_tensor* t, const char* what) const;
+
+  void set_output_shape(baton_tensor* t, std::span<const int32_t> dims) const;
+  void set_output_shape(baton_tensor* t, std::initializer_list<int32_t> dims) const {
+    set_output_shape(t, std::span<const int32_t>(dims.begin(), dims.size()));
+  }
+
+  [[noreturn]] void fail(baton_status status, const std::string& message) const { throw OpError(status, message); }
+  void require(bool ok, const std::string& message) const {
+    if (!ok) fail(BATON_INVALID_ARGUMENT, message);
+  }
+  // "input type INT8 not supported by the builtin pack (float32 only)" unless the type is allowed.
+  void require_type(const baton_tensor* t, const char* role, std::initializer_list<baton_tensor_type> allowed) const;
+  void require_float(const baton_tensor* t, const char* role) const {
+    require_type(t, role, {BATON_TYPE_FLOAT32});
+  }
+  void require_rank(const baton_tensor* t, const char* role, int rank) const;
+  ActivationRange activation(int32_t fused) const;
+  Padding padding(int32_t value) const;
+
+  template <typename S>
+  S& state() const {
+    if (!node_state_.op) node_state_.op = std::make_unique<S>();
+    return static_cast<S&>(*node_state_.op);
+  }
+
+ private:
+  PluginState& plugin_;
+  NodeState& node_state_;
+  const baton_node* node_;
+  baton_error* error_;
+  const baton_host_api& api_;
+};
+
+// Element size of the types data-movement ops accept (float32, int32, int64, ...); 0 if none.
+size_t element_size(baton_tensor_type type);
+
+// The op families, each in its own file.
+std::span<const OpDef> conv_ops();
+std::span<const OpDef> fully_connected_ops();
+std::span<const OpDef> binary_ops();
+std::span<const OpDef> unary_ops();
+std::span<const OpDef> pool_ops();
+std::span<const OpDef> reshape_ops();
+std::span<const OpDef> slice_ops();
+std::span<const OpDef> resize_ops();
+std::span<const OpDef> dequantize_ops();
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_GLUE_OP_CONTEXT_H

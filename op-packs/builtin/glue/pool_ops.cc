@@ -1,0 +1,87 @@
+// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN.
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/pool.h"
+#include "kernels/reduce.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+struct PoolState : OpState {
+  PoolParams params;
+};
+
+void pool_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_float(input, "input");
+  ctx.require_rank(input, "input", 4);
+  const auto& o = ctx.options().u.pool;
+  ctx.require(o.stride_h > 0 && o.stride_w > 0 && o.filter_h > 0 && o.filter_w > 0,
+              "filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) + " and strides " +
+                  std::to_string(o.stride_h) + "x" + std::to_string(o.stride_w) + " must be positive");
+  const auto in = ctx.shape(input);
+  PoolParams& p = ctx.state<PoolState>().params;
+  p.batch = in[0];
+  p.in_h = in[1];
+  p.in_w = in[2];
+  p.channels = in[3];
+  p.filter_h = o.filter_h;
+  p.filter_w = o.filter_w;
+  p.stride_h = o.stride_h;
+  p.stride_w = o.stride_w;
+  p.range = ctx.activation(o.activation);
+  pool_compute_geometry(ctx.padding(o.padding), p);
+  ctx.require(p.out_h > 0 && p.out_w > 0, "the window does not fit the input with VALID padding");
+  ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.channels});
+}
+
+void average_pool_invoke(OpContext& ctx) {
+  average_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
+}
+
+void max_pool_invoke(OpContext& ctx) {
+  max_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
+}
+
+struct ReduceState : OpState {
+  ReducePlan plan;
+};
+
+void mean_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_float(input, "input");
+  const auto in = ctx.shape(input);
+  const int rank = static_cast<int>(in.size());
+  ctx.require(rank <= kMaxReduceRank, "rank above " + std::to_string(kMaxReduceRank) + " not supported");
+  uint32_t mask = 0;
+  for (int64_t axis : ctx.constant_ints(ctx.input(1), "axis (input 1)")) {
+    ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
+                                                  std::to_string(rank));
+    mask |= 1u << (axis < 0 ? axis + rank : axis);
+  }
+  std::vector<int32_t> out;
+  for (int d = 0; d < rank; ++d) {
+    if (!((mask >> d) & 1u)) out.push_back(in[d]);
+    else if (ctx.options().u.reducer.keep_dims) out.push_back(1);
+  }
+  ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void mean_invoke(OpContext& ctx) {
+  reduce_mean(ctx.state<ReduceState>().plan, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
+}
+
+constexpr OpDef kOps[] = {
+    {op::kAveragePool2d, "AVERAGE_POOL_2D", 1, 3, pool_prepare, average_pool_invoke},
+    {op::kMaxPool2d, "MAX_POOL_2D", 1, 3, pool_prepare, max_pool_invoke},
+    {op::kMean, "MEAN", 1, 3, mean_prepare, mean_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> pool_ops() { return kOps; }
+
+}  // namespace baton::builtin

@@ -1,0 +1,327 @@
+// Ops that move data without arithmetic: RESHAPE, PAD, PADV2, CONCATENATION, PACK, UNPACK, SPLIT,
+// DEPTH_TO_SPACE and TRANSPOSE. They work on any element of 4 or 8 bytes that needs no requantizing
+// (float32, int32, int64); shapes and chunk sizes are fixed in prepare.
+#include <cstring>
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/concat.h"
+#include "kernels/pad.h"
+#include "kernels/transpose.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+constexpr std::initializer_list<baton_tensor_type> kMoveTypes = {BATON_TYPE_FLOAT32, BATON_TYPE_INT32,
+                                                                  BATON_TYPE_INT64};
+
+void require_same_type(const OpContext& ctx, const baton_tensor* a, const baton_tensor* b, const char* what) {
+  ctx.require(ctx.type(a) == ctx.type(b), std::string(what) + " type " + type_name(ctx.type(b)) +
+                                              " differs from the input's " + type_name(ctx.type(a)));
+}
+
+int normalize_axis(const OpContext& ctx, int64_t axis, int rank) {
+  ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
+                                                std::to_string(rank));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+int64_t product(std::span<const int32_t> dims, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t i = begin; i < end; ++i) n *= dims[i];
+  return n;
+}
+
+// ---- RESHAPE ----
+
+void reshape_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require(element_size(ctx.type(input)) > 0, std::string("input type ") + type_name(ctx.type(input)) +
+                                                     " not supported by the builtin pack");
+  std::vector<int64_t> requested;
+  baton_tensor* shape = ctx.optional_input(1);
+  const auto& o = ctx.options().u.reshape;
+  if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32 && ctx.is_constant(shape)) {
+    requested = ctx.constant_ints(shape, "shape (input 1)");
+  } else if (o.new_shape_count >= 0 && ctx.options().kind != 0) {
+    requested.assign(o.new_shape, o.new_shape + o.new_shape_count);
+  } else if (shape) {
+    ctx.fail(BATON_UNSUPPORTED, "the shape (input 1) is computed at run time and the node has no new_shape option");
+  } else {
+    ctx.fail(BATON_INVALID_ARGUMENT, "no shape given (neither a shape input nor a new_shape option)");
+  }
+  const int64_t count = ctx.element_count(input);
+  int64_t known = 1;
+  int unknown = -1;
+  std::vector<int32_t> out(requested.size());
+  for (size_t i = 0; i < requested.size(); ++i) {
+    if (requested[i] == -1) {
+      ctx.require(unknown < 0, "more than one -1 in the new shape");
+      unknown = static_cast<int>(i);
+    } else {
+      ctx.require(requested[i] >= 0, "negative dimension " + std::to_string(requested[i]) + " in the new shape");
+      known *= requested[i];
+      out[i] = static_cast<int32_t>(requested[i]);
+    }
+  }
+  if (unknown >= 0) {
+    ctx.require(known > 0 && count % known == 0, "cannot infer the -1 dimension: " + std::to_string(count) +
+                                                     " elements into blocks of " + std::to_string(known));
+    out[unknown] = static_cast<int32_t>(count / known);
+    known *= out[unknown];
+  }
+  ctx.require(known == count, "the new shape holds " + std::to_string(known) + " elements, the input " +
+                                  std::to_string(count));
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void copy_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const size_t bytes = static_cast<size_t>(ctx.element_count(input)) * element_size(ctx.type(input));
+  if (bytes) std::memcpy(ctx.mutable_data<void>(ctx.output(0)), ctx.data<void>(input), bytes);
+}
+
+// ---- PAD / PADV2 ----
+
+struct PadState : OpState {
+  PadPlan plan;
+};
+
+void pad_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_type(input, "input", kMoveTypes);
+  const auto in = ctx.shape(input);
+  const int rank = static_cast<int>(in.size());
+  ctx.require(rank <= kMaxPadRank, "rank above " + std::to_string(kMaxPadRank) + " not supported");
+  baton_tensor* paddings = ctx.input(1);
+  const std::vector<int64_t> pads = ctx.constant_ints(paddings, "paddings (input 1)");
+  ctx.require(static_cast<int>(pads.size()) == 2 * rank, "paddings has " + std::to_string(pads.size()) +
+                                                             " values, needs 2 x rank = " + std::to_string(2 * rank));
+  if (ctx.op_code() == op::kPadV2 && ctx.optional_input(2)) {
+    baton_tensor* value = ctx.input(2);
+    require_same_type(ctx, input, value, "constant_values");
+    ctx.require(ctx.element_count(value) == 1, "constant_values must hold one value");
+  }
+  PadPlan& plan = ctx.state<PadState>().plan;
+  plan.rank = rank;
+  std::vector<int32_t> out(rank);
+  for (int d = 0; d < rank; ++d) {
+    ctx.require(pads[2 * d] >= 0 && pads[2 * d + 1] >= 0, "negative padding in dimension " + std::to_string(d));
+    plan.in_dims[d] = in[d];
+    plan.before[d] = pads[2 * d];
+    plan.after[d] = pads[2 * d + 1];
+    out[d] = static_cast<int32_t>(in[d] + pads[2 * d] + pads[2 * d + 1]);
+  }
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void pad_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const size_t size = element_size(ctx.type(input));
+  uint64_t zero = 0;
+  const void* value = &zero;
+  if (ctx.op_code() == op::kPadV2 && ctx.optional_input(2)) value = ctx.data<void>(ctx.input(2));
+  pad(ctx.state<PadState>().plan, ctx.data<void>(input), ctx.mutable_data<void>(ctx.output(0)), size, value);
+}
+
+// ---- CONCATENATION / PACK ----
+
+struct ConcatState : OpState {
+  int64_t outer = 1;
+  std::vector<int64_t> chunks;
+  std::vector<const void*> inputs;  // filled at invoke; sized here
+  ActivationRange range;
+  bool clamp = false;
+};
+
+void concat_prepare(OpContext& ctx) {
+  const bool pack = ctx.op_code() == op::kPack;
+  const int count = ctx.input_count();
+  ctx.require(count >= 1, "needs at least one input");
+  baton_tensor* first = ctx.input(0);
+  ctx.require_type(first, "input", kMoveTypes);
+  const auto s0 = ctx.shape(first);
+  const int rank = static_cast<int>(s0.size());
+  auto& s = ctx.state<ConcatState>();
+  s.chunks.assign(count, 0);
+  s.inputs.assign(count, nullptr);
+  std::vector<int32_t> out(s0.begin(), s0.end());
+  int axis;
+  if (pack) {
+    const auto& o = ctx.options().u.pack;
+    ctx.require(o.count == count, "values_count " + std::to_string(o.count) + " differs from the " +
+                                      std::to_string(count) + " inputs");
+    axis = normalize_axis(ctx, o.axis, rank + 1);
+    out.insert(out.begin() + axis, count);
+  } else {
+    axis = normalize_axis(ctx, ctx.options().u.concat.axis, rank);
+    out[axis] = 0;
+  }
+  for (int i = 0; i < count; ++i) {
+    baton_tensor* t = ctx.input(i);
+    require_same_type(ctx, first, t, ("input " + std::to_string(i)).c_str());
+    const auto si = ctx.shape(t);
+    ctx.require(static_cast<int>(si.size()) == rank, "input " + std::to_string(i) + " has rank " +
+                                                         std::to_string(si.size()) + ", input 0 has " +
+                                                         std::to_string(rank));
+    for (int d = 0; d < rank; ++d) {
+      ctx.require(pack ? si[d] == s0[d] : (d == axis || si[d] == s0[d]),
+                  "input " + std::to_string(i) + " differs from input 0 in dimension " + std::to_string(d));
+    }
+    if (!pack) out[axis] += si[axis];
+    s.chunks[i] = product(si, axis, si.size());
+  }
+  s.outer = product(s0, 0, axis);
+  s.clamp = false;
+  if (!pack) {
+    s.range = ctx.activation(ctx.options().u.concat.activation);
+    s.clamp = ctx.options().u.concat.activation != BATON_ACT_NONE;
+    ctx.require(!s.clamp || ctx.type(first) == BATON_TYPE_FLOAT32, "a fused activation needs float32");
+  }
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void concat_invoke(OpContext& ctx) {
+  auto& s = ctx.state<ConcatState>();
+  for (size_t i = 0; i < s.inputs.size(); ++i) s.inputs[i] = ctx.data<void>(ctx.input(static_cast<int>(i)));
+  baton_tensor* output = ctx.output(0);
+  const size_t size = element_size(ctx.type(output));
+  concat(s.outer, s.chunks.data(), s.inputs.data(), static_cast<int>(s.inputs.size()), ctx.mutable_data<void>(output),
+         size);
+  if (s.clamp) {
+    float* out = ctx.mutable_data<float>(output);
+    const int64_t n = ctx.element_count(output);
+    for (int64_t i = 0; i < n; ++i) out[i] = clamp_activation(out[i], s.range);
+  }
+}
+
+// ---- SPLIT / UNPACK ----
+
+struct SplitState : OpState {
+  int64_t outer = 1;
+  std::vector<int64_t> chunks;
+  std::vector<void*> outputs;
+  int data_input = 0;
+};
+
+void split_prepare(OpContext& ctx) {
+  const bool unpack = ctx.op_code() == op::kUnpack;
+  auto& s = ctx.state<SplitState>();
+  s.data_input = unpack ? 0 : 1;
+  baton_tensor* input = ctx.input(s.data_input);
+  ctx.require_type(input, "input", kMoveTypes);
+  const auto in = ctx.shape(input);
+  const int rank = static_cast<int>(in.size());
+  int axis;
+  int count;
+  if (unpack) {
+    axis = normalize_axis(ctx, ctx.options().u.pack.axis, rank);
+    count = in[axis];
+    ctx.require(ctx.options().u.pack.count == count, "num " + std::to_string(ctx.options().u.pack.count) +
+                                                         " differs from dimension " + std::to_string(axis) +
+                                                         " of size " + std::to_string(count));
+  } else {
+    const std::vector<int64_t> axis_value = ctx.constant_ints(ctx.input(0), "axis (input 0)");
+    ctx.require(axis_value.size() == 1, "axis must hold one value");
+    axis = normalize_axis(ctx, axis_value[0], rank);
+    count = ctx.options().u.split.num_splits;
+    ctx.require(count > 0 && in[axis] % count == 0, "dimension " + std::to_string(axis) + " of size " +
+                                                        std::to_string(in[axis]) + " does not split into " +
+                                                        std::to_string(count));
+  }
+  ctx.require(ctx.output_count() == count, "has " + std::to_string(ctx.output_count()) + " outputs, needs " +
+                                               std::to_string(count));
+  std::vector<int32_t> out(in.begin(), in.end());
+  if (unpack) out.erase(out.begin() + axis);
+  else out[axis] = in[axis] / count;
+  const int64_t inner = product(in, axis + 1, in.size());
+  s.outer = product(in, 0, axis);
+  s.chunks.assign(count, (unpack ? 1 : out[axis]) * inner);
+  s.outputs.assign(count, nullptr);
+  for (int i = 0; i < count; ++i) ctx.set_output_shape(ctx.output(i), out);
+}
+
+void split_invoke(OpContext& ctx) {
+  auto& s = ctx.state<SplitState>();
+  for (size_t i = 0; i < s.outputs.size(); ++i) s.outputs[i] = ctx.mutable_data<void>(ctx.output(static_cast<int>(i)));
+  baton_tensor* input = ctx.input(s.data_input);
+  split(s.outer, s.chunks.data(), ctx.data<void>(input), s.outputs.data(), static_cast<int>(s.outputs.size()),
+        element_size(ctx.type(input)));
+}
+
+// ---- DEPTH_TO_SPACE ----
+
+void depth_to_space_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_type(input, "input", kMoveTypes);
+  ctx.require_rank(input, "input", 4);
+  const int block = ctx.options().u.block.block_size;
+  const auto in = ctx.shape(input);
+  ctx.require(block > 0 && in[3] % (block * block) == 0, "depth " + std::to_string(in[3]) +
+                                                             " is not a multiple of block_size^2 (block_size " +
+                                                             std::to_string(block) + ")");
+  ctx.set_output_shape(ctx.output(0), {in[0], in[1] * block, in[2] * block, in[3] / (block * block)});
+}
+
+void depth_to_space_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const auto in = ctx.shape(input);
+  depth_to_space(in[0], in[1], in[2], in[3], ctx.options().u.block.block_size, ctx.data<void>(input),
+                 ctx.mutable_data<void>(ctx.output(0)), element_size(ctx.type(input)));
+}
+
+// ---- TRANSPOSE ----
+
+struct TransposeState : OpState {
+  std::vector<int32_t> in_dims, perm;
+};
+
+void transpose_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_type(input, "input", kMoveTypes);
+  const auto in = ctx.shape(input);
+  const int rank = static_cast<int>(in.size());
+  ctx.require(rank <= kMaxTransposeRank, "rank above " + std::to_string(kMaxTransposeRank) + " not supported");
+  const std::vector<int64_t> perm = ctx.constant_ints(ctx.input(1), "perm (input 1)");
+  ctx.require(static_cast<int>(perm.size()) == rank, "perm has " + std::to_string(perm.size()) +
+                                                         " values, the input rank is " + std::to_string(rank));
+  auto& s = ctx.state<TransposeState>();
+  s.in_dims.assign(in.begin(), in.end());
+  s.perm.assign(rank, 0);
+  std::vector<bool> seen(rank, false);
+  std::vector<int32_t> out(rank);
+  for (int d = 0; d < rank; ++d) {
+    const int p = normalize_axis(ctx, perm[d], rank);
+    ctx.require(!seen[p], "perm repeats dimension " + std::to_string(p));
+    seen[p] = true;
+    s.perm[d] = p;
+    out[d] = in[p];
+  }
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void transpose_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<TransposeState>();
+  baton_tensor* input = ctx.input(0);
+  transpose(s.in_dims.data(), s.perm.data(), static_cast<int>(s.perm.size()), ctx.data<void>(input),
+            ctx.mutable_data<void>(ctx.output(0)), element_size(ctx.type(input)));
+}
+
+constexpr OpDef kOps[] = {
+    {op::kReshape, "RESHAPE", 1, 1, reshape_prepare, copy_invoke},
+    {op::kPad, "PAD", 1, 5, pad_prepare, pad_invoke},
+    {op::kPadV2, "PADV2", 1, 5, pad_prepare, pad_invoke},
+    {op::kConcatenation, "CONCATENATION", 1, 4, concat_prepare, concat_invoke},
+    {op::kPack, "PACK", 1, 4, concat_prepare, concat_invoke},
+    {op::kUnpack, "UNPACK", 1, 4, split_prepare, split_invoke},
+    {op::kSplit, "SPLIT", 1, 4, split_prepare, split_invoke},
+    {op::kDepthToSpace, "DEPTH_TO_SPACE", 1, 2, depth_to_space_prepare, depth_to_space_invoke},
+    {op::kTranspose, "TRANSPOSE", 1, 7, transpose_prepare, transpose_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> reshape_ops() { return kOps; }
+
+}  // namespace baton::builtin

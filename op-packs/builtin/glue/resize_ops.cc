@@ -1,0 +1,49 @@
+// RESIZE_BILINEAR: the size (input 1) must be constant.
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/resize_bilinear.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+struct ResizeState : OpState {
+  ResizeBilinearParams params;
+};
+
+void resize_bilinear_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_float(input, "input");
+  ctx.require_rank(input, "input", 4);
+  const std::vector<int64_t> size = ctx.constant_ints(ctx.input(1), "size (input 1)");
+  ctx.require(size.size() == 2 && size[0] > 0 && size[1] > 0, "size must hold two positive values");
+  const auto& o = ctx.options().u.resize;
+  ctx.require(!(o.align_corners && o.half_pixel_centers), "align_corners and half_pixel_centers are exclusive");
+  const auto in = ctx.shape(input);
+  ResizeBilinearParams& p = ctx.state<ResizeState>().params;
+  p.batch = in[0];
+  p.in_h = in[1];
+  p.in_w = in[2];
+  p.channels = in[3];
+  p.out_h = static_cast<int>(size[0]);
+  p.out_w = static_cast<int>(size[1]);
+  p.align_corners = o.align_corners != 0;
+  p.half_pixel_centers = o.half_pixel_centers != 0;
+  ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.channels});
+}
+
+void resize_bilinear_invoke(OpContext& ctx) {
+  resize_bilinear(ctx.state<ResizeState>().params, ctx.data<float>(ctx.input(0)),
+                  ctx.mutable_data<float>(ctx.output(0)));
+}
+
+constexpr OpDef kOps[] = {
+    {op::kResizeBilinear, "RESIZE_BILINEAR", 1, 4, resize_bilinear_prepare, resize_bilinear_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> resize_ops() { return kOps; }
+
+}  // namespace baton::builtin

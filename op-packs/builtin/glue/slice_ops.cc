@@ -1,0 +1,120 @@
+// STRIDED_SLICE and GATHER: the begin/end/strides of a slice must be constant (they decide the output
+// shape); GATHER's indices may be computed, only their shape matters in prepare.
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/gather.h"
+#include "kernels/strided_slice.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+constexpr std::initializer_list<baton_tensor_type> kMoveTypes = {BATON_TYPE_FLOAT32, BATON_TYPE_INT32,
+                                                                  BATON_TYPE_INT64};
+
+struct StridedSliceState : OpState {
+  StridedSlicePlan plan;
+};
+
+void strided_slice_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_type(input, "input", kMoveTypes);
+  StridedSliceSpec spec;
+  spec.begin = ctx.constant_ints(ctx.input(1), "begin (input 1)");
+  spec.end = ctx.constant_ints(ctx.input(2), "end (input 2)");
+  spec.strides = ctx.constant_ints(ctx.input(3), "strides (input 3)");
+  ctx.require(spec.begin.size() == spec.end.size() && spec.begin.size() == spec.strides.size(),
+              "begin, end and strides differ in length");
+  const auto& o = ctx.options().u.strided_slice;
+  spec.begin_mask = o.begin_mask;
+  spec.end_mask = o.end_mask;
+  spec.ellipsis_mask = o.ellipsis_mask;
+  spec.new_axis_mask = o.new_axis_mask;
+  spec.shrink_axis_mask = o.shrink_axis_mask;
+  spec.offset = o.offset != 0;
+  const auto in = ctx.shape(input);
+  auto& s = ctx.state<StridedSliceState>();
+  const std::string error = plan_strided_slice(in.data(), static_cast<int>(in.size()), spec, s.plan);
+  ctx.require(error.empty(), error);
+  ctx.set_output_shape(ctx.output(0), s.plan.out_shape);
+}
+
+void strided_slice_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  strided_slice(ctx.state<StridedSliceState>().plan, ctx.data<void>(input), ctx.mutable_data<void>(ctx.output(0)),
+                element_size(ctx.type(input)));
+}
+
+struct GatherState : OpState {
+  GatherParams params;
+};
+
+void gather_prepare(OpContext& ctx) {
+  baton_tensor* params = ctx.input(0);
+  baton_tensor* indices = ctx.input(1);
+  ctx.require_type(params, "params", kMoveTypes);
+  ctx.require_type(indices, "indices", {BATON_TYPE_INT32, BATON_TYPE_INT64});
+  const auto ps = ctx.shape(params);
+  const auto is = ctx.shape(indices);
+  const int prank = static_cast<int>(ps.size()), irank = static_cast<int>(is.size());
+  const auto& o = ctx.options().u.gather;
+  int axis = o.axis, batch_dims = o.batch_dims;
+  if (axis < 0) axis += prank;
+  if (batch_dims < 0) batch_dims += irank;
+  ctx.require(axis >= 0 && axis < prank, "axis " + std::to_string(o.axis) + " out of range for rank " +
+                                             std::to_string(prank));
+  ctx.require(batch_dims >= 0 && batch_dims <= axis && batch_dims <= irank,
+              "batch_dims " + std::to_string(o.batch_dims) + " out of range");
+  GatherParams& p = ctx.state<GatherState>().params;
+  p = GatherParams{};
+  std::vector<int32_t> out;
+  for (int d = 0; d < batch_dims; ++d) {
+    ctx.require(ps[d] == is[d], "params and indices differ in batch dimension " + std::to_string(d));
+    p.batch *= ps[d];
+    out.push_back(ps[d]);
+  }
+  for (int d = batch_dims; d < axis; ++d) {
+    p.outer *= ps[d];
+    out.push_back(ps[d]);
+  }
+  p.indices_per_batch = 1;
+  for (int d = batch_dims; d < irank; ++d) {
+    p.indices_per_batch *= is[d];
+    out.push_back(is[d]);
+  }
+  p.axis_size = ps[axis];
+  for (int d = axis + 1; d < prank; ++d) {
+    p.inner *= ps[d];
+    out.push_back(ps[d]);
+  }
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void gather_invoke(OpContext& ctx) {
+  const auto& p = ctx.state<GatherState>().params;
+  baton_tensor* params = ctx.input(0);
+  baton_tensor* indices = ctx.input(1);
+  const size_t size = element_size(ctx.type(params));
+  int64_t bad = 0;
+  const bool ok = ctx.type(indices) == BATON_TYPE_INT32
+                      ? gather(p, ctx.data<void>(params), ctx.data<int32_t>(indices),
+                               ctx.mutable_data<void>(ctx.output(0)), size, &bad)
+                      : gather(p, ctx.data<void>(params), ctx.data<int64_t>(indices),
+                               ctx.mutable_data<void>(ctx.output(0)), size, &bad);
+  if (!ok) {
+    ctx.fail(BATON_INVALID_ARGUMENT, "index " + std::to_string(bad) + " out of range [0, " +
+                                         std::to_string(p.axis_size) + ")");
+  }
+}
+
+constexpr OpDef kOps[] = {
+    {op::kStridedSlice, "STRIDED_SLICE", 1, 8, strided_slice_prepare, strided_slice_invoke},
+    {op::kGather, "GATHER", 1, 7, gather_prepare, gather_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> slice_ops() { return kOps; }
+
+}  // namespace baton::builtin

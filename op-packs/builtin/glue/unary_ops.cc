@@ -1,0 +1,74 @@
+// Elementwise unary ops (activations, math functions) and SOFTMAX: the output has the input's shape.
+#include "glue/op_context.h"
+#include "kernels/unary.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+UnaryOp unary_op_of(int32_t code) {
+  switch (code) {
+    case op::kRelu: return UnaryOp::kRelu;
+    case op::kRelu6: return UnaryOp::kRelu6;
+    case op::kReluN1To1: return UnaryOp::kReluN1To1;
+    case op::kLogistic: return UnaryOp::kLogistic;
+    case op::kTanh: return UnaryOp::kTanh;
+    case op::kHardSwish: return UnaryOp::kHardSwish;
+    case op::kRsqrt: return UnaryOp::kRsqrt;
+    case op::kLog: return UnaryOp::kLog;
+    case op::kSquare: return UnaryOp::kSquare;
+    case op::kSqrt: return UnaryOp::kSqrt;
+    case op::kExp: return UnaryOp::kExp;
+    case op::kAbs: return UnaryOp::kAbs;
+    default: return UnaryOp::kNeg;
+  }
+}
+
+void same_shape_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  ctx.require_float(input, "input");
+  ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+}
+
+void unary_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  unary(unary_op_of(ctx.op_code()), ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)),
+        ctx.element_count(input));
+}
+
+void softmax_prepare(OpContext& ctx) {
+  ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  same_shape_prepare(ctx);
+}
+
+void softmax_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  const int64_t count = ctx.element_count(input);
+  if (depth == 0) return;
+  softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), count / depth, depth,
+          ctx.options().u.softmax.beta);
+}
+
+constexpr OpDef kOps[] = {
+    {op::kRelu, "RELU", 1, 3, same_shape_prepare, unary_invoke},
+    {op::kRelu6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
+    {op::kReluN1To1, "RELU_N1_TO_1", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kLogistic, "LOGISTIC", 1, 3, same_shape_prepare, unary_invoke},
+    {op::kTanh, "TANH", 1, 3, same_shape_prepare, unary_invoke},
+    {op::kHardSwish, "HARD_SWISH", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kRsqrt, "RSQRT", 1, 3, same_shape_prepare, unary_invoke},
+    {op::kLog, "LOG", 1, 2, same_shape_prepare, unary_invoke},
+    {op::kSquare, "SQUARE", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kSqrt, "SQRT", 1, 2, same_shape_prepare, unary_invoke},
+    {op::kExp, "EXP", 1, 2, same_shape_prepare, unary_invoke},
+    {op::kAbs, "ABS", 1, 5, same_shape_prepare, unary_invoke},
+    {op::kNeg, "NEG", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kSoftmax, "SOFTMAX", 1, 3, softmax_prepare, softmax_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> unary_ops() { return kOps; }
+
+}  // namespace baton::builtin

@@ -1,0 +1,116 @@
+#include "kernels/binary.h"
+
+#include <algorithm>
+
+namespace baton::builtin {
+namespace {
+
+struct AddOp { static float f(float x, float y) { return x + y; } };
+struct SubOp { static float f(float x, float y) { return x - y; } };
+struct MulOp { static float f(float x, float y) { return x * y; } };
+struct DivOp { static float f(float x, float y) { return x / y; } };
+struct SquaredDifferenceOp { static float f(float x, float y) { const float d = x - y; return d * d; } };
+struct MinimumOp { static float f(float x, float y) { return std::min(x, y); } };
+struct MaximumOp { static float f(float x, float y) { return std::max(x, y); } };
+struct PreluOp { static float f(float x, float alpha) { return x >= 0.0f ? x : x * alpha; } };
+
+// The inner run: a_step and b_step are 0 (scalar) or 1 (contiguous), fixed at compile time so each
+// variant vectorises.
+template <typename Op, int AStep, int BStep>
+void run(const float* __restrict a, const float* __restrict b, float* __restrict out, int64_t n,
+         ActivationRange range) {
+  for (int64_t i = 0; i < n; ++i) out[i] = clamp_activation(Op::f(a[i * AStep], b[i * BStep]), range);
+}
+
+template <typename Op>
+void binary_typed(const BroadcastPlan& plan, const float* a, const float* b, float* out, ActivationRange range) {
+  if (plan.count == 0) return;
+  const int last = plan.rank - 1;
+  const int64_t n = plan.dims[last];
+  const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
+  auto inner = [&](const float* pa, const float* pb, float* po) {
+    if (as == 1 && bs == 1) run<Op, 1, 1>(pa, pb, po, n, range);
+    else if (as == 1) run<Op, 1, 0>(pa, pb, po, n, range);
+    else if (bs == 1) run<Op, 0, 1>(pa, pb, po, n, range);
+    else run<Op, 0, 0>(pa, pb, po, n, range);
+  };
+  int64_t index[kMaxBroadcastRank] = {};
+  int64_t a_off = 0, b_off = 0;
+  for (int64_t o = 0; o < plan.count; o += n) {
+    inner(a + a_off, b + b_off, out + o);
+    // Advance the odometer over the outer dimensions.
+    for (int d = last - 1; d >= 0; --d) {
+      a_off += plan.a_strides[d];
+      b_off += plan.b_strides[d];
+      if (++index[d] < plan.dims[d]) break;
+      a_off -= plan.a_strides[d] * plan.dims[d];
+      b_off -= plan.b_strides[d] * plan.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+bool broadcast_shape(const int32_t* a, int a_rank, const int32_t* b, int b_rank, std::vector<int32_t>& out) {
+  const int rank = std::max(a_rank, b_rank);
+  out.assign(rank, 1);
+  for (int i = 0; i < rank; ++i) {
+    const int32_t da = i < rank - a_rank ? 1 : a[i - (rank - a_rank)];
+    const int32_t db = i < rank - b_rank ? 1 : b[i - (rank - b_rank)];
+    if (da != db && da != 1 && db != 1) return false;
+    out[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+BroadcastPlan plan_broadcast(const int32_t* a, int a_rank, const int32_t* b, int b_rank) {
+  const int rank = std::max(a_rank, b_rank);
+  BroadcastPlan plan;
+  plan.count = 1;
+  // Merged dimensions: each with whether a and b are broadcast along it.
+  bool a_bcast[kMaxBroadcastRank] = {}, b_bcast[kMaxBroadcastRank] = {};
+  for (int i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a_rank ? 1 : a[i - (rank - a_rank)];
+    const int64_t db = i < rank - b_rank ? 1 : b[i - (rank - b_rank)];
+    const int64_t d = da == 1 ? db : da;
+    plan.count *= d;
+    if (d == 1) continue;
+    const bool ab = da == 1, bb = db == 1;
+    if (plan.rank > 0 && a_bcast[plan.rank - 1] == ab && b_bcast[plan.rank - 1] == bb) {
+      plan.dims[plan.rank - 1] *= d;
+    } else {
+      a_bcast[plan.rank] = ab;
+      b_bcast[plan.rank] = bb;
+      plan.dims[plan.rank++] = d;
+    }
+  }
+  if (plan.rank == 0) {
+    plan.rank = 1;
+    plan.dims[0] = plan.count;  // 1, or 0 for an empty output
+  }
+  int64_t a_stride = 1, b_stride = 1;
+  for (int d = plan.rank - 1; d >= 0; --d) {
+    plan.a_strides[d] = a_bcast[d] ? 0 : a_stride;
+    plan.b_strides[d] = b_bcast[d] ? 0 : b_stride;
+    if (!a_bcast[d]) a_stride *= plan.dims[d];
+    if (!b_bcast[d]) b_stride *= plan.dims[d];
+  }
+  return plan;
+}
+
+void binary(BinaryOp op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
+            ActivationRange range) {
+  switch (op) {
+    case BinaryOp::kAdd: return binary_typed<AddOp>(plan, a, b, out, range);
+    case BinaryOp::kSub: return binary_typed<SubOp>(plan, a, b, out, range);
+    case BinaryOp::kMul: return binary_typed<MulOp>(plan, a, b, out, range);
+    case BinaryOp::kDiv: return binary_typed<DivOp>(plan, a, b, out, range);
+    case BinaryOp::kSquaredDifference: return binary_typed<SquaredDifferenceOp>(plan, a, b, out, range);
+    case BinaryOp::kMinimum: return binary_typed<MinimumOp>(plan, a, b, out, range);
+    case BinaryOp::kMaximum: return binary_typed<MaximumOp>(plan, a, b, out, range);
+    case BinaryOp::kPrelu: return binary_typed<PreluOp>(plan, a, b, out, range);
+  }
+}
+
+}  // namespace baton::builtin

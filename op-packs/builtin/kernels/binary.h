@@ -1,0 +1,39 @@
+// Elementwise binary ops with numpy broadcasting (ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM,
+// MAXIMUM, PRELU). Planning happens once in prepare: shapes are aligned on the right, size-1 output
+// dimensions dropped and neighbours that broadcast the same way merged, so the hot loop is an odometer
+// over a few outer dimensions around a contiguous (or scalar) inner run.
+#ifndef BATON_BUILTIN_KERNELS_BINARY_H
+#define BATON_BUILTIN_KERNELS_BINARY_H
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common.h"
+
+namespace baton::builtin {
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kSquaredDifference, kMinimum, kMaximum, kPrelu };
+
+inline constexpr int kMaxBroadcastRank = 8;
+
+// The numpy broadcast of two shapes; false when they are incompatible.
+bool broadcast_shape(const int32_t* a, int a_rank, const int32_t* b, int b_rank, std::vector<int32_t>& out);
+
+struct BroadcastPlan {
+  int rank = 0;  // merged dimensions, >= 1 unless the output is empty
+  int64_t dims[kMaxBroadcastRank] = {};
+  int64_t a_strides[kMaxBroadcastRank] = {};  // 0 where `a` is broadcast
+  int64_t b_strides[kMaxBroadcastRank] = {};
+  int64_t count = 0;  // output elements
+};
+
+// Both ranks <= kMaxBroadcastRank and the shapes compatible (checked by broadcast_shape).
+BroadcastPlan plan_broadcast(const int32_t* a, int a_rank, const int32_t* b, int b_rank);
+
+// PRELU: a is the input, b the alpha. The fused activation range applies to every op (NONE = no clamp).
+void binary(BinaryOp op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
+            ActivationRange range);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_BINARY_H

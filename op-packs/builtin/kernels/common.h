@@ -1,0 +1,66 @@
+// Shared vocabulary of the builtin pack's kernels: activation ranges, TFLite's padding arithmetic,
+// and the CPU dispatch macro. Kernels are plain functions over raw pointers and small parameter structs;
+// they know nothing of the plugin ABI, so the tests call them directly.
+#ifndef BATON_BUILTIN_KERNELS_COMMON_H
+#define BATON_BUILTIN_KERNELS_COMMON_H
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace baton::builtin {
+
+// Output clamp of a fused activation (NONE, RELU, RELU_N1_TO_1, RELU6). TANH and SIGN_BIT are not
+// clamps; the glue refuses them.
+struct ActivationRange {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+
+inline float clamp_activation(float v, ActivationRange r) { return std::min(std::max(v, r.lo), r.hi); }
+
+enum class Padding { kSame, kValid };
+
+// TFLite's output size of a sliding window (conv, pool): SAME covers every input position, VALID only
+// whole windows. Returns <= 0 when a VALID window does not fit.
+inline int window_output_size(Padding padding, int in, int filter, int stride, int dilation) {
+  const int effective = (filter - 1) * dilation + 1;
+  return padding == Padding::kSame ? (in + stride - 1) / stride : (in - effective + stride) / stride;
+}
+
+// Padding before the first input element. TFLite puts half of the total padding (rounded down) in
+// front and the rest behind.
+inline int window_padding_before(int in, int out, int filter, int stride, int dilation) {
+  const int effective = (filter - 1) * dilation + 1;
+  const int total = (out - 1) * stride + effective - in;
+  return total > 0 ? total / 2 : 0;
+}
+
+inline int64_t element_count(const int32_t* dims, int rank) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= dims[i];
+  return n;
+}
+
+}  // namespace baton::builtin
+
+// Compile the body of a hot loop twice, for AVX2+FMA and for the baseline x86-64 (or whatever the
+// target is), and pick one at run time. The body is an always-inline template `NAME##_impl`; this
+// defines `NAME` that forwards to the best compiled copy. Never -march=native: the pack must load on any
+// x86-64.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BATON_BUILTIN_HAS_AVX2_DISPATCH 1
+#define BATON_DISPATCH_AVX2(RET, NAME, PARAMS, ARGS)                                     \
+  __attribute__((target("avx2,fma"))) static RET NAME##_avx2 PARAMS { return NAME##_impl ARGS; } \
+  static RET NAME##_base PARAMS { return NAME##_impl ARGS; }                              \
+  static RET NAME PARAMS {                                                                \
+    static const bool use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); \
+    return use_avx2 ? NAME##_avx2 ARGS : NAME##_base ARGS;                                \
+  }
+#else
+#define BATON_DISPATCH_AVX2(RET, NAME, PARAMS, ARGS) \
+  static RET NAME PARAMS { return NAME##_impl ARGS; }
+#endif
+
+#endif  // BATON_BUILTIN_KERNELS_COMMON_H

@@ -1,0 +1,54 @@
+#include "kernels/dequantize.h"
+
+#include <cstring>
+
+namespace baton::builtin {
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu;
+  uint32_t mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // inf or nan
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // rebias 15 -> 127
+  } else if (mantissa == 0) {
+    bits = sign;  // signed zero
+  } else {
+    // Subnormal half: normalise into a float, which has the range to hold it exactly.
+    exponent = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+void dequantize_f16(const uint16_t* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(in[i]);
+}
+
+template <typename Q>
+void dequantize_affine(const AffineDequantParams& p, const Q* in, float* out) {
+  for (int64_t o = 0; o < p.outer; ++o) {
+    for (int64_t c = 0; c < p.channels; ++c) {
+      const float scale = p.scales[c];
+      const int32_t zero = p.zero_points ? static_cast<int32_t>(p.zero_points[c]) : 0;
+      const int64_t base = (o * p.channels + c) * p.inner;
+      for (int64_t i = 0; i < p.inner; ++i) {
+        out[base + i] = static_cast<float>(static_cast<int32_t>(in[base + i]) - zero) * scale;
+      }
+    }
+  }
+}
+
+template void dequantize_affine<int8_t>(const AffineDequantParams&, const int8_t*, float*);
+template void dequantize_affine<uint8_t>(const AffineDequantParams&, const uint8_t*, float*);
+template void dequantize_affine<int16_t>(const AffineDequantParams&, const int16_t*, float*);
+
+}  // namespace baton::builtin

@@ -1,0 +1,30 @@
+// DEQUANTIZE: float16 -> float32, and int8 / uint8 / int16 -> float32 as (q - zero_point) * scale with
+// per-tensor or per-channel parameters.
+#ifndef BATON_BUILTIN_KERNELS_DEQUANTIZE_H
+#define BATON_BUILTIN_KERNELS_DEQUANTIZE_H
+
+#include <cstdint>
+
+namespace baton::builtin {
+
+float half_to_float(uint16_t h);
+void dequantize_f16(const uint16_t* in, float* out, int64_t n);
+
+// The tensor seen as [outer, channels, inner]; channel c uses scales[c] and zero_points[c]
+// (channels = 1 for per-tensor). zero_points may be null (all zero).
+struct AffineDequantParams {
+  int64_t outer = 1, channels = 1, inner = 1;
+  const float* scales = nullptr;
+  const int64_t* zero_points = nullptr;
+};
+
+template <typename Q>
+void dequantize_affine(const AffineDequantParams& p, const Q* in, float* out);
+
+extern template void dequantize_affine<int8_t>(const AffineDequantParams&, const int8_t*, float*);
+extern template void dequantize_affine<uint8_t>(const AffineDequantParams&, const uint8_t*, float*);
+extern template void dequantize_affine<int16_t>(const AffineDequantParams&, const int16_t*, float*);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_DEQUANTIZE_H

@@ -1,0 +1,255 @@
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/simd.h"
+
+namespace baton::builtin {
+namespace {
+
+static_assert(kGemmNR == 16 && kGemmMC % kGemmMR == 0);
+
+void fill_dense(const void* context, int row, int k0, int count, float* dst, int stride) {
+  const auto* d = static_cast<const DenseRows*>(context);
+  const float* src = d->a + static_cast<size_t>(row) * d->lda + k0;
+  for (int i = 0; i < count; ++i) dst[static_cast<size_t>(i) * stride] = src[i];
+}
+
+struct BlockArgs {
+  int kc;
+  int m_rows;  // valid rows in this A block
+  const float* packed_a;
+  const float* packed_b;  // this depth block
+  int panel_begin, panel_end;
+  int n;
+  float* c;  // row 0 of this A block
+  int ldc;
+  bool first, last;
+  const float* bias;
+  ActivationRange range;
+};
+
+// Stores one accumulator tile: adds what C holds unless this is the first depth block, adds the bias
+// and clamps after the last one.
+BATON_INLINE void store_tile(const BlockArgs& args, const float (&tile)[kGemmMR][kGemmNR], int row0,
+                             int col0, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    float* out = args.c + static_cast<size_t>(row0 + i) * args.ldc + col0;
+    for (int j = 0; j < cols; ++j) {
+      float v = tile[i][j];
+      if (!args.first) v += out[j];
+      if (args.last) {
+        if (args.bias) v += args.bias[col0 + j];
+        v = clamp_activation(v, args.range);
+      }
+      out[j] = v;
+    }
+  }
+}
+
+BATON_INLINE void compute_block_impl(const BlockArgs& args) {
+  const int m_panels = (args.m_rows + kGemmMR - 1) / kGemmMR;
+  for (int p = args.panel_begin; p < args.panel_end; ++p) {
+    const float* b_panel = args.packed_b + static_cast<size_t>(p) * args.kc * kGemmNR;
+    const int col0 = p * kGemmNR;
+    const int cols = std::min(kGemmNR, args.n - col0);
+    for (int mp = 0; mp < m_panels; ++mp) {
+      const float* a = args.packed_a + static_cast<size_t>(mp) * args.kc * kGemmMR;
+      const float* b = b_panel;
+      Float8 acc[kGemmMR][2] = {};
+      for (int kk = 0; kk < args.kc; ++kk) {
+        Float8 b0, b1;
+        std::memcpy(&b0, b, sizeof(b0));
+        std::memcpy(&b1, b + 8, sizeof(b1));
+#pragma GCC unroll 6
+        for (int i = 0; i < kGemmMR; ++i) {
+          const float av = a[i];
+          acc[i][0] += av * b0;
+          acc[i][1] += av * b1;
+        }
+        a += kGemmMR;
+        b += kGemmNR;
+      }
+      const int row0 = mp * kGemmMR;
+      const int rows = std::min(kGemmMR, args.m_rows - row0);
+      if (rows == kGemmMR && cols == kGemmNR) {
+        // Whole tile: the common case, in vector registers.
+#pragma GCC unroll 6
+        for (int i = 0; i < kGemmMR; ++i) {
+          float* out = args.c + static_cast<size_t>(row0 + i) * args.ldc + col0;
+          Float8 v0 = acc[i][0], v1 = acc[i][1];
+          if (!args.first) {
+            Float8 o0, o1;
+            std::memcpy(&o0, out, sizeof(o0));
+            std::memcpy(&o1, out + 8, sizeof(o1));
+            v0 += o0;
+            v1 += o1;
+          }
+          if (args.last) {
+            if (args.bias) {
+              Float8 bias0, bias1;
+              std::memcpy(&bias0, args.bias + col0, sizeof(bias0));
+              std::memcpy(&bias1, args.bias + col0 + 8, sizeof(bias1));
+              v0 += bias0;
+              v1 += bias1;
+            }
+            const Float8 lo = Float8{} + args.range.lo, hi = Float8{} + args.range.hi;
+            v0 = v0 < lo ? lo : v0;
+            v1 = v1 < lo ? lo : v1;
+            v0 = v0 > hi ? hi : v0;
+            v1 = v1 > hi ? hi : v1;
+          }
+          std::memcpy(out, &v0, sizeof(v0));
+          std::memcpy(out + 8, &v1, sizeof(v1));
+        }
+      } else {
+        float tile[kGemmMR][kGemmNR];
+        std::memcpy(tile, acc, sizeof(tile));
+        store_tile(args, tile, row0, col0, rows, cols);
+      }
+    }
+  }
+}
+
+BATON_DISPATCH_AVX2(void, compute_block, (const BlockArgs& args), (args))
+
+BATON_INLINE float dot_impl(const float* a, const float* b, int k) {
+  Float8 acc0 = {}, acc1 = {};
+  int i = 0;
+  for (; i + 16 <= k; i += 16) {
+    Float8 a0, a1, b0, b1;
+    std::memcpy(&a0, a + i, sizeof(a0));
+    std::memcpy(&a1, a + i + 8, sizeof(a1));
+    std::memcpy(&b0, b + i, sizeof(b0));
+    std::memcpy(&b1, b + i + 8, sizeof(b1));
+    acc0 += a0 * b0;
+    acc1 += a1 * b1;
+  }
+  acc0 += acc1;
+  float sum = 0.0f;
+  for (int j = 0; j < 8; ++j) sum += acc0[j];
+  for (; i < k; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+BATON_INLINE void gemv_block_impl(const float* a, int lda, int m, int n0, int n1, int k, const float* b,
+                                  int ldb, float* c, int ldc, const GemmEpilogue* epilogue) {
+  for (int r = 0; r < m; ++r) {
+    const float* row = a + static_cast<size_t>(r) * lda;
+    float* out = c + static_cast<size_t>(r) * ldc;
+    for (int j = n0; j < n1; ++j) {
+      float v = dot_impl(row, b + static_cast<size_t>(j) * ldb, k);
+      if (epilogue->bias) v += epilogue->bias[j];
+      out[j] = clamp_activation(v, epilogue->range);
+    }
+  }
+}
+
+BATON_DISPATCH_AVX2(void, gemv_block,
+                    (const float* a, int lda, int m, int n0, int n1, int k, const float* b, int ldb,
+                     float* c, int ldc, const GemmEpilogue* epilogue),
+                    (a, lda, m, n0, n1, k, b, ldb, c, ldc, epilogue))
+
+}  // namespace
+
+GemmRowSource DenseRows::source() const { return {fill_dense, this}; }
+
+size_t gemm_packed_b_size(int n, int k) {
+  const size_t panels = (static_cast<size_t>(n) + kGemmNR - 1) / kGemmNR;
+  return panels * kGemmNR * static_cast<size_t>(k);
+}
+
+void gemm_pack_b(const float* b, int ldb, int n, int k, float* packed) {
+  const int panels = (n + kGemmNR - 1) / kGemmNR;
+  const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
+  for (int k0 = 0; k0 < k; k0 += kGemmKC) {
+    const int kc = std::min(kGemmKC, k - k0);
+    float* block = packed + static_cast<size_t>(k0) * n_padded;
+    for (int p = 0; p < panels; ++p) {
+      float* panel = block + static_cast<size_t>(p) * kc * kGemmNR;
+      for (int j = 0; j < kGemmNR; ++j) {
+        const int col = p * kGemmNR + j;
+        if (col < n) {
+          const float* src = b + static_cast<size_t>(col) * ldb + k0;
+          for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = src[kk];
+        } else {
+          for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = 0.0f;
+        }
+      }
+    }
+  }
+}
+
+size_t gemm_scratch_per_worker() { return static_cast<size_t>(kGemmMC) * kGemmKC; }
+
+void gemm(GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
+          const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
+  if (m <= 0 || n <= 0) return;
+  const int panels = (n + kGemmNR - 1) / kGemmNR;
+  const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
+  const int m_blocks = (m + kGemmMC - 1) / kGemmMC;
+  // Split columns too when there are too few row blocks to keep every worker busy.
+  const int workers = worker_count(parallel);
+  int n_chunks = 1;
+  if (workers > 1 && m_blocks < 2 * workers) {
+    n_chunks = std::min(panels, (2 * workers + m_blocks - 1) / m_blocks);
+  }
+  if (k <= 0) {
+    // An empty sum: C is the bias, clamped.
+    for (int r = 0; r < m; ++r) {
+      for (int j = 0; j < n; ++j) {
+        c[static_cast<size_t>(r) * ldc + j] = clamp_activation(epilogue.bias ? epilogue.bias[j] : 0.0f,
+                                                               epilogue.range);
+      }
+    }
+    return;
+  }
+  parallel_run(parallel, m_blocks * n_chunks, [&](int task, int worker) {
+    const int mb = task / n_chunks;
+    const int chunk = task % n_chunks;
+    const int m0 = mb * kGemmMC;
+    const int mc = std::min(kGemmMC, m - m0);
+    const int m_panels = (mc + kGemmMR - 1) / kGemmMR;
+    float* packed_a = scratch + static_cast<size_t>(worker) * gemm_scratch_per_worker();
+    BlockArgs args;
+    args.m_rows = mc;
+    args.packed_a = packed_a;
+    args.panel_begin = static_cast<int>(static_cast<int64_t>(panels) * chunk / n_chunks);
+    args.panel_end = static_cast<int>(static_cast<int64_t>(panels) * (chunk + 1) / n_chunks);
+    args.n = n;
+    args.c = c + static_cast<size_t>(m0) * ldc;
+    args.ldc = ldc;
+    args.bias = epilogue.bias;
+    args.range = epilogue.range;
+    for (int k0 = 0; k0 < k; k0 += kGemmKC) {
+      const int kc = std::min(kGemmKC, k - k0);
+      for (int r = 0; r < mc; ++r) {
+        a.fill(a.context, m0 + r, k0, kc, packed_a + static_cast<size_t>(r / kGemmMR) * kc * kGemmMR + r % kGemmMR,
+               kGemmMR);
+      }
+      for (int r = mc; r < m_panels * kGemmMR; ++r) {
+        float* dst = packed_a + static_cast<size_t>(r / kGemmMR) * kc * kGemmMR + r % kGemmMR;
+        for (int kk = 0; kk < kc; ++kk) dst[kk * kGemmMR] = 0.0f;
+      }
+      args.kc = kc;
+      args.packed_b = packed_b + static_cast<size_t>(k0) * n_padded;
+      args.first = k0 == 0;
+      args.last = k0 + kc >= k;
+      compute_block(args);
+    }
+  });
+}
+
+void gemv_rows(const float* a, int lda, int m, int n, int k, const float* b, int ldb, float* c, int ldc,
+               const GemmEpilogue& epilogue, Parallel* parallel) {
+  // Chunks of 64 output columns: enough work per task, small enough to spread.
+  const int chunks = std::max(1, std::min((n + 63) / 64, 4 * worker_count(parallel)));
+  parallel_run(parallel, chunks, [&](int task, int) {
+    const int n0 = static_cast<int>(static_cast<int64_t>(n) * task / chunks);
+    const int n1 = static_cast<int>(static_cast<int64_t>(n) * (task + 1) / chunks);
+    gemv_block(a, lda, m, n0, n1, k, b, ldb, c, ldc, &epilogue);
+  });
+}
+
+}  // namespace baton::builtin

@@ -1,0 +1,52 @@
+// How kernels split work across threads without knowing who runs it: a `Parallel` runs tasks 0..n-1 and
+// tells each which worker (0..worker_count-1) runs it, so a task can use that worker's scratch. A null
+// `Parallel*` means "run serially on the caller". Nothing here allocates: invoke must not.
+#ifndef BATON_BUILTIN_KERNELS_PARALLEL_H
+#define BATON_BUILTIN_KERNELS_PARALLEL_H
+
+#include <type_traits>
+#include <utility>
+
+namespace baton::builtin {
+
+// A non-owning reference to a callable: a pointer and a trampoline, never a heap allocation.
+template <typename Signature>
+class FunctionRef;
+
+template <typename R, typename... Args>
+class FunctionRef<R(Args...)> {
+ public:
+  template <typename F>
+  FunctionRef(F&& f)  // NOLINT: implicit on purpose, like std::function_ref
+      : object_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, Args... args) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<Args>(args)...);
+        }) {}
+  R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
+
+ private:
+  void* object_;
+  R (*call_)(void*, Args...);
+};
+
+class Parallel {
+ public:
+  virtual ~Parallel() = default;
+  virtual int worker_count() const = 0;
+  // Runs task(i, worker) for every i in [0, n) and returns when all have finished.
+  virtual void run(int n, FunctionRef<void(int task, int worker)> task) = 0;
+};
+
+inline int worker_count(const Parallel* parallel) { return parallel ? parallel->worker_count() : 1; }
+
+inline void parallel_run(Parallel* parallel, int n, FunctionRef<void(int, int)> task) {
+  if (parallel && n > 1 && parallel->worker_count() > 1) {
+    parallel->run(n, task);
+  } else {
+    for (int i = 0; i < n; ++i) task(i, 0);
+  }
+}
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_PARALLEL_H

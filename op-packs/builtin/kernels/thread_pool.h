@@ -1,0 +1,46 @@
+// A fixed set of worker threads behind the `Parallel` interface. The calling thread works too (as worker
+// 0), so a pool of N workers starts N-1 threads. run() hands out task indices from an atomic counter and
+// returns when every task has finished; it allocates nothing.
+#ifndef BATON_BUILTIN_KERNELS_THREAD_POOL_H
+#define BATON_BUILTIN_KERNELS_THREAD_POOL_H
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "kernels/parallel.h"
+
+namespace baton::builtin {
+
+class ThreadPool final : public Parallel {
+ public:
+  explicit ThreadPool(int workers);
+  ~ThreadPool() override;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int worker_count() const override { return static_cast<int>(threads_.size()) + 1; }
+  void run(int n, FunctionRef<void(int task, int worker)> task) override;
+
+ private:
+  void worker_loop(int worker);
+  void work(int worker);
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable start_;
+  std::condition_variable done_;
+  // The job being run; written under mutex_ before generation_ changes.
+  FunctionRef<void(int, int)>* job_ = nullptr;
+  int job_size_ = 0;
+  std::atomic<int> next_task_{0};
+  int busy_workers_ = 0;
+  unsigned generation_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_THREAD_POOL_H

@@ -1,0 +1,53 @@
+#include "kernels/unary.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace baton::builtin {
+namespace {
+
+template <typename F>
+void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+}
+
+}  // namespace
+
+void unary(UnaryOp op, const float* in, float* out, int64_t n) {
+  switch (op) {
+    case UnaryOp::kRelu: return map(in, out, n, [](float x) { return std::max(x, 0.0f); });
+    case UnaryOp::kRelu6: return map(in, out, n, [](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+    case UnaryOp::kReluN1To1:
+      return map(in, out, n, [](float x) { return std::min(std::max(x, -1.0f), 1.0f); });
+    case UnaryOp::kLogistic: return map(in, out, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    case UnaryOp::kTanh: return map(in, out, n, [](float x) { return std::tanh(x); });
+    case UnaryOp::kHardSwish:
+      // TFLite's order of operations: x * relu6(x + 3), then / 6.
+      return map(in, out, n, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
+    case UnaryOp::kRsqrt: return map(in, out, n, [](float x) { return 1.0f / std::sqrt(x); });
+    case UnaryOp::kLog: return map(in, out, n, [](float x) { return std::log(x); });
+    case UnaryOp::kSquare: return map(in, out, n, [](float x) { return x * x; });
+    case UnaryOp::kSqrt: return map(in, out, n, [](float x) { return std::sqrt(x); });
+    case UnaryOp::kExp: return map(in, out, n, [](float x) { return std::exp(x); });
+    case UnaryOp::kAbs: return map(in, out, n, [](float x) { return std::fabs(x); });
+    case UnaryOp::kNeg: return map(in, out, n, [](float x) { return -x; });
+  }
+}
+
+void softmax(const float* in, float* out, int64_t rows, int64_t depth, float beta) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    float max = x[0];
+    for (int64_t i = 1; i < depth; ++i) max = std::max(max, x[i]);
+    float sum = 0.0f;
+    for (int64_t i = 0; i < depth; ++i) {
+      y[i] = std::exp((x[i] - max) * beta);
+      sum += y[i];
+    }
+    const float inv = 1.0f / sum;
+    for (int64_t i = 0; i < depth; ++i) y[i] *= inv;
+  }
+}
+
+}  // namespace baton::builtin

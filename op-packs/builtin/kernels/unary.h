@@ -1,0 +1,20 @@
+// Elementwise unary ops on float32 (activations and math functions), and SOFTMAX over the last axis.
+#ifndef BATON_BUILTIN_KERNELS_UNARY_H
+#define BATON_BUILTIN_KERNELS_UNARY_H
+
+#include <cstdint>
+
+namespace baton::builtin {
+
+enum class UnaryOp {
+  kRelu, kRelu6, kReluN1To1, kLogistic, kTanh, kHardSwish, kRsqrt, kLog, kSquare, kSqrt, kExp, kAbs, kNeg
+};
+
+void unary(UnaryOp op, const float* in, float* out, int64_t n);
+
+// out[r][i] = exp(beta * (in[r][i] - max_r)) / sum_j exp(beta * (in[r][j] - max_r))
+void softmax(const float* in, float* out, int64_t rows, int64_t depth, float beta);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_UNARY_H

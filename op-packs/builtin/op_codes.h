@@ -1,0 +1,57 @@
+// TFLite's BuiltinOperator codes of the ops this pack implements (schema.fbs), by name. The host gives
+// each node its real code (the larger of the model's two op-code fields).
+#ifndef BATON_BUILTIN_OP_CODES_H
+#define BATON_BUILTIN_OP_CODES_H
+
+#include <cstdint>
+
+namespace baton::builtin::op {
+
+inline constexpr int32_t kAdd = 0;
+inline constexpr int32_t kAveragePool2d = 1;
+inline constexpr int32_t kConcatenation = 2;
+inline constexpr int32_t kConv2d = 3;
+inline constexpr int32_t kDepthwiseConv2d = 4;
+inline constexpr int32_t kDepthToSpace = 5;
+inline constexpr int32_t kDequantize = 6;
+inline constexpr int32_t kFullyConnected = 9;
+inline constexpr int32_t kLogistic = 14;
+inline constexpr int32_t kMaxPool2d = 17;
+inline constexpr int32_t kMul = 18;
+inline constexpr int32_t kRelu = 19;
+inline constexpr int32_t kReluN1To1 = 20;
+inline constexpr int32_t kRelu6 = 21;
+inline constexpr int32_t kReshape = 22;
+inline constexpr int32_t kResizeBilinear = 23;
+inline constexpr int32_t kSoftmax = 25;
+inline constexpr int32_t kTanh = 28;
+inline constexpr int32_t kPad = 34;
+inline constexpr int32_t kGather = 36;
+inline constexpr int32_t kTranspose = 39;
+inline constexpr int32_t kMean = 40;
+inline constexpr int32_t kSub = 41;
+inline constexpr int32_t kDiv = 42;
+inline constexpr int32_t kStridedSlice = 45;
+inline constexpr int32_t kExp = 47;
+inline constexpr int32_t kSplit = 49;
+inline constexpr int32_t kPrelu = 54;
+inline constexpr int32_t kMaximum = 55;
+inline constexpr int32_t kMinimum = 57;
+inline constexpr int32_t kPadV2 = 60;
+inline constexpr int32_t kTransposeConv = 67;
+inline constexpr int32_t kLog = 73;
+inline constexpr int32_t kSqrt = 75;
+inline constexpr int32_t kRsqrt = 76;
+inline constexpr int32_t kPack = 83;
+inline constexpr int32_t kUnpack = 88;
+inline constexpr int32_t kSquare = 92;
+inline constexpr int32_t kSquaredDifference = 99;
+inline constexpr int32_t kAbs = 101;
+inline constexpr int32_t kHardSwish = 117;
+inline constexpr int32_t kDensify = 124;
+inline constexpr int32_t kBatchMatmul = 126;
+inline constexpr int32_t kNeg = 59;
+
+}  // namespace baton::builtin::op
+
+#endif  // BATON_BUILTIN_OP_CODES_H

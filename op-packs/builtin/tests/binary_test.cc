@@ -1,0 +1,69 @@
+// Broadcasting binary ops.
+#include <gtest/gtest.h>
+
+#include "kernels/binary.h"
+
+namespace baton::builtin::testing {
+namespace {
+
+std::vector<float> run(BinaryOp op, std::vector<int32_t> sa, const std::vector<float>& a, std::vector<int32_t> sb,
+                       const std::vector<float>& b, ActivationRange range = {}) {
+  std::vector<int32_t> shape;
+  EXPECT_TRUE(broadcast_shape(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()), shape));
+  int64_t n = 1;
+  for (int32_t d : shape) n *= d;
+  std::vector<float> out(n, -777.0f);
+  binary(op, plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size())), a.data(),
+         b.data(), out.data(), range);
+  return out;
+}
+
+// [2,1,3] + [1,4,1] -> [2,4,3]: out[i][j][k] = a[i][k] + b[j]. With a = {1,2,3 | 4,5,6} and
+// b = {10,20,30,40}, row (i, j) is a's row i plus b[j].
+TEST(Binary, BroadcastBothSides) {
+  const std::vector<int32_t> sa = {2, 1, 3}, sb = {1, 4, 1};
+  std::vector<int32_t> shape;
+  ASSERT_TRUE(broadcast_shape(sa.data(), 3, sb.data(), 3, shape));
+  EXPECT_EQ(shape, (std::vector<int32_t>{2, 4, 3}));
+  const auto out = run(BinaryOp::kAdd, sa, {1, 2, 3, 4, 5, 6}, sb, {10, 20, 30, 40});
+  const std::vector<float> expected = {11, 12, 13, 21, 22, 23, 31, 32, 33, 41, 42, 43,
+                                       14, 15, 16, 24, 25, 26, 34, 35, 36, 44, 45, 46};
+  EXPECT_EQ(out, expected);
+}
+
+TEST(Binary, IncompatibleShapesRejected) {
+  const int32_t a[] = {2, 3}, b[] = {4, 3};
+  std::vector<int32_t> shape;
+  EXPECT_FALSE(broadcast_shape(a, 2, b, 2, shape));
+}
+
+TEST(Binary, ScalarRankMismatchAndActivation) {
+  // [2,2] - scalar 3, then RELU6: {1-3, 5-3, 9-3, 12-3} = {-2, 2, 6, 9} -> {0, 2, 6, 6}.
+  EXPECT_EQ(run(BinaryOp::kSub, {2, 2}, {1, 5, 9, 12}, {}, {3}, {0.0f, 6.0f}), (std::vector<float>{0, 2, 6, 6}));
+  // scalar - [3]: 10 - {1,2,3}.
+  EXPECT_EQ(run(BinaryOp::kSub, {}, {10}, {3}, {1, 2, 3}), (std::vector<float>{9, 8, 7}));
+  // [2,3] * [3] (a channel vector, numpy's right alignment).
+  EXPECT_EQ(run(BinaryOp::kMul, {2, 3}, {1, 2, 3, 4, 5, 6}, {3}, {1, 10, 100}),
+            (std::vector<float>{1, 20, 300, 4, 50, 600}));
+}
+
+TEST(Binary, OtherOps) {
+  EXPECT_EQ(run(BinaryOp::kSquaredDifference, {3}, {1, 5, -2}, {3}, {4, 5, 2}), (std::vector<float>{9, 0, 16}));
+  EXPECT_EQ(run(BinaryOp::kMinimum, {3}, {1, 5, -2}, {1}, {2}), (std::vector<float>{1, 2, -2}));
+  EXPECT_EQ(run(BinaryOp::kMaximum, {3}, {1, 5, -2}, {1}, {2}), (std::vector<float>{2, 5, 2}));
+  EXPECT_EQ(run(BinaryOp::kDiv, {2}, {1, 9}, {2}, {4, 3}), (std::vector<float>{0.25f, 3}));
+  // PRELU with a per-channel alpha of shape [1,1,2] on [1,2,2]: negatives scale by their channel's alpha.
+  EXPECT_EQ(run(BinaryOp::kPrelu, {1, 2, 2}, {-1, -2, 3, -4}, {1, 1, 2}, {0.5f, 0.25f}),
+            (std::vector<float>{-0.5f, -0.5f, 3, -1}));
+}
+
+TEST(Binary, HighRankMiddleBroadcast) {
+  // [2,3,2,2] + [3,1,1]: b varies along dimension 1 only; out = a + 100 * (index along dim 1).
+  std::vector<float> a(24);
+  for (int i = 0; i < 24; ++i) a[i] = static_cast<float>(i);
+  const auto out = run(BinaryOp::kAdd, {2, 3, 2, 2}, a, {3, 1, 1}, {0, 100, 200});
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(out[i], static_cast<float>(i + 100 * ((i / 4) % 3))) << i;
+}
+
+}  // namespace
+}  // namespace baton::builtin::testing

@@ -1,0 +1,81 @@
+// The GEMM against a naive triple loop (an independent reference) on sizes that cross every blocking
+// boundary: m around kGemmMC and kGemmMR, n around kGemmNR, k around kGemmKC; serial and threaded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kernels/fully_connected.h"
+#include "kernels/gemm.h"
+#include "kernels/thread_pool.h"
+#include "tests/test_util.h"
+
+namespace baton::builtin::testing {
+namespace {
+
+std::vector<float> naive(const std::vector<float>& a, const std::vector<float>& b, const float* bias, int m, int n,
+                         int k, ActivationRange range) {
+  std::vector<float> c(static_cast<size_t>(m) * n);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double sum = bias ? bias[j] : 0.0;
+      for (int kk = 0; kk < k; ++kk) sum += static_cast<double>(a[i * k + kk]) * b[j * k + kk];
+      c[i * n + j] = std::min(std::max(static_cast<float>(sum), range.lo), range.hi);
+    }
+  }
+  return c;
+}
+
+void check_gemm(int m, int n, int k, Parallel* parallel, bool with_bias, ActivationRange range, unsigned seed) {
+  SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+  const auto a = random_floats(static_cast<size_t>(m) * k, seed);
+  const auto b = random_floats(static_cast<size_t>(n) * k, seed + 1);
+  const auto bias = random_floats(n, seed + 2);
+  std::vector<float> packed(gemm_packed_b_size(n, k));
+  gemm_pack_b(b.data(), k, n, k, packed.data());
+  std::vector<float> scratch(worker_count(parallel) * gemm_scratch_per_worker());
+  std::vector<float> c(static_cast<size_t>(m) * n, -777.0f);
+  const GemmEpilogue epilogue{with_bias ? bias.data() : nullptr, range};
+  const DenseRows rows{a.data(), k};
+  gemm(rows.source(), m, n, k, packed.data(), c.data(), n, epilogue, scratch.data(), parallel);
+  expect_near_all(naive(a, b, with_bias ? bias.data() : nullptr, m, n, k, range), c);
+}
+
+TEST(Gemm, MatchesNaiveAcrossBlockBoundaries) {
+  unsigned seed = 1;
+  for (int m : {1, 5, 6, 7, 71, 72, 73, 150}) {
+    for (int n : {1, 15, 16, 17, 40}) {
+      for (int k : {1, 3, 255, 256, 257, 600}) check_gemm(m, n, k, nullptr, true, {}, seed++);
+    }
+  }
+}
+
+TEST(Gemm, ClampsAndOmitsBias) {
+  check_gemm(13, 33, 20, nullptr, false, {0.0f, 0.5f}, 99);
+  check_gemm(80, 20, 300, nullptr, true, {-0.25f, 0.25f}, 100);
+}
+
+TEST(Gemm, ThreadedMatchesNaive) {
+  ThreadPool pool(3);
+  for (int m : {1, 7, 100, 300}) check_gemm(m, 50, 270, &pool, true, {0.0f, 6.0f}, 7 + m);
+}
+
+TEST(FullyConnected, GemvAndGemmPathsMatchNaive) {
+  for (int batch : {1, 3, 4, 9}) {
+    FullyConnectedParams p;
+    p.batch = batch;
+    p.depth = 37;
+    p.units = 21;
+    const auto in = random_floats(static_cast<size_t>(batch) * p.depth, 5);
+    const auto w = random_floats(static_cast<size_t>(p.units) * p.depth, 6);
+    const auto bias = random_floats(p.units, 7);
+    std::vector<float> packed(fully_connected_packed_weights_size(p));
+    fully_connected_pack_weights(p, w.data(), packed.data());
+    std::vector<float> scratch(fully_connected_scratch_size(p, 1) + 1);
+    std::vector<float> out(static_cast<size_t>(batch) * p.units);
+    fully_connected(p, in.data(), w.data(), packed.data(), bias.data(), out.data(), scratch.data(), nullptr);
+    expect_near_all(naive(in, w, bias.data(), batch, p.units, p.depth, {}), out);
+  }
+}
+
+}  // namespace
+}  // namespace baton::builtin::testing

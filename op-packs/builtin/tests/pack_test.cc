@@ -1,0 +1,178 @@
+// The pack through its C ABI, loaded with dlopen into a fake host: the descriptor, output shapes set in
+// prepare, results of small graphs, and the error messages a user sees.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "op_codes.h"
+#include "tests/fake_host.h"
+
+namespace baton::builtin::testing {
+namespace {
+
+class PackTest : public ::testing::Test {
+ protected:
+  FakeHost host{BATON_BUILTIN_PACK_PATH};
+  void SetUp() override { ASSERT_NE(host.desc(), nullptr) << host.load_error(); }
+};
+
+TEST_F(PackTest, DescribesItself) {
+  const baton_plugin_desc* d = host.desc();
+  EXPECT_STREQ(d->name, "builtin");
+  EXPECT_EQ(d->kind, BATON_PLUGIN_OP_PACK);
+  EXPECT_EQ(d->abi_major, static_cast<uint32_t>(BATON_ABI_VERSION_MAJOR));
+  std::set<int32_t> codes;
+  for (size_t i = 0; i < d->op_count; ++i) {
+    EXPECT_TRUE(codes.insert(d->ops[i].builtin_code).second) << "duplicate op " << d->ops[i].builtin_code;
+    EXPECT_LE(d->ops[i].min_version, d->ops[i].max_version);
+  }
+  for (int32_t code : {op::kConv2d, op::kDepthwiseConv2d, op::kAdd, op::kFullyConnected, op::kResizeBilinear,
+                       op::kStridedSlice, op::kDequantize}) {
+    EXPECT_TRUE(codes.count(code)) << code;
+  }
+  EXPECT_FALSE(codes.count(op::kDensify));
+  ASSERT_EQ(d->option_count, 1u);
+  EXPECT_STREQ(d->options[0].name, "threads");
+}
+
+TEST_F(PackTest, ConvWithDequantizedFilterAndFusedRelu) {
+  // DEQUANTIZE (f16 constant -> f32) feeds CONV_2D's filter, so the filter is not constant and the
+  // conv packs it at invoke. 1x1 conv, 2 input channels -> 1 output: out = relu(x0 - x1 + bias).
+  FakeGraph g;
+  const std::vector<uint16_t> half_filter = {0x3C00, 0xBC00};  // {1, -1}
+  const int f16 = g.constant(BATON_TYPE_FLOAT16, {1, 1, 1, 2}, half_filter);
+  const int filter = g.output();
+  g.add_node(op::kDequantize, {f16}, {filter}, 2);
+  const int input = g.floats({1, 1, 2, 2}, {5, 2, 1, 4});
+  const int bias = g.floats({1}, {0.5f}, true);
+  const int out = g.output();
+  FakeNode& conv = g.add_node(op::kConv2d, {input, filter, bias}, {out});
+  conv.options.kind = 1;
+  conv.options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1, 1, BATON_ACT_RELU};
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.tensors[out].dims, (std::vector<int32_t>{1, 1, 2, 1}));
+  EXPECT_EQ(g.values<float>(out), (std::vector<float>{3.5f, 0.0f}));  // 5-2+.5, max(0, 1-4+.5)
+}
+
+TEST_F(PackTest, RefusesInt8WithNodeAndOpInMessage) {
+  FakeGraph g;
+  const std::vector<int8_t> q(16, 1);
+  const int input = g.add_tensor(BATON_TYPE_INT8, {1, 4, 4, 1}, q.data());
+  const int filter = g.floats({1, 1, 1, 1}, {1}, true);
+  const int out = g.output(BATON_TYPE_INT8);
+  const int dummy = g.output();
+  // Node 0 is a RELU so the CONV is node 1.
+  g.add_node(op::kRelu, {filter}, {dummy});
+  FakeNode& conv = g.add_node(op::kConv2d, {input, filter, -1}, {out});
+  conv.options.u.conv = {BATON_PADDING_SAME, 1, 1, 1, 1, 1, 0};
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_UNSUPPORTED);
+  EXPECT_EQ(error, "node 1 CONV_2D: input type INT8 not supported by the builtin pack (float32 only)");
+}
+
+TEST_F(PackTest, ReshapeInfersMinusOne) {
+  FakeGraph g;
+  const int input = g.floats({2, 3, 4}, std::vector<float>(24, 1.0f));
+  const std::vector<int32_t> shape = {-1, 6};
+  const int shape_t = g.constant(BATON_TYPE_INT32, {2}, shape);
+  const int out = g.output();
+  g.add_node(op::kReshape, {input, shape_t}, {out});
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.tensors[out].dims, (std::vector<int32_t>{4, 6}));
+}
+
+TEST_F(PackTest, FullyConnectedKeepNumDimsAndNoBias) {
+  // Input [1,2,3], weights [2,3] = {1,1,1 | 1,0,-1}: each row gives {sum, first - last}.
+  FakeGraph g;
+  const int input = g.floats({1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  const int weights = g.floats({2, 3}, {1, 1, 1, 1, 0, -1}, true);
+  const int out = g.output();
+  FakeNode& fc = g.add_node(op::kFullyConnected, {input, weights, -1}, {out}, 9);
+  fc.options.u.fully_connected.keep_num_dims = 1;
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.tensors[out].dims, (std::vector<int32_t>{1, 2, 2}));
+  EXPECT_EQ(g.values<float>(out), (std::vector<float>{6, -2, 15, -2}));
+}
+
+TEST_F(PackTest, MeanKeepDimsAndSplitOutputs) {
+  FakeGraph g;
+  const int input = g.floats({1, 2, 2, 2}, {1, 10, 2, 20, 3, 30, 4, 40});
+  const std::vector<int32_t> axes = {1, -2};  // H and W, one of them negative
+  const int axes_t = g.constant(BATON_TYPE_INT32, {2}, axes);
+  const int mean = g.output();
+  FakeNode& m = g.add_node(op::kMean, {input, axes_t}, {mean});
+  m.options.u.reducer.keep_dims = 1;
+  const std::vector<int32_t> axis = {3};
+  const int axis_t = g.constant(BATON_TYPE_INT32, {}, axis);
+  const int a = g.output(), b = g.output();
+  FakeNode& s = g.add_node(op::kSplit, {axis_t, mean}, {a, b});
+  s.options.u.split.num_splits = 2;
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.tensors[mean].dims, (std::vector<int32_t>{1, 1, 1, 2}));
+  EXPECT_EQ(g.values<float>(a), (std::vector<float>{2.5f}));
+  EXPECT_EQ(g.values<float>(b), (std::vector<float>{25.0f}));
+  EXPECT_EQ(g.tensors[b].dims, (std::vector<int32_t>{1, 1, 1, 1}));
+}
+
+TEST_F(PackTest, ConcatNegativeAxisAndPackUnpack) {
+  FakeGraph g;
+  const int a = g.floats({2, 1}, {1, 2});
+  const int b = g.floats({2, 2}, {3, 4, 5, 6});
+  const int cat = g.output();
+  FakeNode& c = g.add_node(op::kConcatenation, {a, b}, {cat});
+  c.options.u.concat.axis = -1;
+  const int packed = g.output();
+  FakeNode& p = g.add_node(op::kPack, {a, a}, {packed});
+  p.options.u.pack = {2, -1};  // [2,1] x2 on the last axis -> [2,1,2]
+  const int u0 = g.output(), u1 = g.output();
+  FakeNode& u = g.add_node(op::kUnpack, {b}, {u0, u1});
+  u.options.u.pack = {2, 1};  // columns of b
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.tensors[cat].dims, (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(g.values<float>(cat), (std::vector<float>{1, 3, 4, 2, 5, 6}));
+  EXPECT_EQ(g.tensors[packed].dims, (std::vector<int32_t>{2, 1, 2}));
+  EXPECT_EQ(g.values<float>(packed), (std::vector<float>{1, 1, 2, 2}));
+  EXPECT_EQ(g.values<float>(u0), (std::vector<float>{3, 5}));
+  EXPECT_EQ(g.values<float>(u1), (std::vector<float>{4, 6}));
+}
+
+TEST_F(PackTest, ComputedShapeInputIsRefusedClearly) {
+  FakeGraph g;
+  const int input = g.floats({4}, {1, 2, 3, 4});
+  const int paddings = g.add_tensor(BATON_TYPE_INT32, {1, 2});  // not constant
+  const int out = g.output();
+  g.add_node(op::kPad, {input, paddings}, {out});
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_UNSUPPORTED);
+  EXPECT_EQ(error.rfind("node 0 PAD: paddings (input 1) must be a constant tensor", 0), 0u) << error;
+}
+
+TEST_F(PackTest, ThreadedPackMatchesSerial) {
+  // The same random 3x3 conv on 2 threads and on 1.
+  auto run = [](int64_t threads) {
+    FakeHost h(BATON_BUILTIN_PACK_PATH, threads);
+    FakeGraph g;
+    std::vector<float> in(1 * 20 * 20 * 8), f(16 * 3 * 3 * 8);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 7919) % 13) - 6.0f;
+    for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>((i * 104729) % 5) - 2.0f;
+    const int x = g.floats({1, 20, 20, 8}, in);
+    const int w = g.floats({16, 3, 3, 8}, f, true);
+    const int y = g.output();
+    FakeNode& conv = g.add_node(op::kConv2d, {x, w}, {y});
+    conv.options.u.conv = {BATON_PADDING_SAME, 2, 2, 1, 1, 1, 0};
+    std::string error;
+    EXPECT_EQ(h.run(g, &error), BATON_OK) << error;
+    return g.values<float>(y);
+  };
+  const auto serial = run(1);
+  EXPECT_EQ(serial.size(), 10u * 10u * 16u);
+  EXPECT_EQ(run(2), serial);  // integer-valued data: exact in any order
+}
+
+}  // namespace
+}  // namespace baton::builtin::testing
