@@ -88,6 +88,64 @@ TEST_P(RealModel, MatchesTheReference) {
               worst_model, in.nodes().size(), in.folded_nodes());
 }
 
+// The delegate chain on real graphs: a test delegate takes every same-shape ADD (scattered through the
+// graph, so there are many partitions and boundaries); every node must be placed exactly once and the
+// outputs must equal the builtin-only run bit for bit (the delegate adds the same floats).
+TEST_P(RealModel, DelegateChainGivesTheSameOutputs) {
+  const std::string name = GetParam();
+  if (name.find('-') != std::string::npos) GTEST_SKIP() << "photo variant: same graph as " << name.substr(0, name.find('-'));
+  const std::string path = model_cache() + "/" + name + ".tflite";
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
+    GTEST_SKIP() << "missing " << path;
+  }
+  TempDir plugins, conf;
+  plugins.add_plugin("deleg_a");
+  std::filesystem::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+  conf.write("baton.conf", "delegates = deleg-a\n[plugin.deleg-a]\nops = ADD\n");
+  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto delegated = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(delegated) << delegated.error();
+  auto plain = Interpreter::create(builtin_only(), model.value());
+  ASSERT_TRUE(plain) << plain.error();
+  Interpreter& d = *delegated.value();
+  Interpreter& p = *plain.value();
+  size_t in_partitions = 0, adds = 0;
+  for (const auto& part : d.partitions()) in_partitions += part->nodes.size();
+  for (size_t i = 0; i < d.nodes().size(); ++i) {
+    const Placement pl = d.placement(i);
+    if (d.nodes()[i].info->op_code == 0) ++adds;
+    if (pl.kind == "delegate") {
+      EXPECT_EQ(d.nodes()[i].info->op_code, 0) << "node " << i << " is not an ADD but went to the delegate";
+      EXPECT_EQ(d.partitions()[pl.partition]->plugin->name, "deleg-a");
+    } else {
+      EXPECT_TRUE(pl.kind == "op-pack" || pl.kind == "folded") << pl.kind;
+    }
+  }
+  size_t delegated_nodes = 0;
+  for (size_t i = 0; i < d.nodes().size(); ++i) delegated_nodes += d.placement(i).kind == "delegate";
+  EXPECT_EQ(delegated_nodes, in_partitions);  // each delegated node in exactly one partition
+  for (size_t i = 0; i < d.input_count(); ++i) {
+    std::vector<uint8_t> bytes;
+    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
+                              std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
+    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
+  }
+  ASSERT_TRUE(d.invoke());
+  ASSERT_TRUE(p.invoke());
+  for (size_t o = 0; o < d.output_count(); ++o) {
+    ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
+    EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
+  }
+  std::printf("[ chain    ] %s: %zu of %zu ADD nodes delegated in %zu partitions\n", name.c_str(), delegated_nodes, adds,
+              d.partitions().size());
+}
+
 INSTANTIATE_TEST_SUITE_P(Reference, RealModel, ::testing::ValuesIn(reference_cases()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;

@@ -56,6 +56,11 @@ static int32_t check_node(void* ps, const baton_node* node, baton_error* reason)
     api->error_set(reason, "float32 only");
     return 0;
   }
+  if (api->node_input_count(node) > 1 &&
+      api->tensor_byte_size(api->node_input(node, 0)) != api->tensor_byte_size(api->node_input(node, 1))) {
+    api->error_set(reason, "no broadcasting");
+    return 0;
+  }
   return 1;
 }
 
@@ -149,6 +154,8 @@ static baton_status partition_invoke(void* ps, void* pstate, const baton_partiti
       for (size_t k = 0; k < count; ++k) {
         float v = a[k] + b[k];
         if (act == BATON_ACT_RELU && v < 0) v = 0;
+        if (act == BATON_ACT_RELU6) v = v < 0 ? 0 : (v > 6 ? 6 : v);
+        if (act == BATON_ACT_RELU_N1_TO_1) v = v < -1 ? -1 : (v > 1 ? 1 : v);
         out[k] = v;
       }
     }
