@@ -61,6 +61,21 @@ TEST(ConstantFolding, CustomOpsAreNotFolded) {
   EXPECT_EQ(interp.value()->folded_nodes(), 0u);
 }
 
+TEST(ConstantFolding, FoldableNodesFollowConstantsThroughTheGraph) {
+  // c1 -> A -> k1 -> B -> k2; x + k2 -> out. A and B fold (B's input becomes constant once A folds); the
+  // last ADD reads the input x; a custom op never folds.
+  TinyModel m;
+  m.tensors = {{{2}, 0, {}, "x"},        {{2}, 0, floats({1, 2}), "c1"}, {{2}, 0, floats({3, 4}), "c2"},
+               {{2}, 0, {}, "k1"},       {{2}, 0, {}, "k2"},             {{2}, 0, {}, "out"},
+               {{2}, 0, {}, "custom_out"}};
+  m.ops = {{0, "", 1, {1, 2}, {3}}, {0, "", 1, {3, 3}, {4}}, {0, "", 1, {0, 4}, {5}}, {32, "TimesTwo", 1, {1}, {6}}};
+  m.inputs = {0};
+  m.outputs = {5, 6};
+  auto model = load_model_buffer(m.build(), "f.tflite");
+  ASSERT_TRUE(model) << model.error();
+  EXPECT_EQ(foldable_nodes(model.value()->main()), (std::vector<bool>{true, true, false, false}));
+}
+
 TensorInfo sparse_2x3(std::vector<float>& values) {
   // Dense [[0, 0, a], [b, c, 0]]: dimension 0 dense (2 rows), dimension 1 CSR. Row 0 has one value at
   // column 2, row 1 two values at columns 0 and 1: segments {0, 1, 3}, indices {2, 0, 1}.

@@ -175,6 +175,18 @@ TEST_F(DelegateChainTest, StrictModeFailsWhenANodeFallsBackToOpPacks) {
   ASSERT_TRUE(interp) << interp.error();
 }
 
+TEST_F(DelegateChainTest, OpPackPrecedenceFromTheConfigDecidesPerNode) {
+  plugins_.add_plugin("otherpack", "z_otherpack.so");  // loads after testpack
+  auto interp = make("delegates =\n");
+  ASSERT_TRUE(interp) << interp.error();
+  EXPECT_EQ(interp.value()->placement(0).plugin, "testpack");  // load order without a precedence
+  interp = make("delegates =\nop-pack-precedence = otherpack, testpack\n");
+  ASSERT_TRUE(interp) << interp.error();
+  EXPECT_EQ(interp.value()->placement(0).plugin, "otherpack");
+  EXPECT_EQ(interp.value()->placement(1).plugin, "otherpack");
+  EXPECT_EQ(run(*interp.value()), expected_);
+}
+
 TEST_F(DelegateChainTest, NoDelegatesMeansOpPacksOnly) {
   conf_.write("baton.conf", "delegates = deleg-a\n");
   EnvironmentOptions o;

@@ -107,6 +107,7 @@ constexpr int32_t kDensify = 124;  // TFLite's BuiltinOperator DENSIFY
 
 Status Interpreter::resolve() {
   const std::vector<LoadedPlugin*> packs = env_->registry().op_packs();
+  foldable_ = foldable_nodes(*graph_);
   for (Node& node : nodes_) {
     const NodeInfo& info = *node.info;
     // DENSIFY of a sparse constant is a change of storage format, done here once.
@@ -189,16 +190,11 @@ Status Interpreter::check_runnable() const {
 // A builtin node whose inputs are all constant runs once now; its outputs become constants. Custom ops
 // are left alone: they may keep state or read something other than their inputs.
 Status Interpreter::fold(Node& node) {
-  if (node.info->op_code == BATON_OP_CUSTOM || node.inputs.empty()) return Status::ok();
-  bool any_input = false;
+  if (!foldable_[node.info->index]) return Status::ok();
+  // Inputs may still be non-constant where an earlier foldable node could not be folded.
   for (const Tensor* t : node.inputs) {
     if (t && !t->is_constant) return Status::ok();
-    any_input |= t != nullptr;
   }
-  for (const Tensor* t : node.outputs) {
-    if (t->is_model_output || t->info->is_variable) return Status::ok();
-  }
-  if (!any_input) return Status::ok();
   baton_error error;
   baton_status st = BATON_OK;
   for (Tensor* out : node.outputs) out->shape_writable = true;

@@ -119,6 +119,7 @@ class Interpreter {
   std::vector<Node> nodes_;
   std::vector<Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  std::vector<bool> foldable_;           // by foldable_nodes(); folding may still fail and leave one
   std::vector<std::string> unresolved_;  // why no op pack runs a node ("" when one does)
   std::vector<std::vector<Refusal>> refusals_;
   std::vector<int> partition_of_;  // per node, index into partitions_ or -1

@@ -73,6 +73,27 @@ std::string node_op_name(const NodeInfo& node) {
   return node.op_code == BATON_OP_CUSTOM ? node.custom_name : op_name(node.op_code);
 }
 
+std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
+  std::vector<bool> constant(g.tensors.size(), false), output(g.tensors.size(), false);
+  for (const TensorInfo& t : g.tensors) constant[t.index] = t.is_constant;
+  for (int32_t t : g.outputs) output[t] = true;
+  std::vector<bool> foldable(g.nodes.size(), false);
+  for (const NodeInfo& n : g.nodes) {
+    if (n.op_code == BATON_OP_CUSTOM) continue;
+    bool any = false, all = true;
+    for (int32_t t : n.inputs) {
+      if (t < 0) continue;
+      any = true;
+      all = all && constant[t];
+    }
+    for (int32_t t : n.outputs) all = all && !output[t] && !g.tensors[t].is_variable;
+    if (!any || !all) continue;
+    foldable[n.index] = true;
+    for (int32_t t : n.outputs) constant[t] = true;
+  }
+  return foldable;
+}
+
 bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, size_t* bytes) {
   size_t count = 1;
   for (int32_t d : shape) {

@@ -125,6 +125,11 @@ Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t
                                                          const std::string& name = "<buffer>",
                                                          const LoadLimits& limits = {});
 
+// Which nodes of a subgraph can be computed once at load: builtin ops (not custom ones, which may keep
+// state) whose inputs are all constant, counting the outputs of earlier foldable nodes as constant, and
+// whose outputs are neither subgraph outputs nor variables.
+std::vector<bool> foldable_nodes(const SubgraphInfo& graph);
+
 // Bytes of one element, 0 for types without a fixed size (strings, resources).
 size_t element_size(baton_tensor_type type);
 const char* type_name(baton_tensor_type type);

@@ -37,6 +37,18 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   const SubgraphInfo& g = m.main();
   std::map<std::pair<std::string, int>, int> op_counts;
   for (const NodeInfo& n : g.nodes) op_counts[{node_op_name(n), n.version}]++;
+  std::map<std::string, int> folded_counts;
+  const std::vector<bool> foldable = foldable_nodes(g);
+  size_t folded = 0;
+  for (const NodeInfo& n : g.nodes) {
+    // DENSIFY of a sparse constant is expanded at load as well.
+    const bool densify = n.op_code == 124 && n.inputs.size() == 1 && n.inputs[0] >= 0 &&
+                         g.tensors[n.inputs[0]].sparsity != nullptr;
+    if (foldable[n.index] || densify) {
+      ++folded;
+      folded_counts[node_op_name(n)]++;
+    }
+  }
   std::map<std::string, int> type_counts;
   for (const TensorInfo& t : g.tensors) type_counts[type_name(t.type)]++;
 
@@ -83,6 +95,10 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     for (const auto& [t, c] : type_counts) j.field(t, c);
     j.end_object();
     j.field("constant_bytes", static_cast<uint64_t>(m.constant_bytes));
+    j.field("folded_at_load", static_cast<uint64_t>(folded));
+    j.key("folded_by_op").begin_object();
+    for (const auto& [op, c] : folded_counts) j.field(op, c);
+    j.end_object();
     j.key("metadata").begin_array();
     for (const MetadataInfo& md : m.metadata) {
       j.begin_object().field("name", md.name).field("bytes", static_cast<uint64_t>(md.data.size()));
@@ -130,6 +146,9 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   std::printf("tensors by type:");
   for (const auto& [t, c] : type_counts) std::printf(" %s %d", t.c_str(), c);
   std::printf("\nconstant bytes: %zu\n", m.constant_bytes);
+  std::printf("nodes folded into constants at load: %zu of %zu", folded, g.nodes.size());
+  for (const auto& [op, c] : folded_counts) std::printf("%s%s %d", op == folded_counts.begin()->first ? " (" : ", ", op.c_str(), c);
+  std::printf("%s\n", folded ? ")" : "");
   if (!m.metadata.empty()) {
     std::printf("metadata:\n");
     for (const MetadataInfo& md : m.metadata) {
