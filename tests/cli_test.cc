@@ -280,6 +280,23 @@ TEST_F(CliTest, ImageInputMatchesTheReferencePreparation) {
   EXPECT_EQ(baton("run " + work_.file("image128.tflite") + " --image " + png + " --image-range 1:1" + common_).code, 2);
 }
 
+TEST_F(CliTest, PluginsShowWhichPackWinsForContestedOps) {
+  plugins_.add_plugin("otherpack", "z_otherpack.so");
+  Result r = baton("plugins" + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  // The build tree's builtin pack loads too (it comes after the --plugin-dir folder), with ADD v1-5.
+  EXPECT_NE(r.out.find("ADD v1-2: testpack (shadows otherpack, builtin)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ADD v3-5: builtin\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("TimesTwo v1: testpack (shadows otherpack)"), std::string::npos) << r.out;
+  work_.write("prec.conf", "op-pack-precedence = otherpack\n");
+  r = baton("plugins --json --plugin-dir " + plugins_.path() + " --config " + work_.file("prec.conf"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("{\"op\":\"ADD\",\"min_version\":1,\"max_version\":2,\"plugin\":\"otherpack\","
+                       "\"shadowed\":[\"testpack\",\"builtin\"]}"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(ExampleConfig, ParsesAsShipped) {
   auto config = load_config(std::string(BATON_SOURCE_ROOT) + "/tools/config/baton.conf.example");
   ASSERT_TRUE(config) << config.error();

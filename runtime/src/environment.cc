@@ -1,5 +1,6 @@
 #include "environment.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +13,19 @@ namespace baton {
 namespace fs = std::filesystem;
 
 std::vector<std::string> default_plugin_dirs() {
-  std::vector<std::string> dirs = {BATON_PLUGIN_INSTALL_DIR};
+  std::vector<std::string> dirs;
+  // Beside the installed library (<libdir>/baton/plugins), wherever the prefix was moved to; then the
+  // folder of the prefix it was configured for.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&default_plugin_dirs), &info) != 0 && info.dli_fname) {
+    std::error_code ec;
+    const fs::path lib = fs::weakly_canonical(fs::path(info.dli_fname), ec);
+    if (!ec) {
+      const std::string beside = (lib.parent_path() / "baton" / "plugins").string();
+      if (beside != BATON_PLUGIN_INSTALL_DIR && fs::is_directory(beside, ec)) dirs.push_back(beside);
+    }
+  }
+  dirs.push_back(BATON_PLUGIN_INSTALL_DIR);
   // A program built in the build tree finds the plugins built beside it.
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);

@@ -1,11 +1,64 @@
 // `baton plugins`: what was loaded from where, what each plugin offers, and what was skipped and why.
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "commands.h"
 #include "json_writer.h"
 #include "model.h"
 
 namespace baton::tool {
+
+namespace {
+
+// For every op that more than one op pack declares: which pack wins for which versions, in precedence
+// order (the config's op-pack-precedence, then load order).
+struct Resolution {
+  std::string op;
+  int32_t from = 0, to = 0;
+  std::string winner;
+  std::vector<std::string> shadowed;
+};
+
+std::vector<Resolution> contested_ops(const PluginRegistry& reg) {
+  const std::vector<LoadedPlugin*> packs = reg.op_packs();
+  std::map<std::pair<int32_t, std::string>, int> declared_by;
+  for (const LoadedPlugin* p : packs) {
+    std::set<std::pair<int32_t, std::string>> ops;
+    for (const OpDecl& op : p->ops) ops.insert({op.code, op.custom_name});
+    for (const auto& key : ops) declared_by[key]++;
+  }
+  std::vector<Resolution> out;
+  for (const auto& [key, count] : declared_by) {
+    if (count < 2) continue;
+    int32_t max_version = 0;
+    for (const LoadedPlugin* p : packs) {
+      for (const OpDecl& op : p->ops) {
+        if (op.code == key.first && op.custom_name == key.second) max_version = std::max(max_version, op.max_version);
+      }
+    }
+    const std::string name = key.first == BATON_OP_CUSTOM ? key.second : op_name(key.first);
+    for (int32_t v = 1; v <= max_version; ++v) {
+      std::string winner;
+      std::vector<std::string> shadowed;
+      for (const LoadedPlugin* p : packs) {
+        if (!p->find_op(key.first, key.second, v)) continue;
+        if (winner.empty()) winner = p->name; else shadowed.push_back(p->name);
+      }
+      if (winner.empty()) continue;
+      if (!out.empty() && out.back().op == name && out.back().to == v - 1 && out.back().winner == winner &&
+          out.back().shadowed == shadowed) {
+        out.back().to = v;
+      } else {
+        out.push_back({name, v, v, winner, shadowed});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_map& vm) {
   int code = kExitOk;
@@ -51,6 +104,12 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
     j.key("delegate_chain").begin_array();
     for (const LoadedPlugin* d : env->delegate_chain()) j.value(d->name);
     j.end_array();
+    j.key("op_resolution").begin_array();
+    for (const Resolution& r : contested_ops(reg)) {
+      j.begin_object().field("op", r.op).field("min_version", r.from).field("max_version", r.to);
+      j.field("plugin", r.winner).array_of("shadowed", r.shadowed).end_object();
+    }
+    j.end_array();
     j.key("skipped").begin_array();
     for (const SkippedPlugin& s : reg.skipped()) {
       j.begin_object().field("path", s.path).field("reason", s.reason).end_object();
@@ -84,6 +143,17 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
   if (env->delegate_chain().empty()) std::printf(" (none)");
   for (const LoadedPlugin* d : env->delegate_chain()) std::printf(" %s", d->name.c_str());
   std::printf("\n");
+  const std::vector<Resolution> contested = contested_ops(reg);
+  if (!contested.empty()) {
+    std::printf("\nops declared by more than one op pack (winner first, by op-pack-precedence then load order):\n");
+    for (const Resolution& r : contested) {
+      std::string versions = "v" + std::to_string(r.from) + (r.to != r.from ? "-" + std::to_string(r.to) : "");
+      std::string others;
+      for (const std::string& s : r.shadowed) others += (others.empty() ? "" : ", ") + s;
+      std::printf("  %s %s: %s%s%s\n", r.op.c_str(), versions.c_str(), r.winner.c_str(),
+                  others.empty() ? "" : " (shadows ", others.empty() ? "" : (others + ")").c_str());
+    }
+  }
   if (!reg.skipped().empty()) {
     std::printf("\nskipped %zu file(s):\n", reg.skipped().size());
     for (const SkippedPlugin& s : reg.skipped()) std::printf("  %s: %s\n", s.path.c_str(), s.reason.c_str());
