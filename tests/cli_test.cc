@@ -297,6 +297,26 @@ TEST_F(CliTest, PluginsShowWhichPackWinsForContestedOps) {
       << r.out;
 }
 
+TEST_F(CliTest, ResourceLimitsFromTheCommandLineAndTheConfig) {
+  Result r = baton("run " + work_.file("tiny.tflite") + " --max-arena-bytes 100" + common_);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("the arena needs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over the limit of 100"), std::string::npos) << r.out;
+  r = baton("run " + work_.file("tiny.tflite") + " --max-model-bytes 64" + common_);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("over the limit of 64"), std::string::npos) << r.out;
+  EXPECT_EQ(baton("run " + work_.file("tiny.tflite") + " --max-tensor-bytes lots" + common_).code, 2);
+  work_.write("limits.conf", "max-tensor-bytes = 16\n");
+  r = baton("run " + work_.file("tiny.tflite") + " --plugin-dir " + plugins_.path() + " --config " +
+            work_.file("limits.conf"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("24 bytes, over the tensor limit of 16"), std::string::npos) << r.out;
+  work_.write("badlimit.conf", "max-arena-bytes = 0\n");
+  r = baton("plugins --config " + work_.file("badlimit.conf"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(":1: bad value '0' for key 'max-arena-bytes'"), std::string::npos) << r.out;
+}
+
 TEST(ExampleConfig, ParsesAsShipped) {
   auto config = load_config(std::string(BATON_SOURCE_ROOT) + "/tools/config/baton.conf.example");
   ASSERT_TRUE(config) << config.error();

@@ -93,6 +93,29 @@ TEST(ModelLoader, ShapeWhoseByteSizeOverflows) {
   expect_rejected(m, "tensor 2 \"c\": shape has a negative dimension or its byte size overflows");
 }
 
+TEST(ModelLoader, LimitsAreCheckedBeforeAllocating) {
+  const std::vector<uint8_t> bytes = add_then_double().build();
+  LoadLimits small_tensors;
+  small_tensors.max_tensor_bytes = 20;  // every tensor here is 2x3 floats = 24 bytes
+  auto model = load_model_buffer(bytes, "tiny.tflite", small_tensors);
+  ASSERT_FALSE(model);
+  EXPECT_NE(model.error().find("tensor 0 \"a\": 24 bytes, over the tensor limit of 20"), std::string::npos)
+      << model.error();
+  LoadLimits small_file;
+  small_file.max_file_bytes = 100;
+  model = load_model_buffer(bytes, "tiny.tflite", small_file);
+  ASSERT_FALSE(model);
+  EXPECT_NE(model.error().find("over the limit of 100"), std::string::npos) << model.error();
+  size_t n = 0;
+  EXPECT_TRUE(parse_byte_size("512M", &n));
+  EXPECT_EQ(n, 512u << 20);
+  EXPECT_TRUE(parse_byte_size("3k", &n));
+  EXPECT_EQ(n, 3072u);
+  EXPECT_FALSE(parse_byte_size("-1", &n));
+  EXPECT_FALSE(parse_byte_size("12Q", &n));
+  EXPECT_FALSE(parse_byte_size("99999999999999999999G", &n));
+}
+
 TEST(ModelLoader, NegativeDimension) {
   TinyModel m = add_then_double();
   m.tensors[2].shape = {2, -3};

@@ -102,6 +102,52 @@ TEST(PluginRegistry, DirectoryOrderDecidesWhichDuplicateWins) {
   EXPECT_EQ(reg.skipped()[0].path, second.file("a.so"));
 }
 
+TEST(PluginRegistry, FoldersAndFilesOthersCanWriteAreRefusedUnlessAllowed) {
+  TempDir dir, conf;
+  dir.add_plugin("testpack");
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::others_write, std::filesystem::perm_options::add);
+  auto env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  ASSERT_TRUE(env.value()->registry().plugins().empty());
+  ASSERT_EQ(env.value()->registry().skipped().size(), 1u);
+  EXPECT_NE(env.value()->registry().skipped()[0].reason.find("unsafe: " + dir.path() + " is writable by every user"),
+            std::string::npos)
+      << env.value()->registry().skipped()[0].reason;
+
+  conf.write("baton.conf", "allow-unsafe-plugin-dirs = true\n");
+  env = isolated_environment({dir.path()}, conf.file("baton.conf"));
+  ASSERT_TRUE(env) << env.error();
+  EXPECT_EQ(env.value()->registry().plugins().size(), 1u);
+
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::others_write, std::filesystem::perm_options::remove);
+  std::filesystem::permissions(dir.file("testpack.so"), std::filesystem::perms::group_write,
+                               std::filesystem::perm_options::add);
+  env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  ASSERT_EQ(env.value()->registry().skipped().size(), 1u);
+  EXPECT_NE(env.value()->registry().skipped()[0].reason.find("testpack.so is writable by its group"), std::string::npos);
+}
+
+TEST(PluginRegistry, RelativeFoldersInThePluginPathAreIgnored) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  setenv("BATON_PLUGIN_PATH", ".:plugins", 1);
+  EnvironmentOptions o;
+  o.use_default_dirs = false;
+  o.read_config = false;
+  auto log = std::make_shared<Captured>();
+  o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
+  auto env = Environment::create(o);
+  unsetenv("BATON_PLUGIN_PATH");
+  std::filesystem::current_path(cwd);
+  ASSERT_TRUE(env) << env.error();
+  EXPECT_TRUE(env.value()->registry().plugins().empty()) << "loaded a plugin from the current directory";
+  ASSERT_FALSE(log->lines.empty());
+  EXPECT_NE(log->lines[0].find("ignoring the relative folder '.'"), std::string::npos) << log->lines[0];
+}
+
 TEST(PluginRegistry, MissingDirectoryIsNotAnError) {
   auto env = isolated_environment({"/nonexistent/baton/plugins"});
   ASSERT_TRUE(env) << env.error();

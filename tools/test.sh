@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds baton and runs the whole test suite twice: a release build, then a build with
-# AddressSanitizer and UndefinedBehaviorSanitizer. Installs what is missing and fetches the real test
+# AddressSanitizer and UndefinedBehaviorSanitizer; then the concurrency tests under ThreadSanitizer. Installs what is missing and fetches the real test
 # models (pinned, sha256-checked, cached outside the repo) first.
 #
 #   tools/test.sh              everything
@@ -32,4 +32,10 @@ if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   run_suite build-asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+  echo "== ThreadSanitizer build: interpreters in threads sharing plugins"
+  if [ ! -f build-tsan/build.ninja ]; then
+    meson setup build-tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false >/dev/null
+  fi
+  ninja -C build-tsan -j "$jobs" >/dev/null
+  TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} meson test -C build-tsan --print-errorlogs --num-processes 1 concurrency
 fi

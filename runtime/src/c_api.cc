@@ -65,6 +65,9 @@ baton_environment* baton_environment_create(const baton_environment_options* opt
       eo.threads = o.threads;
       eo.verbose = o.verbose != 0;
       eo.use_default_dirs = o.no_default_dirs == 0;
+      eo.max_model_bytes = o.max_model_bytes;
+      eo.max_tensor_bytes = o.max_tensor_bytes;
+      eo.max_arena_bytes = o.max_arena_bytes;
     }
     auto env = baton::Environment::create(eo);
     if (!env) return fail<baton_environment>(env.error());
@@ -81,7 +84,7 @@ void baton_environment_destroy(baton_environment* env) { delete env; }
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path) {
   if (!env || !path) return fail<baton_interpreter>("baton_interpreter_create_from_file: null argument");
   try {
-    return make_interpreter(env, baton::load_model_file(path));
+    return make_interpreter(env, baton::load_model_file(path, env->env->limits()));
   } catch (const std::exception& e) {
     return fail<baton_interpreter>(std::string(path) + ": " + e.what());
   }
@@ -90,7 +93,7 @@ baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, co
 baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, const void* data, size_t size) {
   if (!env || (!data && size)) return fail<baton_interpreter>("baton_interpreter_create_from_buffer: null argument");
   try {
-    return make_interpreter(env, baton::load_model_buffer({static_cast<const uint8_t*>(data), size}));
+    return make_interpreter(env, baton::load_model_buffer({static_cast<const uint8_t*>(data), size}, "<buffer>", env->env->limits()));
   } catch (const std::exception& e) {
     return fail<baton_interpreter>(std::string("<buffer>: ") + e.what());
   }

@@ -13,7 +13,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads", "strict"};
+const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads", "strict",
+                                   "allow-unsafe-plugin-dirs", "max-model-bytes", "max-tensor-bytes",
+                                   "max-arena-bytes"};
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");
@@ -164,7 +166,8 @@ Expected<Config> load_config(const std::string& path) {
     }
     if (opt.unregistered) {
       return Status::error(at + "unknown key '" + kl.key + "' (known: plugin-dirs, delegates, disabled, "
-                           "op-pack-precedence, threads, strict, and [plugin.NAME] sections)");
+                           "op-pack-precedence, threads, strict, allow-unsafe-plugin-dirs, max-model-bytes, max-tensor-bytes, max-arena-bytes, and "
+                           "[plugin.NAME] sections)");
     }
     config.lines[kl.key] = kl.line;
     if (kl.key == "plugin-dirs") {
@@ -187,14 +190,23 @@ Expected<Config> load_config(const std::string& path) {
                              "(all cores) to 1024");
       }
       config.threads = static_cast<int>(n);
-    } else if (kl.key == "strict") {
-      if (value == "true" || value == "yes" || value == "on" || value == "1") {
-        config.strict = true;
-      } else if (value == "false" || value == "no" || value == "off" || value == "0") {
-        config.strict = false;
-      } else {
-        return Status::error(at + "bad value '" + value + "' for key 'strict': expected true or false");
+    } else if (kl.key == "max-model-bytes" || kl.key == "max-tensor-bytes" || kl.key == "max-arena-bytes") {
+      size_t bytes = 0;
+      if (!parse_byte_size(value, &bytes) || bytes == 0) {
+        return Status::error(at + "bad value '" + value + "' for key '" + kl.key +
+                             "': expected a byte count, optionally with K, M or G");
       }
+      (kl.key == "max-model-bytes" ? config.limits.max_file_bytes
+       : kl.key == "max-tensor-bytes" ? config.limits.max_tensor_bytes
+                                      : config.limits.max_arena_bytes) = bytes;
+    } else if (kl.key == "strict" || kl.key == "allow-unsafe-plugin-dirs") {
+      bool flag = false;
+      if (value == "true" || value == "yes" || value == "on" || value == "1") {
+        flag = true;
+      } else if (!(value == "false" || value == "no" || value == "off" || value == "0")) {
+        return Status::error(at + "bad value '" + value + "' for key '" + kl.key + "': expected true or false");
+      }
+      (kl.key == "strict" ? config.strict : config.allow_unsafe_plugin_dirs) = flag;
     }
   }
   for (const auto& [section, line] : section_lines) {

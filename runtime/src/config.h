@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model.h"
 #include "status.h"
 
 namespace baton {
@@ -31,6 +32,8 @@ struct Config {
   std::vector<std::string> op_pack_precedence;
   std::optional<int> threads;
   bool strict = false;  // fail when a node would fall back to op packs
+  bool allow_unsafe_plugin_dirs = false;
+  LoadLimits limits;  // max-model-bytes, max-tensor-bytes, max-arena-bytes
   std::map<std::string, PluginSection> plugins;
   std::map<std::string, int> lines;  // top-level key -> line
 

@@ -57,7 +57,14 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   std::vector<std::string> dirs = options.plugin_dirs;
   if (options.use_environment_variables) {
     if (const char* path = std::getenv("BATON_PLUGIN_PATH"); path && *path) {
-      for (const std::string& d : split_list(path, ":")) dirs.push_back(d);
+      for (const std::string& d : split_list(path, ":")) {
+        if (fs::path(d).is_relative()) {
+          env->log_(BATON_LOG_WARNING, "BATON_PLUGIN_PATH: ignoring the relative folder '" + d +
+                                           "': baton never loads plugins from the current directory implicitly");
+          continue;
+        }
+        dirs.push_back(d);
+      }
     }
   }
   for (const std::string& d : env->config_.plugin_dirs) dirs.push_back(d);
@@ -65,6 +72,10 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
     for (const std::string& d : default_plugin_dirs()) dirs.push_back(d);
   }
 
+  env->limits_ = env->config_.limits;
+  if (options.max_model_bytes) env->limits_.max_file_bytes = options.max_model_bytes;
+  if (options.max_tensor_bytes) env->limits_.max_tensor_bytes = options.max_tensor_bytes;
+  if (options.max_arena_bytes) env->limits_.max_arena_bytes = options.max_arena_bytes;
   env->threads_ = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
   if (env->threads_ <= 0) env->threads_ = std::max(1u, std::thread::hardware_concurrency());
 
@@ -73,6 +84,7 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   ro.config = &env->config_;
   ro.threads = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
   ro.log = env->log_;
+  ro.allow_unsafe_dirs = env->config_.allow_unsafe_plugin_dirs;
   auto registry = PluginRegistry::load(ro);
   if (!registry) return registry.status();
   env->registry_ = std::move(registry.value());

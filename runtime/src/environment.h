@@ -26,6 +26,8 @@ struct EnvironmentOptions {
   bool use_environment_variables = true;  // BATON_CONFIG, BATON_PLUGIN_PATH
   bool use_default_dirs = true;           // the install and build-tree plugin folders
   bool read_config = true;                // false: no config file at all
+  // Limits on untrusted models; each one set here (non-zero) replaces the config's.
+  size_t max_model_bytes = 0, max_tensor_bytes = 0, max_arena_bytes = 0;
   LogSink log;                            // default: stderr
 };
 
@@ -39,6 +41,7 @@ class Environment {
   const std::vector<LoadedPlugin*>& delegate_chain() const { return delegates_; }
   const LogSink& log() const { return log_; }
   int threads() const { return threads_; }
+  const LoadLimits& limits() const { return limits_; }
 
  private:
   Config config_;
@@ -46,6 +49,7 @@ class Environment {
   std::vector<LoadedPlugin*> delegates_;
   LogSink log_;
   int threads_ = 0;
+  LoadLimits limits_;
 };
 
 // The plugin folders that are searched when nothing else is configured.

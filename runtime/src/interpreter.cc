@@ -6,6 +6,7 @@
 
 #include "arena_planner.h"
 #include "partitioner.h"
+#include "plugin_call.h"
 #include "plugin_registry.h"
 #include "sparse.h"
 
@@ -45,10 +46,7 @@ Interpreter::~Interpreter() {
   free_partitions();
   for (Node& node : nodes_) {
     if (node.initialised && node.kernel && node.kernel->free) {
-      try {
-        node.kernel->free(node.plugin->state, node.state);
-      } catch (...) {
-      }
+      guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
     }
   }
 }
@@ -187,6 +185,25 @@ Status Interpreter::check_runnable() const {
   return Status::error(model_->source() + ": " + std::to_string(count) + " node(s) cannot run:" + missing);
 }
 
+baton_status Interpreter::init_and_prepare(Node& node, baton_error& error) {
+  return guarded_call(*node.plugin, error, [&] {
+    baton_status st = BATON_OK;
+    if (!node.initialised) {
+      node.initialised = true;
+      if (node.kernel->init) st = node.kernel->init(node.plugin->state, handle(node), &node.state, &error);
+    }
+    return st == BATON_OK ? node.kernel->prepare(node.plugin->state, node.state, handle(node), &error) : st;
+  });
+}
+
+void Interpreter::release_kernel(Node& node) {
+  if (node.initialised && node.kernel->free) {
+    guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
+  }
+  node.initialised = false;
+  node.state = nullptr;
+}
+
 // A builtin node whose inputs are all constant runs once now; its outputs become constants. Custom ops
 // are left alone: they may keep state or read something other than their inputs.
 Status Interpreter::fold(Node& node) {
@@ -198,38 +215,20 @@ Status Interpreter::fold(Node& node) {
   baton_error error;
   baton_status st = BATON_OK;
   for (Tensor* out : node.outputs) out->shape_writable = true;
-  try {
-    node.initialised = true;
-    if (node.kernel->init) st = node.kernel->init(node.plugin->state, handle(node), &node.state, &error);
-    if (st == BATON_OK) st = node.kernel->prepare(node.plugin->state, node.state, handle(node), &error);
-  } catch (...) {
-    st = BATON_ERROR;
-    error.message = "the kernel threw an exception across the C boundary";
-  }
+  st = init_and_prepare(node, error);
   for (Tensor* out : node.outputs) out->shape_writable = false;
   if (st == BATON_OK) {
     for (Tensor* out : node.outputs) {
       out->data = own_constant(out->bytes);
       if (!out->data) return Status::error(model_->source() + ": out of memory folding " + node_label(node));
     }
-    try {
-      st = node.kernel->invoke(node.plugin->state, node.state, handle(node), &error);
-    } catch (...) {
-      st = BATON_ERROR;
-      error.message = "the kernel threw an exception across the C boundary";
-    }
+    st = guarded_call(*node.plugin, error,
+                      [&] { return node.kernel->invoke(node.plugin->state, node.state, handle(node), &error); });
   }
   if (st != BATON_OK) {
     // Not folded: the node stays in the graph, where prepare (or a delegate) deals with it and reports
     // the same problem with its context.
-    if (node.kernel->free) {
-      try {
-        node.kernel->free(node.plugin->state, node.state);
-      } catch (...) {
-      }
-    }
-    node.initialised = false;
-    node.state = nullptr;
+    release_kernel(node);
     for (Tensor* out : node.outputs) {
       out->data = nullptr;
       out->shape = out->info->shape;
@@ -244,14 +243,7 @@ Status Interpreter::fold(Node& node) {
     out->data = nullptr;
     folded_bytes_ += out->bytes;
   }
-  if (node.kernel->free) {
-    try {
-      node.kernel->free(node.plugin->state, node.state);
-    } catch (...) {
-    }
-  }
-  node.initialised = false;
-  node.state = nullptr;
+  release_kernel(node);
   node.folded = true;
   ++folded_nodes_;
   return Status::ok();
@@ -277,10 +269,7 @@ std::string declaration_refusal(const LoadedPlugin& d, const NodeInfo& info) {
 void Interpreter::free_partitions() {
   for (auto& p : partitions_) {
     if (p->plugin->delegate.partition_free) {
-      try {
-        p->plugin->delegate.partition_free(p->plugin->state, p->state);
-      } catch (...) {
-      }
+      guarded_release(*p->plugin, [&] { p->plugin->delegate.partition_free(p->plugin->state, p->state); });
     }
   }
   partitions_.clear();
@@ -340,11 +329,10 @@ Status Interpreter::partition() {
       if (why.empty()) {
         baton_error reason;
         int32_t yes = 0;
-        try {
+        guarded_call(*d, reason, [&] {
           yes = d->delegate.check_node(d->state, handle(node), &reason);
-        } catch (...) {
-          reason.message = "check_node threw an exception across the C boundary";
-        }
+          return BATON_OK;
+        });
         if (yes) {
           accepted[i] = true;
           continue;
@@ -385,22 +373,16 @@ Status Interpreter::partition() {
         }
       }
       baton_error error;
-      baton_status st = BATON_ERROR;
-      try {
-        st = d->delegate.partition_init(d->state, reinterpret_cast<const baton_partition*>(p.get()), &p->state,
-                                        &error);
-      } catch (...) {
-        error.message = "partition_init threw an exception across the C boundary";
-      }
+      const baton_status st = guarded_call(*d, error, [&] {
+        return d->delegate.partition_init(d->state, reinterpret_cast<const baton_partition*>(p.get()), &p->state,
+                                          &error);
+      });
       if (st != BATON_OK) {
         const std::string why = error.message.empty() ? "no reason given" : error.message;
         lose_partition(*p, "init", why);
         for (Node* n : p->nodes) refusals_[n->info->index].push_back({d->name, "partition init failed: " + why});
         if (d->delegate.partition_free) {
-          try {
-            d->delegate.partition_free(d->state, p->state);
-          } catch (...) {
-          }
+          guarded_release(*d, [&] { d->delegate.partition_free(d->state, p->state); });
         }
         continue;
       }
@@ -443,14 +425,11 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
     if (step.partition) {
       Partition& p = *step.partition;
       for (Tensor* out : p.outputs) out->shape_writable = true;
-      try {
-        st = p.plugin->delegate.partition_prepare
-                 ? p.plugin->delegate.partition_prepare(p.plugin->state, p.state,
-                                                        reinterpret_cast<const baton_partition*>(&p), &error)
-                 : BATON_OK;
-      } catch (...) {
-        st = BATON_ERROR;
-        error.message = "partition_prepare threw an exception across the C boundary";
+      if (p.plugin->delegate.partition_prepare) {
+        st = guarded_call(*p.plugin, error, [&] {
+          return p.plugin->delegate.partition_prepare(p.plugin->state, p.state,
+                                                      reinterpret_cast<const baton_partition*>(&p), &error);
+        });
       }
       for (Tensor* out : p.outputs) out->shape_writable = false;
       if (st != BATON_OK) {
@@ -462,16 +441,7 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
     }
     Node& node = *step.node;
     for (Tensor* out : node.outputs) out->shape_writable = true;
-    try {
-      if (!node.initialised) {
-        node.initialised = true;
-        if (node.kernel->init) st = node.kernel->init(node.plugin->state, handle(node), &node.state, &error);
-      }
-      if (st == BATON_OK) st = node.kernel->prepare(node.plugin->state, node.state, handle(node), &error);
-    } catch (...) {
-      st = BATON_ERROR;
-      error.message = "the kernel threw an exception across the C boundary";
-    }
+    st = init_and_prepare(node, error);
     for (Tensor* out : node.outputs) out->shape_writable = false;
     if (st != BATON_OK) {
       return Status::error(model_->source() + ": " + node_label(node) + " in " + node.plugin->name +
@@ -522,6 +492,17 @@ Status Interpreter::plan_memory() {
     naive_bytes_ += (t.bytes + 63) / 64 * 64;
   }
   ArenaPlan plan = plan_arena(requests, 64);
+  if (plan.total > env_->limits().max_arena_bytes) {
+    return Status::error(model_->source() + ": the arena needs " + std::to_string(plan.total) +
+                         " bytes, over the limit of " + std::to_string(env_->limits().max_arena_bytes));
+  }
+  for (const Tensor* t : owners) {
+    if (t->bytes > env_->limits().max_tensor_bytes) {
+      return Status::error(model_->source() + ": tensor " + std::to_string(t->index) + " \"" + t->info->name +
+                           "\" needs " + std::to_string(t->bytes) + " bytes, over the tensor limit of " +
+                           std::to_string(env_->limits().max_tensor_bytes));
+    }
+  }
   arena_.reset();
   arena_bytes_ = plan.total;
   if (plan.total > 0) {
@@ -574,15 +555,16 @@ Status Interpreter::invoke() {
       baton_error error;
       baton_status st;
       const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-      try {
-        st = step.partition ? step.partition->plugin->delegate.partition_invoke(
-                                  step.partition->plugin->state, step.partition->state,
-                                  reinterpret_cast<const baton_partition*>(step.partition), &error)
-                            : step.node->kernel->invoke(step.node->plugin->state, step.node->state, handle(*step.node),
-                                                        &error);
-      } catch (...) {
-        st = BATON_ERROR;
-        error.message = "threw an exception across the C boundary";
+      if (step.partition) {
+        Partition& p = *step.partition;
+        st = guarded_call(*p.plugin, error, [&] {
+          return p.plugin->delegate.partition_invoke(p.plugin->state, p.state,
+                                                     reinterpret_cast<const baton_partition*>(&p), &error);
+        });
+      } else {
+        Node& n = *step.node;
+        st = guarded_call(*n.plugin, error,
+                          [&] { return n.kernel->invoke(n.plugin->state, n.state, handle(n), &error); });
       }
       if (profiling_) {
         step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

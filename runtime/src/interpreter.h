@@ -100,6 +100,8 @@ class Interpreter {
   Status build();
   Status resolve();
   Status fold(Node& node);
+  baton_status init_and_prepare(Node& node, baton_error& error);  // init once, then prepare
+  void release_kernel(Node& node);
   uint8_t* own_constant(size_t bytes);
   Status partition();
   void free_partitions();

@@ -73,6 +73,23 @@ std::string node_op_name(const NodeInfo& node) {
   return node.op_code == BATON_OP_CUSTOM ? node.custom_name : op_name(node.op_code);
 }
 
+bool parse_byte_size(const std::string& text, size_t* bytes) {
+  if (text.empty()) return false;
+  size_t multiplier = 1;
+  std::string digits = text;
+  switch (text.back()) {
+    case 'K': case 'k': multiplier = size_t(1) << 10; digits.pop_back(); break;
+    case 'M': case 'm': multiplier = size_t(1) << 20; digits.pop_back(); break;
+    case 'G': case 'g': multiplier = size_t(1) << 30; digits.pop_back(); break;
+    default: break;
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 19) return false;
+  const unsigned long long v = std::stoull(digits);
+  if (v > SIZE_MAX / multiplier) return false;
+  *bytes = static_cast<size_t>(v) * multiplier;
+  return true;
+}
+
 std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
   std::vector<bool> constant(g.tensors.size(), false), output(g.tensors.size(), false);
   for (const TensorInfo& t : g.tensors) constant[t.index] = t.is_constant;
@@ -116,8 +133,8 @@ Model::~Model() {
 // where (subgraph, tensor or node) and what is wrong.
 class ModelLoader {
  public:
-  ModelLoader(std::string source, const uint8_t* bytes, size_t size)
-      : source_(std::move(source)), bytes_(bytes), size_(size) {}
+  ModelLoader(std::string source, const uint8_t* bytes, size_t size, const LoadLimits& limits)
+      : source_(std::move(source)), bytes_(bytes), size_(size), limits_(limits) {}
 
   Status load(Model& model) {
     flatbuffers::Verifier::Options vopts;
@@ -321,6 +338,10 @@ class ModelLoader {
     size_t bytes = 0;
     if (!checked_byte_size(t.shape, t.type, &bytes)) {
       return fail(where + ": shape has a negative dimension or its byte size overflows");
+    }
+    if (bytes > limits_.max_tensor_bytes) {
+      return fail(where + ": " + std::to_string(bytes) + " bytes, over the tensor limit of " +
+                  std::to_string(limits_.max_tensor_bytes));
     }
     t.is_variable = ft->is_variable();
     if (Status s = read_quantization(ft->quantization(), t, where); !s) return s;
@@ -636,6 +657,7 @@ class ModelLoader {
   std::string source_;
   const uint8_t* bytes_;
   size_t size_;
+  LoadLimits limits_;
   const fb::Model* root_ = nullptr;
   std::vector<std::span<const uint8_t>> buffers_;
   std::vector<OpCode> opcodes_;
@@ -643,7 +665,8 @@ class ModelLoader {
 
 namespace {
 
-Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size);
+Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size,
+                                              const LoadLimits& limits);
 
 }  // namespace
 
@@ -677,7 +700,7 @@ Expected<std::shared_ptr<const Model>> load_model_file(const std::string& path, 
   model->source_ = path;
   model->mapping_ = map;
   model->mapping_size_ = size;
-  return finish(std::move(model), static_cast<const uint8_t*>(map), size);
+  return finish(std::move(model), static_cast<const uint8_t*>(map), size, limits);
 }
 
 Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t> bytes, const std::string& name,
@@ -691,14 +714,15 @@ Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t
   model->owned_.assign(bytes.begin(), bytes.end());
   const uint8_t* data = model->owned_.data();
   const size_t size = model->owned_.size();
-  return finish(std::move(model), data, size);
+  return finish(std::move(model), data, size, limits);
 }
 
 namespace {
 
-Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size) {
+Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size,
+                                              const LoadLimits& limits) {
   model->file_size = size;
-  ModelLoader loader(model->source(), bytes, size);
+  ModelLoader loader(model->source(), bytes, size, limits);
   if (Status s = loader.load(*model); !s) return s;
   return std::shared_ptr<const Model>(std::move(model));
 }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
@@ -81,9 +82,16 @@ struct MetadataInfo {
   std::span<const uint8_t> data;
 };
 
+// What a host accepts from an untrusted model. Each is checked before anything of that size is
+// allocated; going over is an error that names the file, tensor or arena and the size.
 struct LoadLimits {
   size_t max_file_bytes = size_t(1) << 31;  // flatbuffers cannot address more than 2 GiB
+  size_t max_tensor_bytes = SIZE_MAX;       // any single tensor, constant or not
+  size_t max_arena_bytes = SIZE_MAX;        // the planned arena of an interpreter
 };
+
+// Parses a byte count with an optional K, M or G suffix (powers of 1024): "512M". False on bad text.
+bool parse_byte_size(const std::string& text, size_t* bytes);
 
 class Model {
  public:

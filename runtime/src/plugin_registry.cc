@@ -1,5 +1,8 @@
 #include "plugin_registry.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -92,7 +95,12 @@ Status check_option_value(baton_option_type type, const std::string& value) {
 }
 
 LoadedPlugin::~LoadedPlugin() {
-  if (created && destroy_fn) destroy_fn(state);
+  if (!created || !destroy_fn) return;
+  try {
+    destroy_fn(state);
+  } catch (...) {
+    if (log) log(BATON_LOG_WARNING, "plugin " + name + ": destroy threw an exception across the C boundary");
+  }
 }
 
 const OpDecl* LoadedPlugin::find_op(int32_t op_code, const std::string& custom, int32_t version) const {
@@ -128,11 +136,29 @@ std::vector<LoadedPlugin*> PluginRegistry::op_packs() const {
   return out;
 }
 
+std::string unsafe_reason(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  if (st.st_mode & S_IWOTH) return path + " is writable by every user";
+  if (st.st_mode & S_IWGRP) return path + " is writable by its group";
+  if (st.st_uid != 0 && st.st_uid != ::getuid()) {
+    return path + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  }
+  return "";
+}
+
 void PluginRegistry::load_file(const std::string& path, const RegistryOptions& options) {
   auto skip = [&](const std::string& reason) {
     skipped_.push_back({path, reason});
     if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + reason);
   };
+  if (!options.allow_unsafe_dirs) {
+    for (const std::string& p : {std::filesystem::path(path).parent_path().string(), path}) {
+      if (std::string why = unsafe_reason(p); !why.empty()) {
+        return skip("unsafe: " + why + " (set allow-unsafe-plugin-dirs = true in the config to load it anyway)");
+      }
+    }
+  }
   if (!is_elf(path)) return skip("not a shared object (no ELF header)");
 
   auto plugin = std::make_unique<LoadedPlugin>();

@@ -7,6 +7,7 @@
 
 #include <boost/dll/shared_library.hpp>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,10 +74,18 @@ class LoadedPlugin {
 
   const char* kind_name() const { return kind == BATON_PLUGIN_DELEGATE ? "delegate" : "op-pack"; }
   const OpDecl* find_op(int32_t op_code, const std::string& custom, int32_t version) const;
+  // Held around every call into the plugin; a no-op for reentrant plugins.
+  std::unique_lock<std::mutex> lock() {
+    return (flags & BATON_PLUGIN_FLAG_REENTRANT) ? std::unique_lock<std::mutex>(calls_, std::defer_lock)
+                                                 : std::unique_lock<std::mutex>(calls_);
+  }
   baton_plugin_host* handle() { return reinterpret_cast<baton_plugin_host*>(this); }
   static LoadedPlugin* from(const baton_plugin_host* h) {
     return reinterpret_cast<LoadedPlugin*>(const_cast<baton_plugin_host*>(h));
   }
+
+ private:
+  std::mutex calls_;
 };
 
 struct SkippedPlugin {
@@ -88,8 +97,14 @@ struct RegistryOptions {
   std::vector<std::string> dirs;  // in search order
   const Config* config = nullptr;
   int threads = 0;  // 0: number of cores
+  // Load from folders and files other users can write (group- or world-writable, or owned by another
+  // user than root and this one). Off by default: such a plugin could be anyone's code.
+  bool allow_unsafe_dirs = false;
   LogSink log;
 };
+
+// Why `path` (a plugin folder or file) is unsafe to load from, or "" when it is safe.
+std::string unsafe_reason(const std::string& path);
 
 class PluginRegistry {
  public:

@@ -24,6 +24,7 @@ struct GlobalOptions {
   bool verbose = false;
   bool strict = false;
   int threads = 0;
+  std::string max_model_bytes, max_tensor_bytes, max_arena_bytes;
 };
 
 // Options every subcommand accepts.

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <tuple>
 
 #include "commands.h"
 
@@ -17,6 +18,9 @@ boost::program_options::options_description global_options_description(GlobalOpt
       "strict", po::bool_switch(&g.strict), "fail if any node would fall back to op packs")(
       "threads", po::value<int>(&g.threads)->default_value(0),
       "threads for every plugin that does not set its own (0: the config's, else all cores)")(
+      "max-model-bytes", po::value<std::string>(&g.max_model_bytes), "refuse larger model files (e.g. 64M)")(
+      "max-tensor-bytes", po::value<std::string>(&g.max_tensor_bytes), "refuse models with a larger tensor")(
+      "max-arena-bytes", po::value<std::string>(&g.max_arena_bytes), "refuse models whose arena is larger")(
       "verbose,v", po::bool_switch(&g.verbose), "print what is loaded and decided");
   return d;
 }
@@ -29,6 +33,16 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
   eo.no_delegates = g.no_delegates;
   eo.threads = g.threads;
   eo.verbose = g.verbose;
+  for (auto [text, name, out] : {std::tuple{&g.max_model_bytes, "--max-model-bytes", &eo.max_model_bytes},
+                                 std::tuple{&g.max_tensor_bytes, "--max-tensor-bytes", &eo.max_tensor_bytes},
+                                 std::tuple{&g.max_arena_bytes, "--max-arena-bytes", &eo.max_arena_bytes}}) {
+    if (text->empty()) continue;
+    if (!parse_byte_size(*text, out) || *out == 0) {
+      std::fprintf(stderr, "baton: %s '%s': expected a byte count, optionally with K, M or G\n", name, text->c_str());
+      *exit_code = kExitUsage;
+      return nullptr;
+    }
+  }
   auto env = Environment::create(eo);
   if (!env) {
     std::fprintf(stderr, "baton: error: %s\n", env.error().c_str());
@@ -40,7 +54,7 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
 
 std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
                                               const std::string& path, int* exit_code) {
-  auto model = load_model_file(path);
+  auto model = load_model_file(path, env->limits());
   if (!model) {
     std::fprintf(stderr, "baton: error: %s\n", model.error().c_str());
     *exit_code = kExitError;

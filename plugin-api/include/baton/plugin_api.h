@@ -20,6 +20,15 @@
  *  - A failing call returns a status other than BATON_OK and writes a message with `error_set`; it never
  *    aborts the process.
  *
+ * Threads: several interpreters may share one loaded plugin and run in different threads. The host
+ * never makes two calls into a plugin at the same time unless the plugin sets
+ * BATON_PLUGIN_FLAG_REENTRANT; with the flag, calls for different nodes or partitions may overlap, but
+ * the calls for one node (init, prepare, invoke, free) or one partition never do. `create` and
+ * `destroy` run once, alone.
+ *
+ * DENSIFY never reaches a plugin: the host expands sparse constants itself at load, and folds every node
+ * whose inputs are all constant (running the op pack's kernel once), so plugins see plain constants.
+ *
  * Versioning: the major version changes only when an existing field or function changes meaning; the
  * host refuses a plugin of another major. A minor version appends fields and functions and works both
  * ways: an older plugin in a newer host, a newer plugin in an older host.

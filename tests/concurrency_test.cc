@@ -1,0 +1,106 @@
+// Several interpreters, of the same model and of different models, running in threads at once and
+// sharing one environment's plugins. Every run must give the single-threaded answer. The suite also
+// runs in a ThreadSanitizer build (tools/test.sh), which must report nothing.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "interpreter.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+struct Job {
+  std::shared_ptr<const Model> model;
+  std::vector<std::vector<uint8_t>> inputs;
+  std::vector<std::vector<uint8_t>> expected;  // from a single-threaded run
+};
+
+std::vector<std::vector<uint8_t>> run_once(Interpreter& in, const std::vector<std::vector<uint8_t>>& inputs) {
+  for (size_t i = 0; i < in.input_count(); ++i) std::memcpy(in.input(i).data, inputs[i].data(), inputs[i].size());
+  Status s = in.invoke();
+  if (!s) ADD_FAILURE() << s.message();
+  std::vector<std::vector<uint8_t>> out;
+  for (size_t o = 0; o < in.output_count(); ++o) out.emplace_back(in.output(o).data, in.output(o).data + in.output(o).bytes);
+  return out;
+}
+
+void run_in_threads(const std::shared_ptr<Environment>& env, const std::vector<Job>& jobs, int threads, int runs) {
+  std::vector<std::thread> pool;
+  std::vector<int> mismatches(threads, 0), failures(threads, 0);
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      const Job& job = jobs[t % jobs.size()];
+      auto interp = Interpreter::create(env, job.model);  // each thread its own interpreter
+      if (!interp) {
+        failures[t]++;
+        return;
+      }
+      for (int r = 0; r < runs; ++r) mismatches[t] += run_once(*interp.value(), job.inputs) != job.expected;
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_EQ(failures[t], 0) << "thread " << t;
+    EXPECT_EQ(mismatches[t], 0) << "thread " << t << " got results that differ from the single-threaded run";
+  }
+}
+
+Job make_job(const std::shared_ptr<Environment>& env, std::shared_ptr<const Model> model, uint8_t fill) {
+  Job job;
+  job.model = std::move(model);
+  auto interp = Interpreter::create(env, job.model);
+  EXPECT_TRUE(interp) << interp.error();
+  if (!interp) return job;
+  for (size_t i = 0; i < interp.value()->input_count(); ++i) {
+    std::vector<uint8_t> bytes(interp.value()->input(i).bytes);
+    for (size_t k = 0; k < bytes.size(); k += 4) {
+      const float v = static_cast<float>((k / 4 * 7 + fill) % 13) / 6.5f - 1.0f;
+      std::memcpy(bytes.data() + k, &v, 4);
+    }
+    job.inputs.push_back(std::move(bytes));
+  }
+  job.expected = run_once(*interp.value(), job.inputs);
+  return job;
+}
+
+TEST(Concurrency, TinyModelsThroughANonReentrantPackAndDelegate) {
+  TempDir plugins, conf;
+  plugins.add_plugin("testpack");
+  plugins.add_plugin("deleg_a");
+  conf.write("baton.conf", "delegates = deleg-a\n[plugin.deleg-a]\nops = ADD\n");
+  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
+  ASSERT_TRUE(env) << env.error();
+  auto a = load_model_buffer(add_then_double().build(), "a.tflite");
+  ASSERT_TRUE(a) << a.error();
+  std::vector<Job> jobs = {make_job(env.value(), a.value(), 1), make_job(env.value(), a.value(), 5)};
+  run_in_threads(env.value(), jobs, 6, 200);
+}
+
+TEST(Concurrency, RealModelsSharingTheBuiltinPack) {
+  const char* cache = std::getenv("BATON_MODEL_CACHE");
+  const std::string dir = cache ? cache : "";
+  std::vector<std::string> names = {"face_detection_short_range.tflite", "model_1.tflite"};
+  std::vector<std::shared_ptr<const Model>> models;
+  for (const std::string& n : names) {
+    if (!std::filesystem::exists(dir + "/" + n)) {
+      if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << dir << "/" << n;
+      GTEST_SKIP() << "missing " << n;
+    }
+    auto m = load_model_file(dir + "/" + n);
+    ASSERT_TRUE(m) << m.error();
+    models.push_back(m.value());
+  }
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < models.size(); ++i) jobs.push_back(make_job(env.value(), models[i], static_cast<uint8_t>(i)));
+  run_in_threads(env.value(), jobs, 4, 3);
+}
+
+}  // namespace
+}  // namespace baton::test
