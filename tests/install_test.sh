@@ -23,7 +23,7 @@ pc=$(find "$tmp/stage" -name baton-plugin.pc | head -n 1)
 [ -n "$(find "$tmp/stage" -name baton.conf.example)" ] || fail "no example config installed"
 
 # The installed tool, alone: no config, no plugin path, nothing from the build tree.
-export XDG_CONFIG_HOME=$tmp/xdg
+export XDG_CONFIG_HOME=$tmp/xdg XDG_STATE_HOME=$tmp/state
 unset BATON_PLUGIN_PATH BATON_CONFIG
 # meson test points LD_LIBRARY_PATH at the build tree; the installed tool must use the installed library.
 unset LD_LIBRARY_PATH

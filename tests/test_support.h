@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -54,6 +55,8 @@ inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::ve
   o.use_environment_variables = false;
   o.use_default_dirs = false;
   o.threads = 1;
+  // Keep the tests' crash journal out of the user's state folder.
+  o.state_dir = (std::filesystem::temp_directory_path() / ("baton-test-state-" + std::to_string(getpid()))).string();
   if (!log) log = std::make_shared<Captured>();
   o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
   return Environment::create(o);

@@ -15,7 +15,7 @@ namespace {
 
 const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads", "strict",
                                    "allow-unsafe-plugin-dirs", "max-model-bytes", "max-tensor-bytes",
-                                   "max-arena-bytes"};
+                                   "max-arena-bytes", "crash-journal"};
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");
@@ -166,7 +166,7 @@ Expected<Config> load_config(const std::string& path) {
     }
     if (opt.unregistered) {
       return Status::error(at + "unknown key '" + kl.key + "' (known: plugin-dirs, delegates, disabled, "
-                           "op-pack-precedence, threads, strict, allow-unsafe-plugin-dirs, max-model-bytes, max-tensor-bytes, max-arena-bytes, and "
+                           "op-pack-precedence, threads, strict, allow-unsafe-plugin-dirs, max-model-bytes, max-tensor-bytes, max-arena-bytes, crash-journal, and "
                            "[plugin.NAME] sections)");
     }
     config.lines[kl.key] = kl.line;
@@ -199,14 +199,16 @@ Expected<Config> load_config(const std::string& path) {
       (kl.key == "max-model-bytes" ? config.limits.max_file_bytes
        : kl.key == "max-tensor-bytes" ? config.limits.max_tensor_bytes
                                       : config.limits.max_arena_bytes) = bytes;
-    } else if (kl.key == "strict" || kl.key == "allow-unsafe-plugin-dirs") {
+    } else if (kl.key == "strict" || kl.key == "allow-unsafe-plugin-dirs" || kl.key == "crash-journal") {
       bool flag = false;
       if (value == "true" || value == "yes" || value == "on" || value == "1") {
         flag = true;
       } else if (!(value == "false" || value == "no" || value == "off" || value == "0")) {
         return Status::error(at + "bad value '" + value + "' for key '" + kl.key + "': expected true or false");
       }
-      (kl.key == "strict" ? config.strict : config.allow_unsafe_plugin_dirs) = flag;
+      (kl.key == "strict" ? config.strict
+       : kl.key == "crash-journal" ? config.crash_journal
+                                   : config.allow_unsafe_plugin_dirs) = flag;
     }
   }
   for (const auto& [section, line] : section_lines) {

@@ -33,6 +33,7 @@ struct Config {
   std::optional<int> threads;
   bool strict = false;  // fail when a node would fall back to op packs
   bool allow_unsafe_plugin_dirs = false;
+  bool crash_journal = true;  // record and quarantine plugins that take the process down
   LoadLimits limits;  // max-model-bytes, max-tensor-bytes, max-arena-bytes
   std::map<std::string, PluginSection> plugins;
   std::map<std::string, int> lines;  // top-level key -> line

@@ -72,6 +72,17 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
     for (const std::string& d : default_plugin_dirs()) dirs.push_back(d);
   }
 
+  if (env->config_.crash_journal) {
+    std::string state = options.state_dir;
+    if (state.empty()) {
+      if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) {
+        state = std::string(x) + "/baton";
+      } else if (const char* home = std::getenv("HOME"); home && *home) {
+        state = std::string(home) + "/.local/state/baton";
+      }
+    }
+    if (!state.empty()) env->journal_dir_ = state + "/journal";
+  }
   env->limits_ = env->config_.limits;
   if (options.max_model_bytes) env->limits_.max_file_bytes = options.max_model_bytes;
   if (options.max_tensor_bytes) env->limits_.max_tensor_bytes = options.max_tensor_bytes;

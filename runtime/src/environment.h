@@ -28,6 +28,8 @@ struct EnvironmentOptions {
   bool read_config = true;                // false: no config file at all
   // Limits on untrusted models; each one set here (non-zero) replaces the config's.
   size_t max_model_bytes = 0, max_tensor_bytes = 0, max_arena_bytes = 0;
+  // Where the crash journal lives; empty: $XDG_STATE_HOME/baton (default ~/.local/state/baton).
+  std::string state_dir;
   LogSink log;                            // default: stderr
 };
 
@@ -42,6 +44,8 @@ class Environment {
   const LogSink& log() const { return log_; }
   int threads() const { return threads_; }
   const LoadLimits& limits() const { return limits_; }
+  // The crash journal's folder, or "" when the config turned the journal off.
+  const std::string& journal_dir() const { return journal_dir_; }
 
  private:
   Config config_;
@@ -50,6 +54,7 @@ class Environment {
   LogSink log_;
   int threads_ = 0;
   LoadLimits limits_;
+  std::string journal_dir_;
 };
 
 // The plugin folders that are searched when nothing else is configured.

@@ -1,5 +1,9 @@
 #include "interpreter.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -35,14 +39,23 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
   interp->options_ = options;
   interp->graph_ = &interp->model_->main();
   if (Status s = interp->build(); !s) return s;
-  if (Status s = interp->resolve(); !s) return s;
-  if (Status s = interp->partition(); !s) return s;
-  if (Status s = interp->check_runnable(); !s) return s;
-  if (Status s = interp->prepare_with_fallback(); !s) return s;
+  interp->journal_ = std::make_unique<CrashJournal>(interp->env_->journal_dir(), interp->model_->fingerprint,
+                                                    interp->model_->source());
+  interp->quarantined_ = interp->journal_->quarantined();
+  for (const auto& [plugin, why] : interp->quarantined_) interp->env_->log()(BATON_LOG_WARNING, why);
+  Status s = interp->resolve();
+  if (s) s = interp->partition();
+  if (s) s = interp->check_runnable();
+  if (s) s = interp->prepare_with_fallback();
+  interp->journal_->leave();  // load is over, failed or not: nothing died
+  if (!s) return s;
   return interp;
 }
 
 Interpreter::~Interpreter() {
+#if defined(__SANITIZE_ADDRESS__)
+  if (arena_ && arena_bytes_ > 0) ASAN_UNPOISON_MEMORY_REGION(arena_.get(), arena_bytes_);
+#endif
   free_partitions();
   for (Node& node : nodes_) {
     if (node.initialised && node.kernel && node.kernel->free) {
@@ -131,6 +144,7 @@ Status Interpreter::resolve() {
       continue;
     }
     for (LoadedPlugin* pack : packs) {
+      if (quarantined_.count(pack->name)) continue;
       if (const OpDecl* op = pack->find_op(info.op_code, info.custom_name, info.version)) {
         node.plugin = pack;
         node.kernel = &op->kernel;
@@ -157,6 +171,7 @@ Status Interpreter::resolve() {
                               (loaded.empty() ? " (no loaded op pack declares this op; " +
                                                     std::to_string(packs.size()) + " op packs loaded)"
                                               : " (loaded: " + loaded + ")");
+    for (const auto& [plugin, why] : quarantined_) unresolved_[info.index] += "; " + plugin + " is quarantined";
   }
   return Status::ok();
 }
@@ -215,6 +230,7 @@ Status Interpreter::fold(Node& node) {
   baton_error error;
   baton_status st = BATON_OK;
   for (Tensor* out : node.outputs) out->shape_writable = true;
+  journal_->enter(node.plugin->name, "constant folding");
   st = init_and_prepare(node, error);
   for (Tensor* out : node.outputs) out->shape_writable = false;
   if (st == BATON_OK) {
@@ -316,6 +332,10 @@ Status Interpreter::partition() {
     }
   }
   for (LoadedPlugin* d : env_->delegate_chain()) {
+    if (quarantined_.count(d->name)) {
+      for (int index : active) refusals_[index].push_back({d->name, "quarantined for this model by the crash journal"});
+      continue;
+    }
     std::vector<bool> accepted(active.size(), false);
     for (size_t i = 0; i < active.size(); ++i) {
       if (g.owner[i] >= 0) continue;
@@ -373,6 +393,7 @@ Status Interpreter::partition() {
         }
       }
       baton_error error;
+      journal_->enter(d->name, "partition init");
       const baton_status st = guarded_call(*d, error, [&] {
         return d->delegate.partition_init(d->state, reinterpret_cast<const baton_partition*>(p.get()), &p->state,
                                           &error);
@@ -403,6 +424,10 @@ Status Interpreter::partition() {
 }
 
 Status Interpreter::prepare_with_fallback() {
+  struct LeaveJournal {
+    CrashJournal& journal;
+    ~LeaveJournal() { journal.leave(); }  // prepare is over, failed or not: nothing died
+  } leave{*journal_};
   for (;;) {
     Partition* failed = nullptr;
     std::string reason;
@@ -422,6 +447,7 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
   for (const Step& step : steps_) {
     baton_error error;
     baton_status st = BATON_OK;
+    journal_->enter(step.partition ? step.partition->plugin->name : step.node->plugin->name, "prepare");
     if (step.partition) {
       Partition& p = *step.partition;
       for (Tensor* out : p.outputs) out->shape_writable = true;
@@ -452,6 +478,16 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
   needs_prepare_ = false;
   return Status::ok();
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+// Under AddressSanitizer every tensor gets its own place in the arena with a poisoned redzone after
+// it, so a plugin that writes past its output is caught at the write instead of corrupting a neighbour.
+constexpr bool kGuardTensors = true;
+constexpr size_t kRedzone = 64;
+#else
+constexpr bool kGuardTensors = false;
+constexpr size_t kRedzone = 0;
+#endif
 
 Status Interpreter::plan_memory() {
   // Lifetimes in steps; model inputs are alive from the start, outputs to the end.
@@ -487,7 +523,11 @@ Status Interpreter::plan_memory() {
   naive_bytes_ = 0;
   for (Tensor& t : tensors_) {
     if (first[t.index] < 0) continue;
-    requests.push_back({t.bytes, first[t.index], last[t.index]});
+    if (kGuardTensors) {
+      requests.push_back({t.bytes + kRedzone, 0, last_step});
+    } else {
+      requests.push_back({t.bytes, first[t.index], last[t.index]});
+    }
     owners.push_back(&t);
     naive_bytes_ += (t.bytes + 63) / 64 * 64;
   }
@@ -503,6 +543,9 @@ Status Interpreter::plan_memory() {
                            std::to_string(env_->limits().max_tensor_bytes));
     }
   }
+#if defined(__SANITIZE_ADDRESS__)
+  if (arena_ && arena_bytes_ > 0) ASAN_UNPOISON_MEMORY_REGION(arena_.get(), arena_bytes_);
+#endif
   arena_.reset();
   arena_bytes_ = plan.total;
   if (plan.total > 0) {
@@ -513,6 +556,12 @@ Status Interpreter::plan_memory() {
     std::memset(arena_.get(), 0, plan.total);
   }
   for (size_t i = 0; i < owners.size(); ++i) owners[i]->data = arena_.get() + plan.offsets[i];
+#if defined(__SANITIZE_ADDRESS__)
+  if (plan.total > 0) {
+    ASAN_POISON_MEMORY_REGION(arena_.get(), plan.total);
+    for (const Tensor* t : owners) ASAN_UNPOISON_MEMORY_REGION(t->data, t->bytes);
+  }
+#endif
   return Status::ok();
 }
 
@@ -547,6 +596,10 @@ Status Interpreter::invoke() {
     for (const Tensor* t : inputs_) saved.emplace_back(t->data, t->data + t->bytes);
   }
   if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
+  struct LeaveJournal {
+    CrashJournal& journal;
+    ~LeaveJournal() { journal.leave(); }  // the first run returned, failed or not: nothing died
+  } leave{*journal_};
   for (;;) {
     Partition* failed = nullptr;
     std::string failure;
@@ -554,6 +607,7 @@ Status Interpreter::invoke() {
       const Step& step = steps_[k];
       baton_error error;
       baton_status st;
+      if (!invoked_) journal_->enter(step.partition ? step.partition->plugin->name : step.node->plugin->name, "first invoke");
       const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       if (step.partition) {
         Partition& p = *step.partition;

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "crash_journal.h"
 #include "environment.h"
 #include "graph.h"
 #include "model.h"
@@ -48,7 +50,7 @@ class Interpreter {
   static Expected<std::unique_ptr<Interpreter>> create(std::shared_ptr<Environment> env,
                                                        std::shared_ptr<const Model> model,
                                                        const InterpreterOptions& options = {});
-  ~Interpreter();
+  ~Interpreter();  // also returns the arena unpoisoned under AddressSanitizer
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
 
@@ -75,6 +77,8 @@ class Interpreter {
   const std::vector<Refusal>& refusals(size_t node) const { return refusals_.at(node); }
   const std::vector<std::unique_ptr<Partition>>& partitions() const { return partitions_; }
   const std::vector<Fallback>& fallbacks() const { return fallbacks_; }
+  // Plugins the crash journal keeps away from this model, with the reason.
+  const std::map<std::string, std::string>& quarantined() const { return quarantined_; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t naive_bytes() const { return naive_bytes_; }
   size_t folded_nodes() const { return folded_nodes_; }
@@ -140,6 +144,8 @@ class Interpreter {
   bool needs_prepare_ = true;
   bool invoked_ = false;
   bool profiling_ = false;
+  std::unique_ptr<CrashJournal> journal_;
+  std::map<std::string, std::string> quarantined_;
   std::vector<double> step_seconds_;
 };
 

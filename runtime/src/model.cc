@@ -722,6 +722,9 @@ namespace {
 Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size,
                                               const LoadLimits& limits) {
   model->file_size = size;
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < size; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  model->fingerprint = h;
   ModelLoader loader(model->source(), bytes, size, limits);
   if (Status s = loader.load(*model); !s) return s;
   return std::shared_ptr<const Model>(std::move(model));

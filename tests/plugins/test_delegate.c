@@ -98,6 +98,7 @@ static baton_status partition_prepare(void* ps, void* pstate, const baton_partit
     api->error_set(error, "simulated prepare failure");
     return BATON_ERROR;
   }
+  if (strcmp(s->fail, "crash") == 0) abort(); /* takes the whole process down, for the crash journal */
   for (int32_t i = 0; i < api->partition_node_count(p); ++i) {
     const baton_node* n = api->partition_node(p, i);
     const int32_t* dims = NULL;
@@ -182,7 +183,7 @@ static const baton_op_decl ops[] = {
 
 static const baton_option_decl options[] = {
     {sizeof(baton_option_decl), "ops", BATON_OPTION_STRING, "ADD,TimesTwo", "ops to take (of ADD, TimesTwo)"},
-    {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none", "init, prepare, invoke or none"},
+    {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none", "init, prepare, invoke, crash (abort in prepare) or none"},
     {sizeof(baton_option_decl), "refuse-all", BATON_OPTION_STRING, "", "refuse every node with this reason"},
 };
 

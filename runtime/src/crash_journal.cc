@@ -1,0 +1,91 @@
+#include "crash_journal.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace baton {
+
+namespace fs = std::filesystem;
+
+CrashJournal::CrashJournal(std::string dir, uint64_t fingerprint, std::string model)
+    : dir_(std::move(dir)), model_(std::move(model)) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
+  key_ = hex;
+  static std::atomic<unsigned> next{0};
+  instance_ = std::to_string(::getpid()) + "." + std::to_string(next++);
+}
+
+std::string CrashJournal::record_path() const { return dir_ + "/" + key_ + "." + instance_ + ".inprogress"; }
+
+std::string CrashJournal::quarantine_path(const std::string& plugin) const {
+  return dir_ + "/" + key_ + "." + plugin + ".quarantine";
+}
+
+std::map<std::string, std::string> CrashJournal::quarantined() {
+  std::map<std::string, std::string> out;
+  if (!enabled()) return out;
+  std::error_code ec;
+  // Records of this model left by processes that no longer exist: each names the plugin that was running.
+  const std::string record_prefix = key_ + ".", record_suffix = ".inprogress";
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(record_prefix, 0) != 0 || !name.ends_with(record_suffix)) continue;
+    const long pid = std::strtol(name.c_str() + record_prefix.size(), nullptr, 10);
+    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;  // still running
+    std::ifstream record(entry.path());
+    std::string plugin, stage;
+    std::getline(record, plugin);
+    std::getline(record, stage);
+    record.close();
+    if (!plugin.empty()) {
+      const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+      char when[32];
+      std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+      std::ofstream(quarantine_path(plugin)) << stage << "\n" << model_ << "\nfound " << when << "\n";
+    }
+    fs::remove(entry.path(), ec);
+  }
+  const std::string prefix = key_ + ".", suffix = ".quarantine";
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 || !name.ends_with(suffix)) continue;
+    const std::string plugin = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    std::string stage;
+    std::ifstream file(entry.path());
+    std::getline(file, stage);
+    out[plugin] = "plugin " + plugin + " is quarantined for " + model_ + ": an earlier process died during its " +
+                  (stage.empty() ? std::string("run") : stage) + " of this model; remove " + entry.path().string() +
+                  " to try it again (or set crash-journal = false in the config)";
+  }
+  return out;
+}
+
+void CrashJournal::enter(const std::string& plugin, const char* stage) {
+  if (!enabled()) return;
+  const std::string now = plugin + "\n" + stage;
+  if (now == current_) return;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  std::ofstream(record_path(), std::ios::trunc) << plugin << "\n" << stage << "\n" << model_ << "\n";
+  current_ = now;
+}
+
+void CrashJournal::leave() {
+  if (!enabled() || current_.empty()) return;
+  std::error_code ec;
+  fs::remove(record_path(), ec);
+  current_.clear();
+}
+
+}  // namespace baton

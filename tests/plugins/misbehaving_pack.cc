@@ -1,0 +1,54 @@
+// An op pack that misbehaves on purpose, in C++, for the hardening tests:
+//   custom "ThrowInPrepare" v1  throws a C++ exception out of prepare (through the C boundary)
+//   custom "ThrowInInvoke"  v1  throws out of invoke
+//   custom "WriteTooFar"    v1  writes 16 bytes past the end of its output (caught under AddressSanitizer)
+#include <cstring>
+#include <stdexcept>
+
+#include "baton/plugin_api.h"
+
+namespace {
+
+const baton_host_api* api;
+
+baton_status same_shape(const baton_node* node, baton_error* error) {
+  const int32_t* dims = nullptr;
+  const int32_t rank = api->tensor_shape(api->node_input(node, 0), &dims);
+  return api->tensor_set_shape(api->node_output(node, 0), rank, dims, error);
+}
+
+baton_status throw_prepare(void*, void*, const baton_node*, baton_error*) {
+  throw std::runtime_error("prepare went wrong");
+}
+baton_status plain_prepare(void*, void*, const baton_node* node, baton_error* error) { return same_shape(node, error); }
+baton_status throw_invoke(void*, void*, const baton_node*, baton_error*) { throw std::bad_alloc(); }
+baton_status write_too_far(void*, void*, const baton_node* node, baton_error*) {
+  baton_tensor* out = api->node_output(node, 0);
+  auto* bytes = static_cast<unsigned char*>(api->tensor_mutable_data(out));
+  std::memset(bytes, 0, api->tensor_byte_size(out) + 16);
+  return BATON_OK;
+}
+
+const baton_kernel k_throw_prepare = {sizeof(baton_kernel), nullptr, nullptr, throw_prepare, throw_invoke};
+const baton_kernel k_throw_invoke = {sizeof(baton_kernel), nullptr, nullptr, plain_prepare, throw_invoke};
+const baton_kernel k_write_too_far = {sizeof(baton_kernel), nullptr, nullptr, plain_prepare, write_too_far};
+
+const baton_op_decl ops[] = {
+    {sizeof(baton_op_decl), BATON_OP_CUSTOM, "ThrowInPrepare", 1, 1, &k_throw_prepare},
+    {sizeof(baton_op_decl), BATON_OP_CUSTOM, "ThrowInInvoke", 1, 1, &k_throw_invoke},
+    {sizeof(baton_op_decl), BATON_OP_CUSTOM, "WriteTooFar", 1, 1, &k_write_too_far},
+};
+
+const baton_plugin_desc desc = {
+    sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, "misbehaving", "1.0",
+    BATON_PLUGIN_OP_PACK, "throws and writes out of bounds on purpose", ops, sizeof ops / sizeof ops[0],
+    nullptr, 0, 0, nullptr, nullptr, nullptr,
+};
+
+}  // namespace
+
+extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint32_t, uint32_t, const baton_host_api* host,
+                                                                           baton_error*) {
+  api = host;
+  return &desc;
+}
