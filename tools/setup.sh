@@ -9,6 +9,7 @@ PACKAGES=(
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   libgtest-dev libstb-dev
   libxnnpack-dev libpthreadpool-dev
+  clang libclang-rt-14-dev
   ca-certificates unzip
 )
 # npm fetches the test models. Some machines ship Node.js with npm from elsewhere (nodesource's nodejs

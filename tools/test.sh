@@ -5,6 +5,7 @@
 #
 #   tools/test.sh              everything
 #   BATON_TEST_SKIP_SANITIZE=1 tools/test.sh    the release build only
+#   BATON_FUZZ_SECONDS=600 tools/test.sh         fuzz longer (default 60 s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,4 +39,6 @@ if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
   fi
   ninja -C build-tsan -j "$jobs" >/dev/null
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} meson test -C build-tsan --print-errorlogs --num-processes 1 concurrency
+  echo "== libFuzzer: model loader and interpreter, ${BATON_FUZZ_SECONDS:-60} s each"
+  tests/fuzz/run-fuzzers.sh "${BATON_FUZZ_SECONDS:-60}"
 fi

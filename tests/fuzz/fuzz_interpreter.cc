@@ -1,0 +1,50 @@
+// libFuzzer target: load, resolve, fold, partition, plan, prepare and invoke on the builtin op pack, for
+// arbitrary bytes. Limits keep one input's memory bounded; any failure must be an error, not a crash.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "interpreter.h"
+
+namespace {
+
+std::shared_ptr<baton::Environment> environment() {
+  static std::shared_ptr<baton::Environment> env = [] {
+    baton::EnvironmentOptions o;
+    o.plugin_dirs = {BUILTIN_PACK_DIR};
+    o.use_environment_variables = false;
+    o.use_default_dirs = false;
+    o.read_config = false;
+    o.threads = 1;
+    o.max_tensor_bytes = size_t(16) << 20;
+    o.max_arena_bytes = size_t(64) << 20;
+    o.log = [](baton_log_level, const std::string&) {};
+    auto e = baton::Environment::create(o);
+    if (!e || e.value()->registry().plugins().empty()) __builtin_trap();  // the fuzzer must test something
+    return e.value();
+  }();
+  return env;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto env = environment();
+  auto model = baton::load_model_buffer({data, size}, "fuzz.tflite", env->limits());
+  if (!model) return 0;
+  // Skip graphs too costly for one fuzz iteration (the limits bound memory, not time).
+  size_t work = 0;
+  for (const baton::TensorInfo& t : model.value()->main().tensors) {
+    size_t bytes = 0;
+    if (baton::checked_byte_size(t.shape, t.type, &bytes)) work += bytes;
+  }
+  if (work > (size_t(64) << 20) || model.value()->main().nodes.size() > 2000) return 0;
+  auto interp = baton::Interpreter::create(env, model.value());
+  if (!interp) return 0;
+  baton::Interpreter& in = *interp.value();
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    if (in.input(i).data) std::memset(in.input(i).data, 0, in.input(i).bytes);
+  }
+  (void)in.invoke();
+  return 0;
+}

@@ -1,0 +1,39 @@
+// Every input the fuzzers ever crashed on (tests/fuzz/regressions) goes through the loader and the
+// interpreter in the normal test run: each must load or fail with a message, never crash.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "interpreter.h"
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+TEST(FuzzRegressions, EveryFoundInputIsHandled) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/fuzz/regressions")) {
+    if (!e.is_regular_file() || e.path().extension() == ".md") continue;
+    ++files;
+    std::ifstream f(e.path(), std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto model = load_model_buffer(bytes, e.path().filename().string());
+    if (!model) {
+      EXPECT_FALSE(model.error().empty()) << e.path();
+      continue;
+    }
+    auto interp = Interpreter::create(env.value(), model.value());
+    if (!interp) {
+      EXPECT_FALSE(interp.error().empty()) << e.path();
+      continue;
+    }
+    (void)interp.value()->invoke();
+  }
+  RecordProperty("files", static_cast<int>(files));
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (AddressSanitizer + fuzzer instrumentation) in build-fuzz and
+# runs each for a time budget, seeded with the real models (from the model cache) and the tiny test models.
+#
+#   tests/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]   (default 60; tools/test.sh uses this)
+# A crash leaves its input in build-fuzz/fuzz-artifacts/; copy it to tests/fuzz/regressions/ with a name
+# that says what broke, fix the bug, and the regression test keeps it fixed. Longer runs: pass more
+# seconds, or run build-fuzz/tests/fuzz/fuzz_model_loader CORPUS_DIR -jobs=N yourself.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+cache=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}
+if [ ! -f build-fuzz/build.ninja ]; then
+  CC=clang CXX=clang++ meson setup build-fuzz -Dfuzz=true -Dbuildtype=debugoptimized -Db_sanitize=address \
+    -Db_lundef=false >/dev/null
+fi
+ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
+  op-packs/builtin/libbaton_builtin.so >/dev/null
+corpus=build-fuzz/fuzz-corpus
+mkdir -p "$corpus/loader" "$corpus/interpreter" build-fuzz/fuzz-artifacts
+for m in face_detection_short_range model_1 model_quant_f16_1 selfie_segmentation face_detection_full_range_sparse; do
+  [ -f "$cache/$m.tflite" ] && cp -n "$cache/$m.tflite" "$corpus/loader/" && cp -n "$cache/$m.tflite" "$corpus/interpreter/"
+done
+cp -n tests/fuzz/regressions/* "$corpus/loader/" 2>/dev/null || true
+status=0
+for target in loader interpreter; do
+  log=build-fuzz/fuzz-$target.log
+  if ! ASAN_OPTIONS=detect_leaks=0 build-fuzz/tests/fuzz/fuzz_$target "$corpus/$target" -max_total_time="$seconds" \
+      -rss_limit_mb=3072 -timeout=20 -max_len=4000000 -artifact_prefix=build-fuzz/fuzz-artifacts/ -print_final_stats=1 \
+      >"$log" 2>&1; then
+    echo "fuzz_$target: FOUND A CRASH (see $log and build-fuzz/fuzz-artifacts/)"
+    tail -n 40 "$log"
+    status=1
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  echo "fuzz_$target: $runs executions in ${seconds}s, $(ls "$corpus/$target" | wc -l) inputs in the corpus"
+done
+exit $status
