@@ -662,37 +662,29 @@ std::string Interpreter::step_plugin(size_t i) const {
   return s.partition ? s.partition->plugin->name : s.node->plugin->name;
 }
 
-int Interpreter::input_index(const std::string& name) const {
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    if (inputs_[i]->info->name == name) return static_cast<int>(i);
+namespace {
+
+// Position in `list` of the tensor named `name`, by tensor name or by subgraph 0's signature names.
+int find_io(const std::vector<Tensor*>& list, const std::string& name, const Model& model, bool inputs) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i]->info->name == name) return static_cast<int>(i);
   }
-  for (const SignatureInfo& sig : model_->signatures) {
+  for (const SignatureInfo& sig : model.signatures) {
     if (sig.subgraph != 0) continue;
-    for (const auto& [n, t] : sig.inputs) {
+    for (const auto& [n, t] : inputs ? sig.inputs : sig.outputs) {
       if (n != name) continue;
-      for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (inputs_[i]->index == t) return static_cast<int>(i);
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (list[i]->index == t) return static_cast<int>(i);
       }
     }
   }
   return -1;
 }
 
-int Interpreter::output_index(const std::string& name) const {
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (outputs_[i]->info->name == name) return static_cast<int>(i);
-  }
-  for (const SignatureInfo& sig : model_->signatures) {
-    if (sig.subgraph != 0) continue;
-    for (const auto& [n, t] : sig.outputs) {
-      if (n != name) continue;
-      for (size_t i = 0; i < outputs_.size(); ++i) {
-        if (outputs_[i]->index == t) return static_cast<int>(i);
-      }
-    }
-  }
-  return -1;
-}
+}  // namespace
+
+int Interpreter::input_index(const std::string& name) const { return find_io(inputs_, name, *model_, true); }
+int Interpreter::output_index(const std::string& name) const { return find_io(outputs_, name, *model_, false); }
 
 Placement Interpreter::placement(size_t node) const {
   const Node& n = nodes_.at(node);

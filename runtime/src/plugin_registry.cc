@@ -306,7 +306,9 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   if (options.config) {
     auto it = options.config->plugins.find(plugin->name);
     if (it != options.config->plugins.end()) {
-      for (const auto& [key, value] : it->second.options) {
+      for (const auto& option : it->second.options) {
+        const std::string& key = option.first;
+        const ConfigValue& value = option.second;
         auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
                                  [&](const OptionDecl& o) { return o.name == key; });
         if (decl == plugin->options.end()) continue;  // reported by load()
@@ -376,7 +378,9 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
         return Status::error(config.where(section.line) + "section [plugin." + name + "]: no plugin named '" + name +
                              "' is loaded");
       }
-      for (const auto& [key, value] : section.options) {
+      for (const auto& option : section.options) {
+        const std::string& key = option.first;  // named, not bound: lambdas below capture it
+        const ConfigValue& value = option.second;
         if (plugin->kind == BATON_PLUGIN_DELEGATE && (key == "min-nodes-per-partition" || key == "max-partitions")) {
           char* end = nullptr;
           errno = 0;

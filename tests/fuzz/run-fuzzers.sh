@@ -17,13 +17,13 @@ fi
 ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
   op-packs/builtin/libbaton_builtin.so >/dev/null
 corpus=build-fuzz/fuzz-corpus
-mkdir -p "$corpus/loader" "$corpus/interpreter" build-fuzz/fuzz-artifacts
+mkdir -p "$corpus/model_loader" "$corpus/interpreter" build-fuzz/fuzz-artifacts
 for m in face_detection_short_range model_1 model_quant_f16_1 selfie_segmentation face_detection_full_range_sparse; do
-  [ -f "$cache/$m.tflite" ] && cp -n "$cache/$m.tflite" "$corpus/loader/" && cp -n "$cache/$m.tflite" "$corpus/interpreter/"
+  [ -f "$cache/$m.tflite" ] && cp -n "$cache/$m.tflite" "$corpus/model_loader/" && cp -n "$cache/$m.tflite" "$corpus/interpreter/"
 done
-cp -n tests/fuzz/regressions/* "$corpus/loader/" 2>/dev/null || true
+cp -n tests/fuzz/regressions/* "$corpus/model_loader/" 2>/dev/null || true
 status=0
-for target in loader interpreter; do
+for target in model_loader interpreter; do
   log=build-fuzz/fuzz-$target.log
   if ! ASAN_OPTIONS=detect_leaks=0 build-fuzz/tests/fuzz/fuzz_$target "$corpus/$target" -max_total_time="$seconds" \
       -rss_limit_mb=3072 -timeout=20 -max_len=4000000 -artifact_prefix=build-fuzz/fuzz-artifacts/ -print_final_stats=1 \

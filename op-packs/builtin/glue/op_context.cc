@@ -2,30 +2,7 @@
 
 namespace baton::builtin {
 
-const char* type_name(baton_tensor_type type) {
-  switch (type) {
-    case BATON_TYPE_FLOAT32: return "FLOAT32";
-    case BATON_TYPE_FLOAT16: return "FLOAT16";
-    case BATON_TYPE_INT32: return "INT32";
-    case BATON_TYPE_UINT8: return "UINT8";
-    case BATON_TYPE_INT64: return "INT64";
-    case BATON_TYPE_STRING: return "STRING";
-    case BATON_TYPE_BOOL: return "BOOL";
-    case BATON_TYPE_INT16: return "INT16";
-    case BATON_TYPE_COMPLEX64: return "COMPLEX64";
-    case BATON_TYPE_INT8: return "INT8";
-    case BATON_TYPE_FLOAT64: return "FLOAT64";
-    case BATON_TYPE_COMPLEX128: return "COMPLEX128";
-    case BATON_TYPE_UINT64: return "UINT64";
-    case BATON_TYPE_RESOURCE: return "RESOURCE";
-    case BATON_TYPE_VARIANT: return "VARIANT";
-    case BATON_TYPE_UINT32: return "UINT32";
-    case BATON_TYPE_UINT16: return "UINT16";
-    case BATON_TYPE_INT4: return "INT4";
-    case BATON_TYPE_BFLOAT16: return "BFLOAT16";
-  }
-  return "UNKNOWN";
-}
+const char* type_name(baton_tensor_type type) { return baton_tensor_type_name(type); }
 
 size_t element_size(baton_tensor_type type) {
   switch (type) {
