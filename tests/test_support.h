@@ -56,7 +56,8 @@ inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::ve
   o.use_default_dirs = false;
   o.threads = 1;
   // Keep the tests' crash journal out of the user's state folder.
-  o.state_dir = (std::filesystem::temp_directory_path() / ("baton-test-state-" + std::to_string(getpid()))).string();
+  // Records are named by process id, so one shared folder serves every test process.
+  o.state_dir = (std::filesystem::temp_directory_path() / "baton-test-state").string();
   if (!log) log = std::make_shared<Captured>();
   o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
   return Environment::create(o);
