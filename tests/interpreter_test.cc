@@ -84,7 +84,7 @@ TEST_F(InterpreterTest, PrepareErrorNamesNodeAndPlugin) {
   m.tensors[1].shape = {3, 3};  // ADD here does no broadcasting
   auto interp = make(m);
   ASSERT_FALSE(interp);
-  EXPECT_NE(interp.error().find("node 0 (ADD v1) in testpack: prepare failed: testpack ADD: inputs differ in size"),
+  EXPECT_NE(interp.error().find("node 0 (ADD v1): prepare failed; testpack: testpack ADD: inputs differ in size"),
             std::string::npos)
       << interp.error();
 }

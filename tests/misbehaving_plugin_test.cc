@@ -29,7 +29,7 @@ TEST(MisbehavingPlugin, ExceptionInPrepareBecomesAnError) {
   dir.add_plugin("testpack");
   auto interp = one_custom_op(dir.path(), "ThrowInPrepare");
   ASSERT_FALSE(interp);
-  EXPECT_NE(interp.error().find("node 0 (ThrowInPrepare v1) in misbehaving: prepare failed: the plugin threw an "
+  EXPECT_NE(interp.error().find("node 0 (ThrowInPrepare v1): prepare failed; misbehaving: the plugin threw an "
                                 "exception across the C boundary"),
             std::string::npos)
       << interp.error();
@@ -47,6 +47,34 @@ TEST(MisbehavingPlugin, ExceptionInInvokeBecomesAnErrorAndTheInterpreterLives) {
             std::string::npos)
       << s.message();
   EXPECT_FALSE(interp.value()->invoke());  // and again, still no crash
+}
+
+TEST(MisbehavingPlugin, NextOpPackTakesANodeWhoseKernelThrewInPrepare) {
+  TempDir dir;
+  dir.add_plugin("misbehaving", "a_misbehaving.so");  // loads first, so it is asked first for ADD
+  dir.add_plugin("testpack", "b_testpack.so");
+  auto log = std::make_shared<Captured>();
+  auto env = isolated_environment({dir.path()}, "", log);
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(add_then_double().build(), "tiny.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  EXPECT_EQ(in.placement(0).plugin, "testpack");
+  ASSERT_EQ(in.fallbacks().size(), 1u);
+  EXPECT_EQ(in.fallbacks()[0].plugin, "misbehaving");
+  EXPECT_NE(in.fallbacks()[0].reason.find("threw an exception"), std::string::npos);
+  bool warned = false;
+  for (const std::string& l : log->lines) warned |= l.find("op pack misbehaving failed to prepare it") != std::string::npos;
+  EXPECT_TRUE(warned);
+  const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 1, 1, 1, 1, -9};
+  std::memcpy(in.input(0).data, a, sizeof a);
+  std::memcpy(in.input(1).data, b, sizeof b);
+  ASSERT_TRUE(in.invoke());
+  float out[6];
+  std::memcpy(out, in.output(0).data, sizeof out);
+  EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{4, 6, 8, 10, 12, 0}));  // 2 * relu(a + b)
 }
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -5,7 +5,7 @@
 #
 # usage: tools/bench-vs-tflite.sh [--rounds N] [--runs N] [--threads "1 2"] [--xnnpack on|off]
 #                                 [--baton-args "..."] MODEL.tflite...
-# env: TFLITE_PEER (default /tmp/tflite-native/tflite-peer), BATON (default build/tools/baton/baton)
+# env: TFLITE_PEER (default /tmp/tflite-native/tflite-peer, where ../shared/reference/tflite-native/build.sh puts it), BATON (default build/tools/baton/baton)
 set -euo pipefail
 rounds=3 runs=50 threads="1" xnnpack=off baton_args="--no-delegates"
 while [ $# -gt 0 ]; do

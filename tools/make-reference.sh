@@ -24,7 +24,7 @@
 #   --cache DIR        model cache (default: that of tools/fetch-models.sh);
 #                      models are fetched into it when missing
 #   LITERT_JS          the oracle's directory (default
-#                      /work/shared/reference/litert-js). If it has no
+#                      ../shared/reference/litert-js). If it has no
 #                      node_modules, it is copied to
 #                      ${XDG_CACHE_HOME:-$HOME/.cache}/baton/litert-js and its
 #                      setup.sh (npm ci) runs there.
@@ -39,7 +39,7 @@ prog=make-reference
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 refdir=$root/tests/data/reference
-litert_src=${LITERT_JS:-/work/shared/reference/litert-js}
+litert_src=${LITERT_JS:-$root/../shared/reference/litert-js}
 astronaut_sha256=88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5
 astronaut_member=./usr/lib/python3/dist-packages/skimage/data/astronaut.png
 seed=0

@@ -200,6 +200,17 @@ Status Interpreter::check_runnable() const {
   return Status::error(model_->source() + ": " + std::to_string(count) + " node(s) cannot run:" + missing);
 }
 
+// The op pack after the node's current one, in resolution order, that declares the node's op and version.
+LoadedPlugin* Interpreter::next_op_pack(const Node& node) const {
+  const std::vector<LoadedPlugin*> packs = env_->registry().op_packs();
+  auto it = std::find(packs.begin(), packs.end(), node.plugin);
+  for (it = it == packs.end() ? it : it + 1; it != packs.end(); ++it) {
+    if (quarantined_.count((*it)->name)) continue;
+    if ((*it)->find_op(node.info->op_code, node.info->custom_name, node.info->version)) return *it;
+  }
+  return nullptr;
+}
+
 baton_status Interpreter::init_and_prepare(Node& node, baton_error& error) {
   return guarded_call(*node.plugin, error, [&] {
     baton_status st = BATON_OK;
@@ -466,12 +477,30 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
       continue;
     }
     Node& node = *step.node;
-    for (Tensor* out : node.outputs) out->shape_writable = true;
-    st = init_and_prepare(node, error);
-    for (Tensor* out : node.outputs) out->shape_writable = false;
-    if (st != BATON_OK) {
-      return Status::error(model_->source() + ": " + node_label(node) + " in " + node.plugin->name +
-                           ": prepare failed: " + (error.message.empty() ? "no reason given" : error.message));
+    std::string failures;
+    for (;;) {
+      for (Tensor* out : node.outputs) out->shape_writable = true;
+      st = init_and_prepare(node, error);
+      for (Tensor* out : node.outputs) out->shape_writable = false;
+      if (st == BATON_OK) break;
+      // The next op pack that declares the op and version gets the node; the failure is recorded.
+      const std::string why = error.message.empty() ? "no reason given" : error.message;
+      failures += "; " + node.plugin->name + ": " + why;
+      LoadedPlugin* next = next_op_pack(node);
+      if (!next) {
+        return Status::error(model_->source() + ": " + node_label(node) + ": prepare failed" + failures);
+      }
+      env_->log()(BATON_LOG_WARNING, model_->source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
+                                         " failed to prepare it (" + why + "); " + next->name + " takes it");
+      fallbacks_.push_back({node.plugin->name, -1, "prepare", why, {node.info->index}});
+      release_kernel(node);
+      for (Tensor* out : node.outputs) {
+        out->shape = out->info->shape;
+        checked_byte_size(out->shape, out->type, &out->bytes);
+      }
+      node.plugin = next;
+      node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+      error.message.clear();
     }
   }
   if (Status s = plan_memory(); !s) return s;

@@ -36,10 +36,10 @@ struct Refusal {
   std::string reason;
 };
 
-// One time a delegate lost a partition it had taken.
+// One time a plugin lost nodes it had taken: a delegate's partition, or an op pack's node.
 struct Fallback {
   std::string plugin;
-  int partition = -1;
+  int partition = -1;  // -1 for an op pack
   std::string stage;  // "init", "prepare" or "invoke"
   std::string reason;
   std::vector<int> nodes;
@@ -106,6 +106,7 @@ class Interpreter {
   Status fold(Node& node);
   baton_status init_and_prepare(Node& node, baton_error& error);  // init once, then prepare
   void release_kernel(Node& node);
+  LoadedPlugin* next_op_pack(const Node& node) const;
   uint8_t* own_constant(size_t bytes);
   Status partition();
   void free_partitions();

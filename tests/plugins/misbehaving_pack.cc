@@ -2,6 +2,7 @@
 //   custom "ThrowInPrepare" v1  throws a C++ exception out of prepare (through the C boundary)
 //   custom "ThrowInInvoke"  v1  throws out of invoke
 //   custom "WriteTooFar"    v1  writes 16 bytes past the end of its output (caught under AddressSanitizer)
+//   ADD v1-2                    throws out of prepare, so that another pack declaring ADD must take over
 #include <cstring>
 #include <stdexcept>
 
@@ -37,6 +38,7 @@ const baton_op_decl ops[] = {
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "ThrowInPrepare", 1, 1, &k_throw_prepare},
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "ThrowInInvoke", 1, 1, &k_throw_invoke},
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "WriteTooFar", 1, 1, &k_write_too_far},
+    {sizeof(baton_op_decl), 0 /* ADD */, nullptr, 1, 2, &k_throw_prepare},
 };
 
 const baton_plugin_desc desc = {

@@ -104,6 +104,11 @@ std::string plan_text(const Interpreter& in) {
   }
   if (!in.fallbacks().empty()) s += "\nfallbacks:\n";
   for (const Fallback& f : in.fallbacks()) {
+    if (f.partition < 0) {
+      s += "  op pack " + f.plugin + " gave up node " + std::to_string(f.nodes.empty() ? -1 : f.nodes[0]) + " at " +
+           f.stage + ": " + f.reason + "\n";
+      continue;
+    }
     s += "  " + f.plugin + " lost partition " + std::to_string(f.partition) + " (" + std::to_string(f.nodes.size()) +
          " nodes) at " + f.stage + ": " + f.reason + "\n";
   }
@@ -150,7 +155,9 @@ std::string plan_json(const Interpreter& in) {
   j.end_array();
   j.key("fallbacks").begin_array();
   for (const Fallback& f : in.fallbacks()) {
-    j.begin_object().field("plugin", f.plugin).field("partition", f.partition).field("stage", f.stage);
+    j.begin_object().field("plugin", f.plugin).key("partition");
+    if (f.partition >= 0) j.value(f.partition); else j.null();
+    j.field("stage", f.stage);
     j.field("reason", f.reason).array_of("nodes", f.nodes).end_object();
   }
   j.end_array();

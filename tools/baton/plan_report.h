@@ -8,7 +8,8 @@
 //               "refusals": [{"plugin", "reason"}]}],
 //    "partitions": [{"id", "plugin", "nodes": [INDEX], "inputs": [TENSOR], "outputs": [TENSOR],
 //                    "boundary_bytes"}],
-//    "fallbacks": [{"plugin", "partition", "stage", "reason", "nodes": [INDEX]}],
+//    "fallbacks": [{"plugin", "partition": ID|null (null: an op pack gave up a node), "stage", "reason",
+//                   "nodes": [INDEX]}],
 //    "totals": {"nodes", "folded", "per_plugin": {NAME: NODES}, "partitions", "host_round_trips"}}
 // A host round trip is one hand-over from the host to a delegate partition and back.
 #pragma once
