@@ -15,12 +15,15 @@ if [ ! -f build-fuzz/build.ninja ]; then
     -Db_lundef=false >/dev/null
 fi
 ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
-  op-packs/builtin/libbaton_builtin.so >/dev/null
+  op-packs/builtin/libbaton_builtin.so op-packs/examples/atan/make-atan-model >/dev/null
 corpus=build-fuzz/fuzz-corpus
 mkdir -p "$corpus/model_loader" "$corpus/interpreter" build-fuzz/fuzz-artifacts
 for m in face_detection_short_range model_1 model_quant_f16_1 selfie_segmentation face_detection_full_range_sparse; do
   [ -f "$cache/$m.tflite" ] && cp -n "$cache/$m.tflite" "$corpus/model_loader/" && cp -n "$cache/$m.tflite" "$corpus/interpreter/"
 done
+# A tiny model too: small inputs are where the fuzzer mutates fastest.
+build-fuzz/op-packs/examples/atan/make-atan-model "$corpus/model_loader/tiny_atan.tflite" 4
+cp -n "$corpus/model_loader/tiny_atan.tflite" "$corpus/interpreter/"
 cp -n tests/fuzz/regressions/* "$corpus/model_loader/" 2>/dev/null || true
 status=0
 for target in model_loader interpreter; do
