@@ -49,7 +49,7 @@ TEST(MisbehavingPlugin, ExceptionInInvokeBecomesAnErrorAndTheInterpreterLives) {
   EXPECT_FALSE(interp.value()->invoke());  // and again, still no crash
 }
 
-TEST(MisbehavingPlugin, NextOpPackTakesANodeWhoseKernelThrewInPrepare) {
+TEST(MisbehavingPlugin, NextOpPackTakesNodesWhoseKernelThrewInPrepareOrFirstInvoke) {
   TempDir dir;
   dir.add_plugin("misbehaving", "a_misbehaving.so");  // loads first, so it is asked first for ADD
   dir.add_plugin("testpack", "b_testpack.so");
@@ -62,6 +62,7 @@ TEST(MisbehavingPlugin, NextOpPackTakesANodeWhoseKernelThrewInPrepare) {
   ASSERT_TRUE(interp) << interp.error();
   Interpreter& in = *interp.value();
   EXPECT_EQ(in.placement(0).plugin, "testpack");
+  EXPECT_EQ(in.placement(1).plugin, "misbehaving");  // its TimesTwo prepares fine; it throws at invoke
   ASSERT_EQ(in.fallbacks().size(), 1u);
   EXPECT_EQ(in.fallbacks()[0].plugin, "misbehaving");
   EXPECT_NE(in.fallbacks()[0].reason.find("threw an exception"), std::string::npos);
@@ -71,10 +72,50 @@ TEST(MisbehavingPlugin, NextOpPackTakesANodeWhoseKernelThrewInPrepare) {
   const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 1, 1, 1, 1, -9};
   std::memcpy(in.input(0).data, a, sizeof a);
   std::memcpy(in.input(1).data, b, sizeof b);
-  ASSERT_TRUE(in.invoke());
+  Status s = in.invoke();
+  ASSERT_TRUE(s) << s.message();
   float out[6];
   std::memcpy(out, in.output(0).data, sizeof out);
   EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{4, 6, 8, 10, 12, 0}));  // 2 * relu(a + b)
+  EXPECT_EQ(in.placement(1).plugin, "testpack");
+  ASSERT_EQ(in.fallbacks().size(), 2u);
+  EXPECT_EQ(in.fallbacks()[1].stage, "invoke");
+  std::memcpy(in.input(0).data, a, sizeof a);
+  std::memcpy(in.input(1).data, b, sizeof b);
+  ASSERT_TRUE(in.invoke());  // later runs stay on the new pack
+  std::memcpy(out, in.output(0).data, sizeof out);
+  EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{4, 6, 8, 10, 12, 0}));
+}
+
+TEST(MisbehavingPlugin, DelegateThrowingFromCheckAndPrepareLeavesTheModelOnTheOpPacks) {
+  TempDir dir, conf;
+  dir.add_plugin("thrower");
+  dir.add_plugin("testpack");
+  conf.write("baton.conf", "delegates = thrower\n");
+  auto log = std::make_shared<Captured>();
+  auto env = isolated_environment({dir.path()}, conf.file("baton.conf"), log);
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(add_then_double().build(), "tiny.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  EXPECT_EQ(in.placement(0).kind, "op-pack");
+  EXPECT_EQ(in.placement(1).kind, "op-pack");
+  ASSERT_FALSE(in.refusals(1).empty());
+  EXPECT_EQ(in.refusals(1)[0].reason, "the plugin threw an exception across the C boundary");
+  ASSERT_EQ(in.fallbacks().size(), 1u);
+  EXPECT_EQ(in.fallbacks()[0].stage, "prepare");
+  bool warned = false;
+  for (const std::string& l : log->lines) warned |= l.find("delegate thrower lost partition 0") != std::string::npos;
+  EXPECT_TRUE(warned);
+  const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {0, 0, 0, 0, 0, -7};
+  std::memcpy(in.input(0).data, a, sizeof a);
+  std::memcpy(in.input(1).data, b, sizeof b);
+  ASSERT_TRUE(in.invoke());
+  float out[6];
+  std::memcpy(out, in.output(0).data, sizeof out);
+  EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{2, 4, 6, 8, 10, 0}));
 }
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -621,7 +621,7 @@ Status Interpreter::invoke() {
   bool stateless = true;
   for (const Tensor& t : tensors_) stateless &= !t.info->is_variable;
   std::vector<std::vector<uint8_t>> saved;
-  if (!invoked_ && stateless && !partitions_.empty()) {
+  if (!invoked_ && stateless) {
     for (const Tensor* t : inputs_) saved.emplace_back(t->data, t->data + t->bytes);
   }
   if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
@@ -631,6 +631,7 @@ Status Interpreter::invoke() {
   } leave{*journal_};
   for (;;) {
     Partition* failed = nullptr;
+    bool needs_rerun = false;  // an op pack gave up a node
     std::string failure;
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& step = steps_[k];
@@ -659,17 +660,33 @@ Status Interpreter::invoke() {
         failure = why;
         break;
       }
-      return Status::error(model_->source() + ": " + node_label(*step.node) + " in " + step.node->plugin->name +
-                           ": invoke failed: " + why);
+      // An op pack failing the first run of a stateless model hands the node to the next pack that
+      // declares the op, and the run is repeated.
+      Node& node = *step.node;
+      LoadedPlugin* next = invoked_ || !stateless ? nullptr : next_op_pack(node);
+      if (!next) {
+        return Status::error(model_->source() + ": " + node_label(node) + " in " + node.plugin->name +
+                             ": invoke failed: " + why);
+      }
+      env_->log()(BATON_LOG_WARNING, model_->source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
+                                         " failed its first run (" + why + "); " + next->name + " takes it");
+      fallbacks_.push_back({node.plugin->name, -1, "invoke", why, {node.info->index}});
+      release_kernel(node);
+      node.plugin = next;
+      node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+      needs_rerun = true;
+      break;
     }
-    if (!failed) break;
-    if (invoked_ || !stateless) {
-      return Status::error(model_->source() + ": " + failed->plugin->name + " partition " + std::to_string(failed->id) +
-                           ": invoke failed: " + failure);
+    if (!failed && !needs_rerun) break;
+    if (failed) {
+      if (invoked_ || !stateless) {
+        return Status::error(model_->source() + ": " + failed->plugin->name + " partition " +
+                             std::to_string(failed->id) + ": invoke failed: " + failure);
+      }
+      lose_partition(*failed, "invoke", failure);
+      if (Status s = partition(); !s) return s;
+      if (Status s = check_runnable(); !s) return s;
     }
-    lose_partition(*failed, "invoke", failure);
-    if (Status s = partition(); !s) return s;
-    if (Status s = check_runnable(); !s) return s;
     if (Status s = prepare_with_fallback(); !s) return s;
     step_seconds_.assign(steps_.size(), 0.0);
     for (size_t i = 0; i < inputs_.size() && i < saved.size(); ++i) {

@@ -3,6 +3,7 @@
 //   custom "ThrowInInvoke"  v1  throws out of invoke
 //   custom "WriteTooFar"    v1  writes 16 bytes past the end of its output (caught under AddressSanitizer)
 //   ADD v1-2                    throws out of prepare, so that another pack declaring ADD must take over
+//   custom "TimesTwo" v1        throws out of invoke, so that another pack must take over at the first run
 #include <cstring>
 #include <stdexcept>
 
@@ -39,6 +40,7 @@ const baton_op_decl ops[] = {
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "ThrowInInvoke", 1, 1, &k_throw_invoke},
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "WriteTooFar", 1, 1, &k_write_too_far},
     {sizeof(baton_op_decl), 0 /* ADD */, nullptr, 1, 2, &k_throw_prepare},
+    {sizeof(baton_op_decl), BATON_OP_CUSTOM, "TimesTwo", 1, 1, &k_throw_invoke},
 };
 
 const baton_plugin_desc desc = {
