@@ -44,25 +44,31 @@ astronaut_sha256=88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb
 astronaut_member=./usr/lib/python3/dist-packages/skimage/data/astronaut.png
 seed=0
 
-# CASE  MODEL  PHOTO-SIZE (HxW, "-" = PRNG inputs)  PHOTO-RANGE
-# The float models that need no custom op. The ranges are those the models
-# were trained with: MediaPipe's face detectors take [-1, 1], its pose
-# landmark model [0, 1].
+# CASE  MODEL  PHOTO-SIZE (HxW, "-" = PRNG inputs)  PHOTO-RANGE  OP-PACKS
+# The float models. The ranges are those the models were trained with:
+# MediaPipe's face detectors take [-1, 1], its pose landmark model and its
+# selfie segmentation model [0, 1] (selfie_segmentation_cpu.pbtxt's
+# ImageToTensorCalculator uses output_tensor_float_range 0..1).
+# OP-PACKS ("-" = builtin only) lists the op packs beyond builtin that baton
+# needs for the model's custom ops; it goes into meta.json as "op_packs".
+# LiteRT itself knows Convolution2DTransposeBias (selfie_segmentation).
 cases="
-face_detection_short_range           face_detection_short_range        -        -
-face_detection_full_range            face_detection_full_range         -        -
-face_detection_full_range_sparse     face_detection_full_range_sparse  -        -
-hand_landmark_lite                   hand_landmark_lite                -        -
-palm_detection_lite                  palm_detection_lite               -        -
-pose_detection                       pose_detection                    -        -
-pose_landmark_lite                   pose_landmark_lite                -        -
-model_1                              model_1                           -        -
-model_2                              model_2                           -        -
-model_quant_f16_1                    model_quant_f16_1                 -        -
-model_quant_f16_2                    model_quant_f16_2                 -        -
-face_detection_short_range-astronaut face_detection_short_range        128x128  -1:1
-face_detection_full_range-astronaut  face_detection_full_range         192x192  -1:1
-pose_landmark_lite-astronaut         pose_landmark_lite                256x256  0:1
+face_detection_short_range           face_detection_short_range        -        -     -
+face_detection_full_range            face_detection_full_range         -        -     -
+face_detection_full_range_sparse     face_detection_full_range_sparse  -        -     -
+hand_landmark_lite                   hand_landmark_lite                -        -     -
+palm_detection_lite                  palm_detection_lite               -        -     -
+pose_detection                       pose_detection                    -        -     -
+pose_landmark_lite                   pose_landmark_lite                -        -     -
+model_1                              model_1                           -        -     -
+model_2                              model_2                           -        -     -
+model_quant_f16_1                    model_quant_f16_1                 -        -     -
+model_quant_f16_2                    model_quant_f16_2                 -        -     -
+selfie_segmentation                  selfie_segmentation               -        -     mediapipe
+face_detection_short_range-astronaut face_detection_short_range        128x128  -1:1  -
+face_detection_full_range-astronaut  face_detection_full_range         192x192  -1:1  -
+pose_landmark_lite-astronaut         pose_landmark_lite                256x256  0:1   -
+selfie_segmentation-astronaut        selfie_segmentation               256x256  0:1   mediapipe
 "
 
 usage() { sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
@@ -127,10 +133,10 @@ get_astronaut() {
 }
 
 # Rewrite ref-run's meta.json without machine paths, logs and timestamps.
-trim_meta() {  # trim_meta IN OUT CASE MODEL INPUT-NOTE
+trim_meta() {  # trim_meta IN OUT CASE MODEL INPUT-NOTE OP-PACKS
   node --input-type=module - "$@" <<'EOF'
 import fs from 'node:fs';
-const [src, dst, caseName, modelName, inputNote] = process.argv.slice(2);
+const [src, dst, caseName, modelName, inputNote, opPacks] = process.argv.slice(2);
 const m = JSON.parse(fs.readFileSync(src, 'utf8'));
 const r = m.runtime;
 const cpuinfo = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
@@ -150,6 +156,8 @@ const out = {
   seed: m.seed,
   prng: m.prng,
   input_note: inputNote || undefined,
+  // op packs beyond builtin that baton needs for this model's custom ops
+  op_packs: opPacks && opPacks !== '-' ? opPacks.split(',') : undefined,
   inputs: m.inputs.map(({source, ...rest}) => rest),
   outputs: m.outputs,
 };
@@ -159,7 +167,7 @@ EOF
 
 # ---- the cases, one at a time
 mkdir -p "$refdir"
-while read -r name model size range; do
+while read -r name model size range packs; do
   [ -n "$name" ] || continue
   work="$tmp/$name"
   mkdir -p "$work"
@@ -175,7 +183,7 @@ while read -r name model size range; do
   node "$litert/ref-run.mjs" "$cache/$model.tflite" --out "$work/out" "${args[@]}" \
       --threads 1 --variant relaxed --quiet > "$work/log" 2>&1 || { cat "$work/log" >&2; die "ref-run failed for $name"; }
   grep -E '^(in|out)_[0-9]+:' "$work/log" | sed 's/^/    /'
-  trim_meta "$work/out/meta.json" "$work/out/meta.trimmed.json" "$name" "$model" "$note"
+  trim_meta "$work/out/meta.json" "$work/out/meta.trimmed.json" "$name" "$model" "$note" "$packs"
   mv "$work/out/meta.trimmed.json" "$work/out/meta.json"
   rm -rf "${refdir:?}/${name:?}"
   mv "$work/out" "$refdir/$name"
