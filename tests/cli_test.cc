@@ -25,8 +25,7 @@ struct Result {
 Result baton(const std::string& args) {
   Result r;
   // The crash journal goes to a scratch folder, not the user's state folder.
-  const std::string state = (std::filesystem::temp_directory_path() / "baton-test-state").string();
-  const std::string cmd = "XDG_STATE_HOME=" + state + " " + std::string(BATON_EXE) + " " + args + " 2>&1";
+  const std::string cmd = "XDG_STATE_HOME=" + test_state_dir() + " " + std::string(BATON_EXE) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;

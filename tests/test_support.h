@@ -41,6 +41,20 @@ class TempDir {
   std::string path_;
 };
 
+// This process's crash-journal folder: fresh per process, so a record left by an earlier run (or by a
+// death test's child) never quarantines a plugin here; removed when the process exits normally.
+inline const std::string& test_state_dir() {
+  struct Folder {
+    std::string path = (std::filesystem::temp_directory_path() / ("baton-test-state-" + std::to_string(getpid()))).string();
+    ~Folder() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static Folder folder;
+  return folder.path;
+}
+
 struct Captured {
   std::vector<std::string> lines;
 };
@@ -56,8 +70,7 @@ inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::ve
   o.use_default_dirs = false;
   o.threads = 1;
   // Keep the tests' crash journal out of the user's state folder.
-  // Records are named by process id, so one shared folder serves every test process.
-  o.state_dir = (std::filesystem::temp_directory_path() / "baton-test-state").string();
+  o.state_dir = test_state_dir();
   if (!log) log = std::make_shared<Captured>();
   o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
   return Environment::create(o);
