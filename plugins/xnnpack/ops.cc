@@ -1,0 +1,534 @@
+// Each op: the checks XNNPACK's subgraph API (Debian's 0.0~git20220216) needs, the shape of its output
+// computed from its inputs, and the xnn_define_* call. TFLite's SAME padding becomes explicit paddings
+// (computed here the way TFLite does), which also covers dilation.
+#include "ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace baton::xnnpack {
+namespace {
+
+namespace code {
+constexpr int32_t kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4,
+                  kDepthToSpace = 5, kFloor = 8, kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18,
+                  kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kResizeBilinear = 23, kSoftmax = 25,
+                  kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kDiv = 42, kPrelu = 54, kMaximum = 55,
+                  kMinimum = 57, kNeg = 59, kPadV2 = 60, kTransposeConv = 67, kSqrt = 75, kSquare = 92,
+                  kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kCeil = 104, kElu = 111, kRound = 116,
+                  kHardSwish = 117;
+}  // namespace code
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Range {
+  float min = -kInf, max = kInf;
+};
+
+Range activation_range(int32_t activation) {
+  switch (activation) {
+    case BATON_ACT_NONE: return {};
+    case BATON_ACT_RELU: return {0.0f, kInf};
+    case BATON_ACT_RELU_N1_TO_1: return {-1.0f, 1.0f};
+    case BATON_ACT_RELU6: return {0.0f, 6.0f};
+    case BATON_ACT_TANH: refuse("fused TANH activation not supported");
+    case BATON_ACT_SIGN_BIT: refuse("fused SIGN_BIT activation not supported");
+  }
+  refuse("unknown fused activation " + std::to_string(activation));
+}
+
+// One spatial dimension of a window op (convolution, pooling) as TFLite computes it.
+struct Window {
+  size_t out = 0, before = 0, after = 0;
+};
+
+Window window(int32_t padding, size_t in, int64_t kernel, int64_t stride, int64_t dilation, const char* axis) {
+  if (kernel < 1 || stride < 1 || dilation < 1) {
+    refuse(std::string("non-positive kernel, stride or dilation along ") + axis);
+  }
+  const size_t effective = static_cast<size_t>((kernel - 1) * dilation + 1);
+  Window w;
+  if (padding == BATON_PADDING_SAME) {
+    w.out = (in + static_cast<size_t>(stride) - 1) / static_cast<size_t>(stride);
+    const size_t needed = (w.out - 1) * static_cast<size_t>(stride) + effective;
+    const size_t total = needed > in ? needed - in : 0;
+    w.before = total / 2;
+    w.after = total - w.before;
+  } else if (padding == BATON_PADDING_VALID) {
+    if (in < effective) refuse(std::string("the window does not fit the input along ") + axis + " (VALID padding)");
+    w.out = (in - effective) / static_cast<size_t>(stride) + 1;
+  } else {
+    refuse("unknown padding " + std::to_string(padding));
+  }
+  return w;
+}
+
+const Dims& rank4_input(SubgraphBuilder& b, const NodeView& node, const baton_tensor* t) {
+  const Dims& d = b.dims(node, t);
+  if (d.size() != 4) refuse("input of rank " + std::to_string(d.size()) + " (NHWC rank 4 only)");
+  return d;
+}
+
+size_t element_count(const Dims& d) {
+  size_t n = 1;
+  for (size_t x : d) n *= x;
+  return n;
+}
+
+// A bias: the model's constant [channels], or zeros the builder keeps alive.
+uint32_t bias_value(SubgraphBuilder& b, const NodeView& node, int32_t index, size_t channels) {
+  if (!node.optional_input(index)) return b.owned_static(std::vector<float>(channels, 0.0f), {channels});
+  const baton_tensor* bias = node.constant_float_input(index, "bias");
+  if (element_count(node.shape(bias)) != channels) {
+    refuse("bias of shape " + dims_text(node.shape(bias)) + " for " + std::to_string(channels) + " channels");
+  }
+  return b.static_value(node.api()->tensor_data(bias), {channels});
+}
+
+void define_conv2d(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* filter = node.constant_float_input(1, "filter");
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4) refuse("filter of rank " + std::to_string(f.size()));
+  const size_t groups = f[3] ? in[3] / f[3] : 0;
+  if (groups == 0 || in[3] % f[3] != 0 || f[0] % groups != 0) {
+    refuse("input channels " + std::to_string(in[3]) + " do not match the filter " + dims_text(f));
+  }
+  const baton_conv_options& o = node.options().u.conv;
+  const Range range = activation_range(o.activation);
+  const Window h = window(o.padding, in[1], static_cast<int64_t>(f[1]), o.stride_h, o.dilation_h, "height");
+  const Window w = window(o.padding, in[2], static_cast<int64_t>(f[2]), o.stride_w, o.dilation_w, "width");
+  const uint32_t filter_id = b.input(node, filter);
+  const uint32_t bias_id = bias_value(b, node, 2, f[0]);
+  const uint32_t input_id = b.input(node, input);
+  const uint32_t output_id = b.output(node, output, {in[0], h.out, w.out, f[0]});
+  b.check(xnn_define_convolution_2d(b.subgraph(), static_cast<uint32_t>(h.before), static_cast<uint32_t>(w.after),
+                                    static_cast<uint32_t>(h.after), static_cast<uint32_t>(w.before),
+                                    static_cast<uint32_t>(f[1]), static_cast<uint32_t>(f[2]),
+                                    static_cast<uint32_t>(o.stride_h), static_cast<uint32_t>(o.stride_w),
+                                    static_cast<uint32_t>(o.dilation_h), static_cast<uint32_t>(o.dilation_w),
+                                    static_cast<uint32_t>(groups), f[3], f[0] / groups, range.min, range.max,
+                                    input_id, filter_id, bias_id, output_id, 0),
+          "the convolution");
+}
+
+void define_depthwise_conv2d(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* filter = node.constant_float_input(1, "filter");
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4 || f[0] != 1) refuse("depthwise filter of shape " + dims_text(f) + " (want [1,KH,KW,C*M])");
+  // The multiplier is what the filter holds; TFLite's option is only a hint in newer versions.
+  if (f[3] % in[3] != 0) {
+    refuse("filter channels " + std::to_string(f[3]) + " are not a multiple of input channels " + std::to_string(in[3]));
+  }
+  const size_t multiplier = f[3] / in[3];
+  const baton_conv_options& o = node.options().u.conv;
+  const Range range = activation_range(o.activation);
+  const Window h = window(o.padding, in[1], static_cast<int64_t>(f[1]), o.stride_h, o.dilation_h, "height");
+  const Window w = window(o.padding, in[2], static_cast<int64_t>(f[2]), o.stride_w, o.dilation_w, "width");
+  const uint32_t filter_id = b.input(node, filter);
+  const uint32_t bias_id = bias_value(b, node, 2, f[3]);
+  const uint32_t input_id = b.input(node, input);
+  const uint32_t output_id = b.output(node, output, {in[0], h.out, w.out, f[3]});
+  b.check(xnn_define_depthwise_convolution_2d(
+              b.subgraph(), static_cast<uint32_t>(h.before), static_cast<uint32_t>(w.after),
+              static_cast<uint32_t>(h.after), static_cast<uint32_t>(w.before), static_cast<uint32_t>(f[1]),
+              static_cast<uint32_t>(f[2]), static_cast<uint32_t>(o.stride_h), static_cast<uint32_t>(o.stride_w),
+              static_cast<uint32_t>(o.dilation_h), static_cast<uint32_t>(o.dilation_w),
+              static_cast<uint32_t>(multiplier), in[3], range.min, range.max, input_id, filter_id, bias_id,
+              output_id, 0),
+          "the depthwise convolution");
+}
+
+void define_fully_connected(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* weights = node.constant_float_input(1, "weights");
+  const baton_tensor* output = node.float_output();
+  const baton_fully_connected_options& o = node.options().u.fully_connected;
+  if (o.weights_format != 0) refuse("shuffled weights format");
+  const Range range = activation_range(o.activation);
+  const Dims wd = node.shape(weights);
+  if (wd.size() != 2) refuse("weights of rank " + std::to_string(wd.size()) + " (want [units, depth])");
+  const Dims in = b.dims(node, input);
+  Dims out;
+  uint32_t flags = 0;
+  if (o.keep_num_dims) {
+    if (in.empty() || in.back() != wd[1]) {
+      refuse("input " + dims_text(in) + " does not end in the weights' depth " + std::to_string(wd[1]));
+    }
+    out = in;
+    out.back() = wd[0];
+  } else {
+    const size_t n = element_count(in);
+    if (n % wd[1] != 0) refuse("input " + dims_text(in) + " is not a whole number of rows of " + std::to_string(wd[1]));
+    out = {n / wd[1], wd[0]};
+    flags = XNN_FLAG_TENSORFLOW_RESHAPE_2D;
+  }
+  const uint32_t weights_id = b.input(node, weights);
+  uint32_t bias_id = XNN_INVALID_VALUE_ID;
+  if (node.optional_input(2)) bias_id = bias_value(b, node, 2, wd[0]);
+  const uint32_t input_id = b.input(node, input);
+  const uint32_t output_id = b.output(node, output, out);
+  b.check(xnn_define_fully_connected(b.subgraph(), range.min, range.max, input_id, weights_id, bias_id, output_id,
+                                     flags),
+          "the fully connected layer");
+}
+
+void define_transpose_conv(SubgraphBuilder& b, const NodeView& node) {
+  const std::vector<int64_t> shape = node.constant_ints(0, "output_shape");
+  const baton_tensor* filter = node.constant_float_input(1, "filter");
+  const baton_tensor* input = node.float_input(2);
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4 || f[3] != in[3]) refuse("filter " + dims_text(f) + " does not match input " + dims_text(in));
+  if (shape.size() != 4 || shape[1] < 1 || shape[2] < 1 || shape[0] != static_cast<int64_t>(in[0]) ||
+      shape[3] != static_cast<int64_t>(f[0])) {
+    refuse("output_shape does not match the input batch and the filter's output channels");
+  }
+  const baton_transpose_conv_options& o = node.options().u.transpose_conv;
+  const Range range = activation_range(o.activation);
+  // TFLite pads as the forward convolution from the output back to the input would; XNNPACK takes the
+  // padding of the full transposed output, plus an adjustment at the bottom/right to reach the size.
+  struct Axis {
+    uint32_t before = 0, after = 0, adjustment = 0;
+  };
+  auto axis = [&](size_t out, size_t input_size, size_t kernel, int32_t stride, const char* name) {
+    const Window conv = window(o.padding, out, static_cast<int64_t>(kernel), stride, 1, name);
+    Axis a;
+    const int64_t full = static_cast<int64_t>((input_size - 1) * static_cast<size_t>(stride) + kernel);
+    const int64_t before = static_cast<int64_t>(conv.before);
+    const int64_t rest = full - before - static_cast<int64_t>(out);  // padding after minus adjustment
+    a.before = static_cast<uint32_t>(before);
+    if (rest >= 0) {
+      a.after = static_cast<uint32_t>(rest);
+    } else if (-rest < stride) {
+      a.adjustment = static_cast<uint32_t>(-rest);
+    } else {
+      refuse(std::string("output_shape is larger than the transposed convolution reaches along ") + name);
+    }
+    return a;
+  };
+  const Axis h = axis(static_cast<size_t>(shape[1]), in[1], f[1], o.stride_h, "height");
+  const Axis w = axis(static_cast<size_t>(shape[2]), in[2], f[2], o.stride_w, "width");
+  const uint32_t filter_id = b.input(node, filter);
+  const uint32_t bias_id = node.optional_input(3) ? bias_value(b, node, 3, f[0]) : XNN_INVALID_VALUE_ID;
+  const uint32_t input_id = b.input(node, input);
+  const uint32_t output_id =
+      b.output(node, output, {in[0], static_cast<size_t>(shape[1]), static_cast<size_t>(shape[2]), f[0]});
+  b.check(xnn_define_deconvolution_2d(b.subgraph(), h.before, w.after, h.after, w.before, h.adjustment, w.adjustment,
+                                      static_cast<uint32_t>(f[1]), static_cast<uint32_t>(f[2]),
+                                      static_cast<uint32_t>(o.stride_h), static_cast<uint32_t>(o.stride_w), 1, 1, 1,
+                                      f[3], f[0], range.min, range.max, input_id, filter_id, bias_id, output_id, 0),
+          "the transposed convolution");
+}
+
+// Numpy broadcasting, as TFLite's binary ops do it.
+Dims broadcast(const Dims& a, const Dims& c) {
+  Dims out(std::max(a.size(), c.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const size_t y = i < out.size() - c.size() ? 1 : c[i - (out.size() - c.size())];
+    if (x != y && x != 1 && y != 1) refuse("shapes " + dims_text(a) + " and " + dims_text(c) + " do not broadcast");
+    out[i] = std::max(x, y);
+  }
+  return out;
+}
+
+template <int32_t Code>
+void define_binary(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* x = node.float_input(0);
+  const baton_tensor* y = node.float_input(1);
+  const baton_tensor* output = node.float_output();
+  Range range;
+  if constexpr (Code == code::kAdd || Code == code::kSub || Code == code::kMul || Code == code::kDiv) {
+    range = activation_range(node.options().u.elementwise.activation);
+  }
+  const Dims out = broadcast(b.dims(node, x), b.dims(node, y));
+  const uint32_t x_id = b.input(node, x);
+  const uint32_t y_id = b.input(node, y);
+  const uint32_t out_id = b.output(node, output, out);
+  xnn_subgraph_t s = b.subgraph();
+  xnn_status st = xnn_status_success;
+  if constexpr (Code == code::kAdd) st = xnn_define_add2(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == code::kSub) st = xnn_define_subtract(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == code::kMul) st = xnn_define_multiply2(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == code::kDiv) st = xnn_define_divide(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == code::kMinimum) st = xnn_define_minimum2(s, x_id, y_id, out_id, 0);
+  if constexpr (Code == code::kMaximum) st = xnn_define_maximum2(s, x_id, y_id, out_id, 0);
+  if constexpr (Code == code::kSquaredDifference) st = xnn_define_squared_difference(s, x_id, y_id, out_id, 0);
+  b.check(st, "the elementwise op");
+}
+
+// Elementwise ops of one input whose output has the input's shape.
+template <int32_t Code>
+void define_unary(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims dims = b.dims(node, input);
+  const uint32_t in = b.input(node, input);
+  const uint32_t out = b.output(node, output, dims);
+  xnn_subgraph_t s = b.subgraph();
+  xnn_status st = xnn_status_success;
+  if constexpr (Code == code::kRelu) st = xnn_define_clamp(s, 0.0f, kInf, in, out, 0);
+  if constexpr (Code == code::kRelu6) st = xnn_define_clamp(s, 0.0f, 6.0f, in, out, 0);
+  if constexpr (Code == code::kReluN1To1) st = xnn_define_clamp(s, -1.0f, 1.0f, in, out, 0);
+  if constexpr (Code == code::kLogistic) st = xnn_define_sigmoid(s, in, out, 0);
+  if constexpr (Code == code::kHardSwish) st = xnn_define_hardswish(s, in, out, 0);
+  if constexpr (Code == code::kAbs) st = xnn_define_abs(s, in, out, 0);
+  if constexpr (Code == code::kNeg) st = xnn_define_negate(s, in, out, 0);
+  if constexpr (Code == code::kSquare) st = xnn_define_square(s, in, out, 0);
+  if constexpr (Code == code::kSqrt) st = xnn_define_square_root(s, in, out, 0);
+  if constexpr (Code == code::kFloor) st = xnn_define_floor(s, in, out, 0);
+  if constexpr (Code == code::kCeil) st = xnn_define_ceiling(s, in, out, 0);
+  if constexpr (Code == code::kRound) st = xnn_define_bankers_rounding(s, in, out, 0);  // TFLite rounds half to even
+  if constexpr (Code == code::kElu) st = xnn_define_elu(s, 1.0f, in, out, 0);
+  if constexpr (Code == code::kLeakyRelu) st = xnn_define_leaky_relu(s, node.options().u.leaky_relu.alpha, in, out, 0);
+  if constexpr (Code == code::kSoftmax) {
+    if (node.options().u.softmax.beta != 1.0f) refuse("softmax beta other than 1 not supported");
+    if (dims.empty()) refuse("softmax of a scalar");
+    st = xnn_define_softmax(s, in, out, 0);
+  }
+  b.check(st, "the elementwise op");
+}
+
+void define_prelu(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* slope = node.constant_float_input(1, "slope");
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const Dims sd = node.shape(slope);
+  const size_t channels = in[3];
+  const size_t n = element_count(sd);
+  // XNNPACK takes one slope per channel: the model's [1,...,1,C] (or one slope for all) as a [C] vector.
+  const bool per_channel = n == channels && (sd.empty() || sd.back() == channels);
+  if (!per_channel && n != 1) refuse("slope of shape " + dims_text(sd) + " is not per channel (PReLU)");
+  const float* data = static_cast<const float*>(node.api()->tensor_data(slope));
+  const uint32_t slope_id = per_channel ? b.static_value(data, {channels})
+                                        : b.owned_static(std::vector<float>(channels, data[0]), {channels});
+  const uint32_t in_id = b.input(node, input);
+  const uint32_t out_id = b.output(node, output, in);
+  b.check(xnn_define_prelu(b.subgraph(), in_id, slope_id, out_id, 0), "PReLU");
+}
+
+template <int32_t Code>
+void define_pool(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const baton_pool_options& o = node.options().u.pool;
+  const Range range = activation_range(o.activation);
+  const uint32_t in_id = b.input(node, input);
+  if (o.filter_h == 1 && o.filter_w == 1) {
+    // XNNPACK has no 1x1 pooling; with stride 1 it is the identity (plus the activation).
+    if (o.stride_h != 1 || o.stride_w != 1) refuse("1x1 pooling with a stride other than 1");
+    const uint32_t out_id = b.output(node, output, in);
+    b.check(xnn_define_clamp(b.subgraph(), range.min, range.max, in_id, out_id, 0), "1x1 pooling");
+    return;
+  }
+  const Window h = window(o.padding, in[1], o.filter_h, o.stride_h, 1, "height");
+  const Window w = window(o.padding, in[2], o.filter_w, o.stride_w, 1, "width");
+  const uint32_t out_id = b.output(node, output, {in[0], h.out, w.out, in[3]});
+  const auto u = [](size_t v) { return static_cast<uint32_t>(v); };
+  if constexpr (Code == code::kAveragePool2d) {
+    b.check(xnn_define_average_pooling_2d(b.subgraph(), u(h.before), u(w.after), u(h.after), u(w.before),
+                                          u(o.filter_h), u(o.filter_w), u(o.stride_h), u(o.stride_w), range.min,
+                                          range.max, in_id, out_id, 0),
+            "average pooling");
+  } else {
+    b.check(xnn_define_max_pooling_2d(b.subgraph(), u(h.before), u(w.after), u(h.after), u(w.before), u(o.filter_h),
+                                      u(o.filter_w), u(o.stride_h), u(o.stride_w), 1, 1, range.min, range.max, in_id,
+                                      out_id, 0),
+            "max pooling");
+  }
+}
+
+void define_mean(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims in = b.dims(node, input);
+  std::vector<int64_t> axes = node.constant_ints(1, "axes");
+  for (int64_t& a : axes) a = a < 0 ? a + static_cast<int64_t>(in.size()) : a;
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  if (in.size() != 4 || axes != std::vector<int64_t>{1, 2}) {
+    refuse("MEAN only over the spatial axes (1, 2) of a rank-4 input (global average pooling)");
+  }
+  const uint32_t in_id = b.input(node, input);
+  const Dims pooled = {in[0], 1, 1, in[3]};
+  if (node.options().u.reducer.keep_dims) {
+    const uint32_t out_id = b.output(node, output, pooled);
+    b.check(xnn_define_global_average_pooling_2d(b.subgraph(), -kInf, kInf, in_id, out_id, 0), "global average pooling");
+    return;
+  }
+  const uint32_t pooled_id = b.internal(pooled);
+  b.check(xnn_define_global_average_pooling_2d(b.subgraph(), -kInf, kInf, in_id, pooled_id, 0), "global average pooling");
+  const Dims out = {in[0], in[3]};
+  const uint32_t out_id = b.output(node, output, out);
+  b.check(xnn_define_static_reshape(b.subgraph(), out.size(), out.data(), pooled_id, out_id, 0), "the reshape after MEAN");
+}
+
+void define_pad(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims in = b.dims(node, input);
+  const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
+  if (pads.size() != 2 * in.size()) refuse("paddings do not have two values per input dimension");
+  float value = 0.0f;
+  if (node.code() == code::kPadV2 && node.optional_input(2)) {
+    const baton_tensor* v = node.constant_float_input(2, "constant value");
+    if (element_count(node.shape(v)) != 1) refuse("constant value is not a scalar");
+    std::memcpy(&value, node.api()->tensor_data(v), sizeof value);
+  }
+  Dims pre(in.size()), post(in.size()), out(in.size());
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (pads[2 * d] < 0 || pads[2 * d + 1] < 0) refuse("negative padding (cropping)");
+    pre[d] = static_cast<size_t>(pads[2 * d]);
+    post[d] = static_cast<size_t>(pads[2 * d + 1]);
+    out[d] = in[d] + pre[d] + post[d];
+  }
+  const uint32_t in_id = b.input(node, input);
+  const uint32_t out_id = b.output(node, output, out);
+  b.check(xnn_define_static_constant_pad(b.subgraph(), pre.data(), post.data(), value, in_id, out_id, 0), "the pad");
+}
+
+void define_reshape(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims in = b.dims(node, input);
+  std::vector<int64_t> target;
+  if (node.optional_input(1)) {
+    target = node.constant_ints(1, "shape");
+  } else if (node.options().u.reshape.new_shape_count >= 0) {
+    const baton_reshape_options& o = node.options().u.reshape;
+    target.assign(o.new_shape, o.new_shape + o.new_shape_count);
+  } else {
+    for (size_t d : node.shape(output)) target.push_back(static_cast<int64_t>(d));
+  }
+  // One -1 takes what is left.
+  size_t known = 1;
+  int unknown = -1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1 && unknown < 0) {
+      unknown = static_cast<int>(i);
+    } else if (target[i] <= 0) {
+      refuse("new shape has a dimension of " + std::to_string(target[i]));
+    } else {
+      known *= static_cast<size_t>(target[i]);
+    }
+  }
+  const size_t total = element_count(in);
+  if (unknown >= 0) {
+    if (total % known != 0) refuse("new shape does not divide the input's " + std::to_string(total) + " elements");
+    target[unknown] = static_cast<int64_t>(total / known);
+  }
+  Dims out(target.begin(), target.end());
+  if (element_count(out) != total) refuse("new shape " + dims_text(out) + " does not hold input " + dims_text(in));
+  if (out.size() > XNN_MAX_TENSOR_DIMS) refuse("new shape of rank " + std::to_string(out.size()));
+  const uint32_t in_id = b.input(node, input);
+  const uint32_t out_id = b.output(node, output, out);
+  b.check(xnn_define_static_reshape(b.subgraph(), out.size(), out.data(), in_id, out_id, 0), "the reshape");
+}
+
+void define_resize_bilinear(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const std::vector<int64_t> size = node.constant_ints(1, "size");
+  if (size.size() != 2 || size[0] < 1 || size[1] < 1) refuse("size is not two positive values");
+  const baton_resize_options& o = node.options().u.resize;
+  uint32_t flags = 0;  // XNNPACK's default is TFLite's half_pixel_centers
+  if (o.align_corners && o.half_pixel_centers) refuse("align_corners together with half_pixel_centers");
+  if (o.align_corners) flags = XNN_FLAG_ALIGN_CORNERS;
+  if (!o.align_corners && !o.half_pixel_centers) flags = XNN_FLAG_TENSORFLOW_LEGACY_MODE;
+  const uint32_t in_id = b.input(node, input);
+  const uint32_t out_id =
+      b.output(node, output, {in[0], static_cast<size_t>(size[0]), static_cast<size_t>(size[1]), in[3]});
+  b.check(xnn_define_static_resize_bilinear_2d(b.subgraph(), static_cast<size_t>(size[0]),
+                                               static_cast<size_t>(size[1]), in_id, out_id, flags),
+          "the bilinear resize");
+}
+
+void define_depth_to_space(SubgraphBuilder& b, const NodeView& node) {
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* output = node.float_output();
+  const Dims in = rank4_input(b, node, input);
+  const int32_t block = node.options().u.block.block_size;
+  if (block < 2) refuse("block size " + std::to_string(block) + " (at least 2)");
+  const size_t bb = static_cast<size_t>(block) * static_cast<size_t>(block);
+  if (in[3] % bb != 0) refuse("channels are not a multiple of block size squared");
+  const uint32_t in_id = b.input(node, input);
+  const uint32_t out_id = b.output(node, output, {in[0], in[1] * block, in[2] * block, in[3] / bb});
+  b.check(xnn_define_depth_to_space(b.subgraph(), in_id, out_id, static_cast<uint32_t>(block), 0), "depth to space");
+}
+
+void refuse_tanh(SubgraphBuilder&, const NodeView&) {
+  refuse("TANH is not in this XNNPACK version (Debian 0.0~git20220216)");
+}
+
+void refuse_concatenation(SubgraphBuilder&, const NodeView&) {
+  refuse("CONCATENATION is not in this XNNPACK version (Debian 0.0~git20220216)");
+}
+
+}  // namespace
+
+const std::vector<OpDef>& op_defs() {
+  // Version ranges: the float32 versions of each op (later versions add integer types, which the type
+  // checks refuse node by node).
+  static const std::vector<OpDef> defs = {
+      {code::kAdd, "ADD", 1, 5, define_binary<code::kAdd>},
+      {code::kSub, "SUB", 1, 5, define_binary<code::kSub>},
+      {code::kMul, "MUL", 1, 7, define_binary<code::kMul>},
+      {code::kDiv, "DIV", 1, 2, define_binary<code::kDiv>},
+      {code::kMinimum, "MINIMUM", 1, 4, define_binary<code::kMinimum>},
+      {code::kMaximum, "MAXIMUM", 1, 4, define_binary<code::kMaximum>},
+      {code::kSquaredDifference, "SQUARED_DIFFERENCE", 1, 2, define_binary<code::kSquaredDifference>},
+      {code::kConv2d, "CONV_2D", 1, 8, define_conv2d},
+      {code::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, define_depthwise_conv2d},
+      {code::kFullyConnected, "FULLY_CONNECTED", 1, 12, define_fully_connected},
+      {code::kTransposeConv, "TRANSPOSE_CONV", 1, 5, define_transpose_conv},
+      {code::kAveragePool2d, "AVERAGE_POOL_2D", 1, 3, define_pool<code::kAveragePool2d>},
+      {code::kMaxPool2d, "MAX_POOL_2D", 1, 3, define_pool<code::kMaxPool2d>},
+      {code::kMean, "MEAN", 1, 3, define_mean},
+      {code::kPad, "PAD", 1, 4, define_pad},
+      {code::kPadV2, "PADV2", 1, 4, define_pad},
+      {code::kReshape, "RESHAPE", 1, 1, define_reshape},
+      {code::kResizeBilinear, "RESIZE_BILINEAR", 1, 4, define_resize_bilinear},
+      {code::kDepthToSpace, "DEPTH_TO_SPACE", 1, 2, define_depth_to_space},
+      {code::kPrelu, "PRELU", 1, 1, define_prelu},
+      {code::kRelu, "RELU", 1, 3, define_unary<code::kRelu>},
+      {code::kRelu6, "RELU6", 1, 3, define_unary<code::kRelu6>},
+      {code::kReluN1To1, "RELU_N1_TO_1", 1, 1, define_unary<code::kReluN1To1>},
+      {code::kLeakyRelu, "LEAKY_RELU", 1, 2, define_unary<code::kLeakyRelu>},
+      {code::kHardSwish, "HARD_SWISH", 1, 1, define_unary<code::kHardSwish>},
+      {code::kLogistic, "LOGISTIC", 1, 3, define_unary<code::kLogistic>},
+      {code::kSoftmax, "SOFTMAX", 1, 3, define_unary<code::kSoftmax>},
+      {code::kElu, "ELU", 1, 1, define_unary<code::kElu>},
+      {code::kAbs, "ABS", 1, 5, define_unary<code::kAbs>},
+      {code::kNeg, "NEG", 1, 2, define_unary<code::kNeg>},
+      {code::kSquare, "SQUARE", 1, 1, define_unary<code::kSquare>},
+      {code::kSqrt, "SQRT", 1, 2, define_unary<code::kSqrt>},
+      {code::kFloor, "FLOOR", 1, 2, define_unary<code::kFloor>},
+      {code::kCeil, "CEIL", 1, 2, define_unary<code::kCeil>},
+      {code::kRound, "ROUND", 1, 2, define_unary<code::kRound>},
+      // Declared so that `baton plan` says why: the library we build against has neither.
+      {code::kTanh, "TANH", 1, 3, refuse_tanh},
+      {code::kConcatenation, "CONCATENATION", 1, 4, refuse_concatenation},
+  };
+  return defs;
+}
+
+const OpDef* find_op(int32_t op_code) {
+  for (const OpDef& def : op_defs()) {
+    if (def.code == op_code) return &def;
+  }
+  return nullptr;
+}
+
+}  // namespace baton::xnnpack

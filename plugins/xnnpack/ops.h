@@ -1,0 +1,27 @@
+// The ops the XNNPACK delegate declares, each with the TFLite version range it takes and the function
+// that checks one node and defines it in an XNNPACK subgraph. One function does both, so check_node
+// (which defines the node into a scratch subgraph) refuses exactly what the partition build would fail on.
+#ifndef BATON_XNNPACK_OPS_H
+#define BATON_XNNPACK_OPS_H
+
+#include <cstdint>
+#include <vector>
+
+#include "subgraph_builder.h"
+
+namespace baton::xnnpack {
+
+struct OpDef {
+  int32_t code;  // TFLite BuiltinOperator
+  const char* name;
+  int32_t min_version, max_version;
+  // Defines `node` in `builder`'s subgraph, or throws Refusal saying why XNNPACK cannot run it.
+  void (*define)(SubgraphBuilder& builder, const NodeView& node);
+};
+
+const std::vector<OpDef>& op_defs();
+const OpDef* find_op(int32_t code);
+
+}  // namespace baton::xnnpack
+
+#endif  // BATON_XNNPACK_OPS_H

@@ -1,0 +1,146 @@
+#include "partition.h"
+
+#include "ops.h"
+#include "subgraph_builder.h"
+
+namespace baton::xnnpack {
+
+PluginState::~PluginState() {
+  if (pool) pthreadpool_destroy(pool);
+  if (initialized) xnn_deinitialize();
+}
+
+namespace {
+
+struct SubgraphDeleter {
+  void operator()(xnn_subgraph_t s) const { xnn_delete_subgraph(s); }
+};
+using SubgraphPtr = std::unique_ptr<xnn_subgraph, SubgraphDeleter>;
+
+std::string node_label(const baton_host_api* api, const baton_node* node) {
+  const OpDef* def = find_op(api->node_builtin_code(node));
+  return "node " + std::to_string(api->node_index(node)) + " " + (def ? def->name : "?");
+}
+
+}  // namespace
+
+std::vector<Dims> Partition::input_shapes() const {
+  const baton_host_api* api = plugin_.api;
+  std::vector<Dims> shapes;
+  for (int32_t i = 0; i < api->partition_input_count(partition_); ++i) {
+    const int32_t* dims = nullptr;
+    const int32_t rank = api->tensor_shape(api->partition_input(partition_, i), &dims);
+    Dims d;
+    for (int32_t k = 0; k < rank; ++k) d.push_back(dims[k] < 0 ? 0 : static_cast<size_t>(dims[k]));
+    shapes.push_back(std::move(d));
+  }
+  return shapes;
+}
+
+void Partition::build(const baton_partition* partition) {
+  partition_ = partition;
+  const baton_host_api* api = plugin_.api;
+  const int32_t inputs = api->partition_input_count(partition_);
+  const int32_t outputs = api->partition_output_count(partition_);
+  externals_.clear();
+  for (int32_t i = 0; i < inputs; ++i) externals_.push_back(api->partition_input(partition_, i));
+  for (int32_t i = 0; i < outputs; ++i) externals_.push_back(api->partition_output(partition_, i));
+
+  xnn_subgraph_t raw = nullptr;
+  if (xnn_create_subgraph(static_cast<uint32_t>(externals_.size()), 0, &raw) != xnn_status_success) {
+    refuse("cannot create an XNNPACK subgraph");
+  }
+  SubgraphPtr subgraph(raw);
+  // Shapes inside follow from the partition's current input shapes (check_node already made sure the ops
+  // reproduce the model's shapes from the model's input shapes), so the same code serves a rebuild after
+  // an input resize, or a first build after one.
+  SubgraphBuilder builder(api, raw, false, false);
+  const std::vector<Dims> shapes = input_shapes();
+  for (int32_t i = 0; i < inputs; ++i) {
+    if (api->tensor_type(externals_[i]) != BATON_TYPE_FLOAT32) refuse("a partition input is not float32");
+    builder.add_external_input(externals_[i], shapes[i], static_cast<uint32_t>(i));
+  }
+  for (int32_t i = 0; i < outputs; ++i) {
+    builder.add_external_output(externals_[inputs + i], static_cast<uint32_t>(inputs + i));
+  }
+  for (int32_t n = 0; n < api->partition_node_count(partition_); ++n) {
+    const baton_node* node = api->partition_node(partition_, n);
+    const OpDef* def = find_op(api->node_builtin_code(node));
+    if (!def) refuse(node_label(api, node) + ": not an op this delegate declares");
+    try {
+      def->define(builder, NodeView(api, node));
+    } catch (const Refusal& r) {
+      refuse(node_label(api, node) + ": " + r.reason());
+    }
+  }
+  std::vector<Dims> out_shapes;
+  for (int32_t i = 0; i < outputs; ++i) {
+    out_shapes.push_back(builder.dims(NodeView(api, api->partition_node(partition_, 0)), externals_[inputs + i]));
+  }
+  xnn_runtime_t runtime = nullptr;
+  const xnn_status st = xnn_create_runtime_v2(raw, plugin_.pool, plugin_.runtime_flags, &runtime);
+  if (st != xnn_status_success) {
+    refuse("XNNPACK could not create the runtime (status " + std::to_string(st) + ")");
+  }
+  runtime_.reset(runtime);
+  owned_data_ = builder.take_owned_data();
+  built_input_shapes_ = shapes;
+  output_shapes_ = std::move(out_shapes);
+  bound_.clear();
+  set_up_ = false;
+}
+
+baton_status Partition::prepare(const baton_partition* partition, baton_error* error) {
+  const baton_host_api* api = plugin_.api;
+  partition_ = partition;
+  if (input_shapes() != built_input_shapes_) {
+    try {
+      build(partition);
+    } catch (const Refusal& r) {
+      api->error_set(error, ("rebuilding for the new input shapes: " + r.reason()).c_str());
+      return BATON_UNSUPPORTED;
+    }
+  }
+  const size_t inputs = built_input_shapes_.size();
+  for (size_t i = 0; i < output_shapes_.size(); ++i) {
+    std::vector<int32_t> dims(output_shapes_[i].begin(), output_shapes_[i].end());
+    const baton_status st =
+        api->tensor_set_shape(externals_[inputs + i], static_cast<int32_t>(dims.size()), dims.data(), error);
+    if (st != BATON_OK) return st;
+  }
+  set_up_ = false;  // the host plans memory again after a prepare
+  return BATON_OK;
+}
+
+baton_status Partition::invoke(baton_error* error) {
+  const baton_host_api* api = plugin_.api;
+  const size_t inputs = built_input_shapes_.size();
+  bool moved = !set_up_;
+  if (bound_.size() != externals_.size()) bound_.assign(externals_.size(), {0, nullptr});
+  for (size_t i = 0; i < externals_.size(); ++i) {
+    void* data = i < inputs ? const_cast<void*>(api->tensor_data(externals_[i])) : api->tensor_mutable_data(externals_[i]);
+    if (!data) {
+      api->error_set(error, ("boundary tensor " + std::to_string(api->tensor_index(externals_[i])) + " has no memory").c_str());
+      return BATON_ERROR;
+    }
+    if (bound_[i].data != data) moved = true;
+    bound_[i] = {static_cast<uint32_t>(i), data};
+  }
+  if (moved) {
+    const xnn_status st = xnn_setup_runtime(runtime_.get(), bound_.size(), bound_.data());
+    if (st != xnn_status_success) {
+      set_up_ = false;
+      api->error_set(error, ("xnn_setup_runtime failed (status " + std::to_string(st) + ")").c_str());
+      return BATON_ERROR;
+    }
+    set_up_ = true;
+  }
+  const xnn_status st = xnn_invoke_runtime(runtime_.get());
+  if (st != xnn_status_success) {
+    api->error_set(error, ("xnn_invoke_runtime failed (status " + std::to_string(st) + ")").c_str());
+    return BATON_ERROR;
+  }
+  return BATON_OK;
+}
+
+}  // namespace baton::xnnpack

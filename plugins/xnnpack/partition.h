@@ -1,0 +1,63 @@
+// The delegate's state: one per loaded plugin (the thread pool, the runtime flags, whether XNNPACK
+// started), and one XNNPACK runtime per partition. A partition's runtime is built at partition init from
+// the model's shapes (weights are packed then, once), rebuilt at prepare only when the partition's input
+// shapes change, and bound to host memory at invoke, again only when a boundary tensor moved.
+#ifndef BATON_XNNPACK_PARTITION_H
+#define BATON_XNNPACK_PARTITION_H
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "node_view.h"
+
+namespace baton::xnnpack {
+
+struct PluginState {
+  const baton_host_api* api = nullptr;
+  const baton_plugin_host* host = nullptr;
+  std::string unavailable;  // non-empty when XNNPACK did not initialise: every node is refused with it
+  bool initialized = false;
+  int threads = 1;
+  pthreadpool_t pool = nullptr;  // NULL with one thread: XNNPACK runs on the caller's thread
+  uint32_t runtime_flags = 0;
+
+  ~PluginState();
+};
+
+struct RuntimeDeleter {
+  void operator()(xnn_runtime_t r) const { xnn_delete_runtime(r); }
+};
+using RuntimePtr = std::unique_ptr<xnn_runtime, RuntimeDeleter>;
+
+class Partition {
+ public:
+  explicit Partition(PluginState& plugin) : plugin_(plugin) {}
+
+  // Defines every node in a fresh subgraph and creates the runtime (packs the weights). Throws Refusal.
+  void build(const baton_partition* partition);
+  // Rebuilds when the inputs' shapes differ from the ones built for; sets the outputs' shapes.
+  baton_status prepare(const baton_partition* partition, baton_error* error);
+  // Binds the boundary tensors (when they moved) and runs.
+  baton_status invoke(baton_error* error);
+
+ private:
+  std::vector<Dims> input_shapes() const;
+
+  PluginState& plugin_;
+  const baton_partition* partition_ = nullptr;  // the host's handle, valid until partition_free
+  std::vector<std::vector<float>> owned_data_;  // static data the runtime points at (zero biases, slopes)
+  RuntimePtr runtime_;                          // declared after the data it points at: deleted first
+  std::vector<Dims> built_input_shapes_;
+  std::vector<Dims> output_shapes_;
+  std::vector<baton_tensor*> externals_;        // partition inputs then outputs; external id = position
+  std::vector<xnn_external_value> bound_;       // what the runtime was last set up with
+  bool set_up_ = false;
+};
+
+}  // namespace baton::xnnpack
+
+#endif  // BATON_XNNPACK_PARTITION_H

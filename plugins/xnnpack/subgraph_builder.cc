@@ -1,0 +1,93 @@
+#include "subgraph_builder.h"
+
+namespace baton::xnnpack {
+
+SubgraphBuilder::SubgraphBuilder(const baton_host_api* api, xnn_subgraph_t subgraph, bool checking_one_node,
+                                 bool model_shapes_must_match)
+    : api_(api),
+      subgraph_(subgraph),
+      checking_one_node_(checking_one_node),
+      model_shapes_must_match_(model_shapes_must_match) {}
+
+void SubgraphBuilder::check(xnn_status status, const char* what) const {
+  if (status == xnn_status_success) return;
+  const char* why = status == xnn_status_invalid_parameter   ? "invalid parameter"
+                    : status == xnn_status_unsupported_parameter ? "unsupported parameter"
+                    : status == xnn_status_out_of_memory       ? "out of memory"
+                    : status == xnn_status_unsupported_hardware ? "unsupported hardware"
+                    : status == xnn_status_uninitialized       ? "XNNPACK not initialized"
+                                                               : "error";
+  refuse(std::string("XNNPACK rejected ") + what + " (" + why + ", status " + std::to_string(status) + ")");
+}
+
+uint32_t SubgraphBuilder::define(const Dims& dims, const void* data, uint32_t external_id, uint32_t flags,
+                                 const char* what) {
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  check(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id),
+        what);
+  return id;
+}
+
+void SubgraphBuilder::add_external_input(const baton_tensor* t, const Dims& dims, uint32_t external_id) {
+  const uint32_t id = define(dims, nullptr, external_id, XNN_VALUE_FLAG_EXTERNAL_INPUT, "a partition input");
+  values_[api_->tensor_index(t)] = {id, dims};
+}
+
+void SubgraphBuilder::add_external_output(const baton_tensor* t, uint32_t external_id) {
+  output_ids_[api_->tensor_index(t)] = external_id;
+}
+
+const Dims& SubgraphBuilder::dims(const NodeView& node, const baton_tensor* t) {
+  input(node, t);
+  return values_.at(api_->tensor_index(t)).dims;
+}
+
+uint32_t SubgraphBuilder::input(const NodeView& node, const baton_tensor* t) {
+  const int32_t index = api_->tensor_index(t);
+  if (auto it = values_.find(index); it != values_.end()) return it->second.id;
+  const Dims dims = node.shape(t);
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  if (api_->tensor_is_constant(t)) {
+    id = define(dims, api_->tensor_data(t), XNN_INVALID_VALUE_ID, 0, "a constant tensor");
+  } else if (checking_one_node_) {
+    id = define(dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an input tensor");
+  } else {
+    refuse("tensor " + std::to_string(index) + " is read before the partition defines it");
+  }
+  values_[index] = {id, dims};
+  return id;
+}
+
+uint32_t SubgraphBuilder::output(const NodeView& node, const baton_tensor* t, const Dims& dims) {
+  const int32_t index = api_->tensor_index(t);
+  if (model_shapes_must_match_) {
+    const Dims model = node.shape(t);
+    if (model != dims) {
+      refuse("the model gives output shape " + dims_text(model) + ", the op computes " + dims_text(dims));
+    }
+  }
+  if (values_.count(index)) refuse("tensor " + std::to_string(index) + " is written twice");
+  uint32_t id = XNN_INVALID_VALUE_ID;
+  if (auto it = output_ids_.find(index); it != output_ids_.end()) {
+    id = define(dims, nullptr, it->second, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, "a partition output");
+  } else {
+    id = define(dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an output tensor");
+  }
+  values_[index] = {id, dims};
+  return id;
+}
+
+uint32_t SubgraphBuilder::static_value(const void* data, const Dims& dims) {
+  return define(dims, data, XNN_INVALID_VALUE_ID, 0, "a constant");
+}
+
+uint32_t SubgraphBuilder::owned_static(std::vector<float> data, const Dims& dims) {
+  owned_.push_back(std::move(data));
+  return define(dims, owned_.back().data(), XNN_INVALID_VALUE_ID, 0, "a constant");
+}
+
+uint32_t SubgraphBuilder::internal(const Dims& dims) {
+  return define(dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an intermediate value");
+}
+
+}  // namespace baton::xnnpack

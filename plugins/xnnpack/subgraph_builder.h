@@ -1,0 +1,66 @@
+// Turns baton tensors into XNNPACK values while one subgraph is defined: partition inputs and outputs
+// become external values (ids 0..n-1, bound to host memory at invoke), constants become static values
+// pointing at the model's data (it lives as long as the interpreter), everything else is an internal
+// value XNNPACK allocates. Shapes of values produced inside are the ones the ops compute, so a partition
+// can be rebuilt for new input shapes; when `model_shapes_must_match` is set, a computed shape that
+// differs from the model's refuses the node.
+#ifndef BATON_XNNPACK_SUBGRAPH_BUILDER_H
+#define BATON_XNNPACK_SUBGRAPH_BUILDER_H
+
+#include <xnnpack.h>
+
+#include <unordered_map>
+#include <vector>
+
+#include "node_view.h"
+
+namespace baton::xnnpack {
+
+class SubgraphBuilder {
+ public:
+  // `checking_one_node`: the subgraph is a scratch one for check_node; inputs that are neither constant
+  // nor known become internal values with the model's shapes.
+  SubgraphBuilder(const baton_host_api* api, xnn_subgraph_t subgraph, bool checking_one_node,
+                  bool model_shapes_must_match);
+
+  // Partition boundary, declared before any node: the ids are the order of declaration.
+  void add_external_input(const baton_tensor* t, const Dims& dims, uint32_t external_id);
+  void add_external_output(const baton_tensor* t, uint32_t external_id);
+
+  // The value of a node's input tensor (defining static and, when checking, internal values on first use).
+  uint32_t input(const NodeView& node, const baton_tensor* t);
+  const Dims& dims(const NodeView& node, const baton_tensor* t);
+  // Defines the value a node produces, with the shape the op computes.
+  uint32_t output(const NodeView& node, const baton_tensor* t, const Dims& dims);
+
+  // Values that belong to no baton tensor: a constant viewed with other dims, data the delegate made
+  // (kept alive by this builder, then by the partition), an intermediate between two XNNPACK nodes.
+  uint32_t static_value(const void* data, const Dims& dims);
+  uint32_t owned_static(std::vector<float> data, const Dims& dims);
+  uint32_t internal(const Dims& dims);
+
+  // Turns an XNNPACK failure while defining `what` into a Refusal.
+  void check(xnn_status status, const char* what) const;
+
+  std::vector<std::vector<float>> take_owned_data() { return std::move(owned_); }
+  xnn_subgraph_t subgraph() const { return subgraph_; }
+
+ private:
+  struct Value {
+    uint32_t id;
+    Dims dims;
+  };
+  uint32_t define(const Dims& dims, const void* data, uint32_t external_id, uint32_t flags, const char* what);
+
+  const baton_host_api* api_;
+  xnn_subgraph_t subgraph_;
+  bool checking_one_node_;
+  bool model_shapes_must_match_;
+  std::unordered_map<int32_t, Value> values_;            // by tensor index
+  std::unordered_map<int32_t, uint32_t> output_ids_;     // partition outputs: their external ids
+  std::vector<std::vector<float>> owned_;
+};
+
+}  // namespace baton::xnnpack
+
+#endif  // BATON_XNNPACK_SUBGRAPH_BUILDER_H

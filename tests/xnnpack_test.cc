@@ -1,0 +1,644 @@
+// The XNNPACK delegate (plugins/xnnpack): the real float models with the chain [xnnpack] and the builtin
+// pack for the rest, against the committed reference outputs; small one-op (and a few chained) models
+// run through xnnpack and through the builtin pack alone, compared; and the refusals `baton plan`
+// shows. Each test runs in an isolated environment whose plugin folder holds copies of the two plugins.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+
+#include "interpreter.h"
+#include "npy.h"
+#include "test_support.h"
+#include "tflite_generated.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace fb = baton::tflite;
+
+// ---- environments ------------------------------------------------------------------------------------
+
+struct Envs {
+  TempDir plugins, conf;
+  std::shared_ptr<Environment> xnnpack;  // delegates = xnnpack, builtin for the rest
+  std::shared_ptr<Environment> builtin;  // builtin alone
+};
+
+std::unique_ptr<Envs> make_envs(int threads = 1) {
+  auto e = std::make_unique<Envs>();
+  fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", e->plugins.file("libbaton_xnnpack.so"));
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", e->plugins.file("libbaton_builtin.so"));
+  e->conf.write("baton.conf", "delegates = xnnpack\n[plugin.xnnpack]\nthreads = " + std::to_string(threads) + "\n");
+  auto x = isolated_environment({e->plugins.path()}, e->conf.file("baton.conf"));
+  EXPECT_TRUE(x) << x.error();
+  auto b = isolated_environment({BUILTIN_PACK_DIR});
+  EXPECT_TRUE(b) << b.error();
+  if (!x || !b) return nullptr;
+  e->xnnpack = x.value();
+  e->builtin = b.value();
+  return e;
+}
+
+size_t delegated_nodes(const Interpreter& in) {
+  size_t n = 0;
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    const Placement p = in.placement(i);
+    n += p.kind == "delegate" && p.plugin == "xnnpack";
+  }
+  return n;
+}
+
+std::string fallbacks_text(const Interpreter& in) {
+  std::string s;
+  for (const Fallback& f : in.fallbacks()) s += f.plugin + " lost " + std::to_string(f.nodes.size()) + " nodes at " + f.stage + ": " + f.reason + "\n";
+  return s;
+}
+
+// max |got - want| / max |want| (NaN counts as worst).
+double relative_error(const float* got, const float* want, size_t n) {
+  double max_ref = 0, max_diff = 0;
+  for (size_t k = 0; k < n; ++k) {
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(want[k])));
+    const double d = std::abs(static_cast<double>(got[k]) - want[k]);
+    if (!(d <= max_diff)) max_diff = d;
+  }
+  return max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+// ---- real models ---------------------------------------------------------------------------------------
+
+std::string model_cache() {
+  const char* c = std::getenv("BATON_MODEL_CACHE");
+  return c ? c : "";
+}
+
+// The reference cases whose models need no op pack besides builtin (as tests/real_models_test.cc).
+std::vector<std::string> reference_cases() {
+  std::vector<std::string> cases;
+  for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference")) {
+    if (!e.is_directory()) continue;
+    std::ifstream meta(e.path() / "meta.json");
+    const std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
+    if (text.find("\"op_packs\"") != std::string::npos) continue;
+    cases.push_back(e.path().filename().string());
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+class XnnpackRealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(XnnpackRealModel, MatchesTheReference) {
+  const std::string name = GetParam();
+  const std::string path = model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite";
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path << " (run tools/fetch-models.sh)";
+    GTEST_SKIP() << "missing " << path;
+  }
+  auto envs = make_envs(2);  // two threads: the pthreadpool is exercised too
+  ASSERT_TRUE(envs);
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(envs->xnnpack, model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
+  // Twice: the second run reuses the runtime's setup, the outputs must not change. The inputs are
+  // written before each run: the host's arena may reuse an input's memory after its last reader.
+  for (int run = 0; run < 2; ++run) {
+    for (size_t i = 0; i < in.input_count(); ++i) {
+      auto arr = tool::read_npy(ref + "in_" + std::to_string(i) + ".npy");
+      ASSERT_TRUE(arr) << arr.error();
+      ASSERT_EQ(arr->data.size(), in.input(i).bytes);
+      std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
+    }
+    Status s = in.invoke();
+    ASSERT_TRUE(s) << s.message();
+  }
+  EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
+  const size_t taken = delegated_nodes(in);
+  EXPECT_GT(taken, 0u);
+  double worst = 0;
+  for (size_t o = 0; o < in.output_count(); ++o) {
+    auto arr = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    ASSERT_EQ(arr->shape, in.output(o).shape) << "output " << o;
+    const double rel = relative_error(reinterpret_cast<const float*>(in.output(o).data),
+                                      reinterpret_cast<const float*>(arr->data.data()), arr->data.size() / 4);
+    worst = std::max(worst, rel);
+    EXPECT_LE(rel, 1e-3) << name << " output " << o;
+  }
+  const size_t running = in.nodes().size() - in.folded_nodes();
+  std::printf("[ xnnpack  ] %s: xnnpack took %zu of %zu running nodes in %zu partitions; worst |diff|/max|ref| = %.3g\n",
+              name.c_str(), taken, running, in.partitions().size(), worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, XnnpackRealModel, ::testing::ValuesIn(reference_cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
+
+// ---- small models with options -------------------------------------------------------------------------
+
+using OptionsFn = std::function<std::pair<fb::BuiltinOptions, flatbuffers::Offset<void>>(flatbuffers::FlatBufferBuilder&)>;
+
+struct Op {
+  int32_t code;
+  std::vector<int32_t> inputs, outputs;
+  OptionsFn options;
+  int32_t version = 1;
+};
+
+struct Graph {
+  std::vector<TinyTensor> tensors;  // TinyTensor from tiny_model.h: shape, type, constant bytes, name
+  std::vector<Op> ops;
+  std::vector<int32_t> inputs, outputs;
+
+  int32_t add(std::vector<int32_t> shape, std::vector<uint8_t> data = {}, int8_t type = 0) {
+    tensors.push_back({std::move(shape), type, std::move(data), "t" + std::to_string(tensors.size())});
+    return static_cast<int32_t>(tensors.size() - 1);
+  }
+  int32_t input(std::vector<int32_t> shape) {
+    inputs.push_back(add(std::move(shape)));
+    return inputs.back();
+  }
+  int32_t output(std::vector<int32_t> shape) {
+    outputs.push_back(add(std::move(shape)));
+    return outputs.back();
+  }
+  std::vector<uint8_t> build() const;
+};
+
+std::vector<uint8_t> Graph::build() const {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBuffer(b)};
+  std::vector<flatbuffers::Offset<fb::Tensor>> ts;
+  for (const TinyTensor& t : tensors) {
+    uint32_t buffer = 0;
+    if (!t.data.empty()) {
+      b.ForceVectorAlignment(t.data.size(), 1, 16);
+      buffers.push_back(fb::CreateBuffer(b, b.CreateVector(t.data)));
+      buffer = static_cast<uint32_t>(buffers.size() - 1);
+    }
+    ts.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer, t.name.c_str()));
+  }
+  std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
+  std::vector<flatbuffers::Offset<fb::Operator>> os;
+  for (const Op& op : ops) {
+    codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(std::min(op.code, 127)), 0, op.version,
+                                           static_cast<fb::BuiltinOperator>(op.code)));
+    auto [type, options] = op.options ? op.options(b) : std::make_pair(fb::BuiltinOptions_NONE, flatbuffers::Offset<void>());
+    os.push_back(fb::CreateOperatorDirect(b, static_cast<uint32_t>(codes.size() - 1), &op.inputs, &op.outputs, type,
+                                          options));
+  }
+  std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
+      fb::CreateSubGraphDirect(b, &ts, &inputs, &outputs, &os, "main")};
+  fb::FinishModelBuffer(b, fb::CreateModelDirect(b, 3, &codes, &subgraphs, "xnnpack test", &buffers));
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+std::vector<uint8_t> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<uint8_t> out(n * sizeof(float));
+  for (size_t i = 0; i < n; ++i) {
+    const float v = dist(rng);
+    std::memcpy(out.data() + i * sizeof v, &v, sizeof v);
+  }
+  return out;
+}
+
+std::vector<uint8_t> ints(std::initializer_list<int32_t> values) {
+  std::vector<uint8_t> out(values.size() * sizeof(int32_t));
+  size_t i = 0;
+  for (int32_t v : values) std::memcpy(out.data() + 4 * i++, &v, sizeof v);
+  return out;
+}
+
+size_t count(const std::vector<int32_t>& shape) {
+  size_t n = 1;
+  for (int32_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// Random weights of `shape`, as a constant tensor.
+int32_t weights(Graph& g, std::vector<int32_t> shape, uint32_t seed) {
+  const size_t n = count(shape);
+  return g.add(std::move(shape), random_floats(n, seed));
+}
+
+fb::ActivationFunctionType act(int a) { return static_cast<fb::ActivationFunctionType>(a); }
+
+// Runs `g` through xnnpack and through builtin alone on the same random inputs; every node must go to
+// xnnpack (unless `expect_all_delegated` is false) and the outputs must agree.
+void expect_same_as_builtin(const Graph& g, const std::string& what, bool expect_all_delegated = true,
+                            const std::vector<std::vector<int32_t>>& resize = {}) {
+  SCOPED_TRACE(what);
+  auto envs = make_envs(2);
+  ASSERT_TRUE(envs);
+  auto model = load_model_buffer(g.build(), what + ".tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto xi = Interpreter::create(envs->xnnpack, model.value());
+  ASSERT_TRUE(xi) << xi.error();
+  auto bi = Interpreter::create(envs->builtin, model.value());
+  ASSERT_TRUE(bi) << bi.error();
+  Interpreter& x = *xi.value();
+  Interpreter& b = *bi.value();
+  if (expect_all_delegated) {
+    for (size_t i = 0; i < x.nodes().size(); ++i) {
+      const auto& refusals = x.refusals(i);
+      EXPECT_EQ(x.placement(i).kind, "delegate")
+          << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
+    }
+  }
+  for (size_t i = 0; i < resize.size(); ++i) {
+    ASSERT_TRUE(x.resize_input(i, resize[i]));
+    ASSERT_TRUE(b.resize_input(i, resize[i]));
+  }
+  ASSERT_TRUE(x.ensure_prepared());
+  ASSERT_TRUE(b.ensure_prepared());
+  for (size_t i = 0; i < x.input_count(); ++i) {
+    const auto data = random_floats(x.input(i).bytes / 4, 17 + static_cast<uint32_t>(i));
+    std::memcpy(x.input(i).data, data.data(), data.size());
+    std::memcpy(b.input(i).data, data.data(), data.size());
+  }
+  Status sx = x.invoke();
+  ASSERT_TRUE(sx) << sx.message();
+  Status sb = b.invoke();
+  ASSERT_TRUE(sb) << sb.message();
+  EXPECT_TRUE(x.fallbacks().empty()) << fallbacks_text(x);
+  for (size_t o = 0; o < x.output_count(); ++o) {
+    ASSERT_EQ(x.output(o).shape, b.output(o).shape) << "output " << o;
+    const double rel = relative_error(reinterpret_cast<const float*>(x.output(o).data),
+                                      reinterpret_cast<const float*>(b.output(o).data), b.output(o).bytes / 4);
+    EXPECT_LE(rel, 1e-5) << what << " output " << o;
+  }
+}
+
+// TFLite op codes used below.
+enum : int32_t {
+  kAdd = 0, kAveragePool2d = 1, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5, kFullyConnected = 9,
+  kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu6 = 21, kReshape = 22, kResizeBilinear = 23, kSoftmax = 25,
+  kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kDiv = 42, kPrelu = 54, kMaximum = 55, kMinimum = 57,
+  kTransposeConv = 67, kSqrt = 75, kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kHardSwish = 117,
+};
+
+Graph conv_graph(fb::Padding padding, int stride, int dilation, int activation, bool bias, std::vector<int32_t> in_shape = {1, 9, 11, 3}) {
+  Graph g;
+  const int32_t in = g.input(in_shape);
+  const int32_t f = weights(g, {5, 3, 3, 3}, 1);
+  const int32_t b = bias ? weights(g, {5}, 2) : -1;
+  const int eff = 2 * dilation + 1;
+  auto out_size = [&](int n) { return padding == fb::Padding_SAME ? (n + stride - 1) / stride : (n - eff) / stride + 1; };
+  const int32_t out = g.output({in_shape[0], out_size(in_shape[1]), out_size(in_shape[2]), 5});
+  g.ops.push_back({kConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                           fb::CreateConv2DOptions(fbb, padding, stride, stride, act(activation),
+                                                                   dilation, dilation)
+                                               .Union());
+                   }});
+  return g;
+}
+
+TEST(XnnpackOps, Conv2d) {
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 2, 1, 3 /* RELU6 */, true), "conv same stride 2 relu6");
+  expect_same_as_builtin(conv_graph(fb::Padding_VALID, 1, 1, 1 /* RELU */, false), "conv valid no bias");
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 1, 2, 0, true), "conv same dilation 2");
+  expect_same_as_builtin(conv_graph(fb::Padding_VALID, 2, 2, 2 /* RELU_N1_TO_1 */, true), "conv valid dilation 2");
+}
+
+TEST(XnnpackOps, Conv2dRebuildsForANewInputShape) {
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 2, 1, 0, true), "conv resized", true, {{2, 14, 6, 3}});
+}
+
+TEST(XnnpackOps, DepthwiseConv2d) {
+  for (int multiplier : {1, 2}) {
+    for (auto padding : {fb::Padding_SAME, fb::Padding_VALID}) {
+      Graph g;
+      const int32_t in = g.input({1, 10, 9, 4});
+      const int32_t f = weights(g, {1, 3, 3, 4 * multiplier}, 3);
+      const int32_t b = weights(g, {4 * multiplier}, 4);
+      const int32_t out = padding == fb::Padding_SAME ? g.output({1, 5, 5, 4 * multiplier}) : g.output({1, 4, 4, 4 * multiplier});
+      g.ops.push_back({kDepthwiseConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                         return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
+                                               fb::CreateDepthwiseConv2DOptions(fbb, padding, 2, 2, multiplier, act(1)).Union());
+                       }});
+      expect_same_as_builtin(g, "depthwise multiplier " + std::to_string(multiplier) +
+                                    (padding == fb::Padding_SAME ? " same" : " valid"));
+    }
+  }
+}
+
+TEST(XnnpackOps, FullyConnected) {
+  {
+    Graph g;  // keep_num_dims, no bias
+    const int32_t in = g.input({2, 3, 8});
+    const int32_t w = weights(g, {6, 8}, 5);
+    const int32_t out = g.output({2, 3, 6});
+    g.ops.push_back({kFullyConnected, {in, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
+                                             fb::CreateFullyConnectedOptions(fbb, act(0), fb::FullyConnectedOptionsWeightsFormat_DEFAULT, true).Union());
+                     }});
+    expect_same_as_builtin(g, "fully connected keep_num_dims");
+  }
+  {
+    Graph g;  // flattened rows, bias, RELU
+    const int32_t in = g.input({1, 2, 2, 8});
+    const int32_t w = weights(g, {7, 16}, 6);
+    const int32_t b = weights(g, {7}, 7);
+    const int32_t out = g.output({2, 7});
+    g.ops.push_back({kFullyConnected, {in, w, b}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
+                                             fb::CreateFullyConnectedOptions(fbb, act(1)).Union());
+                     }});
+    expect_same_as_builtin(g, "fully connected 2d");
+  }
+}
+
+TEST(XnnpackOps, TransposeConv) {
+  for (auto padding : {fb::Padding_SAME, fb::Padding_VALID}) {
+    for (bool bias : {false, true}) {
+      Graph g;
+      const int32_t in = g.input({1, 5, 4, 3});
+      const std::vector<int32_t> out_shape =
+          padding == fb::Padding_SAME ? std::vector<int32_t>{1, 10, 8, 2} : std::vector<int32_t>{1, 11, 9, 2};
+      const int32_t shape = g.add({4}, ints({out_shape[0], out_shape[1], out_shape[2], out_shape[3]}), 2);
+      const int32_t f = weights(g, {2, 3, 3, 3}, 8);
+      const int32_t b = bias ? weights(g, {2}, 9) : -1;
+      const int32_t out = g.output(out_shape);
+      std::vector<int32_t> inputs = {shape, f, in};
+      if (bias) inputs.push_back(b);
+      g.ops.push_back({kTransposeConv, inputs, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                         return std::make_pair(fb::BuiltinOptions_TransposeConvOptions,
+                                               fb::CreateTransposeConvOptions(fbb, padding, 2, 2).Union());
+                       },
+                       bias ? 3 : 1});
+      expect_same_as_builtin(g, std::string("transpose conv ") + (padding == fb::Padding_SAME ? "same" : "valid") +
+                                    (bias ? " bias" : ""));
+    }
+  }
+}
+
+template <typename Options>
+OptionsFn with_activation(fb::BuiltinOptions type, Options (*create)(flatbuffers::FlatBufferBuilder&, fb::ActivationFunctionType), int a) {
+  return [=](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(type, create(fbb, act(a)).Union()); };
+}
+
+flatbuffers::Offset<fb::AddOptions> add_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateAddOptions(b, a); }
+flatbuffers::Offset<fb::SubOptions> sub_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateSubOptions(b, a); }
+flatbuffers::Offset<fb::MulOptions> mul_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateMulOptions(b, a); }
+flatbuffers::Offset<fb::DivOptions> div_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateDivOptions(b, a); }
+
+TEST(XnnpackOps, BinaryWithBroadcastingAndActivations) {
+  struct Case {
+    int32_t code;
+    OptionsFn options;
+    const char* name;
+  };
+  const std::vector<Case> cases = {
+      {kAdd, with_activation(fb::BuiltinOptions_AddOptions, add_options, 1), "ADD relu"},
+      {kSub, with_activation(fb::BuiltinOptions_SubOptions, sub_options, 3), "SUB relu6"},
+      {kMul, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
+      {kDiv, with_activation(fb::BuiltinOptions_DivOptions, div_options, 0), "DIV"},
+      {kMinimum, nullptr, "MINIMUM"},
+      {kMaximum, nullptr, "MAXIMUM"},
+      {kSquaredDifference, nullptr, "SQUARED_DIFFERENCE"},
+  };
+  for (const Case& c : cases) {
+    Graph g;  // [2,1,4,3] op [4,1]: both sides broadcast
+    const int32_t a = g.input({2, 1, 4, 3});
+    const int32_t b = g.input({5, 1, 1});
+    const int32_t out = g.output({2, 5, 4, 3});
+    g.ops.push_back({c.code, {a, b}, {out}, c.options});
+    expect_same_as_builtin(g, c.name);
+    Graph k;  // with a constant operand
+    const int32_t x = k.input({1, 3, 3, 4});
+    const int32_t y = k.add({4}, floats({0.5f, -2.0f, 1.5f, 3.0f}));
+    const int32_t z = k.output({1, 3, 3, 4});
+    k.ops.push_back({c.code, {x, y}, {z}, c.options});
+    expect_same_as_builtin(k, std::string(c.name) + " constant operand");
+  }
+}
+
+Graph pool_graph(int32_t code, fb::Padding padding, int filter, int stride, std::vector<int32_t> out_shape) {
+  Graph g;
+  const int32_t in = g.input({1, 7, 8, 3});
+  const int32_t out = g.output(std::move(out_shape));
+  g.ops.push_back({code, {in}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
+                                           fb::CreatePool2DOptions(fbb, padding, stride, stride, filter, filter).Union());
+                   }});
+  return g;
+}
+
+TEST(XnnpackOps, Pooling) {
+  expect_same_as_builtin(pool_graph(kAveragePool2d, fb::Padding_SAME, 3, 2, {1, 4, 4, 3}), "average pool same 3x3/2");
+  expect_same_as_builtin(pool_graph(kAveragePool2d, fb::Padding_VALID, 2, 2, {1, 3, 4, 3}), "average pool valid 2x2/2");
+  expect_same_as_builtin(pool_graph(kMaxPool2d, fb::Padding_SAME, 3, 2, {1, 4, 4, 3}), "max pool same 3x3/2");
+  expect_same_as_builtin(pool_graph(kMaxPool2d, fb::Padding_VALID, 2, 2, {1, 3, 4, 3}), "max pool valid 2x2/2");
+  expect_same_as_builtin(pool_graph(kMaxPool2d, fb::Padding_VALID, 1, 1, {1, 7, 8, 3}), "max pool 1x1");
+}
+
+TEST(XnnpackOps, MeanOverSpatialAxes) {
+  for (bool keep : {false, true}) {
+    Graph g;
+    const int32_t in = g.input({2, 5, 6, 4});
+    const int32_t axes = g.add({2}, ints({2, 1}), 2);
+    const int32_t out = keep ? g.output({2, 1, 1, 4}) : g.output({2, 4});
+    g.ops.push_back({kMean, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, keep).Union());
+                     }});
+    expect_same_as_builtin(g, keep ? "mean keep_dims" : "mean");
+  }
+}
+
+TEST(XnnpackOps, ResizeBilinearFlags) {
+  for (auto [align, half] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
+    Graph g;
+    const int32_t in = g.input({1, 5, 7, 3});
+    const int32_t size = g.add({2}, ints({9, 12}), 2);
+    const int32_t out = g.output({1, 9, 12, 3});
+    g.ops.push_back({kResizeBilinear, {in, size}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_ResizeBilinearOptions,
+                                             fb::CreateResizeBilinearOptions(fbb, align, half).Union());
+                     },
+                     3});
+    expect_same_as_builtin(g, std::string("resize bilinear") + (align ? " align_corners" : "") +
+                                  (half ? " half_pixel_centers" : ""));
+  }
+}
+
+TEST(XnnpackOps, MovementAndActivations) {
+  {
+    Graph g;  // PAD -> RESHAPE -> SOFTMAX
+    const int32_t in = g.input({1, 3, 4, 2});
+    const int32_t pads = g.add({4, 2}, ints({0, 0, 1, 2, 0, 1, 0, 0}), 2);
+    const int32_t padded = g.add({1, 6, 5, 2});
+    const int32_t shape = g.add({2}, ints({6, -1}), 2);
+    const int32_t flat = g.add({6, 10});
+    const int32_t out = g.output({6, 10});
+    g.ops.push_back({kPad, {in, pads}, {padded}, nullptr});
+    g.ops.push_back({kReshape, {padded, shape}, {flat}, nullptr});
+    g.ops.push_back({kSoftmax, {flat}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_SoftmaxOptions, fb::CreateSoftmaxOptions(fbb, 1.0f).Union());
+                     }});
+    expect_same_as_builtin(g, "pad reshape softmax");
+  }
+  {
+    Graph g;  // DEPTH_TO_SPACE -> HARD_SWISH -> LOGISTIC -> RELU6, and ABS -> SQRT on the side
+    const int32_t in = g.input({1, 3, 4, 8});
+    const int32_t d2s = g.add({1, 6, 8, 2});
+    const int32_t hs = g.add({1, 6, 8, 2});
+    const int32_t lg = g.add({1, 6, 8, 2});
+    const int32_t out = g.output({1, 6, 8, 2});
+    const int32_t ab = g.add({1, 3, 4, 8});
+    const int32_t sq = g.output({1, 3, 4, 8});
+    g.ops.push_back({kDepthToSpace, {in}, {d2s}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_DepthToSpaceOptions, fb::CreateDepthToSpaceOptions(fbb, 2).Union());
+                     }});
+    g.ops.push_back({kHardSwish, {d2s}, {hs}, nullptr});
+    g.ops.push_back({kLogistic, {hs}, {lg}, nullptr});
+    g.ops.push_back({kRelu6, {lg}, {out}, nullptr});
+    g.ops.push_back({kAbs, {in}, {ab}, nullptr});
+    g.ops.push_back({kSqrt, {ab}, {sq}, nullptr});
+    expect_same_as_builtin(g, "depth to space and activations");
+  }
+  {
+    Graph g;  // PRELU with a [1,1,C] slope
+    const int32_t in = g.input({1, 4, 5, 3});
+    const int32_t slope = g.add({1, 1, 3}, floats({0.1f, -0.5f, 2.0f}));
+    const int32_t out = g.output({1, 4, 5, 3});
+    g.ops.push_back({kPrelu, {in, slope}, {out}, nullptr});
+    expect_same_as_builtin(g, "prelu");
+  }
+}
+
+// The builtin pack has no LEAKY_RELU: checked against the formula.
+TEST(XnnpackOps, LeakyRelu) {
+  Graph g;
+  const int32_t in = g.input({2, 3});
+  const int32_t out = g.output({2, 3});
+  g.ops.push_back({kLeakyRelu, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_LeakyReluOptions, fb::CreateLeakyReluOptions(fbb, 0.2f).Union());
+                   }});
+  auto envs = make_envs();
+  ASSERT_TRUE(envs);
+  auto model = load_model_buffer(g.build(), "leaky.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(envs->xnnpack, model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& x = *interp.value();
+  EXPECT_EQ(x.placement(0).kind, "delegate");
+  const float values[6] = {-2.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f};
+  std::memcpy(x.input(0).data, values, sizeof values);
+  ASSERT_TRUE(x.invoke());
+  const float* got = reinterpret_cast<const float*>(x.output(0).data);
+  for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(got[i], values[i] < 0 ? 0.2f * values[i] : values[i]) << i;
+}
+
+TEST(XnnpackOps, ChainWithInternalTensorsAndTwoOutputs) {
+  Graph g;  // conv -> depthwise -> add(residual) -> mean -> fully connected; the add is also an output
+  const int32_t in = g.input({1, 8, 8, 4});
+  const int32_t f1 = weights(g, {4, 1, 1, 4}, 11);
+  const int32_t b1 = weights(g, {4}, 12);
+  const int32_t c1 = g.add({1, 8, 8, 4});
+  const int32_t f2 = weights(g, {1, 3, 3, 4}, 13);
+  const int32_t b2 = weights(g, {4}, 14);
+  const int32_t c2 = g.add({1, 8, 8, 4});
+  const int32_t sum = g.output({1, 8, 8, 4});
+  const int32_t axes = g.add({2}, ints({1, 2}), 2);
+  const int32_t pooled = g.add({1, 4});
+  const int32_t w = weights(g, {3, 4}, 15);
+  const int32_t out = g.output({1, 3});
+  g.ops.push_back({kConv2d, {in, f1, b1}, {c1}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(1)).Union());
+                   }});
+  g.ops.push_back({kDepthwiseConv2d, {c1, f2, b2}, {c2}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
+                                           fb::CreateDepthwiseConv2DOptions(fbb, fb::Padding_SAME, 1, 1, 1).Union());
+                   }});
+  g.ops.push_back({kAdd, {c2, in}, {sum}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0)});
+  g.ops.push_back({kMean, {sum, axes}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, false).Union());
+                   }});
+  g.ops.push_back({kFullyConnected, {pooled, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions, fb::CreateFullyConnectedOptions(fbb).Union());
+                   }});
+  expect_same_as_builtin(g, "chain");
+}
+
+// ---- refusals ----------------------------------------------------------------------------------------
+
+// The reason xnnpack gave for node 0 of a one-op model (empty if it took it).
+std::string xnnpack_refusal(const Graph& g) {
+  auto envs = make_envs();
+  if (!envs) return "no environment";
+  auto model = load_model_buffer(g.build(), "refusal.tflite");
+  if (!model) return model.error();
+  auto in = Interpreter::create(envs->xnnpack, model.value());
+  if (!in) return in.error();
+  for (const Refusal& r : in.value()->refusals(0)) {
+    if (r.plugin == "xnnpack") return r.reason;
+  }
+  return "";
+}
+
+TEST(XnnpackRefusals, SayWhy) {
+  {
+    Graph g;
+    const int32_t in = g.input({1, 4});
+    const int32_t out = g.output({1, 4});
+    g.ops.push_back({kTanh, {in}, {out}, nullptr});
+    EXPECT_EQ(xnnpack_refusal(g), "TANH is not in this XNNPACK version (Debian 0.0~git20220216)");
+  }
+  {
+    Graph g;
+    const int32_t in = g.input({2, 4});
+    const int32_t out = g.output({2, 4});
+    g.ops.push_back({kSoftmax, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_SoftmaxOptions, fb::CreateSoftmaxOptions(fbb, 2.0f).Union());
+                     }});
+    EXPECT_EQ(xnnpack_refusal(g), "softmax beta other than 1 not supported");
+  }
+  {
+    Graph g;
+    const int32_t in = g.input({1, 3, 3, 4});
+    const int32_t axes = g.add({1}, ints({3}), 2);
+    const int32_t out = g.output({1, 3, 3});
+    g.ops.push_back({kMean, {in, axes}, {out}, nullptr});
+    EXPECT_NE(xnnpack_refusal(g).find("MEAN only over the spatial axes"), std::string::npos);
+  }
+  {
+    Graph g;  // the filter is an input of the model: XNNPACK packs weights once, it needs constants
+    const int32_t in = g.input({1, 4, 4, 2});
+    const int32_t f = g.input({3, 1, 1, 2});
+    const int32_t out = g.output({1, 4, 4, 3});
+    g.ops.push_back({kConv2d, {in, f, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1).Union());
+                     }});
+    EXPECT_EQ(xnnpack_refusal(g), "non-constant filter");
+  }
+  {
+    Graph g;  // XNNPACK has no 1x1 pooling; only the stride-1 identity is taken
+    const int32_t in = g.input({1, 4, 4, 2});
+    const int32_t out = g.output({1, 2, 2, 2});
+    g.ops.push_back({kMaxPool2d, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
+                                             fb::CreatePool2DOptions(fbb, fb::Padding_VALID, 2, 2, 1, 1).Union());
+                     }});
+    EXPECT_EQ(xnnpack_refusal(g), "1x1 pooling with a stride other than 1");
+  }
+}
+
+}  // namespace
+}  // namespace baton::test
