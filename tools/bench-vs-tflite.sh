@@ -25,23 +25,29 @@ baton=${BATON:-build/tools/baton/baton}
 [ -x "$peer" ] || { echo "bench-vs-tflite: no peer at $peer (run ../shared/reference/tflite-native/build.sh)" >&2; exit 1; }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf "%-36s %3s  %12s %12s %12s %12s %7s\n" model thr "baton min" "baton med" "tflite min" "tflite med" ratio
+printf "%-36s %3s  %10s %10s %10s %10s %6s   %10s %10s %6s\n" model thr "baton min" "baton med" "tflite min" "tflite med" ratio \
+  "baton l+f" "tflite l+f" ratio
 for model in "$@"; do
   for t in $threads; do
-    bmed=() pmed=() bmin=() pmin=()
+    bmed=() pmed=() bmin=() pmin=() bload=() pload=()
     for ((r = 0; r < rounds; r++)); do
       out=$("$baton" bench "$model" --threads "$t" --runs "$runs" --json $baton_args)
       bmed+=("$(sed -E 's/.*"median":([0-9.e+-]+).*/\1/' <<< "$out")")
       bmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
-      out=$("$peer" "$model" --threads "$t" --xnnpack "$xnnpack" --bench "$runs" --quiet 2>&1 | grep '^bench:')
+      bload+=("$(sed -E 's/.*"load_ms":([0-9.e+-]+),"first_run_ms":([0-9.e+-]+).*/\1 \2/' <<< "$out" | awk '{print $1 + $2}')")
+      all=$("$peer" "$model" --threads "$t" --xnnpack "$xnnpack" --bench "$runs" --quiet 2>&1)
+      pload+=("$(sed -nE 's/^load:.*total ([0-9.]+) ms; first invoke ([0-9.]+) ms.*/\1 \2/p' <<< "$all" | awk '{print $1 + $2}')")
+      out=$(grep '^bench:' <<< "$all")
       pmed+=("$(sed -E 's/.*median=([0-9.]+) ms.*/\1/' <<< "$out")")
       pmin+=("$(sed -E 's/.*min=([0-9.]+) ms.*/\1/' <<< "$out")")
     done
     bm=$(printf '%s\n' "${bmed[@]}" | median) pm=$(printf '%s\n' "${pmed[@]}" | median)
     bn=$(printf '%s\n' "${bmin[@]}" | sort -g | head -1) pn=$(printf '%s\n' "${pmin[@]}" | sort -g | head -1)
-    printf "%-36s %3s  %12.3f %12.3f %12.3f %12.3f %7.2f\n" "$(basename "$model")" "$t" "$bn" "$bm" "$pn" "$pm" \
-      "$(awk -v a="$bm" -v b="$pm" 'BEGIN {print a / b}')"
+    bl=$(printf '%s\n' "${bload[@]}" | median) pl=$(printf '%s\n' "${pload[@]}" | median)
+    printf "%-36s %3s  %10.3f %10.3f %10.3f %10.3f %6.2f   %10.2f %10.2f %6.2f\n" "$(basename "$model")" "$t" "$bn" "$bm" \
+      "$pn" "$pm" "$(awk -v a="$bm" -v b="$pm" 'BEGIN {print a / b}')" "$bl" "$pl" "$(awk -v a="$bl" -v b="$pl" 'BEGIN {print a / b}')"
   done
 done
 echo "(ms; medians are the median of the per-round medians, mins the smallest; ratio = baton median / tflite median;"
+echo " l+f = model load plus first run, median over rounds (baton: load_ms + first_run_ms; tflite: load total + first invoke);"
 echo " tflite with --xnnpack $xnnpack, baton with $baton_args; $rounds rounds of $runs runs, alternating)"
