@@ -114,8 +114,9 @@ TEST_F(InterpreterTest, ArenaIsSmallerThanTheNaiveSum) {
   ASSERT_TRUE(interp) << interp.error();
   EXPECT_EQ(interp.value()->naive_bytes(), 6u * 1024);
 #if !defined(__SANITIZE_ADDRESS__)  // under ASan every tensor gets its own place and a redzone
-  // Step s runs node s; t_s is alive at steps s-1..s, so at most two tensors are alive at once.
-  EXPECT_EQ(interp.value()->arena_bytes(), 2u * 1024);
+  // Step s runs node s; t_s (s >= 1) is alive at steps s-1..s, and the input t0 for the whole run (a
+  // failed first run is repeated from it), so at most three tensors are alive at once.
+  EXPECT_EQ(interp.value()->arena_bytes(), 3u * 1024);
 #endif
   std::vector<float> x(256, 1.5f);
   set(interp.value()->input(0), x);

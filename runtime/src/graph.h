@@ -22,6 +22,8 @@ struct Tensor {
   size_t bytes = 0;
   const uint8_t* constant = nullptr;  // constant data (in the model's mapping, or folded)
   uint8_t* data = nullptr;            // arena memory of a non-constant tensor, set after planning
+  uint8_t* planned = nullptr;         // a model input's memory in the current arena, kept while `data` is
+                                      // cleared for prepare, so a new plan can carry the input's values over
   bool is_constant = false;
   bool is_model_input = false;
   bool is_model_output = false;

@@ -453,7 +453,9 @@ Status Interpreter::prepare_with_fallback() {
 
 Status Interpreter::prepare(Partition** failed, std::string* reason) {
   for (Tensor& t : tensors_) {
-    if (!t.is_constant) t.data = nullptr;  // memory is planned after every step is prepared
+    if (t.is_constant) continue;
+    if (t.is_model_input && t.data) t.planned = t.data;
+    t.data = nullptr;  // memory is planned after every step is prepared
   }
   for (const Step& step : steps_) {
     baton_error error;
@@ -519,7 +521,9 @@ constexpr size_t kRedzone = 0;
 #endif
 
 Status Interpreter::plan_memory() {
-  // Lifetimes in steps; model inputs are alive from the start, outputs to the end.
+  // Lifetimes in steps; model inputs are alive for the whole run (no tensor is placed over them, so a
+  // first run that fails in a delegate can be repeated from the same inputs without copying them), outputs
+  // to the end.
   const int last_step = std::max<int>(0, static_cast<int>(steps_.size()) - 1);
   std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
   auto touch = [&](const Tensor* t, int step) {
@@ -528,7 +532,10 @@ Status Interpreter::plan_memory() {
     if (first[i] < 0 || step < first[i]) first[i] = step;
     last[i] = std::max(last[i], step);
   };
-  for (const Tensor* t : inputs_) touch(t, 0);
+  for (const Tensor* t : inputs_) {
+    touch(t, 0);
+    touch(t, last_step);
+  }
   for (size_t s = 0; s < steps_.size(); ++s) {
     const int step = static_cast<int>(s);
     if (steps_[s].partition) {
@@ -572,19 +579,32 @@ Status Interpreter::plan_memory() {
                            std::to_string(env_->limits().max_tensor_bytes));
     }
   }
+  decltype(arena_) arena{nullptr, &std::free};
+  if (plan.total > 0) {
+    arena.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (plan.total + 63) / 64 * 64)));
+    if (!arena) {
+      return Status::error(model_->source() + ": cannot allocate the " + std::to_string(plan.total) + "-byte arena");
+    }
+  }
 #if defined(__SANITIZE_ADDRESS__)
   if (arena_ && arena_bytes_ > 0) ASAN_UNPOISON_MEMORY_REGION(arena_.get(), arena_bytes_);
 #endif
-  arena_.reset();
-  arena_bytes_ = plan.total;
-  if (plan.total > 0) {
-    arena_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (plan.total + 63) / 64 * 64)));
-    if (!arena_) {
-      return Status::error(model_->source() + ": cannot allocate the " + std::to_string(plan.total) + "-byte arena");
+  // The arena is not cleared (every tensor is written before it is read, and clearing would only move the
+  // first touch of each page out of the first run into load), except variable tensors, which start at zero.
+  // Inputs keep their values across a new plan (a fallback after a failed first run re-runs from them).
+  for (size_t i = 0; i < owners.size(); ++i) {
+    Tensor& t = *owners[i];
+    const uint8_t* old = t.planned;
+    t.data = arena.get() + plan.offsets[i];
+    t.planned = nullptr;
+    if (t.info->is_variable) {
+      std::memset(t.data, 0, t.bytes);
+    } else if (old && arena_ && old >= arena_.get() && old + t.bytes <= arena_.get() + arena_bytes_) {
+      std::memcpy(t.data, old, t.bytes);
     }
-    std::memset(arena_.get(), 0, plan.total);
   }
-  for (size_t i = 0; i < owners.size(); ++i) owners[i]->data = arena_.get() + plan.offsets[i];
+  arena_ = std::move(arena);
+  arena_bytes_ = plan.total;
 #if defined(__SANITIZE_ADDRESS__)
   if (plan.total > 0) {
     ASAN_POISON_MEMORY_REGION(arena_.get(), plan.total);
@@ -616,13 +636,11 @@ Status Interpreter::invoke() {
   if (needs_prepare_) {
     if (Status s = prepare_with_fallback(); !s) return s;
   }
-  // On the first invoke a failing partition loses its nodes and the run is repeated without it, so the
-  // inputs are kept until the first run succeeds. A model with variables is not repeated: its state moved.
+  // On the first invoke a failing partition loses its nodes and the run is repeated without it, from the
+  // same inputs (plan_memory keeps them intact). A model with variables is not repeated: its state moved.
   bool stateless = true;
-  for (const Tensor& t : tensors_) stateless &= !t.info->is_variable;
-  std::vector<std::vector<uint8_t>> saved;
-  if (!invoked_ && stateless) {
-    for (const Tensor* t : inputs_) saved.emplace_back(t->data, t->data + t->bytes);
+  if (!invoked_) {
+    for (const Tensor& t : tensors_) stateless &= !t.info->is_variable;
   }
   if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
   struct LeaveJournal {
@@ -689,9 +707,6 @@ Status Interpreter::invoke() {
     }
     if (Status s = prepare_with_fallback(); !s) return s;
     step_seconds_.assign(steps_.size(), 0.0);
-    for (size_t i = 0; i < inputs_.size() && i < saved.size(); ++i) {
-      std::memcpy(inputs_[i]->data, saved[i].data(), std::min(saved[i].size(), inputs_[i]->bytes));
-    }
   }
   invoked_ = true;
   return Status::ok();

@@ -696,12 +696,31 @@ Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t
 
 namespace {
 
+// FNV-1a's step over 8-byte words in four independent lanes, so hashing a model of megabytes costs a
+// fraction of a millisecond at load instead of one multiply per byte; the lanes and the tail are folded
+// together at the end. Stable across runs and machines of one byte order (the crash journal keys on it).
+uint64_t fingerprint_of(const uint8_t* bytes, size_t size) {
+  constexpr uint64_t kPrime = 1099511628211ull;
+  uint64_t lane[4] = {14695981039346656037ull, 14695981039346656037ull ^ 1, 14695981039346656037ull ^ 2,
+                      14695981039346656037ull ^ 3};
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, bytes + i + 8 * k, sizeof w);
+      lane[k] = (lane[k] ^ w) * kPrime;
+    }
+  }
+  uint64_t h = size;
+  for (uint64_t l : lane) h = (h ^ l) * kPrime;
+  for (; i < size; ++i) h = (h ^ bytes[i]) * kPrime;
+  return h ^ (h >> 32);
+}
+
 Expected<std::shared_ptr<const Model>> finish(std::shared_ptr<Model> model, const uint8_t* bytes, size_t size,
                                               const LoadLimits& limits) {
   model->file_size = size;
-  uint64_t h = 14695981039346656037ull;
-  for (size_t i = 0; i < size; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-  model->fingerprint = h;
+  model->fingerprint = fingerprint_of(bytes, size);
   ModelLoader loader(model->source(), bytes, size, limits);
   if (Status s = loader.load(*model); !s) return s;
   return std::shared_ptr<const Model>(std::move(model));

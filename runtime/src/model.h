@@ -103,7 +103,7 @@ class Model {
   std::vector<SignatureInfo> signatures;
   size_t file_size = 0;
   size_t constant_bytes = 0;
-  uint64_t fingerprint = 0;  // FNV-1a of the file's bytes: names the model in the crash journal
+  uint64_t fingerprint = 0;  // a hash of the file's bytes (fingerprint_of in model.cc): names the model in the crash journal
 
   ~Model();
   Model(const Model&) = delete;

@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace baton::builtin {
 
 float half_to_float(uint16_t h) {
@@ -29,7 +33,27 @@ float half_to_float(uint16_t h) {
   return f;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// F16C converts 8 halves per instruction, exactly (subnormals, infinities and NaNs included), so the
+// float16 weights of a model unpack at load in a fraction of the time of the portable loop.
+__attribute__((target("avx,f16c"))) static void dequantize_f16_f16c(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) out[i] = half_to_float(in[i]);
+}
+#endif
+
 void dequantize_f16(const uint16_t* in, float* out, int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  if (has_f16c) {
+    dequantize_f16_f16c(in, out, n);
+    return;
+  }
+#endif
   for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(in[i]);
 }
 
