@@ -468,6 +468,53 @@ void define_depth_to_space(SubgraphBuilder& b, const NodeView& node) {
   b.check(xnn_define_depth_to_space(b.subgraph(), in_id, out_id, static_cast<uint32_t>(block), 0), "depth to space");
 }
 
+int32_t read_le32(const uint8_t* p) {
+  return static_cast<int32_t>(static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+                              static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24);
+}
+
+// MediaPipe's Convolution2DTransposeBias: a transposed convolution whose bias is an input. Its custom
+// options are not a FlexBuffer but three little-endian int32 (TFLite's TfLitePadding, 1 = SAME and
+// 2 = VALID, then stride_w, stride_h). The output is stride*(in-1) + kernel minus the SAME padding
+// max(0, kernel - (in-1) % stride - 1), of which the top/left gets half (rounded down): XNNPACK's
+// deconvolution with those paddings and no adjustment.
+void define_transpose_conv_bias(SubgraphBuilder& b, const NodeView& node) {
+  if (node.input_count() != 3) refuse(std::to_string(node.input_count()) + " inputs (input, weights and bias expected)");
+  const baton_tensor* input = node.float_input(0);
+  const baton_tensor* filter = node.constant_float_input(1, "weights");
+  const baton_tensor* output = node.float_output();
+  size_t size = 0;
+  const uint8_t* opts = node.api()->node_custom_options(node.node(), &size);
+  if (!opts || size < 12) refuse("custom options of " + std::to_string(size) + " bytes (12 expected: padding, strides)");
+  const int32_t padding = read_le32(opts), stride_w = read_le32(opts + 4), stride_h = read_le32(opts + 8);
+  if (padding != 1 && padding != 2) refuse("padding " + std::to_string(padding) + " (1 = SAME or 2 = VALID expected)");
+  if (stride_w < 1 || stride_h < 1 || stride_w > 64 || stride_h > 64) {
+    refuse("strides " + std::to_string(stride_h) + "x" + std::to_string(stride_w) + " out of range");
+  }
+  const Dims in = rank4_input(b, node, input);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4 || f[3] != in[3]) refuse("weights " + dims_text(f) + " do not match input " + dims_text(in) + " (OHWI)");
+  auto axis = [&](size_t in_size, size_t kernel, int32_t stride, Window* w) {
+    const size_t s = static_cast<size_t>(stride);
+    const size_t total = padding == 1 && kernel > (in_size - 1) % s + 1 ? kernel - (in_size - 1) % s - 1 : 0;
+    w->before = total / 2;
+    w->after = total - w->before;
+    w->out = s * (in_size - 1) + kernel - total;
+  };
+  Window h, w;
+  axis(in[1], f[1], stride_h, &h);
+  axis(in[2], f[2], stride_w, &w);
+  const uint32_t filter_id = b.input(node, filter);
+  const uint32_t bias_id = bias_value(b, node, 2, f[0]);
+  const uint32_t input_id = b.input(node, input);
+  const uint32_t output_id = b.output(node, output, {in[0], h.out, w.out, f[0]});
+  const auto u = [](size_t v) { return static_cast<uint32_t>(v); };
+  b.check(xnn_define_deconvolution_2d(b.subgraph(), u(h.before), u(w.after), u(h.after), u(w.before), 0, 0, u(f[1]),
+                                      u(f[2]), u(stride_h), u(stride_w), 1, 1, 1, f[3], f[0], -kInf, kInf, input_id,
+                                      filter_id, bias_id, output_id, 0),
+          "the transposed convolution");
+}
+
 void refuse_tanh(SubgraphBuilder&, const NodeView&) {
   refuse("TANH is not in this XNNPACK version (Debian 0.0~git20220216)");
 }
@@ -517,6 +564,8 @@ const std::vector<OpDef>& op_defs() {
       {code::kFloor, "FLOOR", 1, 2, define_unary<code::kFloor>},
       {code::kCeil, "CEIL", 1, 2, define_unary<code::kCeil>},
       {code::kRound, "ROUND", 1, 2, define_unary<code::kRound>},
+      // MediaPipe's custom op (selfie segmentation and other MediaPipe decoders).
+      {BATON_OP_CUSTOM, "Convolution2DTransposeBias", 1, 1, define_transpose_conv_bias},
       // Declared so that `baton plan` says why: the library we build against has neither.
       {code::kTanh, "TANH", 1, 3, refuse_tanh},
       {code::kConcatenation, "CONCATENATION", 1, 4, refuse_concatenation},
@@ -524,9 +573,12 @@ const std::vector<OpDef>& op_defs() {
   return defs;
 }
 
-const OpDef* find_op(int32_t op_code) {
+const OpDef* find_op(const baton_host_api* api, const baton_node* node) {
+  const int32_t op_code = api->node_builtin_code(node);
+  const char* custom = op_code == BATON_OP_CUSTOM ? api->node_custom_name(node) : nullptr;
   for (const OpDef& def : op_defs()) {
-    if (def.code == op_code) return &def;
+    if (def.code != op_code) continue;
+    if (!def.custom() || (custom && std::strcmp(custom, def.name) == 0)) return &def;
   }
   return nullptr;
 }

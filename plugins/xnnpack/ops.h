@@ -12,15 +12,17 @@
 namespace baton::xnnpack {
 
 struct OpDef {
-  int32_t code;  // TFLite BuiltinOperator
+  int32_t code;  // TFLite BuiltinOperator; BATON_OP_CUSTOM for a custom op named `name`
   const char* name;
   int32_t min_version, max_version;
   // Defines `node` in `builder`'s subgraph, or throws Refusal saying why XNNPACK cannot run it.
   void (*define)(SubgraphBuilder& builder, const NodeView& node);
+  bool custom() const { return code == BATON_OP_CUSTOM; }
 };
 
 const std::vector<OpDef>& op_defs();
-const OpDef* find_op(int32_t code);
+// The definition for a node's op (builtin code, or custom name), or NULL.
+const OpDef* find_op(const baton_host_api* api, const baton_node* node);
 
 }  // namespace baton::xnnpack
 

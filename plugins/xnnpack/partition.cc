@@ -18,7 +18,7 @@ struct SubgraphDeleter {
 using SubgraphPtr = std::unique_ptr<xnn_subgraph, SubgraphDeleter>;
 
 std::string node_label(const baton_host_api* api, const baton_node* node) {
-  const OpDef* def = find_op(api->node_builtin_code(node));
+  const OpDef* def = find_op(api, node);
   return "node " + std::to_string(api->node_index(node)) + " " + (def ? def->name : "?");
 }
 
@@ -65,7 +65,7 @@ void Partition::build(const baton_partition* partition) {
   }
   for (int32_t n = 0; n < api->partition_node_count(partition_); ++n) {
     const baton_node* node = api->partition_node(partition_, n);
-    const OpDef* def = find_op(api->node_builtin_code(node));
+    const OpDef* def = find_op(api, node);
     if (!def) refuse(node_label(api, node) + ": not an op this delegate declares");
     try {
       def->define(builder, NodeView(api, node));

@@ -51,7 +51,7 @@ int32_t check_node(void* plugin_state, const baton_node* node, baton_error* reas
   int32_t yes = 0;
   guarded(reason, "check_node", [&] {
     if (!state->unavailable.empty()) refuse(state->unavailable);
-    const OpDef* def = find_op(g_api->node_builtin_code(node));
+    const OpDef* def = find_op(g_api, node);
     if (!def) refuse("not an op this delegate declares");
     xnn_subgraph_t raw = nullptr;
     if (xnn_create_subgraph(0, 0, &raw) != xnn_status_success) refuse("cannot create an XNNPACK subgraph");
@@ -149,7 +149,8 @@ const baton_plugin_desc* describe() {
   static const std::vector<baton_op_decl> decls = [] {
     std::vector<baton_op_decl> out;
     for (const OpDef& def : op_defs()) {
-      out.push_back({sizeof(baton_op_decl), def.code, nullptr, def.min_version, def.max_version, nullptr});
+      out.push_back({sizeof(baton_op_decl), def.code, def.custom() ? def.name : nullptr, def.min_version,
+                     def.max_version, nullptr});
     }
     return out;
   }();

@@ -76,7 +76,7 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
       j.begin_object();
       j.field("name", p->name).field("version", p->version).field("kind", p->kind_name());
       j.field("abi_version", std::to_string(p->abi_major) + "." + std::to_string(p->abi_minor));
-      j.field("path", p->path).field("description", p->description);
+      j.field("path", p->path).field("description", p->description).field("threads", p->threads);
       j.key("ops").begin_array();
       for (const OpDecl& op : p->ops) {
         j.begin_object();
@@ -124,8 +124,8 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
   for (const std::string& d : reg.dirs()) std::printf("  %s\n", d.c_str());
   std::printf("\n%zu plugin(s) loaded:\n", reg.plugins().size());
   for (const auto& p : reg.plugins()) {
-    std::printf("\n%s %s (%s, ABI %u.%u)\n  %s\n  path: %s\n", p->name.c_str(), p->version.c_str(), p->kind_name(),
-                p->abi_major, p->abi_minor, p->description.c_str(), p->path.c_str());
+    std::printf("\n%s %s (%s, ABI %u.%u)\n  %s\n  path: %s\n  threads: %d\n", p->name.c_str(), p->version.c_str(),
+                p->kind_name(), p->abi_major, p->abi_minor, p->description.c_str(), p->path.c_str(), p->threads);
     std::printf("  ops (%zu):", p->ops.size());
     for (size_t i = 0; i < p->ops.size(); ++i) {
       std::printf("%s%s", i % 6 == 0 ? "\n    " : ", ", p->ops[i].describe().c_str());
