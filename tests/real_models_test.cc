@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "interpreter.h"
 #include "npy.h"
@@ -152,6 +153,149 @@ TEST_P(RealModel, DelegateChainGivesTheSameOutputs) {
   }
   std::printf("[ chain    ] %s: %zu of %zu ADD nodes delegated in %zu partitions\n", name.c_str(), delegated_nodes, adds,
               d.partitions().size());
+}
+
+// A chain of two delegates on real graphs: kernel-deleg (tests/plugins/kernel_delegate.cc, the builtin
+// kernels called through its own code, intermediates in its own memory) takes the convolutions,
+// activations and reshapes, deleg-a the ADDs, the builtin pack the rest. The partitions interleave, so
+// every boundary is crossed many times; every node must be placed exactly once, each where the chain's
+// order says, and the outputs must equal the builtin-only run bit for bit (the same kernels compute).
+TEST_P(RealModel, TwoDelegateChainWithOwnIntermediatesGivesTheSameOutputs) {
+  const std::string name = GetParam();
+  if (name.find('-') != std::string::npos) GTEST_SKIP() << "photo variant: same graph as " << name.substr(0, name.find('-'));
+  const std::string path = model_cache() + "/" + name + ".tflite";
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
+    GTEST_SKIP() << "missing " << path;
+  }
+  TempDir plugins, conf;
+  plugins.add_plugin("kernel_deleg");
+  plugins.add_plugin("deleg_a");
+  std::filesystem::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+  const std::string kernel_ops = "CONV_2D,DEPTHWISE_CONV_2D,MUL,SUB,RELU,RELU6,LOGISTIC,TANH,HARD_SWISH,RESHAPE";
+  conf.write("baton.conf", "delegates = kernel-deleg, deleg-a\n[plugin.kernel-deleg]\nops = " + kernel_ops +
+                               "\n[plugin.deleg-a]\nops = ADD\n");
+  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto delegated = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(delegated) << delegated.error();
+  auto plain = Interpreter::create(builtin_only(), model.value());
+  ASSERT_TRUE(plain) << plain.error();
+  Interpreter& d = *delegated.value();
+  Interpreter& p = *plain.value();
+  EXPECT_TRUE(d.fallbacks().empty());
+  std::map<std::string, size_t> placed;
+  size_t in_partitions = 0;
+  for (const auto& part : d.partitions()) in_partitions += part->nodes.size();
+  for (size_t i = 0; i < d.nodes().size(); ++i) {
+    const Placement pl = d.placement(i);
+    const int32_t code = d.nodes()[i].info->op_code;
+    const std::string op = node_op_name(*d.nodes()[i].info);
+    const bool kernel_op = kernel_ops.find(op) != std::string::npos && (kernel_ops.find(op + ",") != std::string::npos ||
+                                                                        kernel_ops.ends_with(op));
+    if (pl.kind == "folded") continue;
+    ++placed[pl.kind == "delegate" ? pl.plugin : "op-pack"];
+    if (kernel_op) {
+      // float32 ops of the set go to the first delegate (a non-float one would carry a refusal).
+      if (d.refusals(i).empty()) EXPECT_EQ(pl.plugin, "kernel-deleg") << "node " << i << " " << op;
+    } else if (code == 0) {
+      // An ADD goes to deleg-a unless deleg-a refused it (it takes same-shape ADDs only).
+      bool refused_by_a = false;
+      for (const Refusal& r : d.refusals(i)) refused_by_a |= r.plugin == "deleg-a";
+      if (!refused_by_a) EXPECT_EQ(pl.plugin, "deleg-a") << "node " << i << " ADD";
+    } else {
+      EXPECT_EQ(pl.kind, "op-pack") << "node " << i << " " << op;
+    }
+  }
+  EXPECT_EQ(placed["kernel-deleg"] + placed["deleg-a"], in_partitions);  // each in exactly one partition
+  EXPECT_GT(placed["kernel-deleg"], 0u);
+  for (size_t i = 0; i < d.input_count(); ++i) {
+    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
+                              std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
+    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
+  }
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the partitions' own buffers
+    ASSERT_TRUE(d.invoke());
+    ASSERT_TRUE(p.invoke());
+    for (size_t o = 0; o < d.output_count(); ++o) {
+      ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
+      EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
+    }
+  }
+  std::printf("[ chain2   ] %s: kernel-deleg %zu nodes, deleg-a %zu, op packs %zu, in %zu partitions\n", name.c_str(),
+              placed["kernel-deleg"], placed["deleg-a"], placed["op-pack"], d.partitions().size());
+}
+
+// The same chain with kernel-deleg's partitions limited (at least 3 nodes, at most 4 partitions) and
+// deleg-a failing to prepare every partition it gets: the limits hold, the nodes they drop go on down the
+// chain (to deleg-a for ADDs, else op packs), every deleg-a partition falls back to op packs with a
+// recorded fallback, and the outputs still equal the builtin-only run.
+TEST_P(RealModel, LimitsAndPrepareFallbacksOnARealGraph) {
+  const std::string name = GetParam();
+  if (name.find('-') != std::string::npos) GTEST_SKIP() << "photo variant: same graph as " << name.substr(0, name.find('-'));
+  const std::string path = model_cache() + "/" + name + ".tflite";
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
+    GTEST_SKIP() << "missing " << path;
+  }
+  TempDir plugins, conf;
+  plugins.add_plugin("kernel_deleg");
+  plugins.add_plugin("deleg_a");
+  std::filesystem::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+  conf.write("baton.conf",
+             "delegates = kernel-deleg, deleg-a\n"
+             "[plugin.kernel-deleg]\nops = CONV_2D,DEPTHWISE_CONV_2D,ADD,RELU\nmin-nodes-per-partition = 3\nmax-partitions = 4\n"
+             "[plugin.deleg-a]\nops = ADD\nfail = prepare\n");
+  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto delegated = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(delegated) << delegated.error();
+  auto plain = Interpreter::create(builtin_only(), model.value());
+  ASSERT_TRUE(plain) << plain.error();
+  Interpreter& d = *delegated.value();
+  Interpreter& p = *plain.value();
+  size_t kernel_partitions = 0;
+  for (const auto& part : d.partitions()) {
+    EXPECT_EQ(part->plugin->name, "kernel-deleg");  // deleg-a lost all of its partitions
+    EXPECT_GE(part->nodes.size(), 3u);
+    ++kernel_partitions;
+  }
+  EXPECT_LE(kernel_partitions, 4u);
+  size_t lost_to_a = 0;
+  for (const Fallback& f : d.fallbacks()) {
+    EXPECT_EQ(f.plugin, "deleg-a");
+    EXPECT_EQ(f.stage, "prepare");
+    EXPECT_EQ(f.reason, "simulated prepare failure");
+    for (int n : f.nodes) {
+      EXPECT_EQ(d.nodes()[n].info->op_code, 0) << "deleg-a only ever got ADDs";
+      EXPECT_EQ(d.placement(n).kind, "op-pack");
+    }
+    lost_to_a += f.nodes.size();
+  }
+  // Every model exercises one path or both (DTLN's convolutions come in runs too short for kernel-deleg;
+  // hand_landmark's ADDs all fall inside kernel-deleg's large partitions).
+  EXPECT_GT(kernel_partitions + lost_to_a, 0u);
+  for (size_t i = 0; i < d.input_count(); ++i) {
+    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
+                              std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
+    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
+  }
+  ASSERT_TRUE(d.invoke());
+  ASSERT_TRUE(p.invoke());
+  for (size_t o = 0; o < d.output_count(); ++o) {
+    ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
+    EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
+  }
+  std::printf("[ limits   ] %s: kernel-deleg %zu partitions, deleg-a lost %zu nodes at prepare\n", name.c_str(),
+              kernel_partitions, lost_to_a);
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, RealModel, ::testing::ValuesIn(reference_cases()),
