@@ -17,8 +17,8 @@ constexpr int32_t kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3,
                   kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kResizeBilinear = 23, kSoftmax = 25,
                   kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kDiv = 42, kPrelu = 54, kMaximum = 55,
                   kMinimum = 57, kNeg = 59, kPadV2 = 60, kTransposeConv = 67, kSqrt = 75, kSquare = 92,
-                  kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kCeil = 104, kElu = 111, kRound = 116,
-                  kHardSwish = 117;
+                  kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kCeil = 104, kElu = 111, kQuantize = 114,
+                  kRound = 116, kHardSwish = 117, kDequantize = 6;
 }  // namespace code
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -77,20 +77,82 @@ size_t element_count(const Dims& d) {
   return n;
 }
 
-// A bias: the model's constant [channels], or zeros the builder keeps alive.
-uint32_t bias_value(SubgraphBuilder& b, const NodeView& node, int32_t index, size_t channels) {
-  if (!node.optional_input(index)) return b.owned_static(std::vector<float>(channels, 0.0f), {channels});
-  const baton_tensor* bias = node.constant_float_input(index, "bias");
+// The weights of a convolution or fully connected node. Float activations take constant float32
+// weights (8-bit weights with float activations are dynamic-range quantization, which this XNNPACK does
+// not have); quantized activations take constant weights of the same 8-bit type, per tensor, or for int8
+// per output channel along `channel_dim`.
+const baton_tensor* weights_input(const NodeView& node, int32_t i, const baton_tensor* input, size_t channel_dim,
+                                  const char* what) {
+  const baton_host_api* api = node.api();
+  const baton_tensor* w = node.input(i);
+  const baton_tensor_type type = api->tensor_type(w);
+  if (!node.is_quantized(input)) {
+    if (type == BATON_TYPE_INT8 || type == BATON_TYPE_UINT8) {
+      refuse(std::string(baton_tensor_type_name(type)) + " " + what +
+             " with float32 activations (dynamic-range quantization is not in this XNNPACK)");
+    }
+    return node.constant_float_input(i, what);
+  }
+  if (type != api->tensor_type(input)) {
+    refuse(std::string(baton_tensor_type_name(type)) + " " + what + " with " +
+           baton_tensor_type_name(api->tensor_type(input)) + " activations");
+  }
+  if (!api->tensor_is_constant(w) || !api->tensor_data(w)) refuse(std::string("non-constant ") + what);
+  const ValueType t = value_type(api, w);
+  if (t.channel_scales && t.channel_dim != channel_dim) {
+    refuse(std::string(what) + " quantized per channel along dimension " + std::to_string(t.channel_dim) + " (" +
+           std::to_string(channel_dim) + " expected)");
+  }
+  if (t.datatype == xnn_datatype_qint8 && t.zero_point != 0) refuse(std::string("INT8 ") + what + " with a non-zero zero point");
+  return w;
+}
+
+// A bias: the model's constant [channels], or zeros the builder keeps alive. Quantized nodes take an
+// INT32 bias (scale input_scale * weight_scale, per channel with per-channel weights); an absent one is
+// zeros of that type (float zeros and int32 zeros have the same bits, so one kind of owned buffer serves).
+uint32_t bias_value(SubgraphBuilder& b, const NodeView& node, int32_t index, size_t channels,
+                    const baton_tensor* input = nullptr, const baton_tensor* weights = nullptr) {
+  const baton_host_api* api = node.api();
+  const bool quantized = input && node.is_quantized(input);
+  if (!node.optional_input(index)) {
+    if (!quantized) return b.owned_static(std::vector<float>(channels, 0.0f), {channels});
+    const ValueType in = value_type(api, input), w = value_type(api, weights);
+    ValueType t;
+    if (w.channel_scales) {
+      std::vector<float> scales(channels);
+      for (size_t c = 0; c < channels; ++c) scales[c] = in.scale * w.channel_scales[c];
+      t.datatype = xnn_datatype_qcint32;
+      t.channel_scales = b.owned_scales(std::move(scales));
+      t.channels = channels;
+    } else {
+      t.datatype = xnn_datatype_qint32;
+      t.scale = in.scale * w.scale;
+    }
+    return b.owned_static(std::vector<float>(channels, 0.0f), {channels}, t);
+  }
+  const baton_tensor* bias = quantized ? node.input(index) : node.constant_float_input(index, "bias");
   if (element_count(node.shape(bias)) != channels) {
     refuse("bias of shape " + dims_text(node.shape(bias)) + " for " + std::to_string(channels) + " channels");
   }
-  return b.static_value(node.api()->tensor_data(bias), {channels});
+  if (!quantized) return b.static_value(api->tensor_data(bias), {channels});
+  if (api->tensor_type(bias) != BATON_TYPE_INT32) refuse(std::string(baton_tensor_type_name(api->tensor_type(bias))) + " bias (INT32 expected)");
+  if (!api->tensor_is_constant(bias) || !api->tensor_data(bias)) refuse("non-constant bias");
+  return b.static_value(api->tensor_data(bias), {channels}, value_type(api, bias));
+}
+
+// Quantized ops that only move or clamp values (reshape, pad, pooling by max, ReLU) keep the scale and
+// zero point: TFLite requires it and XNNPACK assumes it.
+void require_same_quantization(const NodeView& node, const baton_tensor* input, const baton_tensor* output) {
+  if (!node.is_quantized(input)) return;
+  if (!value_type(node.api(), input).same_quantization(value_type(node.api(), output))) {
+    refuse("quantized input and output with different scales or zero points");
+  }
 }
 
 void define_conv2d(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* filter = node.constant_float_input(1, "filter");
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* filter = weights_input(node, 1, input, 0, "filter");
+  const baton_tensor* output = node.value_output(input);
   const Dims in = rank4_input(b, node, input);
   const Dims f = node.shape(filter);
   if (f.size() != 4) refuse("filter of rank " + std::to_string(f.size()));
@@ -103,7 +165,7 @@ void define_conv2d(SubgraphBuilder& b, const NodeView& node) {
   const Window h = window(o.padding, in[1], static_cast<int64_t>(f[1]), o.stride_h, o.dilation_h, "height");
   const Window w = window(o.padding, in[2], static_cast<int64_t>(f[2]), o.stride_w, o.dilation_w, "width");
   const uint32_t filter_id = b.input(node, filter);
-  const uint32_t bias_id = bias_value(b, node, 2, f[0]);
+  const uint32_t bias_id = bias_value(b, node, 2, f[0], input, filter);
   const uint32_t input_id = b.input(node, input);
   const uint32_t output_id = b.output(node, output, {in[0], h.out, w.out, f[0]});
   b.check(xnn_define_convolution_2d(b.subgraph(), static_cast<uint32_t>(h.before), static_cast<uint32_t>(w.after),
@@ -117,9 +179,9 @@ void define_conv2d(SubgraphBuilder& b, const NodeView& node) {
 }
 
 void define_depthwise_conv2d(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* filter = node.constant_float_input(1, "filter");
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* filter = weights_input(node, 1, input, 3, "filter");
+  const baton_tensor* output = node.value_output(input);
   const Dims in = rank4_input(b, node, input);
   const Dims f = node.shape(filter);
   if (f.size() != 4 || f[0] != 1) refuse("depthwise filter of shape " + dims_text(f) + " (want [1,KH,KW,C*M])");
@@ -133,7 +195,7 @@ void define_depthwise_conv2d(SubgraphBuilder& b, const NodeView& node) {
   const Window h = window(o.padding, in[1], static_cast<int64_t>(f[1]), o.stride_h, o.dilation_h, "height");
   const Window w = window(o.padding, in[2], static_cast<int64_t>(f[2]), o.stride_w, o.dilation_w, "width");
   const uint32_t filter_id = b.input(node, filter);
-  const uint32_t bias_id = bias_value(b, node, 2, f[3]);
+  const uint32_t bias_id = bias_value(b, node, 2, f[3], input, filter);
   const uint32_t input_id = b.input(node, input);
   const uint32_t output_id = b.output(node, output, {in[0], h.out, w.out, f[3]});
   b.check(xnn_define_depthwise_convolution_2d(
@@ -147,10 +209,13 @@ void define_depthwise_conv2d(SubgraphBuilder& b, const NodeView& node) {
 }
 
 void define_fully_connected(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* weights = node.constant_float_input(1, "weights");
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* weights = weights_input(node, 1, input, 0, "weights");
+  const baton_tensor* output = node.value_output(input);
   const baton_fully_connected_options& o = node.options().u.fully_connected;
+  if (node.is_quantized(input) && value_type(node.api(), weights).channel_scales) {
+    refuse("weights quantized per channel (this XNNPACK's quantized fully connected takes one scale)");
+  }
   if (o.weights_format != 0) refuse("shuffled weights format");
   const Range range = activation_range(o.activation);
   const Dims wd = node.shape(weights);
@@ -172,7 +237,7 @@ void define_fully_connected(SubgraphBuilder& b, const NodeView& node) {
   }
   const uint32_t weights_id = b.input(node, weights);
   uint32_t bias_id = XNN_INVALID_VALUE_ID;
-  if (node.optional_input(2)) bias_id = bias_value(b, node, 2, wd[0]);
+  if (node.optional_input(2)) bias_id = bias_value(b, node, 2, wd[0], input, weights);
   const uint32_t input_id = b.input(node, input);
   const uint32_t output_id = b.output(node, output, out);
   b.check(xnn_define_fully_connected(b.subgraph(), range.min, range.max, input_id, weights_id, bias_id, output_id,
@@ -241,11 +306,18 @@ Dims broadcast(const Dims& a, const Dims& c) {
   return out;
 }
 
+// ADD, SUB and MUL also run quantized (each operand with its own scale and zero point).
+constexpr bool runs_quantized(int32_t code) { return code == code::kAdd || code == code::kSub || code == code::kMul; }
+
 template <int32_t Code>
 void define_binary(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* x = node.float_input(0);
-  const baton_tensor* y = node.float_input(1);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* x = runs_quantized(Code) ? node.value_input(0) : node.float_input(0);
+  const baton_tensor* y = runs_quantized(Code) ? node.value_input(1) : node.float_input(1);
+  const baton_tensor* output = runs_quantized(Code) ? node.value_output(x) : node.float_output();
+  if (node.api()->tensor_type(x) != node.api()->tensor_type(y)) {
+    refuse(std::string(baton_tensor_type_name(node.api()->tensor_type(x))) + " and " +
+           baton_tensor_type_name(node.api()->tensor_type(y)) + " inputs");
+  }
   Range range;
   if constexpr (Code == code::kAdd || Code == code::kSub || Code == code::kMul || Code == code::kDiv) {
     range = activation_range(node.options().u.elementwise.activation);
@@ -266,11 +338,17 @@ void define_binary(SubgraphBuilder& b, const NodeView& node) {
   b.check(st, "the elementwise op");
 }
 
-// Elementwise ops of one input whose output has the input's shape.
+// Elementwise ops of one input whose output has the input's shape. The ReLUs (clamps, same scale in and
+// out) and LOGISTIC (output scale 1/256, which XNNPACK checks) also run quantized.
+constexpr bool unary_runs_quantized(int32_t code) {
+  return code == code::kRelu || code == code::kRelu6 || code == code::kReluN1To1 || code == code::kLogistic;
+}
+
 template <int32_t Code>
 void define_unary(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = unary_runs_quantized(Code) ? node.value_input(0) : node.float_input(0);
+  const baton_tensor* output = unary_runs_quantized(Code) ? node.value_output(input) : node.float_output();
+  if constexpr (Code != code::kLogistic) require_same_quantization(node, input, output);
   const Dims dims = b.dims(node, input);
   const uint32_t in = b.input(node, input);
   const uint32_t out = b.output(node, output, dims);
@@ -317,10 +395,12 @@ void define_prelu(SubgraphBuilder& b, const NodeView& node) {
   b.check(xnn_define_prelu(b.subgraph(), in_id, slope_id, out_id, 0), "PReLU");
 }
 
+// MAX_POOL_2D also runs quantized; this XNNPACK's average pooling is float32 only.
 template <int32_t Code>
 void define_pool(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = Code == code::kMaxPool2d ? node.value_input(0) : node.float_input(0);
+  const baton_tensor* output = Code == code::kMaxPool2d ? node.value_output(input) : node.float_output();
+  require_same_quantization(node, input, output);
   const Dims in = rank4_input(b, node, input);
   const baton_pool_options& o = node.options().u.pool;
   const Range range = activation_range(o.activation);
@@ -350,8 +430,8 @@ void define_pool(SubgraphBuilder& b, const NodeView& node) {
 }
 
 void define_mean(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* output = node.value_output(input);
   const Dims in = b.dims(node, input);
   std::vector<int64_t> axes = node.constant_ints(1, "axes");
   for (int64_t& a : axes) a = a < 0 ? a + static_cast<int64_t>(in.size()) : a;
@@ -367,7 +447,7 @@ void define_mean(SubgraphBuilder& b, const NodeView& node) {
     b.check(xnn_define_global_average_pooling_2d(b.subgraph(), -kInf, kInf, in_id, out_id, 0), "global average pooling");
     return;
   }
-  const uint32_t pooled_id = b.internal(pooled);
+  const uint32_t pooled_id = b.internal(pooled, value_type(node.api(), output));
   b.check(xnn_define_global_average_pooling_2d(b.subgraph(), -kInf, kInf, in_id, pooled_id, 0), "global average pooling");
   const Dims out = {in[0], in[3]};
   const uint32_t out_id = b.output(node, output, out);
@@ -375,16 +455,30 @@ void define_mean(SubgraphBuilder& b, const NodeView& node) {
 }
 
 void define_pad(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* output = node.value_output(input);
+  require_same_quantization(node, input, output);
   const Dims in = b.dims(node, input);
   const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
   if (pads.size() != 2 * in.size()) refuse("paddings do not have two values per input dimension");
+  // XNNPACK takes the padding value as a real number and quantizes it with the output's parameters, so a
+  // quantized PADV2's raw value goes in as (raw - zero_point) * scale and comes back exactly.
   float value = 0.0f;
   if (node.code() == code::kPadV2 && node.optional_input(2)) {
-    const baton_tensor* v = node.constant_float_input(2, "constant value");
+    const baton_host_api* api = node.api();
+    const baton_tensor* v = node.input(2);
+    if (api->tensor_type(v) != api->tensor_type(input)) refuse("constant value of another type than the input");
+    if (!api->tensor_is_constant(v) || !api->tensor_data(v)) refuse("non-constant constant value");
     if (element_count(node.shape(v)) != 1) refuse("constant value is not a scalar");
-    std::memcpy(&value, node.api()->tensor_data(v), sizeof value);
+    const void* raw = api->tensor_data(v);
+    if (!node.is_quantized(input)) {
+      std::memcpy(&value, raw, sizeof value);
+    } else {
+      const ValueType t = value_type(api, output);
+      const int32_t q = api->tensor_type(v) == BATON_TYPE_UINT8 ? *static_cast<const uint8_t*>(raw)
+                                                                 : *static_cast<const int8_t*>(raw);
+      value = static_cast<float>(q - t.zero_point) * t.scale;
+    }
   }
   Dims pre(in.size()), post(in.size()), out(in.size());
   for (size_t d = 0; d < in.size(); ++d) {
@@ -399,8 +493,9 @@ void define_pad(SubgraphBuilder& b, const NodeView& node) {
 }
 
 void define_reshape(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* output = node.value_output(input);
+  require_same_quantization(node, input, output);
   const Dims in = b.dims(node, input);
   std::vector<int64_t> target;
   if (node.optional_input(1)) {
@@ -437,8 +532,9 @@ void define_reshape(SubgraphBuilder& b, const NodeView& node) {
 }
 
 void define_resize_bilinear(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = node.float_input(0);
-  const baton_tensor* output = node.float_output();
+  const baton_tensor* input = node.value_input(0);
+  const baton_tensor* output = node.value_output(input);
+  require_same_quantization(node, input, output);
   const Dims in = rank4_input(b, node, input);
   const std::vector<int64_t> size = node.constant_ints(1, "size");
   if (size.size() != 2 || size[0] < 1 || size[1] < 1) refuse("size is not two positive values");
@@ -515,6 +611,30 @@ void define_transpose_conv_bias(SubgraphBuilder& b, const NodeView& node) {
           "the transposed convolution");
 }
 
+// QUANTIZE (float32 to uint8/int8) and DEQUANTIZE (uint8/int8 activations to float32): XNNPACK's
+// convert. Requantizing (8-bit to 8-bit) and float16 are not taken.
+void define_convert(SubgraphBuilder& b, const NodeView& node) {
+  const baton_host_api* api = node.api();
+  const bool quantize = node.code() == code::kQuantize;
+  const baton_tensor* input = node.input(0);
+  if (node.output_count() != 1) refuse(std::to_string(node.output_count()) + " outputs (one only)");
+  const baton_tensor* output = node.output(0);
+  const baton_tensor* q = quantize ? output : input;
+  const baton_tensor* f = quantize ? input : output;
+  if (api->tensor_type(f) != BATON_TYPE_FLOAT32) {
+    refuse(std::string(baton_tensor_type_name(api->tensor_type(f))) + (quantize ? " input" : " output") + " (float32 only)");
+  }
+  if (api->tensor_is_constant(input)) refuse("constant input (folded at load)");
+  if (api->tensor_is_constant(output)) refuse("constant output");
+  if (!node.is_quantized(q)) refuse(std::string("float32 ") + (quantize ? "output" : "input") + " (8-bit expected)");
+  node.check_value(f, quantize ? "input" : "output");
+  node.check_value(q, quantize ? "output" : "input");
+  const Dims dims = b.dims(node, input);
+  const uint32_t in_id = b.input(node, input);
+  const uint32_t out_id = b.output(node, output, dims);
+  b.check(xnn_define_convert(b.subgraph(), in_id, out_id, 0), quantize ? "QUANTIZE" : "DEQUANTIZE");
+}
+
 void refuse_tanh(SubgraphBuilder&, const NodeView&) {
   refuse("TANH is not in this XNNPACK version (Debian 0.0~git20220216)");
 }
@@ -564,6 +684,9 @@ const std::vector<OpDef>& op_defs() {
       {code::kFloor, "FLOOR", 1, 2, define_unary<code::kFloor>},
       {code::kCeil, "CEIL", 1, 2, define_unary<code::kCeil>},
       {code::kRound, "ROUND", 1, 2, define_unary<code::kRound>},
+      // Only with the `quantized` option (the type checks refuse them otherwise, with that reason).
+      {code::kQuantize, "QUANTIZE", 1, 2, define_convert},
+      {code::kDequantize, "DEQUANTIZE", 1, 4, define_convert},
       // MediaPipe's custom op (selfie segmentation and other MediaPipe decoders).
       {BATON_OP_CUSTOM, "Convolution2DTransposeBias", 1, 1, define_transpose_conv_bias},
       // Declared so that `baton plan` says why: the library we build against has neither.

@@ -57,7 +57,6 @@ void Partition::build(const baton_partition* partition) {
   SubgraphBuilder builder(api, raw, false, false);
   const std::vector<Dims> shapes = input_shapes();
   for (int32_t i = 0; i < inputs; ++i) {
-    if (api->tensor_type(externals_[i]) != BATON_TYPE_FLOAT32) refuse("a partition input is not float32");
     builder.add_external_input(externals_[i], shapes[i], static_cast<uint32_t>(i));
   }
   for (int32_t i = 0; i < outputs; ++i) {
@@ -68,14 +67,14 @@ void Partition::build(const baton_partition* partition) {
     const OpDef* def = find_op(api, node);
     if (!def) refuse(node_label(api, node) + ": not an op this delegate declares");
     try {
-      def->define(builder, NodeView(api, node));
+      def->define(builder, NodeView(api, node, plugin_.quantized));
     } catch (const Refusal& r) {
       refuse(node_label(api, node) + ": " + r.reason());
     }
   }
   std::vector<Dims> out_shapes;
   for (int32_t i = 0; i < outputs; ++i) {
-    out_shapes.push_back(builder.dims(NodeView(api, api->partition_node(partition_, 0)), externals_[inputs + i]));
+    out_shapes.push_back(builder.dims(NodeView(api, api->partition_node(partition_, 0), plugin_.quantized), externals_[inputs + i]));
   }
   xnn_runtime_t runtime = nullptr;
   const xnn_status st = xnn_create_runtime_v2(raw, plugin_.pool, plugin_.runtime_flags, &runtime);

@@ -24,6 +24,7 @@ struct PluginState {
   int threads = 1;
   pthreadpool_t pool = nullptr;  // NULL with one thread: XNNPACK runs on the caller's thread
   uint32_t runtime_flags = 0;
+  bool quantized = false;  // take uint8/int8 quantized nodes (option `quantized`)
 
   ~PluginState();
 };

@@ -57,7 +57,7 @@ int32_t check_node(void* plugin_state, const baton_node* node, baton_error* reas
     if (xnn_create_subgraph(0, 0, &raw) != xnn_status_success) refuse("cannot create an XNNPACK subgraph");
     std::unique_ptr<xnn_subgraph, SubgraphDeleter> scratch(raw);
     SubgraphBuilder builder(g_api, raw, true, true);
-    def->define(builder, NodeView(g_api, node));
+    def->define(builder, NodeView(g_api, node, state->quantized));
     yes = 1;
     return BATON_OK;
   });
@@ -103,6 +103,9 @@ const baton_option_decl kOptions[] = {
      "threads of the plugin's pthreadpool, shared by all partitions; 0 = the host's thread count"},
     {sizeof(baton_option_decl), "sparse-inference", BATON_OPTION_BOOL, "false",
      "let XNNPACK run sparse weights in its NCHW sparse kernels (XNN_FLAG_HINT_SPARSE_INFERENCE)"},
+    {sizeof(baton_option_decl), "quantized", BATON_OPTION_BOOL, "false",
+     "take uint8/int8 quantized nodes too; XNNPACK requantizes in float, so results may differ from "
+     "TFLite's integer kernels by one quantization step"},
 };
 
 // XNNPACK (through cpuinfo) keeps what it learnt about the CPU in memory it never frees, and initialises
@@ -138,6 +141,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
       if (!state->pool) refuse("xnnpack: cannot start a pool of " + std::to_string(state->threads) + " threads");
     }
     if (g_api->option_bool(host, "sparse-inference", 0)) state->runtime_flags |= XNN_FLAG_HINT_SPARSE_INFERENCE;
+    state->quantized = g_api->option_bool(host, "quantized", 0) != 0;
     *plugin_state = state.release();
     return BATON_OK;
   });

@@ -20,16 +20,34 @@ void SubgraphBuilder::check(xnn_status status, const char* what) const {
   refuse(std::string("XNNPACK rejected ") + what + " (" + why + ", status " + std::to_string(status) + ")");
 }
 
-uint32_t SubgraphBuilder::define(const Dims& dims, const void* data, uint32_t external_id, uint32_t flags,
-                                 const char* what) {
+uint32_t SubgraphBuilder::define(const ValueType& type, const Dims& dims, const void* data, uint32_t external_id,
+                                 uint32_t flags, const char* what) {
   uint32_t id = XNN_INVALID_VALUE_ID;
-  check(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id),
-        what);
+  if (!type.quantized()) {
+    check(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id),
+          what);
+  } else if (type.channel_scales) {
+    if (type.channel_dim >= dims.size() || dims[type.channel_dim] != type.channels) {
+      refuse(std::string(what) + ": " + std::to_string(type.channels) + " channel scales for shape " + dims_text(dims));
+    }
+    check(xnn_define_channelwise_quantized_tensor_value(subgraph_, type.datatype, type.channel_scales, dims.size(),
+                                                       type.channel_dim, dims.data(), data, external_id, flags, &id),
+          what);
+  } else {
+    check(xnn_define_quantized_tensor_value(subgraph_, type.datatype, type.zero_point, type.scale, dims.size(),
+                                            dims.data(), data, external_id, flags, &id),
+          what);
+  }
   return id;
 }
 
+uint32_t SubgraphBuilder::define_tensor(const baton_tensor* t, const Dims& dims, const void* data, uint32_t external_id,
+                                        uint32_t flags, const char* what) {
+  return define(value_type(api_, t), dims, data, external_id, flags, what);
+}
+
 void SubgraphBuilder::add_external_input(const baton_tensor* t, const Dims& dims, uint32_t external_id) {
-  const uint32_t id = define(dims, nullptr, external_id, XNN_VALUE_FLAG_EXTERNAL_INPUT, "a partition input");
+  const uint32_t id = define_tensor(t, dims, nullptr, external_id, XNN_VALUE_FLAG_EXTERNAL_INPUT, "a partition input");
   values_[api_->tensor_index(t)] = {id, dims};
 }
 
@@ -48,9 +66,9 @@ uint32_t SubgraphBuilder::input(const NodeView& node, const baton_tensor* t) {
   const Dims dims = node.shape(t);
   uint32_t id = XNN_INVALID_VALUE_ID;
   if (api_->tensor_is_constant(t)) {
-    id = define(dims, api_->tensor_data(t), XNN_INVALID_VALUE_ID, 0, "a constant tensor");
+    id = define_tensor(t, dims, api_->tensor_data(t), XNN_INVALID_VALUE_ID, 0, "a constant tensor");
   } else if (checking_one_node_) {
-    id = define(dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an input tensor");
+    id = define_tensor(t, dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an input tensor");
   } else {
     refuse("tensor " + std::to_string(index) + " is read before the partition defines it");
   }
@@ -69,25 +87,30 @@ uint32_t SubgraphBuilder::output(const NodeView& node, const baton_tensor* t, co
   if (values_.count(index)) refuse("tensor " + std::to_string(index) + " is written twice");
   uint32_t id = XNN_INVALID_VALUE_ID;
   if (auto it = output_ids_.find(index); it != output_ids_.end()) {
-    id = define(dims, nullptr, it->second, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, "a partition output");
+    id = define_tensor(t, dims, nullptr, it->second, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, "a partition output");
   } else {
-    id = define(dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an output tensor");
+    id = define_tensor(t, dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an output tensor");
   }
   values_[index] = {id, dims};
   return id;
 }
 
-uint32_t SubgraphBuilder::static_value(const void* data, const Dims& dims) {
-  return define(dims, data, XNN_INVALID_VALUE_ID, 0, "a constant");
+uint32_t SubgraphBuilder::static_value(const void* data, const Dims& dims, const ValueType& type) {
+  return define(type, dims, data, XNN_INVALID_VALUE_ID, 0, "a constant");
 }
 
-uint32_t SubgraphBuilder::owned_static(std::vector<float> data, const Dims& dims) {
+uint32_t SubgraphBuilder::owned_static(std::vector<float> data, const Dims& dims, const ValueType& type) {
   owned_.push_back(std::move(data));
-  return define(dims, owned_.back().data(), XNN_INVALID_VALUE_ID, 0, "a constant");
+  return define(type, dims, owned_.back().data(), XNN_INVALID_VALUE_ID, 0, "a constant");
 }
 
-uint32_t SubgraphBuilder::internal(const Dims& dims) {
-  return define(dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an intermediate value");
+uint32_t SubgraphBuilder::internal(const Dims& dims, const ValueType& type) {
+  return define(type, dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an intermediate value");
+}
+
+const float* SubgraphBuilder::owned_scales(std::vector<float> scales) {
+  owned_.push_back(std::move(scales));
+  return owned_.back().data();
 }
 
 }  // namespace baton::xnnpack

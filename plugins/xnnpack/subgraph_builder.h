@@ -35,9 +35,12 @@ class SubgraphBuilder {
 
   // Values that belong to no baton tensor: a constant viewed with other dims, data the delegate made
   // (kept alive by this builder, then by the partition), an intermediate between two XNNPACK nodes.
-  uint32_t static_value(const void* data, const Dims& dims);
-  uint32_t owned_static(std::vector<float> data, const Dims& dims);
-  uint32_t internal(const Dims& dims);
+  // Float32 unless a type is given.
+  uint32_t static_value(const void* data, const Dims& dims, const ValueType& type = {});
+  uint32_t owned_static(std::vector<float> data, const Dims& dims, const ValueType& type = {});
+  uint32_t internal(const Dims& dims, const ValueType& type = {});
+  // Per-channel scales the delegate computed (kept alive like owned data).
+  const float* owned_scales(std::vector<float> scales);
 
   // Turns an XNNPACK failure while defining `what` into a Refusal.
   void check(xnn_status status, const char* what) const;
@@ -50,7 +53,10 @@ class SubgraphBuilder {
     uint32_t id;
     Dims dims;
   };
-  uint32_t define(const Dims& dims, const void* data, uint32_t external_id, uint32_t flags, const char* what);
+  uint32_t define(const ValueType& type, const Dims& dims, const void* data, uint32_t external_id, uint32_t flags,
+                  const char* what);
+  uint32_t define_tensor(const baton_tensor* t, const Dims& dims, const void* data, uint32_t external_id,
+                         uint32_t flags, const char* what);
 
   const baton_host_api* api_;
   xnn_subgraph_t subgraph_;
