@@ -9,7 +9,8 @@
 //    decoded and suppressed by hand). Malformed options fail with the node and op named.
 //  - Real models (fetched by tools/fetch-models.sh; skipped when missing unless BATON_REQUIRE_MODELS):
 //    selfie_segmentation against LiteRT's reference outputs (tests/data/reference/selfie_segmentation*),
-//    face_landmark_with_attention end to end on a face crop of the astronaut photo, and the Edge TPU SSD
+//    face_landmark_with_attention end to end on a face crop of the astronaut photo, the uint8 SSD model
+//    against the native TFLite library (tests/data/reference/mobilenet_ssd_*), and the Edge TPU SSD
 //    model still refused with a message naming its op.
 #include <gtest/gtest.h>
 #include <stb_image.h>
@@ -1141,16 +1142,84 @@ TEST(RealModels, EdgeTpuOpStaysUnsupportedWithEveryPack) {
       << interp.error();
 }
 
-TEST(RealModels, SsdPostProcessIsResolvedByTheDetectionPack) {
-  // The quantized backbone needs kernels the builtin pack does not have yet, so the model still fails to
-  // load, but no longer because of TFLite_Detection_PostProcess.
+// The uint8 SSD model (builtin pack's 8-bit kernels, then the detection pack's post-processing) against
+// the native TFLite 2.9 library (tests/data/reference/mobilenet_ssd_*, made by
+// tools/make-reference-native.sh): the same detection count, classes and scores bit for bit (the
+// scores are dequantized uint8 codes, so one off-by-one rounding anywhere upstream shows), boxes within
+// 1e-5. Once with one thread and once with two, so the GEMM's row and column split is covered too.
+struct SsdCase {
+  const char* name;
+  int threads;
+};
+
+class SsdReference : public ::testing::TestWithParam<SsdCase> {};
+
+TEST_P(SsdReference, MatchesNativeTfLite) {
   REQUIRE_MODEL(path, "mobilenet_ssd_v2_coco_quant_postprocess.tflite");
+  TempDir conf;
+  conf.write("baton.conf", "[plugin.builtin]\nthreads = " + std::to_string(GetParam().threads) + "\n");
+  auto env = isolated_environment({BUILTIN_PACK_DIR, DETECTION_PACK_DIR}, conf.file("baton.conf"));
+  ASSERT_TRUE(env) << env.error();
   auto model = load_model_file(path);
   ASSERT_TRUE(model) << model.error();
-  auto interp = Interpreter::create(environment(kBuiltin | kDetection), model.value());
-  if (interp) GTEST_SKIP() << "the model loads: compare it with a reference once quantized kernels exist";
-  EXPECT_EQ(interp.error().find("TFLite_Detection_PostProcess"), std::string::npos) << interp.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + GetParam().name + "/";
+  auto input = tool::read_npy(ref + "in_0.npy");
+  ASSERT_TRUE(input) << input.error();
+  ASSERT_EQ(input->type, BATON_TYPE_UINT8);
+  ASSERT_EQ(input->data.size(), in.input(0).bytes);
+  std::memcpy(in.input(0).data, input->data.data(), input->data.size());
+  Status s = in.invoke();
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_EQ(in.output_count(), 4u);
+  std::vector<std::vector<float>> want(4);
+  for (size_t o = 0; o < 4; ++o) {
+    auto arr = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    ASSERT_EQ(arr->shape, in.output(o).shape) << "output " << o;
+    want[o].resize(arr->data.size() / 4);
+    std::memcpy(want[o].data(), arr->data.data(), arr->data.size());
+  }
+  auto got = [&](size_t o) {
+    std::vector<float> v(in.output(o).bytes / 4);
+    std::memcpy(v.data(), in.output(o).data, in.output(o).bytes);
+    return v;
+  };
+  const std::vector<float> boxes = got(0), classes = got(1), scores = got(2), count = got(3);
+  ASSERT_EQ(count.size(), 1u);
+  EXPECT_EQ(count[0], want[3][0]) << "detection count";
+  ASSERT_GT(want[3][0], 0.0f) << "the reference must hold detections for this test to compare any";
+  EXPECT_EQ(classes, want[1]) << "classes";
+  EXPECT_EQ(scores, want[2]) << "scores";
+  float worst = 0;
+  for (size_t i = 0; i < boxes.size(); ++i) worst = std::max(worst, std::abs(boxes[i] - want[0][i]));
+  EXPECT_LE(worst, 1e-5f) << "boxes";
+  if (std::string(GetParam().name).find("astronaut") != std::string::npos) {
+    // On the photo the detector sees the astronaut: the best detection is COCO class 0 (person, in the
+    // label map of the TFLite SSD models) with a confident score.
+    EXPECT_EQ(classes[0], 0.0f);
+    EXPECT_GT(scores[0], 0.5f);
+  }
+  // Every node but the post-processing ran on the builtin pack.
+  for (size_t i = 0; i < in.nodes().size(); ++i) {
+    const bool post = in.nodes()[i].info->custom_name == "TFLite_Detection_PostProcess";
+    EXPECT_EQ(in.placement(i).plugin, post ? "detection" : "builtin") << "node " << i;
+  }
+  std::printf("[ ssd      ] %s, %d thread(s): %g detections, best class %g score %g, boxes within %g\n",
+              GetParam().name, GetParam().threads, count[0], classes[0], scores[0], worst);
 }
+
+INSTANTIATE_TEST_SUITE_P(Reference, SsdReference,
+                         ::testing::Values(SsdCase{"mobilenet_ssd_v2_coco_quant_postprocess", 1},
+                                           SsdCase{"mobilenet_ssd_v2_coco_quant_postprocess-astronaut", 1},
+                                           SsdCase{"mobilenet_ssd_v2_coco_quant_postprocess-astronaut", 2}),
+                         [](const ::testing::TestParamInfo<SsdCase>& info) {
+                           std::string n = info.param.name;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n + "_" + std::to_string(info.param.threads) + "t";
+                         });
 
 }  // namespace
 }  // namespace baton::test

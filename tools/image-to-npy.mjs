@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // image-to-npy.mjs - turn a PNG photograph into a model input tensor (.npy).
 //
-//   node tools/image-to-npy.mjs IN.png OUT.npy --size HxW [--range LO:HI]
+//   node tools/image-to-npy.mjs IN.png OUT.npy --size HxW [--range LO:HI] [--dtype float32|uint8|int8]
 //
-// Writes a float32 array of shape [1, H, W, 3] (NHWC, RGB), C order, little
-// endian, .npy format 1.0. Used by tools/make-reference.sh to make the
+// Writes an array of shape [1, H, W, 3] (NHWC, RGB), C order, little
+// endian, .npy format 1.0; float32 unless --dtype says otherwise. Used by
+// tools/make-reference.sh and tools/make-reference-native.sh to make the
 // reference inputs of the photo cases. `baton run --image` must prepare an
 // image exactly the same way, so the steps are spelled out here:
 //
@@ -23,9 +24,13 @@
 //    This is TFLite's RESIZE_BILINEAR with half_pixel_centers=true.
 // 3. Normalise: out = LO + v * (HI - LO) / 255, with --range LO:HI
 //    (default -1:1, i.e. v / 127.5 - 1; MediaPipe's pose landmark model
-//    wants 0:1).
+//    wants 0:1). With --dtype uint8 (quantized models, whose input codes are
+//    the pixel values) out = floor(v + 0.5), the resized value rounded half
+//    up, 0..255; with --dtype int8 that minus 128. --range is then unused.
 // Steps 2 and 3 are computed in double precision and rounded to float32 once
-// at the end; a float32 implementation agrees to about 1e-6.
+// at the end; a float32 implementation agrees to about 1e-6. The 8-bit codes
+// need the double computation in exactly this order (no fused multiply-add)
+// to agree everywhere.
 //
 // Only Node's standard library is used (zlib for the PNG data stream).
 import fs from 'node:fs';
@@ -141,9 +146,11 @@ export function decodePng(buf) {
 }
 
 // Bilinear resize with half-pixel centres and normalisation (steps 2 and 3 above).
-export function toTensor(img, outH, outW, lo, hi) {
+// dtype 'float32' (default), 'uint8' or 'int8'.
+export function toTensor(img, outH, outW, lo, hi, dtype = 'float32') {
   const {width: inW, height: inH, rgb} = img;
-  const out = new Float32Array(outH * outW * 3);
+  const out = dtype === 'uint8' ? new Uint8Array(outH * outW * 3)
+      : dtype === 'int8' ? new Int8Array(outH * outW * 3) : new Float32Array(outH * outW * 3);
   const clamp = (v, n) => (v < 0 ? 0 : v > n - 1 ? n - 1 : v);
   const axis = (o, inN, outN) => {
     const s = (o + 0.5) * inN / outN - 0.5;
@@ -159,16 +166,18 @@ export function toTensor(img, outH, outW, lo, hi) {
         const p = (yy, xx) => rgb[(yy * inW + xx) * 3 + c];
         const v = (1 - fy) * ((1 - fx) * p(ya, xa) + fx * p(ya, xb)) +
             fy * ((1 - fx) * p(yb, xa) + fx * p(yb, xb));
-        out[(y * outW + x) * 3 + c] = lo + v * scale;
+        const code = Math.floor(v + 0.5);
+        out[(y * outW + x) * 3 + c] = dtype === 'uint8' ? code : dtype === 'int8' ? code - 128 : lo + v * scale;
       }
     }
   }
   return out;
 }
 
-// .npy format 1.0, float32 little endian, C order.
-function npyFloat32(data, shape) {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+// .npy format 1.0, little endian, C order; float32, uint8 or int8 by the array's type.
+function npyArray(data, shape) {
+  const descr = data instanceof Uint8Array ? '|u1' : data instanceof Int8Array ? '|i1' : '<f4';
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
   header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
   const out = Buffer.alloc(10 + header.length + data.byteLength);
   out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
@@ -181,9 +190,9 @@ function npyFloat32(data, shape) {
 }
 
 function main(argv) {
-  const usage = 'usage: node tools/image-to-npy.mjs IN.png OUT.npy --size HxW [--range LO:HI]';
+  const usage = 'usage: node tools/image-to-npy.mjs IN.png OUT.npy --size HxW [--range LO:HI] [--dtype float32|uint8|int8]';
   const pos = [];
-  let size = null, range = [-1, 1];
+  let size = null, range = [-1, 1], dtype = 'float32';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-h' || a === '--help') {
@@ -197,6 +206,9 @@ function main(argv) {
       const m = /^(-?[\d.]+):(-?[\d.]+)$/.exec(argv[++i] ?? '');
       if (!m) fail('--range wants LO:HI, e.g. -1:1');
       range = [parseFloat(m[1]), parseFloat(m[2])];
+    } else if (a === '--dtype') {
+      dtype = argv[++i] ?? '';
+      if (!['float32', 'uint8', 'int8'].includes(dtype)) fail('--dtype wants float32, uint8 or int8');
     } else if (a.startsWith('--')) {
       fail(`unknown option ${a}\n${usage}`);
     } else {
@@ -212,9 +224,10 @@ function main(argv) {
     fail(`${inFile}: ${e.message}`);
   }
   const [h, w] = size;
-  const t = toTensor(img, h, w, range[0], range[1]);
-  fs.writeFileSync(outFile, npyFloat32(t, [1, h, w, 3]));
-  console.log(`image-to-npy: ${inFile} ${img.width}x${img.height} -> ${outFile} float32 [1, ${h}, ${w}, 3] range ${range[0]}:${range[1]}`);
+  const t = toTensor(img, h, w, range[0], range[1], dtype);
+  fs.writeFileSync(outFile, npyArray(t, [1, h, w, 3]));
+  console.log(`image-to-npy: ${inFile} ${img.width}x${img.height} -> ${outFile} ${dtype} [1, ${h}, ${w}, 3]` +
+              (dtype === 'float32' ? ` range ${range[0]}:${range[1]}` : ' (pixel codes)'));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));

@@ -64,6 +64,8 @@ model_1                              model_1                           -        
 model_2                              model_2                           -        -     -
 model_quant_f16_1                    model_quant_f16_1                 -        -     -
 model_quant_f16_2                    model_quant_f16_2                 -        -     -
+model_quant_dynamic_1                model_quant_dynamic_1             -        -     -
+model_quant_dynamic_2                model_quant_dynamic_2             -        -     -
 selfie_segmentation                  selfie_segmentation               -        -     mediapipe
 face_detection_short_range-astronaut face_detection_short_range        128x128  -1:1  -
 face_detection_full_range-astronaut  face_detection_full_range         192x192  -1:1  -

@@ -47,6 +47,7 @@ inline constexpr int32_t kUnpack = 88;
 inline constexpr int32_t kSquare = 92;
 inline constexpr int32_t kSquaredDifference = 99;
 inline constexpr int32_t kAbs = 101;
+inline constexpr int32_t kQuantize = 114;
 inline constexpr int32_t kHardSwish = 117;
 inline constexpr int32_t kDensify = 124;
 inline constexpr int32_t kBatchMatmul = 126;

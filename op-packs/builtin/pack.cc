@@ -22,7 +22,7 @@ const std::vector<OpDef>& op_defs() {
   static const std::vector<OpDef> defs = [] {
     std::vector<OpDef> all;
     for (auto family : {conv_ops(), fully_connected_ops(), binary_ops(), unary_ops(), pool_ops(), reshape_ops(),
-                        slice_ops(), resize_ops(), dequantize_ops()}) {
+                        slice_ops(), resize_ops(), dequantize_ops(), quantize_ops()}) {
       all.insert(all.end(), family.begin(), family.end());
     }
     return all;
@@ -88,6 +88,7 @@ baton_status kernel_prepare(void* plugin_state, void* node_state, const baton_no
   auto* state = static_cast<NodeState*>(node_state);
   return guarded(node, state->def, error, [&] {
     OpContext ctx(*static_cast<PluginState*>(plugin_state), *state, node, error);
+    state->invoke = nullptr;
     state->def->prepare(ctx);
   });
 }
@@ -96,7 +97,7 @@ baton_status kernel_invoke(void* plugin_state, void* node_state, const baton_nod
   auto* state = static_cast<NodeState*>(node_state);
   return guarded(node, state->def, error, [&] {
     OpContext ctx(*static_cast<PluginState*>(plugin_state), *state, node, error);
-    state->def->invoke(ctx);
+    (state->invoke ? state->invoke : state->def->invoke)(ctx);
   });
 }
 

@@ -1,8 +1,10 @@
 // Broadcasting binary ops: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM and PRELU. The
-// broadcast is planned in prepare; invoke is one kernel call.
+// broadcast is planned in prepare; invoke is one kernel call. uint8 / int8 ADD, SUB and MUL go to
+// glue/quantized_ops.cc with the same plan.
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "kernels/binary.h"
 #include "op_codes.h"
 
@@ -31,8 +33,14 @@ void binary_prepare(OpContext& ctx) {
   baton_tensor* a = ctx.input(0);
   baton_tensor* b = ctx.input(1);
   const bool prelu = ctx.op_code() == op::kPrelu;
-  ctx.require_float(a, "input");
-  ctx.require_float(b, prelu ? "alpha" : "second input");
+  const int32_t code = ctx.op_code();
+  const baton_tensor_type at = ctx.type(a);
+  const bool quantized = (at == BATON_TYPE_UINT8 || at == BATON_TYPE_INT8) &&
+                         (code == op::kAdd || code == op::kSub || code == op::kMul);
+  if (!quantized) {
+    ctx.require_float(a, "input");
+    ctx.require_float(b, prelu ? "alpha" : "second input");
+  }
   const auto sa = ctx.shape(a);
   const auto sb = ctx.shape(b);
   ctx.require(static_cast<int>(sa.size()) <= kMaxBroadcastRank && static_cast<int>(sb.size()) <= kMaxBroadcastRank,
@@ -50,12 +58,14 @@ void binary_prepare(OpContext& ctx) {
     };
     ctx.fail(BATON_INVALID_ARGUMENT, "shapes " + text(sa) + " and " + text(sb) + " do not broadcast");
   }
+  const BroadcastPlan plan =
+      plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));
+  ctx.set_output_shape(ctx.output(0), out);
+  if (quantized) return quantized_binary_prepare(ctx, plan);
   auto& s = ctx.state<BinaryState>();
-  s.plan = plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));
-  const int32_t code = ctx.op_code();
+  s.plan = plan;
   const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul || code == op::kDiv;
   s.range = fused ? ctx.activation(ctx.options().u.elementwise.activation) : ActivationRange{};
-  ctx.set_output_shape(ctx.output(0), out);
 }
 
 void binary_invoke(OpContext& ctx) {

@@ -1,9 +1,11 @@
 // CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV: options and tensors into kernel parameters. A constant
 // CONV_2D filter is packed for the GEMM once, in prepare; a computed one (e.g. a DEQUANTIZE output) is
-// packed at each invoke into a buffer sized in prepare.
+// packed at each invoke into a buffer sized in prepare. 8-bit and int8-weight convolutions are
+// prepared by glue/quantized_conv_ops.cc from the same geometry.
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "kernels/conv.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/transpose_conv.h"
@@ -35,19 +37,18 @@ void check_bias(const OpContext& ctx, int index, int channels) {
                                                        " channels");
 }
 
-void conv_prepare(OpContext& ctx) {
+}  // namespace
+
+ConvParams conv_geometry(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* filter = ctx.input(1);
-  ctx.require_float(input, "input");
-  ctx.require_float(filter, "filter");
   ctx.require_rank(input, "input", 4);
   ctx.require_rank(filter, "filter", 4);
   const auto& o = ctx.options().u.conv;
   check_window(ctx, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
   const auto in = ctx.shape(input);
   const auto f = ctx.shape(filter);
-  auto& s = ctx.state<ConvState>();
-  ConvParams& p = s.params;
+  ConvParams p;
   p.batch = in[0];
   p.in_h = in[1];
   p.in_w = in[2];
@@ -63,9 +64,19 @@ void conv_prepare(OpContext& ctx) {
   p.stride_w = o.stride_w;
   p.dilation_h = o.dilation_h;
   p.dilation_w = o.dilation_w;
-  p.range = ctx.activation(o.activation);
   conv_compute_geometry(ctx.padding(o.padding), p);
   ctx.require(p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  return p;
+}
+
+namespace {
+
+void float_conv_prepare(OpContext& ctx) {
+  baton_tensor* filter = ctx.input(1);
+  auto& s = ctx.state<ConvState>();
+  ConvParams& p = s.params;
+  p = conv_geometry(ctx);
+  p.range = ctx.activation(ctx.options().u.conv.activation);
   check_bias(ctx, 2, p.out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.out_c});
 
@@ -82,6 +93,16 @@ void conv_prepare(OpContext& ctx) {
   s.scratch.resize(conv_scratch_size(p, ctx.workers()));
 }
 
+// The types pick the kernel: float, 8-bit (input uint8/int8) or int8 weights with float activations.
+void conv_prepare(OpContext& ctx) {
+  const baton_tensor_type in = ctx.type(ctx.input(0)), f = ctx.type(ctx.input(1));
+  if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_conv_prepare(ctx);
+  if (in == BATON_TYPE_FLOAT32 && f == BATON_TYPE_INT8) return hybrid_conv_prepare(ctx);
+  ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
+  float_conv_prepare(ctx);
+}
+
 void conv_invoke(OpContext& ctx) {
   auto& s = ctx.state<ConvState>();
   baton_tensor* filter = ctx.input(1);
@@ -95,18 +116,18 @@ struct DepthwiseState : OpState {
   DepthwiseParams params;
 };
 
-void depthwise_prepare(OpContext& ctx) {
+}  // namespace
+
+DepthwiseParams depthwise_geometry(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* filter = ctx.input(1);
-  ctx.require_float(input, "input");
-  ctx.require_float(filter, "filter");
   ctx.require_rank(input, "input", 4);
   ctx.require_rank(filter, "filter", 4);
   const auto& o = ctx.options().u.conv;
   check_window(ctx, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
   const auto in = ctx.shape(input);
   const auto f = ctx.shape(filter);
-  DepthwiseParams& p = ctx.state<DepthwiseState>().params;
+  DepthwiseParams p;
   p.batch = in[0];
   p.in_h = in[1];
   p.in_w = in[2];
@@ -126,9 +147,26 @@ void depthwise_prepare(OpContext& ctx) {
   p.stride_w = o.stride_w;
   p.dilation_h = o.dilation_h;
   p.dilation_w = o.dilation_w;
-  p.range = ctx.activation(o.activation);
   depthwise_compute_geometry(ctx.padding(o.padding), p);
   ctx.require(p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  return p;
+}
+
+namespace {
+
+void depthwise_prepare(OpContext& ctx) {
+  const baton_tensor_type in = ctx.type(ctx.input(0));
+  if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_depthwise_prepare(ctx);
+  ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (ctx.type(ctx.input(1)) == BATON_TYPE_INT8) {
+    ctx.fail(BATON_UNSUPPORTED, "int8 filter with float32 input (dynamic-range DEPTHWISE_CONV_2D) is not supported "
+                                "by the builtin pack");
+  }
+  ctx.require_float(ctx.input(1), "filter");
+  DepthwiseParams& p = ctx.state<DepthwiseState>().params;
+  p = depthwise_geometry(ctx);
+  p.range = ctx.activation(ctx.options().u.conv.activation);
+  const int out_c = p.in_c * p.depth_multiplier;
   check_bias(ctx, 2, out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, out_c});
 }

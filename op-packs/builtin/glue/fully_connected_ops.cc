@@ -1,9 +1,11 @@
 // FULLY_CONNECTED and BATCH_MATMUL. A fully connected layer with a batch large enough for the GEMM gets
-// its weights packed once in prepare when they are constant.
+// its weights packed once in prepare when they are constant. 8-bit and int8-weight layers go to
+// glue/quantized_conv_ops.cc once the shapes are known.
 #include <algorithm>
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "kernels/batch_matmul.h"
 #include "kernels/fully_connected.h"
 #include "op_codes.h"
@@ -21,8 +23,14 @@ struct FullyConnectedState : OpState {
 void fully_connected_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* weights = ctx.input(1);
-  ctx.require_float(input, "input");
-  ctx.require_float(weights, "weights");
+  // The types pick the kernel: float, 8-bit (uint8/int8 input) or int8 weights with float input.
+  const baton_tensor_type input_type = ctx.type(input);
+  const bool quantized = input_type == BATON_TYPE_UINT8 || input_type == BATON_TYPE_INT8;
+  const bool hybrid = input_type == BATON_TYPE_FLOAT32 && ctx.type(weights) == BATON_TYPE_INT8;
+  if (!quantized && !hybrid) {
+    ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+    ctx.require_type(weights, "weights", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
+  }
   ctx.require_rank(weights, "weights", 2);
   const auto& o = ctx.options().u.fully_connected;
   if (o.weights_format != 0) ctx.fail(BATON_UNSUPPORTED, "shuffled weights format not supported");
@@ -38,7 +46,8 @@ void fully_connected_prepare(OpContext& ctx) {
                                                        " elements, not a multiple of the weights' depth " +
                                                        std::to_string(p.depth));
   p.batch = static_cast<int>(count / p.depth);
-  if (baton_tensor* bias = ctx.optional_input(2)) {
+  baton_tensor* bias = ctx.optional_input(2);
+  if (bias && !quantized) {
     ctx.require_float(bias, "bias");
     ctx.require(ctx.element_count(bias) == p.units, "bias has " + std::to_string(ctx.element_count(bias)) +
                                                         " elements, the layer has " + std::to_string(p.units) +
@@ -54,6 +63,8 @@ void fully_connected_prepare(OpContext& ctx) {
   } else {
     ctx.set_output_shape(ctx.output(0), {p.batch, p.units});
   }
+  if (quantized) return quantized_fully_connected_prepare(ctx, p.units, p.depth, p.batch);
+  if (hybrid) return hybrid_fully_connected_prepare(ctx, p.units, p.depth, p.batch);
   if (fully_connected_uses_gemm(p)) {
     s.packed_weights.resize(fully_connected_packed_weights_size(p));
     if (ctx.is_constant(weights)) {

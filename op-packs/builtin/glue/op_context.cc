@@ -1,5 +1,8 @@
 #include "glue/op_context.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace baton::builtin {
 
 const char* type_name(baton_tensor_type type) { return baton_tensor_type_name(type); }
@@ -108,6 +111,64 @@ ActivationRange OpContext::activation(int32_t fused) const {
     case BATON_ACT_RELU: r.lo = 0.0f; return r;
     case BATON_ACT_RELU_N1_TO_1: r.lo = -1.0f; r.hi = 1.0f; return r;
     case BATON_ACT_RELU6: r.lo = 0.0f; r.hi = 6.0f; return r;
+    default:
+      fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(fused) + " not supported (NONE, RELU, "
+                              "RELU_N1_TO_1, RELU6)");
+  }
+}
+
+std::string OpContext::tensor_label(const baton_tensor* t) const {
+  const char* name = api_.tensor_name(t);
+  return "tensor " + std::to_string(api_.tensor_index(t)) + (name && *name ? std::string(" '") + name + "'" : "");
+}
+
+TensorQuant OpContext::quant(const baton_tensor* t) const {
+  baton_quantization q{};
+  q.struct_size = sizeof(q);
+  api_.tensor_quantization(t, &q);
+  TensorQuant out;
+  if (q.scale_count > 0 && q.scales) {
+    out.count = q.scale_count;
+    out.scales = q.scales;
+    out.zero_points = q.zero_points;
+    out.dimension = q.quantized_dimension;
+  }
+  return out;
+}
+
+ActQuant OpContext::act_quant(const baton_tensor* t, const char* role) const {
+  require_type(t, role, {BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  const TensorQuant q = quant(t);
+  const std::string who = std::string(role) + " (" + tensor_label(t) + ")";
+  if (q.count == 0) fail(BATON_UNSUPPORTED, who + " has no quantization parameters");
+  if (q.count != 1) {
+    fail(BATON_UNSUPPORTED, who + " has per-channel quantization (" + std::to_string(q.count) +
+                                " scales); this op needs one scale and zero point");
+  }
+  ActQuant a;
+  a.is_signed = type(t) == BATON_TYPE_INT8;
+  a.scale = q.scale();
+  const CodeRange range = code_range(a.is_signed);
+  const int64_t zero = q.zero_point();
+  if (!(a.scale > 0.0f) || !std::isfinite(a.scale)) {
+    fail(BATON_INVALID_ARGUMENT, who + " has scale " + std::to_string(a.scale) + " (must be positive and finite)");
+  }
+  if (zero < range.lo || zero > range.hi) {
+    fail(BATON_INVALID_ARGUMENT, who + " has zero point " + std::to_string(zero) + ", outside " +
+                                     type_name(type(t)) + "'s range");
+  }
+  a.zero_point = static_cast<int32_t>(zero);
+  return a;
+}
+
+CodeRange OpContext::quantized_activation(int32_t fused, const ActQuant& out) const {
+  const CodeRange r = code_range(out.is_signed);
+  auto q = [&](float v) { return quantize_value(v, out.scale, out.zero_point); };
+  switch (fused) {
+    case BATON_ACT_NONE: return r;
+    case BATON_ACT_RELU: return {std::max(r.lo, q(0.0f)), r.hi};
+    case BATON_ACT_RELU_N1_TO_1: return {std::max(r.lo, q(-1.0f)), std::min(r.hi, q(1.0f))};
+    case BATON_ACT_RELU6: return {std::max(r.lo, q(0.0f)), std::min(r.hi, q(6.0f))};
     default:
       fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(fused) + " not supported (NONE, RELU, "
                               "RELU_N1_TO_1, RELU6)");

@@ -16,6 +16,7 @@
 
 #include "baton/plugin_api.h"
 #include "kernels/common.h"
+#include "kernels/quant_math.h"
 #include "kernels/thread_pool.h"
 
 namespace baton::builtin {
@@ -65,6 +66,26 @@ struct OpDef {
 struct NodeState {
   const OpDef* def = nullptr;
   std::unique_ptr<OpState> op;
+  // Set by a prepare that picked another implementation than def->invoke (a quantized or int8-weight
+  // kernel for the same op); cleared before every prepare.
+  void (*invoke)(OpContext& ctx) = nullptr;
+};
+
+// A tensor's quantization as the model gives it (kernels read the arrays in place).
+struct TensorQuant {
+  int32_t count = 0;  // 0: not quantized; 1: per tensor; else per channel along `dimension`
+  const float* scales = nullptr;
+  const int64_t* zero_points = nullptr;  // null: all zero
+  int32_t dimension = 0;
+  float scale(int i = 0) const { return scales[i]; }
+  int64_t zero_point(int i = 0) const { return zero_points ? zero_points[i] : 0; }
+};
+
+// Per-tensor parameters of an 8-bit activation tensor.
+struct ActQuant {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  bool is_signed = false;  // int8 (else uint8)
 };
 
 const char* type_name(baton_tensor_type type);
@@ -131,9 +152,23 @@ class OpContext {
   ActivationRange activation(int32_t fused) const;
   Padding padding(int32_t value) const;
 
+  // "tensor 7 'conv/weights'" for messages.
+  std::string tensor_label(const baton_tensor* t) const;
+  TensorQuant quant(const baton_tensor* t) const;
+  // The per-tensor scale and zero point of a uint8 or int8 tensor: fails naming the role and tensor
+  // when it has none, has per-channel parameters, a scale that is not a positive finite number, or a
+  // zero point outside the type's range.
+  ActQuant act_quant(const baton_tensor* t, const char* role) const;
+  // The code range a fused activation (NONE, RELU, RELU_N1_TO_1, RELU6) leaves of an 8-bit output.
+  CodeRange quantized_activation(int32_t fused, const ActQuant& out) const;
+  // Makes invoke run `fn` for this node instead of the op's default.
+  void set_invoke(void (*fn)(OpContext& ctx)) const { node_state_.invoke = fn; }
+
+  // The node's state as an S, made (or remade, when a prepare switched kernels) on first use.
   template <typename S>
   S& state() const {
-    if (!node_state_.op) node_state_.op = std::make_unique<S>();
+    if (auto* existing = dynamic_cast<S*>(node_state_.op.get())) return *existing;
+    node_state_.op = std::make_unique<S>();
     return static_cast<S&>(*node_state_.op);
   }
 
@@ -158,6 +193,7 @@ std::span<const OpDef> reshape_ops();
 std::span<const OpDef> slice_ops();
 std::span<const OpDef> resize_ops();
 std::span<const OpDef> dequantize_ops();
+std::span<const OpDef> quantize_ops();
 
 }  // namespace baton::builtin
 

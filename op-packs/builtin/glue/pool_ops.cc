@@ -1,7 +1,8 @@
-// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN.
+// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc.
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "kernels/pool.h"
 #include "kernels/reduce.h"
 #include "op_codes.h"
@@ -15,14 +16,16 @@ struct PoolState : OpState {
 
 void pool_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require_float(input, "input");
+  const bool quantized = ctx.type(input) == BATON_TYPE_UINT8 || ctx.type(input) == BATON_TYPE_INT8;
+  if (!quantized) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_rank(input, "input", 4);
   const auto& o = ctx.options().u.pool;
   ctx.require(o.stride_h > 0 && o.stride_w > 0 && o.filter_h > 0 && o.filter_w > 0,
               "filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) + " and strides " +
                   std::to_string(o.stride_h) + "x" + std::to_string(o.stride_w) + " must be positive");
   const auto in = ctx.shape(input);
-  PoolParams& p = ctx.state<PoolState>().params;
+  PoolParams geometry;
+  PoolParams& p = quantized ? geometry : ctx.state<PoolState>().params;
   p.batch = in[0];
   p.in_h = in[1];
   p.in_w = in[2];
@@ -35,6 +38,7 @@ void pool_prepare(OpContext& ctx) {
   pool_compute_geometry(ctx.padding(o.padding), p);
   ctx.require(p.out_h > 0 && p.out_w > 0, "the window does not fit the input with VALID padding");
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.channels});
+  if (quantized) quantized_pool_prepare(ctx, p);
 }
 
 void average_pool_invoke(OpContext& ctx) {

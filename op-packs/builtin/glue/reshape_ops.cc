@@ -1,10 +1,12 @@
 // Ops that move data without arithmetic: RESHAPE, PAD, PADV2, CONCATENATION, PACK, UNPACK, SPLIT,
-// DEPTH_TO_SPACE and TRANSPOSE. They work on any element of 4 or 8 bytes that needs no requantizing
-// (float32, int32, int64); shapes and chunk sizes are fixed in prepare.
+// DEPTH_TO_SPACE and TRANSPOSE, on float32, int32, int64 and 8-bit codes; shapes and chunk sizes are
+// fixed in prepare. 8-bit PAD writes the zero point (0.0); an 8-bit CONCATENATION whose inputs have
+// other scales than the output rescales them (glue/quantized_ops.cc).
 #include <cstring>
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "kernels/concat.h"
 #include "kernels/pad.h"
 #include "kernels/transpose.h"
@@ -14,7 +16,24 @@ namespace baton::builtin {
 namespace {
 
 constexpr std::initializer_list<baton_tensor_type> kMoveTypes = {BATON_TYPE_FLOAT32, BATON_TYPE_INT32,
-                                                                  BATON_TYPE_INT64};
+                                                                  BATON_TYPE_INT64, BATON_TYPE_UINT8,
+                                                                  BATON_TYPE_INT8};
+
+bool is_8bit(const OpContext& ctx, const baton_tensor* t) {
+  return ctx.type(t) == BATON_TYPE_UINT8 || ctx.type(t) == BATON_TYPE_INT8;
+}
+
+// An 8-bit op that moves codes without rescaling needs the output to share the input's scale and
+// zero point (as TFLite checks).
+void require_same_quantization(const OpContext& ctx, const baton_tensor* in, const baton_tensor* out,
+                               const char* in_role) {
+  const ActQuant a = ctx.act_quant(in, in_role);
+  const ActQuant b = ctx.act_quant(out, "output");
+  ctx.require(a.scale == b.scale && a.zero_point == b.zero_point,
+              std::string(in_role) + " (" + ctx.tensor_label(in) + ") has scale " + std::to_string(a.scale) +
+                  " and zero point " + std::to_string(a.zero_point) + ", the output " + std::to_string(b.scale) +
+                  " and " + std::to_string(b.zero_point) + "; this op does not rescale");
+}
 
 void require_same_type(const OpContext& ctx, const baton_tensor* a, const baton_tensor* b, const char* what) {
   ctx.require(ctx.type(a) == ctx.type(b), std::string(what) + " type " + type_name(ctx.type(b)) +
@@ -86,6 +105,7 @@ void copy_invoke(OpContext& ctx) {
 
 struct PadState : OpState {
   PadPlan plan;
+  uint8_t pad_byte = 0;  // 8-bit PAD: the code of 0.0 (the zero point)
 };
 
 void pad_prepare(OpContext& ctx) {
@@ -98,12 +118,21 @@ void pad_prepare(OpContext& ctx) {
   const std::vector<int64_t> pads = ctx.constant_ints(paddings, "paddings (input 1)");
   ctx.require(static_cast<int>(pads.size()) == 2 * rank, "paddings has " + std::to_string(pads.size()) +
                                                              " values, needs 2 x rank = " + std::to_string(2 * rank));
-  if (ctx.op_code() == op::kPadV2 && ctx.optional_input(2)) {
+  const bool has_value = ctx.op_code() == op::kPadV2 && ctx.optional_input(2);
+  if (has_value) {
     baton_tensor* value = ctx.input(2);
     require_same_type(ctx, input, value, "constant_values");
     ctx.require(ctx.element_count(value) == 1, "constant_values must hold one value");
+    if (is_8bit(ctx, input)) require_same_quantization(ctx, value, ctx.output(0), "constant_values");
   }
-  PadPlan& plan = ctx.state<PadState>().plan;
+  auto& state = ctx.state<PadState>();
+  state.pad_byte = 0;
+  if (is_8bit(ctx, input)) {
+    require_same_type(ctx, input, ctx.output(0), "output");
+    require_same_quantization(ctx, input, ctx.output(0), "input");
+    state.pad_byte = static_cast<uint8_t>(ctx.act_quant(ctx.output(0), "output").zero_point);
+  }
+  PadPlan& plan = state.plan;
   plan.rank = rank;
   std::vector<int32_t> out(rank);
   for (int d = 0; d < rank; ++d) {
@@ -119,10 +148,12 @@ void pad_prepare(OpContext& ctx) {
 void pad_invoke(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const size_t size = element_size(ctx.type(input));
+  const auto& state = ctx.state<PadState>();
   uint64_t zero = 0;
   const void* value = &zero;
+  if (size == 1) value = &state.pad_byte;
   if (ctx.op_code() == op::kPadV2 && ctx.optional_input(2)) value = ctx.data<void>(ctx.input(2));
-  pad(ctx.state<PadState>().plan, ctx.data<void>(input), ctx.mutable_data<void>(ctx.output(0)), size, value);
+  pad(state.plan, ctx.data<void>(input), ctx.mutable_data<void>(ctx.output(0)), size, value);
 }
 
 // ---- CONCATENATION / PACK ----
@@ -180,6 +211,13 @@ void concat_prepare(OpContext& ctx) {
     ctx.require(!s.clamp || ctx.type(first) == BATON_TYPE_FLOAT32, "a fused activation needs float32");
   }
   ctx.set_output_shape(ctx.output(0), out);
+  if (is_8bit(ctx, first)) {
+    require_same_type(ctx, first, ctx.output(0), "output");
+    if (!pack) return quantized_concat_prepare(ctx, s.outer, s.chunks);
+    for (int i = 0; i < count; ++i) {
+      require_same_quantization(ctx, ctx.input(i), ctx.output(0), ("input " + std::to_string(i)).c_str());
+    }
+  }
 }
 
 void concat_invoke(OpContext& ctx) {

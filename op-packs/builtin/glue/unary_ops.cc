@@ -1,5 +1,7 @@
 // Elementwise unary ops (activations, math functions) and SOFTMAX: the output has the input's shape.
+// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "kernels/unary.h"
 #include "op_codes.h"
 
@@ -24,8 +26,17 @@ UnaryOp unary_op_of(int32_t code) {
   }
 }
 
+bool is_8bit(const OpContext& ctx, const baton_tensor* t) {
+  return ctx.type(t) == BATON_TYPE_UINT8 || ctx.type(t) == BATON_TYPE_INT8;
+}
+
 void same_shape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
+  if (ctx.op_code() == op::kLogistic && is_8bit(ctx, input)) {
+    ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+    return quantized_logistic_prepare(ctx);
+  }
+  if (ctx.op_code() == op::kLogistic) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_float(input, "input");
   ctx.set_output_shape(ctx.output(0), ctx.shape(input));
 }
@@ -37,7 +48,13 @@ void unary_invoke(OpContext& ctx) {
 }
 
 void softmax_prepare(OpContext& ctx) {
-  ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  baton_tensor* input = ctx.input(0);
+  ctx.require(ctx.rank(input) >= 1, "input must have rank >= 1");
+  if (is_8bit(ctx, input)) {
+    ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+    return quantized_softmax_prepare(ctx);
+  }
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   same_shape_prepare(ctx);
 }
 

@@ -55,12 +55,12 @@ TEST_F(PackTest, ConvWithDequantizedFilterAndFusedRelu) {
   EXPECT_EQ(g.values<float>(out), (std::vector<float>{3.5f, 0.0f}));  // 5-2+.5, max(0, 1-4+.5)
 }
 
-TEST_F(PackTest, RefusesInt8WithNodeAndOpInMessage) {
+TEST_F(PackTest, RefusesInt16WithNodeAndOpInMessage) {
   FakeGraph g;
-  const std::vector<int8_t> q(16, 1);
-  const int input = g.add_tensor(BATON_TYPE_INT8, {1, 4, 4, 1}, q.data());
+  const std::vector<int16_t> q(16, 1);
+  const int input = g.add_tensor(BATON_TYPE_INT16, {1, 4, 4, 1}, q.data());
   const int filter = g.floats({1, 1, 1, 1}, {1}, true);
-  const int out = g.output(BATON_TYPE_INT8);
+  const int out = g.output(BATON_TYPE_INT16);
   const int dummy = g.output();
   // Node 0 is a RELU so the CONV is node 1.
   g.add_node(op::kRelu, {filter}, {dummy});
@@ -68,7 +68,7 @@ TEST_F(PackTest, RefusesInt8WithNodeAndOpInMessage) {
   conv.options.u.conv = {BATON_PADDING_SAME, 1, 1, 1, 1, 1, 0};
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_UNSUPPORTED);
-  EXPECT_EQ(error, "node 1 CONV_2D: input type INT8 not supported by the builtin pack (float32 only)");
+  EXPECT_EQ(error, "node 1 CONV_2D: input type INT16 not supported by the builtin pack (FLOAT32, UINT8, INT8)");
 }
 
 TEST_F(PackTest, ReshapeInfersMinusOne) {

@@ -1,0 +1,448 @@
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with 8-bit activations (uint8 asymmetric with a
+// uint8 filter, or int8 with an int8 filter per tensor or per output channel, int32 bias), and CONV_2D /
+// FULLY_CONNECTED with float activations and int8 weights (TFLite's dynamic-range kernels). Weights
+// and biases must be constant: they are packed, summed and turned into per-channel multipliers here,
+// once.
+//
+// Multipliers follow TFLite 2.9's Prepare arithmetic, which differs by type: for uint8 (and every
+// FULLY_CONNECTED) the real multiplier is float(input_scale * filter_scale), widened, divided by the
+// output scale in double; for int8 convolutions it is input_scale * filter_scale[c] / output_scale all
+// in double. The last bit of the multiplier, and so of some outputs, depends on it.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "glue/quantized_ops.h"
+#include "glue/scratch_buffer.h"
+#include "kernels/hybrid.h"
+#include "kernels/qconv.h"
+#include "kernels/qdepthwise.h"
+#include "kernels/qgemm.h"
+
+namespace baton::builtin {
+namespace {
+
+// The weights' quantization, checked: per tensor, or per channel along `channel_dim` with `channels`
+// scales. `scales` always has `channels` entries (a per-tensor scale repeated).
+struct WeightQuant {
+  bool per_channel = false;
+  std::vector<float> scales;
+  std::vector<int32_t> zero_points;  // `channels` entries
+};
+
+WeightQuant weight_quant(const OpContext& ctx, const baton_tensor* w, const char* role, int channels,
+                         int channel_dim, bool allow_per_channel) {
+  const TensorQuant q = ctx.quant(w);
+  const std::string who = std::string(role) + " (" + ctx.tensor_label(w) + ")";
+  if (q.count == 0) ctx.fail(BATON_UNSUPPORTED, who + " has no quantization parameters");
+  WeightQuant out;
+  if (q.count > 1) {
+    if (!allow_per_channel) {
+      ctx.fail(BATON_UNSUPPORTED, who + " has per-channel quantization (" + std::to_string(q.count) +
+                                      " scales); this op takes one scale for the whole tensor");
+    }
+    if (q.dimension != channel_dim) {
+      ctx.fail(BATON_UNSUPPORTED, who + " is quantized per channel along dimension " + std::to_string(q.dimension) +
+                                      "; the output channels are dimension " + std::to_string(channel_dim));
+    }
+    if (q.count != channels) {
+      ctx.fail(BATON_INVALID_ARGUMENT, who + " has " + std::to_string(q.count) + " scales for " +
+                                           std::to_string(channels) + " output channels");
+    }
+    out.per_channel = true;
+  }
+  const bool is_signed = ctx.type(w) == BATON_TYPE_INT8;
+  const CodeRange range = code_range(is_signed);
+  for (int c = 0; c < channels; ++c) {
+    const int i = out.per_channel ? c : 0;
+    const float scale = q.scale(i);
+    const int64_t zero = q.zero_point(i);
+    if (!(scale > 0.0f) || !std::isfinite(scale)) {
+      ctx.fail(BATON_INVALID_ARGUMENT, who + " has scale " + std::to_string(scale) + " (must be positive and finite)");
+    }
+    if (zero < range.lo || zero > range.hi) {
+      ctx.fail(BATON_INVALID_ARGUMENT, who + " has zero point " + std::to_string(zero) + ", outside " +
+                                           type_name(ctx.type(w)) + "'s range");
+    }
+    out.scales.push_back(scale);
+    out.zero_points.push_back(static_cast<int32_t>(zero));
+  }
+  return out;
+}
+
+// A constant int32 bias of `channels` entries (zeros when the node has none).
+std::vector<int32_t> int32_bias(const OpContext& ctx, int index, int channels) {
+  std::vector<int32_t> bias(channels, 0);
+  baton_tensor* t = ctx.optional_input(index);
+  if (!t) return bias;
+  ctx.require_type(t, "bias", {BATON_TYPE_INT32});
+  ctx.require(ctx.element_count(t) == channels, "bias has " + std::to_string(ctx.element_count(t)) +
+                                                    " elements, the output has " + std::to_string(channels) +
+                                                    " channels");
+  const auto* data = ctx.constant_data<int32_t>(t, "bias");
+  bias.assign(data, data + channels);
+  return bias;
+}
+
+// TFLite's sanity check of a per-tensor bias scale against input_scale * filter_scale.
+void check_bias_scale(const OpContext& ctx, int index, double product_scale, float out_scale) {
+  baton_tensor* t = ctx.optional_input(index);
+  if (!t) return;
+  const TensorQuant q = ctx.quant(t);
+  if (q.count != 1) return;
+  const double diff = std::abs(product_scale - static_cast<double>(q.scale()));
+  ctx.require(diff / out_scale <= 0.02, "bias (" + ctx.tensor_label(t) + ") scale " + std::to_string(q.scale()) +
+                                            " does not match input scale x filter scale " +
+                                            std::to_string(product_scale));
+}
+
+QuantizedMultiplier checked_multiplier(const OpContext& ctx, double real) {
+  const QuantizedMultiplier m = quantize_multiplier(real);
+  ctx.require(m.shift <= 30, "the output scale is too small for the input and filter scales (rescale factor " +
+                                 std::to_string(real) + ")");
+  return m;
+}
+
+// The float weights scale of a dynamic-range kernel: int8, symmetric.
+WeightQuant hybrid_weight_quant(const OpContext& ctx, const baton_tensor* w, int channels, int channel_dim,
+                                bool allow_per_channel) {
+  ctx.require_type(w, "filter", {BATON_TYPE_INT8});
+  WeightQuant q = weight_quant(ctx, w, "filter", channels, channel_dim, allow_per_channel);
+  for (int32_t z : q.zero_points) {
+    if (z != 0) {
+      ctx.fail(BATON_UNSUPPORTED, "filter (" + ctx.tensor_label(w) + ") has zero point " + std::to_string(z) +
+                                      "; int8 weights with float activations must be symmetric (zero point 0)");
+    }
+  }
+  return q;
+}
+
+std::vector<float> float_bias(const OpContext& ctx, int index, int channels) {
+  baton_tensor* t = ctx.optional_input(index);
+  if (!t) return {};
+  ctx.require_float(t, "bias");
+  ctx.require(ctx.element_count(t) == channels, "bias has " + std::to_string(ctx.element_count(t)) +
+                                                    " elements, the output has " + std::to_string(channels) +
+                                                    " channels");
+  const float* data = ctx.constant_data<float>(t, "bias");
+  std::vector<float> bias(qgemm_n_padded(channels), 0.0f);
+  std::copy(data, data + channels, bias.begin());
+  return bias;
+}
+
+// ---- the shared 8-bit GEMM setup (CONV_2D and FULLY_CONNECTED) ------------------------------------------
+
+struct QGemmSetup {
+  QuantIsa isa = QuantIsa::kScalar;
+  bool is_signed = false;
+  int n = 0, k = 0;
+  std::vector<int8_t> packed;
+  std::vector<int32_t> col_sums, col_offset, multiplier, shift;
+  QGemmRequantOutput out;
+  ScratchBuffer scratch;
+};
+
+// Packs the constant weights (n x k) and precomputes every per-column term.
+void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tensor* weights, int n, int k,
+                 bool allow_per_channel, bool double_product, int32_t fused_activation) {
+  baton_tensor* output = ctx.output(0);
+  const ActQuant in = ctx.act_quant(input, "input");
+  const baton_tensor_type wt = in.is_signed ? BATON_TYPE_INT8 : BATON_TYPE_UINT8;
+  ctx.require_type(weights, "filter", {wt});
+  ctx.require_type(output, "output", {ctx.type(input)});
+  const ActQuant out = ctx.act_quant(output, "output");
+  const WeightQuant wq = weight_quant(ctx, weights, "filter", n, 0, allow_per_channel && in.is_signed);
+  if (wq.per_channel) {
+    for (int32_t z : wq.zero_points) {
+      ctx.require(z == 0, "filter (" + ctx.tensor_label(weights) + ") has per-channel zero point " + std::to_string(z) +
+                              " (int8 per-channel weights must be symmetric)");
+    }
+  }
+  const std::vector<int32_t> bias = int32_bias(ctx, 2, n);
+  if (!wq.per_channel) {
+    check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scales[0]), out.scale);
+  }
+  const uint8_t* w = ctx.constant_data<uint8_t>(weights, "filter");
+  g.isa = best_quant_isa();
+  g.is_signed = in.is_signed;
+  g.n = n;
+  g.k = k;
+  const int np = qgemm_n_padded(n);
+  g.packed.assign(qgemm_packed_b_size(n, k), 0);
+  g.col_sums.assign(np, 0);
+  qgemm_pack_b(w, k, n, k, !in.is_signed, g.packed.data(), g.col_sums.data());
+  const int32_t a_zero = in.zero_point + (in.is_signed ? 128 : 0);
+  const int32_t b_zero = wq.zero_points[0] - (in.is_signed ? 0 : 128);
+  g.col_offset.assign(np, 0);
+  qgemm_column_offsets(n, k, bias.data(), g.col_sums.data(), a_zero, b_zero, g.col_offset.data());
+  g.multiplier.assign(np, 0);
+  g.shift.assign(np, 0);
+  for (int c = 0; c < n; ++c) {
+    const double real = double_product ? static_cast<double>(in.scale) * static_cast<double>(wq.scales[c]) /
+                                             static_cast<double>(out.scale)
+                                       : static_cast<double>(in.scale * wq.scales[c]) / static_cast<double>(out.scale);
+    const QuantizedMultiplier m = checked_multiplier(ctx, real);
+    g.multiplier[c] = m.multiplier;
+    g.shift[c] = m.shift;
+  }
+  const CodeRange range = ctx.quantized_activation(fused_activation, out);
+  g.out.col_offset = g.col_offset.data();
+  g.out.b_zero = b_zero;
+  g.out.multiplier = g.multiplier.data();
+  g.out.shift = g.shift.data();
+  g.out.zero_point = out.zero_point;
+  g.out.lo = range.lo;
+  g.out.hi = range.hi;
+  g.out.ldc = n;
+  g.scratch.resize(static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
+}
+
+// ---- CONV_2D -------------------------------------------------------------------------------------------
+
+struct QConvState : OpState {
+  ConvParams p;
+  QGemmSetup g;
+  std::vector<uint8_t> pad_bytes;  // per batch
+};
+
+void quantized_conv_invoke(OpContext& ctx) {
+  auto& s = ctx.state<QConvState>();
+  QGemmRequantOutput out = s.g.out;
+  out.out = ctx.mutable_data<uint8_t>(ctx.output(0));
+  const QConvRows rows{&s.p, ctx.data<uint8_t>(ctx.input(0)), s.pad_bytes.data()};
+  qgemm(s.g.isa, rows.rows(s.g.is_signed), conv_rows(s.p), s.p.out_c, conv_depth(s.p), s.g.packed.data(), out,
+        s.g.scratch.data(), ctx.parallel());
+}
+
+struct HybridGemm {
+  QuantIsa isa = QuantIsa::kScalar;
+  std::vector<int8_t> packed;
+  std::vector<int32_t> col_sums;
+  std::vector<float> col_scale, bias;
+  ScratchBuffer scratch;
+  // Filled at invoke, sized here.
+  std::vector<int8_t> quantized;    // the input, quantized batch row by batch row
+  std::vector<float> row_scale;     // per GEMM row
+  std::vector<int32_t> row_zero;    // per GEMM row, uint8 domain
+};
+
+void setup_hybrid(OpContext& ctx, HybridGemm& h, baton_tensor* weights, const WeightQuant& wq, int n, int k,
+                  int rows, int64_t input_elements) {
+  const int np = qgemm_n_padded(n);
+  h.isa = best_quant_isa();
+  h.packed.assign(qgemm_packed_b_size(n, k), 0);
+  h.col_sums.assign(np, 0);
+  qgemm_pack_b(ctx.constant_data<uint8_t>(weights, "filter"), k, n, k, false, h.packed.data(), h.col_sums.data());
+  h.col_scale.assign(np, 0.0f);
+  std::copy(wq.scales.begin(), wq.scales.end(), h.col_scale.begin());
+  h.bias = float_bias(ctx, 2, n);
+  h.scratch.resize(static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
+  h.quantized.assign(static_cast<size_t>(input_elements), 0);
+  h.row_scale.assign(rows, 0.0f);
+  h.row_zero.assign(rows, 0);
+}
+
+QGemmFloatOutput hybrid_output(HybridGemm& h, ActivationRange range, float* out, int ldc) {
+  QGemmFloatOutput o;
+  o.col_sums = h.col_sums.data();
+  o.row_zero = h.row_zero.data();
+  o.row_scale = h.row_scale.data();
+  o.col_scale = h.col_scale.data();
+  o.bias = h.bias.empty() ? nullptr : h.bias.data();
+  o.range = range;
+  o.out = out;
+  o.ldc = ldc;
+  return o;
+}
+
+struct HybridConvState : OpState {
+  ConvParams p;
+  bool asymmetric = false;
+  HybridGemm h;
+  std::vector<uint8_t> pad_bytes;
+};
+
+void hybrid_conv_invoke(OpContext& ctx) {
+  auto& s = ctx.state<HybridConvState>();
+  const ConvParams& p = s.p;
+  const float* input = ctx.data<float>(ctx.input(0));
+  const int image = p.in_h * p.in_w * p.in_c;
+  const int rows_per_image = p.out_h * p.out_w;
+  for (int b = 0; b < p.batch; ++b) {
+    float scale = 1.0f;
+    int32_t zero = 0;
+    int8_t* q = s.h.quantized.data() + static_cast<size_t>(b) * image;
+    if (s.asymmetric) asymmetric_quantize_row(input + static_cast<size_t>(b) * image, image, q, &scale, &zero);
+    else symmetric_quantize_row(input + static_cast<size_t>(b) * image, image, q, &scale);
+    s.pad_bytes[b] = static_cast<uint8_t>(static_cast<int8_t>(zero));
+    std::fill_n(s.h.row_scale.begin() + static_cast<size_t>(b) * rows_per_image, rows_per_image, scale);
+    std::fill_n(s.h.row_zero.begin() + static_cast<size_t>(b) * rows_per_image, rows_per_image, zero + 128);
+  }
+  const QConvRows rows{&p, reinterpret_cast<const uint8_t*>(s.h.quantized.data()), s.pad_bytes.data()};
+  qgemm(s.h.isa, rows.rows(true), conv_rows(p), p.out_c, conv_depth(p), s.h.packed.data(),
+        hybrid_output(s.h, p.range, ctx.mutable_data<float>(ctx.output(0)), p.out_c), s.h.scratch.data(),
+        ctx.parallel());
+}
+
+// ---- DEPTHWISE_CONV_2D ---------------------------------------------------------------------------------
+
+struct QDepthwiseState : OpState {
+  QDepthwiseParams q;
+  QuantIsa isa = QuantIsa::kScalar;
+  std::vector<int32_t> filter, bias, multiplier, shift, scratch;
+};
+
+void quantized_depthwise_invoke(OpContext& ctx) {
+  auto& s = ctx.state<QDepthwiseState>();
+  qdepthwise_conv2d(s.isa, s.q, ctx.data<uint8_t>(ctx.input(0)), ctx.mutable_data<uint8_t>(ctx.output(0)),
+                    s.scratch.data(), ctx.parallel());
+}
+
+// ---- FULLY_CONNECTED -----------------------------------------------------------------------------------
+
+struct QFullyConnectedState : OpState {
+  int batch = 0;
+  QGemmSetup g;
+};
+
+void quantized_fully_connected_invoke(OpContext& ctx) {
+  auto& s = ctx.state<QFullyConnectedState>();
+  QGemmRequantOutput out = s.g.out;
+  out.out = ctx.mutable_data<uint8_t>(ctx.output(0));
+  const QDenseRows rows{ctx.data<uint8_t>(ctx.input(0)), s.g.k};
+  qgemm(s.g.isa, rows.rows(s.g.is_signed), s.batch, s.g.n, s.g.k, s.g.packed.data(), out, s.g.scratch.data(),
+        ctx.parallel());
+}
+
+struct HybridFullyConnectedState : OpState {
+  int units = 0, depth = 0, batch = 0;
+  bool asymmetric = false;
+  ActivationRange range;
+  HybridGemm h;
+};
+
+void hybrid_fully_connected_invoke(OpContext& ctx) {
+  auto& s = ctx.state<HybridFullyConnectedState>();
+  const float* input = ctx.data<float>(ctx.input(0));
+  for (int b = 0; b < s.batch; ++b) {
+    float scale = 1.0f;
+    int32_t zero = 0;
+    const float* row = input + static_cast<size_t>(b) * s.depth;
+    int8_t* q = s.h.quantized.data() + static_cast<size_t>(b) * s.depth;
+    if (s.asymmetric) asymmetric_quantize_row(row, s.depth, q, &scale, &zero);
+    else symmetric_quantize_row(row, s.depth, q, &scale);
+    s.h.row_scale[b] = scale;
+    s.h.row_zero[b] = zero + 128;
+  }
+  const QDenseRows rows{reinterpret_cast<const uint8_t*>(s.h.quantized.data()), s.depth};
+  qgemm(s.h.isa, rows.rows(true), s.batch, s.units, s.depth, s.h.packed.data(),
+        hybrid_output(s.h, s.range, ctx.mutable_data<float>(ctx.output(0)), s.units), s.h.scratch.data(),
+        ctx.parallel());
+}
+
+}  // namespace
+
+void quantized_conv_prepare(OpContext& ctx) {
+  auto& s = ctx.state<QConvState>();
+  s.p = conv_geometry(ctx);
+  baton_tensor* input = ctx.input(0);
+  setup_qgemm(ctx, s.g, input, ctx.input(1), s.p.out_c, conv_depth(s.p), true, ctx.type(input) == BATON_TYPE_INT8,
+              ctx.options().u.conv.activation);
+  const ActQuant in = ctx.act_quant(input, "input");
+  s.pad_bytes.assign(s.p.batch, static_cast<uint8_t>(in.zero_point));
+  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
+  ctx.set_invoke(quantized_conv_invoke);
+}
+
+void hybrid_conv_prepare(OpContext& ctx) {
+  auto& s = ctx.state<HybridConvState>();
+  s.p = conv_geometry(ctx);
+  s.p.range = ctx.activation(ctx.options().u.conv.activation);
+  ctx.require_float(ctx.output(0), "output");
+  baton_tensor* filter = ctx.input(1);
+  const WeightQuant wq = hybrid_weight_quant(ctx, filter, s.p.out_c, 0, true);
+  // TFLite: per-channel weights quantize the input asymmetrically, per-tensor weights symmetrically.
+  s.asymmetric = wq.per_channel;
+  setup_hybrid(ctx, s.h, filter, wq, s.p.out_c, conv_depth(s.p), conv_rows(s.p), ctx.element_count(ctx.input(0)));
+  s.pad_bytes.assign(s.p.batch, 0);
+  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
+  ctx.set_invoke(hybrid_conv_invoke);
+}
+
+void quantized_depthwise_prepare(OpContext& ctx) {
+  auto& s = ctx.state<QDepthwiseState>();
+  QDepthwiseParams& q = s.q;
+  q.geo = depthwise_geometry(ctx);
+  const DepthwiseParams& g = q.geo;
+  const int out_c = g.in_c * g.depth_multiplier;
+  baton_tensor* input = ctx.input(0);
+  baton_tensor* filter = ctx.input(1);
+  baton_tensor* output = ctx.output(0);
+  const ActQuant in = ctx.act_quant(input, "input");
+  ctx.require_type(filter, "filter", {in.is_signed ? BATON_TYPE_INT8 : BATON_TYPE_UINT8});
+  ctx.require_type(output, "output", {ctx.type(input)});
+  const ActQuant out = ctx.act_quant(output, "output");
+  const WeightQuant wq = weight_quant(ctx, filter, "filter", out_c, 3, in.is_signed);
+  if (!wq.per_channel) check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scales[0]), out.scale);
+  s.bias = int32_bias(ctx, 2, out_c);
+  const uint8_t* w = ctx.constant_data<uint8_t>(filter, "filter");
+  const int taps = g.filter_h * g.filter_w;
+  s.filter.assign(static_cast<size_t>(taps) * out_c, 0);
+  for (int t = 0; t < taps; ++t) {
+    for (int c = 0; c < out_c; ++c) {
+      const uint8_t byte = w[static_cast<size_t>(t) * out_c + c];
+      const int32_t code = in.is_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
+      s.filter[static_cast<size_t>(t) * out_c + c] = code - wq.zero_points[c];
+    }
+  }
+  s.multiplier.assign(out_c, 0);
+  s.shift.assign(out_c, 0);
+  for (int c = 0; c < out_c; ++c) {
+    const double real = in.is_signed ? static_cast<double>(in.scale) * static_cast<double>(wq.scales[c]) /
+                                           static_cast<double>(out.scale)
+                                     : static_cast<double>(in.scale * wq.scales[c]) / static_cast<double>(out.scale);
+    const QuantizedMultiplier m = checked_multiplier(ctx, real);
+    s.multiplier[c] = m.multiplier;
+    s.shift[c] = m.shift;
+  }
+  const CodeRange range = ctx.quantized_activation(ctx.options().u.conv.activation, out);
+  q.is_signed = in.is_signed;
+  q.input_zero = in.zero_point;
+  q.filter = s.filter.data();
+  q.bias = s.bias.data();
+  q.multiplier = s.multiplier.data();
+  q.shift = s.shift.data();
+  q.output_zero = out.zero_point;
+  q.lo = range.lo;
+  q.hi = range.hi;
+  s.isa = best_quant_isa();
+  s.scratch.assign(qdepthwise_scratch_size(q, ctx.workers()), 0);
+  ctx.set_output_shape(output, {g.batch, g.out_h, g.out_w, out_c});
+  ctx.set_invoke(quantized_depthwise_invoke);
+}
+
+void quantized_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch) {
+  auto& s = ctx.state<QFullyConnectedState>();
+  s.batch = batch;
+  // TFLite 2.9's FULLY_CONNECTED takes one weights scale, and the float product for the multiplier.
+  setup_qgemm(ctx, s.g, ctx.input(0), ctx.input(1), units, depth, false, false,
+              ctx.options().u.fully_connected.activation);
+  ctx.set_invoke(quantized_fully_connected_invoke);
+}
+
+void hybrid_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch) {
+  auto& s = ctx.state<HybridFullyConnectedState>();
+  s.units = units;
+  s.depth = depth;
+  s.batch = batch;
+  ctx.require_float(ctx.output(0), "output");
+  const auto& o = ctx.options().u.fully_connected;
+  s.asymmetric = o.asymmetric_quantize_inputs != 0;
+  s.range = ctx.activation(o.activation);
+  baton_tensor* weights = ctx.input(1);
+  const WeightQuant wq = hybrid_weight_quant(ctx, weights, units, 0, false);
+  setup_hybrid(ctx, s.h, weights, wq, units, depth, batch, static_cast<int64_t>(batch) * depth);
+  ctx.set_invoke(hybrid_fully_connected_invoke);
+}
+
+}  // namespace baton::builtin

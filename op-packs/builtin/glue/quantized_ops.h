@@ -1,0 +1,43 @@
+// The 8-bit (uint8 / int8 activations) and int8-weight ("dynamic range": float activations, int8
+// weights) variants of the builtin ops. An op's float prepare looks at the tensor types and hands the
+// node to one of these; each checks types, shapes, scales and zero points, precomputes multipliers and
+// packed weights, and sets the invoke that runs it (OpContext::set_invoke). Invoke only computes.
+#ifndef BATON_BUILTIN_GLUE_QUANTIZED_OPS_H
+#define BATON_BUILTIN_GLUE_QUANTIZED_OPS_H
+
+#include <cstdint>
+#include <vector>
+
+#include "glue/op_context.h"
+#include "kernels/conv.h"
+#include "kernels/binary.h"
+#include "kernels/depthwise_conv.h"
+#include "kernels/pool.h"
+
+namespace baton::builtin {
+
+// Geometry shared with the float kernels (glue/conv_ops.cc): shapes, strides, padding; fails on
+// impossible ones. The activation range is left for the caller.
+ConvParams conv_geometry(OpContext& ctx);
+DepthwiseParams depthwise_geometry(OpContext& ctx);
+
+// glue/quantized_conv_ops.cc
+void quantized_conv_prepare(OpContext& ctx);
+void hybrid_conv_prepare(OpContext& ctx);
+void quantized_depthwise_prepare(OpContext& ctx);
+// `units`, `depth` and `batch` as the float prepare computed them (it has set the output shape).
+void quantized_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch);
+void hybrid_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch);
+
+// glue/quantized_ops.cc
+// ADD, SUB, MUL with the broadcast the float prepare planned (it has set the output shape).
+void quantized_binary_prepare(OpContext& ctx, const BroadcastPlan& plan);
+void quantized_pool_prepare(OpContext& ctx, const PoolParams& geometry);
+void quantized_logistic_prepare(OpContext& ctx);
+void quantized_softmax_prepare(OpContext& ctx);
+// CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.
+void quantized_concat_prepare(OpContext& ctx, int64_t outer, std::vector<int64_t> chunks);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_GLUE_QUANTIZED_OPS_H

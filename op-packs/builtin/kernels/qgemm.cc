@@ -1,0 +1,460 @@
+#include "kernels/qgemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/quant_math.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// GCC 12's AVX-512 headers initialise a placeholder from itself (`__Y = __Y`), which -Wmaybe-uninitialized
+// reports at every use; the warning is about the header, not this code.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#define BATON_QGEMM_X86 1
+#define BATON_TARGET_AVX2 __attribute__((target("avx2")))
+#define BATON_TARGET_VNNI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+#endif
+
+namespace baton::builtin {
+namespace {
+
+static_assert(kQGemmMC % kQGemmMR == 0);
+constexpr int kPanelA = kQGemmMR * 4;  // bytes of one k-group of an A panel
+constexpr int kPanelB = kQGemmNR * 4;  // bytes of one k-group of a B panel
+
+int32_t wrap_add(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
+int32_t wrap_mul(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b)); }
+
+// ---- packing A ----------------------------------------------------------------------------------------
+
+// Rows [m0, m0 + mc) into panels of kQGemmMR rows: panel p, group q, row r, byte t at
+// p * k4 * kPanelA + q * kPanelA + r * 4 + t. Missing rows and the k padding are zero. row_sum[r] is the
+// sum of row r's bytes (uint8 domain).
+void pack_a_block(const QGemmRows& a, int m0, int mc, int k, int k4, uint8_t* packed, int32_t* row_sum,
+                  uint8_t* row_scratch) {
+  const int panels = (mc + kQGemmMR - 1) / kQGemmMR;
+  const uint32_t flip = a.a_signed ? 0x80808080u : 0u;
+  const int full = k / 4;
+  for (int r = 0; r < panels * kQGemmMR; ++r) {
+    uint8_t* dst = packed + static_cast<size_t>(r / kQGemmMR) * k4 * kPanelA + (r % kQGemmMR) * 4;
+    if (r >= mc) {
+      for (int q = 0; q < k4; ++q) std::memset(dst + static_cast<size_t>(q) * kPanelA, 0, 4);
+      row_sum[r] = 0;
+      continue;
+    }
+    const uint8_t* src = a.row(a.context, m0 + r, row_scratch);
+    uint32_t sum = 0;
+    for (int q = 0; q < full; ++q) {
+      uint32_t v;
+      std::memcpy(&v, src + 4 * q, 4);
+      v ^= flip;
+      std::memcpy(dst + static_cast<size_t>(q) * kPanelA, &v, 4);
+      // The four bytes' sum, without unpacking them one by one.
+      const uint32_t pairs = (v & 0x00ff00ffu) + ((v >> 8) & 0x00ff00ffu);
+      sum += (pairs & 0xffffu) + (pairs >> 16);
+    }
+    if (full < k4) {
+      uint8_t tail[4] = {0, 0, 0, 0};
+      for (int t = 0; t < k - 4 * full; ++t) {
+        tail[t] = static_cast<uint8_t>(src[4 * full + t] ^ static_cast<uint8_t>(flip));
+        sum += tail[t];
+      }
+      std::memcpy(dst + static_cast<size_t>(full) * kPanelA, tail, 4);
+    }
+    row_sum[r] = static_cast<int32_t>(sum);
+  }
+}
+
+// ---- micro-kernels: tile[r][j] = sum over the k groups of A panel row r times B panel column j -------
+
+void kernel_scalar(const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
+  int32_t acc[kQGemmMR][kQGemmNR] = {};
+  for (int q = 0; q < k4; ++q) {
+    const uint8_t* ag = a + static_cast<size_t>(q) * kPanelA;
+    const int8_t* bg = b + static_cast<size_t>(q) * kPanelB;
+    for (int r = 0; r < kQGemmMR; ++r) {
+      for (int j = 0; j < kQGemmNR; ++j) {
+        int32_t s = 0;
+        for (int t = 0; t < 4; ++t) s += static_cast<int32_t>(ag[r * 4 + t]) * bg[j * 4 + t];
+        acc[r][j] = wrap_add(acc[r][j], s);
+      }
+    }
+  }
+  std::memcpy(tile, acc, sizeof(acc));
+}
+
+#ifdef BATON_QGEMM_X86
+
+// Bytes widened to int16 and multiplied pairwise with vpmaddwd: a group of B (16 columns x 4 k) is four
+// registers of 4 columns x 4 k; each product register holds per column two partial sums, added up
+// horizontally once at the end. Two rows at a time keep 8 accumulators, 4 B and 1 A register live.
+BATON_TARGET_AVX2 void kernel_avx2(const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
+  for (int rp = 0; rp < kQGemmMR; rp += 2) {
+    __m256i acc[2][4];
+    for (auto& row : acc) {
+      for (auto& v : row) v = _mm256_setzero_si256();
+    }
+    const uint8_t* ap = a + rp * 4;
+    const int8_t* bp = b;
+    for (int q = 0; q < k4; ++q) {
+      __m256i bw[4];
+      for (int c = 0; c < 4; ++c) bw[c] = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bp + 16 * c)));
+      for (int r = 0; r < 2; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, ap + r * 4, 4);
+        const __m256i av = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(quad)));
+        for (int c = 0; c < 4; ++c) acc[r][c] = _mm256_add_epi32(acc[r][c], _mm256_madd_epi16(av, bw[c]));
+      }
+      ap += kPanelA;
+      bp += kPanelB;
+    }
+    for (int r = 0; r < 2; ++r) {
+      // hadd gives columns [0 1 4 5 | 2 3 6 7]; the permute restores their order.
+      const __m256i lo = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
+      const __m256i hi = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][2], acc[r][3]), 0xD8);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(tile + (rp + r) * kQGemmNR), lo);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(tile + (rp + r) * kQGemmNR + 8), hi);
+    }
+  }
+}
+
+// vpdpbusd: each int32 lane adds four unsigned-by-signed byte products, exactly.
+BATON_TARGET_VNNI void kernel_vnni(const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
+  __m512i acc[kQGemmMR];
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMR; ++r) acc[r] = _mm512_setzero_si512();
+  for (int q = 0; q < k4; ++q) {
+    const __m512i bv = _mm512_loadu_si512(b + static_cast<size_t>(q) * kPanelB);
+    const uint8_t* ag = a + static_cast<size_t>(q) * kPanelA;
+#pragma GCC unroll 8
+    for (int r = 0; r < kQGemmMR; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, ag + r * 4, 4);
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(quad), bv);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMR; ++r) _mm512_storeu_si512(tile + r * kQGemmNR, acc[r]);
+}
+
+// ---- SIMD requantization (the rules of quant_math.h, lane by lane) -----------------------------------
+
+// floor((a * b + 2^30) / 2^31) for b >= 0, which is SaturatingRoundingDoublingHighMul there.
+BATON_TARGET_AVX2 inline __m256i srdhm8(__m256i a, __m256i b) {
+  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a, b), nudge);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32)), nudge);
+  even = _mm256_srli_epi64(even, 31);  // bits 31..62 to the low half
+  odd = _mm256_slli_epi64(odd, 1);     // bits 31..62 to the high half
+  return _mm256_blend_epi32(even, odd, 0xAA);
+}
+
+// `away`: all ones for TFLite's ties-away-from-zero final shift, zero for ruy's ties-upward one.
+BATON_TARGET_AVX2 inline __m256i requant8(__m256i x, __m256i mult, __m256i shift, __m256i zp, __m256i lo, __m256i hi,
+                                          __m256i away) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i left = _mm256_max_epi32(shift, zero);
+  const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+  const __m256i h = srdhm8(_mm256_sllv_epi32(x, left), mult);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), right), _mm256_set1_epi32(1));
+  const __m256i rem = _mm256_and_si256(h, mask);
+  // threshold = mask / 2 + (h < 0 when rounding away from zero); cmpgt yields -1 for true.
+  const __m256i threshold =
+      _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_and_si256(_mm256_cmpgt_epi32(zero, h), away));
+  __m256i v = _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, threshold));
+  v = _mm256_add_epi32(v, zp);
+  return _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+}
+
+// 16 clamped int32 codes (two registers) to 16 bytes.
+BATON_TARGET_AVX2 inline __m128i codes_to_bytes(__m256i c0, __m256i c1) {
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(c0, c1), 0xD8);  // int16, in order
+  // The codes are within [-128, 255]; take the low byte of each int16 without saturating.
+  const __m256i bytes = _mm256_shuffle_epi8(
+      w, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8, 10, 12, 14, -1,
+                          -1, -1, -1, -1, -1, -1, -1));
+  const __m256i joined = _mm256_permute4x64_epi64(bytes, 0x08);  // qwords 0 and 2
+  return _mm256_castsi256_si128(joined);
+}
+
+BATON_TARGET_VNNI inline __m512i srdhm16(__m512i a, __m512i b) {
+  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(a, b), nudge);
+  __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), nudge);
+  even = _mm512_srli_epi64(even, 31);
+  odd = _mm512_slli_epi64(odd, 1);
+  return _mm512_mask_blend_epi32(0xAAAA, even, odd);
+}
+
+BATON_TARGET_VNNI inline __m512i requant16(__m512i x, __m512i mult, __m512i shift, __m512i zp, __m512i lo, __m512i hi,
+                                           __mmask16 away) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i left = _mm512_max_epi32(shift, zero);
+  const __m512i right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+  const __m512i h = srdhm16(_mm512_sllv_epi32(x, left), mult);
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+  const __m512i rem = _mm512_and_si512(h, mask);
+  const __m512i threshold = _mm512_mask_add_epi32(_mm512_srli_epi32(mask, 1), _mm512_cmplt_epi32_mask(h, zero) & away,
+                                                  _mm512_srli_epi32(mask, 1), one);
+  __m512i v = _mm512_srav_epi32(h, right);
+  v = _mm512_mask_add_epi32(v, _mm512_cmpgt_epi32_mask(rem, threshold), v, one);
+  v = _mm512_add_epi32(v, zp);
+  return _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+}
+
+#endif  // BATON_QGEMM_X86
+
+// ---- output stages -------------------------------------------------------------------------------------
+
+struct TileSpot {
+  int row0, rows;  // rows of the output this tile covers (rows <= kQGemmMR)
+  int col0, cols;
+  const int32_t* row_sum;  // row_sum[0] is the tile's first row
+};
+
+void requant_tile_scalar(const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
+  for (int i = 0; i < t.rows; ++i) {
+    uint8_t* dst = o.out + static_cast<size_t>(t.row0 + i) * o.ldc + t.col0;
+    const int32_t row_term = wrap_mul(t.row_sum[i], o.b_zero);
+    for (int j = 0; j < t.cols; ++j) {
+      const int c = t.col0 + j;
+      const int32_t acc = wrap_add(wrap_add(tile[i * kQGemmNR + j], o.col_offset[c]), -row_term);
+      const Requantize rq{{o.multiplier[c], o.shift[c]}, o.zero_point, o.lo, o.hi, o.ties_upward};
+      dst[j] = static_cast<uint8_t>(requantize(acc, rq));
+    }
+  }
+}
+
+#ifdef BATON_QGEMM_X86
+
+BATON_TARGET_AVX2 void requant_tile_avx2(const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
+  __m256i off[2], mult[2], shift[2];
+  for (int h = 0; h < 2; ++h) {
+    off[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o.col_offset + t.col0 + 8 * h));
+    mult[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o.multiplier + t.col0 + 8 * h));
+    shift[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o.shift + t.col0 + 8 * h));
+  }
+  const __m256i zp = _mm256_set1_epi32(o.zero_point), lo = _mm256_set1_epi32(o.lo), hi = _mm256_set1_epi32(o.hi);
+  const __m256i away = _mm256_set1_epi32(o.ties_upward ? 0 : -1);
+  for (int i = 0; i < t.rows; ++i) {
+    const __m256i row_term = _mm256_set1_epi32(wrap_mul(t.row_sum[i], o.b_zero));
+    __m256i codes[2];
+    for (int h = 0; h < 2; ++h) {
+      __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tile + i * kQGemmNR + 8 * h));
+      acc = _mm256_sub_epi32(_mm256_add_epi32(acc, off[h]), row_term);
+      codes[h] = requant8(acc, mult[h], shift[h], zp, lo, hi, away);
+    }
+    const __m128i bytes = codes_to_bytes(codes[0], codes[1]);
+    uint8_t* dst = o.out + static_cast<size_t>(t.row0 + i) * o.ldc + t.col0;
+    if (t.cols == kQGemmNR) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
+    } else {
+      alignas(16) uint8_t tmp[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+      std::memcpy(dst, tmp, t.cols);
+    }
+  }
+}
+
+BATON_TARGET_VNNI void requant_tile_vnni(const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
+  const __m512i off = _mm512_loadu_si512(o.col_offset + t.col0);
+  const __m512i mult = _mm512_loadu_si512(o.multiplier + t.col0);
+  const __m512i shift = _mm512_loadu_si512(o.shift + t.col0);
+  const __m512i zp = _mm512_set1_epi32(o.zero_point), lo = _mm512_set1_epi32(o.lo), hi = _mm512_set1_epi32(o.hi);
+  const __mmask16 keep = static_cast<__mmask16>((1u << t.cols) - 1u);
+  const __mmask16 away = o.ties_upward ? 0 : 0xFFFF;
+  for (int i = 0; i < t.rows; ++i) {
+    __m512i acc = _mm512_loadu_si512(tile + i * kQGemmNR);
+    acc = _mm512_sub_epi32(_mm512_add_epi32(acc, off), _mm512_set1_epi32(wrap_mul(t.row_sum[i], o.b_zero)));
+    const __m128i bytes = _mm512_cvtepi32_epi8(requant16(acc, mult, shift, zp, lo, hi, away));  // low bytes
+    _mm_mask_storeu_epi8(o.out + static_cast<size_t>(t.row0 + i) * o.ldc + t.col0, keep, bytes);
+  }
+}
+
+#endif  // BATON_QGEMM_X86
+
+void float_tile(const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& o) {
+  for (int i = 0; i < t.rows; ++i) {
+    const int row = t.row0 + i;
+    float* dst = o.out + static_cast<size_t>(row) * o.ldc + t.col0;
+    const int32_t zero = o.row_zero ? o.row_zero[row] : 0;
+    const float row_scale = o.row_scale[row];
+    for (int j = 0; j < t.cols; ++j) {
+      const int c = t.col0 + j;
+      const int32_t acc = wrap_add(tile[i * kQGemmNR + j], -wrap_mul(zero, o.col_sums[c]));
+      float v = static_cast<float>(acc) * (row_scale * o.col_scale[c]);
+      if (o.bias) v += o.bias[c];
+      dst[j] = clamp_activation(v, o.range);
+    }
+  }
+}
+
+void run_kernel(QuantIsa isa, const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
+#ifdef BATON_QGEMM_X86
+  if (isa == QuantIsa::kAvx512Vnni) return kernel_vnni(a, b, k4, tile);
+  if (isa == QuantIsa::kAvx2) return kernel_avx2(a, b, k4, tile);
+#endif
+  (void)isa;
+  kernel_scalar(a, b, k4, tile);
+}
+
+void output_tile(QuantIsa isa, const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
+#ifdef BATON_QGEMM_X86
+  if (isa == QuantIsa::kAvx512Vnni) return requant_tile_vnni(tile, t, o);
+  if (isa == QuantIsa::kAvx2) return requant_tile_avx2(tile, t, o);
+#endif
+  (void)isa;
+  requant_tile_scalar(tile, t, o);
+}
+
+void output_tile(QuantIsa, const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& o) { float_tile(tile, t, o); }
+
+size_t align64(size_t n) { return (n + 63) & ~size_t{63}; }
+
+template <typename Out>
+void qgemm_impl(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const Out& out,
+                uint8_t* scratch, Parallel* parallel) {
+  if (m <= 0 || n <= 0) return;
+  const int kp = qgemm_k_padded(k);
+  const int k4 = kp / 4;
+  const int panels = qgemm_n_padded(n) / kQGemmNR;
+  const int m_blocks = (m + kQGemmMC - 1) / kQGemmMC;
+  const int workers = worker_count(parallel);
+  int n_chunks = 1;
+  if (workers > 1 && m_blocks < 2 * workers) n_chunks = std::min(panels, (2 * workers + m_blocks - 1) / m_blocks);
+  const size_t per_worker = qgemm_scratch_per_worker(k);
+  parallel_run(parallel, m_blocks * n_chunks, [&](int task, int worker) {
+    const int mb = task / n_chunks;
+    const int chunk = task % n_chunks;
+    const int m0 = mb * kQGemmMC;
+    const int mc = std::min(kQGemmMC, m - m0);
+    uint8_t* ws = scratch + static_cast<size_t>(worker) * per_worker;
+    uint8_t* packed_a = ws;
+    auto* row_sum = reinterpret_cast<int32_t*>(ws + align64(static_cast<size_t>(kQGemmMC) * kp));
+    uint8_t* row_scratch = ws + align64(static_cast<size_t>(kQGemmMC) * kp) + align64(sizeof(int32_t) * kQGemmMC);
+    pack_a_block(a, m0, mc, k, k4, packed_a, row_sum, row_scratch);
+    const int p0 = static_cast<int>(static_cast<int64_t>(panels) * chunk / n_chunks);
+    const int p1 = static_cast<int>(static_cast<int64_t>(panels) * (chunk + 1) / n_chunks);
+    alignas(64) int32_t tile[kQGemmMR * kQGemmNR];
+    for (int p = p0; p < p1; ++p) {
+      const int8_t* b_panel = packed_b + static_cast<size_t>(p) * k4 * kPanelB;
+      for (int r0 = 0; r0 < mc; r0 += kQGemmMR) {
+        run_kernel(isa, packed_a + static_cast<size_t>(r0 / kQGemmMR) * k4 * kPanelA, b_panel, k4, tile);
+        const TileSpot spot{m0 + r0, std::min(kQGemmMR, mc - r0), p * kQGemmNR, std::min(kQGemmNR, n - p * kQGemmNR),
+                            row_sum + r0};
+        output_tile(isa, tile, spot, out);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+QuantIsa best_quant_isa() {
+#ifdef BATON_QGEMM_X86
+  static const QuantIsa isa = [] {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) {
+      return QuantIsa::kAvx512Vnni;
+    }
+    if (__builtin_cpu_supports("avx2")) return QuantIsa::kAvx2;
+    return QuantIsa::kScalar;
+  }();
+  return isa;
+#else
+  return QuantIsa::kScalar;
+#endif
+}
+
+const char* quant_isa_name(QuantIsa isa) {
+  switch (isa) {
+    case QuantIsa::kAvx512Vnni: return "avx512-vnni";
+    case QuantIsa::kAvx2: return "avx2";
+    case QuantIsa::kScalar: break;
+  }
+  return "scalar";
+}
+
+size_t qgemm_packed_b_size(int n, int k) {
+  return static_cast<size_t>(qgemm_n_padded(n)) * static_cast<size_t>(qgemm_k_padded(k));
+}
+
+void qgemm_pack_b(const uint8_t* b, int ldb, int n, int k, bool b_unsigned, int8_t* packed, int32_t* col_sums) {
+  const int k4 = qgemm_k_padded(k) / 4;
+  const int n_padded = qgemm_n_padded(n);
+  std::memset(packed, 0, qgemm_packed_b_size(n, k));
+  for (int col = 0; col < n_padded; ++col) {
+    int32_t sum = 0;
+    if (col < n) {
+      const uint8_t* src = b + static_cast<size_t>(col) * ldb;
+      int8_t* panel = packed + static_cast<size_t>(col / kQGemmNR) * k4 * kPanelB + (col % kQGemmNR) * 4;
+      for (int kk = 0; kk < k; ++kk) {
+        const int8_t v = b_unsigned ? static_cast<int8_t>(static_cast<int32_t>(src[kk]) - 128)
+                                    : static_cast<int8_t>(src[kk]);
+        panel[static_cast<size_t>(kk / 4) * kPanelB + kk % 4] = v;
+        sum += v;
+      }
+    }
+    col_sums[col] = sum;
+  }
+}
+
+void qgemm_column_offsets(int n, int k, const int32_t* bias, const int32_t* col_sums, int32_t a_zero,
+                          int32_t b_zero, int32_t* col_offset) {
+  const int n_padded = qgemm_n_padded(n);
+  const int32_t k_term = wrap_mul(wrap_mul(k, a_zero), b_zero);
+  for (int c = 0; c < n_padded; ++c) {
+    col_offset[c] = c < n ? wrap_add(wrap_add(bias ? bias[c] : 0, -wrap_mul(a_zero, col_sums[c])), k_term) : 0;
+  }
+}
+
+size_t qgemm_scratch_per_worker(int k) {
+  const size_t kp = static_cast<size_t>(qgemm_k_padded(k));
+  return align64(kQGemmMC * kp) + align64(sizeof(int32_t) * kQGemmMC) + align64(kp + 4);
+}
+
+void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmRequantOutput& out,
+           uint8_t* scratch, Parallel* parallel) {
+  qgemm_impl(isa, a, m, n, k, packed_b, out, scratch, parallel);
+}
+
+void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmFloatOutput& out,
+           uint8_t* scratch, Parallel* parallel) {
+  qgemm_impl(isa, a, m, n, k, packed_b, out, scratch, parallel);
+}
+
+void requantize_row(QuantIsa isa, const int32_t* acc, const int32_t* multiplier, const int32_t* shift,
+                    int32_t zero_point, int32_t lo, int32_t hi, bool ties_upward, uint8_t* out, int count) {
+  int i = 0;
+#ifdef BATON_QGEMM_X86
+  if (isa != QuantIsa::kScalar) {
+    // Whole tiles of 16 through the GEMM's output stage: a one-row tile with no offsets.
+    alignas(64) static constexpr int32_t kZeros[kQGemmNR] = {};
+    alignas(64) static constexpr int32_t kZeroSum[1] = {0};
+    for (; i + kQGemmNR <= count; i += kQGemmNR) {
+      QGemmRequantOutput o;
+      o.col_offset = kZeros;
+      o.multiplier = multiplier + i;
+      o.shift = shift + i;
+      o.zero_point = zero_point;
+      o.lo = lo;
+      o.hi = hi;
+      o.ties_upward = ties_upward;
+      o.out = out + i;
+      o.ldc = 0;
+      const TileSpot t{0, 1, 0, kQGemmNR, kZeroSum};
+      if (isa == QuantIsa::kAvx512Vnni) requant_tile_vnni(acc + i, t, o);
+      else requant_tile_avx2(acc + i, t, o);
+    }
+  }
+#endif
+  (void)isa;
+  for (; i < count; ++i) {
+    out[i] = static_cast<uint8_t>(requantize(acc[i], {{multiplier[i], shift[i]}, zero_point, lo, hi, ties_upward}));
+  }
+}
+
+}  // namespace baton::builtin

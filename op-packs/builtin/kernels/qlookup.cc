@@ -1,0 +1,67 @@
+#include "kernels/qlookup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace baton::builtin {
+
+void logistic_table(bool is_signed, float in_scale, int32_t in_zero, float out_scale, int32_t out_zero,
+                    uint8_t table[256]) {
+  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  const float inverse_scale = 1 / out_scale;
+  for (int32_t v = lo; v <= hi; ++v) {
+    const float x = in_scale * static_cast<float>(v - in_zero);
+    const float y = 1.0f / (1.0f + std::exp(-x));
+    const float rescaled = std::round(y * inverse_scale);
+    const int32_t q = static_cast<int32_t>(rescaled + static_cast<float>(out_zero));
+    table[static_cast<uint8_t>(v)] = static_cast<uint8_t>(std::clamp(q, lo, hi));
+  }
+}
+
+void apply_table(const uint8_t table[256], const uint8_t* in, uint8_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = table[in[i]];
+}
+
+void softmax_table(float in_scale, float beta, float table[256]) {
+  const float scale = -in_scale * beta;
+  for (int32_t d = 0; d <= 255; ++d) table[255 - d] = std::exp(scale * static_cast<float>(d));
+}
+
+namespace {
+
+template <typename T>
+void softmax_rows(const float table[256], float out_scale, int32_t out_zero, const T* in, T* out, int64_t rows,
+                  int64_t depth) {
+  constexpr int32_t lo = std::is_signed_v<T> ? -128 : 0, hi = std::is_signed_v<T> ? 127 : 255;
+  for (int64_t r = 0; r < rows; ++r, in += depth, out += depth) {
+    int32_t max = lo;
+    for (int64_t j = 0; j < depth; ++j) max = std::max<int32_t>(max, in[j]);
+    // Entry for x is table[255 - max + x] = expf(-in_scale * beta * (max - x)).
+    const float* row_table = table + (255 - max);
+    float sum = 0.0f;
+    for (int64_t j = 0; j < depth; ++j) sum += row_table[in[j]];
+    const float inverse = 1.0f / (sum * out_scale);
+    for (int64_t j = 0; j < depth; ++j) {
+      const float p = row_table[in[j]] * inverse;
+      int32_t q;
+      if constexpr (std::is_signed_v<T>) q = static_cast<int32_t>(std::round(p)) + out_zero;
+      else q = static_cast<int32_t>(p + 0.5f);
+      out[j] = static_cast<T>(std::clamp(q, lo, hi));
+    }
+  }
+}
+
+}  // namespace
+
+void qsoftmax(bool is_signed, const float table[256], float out_scale, int32_t out_zero, const uint8_t* in,
+              uint8_t* out, int64_t rows, int64_t depth) {
+  if (is_signed) {
+    softmax_rows(table, out_scale, out_zero, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out),
+                 rows, depth);
+  } else {
+    softmax_rows(table, out_scale, out_zero, in, out, rows, depth);
+  }
+}
+
+}  // namespace baton::builtin

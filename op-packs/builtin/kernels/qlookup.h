@@ -1,0 +1,26 @@
+// Quantized LOGISTIC and SOFTMAX the way TFLite 2.9's optimized kernels compute them on x86:
+//  - LOGISTIC: a 256-entry table, entry for code v = clamp(round(sigmoid(in_scale * (v - in_zero)) /
+//    out_scale) + out_zero), all in float (expf); the output must be scale 1/256, zero point 0 (uint8)
+//    or -128 (int8).
+//  - SOFTMAX: a 256-entry float table table[255 - d] = expf(-in_scale * beta * d) for d = 0..255; per row
+//    the entries for (max - x) are summed in order, each divided into 1 / (sum * out_scale) and rounded
+//    (uint8: + 0.5 then truncated; int8: round half away from zero, plus the zero point -128), clamped.
+#ifndef BATON_BUILTIN_KERNELS_QLOOKUP_H
+#define BATON_BUILTIN_KERNELS_QLOOKUP_H
+
+#include <cstdint>
+
+namespace baton::builtin {
+
+// table[code byte] = output code byte.
+void logistic_table(bool is_signed, float in_scale, int32_t in_zero, float out_scale, int32_t out_zero,
+                    uint8_t table[256]);
+void apply_table(const uint8_t table[256], const uint8_t* in, uint8_t* out, int64_t n);
+
+void softmax_table(float in_scale, float beta, float table[256]);
+void qsoftmax(bool is_signed, const float table[256], float out_scale, int32_t out_zero, const uint8_t* in,
+              uint8_t* out, int64_t rows, int64_t depth);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_QLOOKUP_H

@@ -1,0 +1,61 @@
+#include "kernels/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace baton::builtin {
+
+void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point, bool out_signed, uint8_t* out) {
+  const CodeRange r = code_range(out_signed);
+  for (int64_t i = 0; i < n; ++i) {
+    const float q = std::round(in[i] / scale);
+    // Clamp in float first: a huge or infinite input must not overflow the conversion.
+    const float bounded = std::clamp(q, -2147483520.0f, 2147483520.0f);
+    int64_t v = static_cast<int64_t>(bounded) + zero_point;
+    if (std::isnan(q)) v = zero_point;
+    out[i] = static_cast<uint8_t>(std::clamp<int64_t>(v, r.lo, r.hi));
+  }
+}
+
+void requantize_codes(const uint8_t* in, int64_t n, bool in_signed, int32_t in_zero, QuantizedMultiplier m,
+                      int32_t out_zero, bool out_signed, uint8_t* out) {
+  const CodeRange r = code_range(out_signed);
+  const Requantize rq{m, out_zero, r.lo, r.hi};
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t x = in_signed ? static_cast<int32_t>(static_cast<int8_t>(in[i])) : static_cast<int32_t>(in[i]);
+    out[i] = static_cast<uint8_t>(requantize(x - in_zero, rq));
+  }
+}
+
+ConcatScaling concat_scaling(float in_scale, int32_t in_zero, float out_scale, int32_t out_zero) {
+  ConcatScaling s;
+  s.copy = in_scale == out_scale && in_zero == out_zero;
+  const float inverse = 1.0f / out_scale;
+  s.scale = in_scale * inverse;
+  s.bias = static_cast<float>(-in_zero) * s.scale;
+  return s;
+}
+
+void qconcat(int64_t outer, const int64_t* chunk, const uint8_t* const* inputs, const ConcatScaling* scaling,
+             int count, int32_t out_zero, uint8_t* out) {
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int i = 0; i < count; ++i) {
+      const int64_t n = chunk[i];
+      const uint8_t* src = inputs[i] + o * n;
+      if (scaling[i].copy) {
+        std::memcpy(out, src, static_cast<size_t>(n));
+      } else {
+        const float scale = scaling[i].scale, bias = scaling[i].bias;
+        for (int64_t j = 0; j < n; ++j) {
+          const float product = static_cast<float>(src[j]) * scale;
+          const int32_t v = static_cast<int32_t>(std::round(product + bias)) + out_zero;
+          out[j] = static_cast<uint8_t>(std::clamp(v, 0, 255));
+        }
+      }
+      out += n;
+    }
+  }
+}
+
+}  // namespace baton::builtin

@@ -1,0 +1,36 @@
+// Conversions between real values and 8-bit codes, by TFLite's rules:
+//  - QUANTIZE float -> uint8/int8: zero_point + round(x / scale) (float division, round half away from
+//    zero), clamped to the type.
+//  - QUANTIZE 8-bit -> 8-bit (requantize): (x - in_zero) times the fixed-point multiplier of
+//    in_scale / out_scale (kernels/quant_math.h), plus out_zero, clamped.
+//  - CONCATENATION of uint8 inputs whose scale or zero point differ from the output's: each such input
+//    is mapped in float, round(x * (in_scale / out_scale) - in_zero * that) + out_zero, clamped; inputs
+//    with the output's parameters are copied.
+// These scalar loops run in the baseline instruction set: no fused multiply-add changes a rounding.
+#ifndef BATON_BUILTIN_KERNELS_QUANTIZE_H
+#define BATON_BUILTIN_KERNELS_QUANTIZE_H
+
+#include <cstdint>
+
+#include "kernels/quant_math.h"
+
+namespace baton::builtin {
+
+void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point, bool out_signed, uint8_t* out);
+
+void requantize_codes(const uint8_t* in, int64_t n, bool in_signed, int32_t in_zero, QuantizedMultiplier m,
+                      int32_t out_zero, bool out_signed, uint8_t* out);
+
+// One input of a requantizing concatenation.
+struct ConcatScaling {
+  bool copy = true;  // same parameters as the output
+  float scale = 1.0f, bias = 0.0f;
+};
+ConcatScaling concat_scaling(float in_scale, int32_t in_zero, float out_scale, int32_t out_zero);
+
+void qconcat(int64_t outer, const int64_t* chunk, const uint8_t* const* inputs, const ConcatScaling* scaling,
+             int count, int32_t out_zero, uint8_t* out);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_QUANTIZE_H
