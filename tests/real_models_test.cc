@@ -49,6 +49,64 @@ std::shared_ptr<Environment> builtin_only() {
   return env ? env.value() : nullptr;
 }
 
+// A chain of test delegates, with the builtin pack for the rest, against the builtin pack alone, on one
+// model: the interpreters of both and what they need kept alive.
+struct ChainVsBuiltin {
+  TempDir plugins, conf;
+  std::unique_ptr<Interpreter> delegated, plain;
+};
+
+// `test_plugins` are test plugins by file stem (e.g. "deleg_a"); `config` is the config file's text.
+// Returns null (with a failure recorded) when anything does not load.
+std::unique_ptr<ChainVsBuiltin> chain_vs_builtin(const std::string& model_path, const std::vector<std::string>& test_plugins,
+                                                 const std::string& config) {
+  auto c = std::make_unique<ChainVsBuiltin>();
+  for (const std::string& p : test_plugins) c->plugins.add_plugin(p);
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", c->plugins.file("libbaton_builtin.so"));
+  c->conf.write("baton.conf", config);
+  auto env = isolated_environment({c->plugins.path()}, c->conf.file("baton.conf"));
+  EXPECT_TRUE(env) << env.error();
+  auto model = load_model_file(model_path);
+  EXPECT_TRUE(model) << model.error();
+  if (!env || !model) return nullptr;
+  auto delegated = Interpreter::create(env.value(), model.value());
+  EXPECT_TRUE(delegated) << delegated.error();
+  auto plain = Interpreter::create(builtin_only(), model.value());
+  EXPECT_TRUE(plain) << plain.error();
+  if (!delegated || !plain) return nullptr;
+  c->delegated = std::move(delegated.value());
+  c->plain = std::move(plain.value());
+  return c;
+}
+
+// Feeds both interpreters the reference inputs of case `name` and runs them `runs` times; the outputs
+// must be equal bit for bit every time.
+void expect_same_outputs(Interpreter& d, Interpreter& p, const std::string& name, int runs = 1) {
+  for (size_t i = 0; i < d.input_count(); ++i) {
+    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
+                              std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
+    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
+  }
+  for (int run = 0; run < runs; ++run) {
+    ASSERT_TRUE(d.invoke());
+    ASSERT_TRUE(p.invoke());
+    for (size_t o = 0; o < d.output_count(); ++o) {
+      ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
+      EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
+    }
+  }
+}
+
+// The model of a reference case; skips (or fails, when BATON_REQUIRE_MODELS is set) when it was not fetched.
+#define REAL_MODEL_PATH_OR_SKIP(path, name)                                      \
+  const std::string path = model_cache() + "/" + (name) + ".tflite";             \
+  if (!fs::exists(path)) {                                                       \
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;       \
+    GTEST_SKIP() << "missing " << path;                                          \
+  }
+
 class RealModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealModel, MatchesTheReference) {
@@ -106,25 +164,10 @@ TEST_P(RealModel, MatchesTheReference) {
 TEST_P(RealModel, DelegateChainGivesTheSameOutputs) {
   const std::string name = GetParam();
   if (name.find('-') != std::string::npos) GTEST_SKIP() << "photo variant: same graph as " << name.substr(0, name.find('-'));
-  const std::string path = model_cache() + "/" + name + ".tflite";
-  if (!fs::exists(path)) {
-    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
-    GTEST_SKIP() << "missing " << path;
-  }
-  TempDir plugins, conf;
-  plugins.add_plugin("deleg_a");
-  std::filesystem::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
-  conf.write("baton.conf", "delegates = deleg-a\n[plugin.deleg-a]\nops = ADD\n");
-  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
-  ASSERT_TRUE(env) << env.error();
-  auto model = load_model_file(path);
-  ASSERT_TRUE(model) << model.error();
-  auto delegated = Interpreter::create(env.value(), model.value());
-  ASSERT_TRUE(delegated) << delegated.error();
-  auto plain = Interpreter::create(builtin_only(), model.value());
-  ASSERT_TRUE(plain) << plain.error();
-  Interpreter& d = *delegated.value();
-  Interpreter& p = *plain.value();
+  REAL_MODEL_PATH_OR_SKIP(path, name);
+  auto chain = chain_vs_builtin(path, {"deleg_a"}, "delegates = deleg-a\n[plugin.deleg-a]\nops = ADD\n");
+  ASSERT_TRUE(chain);
+  Interpreter& d = *chain->delegated;
   size_t in_partitions = 0, adds = 0;
   for (const auto& part : d.partitions()) in_partitions += part->nodes.size();
   for (size_t i = 0; i < d.nodes().size(); ++i) {
@@ -140,20 +183,7 @@ TEST_P(RealModel, DelegateChainGivesTheSameOutputs) {
   size_t delegated_nodes = 0;
   for (size_t i = 0; i < d.nodes().size(); ++i) delegated_nodes += d.placement(i).kind == "delegate";
   EXPECT_EQ(delegated_nodes, in_partitions);  // each delegated node in exactly one partition
-  for (size_t i = 0; i < d.input_count(); ++i) {
-    std::vector<uint8_t> bytes;
-    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
-                              std::to_string(i) + ".npy");
-    ASSERT_TRUE(arr) << arr.error();
-    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
-    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
-  }
-  ASSERT_TRUE(d.invoke());
-  ASSERT_TRUE(p.invoke());
-  for (size_t o = 0; o < d.output_count(); ++o) {
-    ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
-    EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
-  }
+  expect_same_outputs(d, *chain->plain, name);
   std::printf("[ chain    ] %s: %zu of %zu ADD nodes delegated in %zu partitions\n", name.c_str(), delegated_nodes, adds,
               d.partitions().size());
 }
@@ -166,28 +196,13 @@ TEST_P(RealModel, DelegateChainGivesTheSameOutputs) {
 TEST_P(RealModel, TwoDelegateChainWithOwnIntermediatesGivesTheSameOutputs) {
   const std::string name = GetParam();
   if (name.find('-') != std::string::npos) GTEST_SKIP() << "photo variant: same graph as " << name.substr(0, name.find('-'));
-  const std::string path = model_cache() + "/" + name + ".tflite";
-  if (!fs::exists(path)) {
-    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
-    GTEST_SKIP() << "missing " << path;
-  }
-  TempDir plugins, conf;
-  plugins.add_plugin("kernel_deleg");
-  plugins.add_plugin("deleg_a");
-  std::filesystem::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+  REAL_MODEL_PATH_OR_SKIP(path, name);
   const std::string kernel_ops = "CONV_2D,DEPTHWISE_CONV_2D,MUL,SUB,RELU,RELU6,LOGISTIC,TANH,HARD_SWISH,RESHAPE";
-  conf.write("baton.conf", "delegates = kernel-deleg, deleg-a\n[plugin.kernel-deleg]\nops = " + kernel_ops +
-                               "\n[plugin.deleg-a]\nops = ADD\n");
-  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
-  ASSERT_TRUE(env) << env.error();
-  auto model = load_model_file(path);
-  ASSERT_TRUE(model) << model.error();
-  auto delegated = Interpreter::create(env.value(), model.value());
-  ASSERT_TRUE(delegated) << delegated.error();
-  auto plain = Interpreter::create(builtin_only(), model.value());
-  ASSERT_TRUE(plain) << plain.error();
-  Interpreter& d = *delegated.value();
-  Interpreter& p = *plain.value();
+  auto chain = chain_vs_builtin(path, {"kernel_deleg", "deleg_a"},
+                                "delegates = kernel-deleg, deleg-a\n[plugin.kernel-deleg]\nops = " + kernel_ops +
+                                    "\n[plugin.deleg-a]\nops = ADD\n");
+  ASSERT_TRUE(chain);
+  Interpreter& d = *chain->delegated;
   EXPECT_TRUE(d.fallbacks().empty());
   std::map<std::string, size_t> placed;
   size_t in_partitions = 0;
@@ -214,21 +229,7 @@ TEST_P(RealModel, TwoDelegateChainWithOwnIntermediatesGivesTheSameOutputs) {
   }
   EXPECT_EQ(placed["kernel-deleg"] + placed["deleg-a"], in_partitions);  // each in exactly one partition
   EXPECT_GT(placed["kernel-deleg"], 0u);
-  for (size_t i = 0; i < d.input_count(); ++i) {
-    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
-                              std::to_string(i) + ".npy");
-    ASSERT_TRUE(arr) << arr.error();
-    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
-    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
-  }
-  for (int run = 0; run < 2; ++run) {  // the second run reuses the partitions' own buffers
-    ASSERT_TRUE(d.invoke());
-    ASSERT_TRUE(p.invoke());
-    for (size_t o = 0; o < d.output_count(); ++o) {
-      ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
-      EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
-    }
-  }
+  expect_same_outputs(d, *chain->plain, name, 2);  // the second run reuses the partitions' own buffers
   std::printf("[ chain2   ] %s: kernel-deleg %zu nodes, deleg-a %zu, op packs %zu, in %zu partitions\n", name.c_str(),
               placed["kernel-deleg"], placed["deleg-a"], placed["op-pack"], d.partitions().size());
 }
@@ -240,29 +241,14 @@ TEST_P(RealModel, TwoDelegateChainWithOwnIntermediatesGivesTheSameOutputs) {
 TEST_P(RealModel, LimitsAndPrepareFallbacksOnARealGraph) {
   const std::string name = GetParam();
   if (name.find('-') != std::string::npos) GTEST_SKIP() << "photo variant: same graph as " << name.substr(0, name.find('-'));
-  const std::string path = model_cache() + "/" + name + ".tflite";
-  if (!fs::exists(path)) {
-    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
-    GTEST_SKIP() << "missing " << path;
-  }
-  TempDir plugins, conf;
-  plugins.add_plugin("kernel_deleg");
-  plugins.add_plugin("deleg_a");
-  std::filesystem::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
-  conf.write("baton.conf",
-             "delegates = kernel-deleg, deleg-a\n"
-             "[plugin.kernel-deleg]\nops = CONV_2D,DEPTHWISE_CONV_2D,ADD,RELU\nmin-nodes-per-partition = 3\nmax-partitions = 4\n"
-             "[plugin.deleg-a]\nops = ADD\nfail = prepare\n");
-  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
-  ASSERT_TRUE(env) << env.error();
-  auto model = load_model_file(path);
-  ASSERT_TRUE(model) << model.error();
-  auto delegated = Interpreter::create(env.value(), model.value());
-  ASSERT_TRUE(delegated) << delegated.error();
-  auto plain = Interpreter::create(builtin_only(), model.value());
-  ASSERT_TRUE(plain) << plain.error();
-  Interpreter& d = *delegated.value();
-  Interpreter& p = *plain.value();
+  REAL_MODEL_PATH_OR_SKIP(path, name);
+  auto chain = chain_vs_builtin(path, {"kernel_deleg", "deleg_a"},
+                                "delegates = kernel-deleg, deleg-a\n"
+                                "[plugin.kernel-deleg]\nops = CONV_2D,DEPTHWISE_CONV_2D,ADD,RELU\n"
+                                "min-nodes-per-partition = 3\nmax-partitions = 4\n"
+                                "[plugin.deleg-a]\nops = ADD\nfail = prepare\n");
+  ASSERT_TRUE(chain);
+  Interpreter& d = *chain->delegated;
   size_t kernel_partitions = 0;
   for (const auto& part : d.partitions()) {
     EXPECT_EQ(part->plugin->name, "kernel-deleg");  // deleg-a lost all of its partitions
@@ -284,19 +270,7 @@ TEST_P(RealModel, LimitsAndPrepareFallbacksOnARealGraph) {
   // Every model exercises one path or both (DTLN's convolutions come in runs too short for kernel-deleg;
   // hand_landmark's ADDs all fall inside kernel-deleg's large partitions).
   EXPECT_GT(kernel_partitions + lost_to_a, 0u);
-  for (size_t i = 0; i < d.input_count(); ++i) {
-    auto arr = tool::read_npy(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/in_" +
-                              std::to_string(i) + ".npy");
-    ASSERT_TRUE(arr) << arr.error();
-    std::memcpy(d.input(i).data, arr->data.data(), arr->data.size());
-    std::memcpy(p.input(i).data, arr->data.data(), arr->data.size());
-  }
-  ASSERT_TRUE(d.invoke());
-  ASSERT_TRUE(p.invoke());
-  for (size_t o = 0; o < d.output_count(); ++o) {
-    ASSERT_EQ(d.output(o).bytes, p.output(o).bytes);
-    EXPECT_EQ(std::memcmp(d.output(o).data, p.output(o).data, d.output(o).bytes), 0) << name << " output " << o;
-  }
+  expect_same_outputs(d, *chain->plain, name);
   std::printf("[ limits   ] %s: kernel-deleg %zu partitions, deleg-a lost %zu nodes at prepare\n", name.c_str(),
               kernel_partitions, lost_to_a);
 }
