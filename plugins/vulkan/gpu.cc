@@ -1,8 +1,12 @@
 #include "gpu.h"
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 
 #include "baton/plugin_api.h"
 #include "vk_error.h"
@@ -12,7 +16,29 @@ namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
+std::set<std::string> loaded_objects() {
+  std::set<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        if (info->dlpi_name && info->dlpi_name[0]) static_cast<std::set<std::string>*>(out)->insert(info->dlpi_name);
+        return 0;
+      },
+      &names);
+  return names;
+}
+
+// The loader loads the drivers (and what they link, LLVM for Mesa's) when an instance is made and
+// unloads them when it is destroyed. Keep them for the life of the process instead: loading LLVM again
+// costs every later instance, and memory such drivers allocate once would be reported as leaks that no
+// stack can be attributed to once the library is gone.
+void pin_new_objects(const std::set<std::string>& before) {
+  for (const std::string& name : loaded_objects()) {
+    if (!before.count(name)) (void)dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+}
+
 VkInstance create_instance(const VkDebugUtilsMessengerCreateInfoEXT* messenger, bool validation) {
+  const std::set<std::string> before = loaded_objects();
   uint32_t loader_version = VK_API_VERSION_1_0;
   // vkEnumerateInstanceVersion is absent from a 1.0 loader; asking for it through the loader is safe.
   auto enumerate_version = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
@@ -39,6 +65,7 @@ VkInstance create_instance(const VkDebugUtilsMessengerCreateInfoEXT* messenger, 
   }
   VkInstance instance = VK_NULL_HANDLE;
   const VkResult r = vkCreateInstance(&info, nullptr, &instance);
+  pin_new_objects(before);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER) refuse("no Vulkan driver (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
   vk_check(r, "vkCreateInstance");
   return instance;
@@ -117,6 +144,7 @@ DeviceListing list_devices() {
 }
 
 Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
+  const std::set<std::string> before = loaded_objects();
   try {
     VkDebugUtilsMessengerCreateInfoEXT messenger{};
     messenger.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
@@ -161,6 +189,7 @@ Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
     info.pQueueCreateInfos = &queue;
     BATON_VK(vkCreateDevice, physical_, &info, nullptr, &device_);
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+    pin_new_objects(before);  // anything the driver loaded for the device too
   } catch (...) {
     release();
     throw;
