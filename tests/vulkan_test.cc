@@ -676,6 +676,32 @@ TEST(VulkanOps, ChainReusesMemoryAndHasTwoOutputs) {
   EXPECT_LT(std::stoi(m[1]), std::stoi(m[2])) << log;
 }
 
+// A RELU whose input nothing else reads runs inside the node before it; a RELU6 whose input another
+// node also reads stays a dispatch of its own. 5 nodes: ADD -> RELU (folded), MUL, RELU6, ADD; with the
+// two inputs packed (5 channels) and the output unpacked, 7 dispatches.
+TEST(VulkanOps, StandaloneActivationsFoldIntoTheNodeBefore) {
+  OpGraph g;
+  const int32_t a = g.input({1, 4, 4, 5});
+  const int32_t b = g.input({1, 4, 4, 5});
+  const int32_t s = g.add({1, 4, 4, 5});
+  const int32_t r = g.add({1, 4, 4, 5});
+  const int32_t t = g.add({1, 4, 4, 5});
+  const int32_t u = g.add({1, 4, 4, 5});
+  const int32_t out = g.output({1, 4, 4, 5});
+  g.op(kAdd, {a, b}, {s}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  g.op(kRelu, {s}, {r});
+  g.op(kMul, {r, a}, {t}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
+  g.op(kRelu6, {t}, {u});
+  g.op(kAdd, {t, u}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  expect_same_as_builtin(g, "folded activations", -4.0f, 4.0f);
+  auto env = vulkan_env();
+  ASSERT_TRUE(env);
+  auto model = load_model_buffer(g.build(), "fold.tflite");
+  ASSERT_TRUE(model);
+  ASSERT_TRUE(Interpreter::create(env->env, model.value()));
+  EXPECT_TRUE(env->logged("partition 0: 5 nodes in 7 dispatches")) << env->log_text();
+}
+
 // ---- refusals ----------------------------------------------------------------------------------------
 
 // The reason vulkan gave for node 0 of `g` (empty if it took it). `chain` and `dirs` add a delegate that

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "op_common.h"
+
 namespace baton::vulkan {
 namespace {
 
@@ -10,8 +12,6 @@ uint32_t pow2_at_most(int64_t v, uint32_t cap) {
   while (p * 2 <= cap && static_cast<int64_t>(p) < v) p *= 2;
   return p;
 }
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -123,6 +123,18 @@ int GraphBuilder::constant(size_t floats, std::function<void(float*)> fill) {
   g.bytes = static_cast<int64_t>(floats * sizeof(float));
   g.fill = std::move(fill);
   return add_tensor(std::move(g), "packed weights");
+}
+
+void GraphBuilder::alias(const baton_tensor* t, const baton_tensor* same_as) {
+  auto it = ids_.find(same_as);
+  if (it == ids_.end()) refuse("tensor " + std::to_string(api_->tensor_index(same_as)) + " is read before it is written");
+  ids_[t] = it->second;
+}
+
+int GraphBuilder::activation(const NodeView& node, int32_t declared) const {
+  const int own = activation_code(declared);
+  auto it = fused_.find(node.node());
+  return it == fused_.end() ? own : it->second;
 }
 
 int GraphBuilder::add_output(const baton_tensor* t) {

@@ -113,6 +113,14 @@ class GraphBuilder {
   // Marks a defined tensor as a partition output.
   int add_output(const baton_tensor* t);
 
+  // A standalone RELU, RELU6 or RELU_N1_TO_1 folded into the node that produces its input (fusion.h):
+  // the producer applies `act` (common.glsl's ACT) instead of its fused NONE, and the activation's output
+  // is the producer's output tensor.
+  void fuse_activation(const baton_node* producer, int act) { fused_[producer] = act; }
+  void alias(const baton_tensor* t, const baton_tensor* same_as);
+  // The ACT a node's shader applies: its own fused activation, or the one folded into it.
+  int activation(const NodeView& node, int32_t declared) const;
+
   const GpuTensor& tensor(int id) const { return graph_.tensors.at(static_cast<size_t>(id)); }
   const Dims& dims(int id) const { return tensor(id).dims; }
   const Shape4& shape(int id) const { return tensor(id).shape; }
@@ -137,6 +145,7 @@ class GraphBuilder {
   std::string label_;
   GpuGraph graph_;
   std::map<const baton_tensor*, int> ids_;
+  std::map<const baton_node*, int> fused_;
   std::vector<std::pair<int, std::string>> inputs_;  // activation ids of partition inputs, with names
 };
 

@@ -48,7 +48,7 @@ void plan_conv2d(GraphBuilder& g, const NodeView& node) {
     refuse("filter of " + str(f[3]) + " input channels for an input of " + str(d[3]) + " (grouped convolution not supported)");
   }
   const baton_conv_options& o = node.options().u.conv;
-  const int act = activation_code(o.activation);
+  const int act = g.activation(node, o.activation);
   const Window h = window(o.padding, d[1], f[1], o.stride_h, o.dilation_h, "height");
   const Window w = window(o.padding, d[2], f[2], o.stride_w, o.dilation_w, "width");
   const int32_t oc = f[0], kh = f[1], kw = f[2], ic = f[3];
@@ -97,7 +97,7 @@ void plan_depthwise_conv2d(GraphBuilder& g, const NodeView& node) {
   }
   const int32_t multiplier = f[3] / d[3];
   const baton_conv_options& o = node.options().u.conv;
-  const int act = activation_code(o.activation);
+  const int act = g.activation(node, o.activation);
   const Window h = window(o.padding, d[1], f[1], o.stride_h, o.dilation_h, "height");
   const Window w = window(o.padding, d[2], f[2], o.stride_w, o.dilation_w, "width");
   const int32_t kh = f[1], kw = f[2], oc = f[3];
@@ -127,7 +127,7 @@ void plan_fully_connected(GraphBuilder& g, const NodeView& node) {
   const baton_tensor* output = node.float_output();
   const baton_fully_connected_options& o = node.options().u.fully_connected;
   if (o.weights_format != 0) refuse("shuffled weights format");
-  const int act = activation_code(o.activation);
+  const int act = g.activation(node, o.activation);
   int in = g.value(node, node.float_input(0));
   const Dims d = g.dims(in);
   const Dims wd = node.shape(weights_t);

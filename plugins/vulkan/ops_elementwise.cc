@@ -50,7 +50,7 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
     case code::kPrelu: op = 3; break;
     default: refuse("not a binary op");
   }
-  if (op != 3) act = activation_code(node.options().u.elementwise.activation);
+  if (op != 3) act = g.activation(node, node.options().u.elementwise.activation);
   const baton_tensor* output = node.float_output();
   const int a = g.value(node, node.float_input(0));
   const int b = g.value(node, node.float_input(1));
@@ -58,13 +58,17 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
   const int out = g.define(output, out_dims);
   const Shape4 s = g.shape(out);
   const Operand oa = operand(g.shape(a), s), ob = operand(g.shape(b), s);
+  const bool same = g.dims(a) == out_dims && g.dims(b) == out_dims;
+  const bool splat = oa.splat || ob.splat;
   Params p{};
   set4(p, 0, s.n, s.h, s.w, s.c4());
   set4(p, 1, oa.strides[0], oa.strides[1], oa.strides[2], oa.strides[3]);
   set4(p, 2, ob.strides[0], ob.strides[1], ob.strides[2], ob.strides[3]);
   set4(p, 3, s.c, static_cast<int32_t>(s.vec4s()));
-  g.dispatch("binary", {{"OP", str(op)}, {"ACT", str(act)}, {"A_SPLAT", oa.splat ? "1" : "0"}, {"B_SPLAT", ob.splat ? "1" : "0"}},
-             grid_1d(s.vec4s()), {out, a, b}, p);
+  g.dispatch("binary",
+             {{"OP", str(op)}, {"ACT", str(act)}, {"SAME", same ? "1" : "0"}, {"A_SPLAT", oa.splat ? "1" : "0"},
+              {"B_SPLAT", ob.splat ? "1" : "0"}, {"MASK", splat && s.c % 4 != 0 ? "1" : "0"}},
+             same ? grid_1d(s.vec4s()) : grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, a, b}, p);
 }
 
 void plan_unary(GraphBuilder& g, const NodeView& node) {
@@ -84,7 +88,9 @@ void plan_unary(GraphBuilder& g, const NodeView& node) {
   const Shape4 s = g.shape(out);
   Params p{};
   set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c4(), s.c);
-  g.dispatch("unary", {{"OP", str(op)}}, grid_1d(s.vec4s()), {out, in}, p);
+  // Every op but LOGISTIC maps 0 to 0, so the zero lanes stay zero without a mask.
+  const bool mask = op == 5 && s.c % 4 != 0;
+  g.dispatch("unary", {{"OP", str(op)}, {"MASK", mask ? "1" : "0"}}, grid_1d(s.vec4s()), {out, in}, p);
 }
 
 }  // namespace baton::vulkan

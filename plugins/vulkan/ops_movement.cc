@@ -91,8 +91,8 @@ void plan_pad(GraphBuilder& g, const NodeView& node) {
   set4(p, 0, s.n, s.h, s.w, s.c);
   set4(p, 1, si.n, si.h, si.w, si.c);
   set4(p, 2, before[0], before[1], before[2], before[3]);
-  set4(p, 3, float_bits(value), static_cast<int32_t>(s.vec4s()), s.c4(), si.c4());
-  g.dispatch("pad", {{"CH_VEC", vec ? "1" : "0"}}, grid_1d(s.vec4s()), {out, in}, p);
+  set4(p, 3, float_bits(value), 0, s.c4(), si.c4());
+  g.dispatch("pad", {{"CH_VEC", vec ? "1" : "0"}}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
 }
 
 void plan_concatenation(GraphBuilder& g, const NodeView& node) {
@@ -100,7 +100,7 @@ void plan_concatenation(GraphBuilder& g, const NodeView& node) {
   const int32_t count = node.input_count();
   if (count < 1) refuse("no inputs");
   const baton_concat_options& o = node.options().u.concat;
-  const int act = activation_code(o.activation);
+  const int act = g.activation(node, o.activation);
   std::vector<int> ins;
   for (int32_t i = 0; i < count; ++i) ins.push_back(g.value(node, node.float_input(i)));
   const Dims first = g.dims(ins[0]);
@@ -127,17 +127,17 @@ void plan_concatenation(GraphBuilder& g, const NodeView& node) {
     off[axis4] = offset;
     const int32_t extent = axis4 == 0 ? si.n : axis4 == 1 ? si.h : axis4 == 2 ? si.w : si.c;
     const bool last = i + 1 == ins.size();
-    // Whole vec4s line up when the channel offset is a multiple of 4 and the input's padding lanes land
-    // on the output's padding lanes or on channels a later input overwrites... which they must not: only
-    // an input whose channels are a multiple of 4, or the last one, copies whole vec4s.
+    // Whole vec4s when the channel offset is a multiple of 4 and the input's zero lanes land nowhere a
+    // neighbour writes: its channels fill whole vec4s, it is the last along the channels (its zero lanes
+    // are the output's), or the axis is not the channels (same channels in and out).
     const bool vec = off[3] % 4 == 0 && (si.c % 4 == 0 || last || axis4 != 3);
     Params p{};
     set4(p, 0, si.n, si.h, si.w, si.c);
     set4(p, 1, so.n, so.h, so.w, so.c);
     set4(p, 2, off[0], off[1], off[2], off[3]);
-    set4(p, 3, static_cast<int32_t>(si.vec4s()), si.c4(), so.c4());
+    set4(p, 3, 0, si.c4(), so.c4());
     g.dispatch("concat", {{"VEC", vec ? "1" : "0"}, {"ZERO_TAIL", !vec && last && axis4 == 3 ? "1" : "0"}, {"ACT", str(act)}},
-               grid_1d(si.vec4s()), {out, ins[i]}, p);
+               grid_3d(si.c4(), si.w, static_cast<int64_t>(si.n) * si.h), {out, ins[i]}, p);
     offset += extent;
   }
 }
@@ -155,8 +155,9 @@ void plan_depth_to_space(GraphBuilder& g, const NodeView& node) {
   Params p{};
   set4(p, 0, s.n, s.h, s.w, s.c);
   set4(p, 1, d[1], d[2], d[3], block);
-  set4(p, 2, static_cast<int32_t>(s.vec4s()), s.c4(), g.shape(in).c4());
-  g.dispatch("depth_to_space", {{"VEC", s.c % 4 == 0 ? "1" : "0"}}, grid_1d(s.vec4s()), {out, in}, p);
+  set4(p, 2, 0, s.c4(), g.shape(in).c4());
+  g.dispatch("depth_to_space", {{"VEC", s.c % 4 == 0 ? "1" : "0"}}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h),
+             {out, in}, p);
 }
 
 void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
@@ -179,9 +180,10 @@ void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
   const Shape4 s = g.shape(out);
   Params p{};
   set4(p, 0, s.n, oh, ow, s.c4());
-  set4(p, 1, d[1], d[2], static_cast<int32_t>(s.vec4s()));
+  set4(p, 1, d[1], d[2]);
   set4(p, 2, float_bits(scale(d[1], oh)), float_bits(scale(d[2], ow)));
-  g.dispatch("resize_bilinear", {{"HALF_PIXEL", o.half_pixel_centers ? "1" : "0"}}, grid_1d(s.vec4s()), {out, in}, p);
+  g.dispatch("resize_bilinear", {{"HALF_PIXEL", o.half_pixel_centers ? "1" : "0"}},
+             grid_3d(s.c4(), ow, static_cast<int64_t>(s.n) * oh), {out, in}, p);
 }
 
 }  // namespace baton::vulkan

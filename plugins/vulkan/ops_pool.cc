@@ -25,7 +25,7 @@ void plan_pool(GraphBuilder& g, const NodeView& node) {
   const Dims d = g.dims(in);
   if (d.size() != 4) refuse("input of rank " + str(d.size()) + " (NHWC rank 4 only)");
   const baton_pool_options& o = node.options().u.pool;
-  const int act = activation_code(o.activation);
+  const int act = g.activation(node, o.activation);
   const Window h = window(o.padding, d[1], o.filter_h, o.stride_h, 1, "height");
   const Window w = window(o.padding, d[2], o.filter_w, o.stride_w, 1, "width");
   const int out = g.define(output, {d[0], h.out, w.out, d[3]});

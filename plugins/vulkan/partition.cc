@@ -1,5 +1,6 @@
 #include "partition.h"
 
+#include "fusion.h"
 #include "ops.h"
 
 namespace baton::vulkan {
@@ -33,6 +34,8 @@ void Partition::build(const baton_partition* partition) {
   // rebuild after an input was resized.
   GraphBuilder graph(api, plugin_.limits, false);
   for (baton_tensor* t : inputs_) graph.add_input(t);
+  const Fusions fusions = find_fusions(api, partition);
+  for (const auto& [producer, act] : fusions.activation_of) graph.fuse_activation(producer, act);
   const int32_t nodes = api->partition_node_count(partition);
   for (int32_t n = 0; n < nodes; ++n) {
     const baton_node* node = api->partition_node(partition, n);
@@ -41,6 +44,10 @@ void Partition::build(const baton_partition* partition) {
     if (!def) refuse(label + ": not an op this delegate declares");
     graph.set_label(label);
     try {
+      if (fusions.folded.count(node)) {
+        graph.alias(api->node_output(node, 0), api->node_input(node, 0));  // applied by its producer
+        continue;
+      }
       def->plan(graph, NodeView(api, node));
     } catch (const Refusal& r) {
       refuse(label + ": " + r.what());

@@ -1,9 +1,10 @@
 // CONCATENATION, one dispatch per input: the input's elements go to the output shifted along the axis.
 // Bindings: 0 output, 1 input. P.p[0] = input (n, h, w, c), P.p[1] = output (n, h, w, c),
-// P.p[2] = offset (n, h, w, c), P.p[3] = (input vec4s, input c4, output c4, -).
+// P.p[2] = offset (n, h, w, c), P.p[3] = (-, input c4, output c4, -).
 // Defines: VEC (the channel offset is a multiple of 4 and the input's zero lanes may land in the
 // output: whole vec4s; otherwise lane by lane), ZERO_TAIL (lane by lane, the last input along the
 // channels: also zero the output's lanes past its channels), ACT.
+// x: input channel block, y: input column, z: batch and input row.
 #if VEC
 layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
 #else
@@ -12,18 +13,14 @@ layout(std430, binding = 0) writeonly buffer Output { float dst[]; };
 layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
 
 void main() {
-  int i = flat_id();
-  if (i >= P.p[3].x) return;
   ivec4 d = P.p[0], o = P.p[1], off = P.p[2];
   int ic4 = P.p[3].y, oc4 = P.p[3].z;
-  int c4 = i % ic4;
-  int r = i / ic4;
-  int x = r % d.z;
-  r /= d.z;
-  int y = r % d.y;
-  int n = r / d.y;
+  int c4 = int(gl_GlobalInvocationID.x), x = int(gl_GlobalInvocationID.y), z = int(gl_GlobalInvocationID.z);
+  int n = z / d.y;
+  int y = z - n * d.y;
+  if (c4 >= ic4 || x >= d.z || n >= d.x) return;
   int opix = ((n + off.x) * o.y + y + off.y) * o.z + x + off.z;
-  vec4 v = activate(src[i]);
+  vec4 v = activate(src[((n * d.y + y) * d.z + x) * ic4 + c4]);
 #if VEC
   dst[opix * oc4 + off.w / 4 + c4] = v;
 #else

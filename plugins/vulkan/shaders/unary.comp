@@ -1,6 +1,7 @@
-// RELU, RELU_N1_TO_1, RELU6, TANH, LOGISTIC and HARD_SWISH. Bindings: 0 output, 1 input.
-// P.p[0] = (vec4s, c4, channels, -). Defines: OP (1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH, 5 LOGISTIC,
-// 6 HARD_SWISH).
+// RELU, RELU_N1_TO_1, RELU6, TANH, LOGISTIC and HARD_SWISH, one vec4 per invocation.
+// Bindings: 0 output, 1 input. P.p[0] = (vec4s, c4, channels, -).
+// Defines: OP (1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH, 5 LOGISTIC, 6 HARD_SWISH), MASK (LOGISTIC with
+// channels not a multiple of 4: it maps the zero lanes to 0.5, they are zeroed again).
 layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
 layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
 
@@ -26,6 +27,9 @@ vec4 apply(vec4 x) {
 void main() {
   int i = flat_id();
   if (i >= P.p[0].x) return;
-  int c4 = i % P.p[0].y;
-  dst[i] = mask_lanes(apply(src[i]), c4, P.p[0].z);
+#if MASK
+  dst[i] = mask_lanes(apply(src[i]), i % P.p[0].y, P.p[0].z);
+#else
+  dst[i] = apply(src[i]);
+#endif
 }
