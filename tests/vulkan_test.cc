@@ -1069,6 +1069,11 @@ TEST_F(VulkanCli, NoDriverRefusesEveryNodeAndTheModelRuns) {
   Result run = baton(no_driver, "run " + work_.file("relu.tflite") + " --delegate vulkan --output-dir " + work_.path() + common_);
   EXPECT_EQ(run.code, 0) << run.out;
   EXPECT_TRUE(fs::exists(work_.file("out_0.npy")));
+  // With a delegate after it, that one takes the node.
+  Result next = baton(no_driver, "plan " + work_.file("relu.tflite") + " --delegate vulkan --delegate xnnpack" + common_ +
+                                     " --plugin-dir " + XNNPACK_PLUGIN_DIR);
+  EXPECT_EQ(next.code, 0) << next.out;
+  EXPECT_NE(next.out.find("RELU6 v1                     xnnpack (partition 0)"), std::string::npos) << next.out;
 }
 
 // Validation asked for where the layer is not installed: the same, with the package to install.
