@@ -862,6 +862,53 @@ TEST(VulkanValidation, TheMessengerCountsWhatTheLayerReports) {
   EXPECT_NE(lines[0].find("usage"), std::string::npos) << lines[0];
 }
 
+// Synchronisation validation is on: two writes to one buffer without a barrier between them are a
+// hazard the layer reports (so the delegate's barriers are checked by every test, not only by results).
+TEST(VulkanValidation, AMissingBarrierIsReported) {
+  std::vector<std::string> lines;
+  vulkan::Gpu gpu({"", true}, [&](int, const std::string& m) { lines.push_back(m); });
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = 256;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateBuffer(gpu.device(), &info, nullptr, &buffer), VK_SUCCESS);
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(gpu.device(), buffer, &req);
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = gpu.memory_type(req.memoryTypeBits, 0, 0);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateMemory(gpu.device(), &alloc, nullptr, &memory), VK_SUCCESS);
+  ASSERT_EQ(vkBindBufferMemory(gpu.device(), buffer, memory, 0), VK_SUCCESS);
+  VkCommandPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool_info.queueFamilyIndex = gpu.queue_family();
+  VkCommandPool pool = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateCommandPool(gpu.device(), &pool_info, nullptr, &pool), VK_SUCCESS);
+  VkCommandBufferAllocateInfo cb_info{};
+  cb_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  cb_info.commandPool = pool;
+  cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cb_info.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateCommandBuffers(gpu.device(), &cb_info, &cb), VK_SUCCESS);
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  vkCmdFillBuffer(cb, buffer, 0, 256, 1u);
+  EXPECT_EQ(gpu.validation_messages(), 0u) << (lines.empty() ? "" : lines[0]);
+  vkCmdFillBuffer(cb, buffer, 0, 256, 2u);  // write after write, no barrier
+  EXPECT_GE(gpu.validation_messages(), 1u);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("SYNC-HAZARD-WRITE-AFTER-WRITE"), std::string::npos) << lines[0];
+  vkEndCommandBuffer(cb);
+  vkDestroyCommandPool(gpu.device(), pool, nullptr);
+  vkDestroyBuffer(gpu.device(), buffer, nullptr);
+  vkFreeMemory(gpu.device(), memory, nullptr);
+}
+
 // ---- memory planning ----------------------------------------------------------------------------------
 
 TEST(VulkanMemoryPlan, TensorsShareMemoryOnlyWhenTheirLifetimesDoNotOverlap) {

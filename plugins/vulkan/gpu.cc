@@ -55,13 +55,21 @@ VkInstance create_instance(const VkDebugUtilsMessengerCreateInfoEXT* messenger, 
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
   const char* layers[] = {kValidationLayer};
-  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+  // Besides the default checks, synchronisation validation: a missing or wrong barrier between two
+  // dispatches is reported even where the driver (lavapipe runs dispatches in order) would not show it.
+  const VkValidationFeatureEnableEXT enable[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT features{};
+  features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = enable;
+  features.pNext = messenger;  // also reports what happens in vkCreateInstance and vkDestroyInstance
   if (validation) {
     info.enabledLayerCount = 1;
     info.ppEnabledLayerNames = layers;
-    info.enabledExtensionCount = 1;
+    info.enabledExtensionCount = 2;
     info.ppEnabledExtensionNames = extensions;
-    info.pNext = messenger;  // also reports what happens in vkCreateInstance and vkDestroyInstance
+    info.pNext = &features;
   }
   VkInstance instance = VK_NULL_HANDLE;
   const VkResult r = vkCreateInstance(&info, nullptr, &instance);
