@@ -9,6 +9,7 @@ PACKAGES=(
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   libgtest-dev libstb-dev
   libxnnpack-dev libpthreadpool-dev
+  libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers
   clang libclang-rt-14-dev
   ca-certificates unzip
 )

@@ -1,0 +1,301 @@
+#include "executable.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "memory_plan.h"
+#include "vk_error.h"
+
+namespace baton::vulkan {
+namespace {
+
+// How long an invoke may take on the device before it is reported as failed.
+constexpr uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;
+
+struct Range {
+  int buffer;
+  int64_t begin, end;
+  bool overlaps(const Range& o) const { return buffer == o.buffer && begin < o.end && o.begin < end; }
+};
+
+bool any_overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
+  for (const Range& x : a) {
+    for (const Range& y : b) {
+      if (x.overlaps(y)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Executable::Executable(const Gpu& gpu, PipelineSet& pipelines, GpuGraph graph)
+    : gpu_(gpu), pipelines_(pipelines), graph_(std::move(graph)) {
+  try {
+    place_tensors();
+    for (int b = 0; b < 4; ++b) {
+      const MemoryUse use = b == kStageIn ? MemoryUse::kUpload : b == kStageOut ? MemoryUse::kDownload : MemoryUse::kDevice;
+      buffers_[b] = std::make_unique<GpuBuffer>(gpu_, static_cast<VkDeviceSize>(sizes_[b]), use);
+    }
+    VkCommandPoolCreateInfo pool{};
+    pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pool.queueFamilyIndex = gpu_.queue_family();
+    BATON_VK(vkCreateCommandPool, gpu_.device(), &pool, nullptr, &command_pool_);
+    VkFenceCreateInfo fence{};
+    fence.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    BATON_VK(vkCreateFence, gpu_.device(), &fence, nullptr, &fence_);
+    upload_weights();
+    record();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+Executable::~Executable() { release(); }
+
+void Executable::release() {
+  VkDevice d = gpu_.device();
+  if (in_flight_) {
+    // A run that failed while the device still worked on it: its buffers must outlive the work.
+    vkQueueWaitIdle(gpu_.queue());
+    in_flight_ = false;
+  }
+  if (fence_) vkDestroyFence(d, fence_, nullptr);
+  if (command_pool_) vkDestroyCommandPool(d, command_pool_, nullptr);  // frees the command buffers
+  if (descriptor_pool_) vkDestroyDescriptorPool(d, descriptor_pool_, nullptr);
+  fence_ = VK_NULL_HANDLE;
+  command_pool_ = VK_NULL_HANDLE;
+  descriptor_pool_ = VK_NULL_HANDLE;
+  for (auto& b : buffers_) b.reset();
+}
+
+void Executable::place_tensors() {
+  const int64_t alignment = std::max<int64_t>(16, static_cast<int64_t>(gpu_.limits().minStorageBufferOffsetAlignment));
+  auto align = [&](int64_t v) { return (v + alignment - 1) / alignment * alignment; };
+  places_.assign(graph_.tensors.size(), Place{});
+  // Lifetimes of the activations, from the steps that touch them.
+  std::vector<int> first(graph_.tensors.size(), -1), last(graph_.tensors.size(), -1);
+  for (size_t s = 0; s < graph_.steps.size(); ++s) {
+    for (int id : graph_.steps[s].bindings) {
+      if (first[id] < 0) first[id] = static_cast<int>(s);
+      last[id] = static_cast<int>(s);
+    }
+  }
+  std::vector<Lifetime> lifetimes;
+  std::vector<int> activation_ids;
+  for (size_t id = 0; id < graph_.tensors.size(); ++id) {
+    const GpuTensor& t = graph_.tensors[id];
+    Place& p = places_[id];
+    p.bytes = t.bytes;
+    switch (t.kind) {
+      case TensorKind::kActivation:
+        if (first[id] < 0) break;  // never touched: no memory
+        lifetimes.push_back({t.bytes, first[id], last[id]});
+        activation_ids.push_back(static_cast<int>(id));
+        stats_.unshared_bytes += align(t.bytes);
+        break;
+      case TensorKind::kConstant:
+        p.buffer = kWeights;
+        p.offset = sizes_[kWeights];
+        sizes_[kWeights] = align(p.offset + t.bytes);
+        break;
+      case TensorKind::kUpload:
+        p.buffer = kStageIn;
+        p.offset = sizes_[kStageIn];
+        sizes_[kStageIn] = align(p.offset + t.bytes);
+        break;
+      case TensorKind::kDownload:
+        p.buffer = kStageOut;
+        p.offset = sizes_[kStageOut];
+        sizes_[kStageOut] = align(p.offset + t.bytes);
+        break;
+    }
+  }
+  const MemoryPlan plan = plan_memory(lifetimes, alignment);
+  for (size_t i = 0; i < activation_ids.size(); ++i) {
+    places_[activation_ids[i]].buffer = kArena;
+    places_[activation_ids[i]].offset = plan.offsets[i];
+  }
+  sizes_[kArena] = plan.total;
+  stats_.arena_bytes = plan.total;
+  stats_.weight_bytes = sizes_[kWeights];
+}
+
+VkBuffer Executable::buffer(int id) const { return buffers_[places_[id].buffer]->handle(); }
+
+void Executable::upload_weights() {
+  if (sizes_[kWeights] == 0) return;
+  GpuBuffer staging(gpu_, static_cast<VkDeviceSize>(sizes_[kWeights]), MemoryUse::kUpload);
+  auto* base = static_cast<unsigned char*>(staging.mapped());
+  for (size_t id = 0; id < graph_.tensors.size(); ++id) {
+    GpuTensor& t = graph_.tensors[id];
+    if (t.kind != TensorKind::kConstant) continue;
+    std::vector<float> data(t.floats);
+    if (t.fill) t.fill(data.data());
+    std::memcpy(base + places_[id].offset, data.data(), data.size() * sizeof(float));
+    t.fill = nullptr;  // the host's data may go; the device has its copy
+  }
+  VkCommandBufferAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  alloc.commandPool = command_pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  BATON_VK(vkAllocateCommandBuffers, gpu_.device(), &alloc, &cb);
+  struct Free {
+    VkDevice d;
+    VkCommandPool p;
+    VkCommandBuffer c;
+    ~Free() { vkFreeCommandBuffers(d, p, 1, &c); }
+  } free_cb{gpu_.device(), command_pool_, cb};
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  BATON_VK(vkBeginCommandBuffer, cb, &begin);
+  VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(sizes_[kWeights])};
+  vkCmdCopyBuffer(cb, staging.handle(), buffers_[kWeights]->handle(), 1, &region);
+  BATON_VK(vkEndCommandBuffer, cb);
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cb;
+  BATON_VK(vkQueueSubmit, gpu_.queue(), 1, &submit, fence_);
+  in_flight_ = true;
+  BATON_VK(vkWaitForFences, gpu_.device(), 1, &fence_, VK_TRUE, kFenceTimeoutNs);
+  in_flight_ = false;
+  BATON_VK(vkResetFences, gpu_.device(), 1, &fence_);
+}
+
+void Executable::record() {
+  VkDevice d = gpu_.device();
+  size_t sets = 0, descriptors = 0;
+  for (const Step& s : graph_.steps) {
+    if (s.shader.empty()) continue;
+    ++sets;
+    descriptors += s.bindings.size();
+  }
+  if (sets > 0) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, static_cast<uint32_t>(descriptors)};
+    VkDescriptorPoolCreateInfo pool{};
+    pool.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pool.maxSets = static_cast<uint32_t>(sets);
+    pool.poolSizeCount = 1;
+    pool.pPoolSizes = &size;
+    BATON_VK(vkCreateDescriptorPool, d, &pool, nullptr, &descriptor_pool_);
+  }
+  VkCommandBufferAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  alloc.commandPool = command_pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  BATON_VK(vkAllocateCommandBuffers, d, &alloc, &commands_);
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  BATON_VK(vkBeginCommandBuffer, commands_, &begin);
+
+  std::vector<Range> pending_reads, pending_writes;  // since the last barrier
+  auto range_of = [&](int id) {
+    const Place& p = places_[id];
+    return Range{p.buffer, p.offset, p.offset + p.bytes};
+  };
+  for (const Step& step : graph_.steps) {
+    std::vector<Range> reads, writes;
+    for (size_t b = 0; b < step.bindings.size(); ++b) {
+      (static_cast<int>(b) < step.written ? writes : reads).push_back(range_of(step.bindings[b]));
+    }
+    if (any_overlap(reads, pending_writes) || any_overlap(writes, pending_writes) || any_overlap(writes, pending_reads)) {
+      VkMemoryBarrier barrier{};
+      barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                              VK_ACCESS_TRANSFER_WRITE_BIT;
+      const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+      vkCmdPipelineBarrier(commands_, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+      ++stats_.barriers;
+      pending_reads.clear();
+      pending_writes.clear();
+    }
+    pending_reads.insert(pending_reads.end(), reads.begin(), reads.end());
+    pending_writes.insert(pending_writes.end(), writes.begin(), writes.end());
+
+    if (step.shader.empty()) {
+      const Place& dst = places_[step.bindings[0]];
+      const Place& src = places_[step.bindings[1]];
+      VkBufferCopy region{static_cast<VkDeviceSize>(src.offset), static_cast<VkDeviceSize>(dst.offset),
+                          static_cast<VkDeviceSize>(step.copy_bytes)};
+      vkCmdCopyBuffer(commands_, buffer(step.bindings[1]), buffer(step.bindings[0]), 1, &region);
+      ++stats_.copies;
+      continue;
+    }
+    const Pipeline& pipeline = pipelines_.get(step.shader, step.defines, static_cast<uint32_t>(step.bindings.size()));
+    VkDescriptorSetAllocateInfo set_info{};
+    set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    set_info.descriptorPool = descriptor_pool_;
+    set_info.descriptorSetCount = 1;
+    set_info.pSetLayouts = &pipeline.set_layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    BATON_VK(vkAllocateDescriptorSets, d, &set_info, &set);
+    std::vector<VkDescriptorBufferInfo> infos(step.bindings.size());
+    std::vector<VkWriteDescriptorSet> descriptor_writes(step.bindings.size());
+    for (size_t b = 0; b < step.bindings.size(); ++b) {
+      const Place& p = places_[step.bindings[b]];
+      infos[b] = {buffer(step.bindings[b]), static_cast<VkDeviceSize>(p.offset), static_cast<VkDeviceSize>(std::max<int64_t>(p.bytes, 4))};
+      VkWriteDescriptorSet& w = descriptor_writes[b];
+      w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      w.dstSet = set;
+      w.dstBinding = static_cast<uint32_t>(b);
+      w.descriptorCount = 1;
+      w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w.pBufferInfo = &infos[b];
+    }
+    vkUpdateDescriptorSets(d, static_cast<uint32_t>(descriptor_writes.size()), descriptor_writes.data(), 0, nullptr);
+    vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nullptr);
+    vkCmdPushConstants(commands_, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, step.params.data());
+    vkCmdDispatch(commands_, step.groups[0], step.groups[1], step.groups[2]);
+    ++stats_.dispatches;
+  }
+  // The downloads become visible to the host once the fence has signalled.
+  VkMemoryBarrier to_host{};
+  to_host.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
+  BATON_VK(vkEndCommandBuffer, commands_);
+}
+
+void Executable::run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
+  if (!broken_.empty()) throw std::runtime_error("an earlier run failed (" + broken_ + ")");
+  try {
+    submit_and_wait(inputs, outputs);
+  } catch (const std::exception& e) {
+    broken_ = e.what();
+    throw;
+  }
+}
+
+void Executable::submit_and_wait(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
+  auto* in_base = static_cast<unsigned char*>(buffers_[kStageIn]->mapped());
+  for (size_t i = 0; i < graph_.uploads.size() && i < inputs.size(); ++i) {
+    const Place& p = places_[graph_.uploads[i]];
+    std::memcpy(in_base + p.offset, inputs[i], static_cast<size_t>(p.bytes));
+  }
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &commands_;
+  BATON_VK(vkQueueSubmit, gpu_.queue(), 1, &submit, fence_);
+  in_flight_ = true;
+  BATON_VK(vkWaitForFences, gpu_.device(), 1, &fence_, VK_TRUE, kFenceTimeoutNs);
+  in_flight_ = false;
+  BATON_VK(vkResetFences, gpu_.device(), 1, &fence_);
+  const auto* out_base = static_cast<const unsigned char*>(buffers_[kStageOut]->mapped());
+  for (size_t o = 0; o < graph_.downloads.size() && o < outputs.size(); ++o) {
+    const Place& p = places_[graph_.downloads[o]];
+    std::memcpy(outputs[o], out_base + p.offset, static_cast<size_t>(p.bytes));
+  }
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,227 @@
+#include "gpu_graph.h"
+
+#include <algorithm>
+
+#include "op_common.h"
+
+namespace baton::vulkan {
+namespace {
+
+uint32_t pow2_at_most(int64_t v, uint32_t cap) {
+  uint32_t p = 1;
+  while (p * 2 <= cap && static_cast<int64_t>(p) < v) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+Shape4 shape4(const Dims& dims) {
+  int32_t d[4] = {1, 1, 1, 1};
+  const size_t offset = 4 - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) d[offset + i] = dims[i];
+  return {d[0], d[1], d[2], d[3]};
+}
+
+Grid grid_1d(int64_t count, uint32_t local) {
+  Grid g;
+  g.local = {local, 1, 1};
+  const int64_t groups = std::max<int64_t>(1, ceil_div(count, local));
+  const int64_t x = std::min<int64_t>(groups, 65535);
+  g.groups = {static_cast<uint32_t>(x), static_cast<uint32_t>(std::min<int64_t>(ceil_div(groups, x), UINT32_MAX)), 1};
+  return g;
+}
+
+Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local) {
+  Grid g;
+  // Fill x first (consecutive invocations read consecutive memory), then y, then z.
+  const uint32_t lx = pow2_at_most(x, max_local);
+  const uint32_t ly = pow2_at_most(y, max_local / lx);
+  const uint32_t lz = pow2_at_most(z, max_local / (lx * ly));
+  g.local = {lx, ly, lz};
+  auto clamp = [](int64_t v) { return static_cast<uint32_t>(std::min<int64_t>(std::max<int64_t>(v, 1), UINT32_MAX)); };
+  g.groups = {clamp(ceil_div(x, lx)), clamp(ceil_div(y, ly)), clamp(ceil_div(z, lz))};
+  return g;
+}
+
+GraphBuilder::GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs)
+    : api_(api), limits_(limits), auto_inputs_(auto_inputs) {}
+
+int GraphBuilder::add_tensor(GpuTensor t, const char* what) {
+  if (t.bytes > limits_.max_storage_range) {
+    refuse(std::string(what) + " of " + std::to_string(t.bytes) + " bytes on the device is larger than its storage buffer range (" +
+           std::to_string(limits_.max_storage_range) + ")");
+  }
+  graph_.tensors.push_back(std::move(t));
+  return static_cast<int>(graph_.tensors.size() - 1);
+}
+
+int GraphBuilder::add_input(const baton_tensor* t) {
+  NodeView view(api_, nullptr);
+  if (api_->tensor_type(t) != BATON_TYPE_FLOAT32) refuse("a partition input is not float32");
+  GpuTensor g;
+  g.dims = view.shape(t);
+  if (g.dims.size() > 4) refuse("a partition input of rank " + std::to_string(g.dims.size()));
+  for (int32_t d : g.dims) {
+    if (d <= 0) refuse("a partition input of shape " + dims_text(g.dims));
+  }
+  g.shape = shape4(g.dims);
+  g.bytes = g.shape.padded_bytes();
+  const int id = add_tensor(std::move(g), "an input");
+  ids_[t] = id;
+  inputs_.emplace_back(id, std::to_string(api_->tensor_index(t)));
+  return id;
+}
+
+int GraphBuilder::value(const NodeView& node, const baton_tensor* t) {
+  if (auto it = ids_.find(t); it != ids_.end()) return it->second;
+  if (api_->tensor_is_constant(t)) {
+    const Dims dims = node.shape(t);
+    const Shape4 s = shape4(dims);
+    const float* data = node.floats(t);
+    GpuTensor g;
+    g.kind = TensorKind::kConstant;
+    g.dims = dims;
+    g.shape = s;
+    g.bytes = s.padded_bytes();
+    g.floats = static_cast<size_t>(s.vec4s() * 4);
+    g.fill = [s, data](float* out) {
+      const int32_t c4 = s.c4();
+      for (int64_t r = 0; r < s.rows(); ++r) {
+        for (int32_t c = 0; c < c4 * 4; ++c) out[r * c4 * 4 + c] = c < s.c ? data[r * s.c + c] : 0.0f;
+      }
+    };
+    const int id = add_tensor(std::move(g), "a constant");
+    ids_[t] = id;
+    return id;
+  }
+  if (!auto_inputs_) refuse("tensor " + std::to_string(api_->tensor_index(t)) + " is read before it is written");
+  return add_input(t);
+}
+
+int GraphBuilder::define(const baton_tensor* t, Dims dims) {
+  GpuTensor g;
+  g.shape = shape4(dims);
+  g.dims = std::move(dims);
+  g.bytes = g.shape.padded_bytes();
+  const int id = add_tensor(std::move(g), "the output");
+  ids_[t] = id;
+  return id;
+}
+
+int GraphBuilder::scratch(Dims dims) {
+  GpuTensor g;
+  g.shape = shape4(dims);
+  g.dims = std::move(dims);
+  g.bytes = g.shape.padded_bytes();
+  return add_tensor(std::move(g), "a scratch tensor");
+}
+
+int GraphBuilder::constant(size_t floats, std::function<void(float*)> fill) {
+  GpuTensor g;
+  g.kind = TensorKind::kConstant;
+  g.floats = floats;
+  g.bytes = static_cast<int64_t>(floats * sizeof(float));
+  g.fill = std::move(fill);
+  return add_tensor(std::move(g), "packed weights");
+}
+
+void GraphBuilder::alias(const baton_tensor* t, const baton_tensor* same_as) {
+  auto it = ids_.find(same_as);
+  if (it == ids_.end()) refuse("tensor " + std::to_string(api_->tensor_index(same_as)) + " is read before it is written");
+  ids_[t] = it->second;
+}
+
+int GraphBuilder::activation(const NodeView& node, int32_t declared) const {
+  const int own = activation_code(declared);
+  auto it = fused_.find(node.node());
+  return it == fused_.end() ? own : it->second;
+}
+
+int GraphBuilder::add_output(const baton_tensor* t) {
+  auto it = ids_.find(t);
+  if (it == ids_.end()) refuse("partition output " + std::to_string(api_->tensor_index(t)) + " is not computed inside");
+  graph_.outputs.push_back(it->second);
+  return it->second;
+}
+
+void GraphBuilder::dispatch(const std::string& shader, Defines defines, const Grid& grid, std::vector<int> bindings,
+                            const std::array<int32_t, 32>& params) {
+  for (int d = 0; d < 3; ++d) {
+    if (grid.groups[d] > limits_.max_groups[d]) {
+      refuse("a dispatch of " + std::to_string(grid.groups[d]) + " workgroups along " + "xyz"[d] +
+             " is more than the device's limit of " + std::to_string(limits_.max_groups[d]));
+    }
+    if (grid.local[d] > limits_.max_local[d]) refuse("workgroup too large for the device");
+  }
+  if (grid.local[0] * grid.local[1] * grid.local[2] > limits_.max_invocations) refuse("workgroup too large for the device");
+  defines.emplace_back("LX", std::to_string(grid.local[0]));
+  defines.emplace_back("LY", std::to_string(grid.local[1]));
+  defines.emplace_back("LZ", std::to_string(grid.local[2]));
+  Step s;
+  s.label = label_;
+  s.shader = shader;
+  s.defines = std::move(defines);
+  s.params = params;
+  s.bindings = std::move(bindings);
+  s.groups = grid.groups;
+  graph_.steps.push_back(std::move(s));
+}
+
+void GraphBuilder::copy(int dst, int src, int64_t bytes) {
+  Step s;
+  s.label = label_;
+  s.bindings = {dst, src};
+  s.copy_bytes = bytes;
+  graph_.steps.push_back(std::move(s));
+}
+
+GpuGraph GraphBuilder::finish() {
+  std::vector<Step> node_steps = std::move(graph_.steps);
+  graph_.steps.clear();
+  // Inputs: the host's dense bytes go to the upload buffer; a copy when the layouts agree (channels a
+  // multiple of 4), else the pack shader spreads the rows to whole vec4s.
+  for (const auto& [id, name] : inputs_) {
+    const Shape4 s = shape(id);
+    GpuTensor up;
+    up.kind = TensorKind::kUpload;
+    up.dims = dims(id);
+    up.shape = s;
+    up.bytes = s.elements() * 4;
+    const int staged = add_tensor(std::move(up), "an input");
+    graph_.uploads.push_back(staged);
+    set_label("upload of tensor " + name);
+    if (s.c % 4 == 0) {
+      copy(id, staged, s.elements() * 4);
+    } else {
+      std::array<int32_t, 32> p{};
+      p[0] = static_cast<int32_t>(s.vec4s());
+      p[1] = s.c;
+      p[2] = s.c4();
+      dispatch("pack", {}, grid_1d(s.vec4s()), {id, staged}, p);
+    }
+  }
+  for (Step& s : node_steps) graph_.steps.push_back(std::move(s));
+  for (int id : graph_.outputs) {
+    const Shape4 s = shape(id);
+    GpuTensor down;
+    down.kind = TensorKind::kDownload;
+    down.dims = dims(id);
+    down.shape = s;
+    down.bytes = s.elements() * 4;
+    const int staged = add_tensor(std::move(down), "an output");
+    graph_.downloads.push_back(staged);
+    set_label("download of an output");
+    if (s.c % 4 == 0) {
+      copy(staged, id, s.elements() * 4);
+    } else {
+      std::array<int32_t, 32> p{};
+      p[0] = static_cast<int32_t>(s.elements());
+      p[1] = s.c;
+      p[2] = s.c4();
+      dispatch("unpack", {}, grid_1d((s.elements() + 3) / 4), {staged, id}, p);
+    }
+  }
+  return std::move(graph_);
+}
+
+}  // namespace baton::vulkan

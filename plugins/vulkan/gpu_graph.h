@@ -1,0 +1,161 @@
+// What a partition computes on the device, before any Vulkan object exists: the device tensors and the
+// steps (compute dispatches and buffer copies) in execution order. Ops add to it through GraphBuilder;
+// check_node plans one node into a scratch builder (nothing is packed or compiled), the partition build
+// plans every node and hands the graph to an Executable.
+//
+// Device layout of an activation: its shape is read as [N,H,W,C] (a lower rank is padded with leading
+// ones) and stored as N*H*W rows of ceil(C/4) vec4s, the lanes past C zero. Every shader keeps those lanes
+// zero, so a reader may load whole vec4s. Weights are packed per op into the layout its shader reads.
+#ifndef BATON_VULKAN_GPU_GRAPH_H
+#define BATON_VULKAN_GPU_GRAPH_H
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "node_view.h"
+#include "pipelines.h"
+
+namespace baton::vulkan {
+
+struct Shape4 {
+  int32_t n = 1, h = 1, w = 1, c = 1;
+  int32_t c4() const { return (c + 3) / 4; }
+  int64_t rows() const { return static_cast<int64_t>(n) * h * w; }
+  int64_t vec4s() const { return rows() * c4(); }
+  int64_t padded_bytes() const { return vec4s() * 16; }
+  int64_t elements() const { return rows() * c; }
+};
+
+Shape4 shape4(const Dims& dims);  // rank <= 4
+
+enum class TensorKind {
+  kActivation,  // lives in the partition's device arena, at an offset planned by lifetime
+  kConstant,    // weights and constant operands: uploaded once into the weights buffer
+  kUpload,      // a partition input as the host holds it (dense), in the upload staging buffer
+  kDownload,    // a partition output as the host wants it (dense), in the download staging buffer
+};
+
+struct GpuTensor {
+  TensorKind kind = TensorKind::kActivation;
+  Dims dims;
+  Shape4 shape;
+  int64_t bytes = 0;
+  // kConstant: the number of floats and the function that writes them (run only when the partition is
+  // built, so check_node packs nothing).
+  size_t floats = 0;
+  std::function<void(float*)> fill;
+};
+
+struct Step {
+  std::string label;   // "node 12 CONV_2D", "upload input 0"
+  std::string shader;  // empty: copy `copy_bytes` from bindings[1] to bindings[0]
+  Defines defines;
+  std::array<int32_t, 32> params{};  // push constants
+  std::vector<int> bindings;         // tensor ids; storage buffer binding i is bindings[i]
+  int written = 1;                   // bindings[0..written) are written, the rest only read
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  int64_t copy_bytes = 0;
+};
+
+struct GpuGraph {
+  std::vector<GpuTensor> tensors;
+  std::vector<Step> steps;
+  std::vector<int> uploads;    // kUpload tensors, one per partition input, in partition order
+  std::vector<int> downloads;  // kDownload tensors, one per partition output
+  std::vector<int> outputs;    // the activations behind the downloads
+};
+
+// What the planner must respect on the chosen device.
+struct DeviceLimits {
+  int64_t max_storage_range = int64_t{1} << 27;
+  std::array<uint32_t, 3> max_groups{65535, 65535, 65535};
+  uint32_t max_invocations = 128;
+  std::array<uint32_t, 3> max_local{128, 128, 64};
+};
+
+// Workgroup size and count of a dispatch.
+struct Grid {
+  std::array<uint32_t, 3> local{1, 1, 1};
+  std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+// `count` invocations in workgroups of `local`, folded into a second dimension past 65535 groups. The
+// shader's flat index is gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * LX
+// (common.glsl's flat_id()), and it must ignore indices >= count.
+Grid grid_1d(int64_t count, uint32_t local = 64);
+// An x*y*z grid of invocations; workgroups of at most `max_local` invocations, shaped to the extents.
+Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local = 64);
+
+class GraphBuilder {
+ public:
+  // `auto_inputs`: a non-constant tensor seen for the first time becomes a partition input (check_node
+  // plans a node alone); otherwise every input must have been added or defined first.
+  GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs);
+
+  void set_label(std::string label) { label_ = std::move(label); }
+  const std::string& label() const { return label_; }
+
+  // A partition input, with its current host shape.
+  int add_input(const baton_tensor* t);
+  // The device tensor of `t`: defined by an earlier node, a partition input, or for a constant its
+  // values in the device layout.
+  int value(const NodeView& node, const baton_tensor* t);
+  // Defines `t` (a node's output) with the shape the op computed.
+  int define(const baton_tensor* t, Dims dims);
+  // A device tensor only the op itself uses (a reshaped copy of an input).
+  int scratch(Dims dims);
+  // Op-packed constant data of `floats` floats, written by `fill` when the partition is built.
+  int constant(size_t floats, std::function<void(float*)> fill);
+  // Marks a defined tensor as a partition output.
+  int add_output(const baton_tensor* t);
+
+  // A standalone RELU, RELU6 or RELU_N1_TO_1 folded into the node that produces its input (fusion.h):
+  // the producer applies `act` (common.glsl's ACT) instead of its fused NONE, and the activation's output
+  // is the producer's output tensor.
+  void fuse_activation(const baton_node* producer, int act) { fused_[producer] = act; }
+  void alias(const baton_tensor* t, const baton_tensor* same_as);
+  // The ACT a node's shader applies: its own fused activation, or the one folded into it.
+  int activation(const NodeView& node, int32_t declared) const;
+
+  const GpuTensor& tensor(int id) const { return graph_.tensors.at(static_cast<size_t>(id)); }
+  const Dims& dims(int id) const { return tensor(id).dims; }
+  const Shape4& shape(int id) const { return tensor(id).shape; }
+
+  // Appends a dispatch of `shader` over `grid` (LX/LY/LZ are added to the defines). Refuses what the
+  // device cannot run (too many workgroups).
+  void dispatch(const std::string& shader, Defines defines, const Grid& grid, std::vector<int> bindings,
+                const std::array<int32_t, 32>& params);
+  // Appends a copy of `bytes` from `src` to `dst`.
+  void copy(int dst, int src, int64_t bytes);
+
+  // Adds the steps that move partition inputs in and outputs out (staging buffers, with a pack or unpack
+  // shader where the host's dense layout differs from the device's) and returns the finished graph.
+  GpuGraph finish();
+
+ private:
+  int add_tensor(GpuTensor t, const char* what);
+
+  const baton_host_api* api_;
+  DeviceLimits limits_;
+  bool auto_inputs_;
+  std::string label_;
+  GpuGraph graph_;
+  std::map<const baton_tensor*, int> ids_;
+  std::map<const baton_node*, int> fused_;
+  std::vector<std::pair<int, std::string>> inputs_;  // activation ids of partition inputs, with names
+};
+
+inline int32_t float_bits(float f) {
+  int32_t i;
+  static_assert(sizeof i == sizeof f);
+  __builtin_memcpy(&i, &f, sizeof f);
+  return i;
+}
+
+}  // namespace baton::vulkan
+
+#endif  // BATON_VULKAN_GPU_GRAPH_H

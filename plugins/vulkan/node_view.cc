@@ -1,0 +1,92 @@
+#include "node_view.h"
+
+namespace baton::vulkan {
+
+std::string dims_text(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(dims[i]);
+  }
+  s += ']';
+  return s;
+}
+
+int64_t element_count(const Dims& dims) {
+  int64_t n = 1;
+  for (int32_t d : dims) n *= d;
+  return n;
+}
+
+const baton_tensor* NodeView::optional_input(int32_t i) const {
+  if (i >= input_count()) return nullptr;
+  return api_->node_input(node_, i);
+}
+
+const baton_tensor* NodeView::input(int32_t i) const {
+  const baton_tensor* t = optional_input(i);
+  if (!t) refuse("input " + std::to_string(i) + " is missing");
+  return t;
+}
+
+Dims NodeView::shape(const baton_tensor* t) const {
+  const int32_t* dims = nullptr;
+  const int32_t rank = api_->tensor_shape(t, &dims);
+  return Dims(dims, dims + rank);
+}
+
+void NodeView::require_float(const baton_tensor* t, const char* role, int32_t i) const {
+  const baton_tensor_type type = api_->tensor_type(t);
+  std::string name = role;
+  if (i >= 0) {
+    name += ' ';
+    name += std::to_string(i);
+  }
+  if (type != BATON_TYPE_FLOAT32) refuse(std::string(baton_tensor_type_name(type)) + " " + name + " (float32 only)");
+  const Dims dims = shape(t);
+  if (dims.size() > 4) refuse(name + " of rank " + std::to_string(dims.size()) + " (at most 4)");
+  for (int32_t d : dims) {
+    if (d <= 0) refuse(name + " with an empty or unknown dimension " + dims_text(dims));
+  }
+}
+
+const baton_tensor* NodeView::float_input(int32_t i) const {
+  const baton_tensor* t = input(i);
+  require_float(t, "input", i);
+  return t;
+}
+
+const baton_tensor* NodeView::constant_float_input(int32_t i, const char* what) const {
+  const baton_tensor* t = float_input(i);
+  if (!api_->tensor_is_constant(t)) refuse(std::string("non-constant ") + what);
+  if (!api_->tensor_data(t)) refuse(std::string(what) + " has no data");
+  return t;
+}
+
+std::vector<int64_t> NodeView::constant_ints(int32_t i, const char* what) const {
+  const baton_tensor* t = input(i);
+  if (!api_->tensor_is_constant(t)) refuse(std::string("non-constant ") + what);
+  const void* data = api_->tensor_data(t);
+  if (!data) refuse(std::string(what) + " has no data");
+  const int64_t count = element_count(shape(t));
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  const baton_tensor_type type = api_->tensor_type(t);
+  if (type == BATON_TYPE_INT32) {
+    for (int64_t k = 0; k < count; ++k) out[k] = static_cast<const int32_t*>(data)[k];
+  } else if (type == BATON_TYPE_INT64) {
+    for (int64_t k = 0; k < count; ++k) out[k] = static_cast<const int64_t*>(data)[k];
+  } else {
+    refuse(std::string(what) + " of type " + baton_tensor_type_name(type) + " (INT32 or INT64 only)");
+  }
+  return out;
+}
+
+const baton_tensor* NodeView::float_output() const {
+  if (output_count() != 1) refuse(std::to_string(output_count()) + " outputs (one only)");
+  const baton_tensor* t = api_->node_output(node_, 0);
+  require_float(t, "output", -1);
+  if (api_->tensor_is_constant(t)) refuse("constant output");
+  return t;
+}
+
+}  // namespace baton::vulkan

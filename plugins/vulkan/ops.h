@@ -1,0 +1,52 @@
+// The ops the Vulkan delegate declares, each with the TFLite versions it takes and its planner: the
+// function that checks one node (throwing Refusal with the reason) and appends its dispatches to a
+// GraphBuilder. One function does both, so check_node refuses exactly what the partition build would
+// fail on. The planners live by family in ops_*.cc.
+#ifndef BATON_VULKAN_OPS_H
+#define BATON_VULKAN_OPS_H
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu_graph.h"
+#include "node_view.h"
+
+namespace baton::vulkan {
+
+using PlanFn = void (*)(GraphBuilder& graph, const NodeView& node);
+
+struct OpDef {
+  int32_t code;  // TFLite BuiltinOperator
+  const char* name;
+  int32_t min_version, max_version;
+  PlanFn plan;
+};
+
+const std::vector<OpDef>& op_defs();
+const OpDef* find_op(int32_t code);
+
+// ops_conv.cc
+void plan_conv2d(GraphBuilder& g, const NodeView& node);
+void plan_depthwise_conv2d(GraphBuilder& g, const NodeView& node);
+void plan_fully_connected(GraphBuilder& g, const NodeView& node);
+// ops_elementwise.cc
+void plan_binary(GraphBuilder& g, const NodeView& node);  // ADD, SUB, MUL, PRELU
+void plan_unary(GraphBuilder& g, const NodeView& node);   // RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH
+// ops_pool.cc
+void plan_pool(GraphBuilder& g, const NodeView& node);  // AVERAGE_POOL_2D, MAX_POOL_2D
+void plan_mean(GraphBuilder& g, const NodeView& node);
+void plan_softmax(GraphBuilder& g, const NodeView& node);
+// ops_movement.cc
+void plan_pad(GraphBuilder& g, const NodeView& node);  // PAD, PADV2
+void plan_reshape(GraphBuilder& g, const NodeView& node);
+void plan_concatenation(GraphBuilder& g, const NodeView& node);
+void plan_depth_to_space(GraphBuilder& g, const NodeView& node);
+void plan_resize_bilinear(GraphBuilder& g, const NodeView& node);
+// A reshape of `src` into a new device tensor of `dims` (same element count): one copy when the last
+// dimension is unchanged (the device layouts agree), else a gather. Returns the new tensor.
+int reshaped(GraphBuilder& g, int src, const Dims& dims);
+void plan_reshape_into(GraphBuilder& g, int dst, int src);
+
+}  // namespace baton::vulkan
+
+#endif  // BATON_VULKAN_OPS_H

@@ -1,0 +1,173 @@
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: weights repacked once into vec4 blocks the shaders
+// read in order, bias padded to whole vec4s (zeros when absent).
+//
+// CONV_2D weights: for each block of 4 output channels, each tap (ky, kx) and each block of 4 input
+// channels, four vec4s; vec4 j holds the weights of input channel j of the block for the 4 output
+// channels, so acc += in.x * w0 + in.y * w1 + in.z * w2 + in.w * w3 (conv2d.comp). FULLY_CONNECTED uses
+// the same blocks without taps. DEPTHWISE_CONV_2D weights are one vec4 of output channels per tap.
+#include <algorithm>
+
+#include "op_common.h"
+#include "ops.h"
+
+namespace baton::vulkan {
+namespace {
+
+const Dims& rank4(const GraphBuilder& g, int id) {
+  const Dims& d = g.dims(id);
+  if (d.size() != 4) refuse("input of rank " + std::to_string(d.size()) + " (NHWC rank 4 only)");
+  return d;
+}
+
+// The bias as whole vec4s: the model's [channels] values, or zeros.
+int bias_tensor(GraphBuilder& g, const NodeView& node, int32_t index, int32_t channels) {
+  const int32_t c4 = static_cast<int32_t>(ceil_div(channels, 4));
+  const float* data = nullptr;
+  if (node.optional_input(index)) {
+    const baton_tensor* bias = node.constant_float_input(index, "bias");
+    if (element_count(node.shape(bias)) != channels) {
+      refuse("bias of shape " + dims_text(node.shape(bias)) + " for " + str(channels) + " channels");
+    }
+    data = node.floats(bias);
+  }
+  return g.constant(static_cast<size_t>(c4) * 4, [data, channels, c4](float* out) {
+    for (int32_t c = 0; c < c4 * 4; ++c) out[c] = data && c < channels ? data[c] : 0.0f;
+  });
+}
+
+}  // namespace
+
+void plan_conv2d(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* filter = node.constant_float_input(1, "filter");
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = rank4(g, in);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4) refuse("filter of rank " + str(f.size()));
+  if (f[3] != d[3]) {
+    refuse("filter of " + str(f[3]) + " input channels for an input of " + str(d[3]) + " (grouped convolution not supported)");
+  }
+  const baton_conv_options& o = node.options().u.conv;
+  const int act = g.activation(node, o.activation);
+  const Window h = window(o.padding, d[1], f[1], o.stride_h, o.dilation_h, "height");
+  const Window w = window(o.padding, d[2], f[2], o.stride_w, o.dilation_w, "width");
+  const int32_t oc = f[0], kh = f[1], kw = f[2], ic = f[3];
+  const int32_t oc4 = static_cast<int32_t>(ceil_div(oc, 4)), ic4 = static_cast<int32_t>(ceil_div(ic, 4));
+  const float* wdata = node.floats(filter);
+  const int weights = g.constant(static_cast<size_t>(oc4) * kh * kw * ic4 * 16, [=](float* out) {
+    std::fill(out, out + static_cast<size_t>(oc4) * kh * kw * ic4 * 16, 0.0f);
+    for (int32_t o = 0; o < oc; ++o) {
+      for (int32_t y = 0; y < kh; ++y) {
+        for (int32_t x = 0; x < kw; ++x) {
+          for (int32_t i = 0; i < ic; ++i) {
+            const size_t block = ((static_cast<size_t>(o / 4) * kh + y) * kw + x) * ic4 + i / 4;
+            out[(block * 4 + i % 4) * 4 + o % 4] = wdata[((static_cast<size_t>(o) * kh + y) * kw + x) * ic + i];
+          }
+        }
+      }
+    }
+  });
+  const int bias = bias_tensor(g, node, 2, oc);
+  const int out = g.define(output, {d[0], h.out, w.out, oc});
+  // Each invocation computes TILE_X neighbouring pixels of a row for TILE_OC blocks of 4 channels: the
+  // input vec4s are loaded once for TILE_OC blocks, the weights once for TILE_X pixels.
+  const int32_t tile_x = w.out >= 4 ? 4 : w.out >= 2 ? 2 : 1;
+  const int32_t tile_oc = oc4 >= 4 ? 4 : oc4 >= 2 ? 2 : 1;
+  const int32_t oc_tiles = static_cast<int32_t>(ceil_div(oc4, tile_oc));
+  Params p{};
+  set4(p, 0, d[1], d[2], ic4, d[0]);
+  set4(p, 1, h.out, w.out, oc4, oc);
+  set4(p, 2, h.before, w.before, oc_tiles);
+  g.dispatch("conv2d",
+             {{"KH", str(kh)}, {"KW", str(kw)}, {"SH", str(o.stride_h)}, {"SW", str(o.stride_w)},
+              {"DH", str(o.dilation_h)}, {"DW", str(o.dilation_w)}, {"ACT", str(act)}, {"TILE_X", str(tile_x)},
+              {"TILE_OC", str(tile_oc)}},
+             grid_3d(ceil_div(w.out, tile_x), h.out, static_cast<int64_t>(d[0]) * oc_tiles), {out, in, weights, bias}, p);
+}
+
+void plan_depthwise_conv2d(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* filter = node.constant_float_input(1, "filter");
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = rank4(g, in);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4 || f[0] != 1) refuse("depthwise filter of shape " + dims_text(f) + " (want [1,KH,KW,C*M])");
+  if (f[3] % d[3] != 0) {
+    refuse("filter channels " + str(f[3]) + " are not a multiple of input channels " + str(d[3]));
+  }
+  const int32_t multiplier = f[3] / d[3];
+  const baton_conv_options& o = node.options().u.conv;
+  const int act = g.activation(node, o.activation);
+  const Window h = window(o.padding, d[1], f[1], o.stride_h, o.dilation_h, "height");
+  const Window w = window(o.padding, d[2], f[2], o.stride_w, o.dilation_w, "width");
+  const int32_t kh = f[1], kw = f[2], oc = f[3];
+  const int32_t oc4 = static_cast<int32_t>(ceil_div(oc, 4));
+  const float* wdata = node.floats(filter);
+  const int weights = g.constant(static_cast<size_t>(kh) * kw * oc4 * 4, [=](float* out) {
+    for (int32_t t = 0; t < kh * kw; ++t) {
+      for (int32_t c = 0; c < oc4 * 4; ++c) out[static_cast<size_t>(t) * oc4 * 4 + c] = c < oc ? wdata[static_cast<size_t>(t) * oc + c] : 0.0f;
+    }
+  });
+  const int bias = bias_tensor(g, node, 2, oc);
+  const int out = g.define(output, {d[0], h.out, w.out, oc});
+  const int32_t tile_x = w.out >= 4 ? 4 : w.out >= 2 ? 2 : 1;
+  Params p{};
+  set4(p, 0, d[1], d[2], g.shape(in).c4(), d[3]);
+  set4(p, 1, h.out, w.out, oc4, d[0]);
+  set4(p, 2, h.before, w.before);
+  g.dispatch("depthwise_conv2d",
+             {{"KH", str(kh)}, {"KW", str(kw)}, {"SH", str(o.stride_h)}, {"SW", str(o.stride_w)},
+              {"DH", str(o.dilation_h)}, {"DW", str(o.dilation_w)}, {"ACT", str(act)}, {"TILE_X", str(tile_x)},
+              {"DM", str(multiplier)}},
+             grid_3d(oc4, ceil_div(w.out, tile_x), static_cast<int64_t>(d[0]) * h.out), {out, in, weights, bias}, p);
+}
+
+void plan_fully_connected(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* weights_t = node.constant_float_input(1, "weights");
+  const baton_tensor* output = node.float_output();
+  const baton_fully_connected_options& o = node.options().u.fully_connected;
+  if (o.weights_format != 0) refuse("shuffled weights format");
+  const int act = g.activation(node, o.activation);
+  int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  const Dims wd = node.shape(weights_t);
+  if (wd.size() != 2) refuse("weights of rank " + str(wd.size()) + " (want [units, depth])");
+  const int32_t units = wd[0], depth = wd[1];
+  const int64_t n = element_count(d);
+  if (n % depth != 0) refuse("input " + dims_text(d) + " is not a whole number of rows of " + str(depth));
+  const int32_t rows = static_cast<int32_t>(n / depth);
+  Dims out_dims;
+  if (o.keep_num_dims) {
+    if (d.back() != depth) refuse("input " + dims_text(d) + " does not end in the weights' depth " + str(depth));
+    out_dims = d;
+    out_dims.back() = units;
+  } else {
+    out_dims = {rows, units};
+  }
+  // The shader reads rows of `depth`: an input whose last dimension is not the depth is regrouped first.
+  if (d.back() != depth) in = reshaped(g, in, {rows, depth});
+  const int32_t k4 = static_cast<int32_t>(ceil_div(depth, 4)), u4 = static_cast<int32_t>(ceil_div(units, 4));
+  const float* wdata = node.floats(weights_t);
+  const int weights = g.constant(static_cast<size_t>(u4) * k4 * 16, [=](float* out) {
+    std::fill(out, out + static_cast<size_t>(u4) * k4 * 16, 0.0f);
+    for (int32_t u = 0; u < units; ++u) {
+      for (int32_t k = 0; k < depth; ++k) {
+        out[((static_cast<size_t>(u / 4) * k4 + k / 4) * 4 + k % 4) * 4 + u % 4] = wdata[static_cast<size_t>(u) * depth + k];
+      }
+    }
+  });
+  const int bias = bias_tensor(g, node, 2, units);
+  const int out = g.define(output, out_dims);
+  // One workgroup per block of 4 units and row; its invocations split the depth and add up in shared
+  // memory, so a single row (the usual case) still spreads over the device.
+  Grid grid;
+  uint32_t lx = 1;
+  while (lx < 64 && static_cast<int32_t>(lx) < k4) lx *= 2;
+  grid.local = {lx, 1, 1};
+  grid.groups = {1, static_cast<uint32_t>(u4), static_cast<uint32_t>(rows)};
+  Params p{};
+  set4(p, 0, k4, u4, rows, units);
+  g.dispatch("fully_connected", {{"ACT", str(act)}}, grid, {out, in, weights, bias}, p);
+}
+
+}  // namespace baton::vulkan

@@ -1,0 +1,96 @@
+// Elementwise ops. ADD, SUB, MUL (with their fused activation) and PRELU broadcast like numpy, as
+// TFLite does: each operand is read through its own strides, zero along a broadcast dimension, and an
+// operand of one channel is spread over the four lanes. RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH and
+// HARD_SWISH map one vec4 at a time.
+#include <algorithm>
+
+#include "op_common.h"
+#include "ops.h"
+
+namespace baton::vulkan {
+namespace {
+
+Dims broadcast(const Dims& a, const Dims& b) {
+  Dims out(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int32_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const int32_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (x != y && x != 1 && y != 1) refuse("shapes " + dims_text(a) + " and " + dims_text(b) + " do not broadcast");
+    out[i] = std::max(x, y);
+  }
+  return out;
+}
+
+// The operand's strides in vec4s along n, h, w and channel blocks; zero where it is broadcast.
+struct Operand {
+  int32_t strides[4];
+  bool splat;  // one channel, spread over the lanes
+};
+
+Operand operand(const Shape4& s, const Shape4& out) {
+  Operand o;
+  const int32_t c4 = s.c4();
+  o.strides[0] = s.n == out.n ? s.h * s.w * c4 : 0;
+  o.strides[1] = s.h == out.h ? s.w * c4 : 0;
+  o.strides[2] = s.w == out.w ? c4 : 0;
+  o.splat = s.c != out.c;
+  o.strides[3] = o.splat ? 0 : 1;
+  return o;
+}
+
+}  // namespace
+
+void plan_binary(GraphBuilder& g, const NodeView& node) {
+  int op = 0;
+  int act = 0;
+  switch (node.code()) {
+    case code::kAdd: op = 0; break;
+    case code::kSub: op = 1; break;
+    case code::kMul: op = 2; break;
+    case code::kPrelu: op = 3; break;
+    default: refuse("not a binary op");
+  }
+  if (op != 3) act = g.activation(node, node.options().u.elementwise.activation);
+  const baton_tensor* output = node.float_output();
+  const int a = g.value(node, node.float_input(0));
+  const int b = g.value(node, node.float_input(1));
+  const Dims out_dims = broadcast(g.dims(a), g.dims(b));
+  const int out = g.define(output, out_dims);
+  const Shape4 s = g.shape(out);
+  const Operand oa = operand(g.shape(a), s), ob = operand(g.shape(b), s);
+  const bool same = g.dims(a) == out_dims && g.dims(b) == out_dims;
+  const bool splat = oa.splat || ob.splat;
+  Params p{};
+  set4(p, 0, s.n, s.h, s.w, s.c4());
+  set4(p, 1, oa.strides[0], oa.strides[1], oa.strides[2], oa.strides[3]);
+  set4(p, 2, ob.strides[0], ob.strides[1], ob.strides[2], ob.strides[3]);
+  set4(p, 3, s.c, static_cast<int32_t>(s.vec4s()));
+  g.dispatch("binary",
+             {{"OP", str(op)}, {"ACT", str(act)}, {"SAME", same ? "1" : "0"}, {"A_SPLAT", oa.splat ? "1" : "0"},
+              {"B_SPLAT", ob.splat ? "1" : "0"}, {"MASK", splat && s.c % 4 != 0 ? "1" : "0"}},
+             same ? grid_1d(s.vec4s()) : grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, a, b}, p);
+}
+
+void plan_unary(GraphBuilder& g, const NodeView& node) {
+  int op = 0;
+  switch (node.code()) {
+    case code::kRelu: op = 1; break;
+    case code::kReluN1To1: op = 2; break;
+    case code::kRelu6: op = 3; break;
+    case code::kTanh: op = 4; break;
+    case code::kLogistic: op = 5; break;
+    case code::kHardSwish: op = 6; break;
+    default: refuse("not a unary op");
+  }
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const int out = g.define(output, g.dims(in));
+  const Shape4 s = g.shape(out);
+  Params p{};
+  set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c4(), s.c);
+  // Every op but LOGISTIC maps 0 to 0, so the zero lanes stay zero without a mask.
+  const bool mask = op == 5 && s.c % 4 != 0;
+  g.dispatch("unary", {{"OP", str(op)}, {"MASK", mask ? "1" : "0"}}, grid_1d(s.vec4s()), {out, in}, p);
+}
+
+}  // namespace baton::vulkan

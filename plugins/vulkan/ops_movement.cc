@@ -1,0 +1,189 @@
+// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE and RESIZE_BILINEAR. Where
+// channels stay in whole vec4s the shaders copy vec4s; where they do not (a channel offset or count that
+// is not a multiple of 4) they gather lane by lane.
+#include <algorithm>
+#include <cstring>
+
+#include "op_common.h"
+#include "ops.h"
+
+namespace baton::vulkan {
+
+void plan_reshape_into(GraphBuilder& g, int dst, int src) {
+  const Shape4 to = g.shape(dst), from = g.shape(src);
+  if (to.c == from.c) {
+    g.copy(dst, src, to.padded_bytes());  // same rows of the same vec4s
+    return;
+  }
+  Params p{};
+  set4(p, 0, static_cast<int32_t>(to.vec4s()), to.c, to.c4(), from.c);
+  set4(p, 1, from.c4());
+  g.dispatch("reshape", {}, grid_1d(to.vec4s()), {dst, src}, p);
+}
+
+int reshaped(GraphBuilder& g, int src, const Dims& dims) {
+  const int dst = g.scratch(dims);
+  plan_reshape_into(g, dst, src);
+  return dst;
+}
+
+void plan_reshape(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  std::vector<int64_t> target;
+  if (node.optional_input(1)) {
+    target = node.constant_ints(1, "shape");
+  } else if (node.options().u.reshape.new_shape_count >= 0) {
+    const baton_reshape_options& o = node.options().u.reshape;
+    target.assign(o.new_shape, o.new_shape + o.new_shape_count);
+  } else {
+    for (int32_t x : node.shape(output)) target.push_back(x);
+  }
+  int64_t known = 1;
+  int unknown = -1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1 && unknown < 0) {
+      unknown = static_cast<int>(i);
+    } else if (target[i] <= 0) {
+      refuse("new shape has a dimension of " + str(target[i]));
+    } else {
+      known *= target[i];
+    }
+  }
+  const int64_t total = element_count(d);
+  if (unknown >= 0) {
+    if (total % known != 0) refuse("new shape does not divide the input's " + str(total) + " elements");
+    target[static_cast<size_t>(unknown)] = total / known;
+  }
+  if (target.size() > 4) refuse("new shape of rank " + str(target.size()) + " (at most 4)");
+  Dims out_dims(target.begin(), target.end());
+  if (element_count(out_dims) != total) refuse("new shape " + dims_text(out_dims) + " does not hold input " + dims_text(d));
+  const int out = g.define(output, out_dims);
+  plan_reshape_into(g, out, in);
+}
+
+void plan_pad(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
+  if (pads.size() != 2 * d.size()) refuse("paddings do not have two values per input dimension");
+  float value = 0.0f;
+  if (node.code() == code::kPadV2 && node.optional_input(2)) {
+    const baton_tensor* v = node.constant_float_input(2, "constant value");
+    if (element_count(node.shape(v)) != 1) refuse("constant value is not a scalar");
+    std::memcpy(&value, node.floats(v), sizeof value);
+  }
+  Dims out_dims(d.size());
+  int32_t before[4] = {0, 0, 0, 0};
+  const size_t lead = 4 - d.size();
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) refuse("negative padding (cropping)");
+    if (pads[2 * i] + pads[2 * i + 1] + d[i] > (int64_t{1} << 30)) refuse("padding too large");
+    before[lead + i] = static_cast<int32_t>(pads[2 * i]);
+    out_dims[i] = d[i] + static_cast<int32_t>(pads[2 * i] + pads[2 * i + 1]);
+  }
+  const int out = g.define(output, out_dims);
+  const Shape4 s = g.shape(out), si = g.shape(in);
+  const bool vec = before[3] % 4 == 0 && si.c % 4 == 0;
+  Params p{};
+  set4(p, 0, s.n, s.h, s.w, s.c);
+  set4(p, 1, si.n, si.h, si.w, si.c);
+  set4(p, 2, before[0], before[1], before[2], before[3]);
+  set4(p, 3, float_bits(value), 0, s.c4(), si.c4());
+  g.dispatch("pad", {{"CH_VEC", vec ? "1" : "0"}}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
+}
+
+void plan_concatenation(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int32_t count = node.input_count();
+  if (count < 1) refuse("no inputs");
+  const baton_concat_options& o = node.options().u.concat;
+  const int act = g.activation(node, o.activation);
+  std::vector<int> ins;
+  for (int32_t i = 0; i < count; ++i) ins.push_back(g.value(node, node.float_input(i)));
+  const Dims first = g.dims(ins[0]);
+  const int32_t rank = static_cast<int32_t>(first.size());
+  int32_t axis = o.axis < 0 ? o.axis + rank : o.axis;
+  if (axis < 0 || axis >= rank) refuse("axis " + str(o.axis) + " for inputs of rank " + str(rank));
+  Dims out_dims = first;
+  out_dims[axis] = 0;
+  for (int id : ins) {
+    const Dims& d = g.dims(id);
+    if (static_cast<int32_t>(d.size()) != rank) refuse("inputs of different ranks");
+    for (int32_t k = 0; k < rank; ++k) {
+      if (k != axis && d[k] != first[k]) refuse("inputs " + dims_text(first) + " and " + dims_text(d) + " differ off the axis");
+    }
+    out_dims[axis] += d[axis];
+  }
+  const int out = g.define(output, out_dims);
+  const Shape4 so = g.shape(out);
+  const int32_t axis4 = axis + (4 - rank);
+  int32_t offset = 0;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Shape4 si = g.shape(ins[i]);
+    int32_t off[4] = {0, 0, 0, 0};
+    off[axis4] = offset;
+    const int32_t extent = axis4 == 0 ? si.n : axis4 == 1 ? si.h : axis4 == 2 ? si.w : si.c;
+    const bool last = i + 1 == ins.size();
+    // Whole vec4s when the channel offset is a multiple of 4 and the input's zero lanes land nowhere a
+    // neighbour writes: its channels fill whole vec4s, it is the last along the channels (its zero lanes
+    // are the output's), or the axis is not the channels (same channels in and out).
+    const bool vec = off[3] % 4 == 0 && (si.c % 4 == 0 || last || axis4 != 3);
+    Params p{};
+    set4(p, 0, si.n, si.h, si.w, si.c);
+    set4(p, 1, so.n, so.h, so.w, so.c);
+    set4(p, 2, off[0], off[1], off[2], off[3]);
+    set4(p, 3, 0, si.c4(), so.c4());
+    g.dispatch("concat", {{"VEC", vec ? "1" : "0"}, {"ZERO_TAIL", !vec && last && axis4 == 3 ? "1" : "0"}, {"ACT", str(act)}},
+               grid_3d(si.c4(), si.w, static_cast<int64_t>(si.n) * si.h), {out, ins[i]}, p);
+    offset += extent;
+  }
+}
+
+void plan_depth_to_space(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  if (d.size() != 4) refuse("input of rank " + str(d.size()) + " (NHWC rank 4 only)");
+  const int32_t block = node.options().u.block.block_size;
+  if (block < 1) refuse("block size " + str(block));
+  if (d[3] % (block * block) != 0) refuse("channels " + str(d[3]) + " are not a multiple of block size squared");
+  const int out = g.define(output, {d[0], d[1] * block, d[2] * block, d[3] / (block * block)});
+  const Shape4 s = g.shape(out);
+  Params p{};
+  set4(p, 0, s.n, s.h, s.w, s.c);
+  set4(p, 1, d[1], d[2], d[3], block);
+  set4(p, 2, 0, s.c4(), g.shape(in).c4());
+  g.dispatch("depth_to_space", {{"VEC", s.c % 4 == 0 ? "1" : "0"}}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h),
+             {out, in}, p);
+}
+
+void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  if (d.size() != 4) refuse("input of rank " + str(d.size()) + " (NHWC rank 4 only)");
+  const std::vector<int64_t> size = node.constant_ints(1, "size");
+  if (size.size() != 2 || size[0] < 1 || size[1] < 1 || size[0] > (1 << 20) || size[1] > (1 << 20)) {
+    refuse("size is not two positive values");
+  }
+  const baton_resize_options& o = node.options().u.resize;
+  if (o.align_corners && o.half_pixel_centers) refuse("align_corners together with half_pixel_centers");
+  const int32_t oh = static_cast<int32_t>(size[0]), ow = static_cast<int32_t>(size[1]);
+  const int out = g.define(output, {d[0], oh, ow, d[3]});
+  auto scale = [&](int32_t in_size, int32_t out_size) {
+    return o.align_corners && out_size > 1 ? static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1)
+                                           : static_cast<float>(in_size) / static_cast<float>(out_size);
+  };
+  const Shape4 s = g.shape(out);
+  Params p{};
+  set4(p, 0, s.n, oh, ow, s.c4());
+  set4(p, 1, d[1], d[2]);
+  set4(p, 2, float_bits(scale(d[1], oh)), float_bits(scale(d[2], ow)));
+  g.dispatch("resize_bilinear", {{"HALF_PIXEL", o.half_pixel_centers ? "1" : "0"}},
+             grid_3d(s.c4(), ow, static_cast<int64_t>(s.n) * oh), {out, in}, p);
+}
+
+}  // namespace baton::vulkan

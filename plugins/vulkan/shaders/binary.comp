@@ -1,0 +1,50 @@
+// ADD, SUB, MUL and PRELU with numpy broadcasting. Bindings: 0 output, 1 a, 2 b.
+// P.p[0] = output (n, h, w, c4), P.p[1] = a's strides in vec4s along (n, h, w, channel block), zero
+// where a is broadcast, P.p[2] = b's strides, P.p[3] = (output channels, output vec4s, -, -).
+// Defines: OP (0 ADD, 1 SUB, 2 MUL, 3 PRELU: a >= 0 ? a : a * b), ACT, SAME (a, b and the output have
+// one shape: a flat grid, and zero lanes stay zero by themselves), A_SPLAT / B_SPLAT (the operand has
+// one channel, spread over the four lanes), MASK (channels not a multiple of 4: a splat fills the lanes
+// past them, which must be zeroed). Without SAME the grid is x: channel block, y: column, z: batch and row.
+layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
+layout(std430, binding = 1) readonly buffer A { vec4 a_data[]; };
+layout(std430, binding = 2) readonly buffer B { vec4 b_data[]; };
+
+vec4 apply(vec4 a, vec4 b) {
+#if OP == 0
+  return activate(a + b);
+#elif OP == 1
+  return activate(a - b);
+#elif OP == 2
+  return activate(a * b);
+#else
+  return mix(a * b, a, greaterThanEqual(a, vec4(0.0)));
+#endif
+}
+
+void main() {
+  ivec4 o = P.p[0];
+#if SAME
+  int i = flat_id();
+  if (i >= P.p[3].y) return;
+  dst[i] = apply(a_data[i], b_data[i]);
+#else
+  int c4 = int(gl_GlobalInvocationID.x), x = int(gl_GlobalInvocationID.y), z = int(gl_GlobalInvocationID.z);
+  int n = z / o.y;
+  int y = z - n * o.y;
+  if (c4 >= o.w || x >= o.z || n >= o.x) return;
+  ivec4 at = ivec4(n, y, x, c4);
+  vec4 a = a_data[at.x * P.p[1].x + at.y * P.p[1].y + at.z * P.p[1].z + at.w * P.p[1].w];
+  vec4 b = b_data[at.x * P.p[2].x + at.y * P.p[2].y + at.z * P.p[2].z + at.w * P.p[2].w];
+#if A_SPLAT
+  a = a.xxxx;
+#endif
+#if B_SPLAT
+  b = b.xxxx;
+#endif
+  vec4 v = apply(a, b);
+#if MASK
+  v = mask_lanes(v, c4, P.p[3].x);
+#endif
+  dst[((n * o.y + y) * o.z + x) * o.w + c4] = v;
+#endif
+}

@@ -1,0 +1,37 @@
+// Included at the top of every shader, after `#version 450` and the variant's defines (LX, LY, LZ, and
+// the shader's own). Tensors are storage buffers in the device layout of gpu_graph.h: rows of vec4s of
+// channels, lanes past the channel count zero.
+layout(local_size_x = LX, local_size_y = LY, local_size_z = LZ) in;
+
+// 32 ints of per-dispatch parameters (sizes, offsets, float bits); each shader documents its slots.
+layout(push_constant) uniform Params {
+  ivec4 p[8];
+} P;
+
+#ifndef ACT
+#define ACT 0
+#endif
+
+// The fused activations: 0 none, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6. Each maps 0 to 0, so the zero lanes
+// past the channels stay zero.
+vec4 activate(vec4 v) {
+#if ACT == 1
+  return max(v, vec4(0.0));
+#elif ACT == 2
+  return clamp(v, vec4(-1.0), vec4(1.0));
+#elif ACT == 3
+  return clamp(v, vec4(0.0), vec4(6.0));
+#else
+  return v;
+#endif
+}
+
+// The invocation's index in a one-dimensional grid folded over x and y (grid_1d in gpu_graph.h).
+int flat_id() {
+  return int(gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x);
+}
+
+// `v` with the lanes of channels >= c set to zero; c4 is the vec4's block of channels.
+vec4 mask_lanes(vec4 v, int c4, int c) {
+  return mix(vec4(0.0), v, lessThan(ivec4(4 * c4) + ivec4(0, 1, 2, 3), ivec4(c)));
+}
