@@ -31,16 +31,7 @@ std::string model_cache() {
 // The cases this test runs with the builtin pack alone: those whose meta.json names no extra op packs
 // ("op_packs", e.g. selfie_segmentation's mediapipe pack; tests/custom_ops_test.cc runs those).
 std::vector<std::string> reference_cases() {
-  std::vector<std::string> cases;
-  for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference")) {
-    if (!e.is_directory()) continue;
-    std::ifstream meta(e.path() / "meta.json");
-    const std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
-    if (text.find("\"op_packs\"") != std::string::npos) continue;
-    cases.push_back(e.path().filename().string());
-  }
-  std::sort(cases.begin(), cases.end());
-  return cases;
+  return reference_case_names([](const ReferenceCase& c) { return !c.needs_op_packs; });
 }
 
 std::shared_ptr<Environment> builtin_only() {

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -58,6 +60,41 @@ inline const std::string& test_state_dir() {
 struct Captured {
   std::vector<std::string> lines;
 };
+
+#ifdef BATON_SOURCE_ROOT
+// The cases in tests/data/reference (one folder each: in_*.npy, out_*.npy and meta.json), with what the
+// tests choose them by: whether the model needs op packs besides builtin (meta.json's "op_packs") and
+// whether its first input is float32 (quantized models' are not).
+struct ReferenceCase {
+  std::string name;
+  bool needs_op_packs = false;
+  bool float_input = true;
+};
+
+inline std::vector<ReferenceCase> reference_cases_where(bool (*keep)(const ReferenceCase&)) {
+  std::vector<ReferenceCase> cases;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference")) {
+    if (!e.is_directory()) continue;
+    std::ifstream meta(e.path() / "meta.json");
+    const std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
+    ReferenceCase c;
+    c.name = e.path().filename().string();
+    c.needs_op_packs = text.find("\"op_packs\"") != std::string::npos;
+    const size_t inputs = text.find("\"inputs\"");
+    const size_t dtype = inputs == std::string::npos ? inputs : text.find("\"dtype\"", inputs);
+    c.float_input = dtype == std::string::npos || text.compare(text.find('"', text.find(':', dtype)), 9, "\"float32\"") == 0;
+    if (keep(c)) cases.push_back(c);
+  }
+  std::sort(cases.begin(), cases.end(), [](const ReferenceCase& a, const ReferenceCase& b) { return a.name < b.name; });
+  return cases;
+}
+
+inline std::vector<std::string> reference_case_names(bool (*keep)(const ReferenceCase&)) {
+  std::vector<std::string> names;
+  for (const ReferenceCase& c : reference_cases_where(keep)) names.push_back(c.name);
+  return names;
+}
+#endif  // BATON_SOURCE_ROOT
 
 // An environment that sees only `dirs` and `config_path`, and records its log lines.
 inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::vector<std::string>& dirs,

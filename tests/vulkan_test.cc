@@ -123,23 +123,10 @@ std::string model_cache() {
   return c ? c : "";
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-// The reference cases (a model, or a model on a photo: `NAME-astronaut`) of models that need op packs
-// besides builtin, or of those that do not.
+// The float32 reference cases (a model, or a model on a photo: `NAME-astronaut`), with or without op packs besides builtin (the Vulkan delegate is float32 only).
 std::vector<std::string> reference_models(bool with_op_packs) {
-  std::vector<std::string> cases;
-  for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference")) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_directory()) continue;
-    const bool packs = read_text(e.path() / "meta.json").find("\"op_packs\"") != std::string::npos;
-    if (packs == with_op_packs) cases.push_back(name);
-  }
-  std::sort(cases.begin(), cases.end());
-  return cases;
+  return with_op_packs ? reference_case_names([](const ReferenceCase& c) { return c.float_input && c.needs_op_packs; })
+                       : reference_case_names([](const ReferenceCase& c) { return c.float_input && !c.needs_op_packs; });
 }
 
 struct RealRun {

@@ -84,18 +84,10 @@ std::string model_cache() {
   return c ? c : "";
 }
 
-// Every float reference case: the builtin and mediapipe packs run what xnnpack does not take.
+// Every reference case with float32 inputs (quantized models have no float path through xnnpack); the
+// builtin and mediapipe packs run what xnnpack does not take.
 std::vector<std::string> reference_cases() {
-  std::vector<std::string> cases;
-  for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/reference")) {
-    if (!e.is_directory()) continue;
-    // Models whose inputs are not float32 (quantized models) have no float path through xnnpack.
-    auto first_input = tool::read_npy((e.path() / "in_0.npy").string());
-    if (first_input && first_input->type != BATON_TYPE_FLOAT32) continue;
-    cases.push_back(e.path().filename().string());
-  }
-  std::sort(cases.begin(), cases.end());
-  return cases;
+  return reference_case_names([](const ReferenceCase& c) { return c.float_input; });
 }
 
 class XnnpackRealModel : public ::testing::TestWithParam<std::string> {};
@@ -141,7 +133,9 @@ TEST_P(XnnpackRealModel, MatchesTheReference) {
   }
   const size_t running = in.nodes().size() - in.folded_nodes();
   // MediaPipe's Convolution2DTransposeBias is XNNPACK's deconvolution: selfie segmentation runs whole.
-  if (name.rfind("selfie_segmentation", 0) == 0) EXPECT_EQ(taken, running);
+  if (name.rfind("selfie_segmentation", 0) == 0) {
+    EXPECT_EQ(taken, running);
+  }
   std::printf("[ xnnpack  ] %s: xnnpack took %zu of %zu running nodes in %zu partitions; worst |diff|/max|ref| = %.3g\n",
               name.c_str(), taken, running, in.partitions().size(), worst);
 }
