@@ -125,9 +125,10 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
       state->gpu = std::make_unique<Gpu>(options, log);
     } catch (const std::exception& e) {
       // The plugin still loads; check_node refuses every node with this, so `baton plan` says why and the
-      // model runs on the next delegate.
+      // model runs on the next delegate. A device the user asked for and did not get is a warning; a machine
+      // without a (GPU) device is normal, said at info level (-v) rather than at every start.
       state->unavailable = e.what();
-      state->log(BATON_LOG_WARNING, state->unavailable);
+      state->log(options.device.empty() ? BATON_LOG_INFO : BATON_LOG_WARNING, state->unavailable);
       *plugin_state = state.release();
       return BATON_OK;
     }
