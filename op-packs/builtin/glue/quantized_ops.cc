@@ -168,7 +168,8 @@ void quantized_softmax_prepare(OpContext& ctx) {
   const ActQuant qo = ctx.act_quant(output, "output");
   require_unit_output(ctx, qo);
   const float beta = ctx.options().u.softmax.beta;
-  ctx.require(std::isfinite(beta), "beta must be finite");
+  // A negative beta would make the table's exponentials overflow.
+  ctx.require(beta > 0.0f && std::isfinite(beta), "beta must be positive and finite, is " + std::to_string(beta));
   auto& s = ctx.state<QSoftmaxState>();
   softmax_table(qi.scale, beta, s.table);
   s.is_signed = qi.is_signed;

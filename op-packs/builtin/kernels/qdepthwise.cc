@@ -48,7 +48,10 @@ void pixel_scalar(const QDepthwiseParams& p, const uint8_t* image, const Window&
       const uint8_t* row = image + static_cast<size_t>(w.y0 + ky * g.dilation_h) * g.in_w * g.in_c;
       for (int kx = w.kx0; kx < w.kx1; ++kx) {
         const int32_t x = code_at(row + static_cast<size_t>(w.x0 + kx * g.dilation_w) * g.in_c + ic, p.is_signed);
-        acc += (x - p.input_zero) * p.filter[static_cast<size_t>(ky * g.filter_w + kx) * out_c + oc];
+        // Wrapping, as the SIMD lanes do: only an absurd filter size could leave int32.
+        acc = static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                                   static_cast<uint32_t>((x - p.input_zero) *
+                                                         p.filter[static_cast<size_t>(ky * g.filter_w + kx) * out_c + oc]));
       }
     }
     const Requantize rq{{p.multiplier[oc], p.shift[oc]}, p.output_zero, p.lo, p.hi, false};

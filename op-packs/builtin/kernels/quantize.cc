@@ -49,7 +49,9 @@ void qconcat(int64_t outer, const int64_t* chunk, const uint8_t* const* inputs, 
         const float scale = scaling[i].scale, bias = scaling[i].bias;
         for (int64_t j = 0; j < n; ++j) {
           const float product = static_cast<float>(src[j]) * scale;
-          const int32_t v = static_cast<int32_t>(std::round(product + bias)) + out_zero;
+          // Bounded in float first: any finite scale keeps the conversion defined.
+          const float r = std::fmax(-1e6f, std::fmin(1e6f, std::round(product + bias)));
+          const int32_t v = static_cast<int32_t>(r) + out_zero;
           out[j] = static_cast<uint8_t>(std::clamp(v, 0, 255));
         }
       }
