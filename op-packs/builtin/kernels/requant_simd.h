@@ -10,10 +10,14 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 // GCC 12's AVX-512 headers initialise a placeholder from itself (`__Y = __Y`), which -Wmaybe-uninitialized
 // reports at every use; the warning is about the header, not this code.
+#if defined(__clang__)
+#include <immintrin.h>
+#else
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
+#endif
 #define BATON_QUANT_X86 1
 #define BATON_TARGET_AVX2 __attribute__((target("avx2")))
 // AVX-512 F/BW/VL and VNNI: what QuantIsa::kAvx512Vnni promises.
