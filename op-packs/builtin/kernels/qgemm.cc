@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "kernels/quant_math.h"
-
 #include "kernels/requant_simd.h"
 
 namespace baton::builtin {
