@@ -168,6 +168,38 @@ TEST_F(CliTest, InspectShowsOpsIoAndMetadata) {
       << r.out;
 }
 
+TEST_F(CliTest, InspectShowsQuantization) {
+  // A uint8 input (scale 1/128, zero point 128) reshaped by the builtin pack, and per-channel int8 weights
+  // that only count in the summary.
+  TinyModel m;
+  TinyTensor in{{1, 2, 2, 3}, 3, {}, "image"};
+  in.scales = {0.0078125f};
+  in.zero_points = {128};
+  TinyTensor weights{{2, 1}, 9, {1, 2}, "weights"};
+  weights.scales = {0.5f, 0.25f};
+  weights.zero_points = {0, 0};
+  TinyTensor out = in;
+  out.name = "flat";
+  out.shape = {12};
+  m.tensors = {in, {{1}, 2, {12, 0, 0, 0}, "shape"}, out, weights};
+  m.ops = {{22, "", 1, {0, 1}, {2}}};
+  m.inputs = {0};
+  m.outputs = {2};
+  const std::vector<uint8_t> bytes = m.build();
+  const std::string model = work_.file("quant.tflite");
+  std::ofstream(model, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  Result r = baton("inspect " + model);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("0: image UINT8 [1,2,2,3] (tensor 0), scale 0.0078125 zero point 128"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("quantized tensors: 3 (1 per-channel)"), std::string::npos) << r.out;
+  r = baton("inspect --json " + model);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"quantization\":{\"scales\":[0.0078125],\"zero_points\":[128],\"quantized_dimension\":0}"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"quantized_tensors\":3,\"per_channel_tensors\":1"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, PluginsListsLoadedAndSkipped) {
   plugins_.write("broken.so", "not elf");
   Result r = baton("plugins --json" + common_);
@@ -277,6 +309,32 @@ TEST_F(CliTest, ImageInputMatchesTheReferencePreparation) {
     float worst = 0;
     for (size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - ref[i]));
     EXPECT_LT(worst, 1e-5f) << c.reference;
+  }
+  // A uint8 input (quantized models take pixel codes) gets the resized values rounded half up, byte for
+  // byte what tools/image-to-npy.mjs --dtype uint8 made for the SSD reference; the builtin pack's RESHAPE
+  // runs the model.
+  {
+    TinyModel m;
+    const int32_t flat = 300 * 300 * 3;
+    std::vector<uint8_t> shape(4);
+    std::memcpy(shape.data(), &flat, 4);
+    m.tensors = {{{1, 300, 300, 3}, 3, {}, "image"}, {{1}, 2, shape, "shape"}, {{flat}, 3, {}, "flat"}};
+    m.ops = {{22, "", 1, {0, 1}, {2}}};
+    m.inputs = {0};
+    m.outputs = {2};
+    const std::vector<uint8_t> bytes = m.build();
+    const std::string model = work_.file("image_u8.tflite");
+    std::ofstream(model, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::string out = work_.file("img_u8");
+    Result r = baton("run " + model + " --image " + png + " --output-dir " + out + common_);
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto ours = tool::read_npy(out + "/in_0.npy");
+    auto ref = tool::read_npy(std::string(BATON_SOURCE_ROOT) +
+                              "/tests/data/reference/mobilenet_ssd_v2_coco_quant_postprocess-astronaut/in_0.npy");
+    ASSERT_TRUE(ours && ref);
+    EXPECT_EQ(ours->type, BATON_TYPE_UINT8);
+    EXPECT_EQ(ours->shape, ref->shape);
+    EXPECT_TRUE(ours->data == ref->data) << "the uint8 photo differs from the reference input";
   }
   Result r = baton("run " + work_.file("tiny.tflite") + " --image " + png + common_);
   EXPECT_EQ(r.code, 2) << r.out;  // two inputs

@@ -19,8 +19,13 @@ std::vector<uint8_t> TinyModel::build() const {
       buffers.push_back(fb::CreateBuffer(b, data, t.buffer_offset, t.buffer_size));
       buffer = static_cast<uint32_t>(buffers.size() - 1);
     }
+    flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
+    if (!t.scales.empty()) {
+      quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &t.scales, &t.zero_points,
+                                                     fb::QuantizationDetails_NONE, 0, t.quantized_dimension);
+    }
     tensors.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer,
-                                             t.name.c_str()));
+                                             t.name.c_str(), quant));
   }
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
   std::vector<flatbuffers::Offset<fb::Operator>> ops;

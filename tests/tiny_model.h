@@ -16,6 +16,9 @@ struct TinyTensor {
   std::string name;
   uint64_t buffer_offset = 0;  // non-zero: data "outside the flatbuffer" at this file offset
   uint64_t buffer_size = 0;
+  std::vector<float> scales;  // non-empty: quantization parameters (one per tensor, or per channel)
+  std::vector<int64_t> zero_points;
+  int32_t quantized_dimension = 0;
 };
 
 struct TinyOp {

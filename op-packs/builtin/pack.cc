@@ -143,7 +143,7 @@ const baton_plugin_desc* describe() {
       "builtin",
       "0.1.0",
       BATON_PLUGIN_OP_PACK,
-      "float32 CPU kernels for TFLite's builtin ops",
+      "float32, 8-bit and int8-weight CPU kernels for TFLite's builtin ops",
       decls.data(),
       decls.size(),
       kOptions,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (AddressSanitizer + fuzzer instrumentation) in build-fuzz and
-# runs each for a time budget, seeded with the real models (from the model cache) and the tiny test models.
+# runs each for a time budget, seeded with the real models (from the model cache), the tiny test models and
+# a few one-op quantized models (tests/data/quant-ops).
 #
 #   tests/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]   (default 60; tools/test.sh uses this)
 # A crash leaves its input in build-fuzz/fuzz-artifacts/; copy it to tests/fuzz/regressions/ with a name
@@ -24,6 +25,11 @@ done
 # A tiny model too: small inputs are where the fuzzer mutates fastest.
 build-fuzz/op-packs/examples/atan/make-atan-model "$corpus/model_loader/tiny_atan.tflite" 4
 cp -n "$corpus/model_loader/tiny_atan.tflite" "$corpus/interpreter/"
+# Small quantized models, so mutations reach the 8-bit and int8-weight kernels' checks.
+for c in conv_3x3_uint8 depthwise_int8 add_uint8 softmax_int8 concatenation_uint8 hybrid_fully_connected_asymmetric; do
+  cp -n "tests/data/quant-ops/$c/model.tflite" "$corpus/interpreter/quant_$c.tflite"
+  cp -n "tests/data/quant-ops/$c/model.tflite" "$corpus/model_loader/quant_$c.tflite"
+done
 cp -n tests/fuzz/regressions/* "$corpus/model_loader/" 2>/dev/null || true
 status=0
 for target in model_loader interpreter; do

@@ -20,6 +20,32 @@ std::string printable(std::span<const uint8_t> data) {
   return s;
 }
 
+// "scale 0.0078125 zero point 128", or "per-channel: 32 scales along dimension 0"; "" when not quantized.
+std::string quantization_text(const Quantization& q) {
+  if (q.empty()) return "";
+  char buf[96];
+  if (q.scales.size() == 1) {
+    std::snprintf(buf, sizeof buf, "scale %.9g zero point %lld", static_cast<double>(q.scales[0]),
+                  static_cast<long long>(q.zero_points.empty() ? 0 : q.zero_points[0]));
+  } else {
+    std::snprintf(buf, sizeof buf, "per-channel: %zu scales along dimension %d", q.scales.size(), q.quantized_dimension);
+  }
+  return buf;
+}
+
+void quantization_json(JsonWriter& j, const Quantization& q) {
+  if (q.empty()) return;
+  j.key("quantization").begin_object();
+  j.key("scales").begin_array();
+  for (float s : q.scales) j.value(static_cast<double>(s));
+  j.end_array();
+  j.key("zero_points").begin_array();
+  for (size_t i = 0; i < q.scales.size(); ++i) j.value(static_cast<int64_t>(q.zero_points.empty() ? 0 : q.zero_points[i]));
+  j.end_array();
+  j.field("quantized_dimension", q.quantized_dimension);
+  j.end_object();
+}
+
 }  // namespace
 
 int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_map& vm) {
@@ -50,7 +76,12 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     }
   }
   std::map<std::string, int> type_counts;
-  for (const TensorInfo& t : g.tensors) type_counts[type_name(t.type)]++;
+  uint64_t quantized = 0, per_channel = 0;
+  for (const TensorInfo& t : g.tensors) {
+    type_counts[type_name(t.type)]++;
+    quantized += !t.quant.empty();
+    per_channel += t.quant.scales.size() > 1;
+  }
 
   if (vm.count("json")) {
     JsonWriter j;
@@ -63,7 +94,9 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
       for (size_t i = 0; i < list.size(); ++i) {
         const TensorInfo& t = g.tensors[list[i]];
         j.begin_object().field("index", static_cast<int>(i)).field("tensor", t.index).field("name", t.name);
-        j.field("type", type_name(t.type)).array_of("shape", t.shape).end_object();
+        j.field("type", type_name(t.type)).array_of("shape", t.shape);
+        quantization_json(j, t.quant);
+        j.end_object();
       }
       j.end_array();
     };
@@ -94,6 +127,7 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     j.key("tensors_by_type").begin_object();
     for (const auto& [t, c] : type_counts) j.field(t, c);
     j.end_object();
+    j.field("quantized_tensors", quantized).field("per_channel_tensors", per_channel);
     j.field("constant_bytes", static_cast<uint64_t>(m.constant_bytes));
     j.field("folded_at_load", static_cast<uint64_t>(folded));
     j.key("folded_by_op").begin_object();
@@ -125,8 +159,9 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     std::printf("%s:\n", title);
     for (size_t i = 0; i < list.size(); ++i) {
       const TensorInfo& t = g.tensors[list[i]];
-      std::printf("  %zu: %s %s %s (tensor %d)\n", i, t.name.c_str(), type_name(t.type), shape_string(t.shape).c_str(),
-                  t.index);
+      const std::string q = quantization_text(t.quant);
+      std::printf("  %zu: %s %s %s (tensor %d)%s%s\n", i, t.name.c_str(), type_name(t.type),
+                  shape_string(t.shape).c_str(), t.index, q.empty() ? "" : ", ", q.c_str());
     }
   };
   io("inputs", g.inputs);
@@ -145,7 +180,12 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   for (const auto& [op, count] : op_counts) std::printf("  %-28s v%-3d %5d\n", op.first.c_str(), op.second, count);
   std::printf("tensors by type:");
   for (const auto& [t, c] : type_counts) std::printf(" %s %d", t.c_str(), c);
-  std::printf("\nconstant bytes: %zu\n", m.constant_bytes);
+  std::printf("\n");
+  if (quantized) {
+    std::printf("quantized tensors: %llu (%llu per-channel)\n", static_cast<unsigned long long>(quantized),
+                static_cast<unsigned long long>(per_channel));
+  }
+  std::printf("constant bytes: %zu\n", m.constant_bytes);
   std::printf("nodes folded into constants at load: %zu of %zu", folded, g.nodes.size());
   for (const auto& [op, c] : folded_counts) std::printf("%s%s %d", op == folded_counts.begin()->first ? " (" : ", ", op.c_str(), c);
   std::printf("%s\n", folded ? ")" : "");

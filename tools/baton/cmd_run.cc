@@ -85,14 +85,9 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
   for (size_t i = 0; i < interp.input_count(); ++i) {
     Tensor& t = interp.input(i);
     if (!image.empty()) {
-      if (t.type != BATON_TYPE_FLOAT32) {
-        std::fprintf(stderr, "baton: error: --image needs a float32 input; input 0 (%s) is %s\n", t.info->name.c_str(),
-                     type_name(t.type));
-        return kExitError;
-      }
-      auto arr = image_to_input(image, t.shape, range.value());
+      auto arr = image_to_input(image, t.shape, t.type, range.value());
       if (!arr) {
-        std::fprintf(stderr, "baton: error: %s\n", arr.error().c_str());
+        std::fprintf(stderr, "baton: error: input 0 (%s): %s\n", t.info->name.c_str(), arr.error().c_str());
         return kExitError;
       }
       arrays[i] = std::move(arr.value());

@@ -24,7 +24,12 @@ Expected<ImageOptions> parse_image_range(const std::string& text) {
   return Status::error("--image-range '" + text + "': expected LO:HI, e.g. -1:1 or 0:1");
 }
 
-Expected<NpyArray> image_to_input(const std::string& path, const std::vector<int32_t>& shape, const ImageOptions& o) {
+Expected<NpyArray> image_to_input(const std::string& path, const std::vector<int32_t>& shape, baton_tensor_type type,
+                                  const ImageOptions& o) {
+  if (type != BATON_TYPE_FLOAT32 && type != BATON_TYPE_UINT8 && type != BATON_TYPE_INT8) {
+    return Status::error(std::string("--image needs a FLOAT32, UINT8 or INT8 input; this one is ") +
+                         baton_tensor_type_name(type));
+  }
   if (shape.size() != 4 || shape[0] != 1 || shape[3] != 3) {
     std::string s;
     for (int32_t d : shape) s += (s.empty() ? "" : ",") + std::to_string(d);
@@ -35,10 +40,12 @@ Expected<NpyArray> image_to_input(const std::string& path, const std::vector<int
   if (!pixels) return Status::error(path + ": cannot read the image: " + stbi_failure_reason());
   const int out_h = shape[1], out_w = shape[2];
   NpyArray arr;
-  arr.type = BATON_TYPE_FLOAT32;
+  arr.type = type;
   arr.shape = shape;
-  arr.data.resize(static_cast<size_t>(out_h) * out_w * 3 * sizeof(float));
+  const size_t count = static_cast<size_t>(out_h) * out_w * 3;
+  arr.data.resize(count * (type == BATON_TYPE_FLOAT32 ? sizeof(float) : 1));
   float* out = reinterpret_cast<float*>(arr.data.data());
+  uint8_t* codes = arr.data.data();
   const stbi_uc* p = pixels.get();
   auto at = [&](int y, int x, int c) { return static_cast<double>(p[(static_cast<size_t>(y) * w + x) * 3 + c]); };
   for (int y = 0; y < out_h; ++y) {
@@ -54,7 +61,14 @@ Expected<NpyArray> image_to_input(const std::string& path, const std::vector<int
       for (int c = 0; c < 3; ++c) {
         const double v = (1 - fy) * ((1 - fx) * at(ya, xa, c) + fx * at(ya, xb, c)) +
                          fy * ((1 - fx) * at(yb, xa, c) + fx * at(yb, xb, c));
-        out[(static_cast<size_t>(y) * out_w + x) * 3 + c] = static_cast<float>(o.lo + v * (o.hi - o.lo) / 255.0);
+        const size_t i = (static_cast<size_t>(y) * out_w + x) * 3 + c;
+        if (type == BATON_TYPE_FLOAT32) {
+          out[i] = static_cast<float>(o.lo + v * (o.hi - o.lo) / 255.0);
+        } else {
+          // Pixel codes, rounded half up (v is within [0, 255]); int8 codes are shifted down by 128.
+          const int code = static_cast<int>(std::floor(v + 0.5));
+          codes[i] = static_cast<uint8_t>(type == BATON_TYPE_UINT8 ? code : code - 128);
+        }
       }
     }
   }

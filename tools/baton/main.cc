@@ -40,9 +40,11 @@ void run_options(po::options_description& d) {
       "a .npy file per model input, in input order (repeat the option)")(
       "output-dir,o", po::value<std::string>(),
       "write outputs as out_0.npy, out_1.npy, ... (and generated inputs as in_0.npy, ...)")(
-      "image", po::value<std::string>(), "a photo (PNG, JPEG, ...) for a model with one [1,H,W,3] float input: "
-      "resized to HxW (bilinear), RGB, scaled to --image-range")(
-      "image-range", po::value<std::string>()->default_value("-1:1"), "LO:HI the pixel values 0..255 map to")(
+      "image", po::value<std::string>(), "a photo (PNG, JPEG, ...) for a model with one [1,H,W,3] input: "
+      "resized to HxW (bilinear), RGB; a float input gets --image-range, a uint8 input the pixel codes 0..255 "
+      "(int8: minus 128)")(
+      "image-range", po::value<std::string>()->default_value("-1:1"),
+      "LO:HI the pixel values 0..255 map to (float inputs)")(
       "seed", po::value<uint32_t>()->default_value(0), "seed of the generated inputs when no --input is given")(
       "runs", po::value<int>()->default_value(1), "invoke this many times (the outputs are from the last)");
 }

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     const std::string path = argv[2];
     auto image = path.size() > 4 && path.substr(path.size() - 4) == ".npy"
                      ? baton::tool::read_npy(path)
-                     : baton::tool::image_to_input(path, {1, 128, 128, 3}, {});
+                     : baton::tool::image_to_input(path, {1, 128, 128, 3}, BATON_TYPE_FLOAT32, {});
     if (!image) {
       std::fprintf(stderr, "baton-face-detect: %s\n", image.error().c_str());
       return 1;

@@ -38,6 +38,9 @@ void binary_prepare(OpContext& ctx) {
   const bool quantized = (at == BATON_TYPE_UINT8 || at == BATON_TYPE_INT8) &&
                          (code == op::kAdd || code == op::kSub || code == op::kMul);
   if (!quantized) {
+    if (code == op::kAdd || code == op::kSub || code == op::kMul) {
+      ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+    }
     ctx.require_float(a, "input");
     ctx.require_float(b, prelu ? "alpha" : "second input");
   }

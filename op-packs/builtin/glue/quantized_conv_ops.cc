@@ -289,13 +289,13 @@ void hybrid_conv_invoke(OpContext& ctx) {
 struct QDepthwiseState : OpState {
   QDepthwiseParams q;
   QuantIsa isa = QuantIsa::kScalar;
-  std::vector<int32_t> filter, bias, multiplier, shift, scratch;
+  std::vector<int32_t> filter, bias, multiplier, shift;
 };
 
 void quantized_depthwise_invoke(OpContext& ctx) {
   auto& s = ctx.state<QDepthwiseState>();
   qdepthwise_conv2d(s.isa, s.q, ctx.data<uint8_t>(ctx.input(0)), ctx.mutable_data<uint8_t>(ctx.output(0)),
-                    s.scratch.data(), ctx.parallel());
+                    ctx.parallel());
 }
 
 // ---- FULLY_CONNECTED -----------------------------------------------------------------------------------
@@ -416,7 +416,6 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   q.lo = range.lo;
   q.hi = range.hi;
   s.isa = best_quant_isa();
-  s.scratch.assign(qdepthwise_scratch_size(q, ctx.workers()), 0);
   ctx.set_output_shape(output, {g.batch, g.out_h, g.out_w, out_c});
   ctx.set_invoke(quantized_depthwise_invoke);
 }

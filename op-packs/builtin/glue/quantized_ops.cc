@@ -23,11 +23,12 @@ void require_same_type(const OpContext& ctx, const baton_tensor* a, const baton_
 struct QBinaryState : OpState {
   QBinaryParams q;
   BroadcastPlan plan;
+  QuantIsa isa = QuantIsa::kScalar;
 };
 
 void quantized_binary_invoke(OpContext& ctx) {
   const auto& s = ctx.state<QBinaryState>();
-  qbinary(s.q, s.plan, ctx.data<uint8_t>(ctx.input(0)), ctx.data<uint8_t>(ctx.input(1)),
+  qbinary(s.isa, s.q, s.plan, ctx.data<uint8_t>(ctx.input(0)), ctx.data<uint8_t>(ctx.input(1)),
           ctx.mutable_data<uint8_t>(ctx.output(0)));
 }
 
@@ -112,6 +113,7 @@ void quantized_binary_prepare(OpContext& ctx, const BroadcastPlan& plan) {
   const ActQuant qo = ctx.act_quant(out, "output");
   auto& s = ctx.state<QBinaryState>();
   s.plan = plan;
+  s.isa = best_quant_isa();
   QBinaryParams& q = s.q;
   q = QBinaryParams{};
   q.op = ctx.op_code() == op::kMul ? QBinaryOp::kMul : ctx.op_code() == op::kSub ? QBinaryOp::kSub : QBinaryOp::kAdd;
@@ -166,7 +168,8 @@ void quantized_softmax_prepare(OpContext& ctx) {
   const ActQuant qo = ctx.act_quant(output, "output");
   require_unit_output(ctx, qo);
   const float beta = ctx.options().u.softmax.beta;
-  ctx.require(std::isfinite(beta), "beta must be finite");
+  // A negative beta would make the table's exponentials overflow.
+  ctx.require(beta > 0.0f && std::isfinite(beta), "beta must be positive and finite, is " + std::to_string(beta));
   auto& s = ctx.state<QSoftmaxState>();
   softmax_table(qi.scale, beta, s.table);
   s.is_signed = qi.is_signed;

@@ -22,8 +22,9 @@ void symmetric_quantize_row(const float* x, int n, int8_t* q, float* scale) {
   *scale = range / 127.0f;
   const float inverse = 127.0f / range;
   for (int i = 0; i < n; ++i) {
-    const int32_t v = static_cast<int32_t>(std::round(x[i] * inverse));
-    q[i] = static_cast<int8_t>(std::clamp(v, -127, 127));
+    // Clamped in float before the conversion, so an infinite or NaN input cannot overflow it.
+    const float v = std::fmax(-127.0f, std::fmin(127.0f, std::round(x[i] * inverse)));
+    q[i] = static_cast<int8_t>(v);
   }
 }
 
@@ -57,8 +58,8 @@ void asymmetric_quantize_row(const float* x, int n, int8_t* q, float* scale, int
   const float inverse = static_cast<float>(1.0 / static_cast<double>(*scale));
   for (int i = 0; i < n; ++i) {
     const float product = x[i] * inverse;
-    const int32_t v = static_cast<int32_t>(std::round(static_cast<float>(nudged) + product));
-    q[i] = static_cast<int8_t>(std::clamp(v, -128, 127));
+    const float v = std::fmax(-128.0f, std::fmin(127.0f, std::round(static_cast<float>(nudged) + product)));
+    q[i] = static_cast<int8_t>(v);
   }
 }
 

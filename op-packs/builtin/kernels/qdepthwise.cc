@@ -2,96 +2,162 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
-#include "kernels/simd.h"
+#include "kernels/quant_math.h"
+#include "kernels/requant_simd.h"
 
 namespace baton::builtin {
 namespace {
 
-typedef int32_t Int8x32 __attribute__((vector_size(32)));
-typedef uint8_t U8x8 __attribute__((vector_size(8)));
-typedef int8_t S8x8 __attribute__((vector_size(8)));
+// The taps of one output pixel that fall inside the input.
+struct Window {
+  int ky0, ky1, kx0, kx1;  // [ky0, ky1) x [kx0, kx1)
+  int y0, x0;              // input position of tap (0, 0)
+};
 
-// acc[c] += (in[c] - zero) * w[c] for c < n: eight channels at a time in int32 lanes.
-template <typename T>
-BATON_INLINE void tap_impl(int32_t* __restrict acc, const T* __restrict in, const int32_t* __restrict w, int n,
-                           int32_t zero) {
-  using Bytes = std::conditional_t<std::is_signed_v<T>, S8x8, U8x8>;
-  int c = 0;
-  const Int8x32 z = Int8x32{} + zero;
-  for (; c + 8 <= n; c += 8) {
-    Bytes b;
-    std::memcpy(&b, in + c, sizeof(b));
-    Int8x32 x = __builtin_convertvector(b, Int8x32) - z;
-    Int8x32 wv, av;
-    std::memcpy(&wv, w + c, sizeof(wv));
-    std::memcpy(&av, acc + c, sizeof(av));
-    av += x * wv;
-    std::memcpy(acc + c, &av, sizeof(av));
-  }
-  for (; c < n; ++c) acc[c] += (static_cast<int32_t>(in[c]) - zero) * w[c];
+Window window(const DepthwiseParams& g, int oy, int ox) {
+  Window w;
+  w.y0 = oy * g.stride_h - g.pad_top;
+  w.x0 = ox * g.stride_w - g.pad_left;
+  // First and one-past-last tap index whose input row / column is inside.
+  auto first = [](int start, int dilation) { return start >= 0 ? 0 : (-start + dilation - 1) / dilation; };
+  auto end = [](int start, int dilation, int taps, int size) {
+    if (start >= size) return 0;
+    return std::min(taps, (size - 1 - start) / dilation + 1);
+  };
+  w.ky0 = first(w.y0, g.dilation_h);
+  w.ky1 = end(w.y0, g.dilation_h, g.filter_h, g.in_h);
+  w.kx0 = first(w.x0, g.dilation_w);
+  w.kx1 = end(w.x0, g.dilation_w, g.filter_w, g.in_w);
+  return w;
 }
 
-BATON_INLINE void tap_u8_impl(int32_t* acc, const uint8_t* in, const int32_t* w, int n, int32_t zero) {
-  tap_impl(acc, in, w, n, zero);
+int32_t code_at(const uint8_t* p, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(*p)) : static_cast<int32_t>(*p);
 }
-BATON_INLINE void tap_s8_impl(int32_t* acc, const int8_t* in, const int32_t* w, int n, int32_t zero) {
-  tap_impl(acc, in, w, n, zero);
-}
-BATON_DISPATCH_AVX2(void, tap_u8, (int32_t * acc, const uint8_t* in, const int32_t* w, int n, int32_t zero),
-                    (acc, in, w, n, zero))
-BATON_DISPATCH_AVX2(void, tap_s8, (int32_t * acc, const int8_t* in, const int32_t* w, int n, int32_t zero),
-                    (acc, in, w, n, zero))
 
-void row_task(QuantIsa isa, const QDepthwiseParams& p, const uint8_t* input, uint8_t* output, int32_t* acc,
-              int b, int oy) {
+// Output channels [c_begin, c_end) of one pixel, one channel at a time (any depth multiplier).
+void pixel_scalar(const QDepthwiseParams& p, const uint8_t* image, const Window& w, uint8_t* out, int c_begin,
+                  int c_end) {
   const DepthwiseParams& g = p.geo;
   const int out_c = g.in_c * g.depth_multiplier;
-  const int y0 = oy * g.stride_h - g.pad_top;
-  for (int ox = 0; ox < g.out_w; ++ox) {
-    const int x0 = ox * g.stride_w - g.pad_left;
-    std::memcpy(acc, p.bias, sizeof(int32_t) * out_c);
-    for (int ky = 0; ky < g.filter_h; ++ky) {
-      const int iy = y0 + ky * g.dilation_h;
-      if (iy < 0 || iy >= g.in_h) continue;
-      for (int kx = 0; kx < g.filter_w; ++kx) {
-        const int ix = x0 + kx * g.dilation_w;
-        if (ix < 0 || ix >= g.in_w) continue;
-        const uint8_t* in = input + ((static_cast<size_t>(b) * g.in_h + iy) * g.in_w + ix) * g.in_c;
-        const int32_t* w = p.filter + static_cast<size_t>(ky * g.filter_w + kx) * out_c;
-        if (g.depth_multiplier == 1) {
-          if (p.is_signed) tap_s8(acc, reinterpret_cast<const int8_t*>(in), w, out_c, p.input_zero);
-          else tap_u8(acc, in, w, out_c, p.input_zero);
-        } else {
-          for (int ic = 0; ic < g.in_c; ++ic) {
-            const int32_t x = (p.is_signed ? static_cast<int32_t>(static_cast<int8_t>(in[ic])) : in[ic]) - p.input_zero;
-            for (int m = 0; m < g.depth_multiplier; ++m) {
-              const int oc = ic * g.depth_multiplier + m;
-              acc[oc] += x * w[oc];
-            }
-          }
+  for (int oc = c_begin; oc < c_end; ++oc) {
+    const int ic = oc / g.depth_multiplier;
+    int32_t acc = p.bias[oc];
+    for (int ky = w.ky0; ky < w.ky1; ++ky) {
+      const uint8_t* row = image + static_cast<size_t>(w.y0 + ky * g.dilation_h) * g.in_w * g.in_c;
+      for (int kx = w.kx0; kx < w.kx1; ++kx) {
+        const int32_t x = code_at(row + static_cast<size_t>(w.x0 + kx * g.dilation_w) * g.in_c + ic, p.is_signed);
+        // Wrapping, as the SIMD lanes do: only an absurd filter size could leave int32.
+        acc = static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                                   static_cast<uint32_t>((x - p.input_zero) *
+                                                         p.filter[static_cast<size_t>(ky * g.filter_w + kx) * out_c + oc]));
+      }
+    }
+    const Requantize rq{{p.multiplier[oc], p.shift[oc]}, p.output_zero, p.lo, p.hi, false};
+    out[oc] = static_cast<uint8_t>(requantize(acc, rq));
+  }
+}
+
+#ifdef BATON_QUANT_X86
+
+// Depth multiplier 1, sixteen channels per step with the accumulators in one register; TFLite's
+// depthwise kernels round the final shift's ties away from zero.
+template <bool kSigned>
+BATON_TARGET_VNNI void pixel_vnni(const QDepthwiseParams& p, const uint8_t* image, const Window& w, uint8_t* out) {
+  const DepthwiseParams& g = p.geo;
+  const int channels = g.in_c;
+  const __m512i zero_in = _mm512_set1_epi32(p.input_zero);
+  const __m512i zp = _mm512_set1_epi32(p.output_zero), lo = _mm512_set1_epi32(p.lo), hi = _mm512_set1_epi32(p.hi);
+  for (int c0 = 0; c0 < channels; c0 += 16) {
+    const __mmask16 m = channels - c0 >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (channels - c0)) - 1u);
+    __m512i acc = _mm512_maskz_loadu_epi32(m, p.bias + c0);
+    for (int ky = w.ky0; ky < w.ky1; ++ky) {
+      const uint8_t* row = image + static_cast<size_t>(w.y0 + ky * g.dilation_h) * g.in_w * channels + c0;
+      const int32_t* taps = p.filter + static_cast<size_t>(ky * g.filter_w) * channels + c0;
+      for (int kx = w.kx0; kx < w.kx1; ++kx) {
+        const __m128i bytes = _mm_maskz_loadu_epi8(m, row + static_cast<size_t>(w.x0 + kx * g.dilation_w) * channels);
+        const __m512i x = _mm512_sub_epi32(kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes), zero_in);
+        const __m512i wv = _mm512_maskz_loadu_epi32(m, taps + static_cast<size_t>(kx) * channels);
+        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(x, wv));
+      }
+    }
+    const __m512i mult = _mm512_maskz_loadu_epi32(m, p.multiplier + c0);
+    const __m512i shift = _mm512_maskz_loadu_epi32(m, p.shift + c0);
+    const __m512i codes = requant16(acc, mult, shift, zp, lo, hi, 0xFFFF);
+    _mm_mask_storeu_epi8(out + c0, m, _mm512_cvtepi32_epi8(codes));
+  }
+}
+
+template <bool kSigned>
+BATON_TARGET_AVX2 void pixel_avx2(const QDepthwiseParams& p, const uint8_t* image, const Window& w, uint8_t* out) {
+  const DepthwiseParams& g = p.geo;
+  const int channels = g.in_c;
+  const __m256i zero_in = _mm256_set1_epi32(p.input_zero);
+  const __m256i zp = _mm256_set1_epi32(p.output_zero), lo = _mm256_set1_epi32(p.lo), hi = _mm256_set1_epi32(p.hi);
+  const __m256i away = _mm256_set1_epi32(-1);
+  int c0 = 0;
+  for (; c0 + 16 <= channels; c0 += 16) {
+    __m256i acc[2] = {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.bias + c0)),
+                      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.bias + c0 + 8))};
+    for (int ky = w.ky0; ky < w.ky1; ++ky) {
+      const uint8_t* row = image + static_cast<size_t>(w.y0 + ky * g.dilation_h) * g.in_w * channels + c0;
+      const int32_t* taps = p.filter + static_cast<size_t>(ky * g.filter_w) * channels + c0;
+      for (int kx = w.kx0; kx < w.kx1; ++kx) {
+        const uint8_t* in = row + static_cast<size_t>(w.x0 + kx * g.dilation_w) * channels;
+        const int32_t* wt = taps + static_cast<size_t>(kx) * channels;
+        for (int h = 0; h < 2; ++h) {
+          const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + 8 * h));
+          const __m256i x = _mm256_sub_epi32(kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes), zero_in);
+          const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wt + 8 * h));
+          acc[h] = _mm256_add_epi32(acc[h], _mm256_mullo_epi32(x, wv));
         }
       }
     }
-    requantize_row(isa, acc, p.multiplier, p.shift, p.output_zero, p.lo, p.hi, false,
-                   output + ((static_cast<size_t>(b) * g.out_h + oy) * g.out_w + ox) * out_c, out_c);
+    __m256i codes[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256i mult = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.multiplier + c0 + 8 * h));
+      const __m256i shift = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.shift + c0 + 8 * h));
+      codes[h] = requant8(acc[h], mult, shift, zp, lo, hi, away);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c0), codes_to_bytes(codes[0], codes[1]));
+  }
+  if (c0 < channels) pixel_scalar(p, image, w, out, c0, channels);
+}
+
+#endif  // BATON_QUANT_X86
+
+void row_task(QuantIsa isa, const QDepthwiseParams& p, const uint8_t* input, uint8_t* output, int b, int oy) {
+  const DepthwiseParams& g = p.geo;
+  const int out_c = g.in_c * g.depth_multiplier;
+  const uint8_t* image = input + static_cast<size_t>(b) * g.in_h * g.in_w * g.in_c;
+  uint8_t* out_row = output + (static_cast<size_t>(b) * g.out_h + oy) * g.out_w * out_c;
+  for (int ox = 0; ox < g.out_w; ++ox) {
+    const Window w = window(g, oy, ox);
+    uint8_t* out = out_row + static_cast<size_t>(ox) * out_c;
+#ifdef BATON_QUANT_X86
+    if (g.depth_multiplier == 1 && isa == QuantIsa::kAvx512Vnni) {
+      if (p.is_signed) pixel_vnni<true>(p, image, w, out);
+      else pixel_vnni<false>(p, image, w, out);
+      continue;
+    }
+    if (g.depth_multiplier == 1 && isa == QuantIsa::kAvx2) {
+      if (p.is_signed) pixel_avx2<true>(p, image, w, out);
+      else pixel_avx2<false>(p, image, w, out);
+      continue;
+    }
+#endif
+    (void)isa;
+    pixel_scalar(p, image, w, out, 0, out_c);
   }
 }
 
 }  // namespace
 
-size_t qdepthwise_scratch_size(const QDepthwiseParams& p, int workers) {
-  return static_cast<size_t>(workers) * static_cast<size_t>(p.geo.in_c * p.geo.depth_multiplier);
-}
-
 void qdepthwise_conv2d(QuantIsa isa, const QDepthwiseParams& p, const uint8_t* input, uint8_t* output,
-                       int32_t* scratch, Parallel* parallel) {
+                       Parallel* parallel) {
   const DepthwiseParams& g = p.geo;
-  const size_t out_c = static_cast<size_t>(g.in_c) * g.depth_multiplier;
-  parallel_run(parallel, g.batch * g.out_h, [&](int task, int worker) {
-    row_task(isa, p, input, output, scratch + worker * out_c, task / g.out_h, task % g.out_h);
-  });
+  parallel_run(parallel, g.batch * g.out_h, [&](int task, int) { row_task(isa, p, input, output, task / g.out_h, task % g.out_h); });
 }
 
 }  // namespace baton::builtin

@@ -2,33 +2,119 @@
 
 #include <algorithm>
 
+#include "kernels/requant_simd.h"
+
 namespace baton::builtin {
 namespace {
 
-bool fits(QuantizedMultiplier m) { return m.shift <= 30; }
+// One inner run of n elements; a_step and b_step are 0 (a broadcast scalar) or 1 (contiguous).
+using RunFn = void (*)(const QBinaryParams& p, const uint8_t* a, int64_t a_step, const uint8_t* b, int64_t b_step,
+                       uint8_t* out, int64_t n);
 
 template <typename T>
-void run(const QBinaryParams& p, const BroadcastPlan& plan, const T* a, const T* b, T* out) {
-  if (plan.count == 0) return;
-  const int last = plan.rank - 1;
-  const int64_t n = plan.dims[last];
-  const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
-  int64_t index[kMaxBroadcastRank] = {};
-  int64_t a_off = 0, b_off = 0;
-  for (int64_t o = 0; o < plan.count; o += n) {
-    const T* pa = a + a_off;
-    const T* pb = b + b_off;
-    T* po = out + o;
-    for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(qbinary_one(p, pa[i * as], pb[i * bs]));
-    for (int d = last - 1; d >= 0; --d) {
-      a_off += plan.a_strides[d];
-      b_off += plan.b_strides[d];
-      if (++index[d] < plan.dims[d]) break;
-      a_off -= plan.a_strides[d] * plan.dims[d];
-      b_off -= plan.b_strides[d] * plan.dims[d];
-      index[d] = 0;
+void run_scalar(const QBinaryParams& p, const uint8_t* a, int64_t as, const uint8_t* b, int64_t bs, uint8_t* out,
+                int64_t n) {
+  const T* ta = reinterpret_cast<const T*>(a);
+  const T* tb = reinterpret_cast<const T*>(b);
+  T* to = reinterpret_cast<T*>(out);
+  for (int64_t i = 0; i < n; ++i) to[i] = static_cast<T>(qbinary_one(p, ta[i * as], tb[i * bs]));
+}
+
+#ifdef BATON_QUANT_X86
+
+// Lambdas do not inherit a target attribute, so the lane loads are small functions of their own.
+template <bool kSigned>
+BATON_TARGET_VNNI inline __m512i codes16(const uint8_t* src, int64_t step, int64_t i, __mmask16 m) {
+  if (step == 0) return _mm512_set1_epi32(kSigned ? static_cast<int32_t>(static_cast<int8_t>(src[0])) : src[0]);
+  const __m128i bytes = _mm_maskz_loadu_epi8(m, src + i);
+  return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+}
+
+template <bool kSigned>
+BATON_TARGET_AVX2 inline __m256i codes8(const uint8_t* src, int64_t step, int64_t i) {
+  if (step == 0) return _mm256_set1_epi32(kSigned ? static_cast<int32_t>(static_cast<int8_t>(src[0])) : src[0]);
+  const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i));
+  return kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+}
+
+// Sixteen lanes per step; ADD/SUB and MUL rescale with TFLite's own (ties away from zero) rounding.
+template <bool kSigned>
+BATON_TARGET_VNNI void run_vnni(const QBinaryParams& p, const uint8_t* a, int64_t as, const uint8_t* b, int64_t bs,
+                                uint8_t* out, int64_t n) {
+  const __m512i am = _mm512_set1_epi32(p.a_mult.multiplier), ar = _mm512_set1_epi32(-p.a_mult.shift);
+  const __m512i bm = _mm512_set1_epi32(p.b_mult.multiplier), br = _mm512_set1_epi32(-p.b_mult.shift);
+  const __m512i om = _mm512_set1_epi32(p.out_mult.multiplier);
+  const __m512i ol = _mm512_set1_epi32(std::max(p.out_mult.shift, 0));
+  const __m512i orr = _mm512_set1_epi32(std::max(-p.out_mult.shift, 0));
+  const __m512i none = _mm512_setzero_si512();
+  const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
+  const __m512i zo = _mm512_set1_epi32(p.out_zero), lo = _mm512_set1_epi32(p.lo), hi = _mm512_set1_epi32(p.hi);
+  const __m512i shift20 = _mm512_set1_epi32(p.left_shift);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - i)) - 1u);
+    const __m512i x = _mm512_sub_epi32(codes16<kSigned>(a, as, i, m), za);
+    const __m512i y = _mm512_sub_epi32(codes16<kSigned>(b, bs, i, m), zb);
+    __m512i raw;
+    if (p.op == QBinaryOp::kMul) {
+      raw = mbqm16(_mm512_mullo_epi32(x, y), om, ol, orr, 0xFFFF);
+    } else {
+      // The input multipliers are below one (shift <= 0), checked in qbinary_prepare.
+      const __m512i sx = mbqm16(_mm512_sllv_epi32(x, shift20), am, none, ar, 0xFFFF);
+      const __m512i sy = mbqm16(_mm512_sllv_epi32(y, shift20), bm, none, br, 0xFFFF);
+      const __m512i sum = p.op == QBinaryOp::kAdd ? _mm512_add_epi32(sx, sy) : _mm512_sub_epi32(sx, sy);
+      raw = mbqm16(sum, om, ol, orr, 0xFFFF);
     }
+    const __m512i v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(raw, zo), lo), hi);
+    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(v));
   }
+}
+
+template <bool kSigned>
+BATON_TARGET_AVX2 void run_avx2(const QBinaryParams& p, const uint8_t* a, int64_t as, const uint8_t* b, int64_t bs,
+                                uint8_t* out, int64_t n) {
+  const __m256i am = _mm256_set1_epi32(p.a_mult.multiplier), ar = _mm256_set1_epi32(-p.a_mult.shift);
+  const __m256i bm = _mm256_set1_epi32(p.b_mult.multiplier), br = _mm256_set1_epi32(-p.b_mult.shift);
+  const __m256i om = _mm256_set1_epi32(p.out_mult.multiplier);
+  const __m256i ol = _mm256_set1_epi32(std::max(p.out_mult.shift, 0));
+  const __m256i orr = _mm256_set1_epi32(std::max(-p.out_mult.shift, 0));
+  const __m256i none = _mm256_setzero_si256();
+  const __m256i away = _mm256_set1_epi32(-1);
+  const __m256i za = _mm256_set1_epi32(p.a_zero), zb = _mm256_set1_epi32(p.b_zero);
+  const __m256i zo = _mm256_set1_epi32(p.out_zero), lo = _mm256_set1_epi32(p.lo), hi = _mm256_set1_epi32(p.hi);
+  const __m256i shift20 = _mm256_set1_epi32(p.left_shift);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i v[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256i x = _mm256_sub_epi32(codes8<kSigned>(a, as, i + 8 * h), za);
+      const __m256i y = _mm256_sub_epi32(codes8<kSigned>(b, bs, i + 8 * h), zb);
+      __m256i raw;
+      if (p.op == QBinaryOp::kMul) {
+        raw = mbqm8(_mm256_mullo_epi32(x, y), om, ol, orr, away);
+      } else {
+        const __m256i sx = mbqm8(_mm256_sllv_epi32(x, shift20), am, none, ar, away);
+        const __m256i sy = mbqm8(_mm256_sllv_epi32(y, shift20), bm, none, br, away);
+        raw = mbqm8(p.op == QBinaryOp::kAdd ? _mm256_add_epi32(sx, sy) : _mm256_sub_epi32(sx, sy), om, ol, orr, away);
+      }
+      v[h] = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(raw, zo), lo), hi);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), codes_to_bytes(v[0], v[1]));
+  }
+  if (i < n) {
+    if constexpr (kSigned) run_scalar<int8_t>(p, a + i * as, as, b + i * bs, bs, out + i, n - i);
+    else run_scalar<uint8_t>(p, a + i * as, as, b + i * bs, bs, out + i, n - i);
+  }
+}
+
+#endif  // BATON_QUANT_X86
+
+RunFn pick(QuantIsa isa, bool is_signed) {
+#ifdef BATON_QUANT_X86
+  if (isa == QuantIsa::kAvx512Vnni) return is_signed ? run_vnni<true> : run_vnni<false>;
+  if (isa == QuantIsa::kAvx2) return is_signed ? run_avx2<true> : run_avx2<false>;
+#endif
+  (void)isa;
+  return is_signed ? run_scalar<int8_t> : run_scalar<uint8_t>;
 }
 
 }  // namespace
@@ -39,7 +125,7 @@ bool qbinary_prepare(QBinaryParams& p, float a_scale, float b_scale, float out_s
     // float arithmetic first, then widened: TFLite writes `double m = s1 * s2 / so` with float operands.
     const float real = a_scale * b_scale / out_scale;
     p.out_mult = quantize_multiplier(static_cast<double>(real));
-    return fits(p.out_mult);
+    return p.out_mult.shift <= 30;
   }
   p.left_shift = 20;
   const double twice_max = 2.0 * static_cast<double>(std::max(a_scale, b_scale));
@@ -63,11 +149,25 @@ int32_t qbinary_one(const QBinaryParams& p, int32_t a, int32_t b) {
   return std::clamp(raw + p.out_zero, p.lo, p.hi);
 }
 
-void qbinary(const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b, uint8_t* out) {
-  if (p.is_signed) {
-    run(p, plan, reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b), reinterpret_cast<int8_t*>(out));
-  } else {
-    run(p, plan, a, b, out);
+void qbinary(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b,
+             uint8_t* out) {
+  if (plan.count == 0) return;
+  const RunFn run = pick(isa, p.is_signed);
+  const int last = plan.rank - 1;
+  const int64_t n = plan.dims[last];
+  const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
+  int64_t index[kMaxBroadcastRank] = {};
+  int64_t a_off = 0, b_off = 0;
+  for (int64_t o = 0; o < plan.count; o += n) {
+    run(p, a + a_off, as, b + b_off, bs, out + o, n);
+    for (int d = last - 1; d >= 0; --d) {
+      a_off += plan.a_strides[d];
+      b_off += plan.b_strides[d];
+      if (++index[d] < plan.dims[d]) break;
+      a_off -= plan.a_strides[d] * plan.dims[d];
+      b_off -= plan.b_strides[d] * plan.dims[d];
+      index[d] = 0;
+    }
   }
 }
 

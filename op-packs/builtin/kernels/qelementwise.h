@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/binary.h"
+#include "kernels/qgemm.h"
 #include "kernels/quant_math.h"
 
 namespace baton::builtin {
@@ -33,7 +34,10 @@ struct QBinaryParams {
 // positive or a multiplier would be out of range.
 bool qbinary_prepare(QBinaryParams& p, float a_scale, float b_scale, float out_scale);
 
-void qbinary(const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b, uint8_t* out);
+// The inner runs go 16 (AVX-512) or 8 (AVX2) elements at a time on `isa`; the results are the scalar
+// rule's.
+void qbinary(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b,
+             uint8_t* out);
 
 // One element, for tests and the odd scalar tail.
 int32_t qbinary_one(const QBinaryParams& p, int32_t a, int32_t b);

@@ -4,18 +4,7 @@
 #include <cstring>
 
 #include "kernels/quant_math.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// GCC 12's AVX-512 headers initialise a placeholder from itself (`__Y = __Y`), which -Wmaybe-uninitialized
-// reports at every use; the warning is about the header, not this code.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#define BATON_QGEMM_X86 1
-#define BATON_TARGET_AVX2 __attribute__((target("avx2")))
-#define BATON_TARGET_VNNI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
-#endif
+#include "kernels/requant_simd.h"
 
 namespace baton::builtin {
 namespace {
@@ -85,7 +74,7 @@ void kernel_scalar(const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
   std::memcpy(tile, acc, sizeof(acc));
 }
 
-#ifdef BATON_QGEMM_X86
+#ifdef BATON_QUANT_X86
 
 // Bytes widened to int16 and multiplied pairwise with vpmaddwd: a group of B (16 columns x 4 k) is four
 // registers of 4 columns x 4 k; each product register holds per column two partial sums, added up
@@ -139,73 +128,7 @@ BATON_TARGET_VNNI void kernel_vnni(const uint8_t* a, const int8_t* b, int k4, in
   for (int r = 0; r < kQGemmMR; ++r) _mm512_storeu_si512(tile + r * kQGemmNR, acc[r]);
 }
 
-// ---- SIMD requantization (the rules of quant_math.h, lane by lane) -----------------------------------
-
-// floor((a * b + 2^30) / 2^31) for b >= 0, which is SaturatingRoundingDoublingHighMul there.
-BATON_TARGET_AVX2 inline __m256i srdhm8(__m256i a, __m256i b) {
-  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
-  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a, b), nudge);
-  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32)), nudge);
-  even = _mm256_srli_epi64(even, 31);  // bits 31..62 to the low half
-  odd = _mm256_slli_epi64(odd, 1);     // bits 31..62 to the high half
-  return _mm256_blend_epi32(even, odd, 0xAA);
-}
-
-// `away`: all ones for TFLite's ties-away-from-zero final shift, zero for ruy's ties-upward one.
-BATON_TARGET_AVX2 inline __m256i requant8(__m256i x, __m256i mult, __m256i shift, __m256i zp, __m256i lo, __m256i hi,
-                                          __m256i away) {
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i left = _mm256_max_epi32(shift, zero);
-  const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
-  const __m256i h = srdhm8(_mm256_sllv_epi32(x, left), mult);
-  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), right), _mm256_set1_epi32(1));
-  const __m256i rem = _mm256_and_si256(h, mask);
-  // threshold = mask / 2 + (h < 0 when rounding away from zero); cmpgt yields -1 for true.
-  const __m256i threshold =
-      _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_and_si256(_mm256_cmpgt_epi32(zero, h), away));
-  __m256i v = _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, threshold));
-  v = _mm256_add_epi32(v, zp);
-  return _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
-}
-
-// 16 clamped int32 codes (two registers) to 16 bytes.
-BATON_TARGET_AVX2 inline __m128i codes_to_bytes(__m256i c0, __m256i c1) {
-  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(c0, c1), 0xD8);  // int16, in order
-  // The codes are within [-128, 255]; take the low byte of each int16 without saturating.
-  const __m256i bytes = _mm256_shuffle_epi8(
-      w, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8, 10, 12, 14, -1,
-                          -1, -1, -1, -1, -1, -1, -1));
-  const __m256i joined = _mm256_permute4x64_epi64(bytes, 0x08);  // qwords 0 and 2
-  return _mm256_castsi256_si128(joined);
-}
-
-BATON_TARGET_VNNI inline __m512i srdhm16(__m512i a, __m512i b) {
-  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
-  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(a, b), nudge);
-  __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), nudge);
-  even = _mm512_srli_epi64(even, 31);
-  odd = _mm512_slli_epi64(odd, 1);
-  return _mm512_mask_blend_epi32(0xAAAA, even, odd);
-}
-
-BATON_TARGET_VNNI inline __m512i requant16(__m512i x, __m512i mult, __m512i shift, __m512i zp, __m512i lo, __m512i hi,
-                                           __mmask16 away) {
-  const __m512i zero = _mm512_setzero_si512();
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i left = _mm512_max_epi32(shift, zero);
-  const __m512i right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
-  const __m512i h = srdhm16(_mm512_sllv_epi32(x, left), mult);
-  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-  const __m512i rem = _mm512_and_si512(h, mask);
-  const __m512i threshold = _mm512_mask_add_epi32(_mm512_srli_epi32(mask, 1), _mm512_cmplt_epi32_mask(h, zero) & away,
-                                                  _mm512_srli_epi32(mask, 1), one);
-  __m512i v = _mm512_srav_epi32(h, right);
-  v = _mm512_mask_add_epi32(v, _mm512_cmpgt_epi32_mask(rem, threshold), v, one);
-  v = _mm512_add_epi32(v, zp);
-  return _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
-}
-
-#endif  // BATON_QGEMM_X86
+#endif  // BATON_QUANT_X86
 
 // ---- output stages -------------------------------------------------------------------------------------
 
@@ -228,7 +151,7 @@ void requant_tile_scalar(const int32_t* tile, const TileSpot& t, const QGemmRequ
   }
 }
 
-#ifdef BATON_QGEMM_X86
+#ifdef BATON_QUANT_X86
 
 BATON_TARGET_AVX2 void requant_tile_avx2(const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
   __m256i off[2], mult[2], shift[2];
@@ -274,7 +197,7 @@ BATON_TARGET_VNNI void requant_tile_vnni(const int32_t* tile, const TileSpot& t,
   }
 }
 
-#endif  // BATON_QGEMM_X86
+#endif  // BATON_QUANT_X86
 
 void float_tile(const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& o) {
   for (int i = 0; i < t.rows; ++i) {
@@ -293,7 +216,7 @@ void float_tile(const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& 
 }
 
 void run_kernel(QuantIsa isa, const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
-#ifdef BATON_QGEMM_X86
+#ifdef BATON_QUANT_X86
   if (isa == QuantIsa::kAvx512Vnni) return kernel_vnni(a, b, k4, tile);
   if (isa == QuantIsa::kAvx2) return kernel_avx2(a, b, k4, tile);
 #endif
@@ -302,7 +225,7 @@ void run_kernel(QuantIsa isa, const uint8_t* a, const int8_t* b, int k4, int32_t
 }
 
 void output_tile(QuantIsa isa, const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
-#ifdef BATON_QGEMM_X86
+#ifdef BATON_QUANT_X86
   if (isa == QuantIsa::kAvx512Vnni) return requant_tile_vnni(tile, t, o);
   if (isa == QuantIsa::kAvx2) return requant_tile_avx2(tile, t, o);
 #endif
@@ -354,7 +277,7 @@ void qgemm_impl(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* pa
 }  // namespace
 
 QuantIsa best_quant_isa() {
-#ifdef BATON_QGEMM_X86
+#ifdef BATON_QUANT_X86
   static const QuantIsa isa = [] {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) {
@@ -429,7 +352,7 @@ void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_
 void requantize_row(QuantIsa isa, const int32_t* acc, const int32_t* multiplier, const int32_t* shift,
                     int32_t zero_point, int32_t lo, int32_t hi, bool ties_upward, uint8_t* out, int count) {
   int i = 0;
-#ifdef BATON_QGEMM_X86
+#ifdef BATON_QUANT_X86
   if (isa != QuantIsa::kScalar) {
     // Whole tiles of 16 through the GEMM's output stage: a one-row tile with no offsets.
     alignas(64) static constexpr int32_t kZeros[kQGemmNR] = {};

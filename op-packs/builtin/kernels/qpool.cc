@@ -21,18 +21,19 @@ void pool(const QPoolParams& q, const T* input, T* output) {
         const int count = std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0);
         T* out = output + ((static_cast<size_t>(b) * p.out_h + oy) * p.out_w + ox) * channels;
         for (int c = 0; c < channels; ++c) {
-          int32_t acc = kMax ? static_cast<int32_t>(std::numeric_limits<T>::lowest()) : 0;
+          // int64: a window of millions of codes cannot overflow the sum.
+          int64_t acc = kMax ? static_cast<int64_t>(std::numeric_limits<T>::lowest()) : 0;
           for (int fy = fy0; fy < fy1; ++fy) {
             const T* in = input + ((static_cast<size_t>(b) * p.in_h + y0 + fy) * p.in_w + x0 + fx0) * channels + c;
             for (int fx = fx0; fx < fx1; ++fx, in += channels) {
-              if constexpr (kMax) acc = std::max<int32_t>(acc, *in);
+              if constexpr (kMax) acc = std::max<int64_t>(acc, *in);
               else acc += *in;
             }
           }
           if constexpr (!kMax) {
             if (count > 0) acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
           }
-          out[c] = static_cast<T>(std::clamp(acc, q.lo, q.hi));
+          out[c] = static_cast<T>(std::clamp<int64_t>(acc, q.lo, q.hi));
         }
       }
     }

@@ -93,7 +93,12 @@ struct Requantize {
 };
 
 inline int32_t requantize(int32_t acc, const Requantize& r) {
-  return std::clamp(multiply_by_quantized_multiplier(acc, r.m, r.ties_upward) + r.zero_point, r.lo, r.hi);
+  // The zero point is added with wrap-around, as the SIMD forms add it (only a degenerate multiplier
+  // comes near the int32 limits).
+  const int32_t v = static_cast<int32_t>(
+      static_cast<uint32_t>(multiply_by_quantized_multiplier(acc, r.m, r.ties_upward)) +
+      static_cast<uint32_t>(r.zero_point));
+  return std::clamp(v, r.lo, r.hi);
 }
 
 // TFLite's quantization of one real value (used for activation bounds): zero_point + round(r / scale)

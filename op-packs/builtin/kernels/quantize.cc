@@ -9,11 +9,11 @@ namespace baton::builtin {
 void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point, bool out_signed, uint8_t* out) {
   const CodeRange r = code_range(out_signed);
   for (int64_t i = 0; i < n; ++i) {
-    const float q = std::round(in[i] / scale);
-    // Clamp in float first: a huge or infinite input must not overflow the conversion.
-    const float bounded = std::clamp(q, -2147483520.0f, 2147483520.0f);
-    int64_t v = static_cast<int64_t>(bounded) + zero_point;
-    if (std::isnan(q)) v = zero_point;
+    float q = std::round(in[i] / scale);
+    // NaN reads as 0.0; a huge or infinite value is bounded in float first, so the conversion is defined.
+    if (std::isnan(q)) q = 0.0f;
+    q = std::fmax(-1e9f, std::fmin(1e9f, q));
+    const int64_t v = static_cast<int64_t>(q) + zero_point;
     out[i] = static_cast<uint8_t>(std::clamp<int64_t>(v, r.lo, r.hi));
   }
 }
@@ -49,7 +49,9 @@ void qconcat(int64_t outer, const int64_t* chunk, const uint8_t* const* inputs, 
         const float scale = scaling[i].scale, bias = scaling[i].bias;
         for (int64_t j = 0; j < n; ++j) {
           const float product = static_cast<float>(src[j]) * scale;
-          const int32_t v = static_cast<int32_t>(std::round(product + bias)) + out_zero;
+          // Bounded in float first: any finite scale keeps the conversion defined.
+          const float r = std::fmax(-1e6f, std::fmin(1e6f, std::round(product + bias)));
+          const int32_t v = static_cast<int32_t>(r) + out_zero;
           out[j] = static_cast<uint8_t>(std::clamp(v, 0, 255));
         }
       }
