@@ -15,6 +15,13 @@ std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + 
 
 }  // namespace
 
+void PluginState::check(const baton_node* node) const {
+  const OpDef* def = find_op(api->node_builtin_code(node));
+  if (!def) refuse("not an op this delegate declares");
+  GraphBuilder scratch(api, limits, true);
+  def->plan(scratch, NodeView(api, node));
+}
+
 std::vector<Dims> Partition::input_shapes() const {
   std::vector<Dims> shapes;
   NodeView view(plugin_.api, nullptr);

@@ -28,6 +28,9 @@ struct PluginState {
   DeviceLimits limits;
 
   void log(baton_log_level level, const std::string& message) const { api->log(host, level, message.c_str()); }
+  // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is planned alone
+  // into a scratch graph, meeting the checks the partition build will, without touching the device.
+  void check(const baton_node* node) const;
 };
 
 class Partition {

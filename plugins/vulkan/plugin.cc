@@ -1,8 +1,8 @@
 // The Vulkan delegate's entry point and C boundary: the descriptor (ops with their version ranges, the
 // options, and in the description the Vulkan devices found, which is how `baton plugins` shows them),
-// plugin create/destroy (the device, glslang, the pipeline set) and the delegate calls. Every call
-// catches everything and turns it into a status and a message: a Refusal, a VkResult by name, a shader
-// by name with glslang's log.
+// plugin create/destroy (the device, glslang, the pipeline set) and the delegate calls (the plugin
+// kit's, over PluginState::check and Partition). Every call catches everything and turns it into a
+// status and a message: a Refusal, a VkResult by name, a shader by name with glslang's log.
 #include <dlfcn.h>
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "baton/plugin_kit.hpp"
 #include "ops.h"
 #include "partition.h"
 #include "vk_error.h"
@@ -21,75 +22,7 @@ namespace {
 
 const baton_host_api* g_api = nullptr;
 
-template <typename F>
-baton_status guarded(baton_error* error, const char* where, F&& body) {
-  try {
-    return body();
-  } catch (const Refusal& r) {
-    g_api->error_set(error, r.what());
-    return BATON_UNSUPPORTED;
-  } catch (const std::bad_alloc&) {
-    g_api->error_set(error, (std::string("out of memory in ") + where).c_str());
-    return BATON_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    g_api->error_set(error, e.what());
-    return BATON_ERROR;
-  } catch (...) {
-    g_api->error_set(error, (std::string("unknown error in ") + where).c_str());
-    return BATON_ERROR;
-  }
-}
-
-// Plans the node alone into a scratch graph: the same checks the partition build will meet, without
-// packing weights or touching the device.
-int32_t check_node(void* plugin_state, const baton_node* node, baton_error* reason) {
-  auto* state = static_cast<PluginState*>(plugin_state);
-  int32_t yes = 0;
-  guarded(reason, "check_node", [&] {
-    if (!state->unavailable.empty()) refuse(state->unavailable);
-    const OpDef* def = find_op(g_api->node_builtin_code(node));
-    if (!def) refuse("not an op this delegate declares");
-    GraphBuilder scratch(g_api, state->limits, true);
-    def->plan(scratch, NodeView(g_api, node));
-    yes = 1;
-    return BATON_OK;
-  });
-  return yes;
-}
-
-baton_status partition_init(void* plugin_state, const baton_partition* partition, void** partition_state,
-                            baton_error* error) {
-  auto* state = static_cast<PluginState*>(plugin_state);
-  return guarded(error, "partition init", [&] {
-    if (!state->unavailable.empty()) refuse(state->unavailable);
-    auto p = std::make_unique<Partition>(*state);
-    p->build(partition);
-    *partition_state = p.release();
-    return BATON_OK;
-  });
-}
-
-baton_status partition_prepare(void* plugin_state, void* partition_state, const baton_partition* partition,
-                               baton_error* error) {
-  (void)plugin_state;
-  return guarded(error, "partition prepare",
-                 [&] { return static_cast<Partition*>(partition_state)->prepare(partition, error); });
-}
-
-baton_status partition_invoke(void* plugin_state, void* partition_state, const baton_partition* partition,
-                              baton_error* error) {
-  (void)plugin_state;
-  (void)partition;
-  return guarded(error, "partition invoke", [&] { return static_cast<Partition*>(partition_state)->invoke(error); });
-}
-
-void partition_free(void* plugin_state, void* partition_state) {
-  (void)plugin_state;
-  delete static_cast<Partition*>(partition_state);
-}
-
-const baton_delegate_api kDelegate = {sizeof(baton_delegate_api), check_node, partition_init, partition_prepare,
-                                      partition_invoke, partition_free};
+using Calls = kit::DelegateCalls<PluginState, Partition>;
 
 const baton_option_decl kOptions[] = {
     {sizeof(baton_option_decl), "device", BATON_OPTION_STRING, nullptr,
@@ -110,7 +43,7 @@ const baton_option_decl kOptions[] = {
 void pin_loader() { (void)dlopen("libvulkan.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE); }
 
 baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, baton_error* error) {
-  return guarded(error, "create", [&] {
+  return kit::guarded(g_api, error, "create", [&] {
     pin_loader();
     auto state = std::make_unique<PluginState>();
     state->api = g_api;
@@ -191,7 +124,7 @@ const baton_plugin_desc* describe() {
       0,  // not reentrant: every partition shares the one queue
       plugin_create,
       plugin_destroy,
-      &kDelegate,
+      &Calls::table,
   };
   return &desc;
 }
@@ -204,17 +137,7 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
                                                                          const baton_host_api* api,
                                                                          baton_error* error) {
   (void)host_abi_minor;
-  if (!api) return nullptr;
-  if (host_abi_major != BATON_ABI_VERSION_MAJOR) {
-    api->error_set(error, ("vulkan: built for ABI major " + std::to_string(BATON_ABI_VERSION_MAJOR) + ", the host has " +
-                           std::to_string(host_abi_major))
-                              .c_str());
-    return nullptr;
-  }
-  if (api->struct_size < offsetof(baton_host_api, partition_output) + sizeof(api->partition_output)) {
-    api->error_set(error, "vulkan: the host's function table has no partition functions");
-    return nullptr;
-  }
+  if (!baton::kit::host_is_usable(host_abi_major, api, error, "vulkan", true)) return nullptr;
   try {
     baton::vulkan::g_api = api;
     return baton::vulkan::describe();

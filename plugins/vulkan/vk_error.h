@@ -1,7 +1,8 @@
 // How the Vulkan delegate reports failure inside the plugin: three exception types that the C boundary
-// (plugin.cc) turns into statuses and messages. A Refusal is "this delegate does not run that" (a
-// parameter, a type, no device); a VulkanError names the Vulkan call and the VkResult it returned; a
-// ShaderError names the shader and carries glslang's log. Nothing here aborts the process.
+// (plugin.cc, through the plugin kit's guarded calls) turns into statuses and messages. A Refusal (the
+// kit's) is "this delegate does not run that" (a parameter, a type, no device); a VulkanError names the
+// Vulkan call and the VkResult it returned; a ShaderError names the shader and carries glslang's log.
+// Nothing here aborts the process.
 #ifndef BATON_VULKAN_VK_ERROR_H
 #define BATON_VULKAN_VK_ERROR_H
 
@@ -10,14 +11,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "baton/plugin_kit.hpp"
+
 namespace baton::vulkan {
 
-class Refusal : public std::runtime_error {
- public:
-  explicit Refusal(const std::string& reason) : std::runtime_error(reason) {}
-};
-
-[[noreturn]] inline void refuse(const std::string& reason) { throw Refusal(reason); }
+using kit::Refusal;
+using kit::refuse;
 
 class VulkanError : public std::runtime_error {
  public:

@@ -13,22 +13,15 @@
 #include <xnnpack.h>
 
 #include "baton/plugin_api.h"
+#include "baton/plugin_kit.hpp"
 
 namespace baton::xnnpack {
 
 using Dims = std::vector<size_t>;
 
-// Why the delegate does not take a node (or cannot build a partition). Carries the text for error_set.
-class Refusal {
- public:
-  explicit Refusal(std::string reason) : reason_(std::move(reason)) {}
-  const std::string& reason() const { return reason_; }
-
- private:
-  std::string reason_;
-};
-
-[[noreturn]] inline void refuse(const std::string& reason) { throw Refusal(reason); }
+// Why the delegate does not take a node (or cannot build a partition): the kit's, its what() the reason.
+using kit::Refusal;
+using kit::refuse;
 
 std::string dims_text(const Dims& dims);
 

@@ -24,6 +24,16 @@ std::string node_label(const baton_host_api* api, const baton_node* node) {
 
 }  // namespace
 
+void PluginState::check(const baton_node* node) const {
+  const OpDef* def = find_op(api, node);
+  if (!def) refuse("not an op this delegate declares");
+  xnn_subgraph_t raw = nullptr;
+  if (xnn_create_subgraph(0, 0, &raw) != xnn_status_success) refuse("cannot create an XNNPACK subgraph");
+  SubgraphPtr scratch(raw);
+  SubgraphBuilder builder(api, raw, true, true);
+  def->define(builder, NodeView(api, node, quantized));
+}
+
 std::vector<Dims> Partition::input_shapes() const {
   const baton_host_api* api = plugin_.api;
   std::vector<Dims> shapes;
@@ -69,7 +79,7 @@ void Partition::build(const baton_partition* partition) {
     try {
       def->define(builder, NodeView(api, node, plugin_.quantized));
     } catch (const Refusal& r) {
-      refuse(node_label(api, node) + ": " + r.reason());
+      refuse(node_label(api, node) + ": " + r.what());
     }
   }
   std::vector<Dims> out_shapes;
@@ -96,7 +106,7 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
     try {
       build(partition);
     } catch (const Refusal& r) {
-      api->error_set(error, ("rebuilding for the new input shapes: " + r.reason()).c_str());
+      api->error_set(error, (std::string("rebuilding for the new input shapes: ") + r.what()).c_str());
       return BATON_UNSUPPORTED;
     }
   }

@@ -26,6 +26,10 @@ struct PluginState {
   uint32_t runtime_flags = 0;
   bool quantized = false;  // take uint8/int8 quantized nodes (option `quantized`)
 
+  // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is defined alone
+  // in a scratch subgraph, meeting the checks and XNNPACK's validation the partition build will.
+  void check(const baton_node* node) const;
+
   ~PluginState();
 };
 

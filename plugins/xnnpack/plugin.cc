@@ -1,6 +1,7 @@
 // The XNNPACK delegate's entry point and C boundary: the descriptor (ops with their version ranges, the
 // options), plugin create/destroy (XNNPACK initialised once, one pthreadpool for every partition), and
-// the delegate calls. Every call catches everything and turns it into a status and a message.
+// the delegate calls (the plugin kit's, over PluginState::check and Partition). Every call catches
+// everything and turns it into a status and a message.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "baton/plugin_kit.hpp"
 #include "ops.h"
 #include "partition.h"
 #include "subgraph_builder.h"
@@ -21,82 +23,7 @@ namespace {
 
 const baton_host_api* g_api = nullptr;
 
-template <typename F>
-baton_status guarded(baton_error* error, const char* where, F&& body) {
-  try {
-    return body();
-  } catch (const Refusal& r) {
-    g_api->error_set(error, r.reason().c_str());
-    return BATON_UNSUPPORTED;
-  } catch (const std::bad_alloc&) {
-    g_api->error_set(error, (std::string("xnnpack: out of memory in ") + where).c_str());
-    return BATON_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    g_api->error_set(error, (std::string("xnnpack: ") + where + ": " + e.what()).c_str());
-    return BATON_ERROR;
-  } catch (...) {
-    g_api->error_set(error, (std::string("xnnpack: unknown error in ") + where).c_str());
-    return BATON_ERROR;
-  }
-}
-
-struct SubgraphDeleter {
-  void operator()(xnn_subgraph_t s) const { xnn_delete_subgraph(s); }
-};
-
-// Defines the node alone in a scratch subgraph: the same checks and XNNPACK validation the partition
-// build will meet, without packing any weights.
-int32_t check_node(void* plugin_state, const baton_node* node, baton_error* reason) {
-  auto* state = static_cast<PluginState*>(plugin_state);
-  int32_t yes = 0;
-  guarded(reason, "check_node", [&] {
-    if (!state->unavailable.empty()) refuse(state->unavailable);
-    const OpDef* def = find_op(g_api, node);
-    if (!def) refuse("not an op this delegate declares");
-    xnn_subgraph_t raw = nullptr;
-    if (xnn_create_subgraph(0, 0, &raw) != xnn_status_success) refuse("cannot create an XNNPACK subgraph");
-    std::unique_ptr<xnn_subgraph, SubgraphDeleter> scratch(raw);
-    SubgraphBuilder builder(g_api, raw, true, true);
-    def->define(builder, NodeView(g_api, node, state->quantized));
-    yes = 1;
-    return BATON_OK;
-  });
-  return yes;
-}
-
-baton_status partition_init(void* plugin_state, const baton_partition* partition, void** partition_state,
-                            baton_error* error) {
-  auto* state = static_cast<PluginState*>(plugin_state);
-  return guarded(error, "partition init", [&] {
-    if (!state->unavailable.empty()) refuse(state->unavailable);
-    auto p = std::make_unique<Partition>(*state);
-    p->build(partition);
-    *partition_state = p.release();
-    return BATON_OK;
-  });
-}
-
-baton_status partition_prepare(void* plugin_state, void* partition_state, const baton_partition* partition,
-                               baton_error* error) {
-  (void)plugin_state;
-  return guarded(error, "partition prepare",
-                 [&] { return static_cast<Partition*>(partition_state)->prepare(partition, error); });
-}
-
-baton_status partition_invoke(void* plugin_state, void* partition_state, const baton_partition* partition,
-                              baton_error* error) {
-  (void)plugin_state;
-  (void)partition;
-  return guarded(error, "partition invoke", [&] { return static_cast<Partition*>(partition_state)->invoke(error); });
-}
-
-void partition_free(void* plugin_state, void* partition_state) {
-  (void)plugin_state;
-  delete static_cast<Partition*>(partition_state);
-}
-
-const baton_delegate_api kDelegate = {sizeof(baton_delegate_api), check_node, partition_init, partition_prepare,
-                                      partition_invoke, partition_free};
+using Calls = kit::DelegateCalls<PluginState, Partition>;
 
 const baton_option_decl kOptions[] = {
     {sizeof(baton_option_decl), "threads", BATON_OPTION_INT, "0",
@@ -118,7 +45,7 @@ void pin_xnnpack() {
 }
 
 baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, baton_error* error) {
-  return guarded(error, "create", [&] {
+  return kit::guarded(g_api, error, "create", [&] {
     pin_xnnpack();
     auto state = std::make_unique<PluginState>();
     state->api = g_api;
@@ -173,7 +100,7 @@ const baton_plugin_desc* describe() {
       0,  // not reentrant: every partition shares the one thread pool
       plugin_create,
       plugin_destroy,
-      &kDelegate,
+      &Calls::table,
   };
   return &desc;
 }
@@ -186,17 +113,7 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
                                                                          const baton_host_api* api,
                                                                          baton_error* error) {
   (void)host_abi_minor;
-  if (!api) return nullptr;
-  if (host_abi_major != BATON_ABI_VERSION_MAJOR) {
-    api->error_set(error, ("xnnpack: built for ABI major " + std::to_string(BATON_ABI_VERSION_MAJOR) +
-                           ", the host has " + std::to_string(host_abi_major))
-                              .c_str());
-    return nullptr;
-  }
-  if (api->struct_size < offsetof(baton_host_api, partition_output) + sizeof(api->partition_output)) {
-    api->error_set(error, "xnnpack: the host's function table has no partition functions");
-    return nullptr;
-  }
+  if (!baton::kit::host_is_usable(host_abi_major, api, error, "xnnpack", true)) return nullptr;
   try {
     baton::xnnpack::g_api = api;
     return baton::xnnpack::describe();

@@ -1,0 +1,128 @@
+// baton plugin kit: a header-only C++17 helper for plugins written in C++, over baton/plugin_api.h.
+//
+// The ABI is C: nothing may throw across it, and every failure is a status plus a message. This header
+// gives C++ plugins the pieces every one of them otherwise writes again:
+//  - Refusal / refuse(): "this plugin does not take this", with the reason `baton plan` shows;
+//  - guarded(): runs a body and turns every exception into a status and a message;
+//  - host_is_usable(): the checks an entry point makes on the host before returning its descriptor;
+//  - DelegateCalls<State, Partition>: the five delegate calls of baton_delegate_api for a delegate made
+//    of a plugin state and a partition class (see there for what they must provide).
+// It uses only the host table it is given: a plugin still links against nothing of baton's. Everything
+// here is inline or a template, so each plugin gets its own copy.
+#ifndef BATON_PLUGIN_KIT_HPP
+#define BATON_PLUGIN_KIT_HPP
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "baton/plugin_api.h"
+
+namespace baton::kit {
+
+// Why a plugin does not take a node (or cannot build a partition): its what() is the reason.
+class Refusal : public std::runtime_error {
+ public:
+  explicit Refusal(const std::string& reason) : std::runtime_error(reason) {}
+};
+
+[[noreturn]] inline void refuse(const std::string& reason) { throw Refusal(reason); }
+
+// Runs `body` (which returns a baton_status) and turns what it throws into a status with a message:
+// a Refusal into BATON_UNSUPPORTED with its reason, std::bad_alloc into BATON_OUT_OF_MEMORY, any other
+// exception into BATON_ERROR with its what() (or, for one that is not a std::exception, "unknown error
+// in `where`"). `where` names the call for those messages.
+template <typename F>
+baton_status guarded(const baton_host_api* api, baton_error* error, const char* where, F&& body) {
+  try {
+    return body();
+  } catch (const Refusal& r) {
+    api->error_set(error, r.what());
+    return BATON_UNSUPPORTED;
+  } catch (const std::bad_alloc&) {
+    api->error_set(error, (std::string("out of memory in ") + where).c_str());
+    return BATON_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    api->error_set(error, e.what());
+    return BATON_ERROR;
+  } catch (...) {
+    api->error_set(error, (std::string("unknown error in ") + where).c_str());
+    return BATON_ERROR;
+  }
+}
+
+// For an entry point: the host speaks this plugin's ABI major and (for a delegate) its table has the
+// partition functions. Otherwise writes the reason, prefixed with the plugin's name, and returns false.
+inline bool host_is_usable(uint32_t host_abi_major, const baton_host_api* api, baton_error* error, const char* plugin,
+                           bool delegate) {
+  if (!api) return false;
+  if (host_abi_major != BATON_ABI_VERSION_MAJOR) {
+    api->error_set(error, (std::string(plugin) + ": built for ABI major " + std::to_string(BATON_ABI_VERSION_MAJOR) +
+                           ", the host has " + std::to_string(host_abi_major))
+                              .c_str());
+    return false;
+  }
+  if (delegate && api->struct_size < offsetof(baton_host_api, partition_output) + sizeof(api->partition_output)) {
+    api->error_set(error, (std::string(plugin) + ": the host's function table has no partition functions").c_str());
+    return false;
+  }
+  return true;
+}
+
+// The calls of baton_delegate_api for a delegate made of two types:
+//  - State, the plugin state `create` stores: members `const baton_host_api* api` and
+//    `std::string unavailable` (non-empty: every node is refused and every partition fails with it), and
+//    `void check(const baton_node*)`, which returns if the delegate takes the node and throws Refusal
+//    with the reason if not;
+//  - Partition, built from `State&`: `void build(const baton_partition*)` (throws on failure),
+//    `baton_status prepare(const baton_partition*, baton_error*)` and `baton_status invoke(baton_error*)`.
+// `table` is the baton_delegate_api to put in the descriptor.
+template <class State, class Partition>
+struct DelegateCalls {
+  static int32_t check_node(void* plugin_state, const baton_node* node, baton_error* reason) {
+    auto& state = *static_cast<State*>(plugin_state);
+    int32_t yes = 0;
+    guarded(state.api, reason, "check_node", [&] {
+      if (!state.unavailable.empty()) refuse(state.unavailable);
+      state.check(node);
+      yes = 1;
+      return BATON_OK;
+    });
+    return yes;
+  }
+
+  static baton_status partition_init(void* plugin_state, const baton_partition* partition, void** partition_state,
+                                     baton_error* error) {
+    auto& state = *static_cast<State*>(plugin_state);
+    return guarded(state.api, error, "partition init", [&] {
+      if (!state.unavailable.empty()) refuse(state.unavailable);
+      auto p = std::make_unique<Partition>(state);
+      p->build(partition);
+      *partition_state = p.release();
+      return BATON_OK;
+    });
+  }
+
+  static baton_status partition_prepare(void* plugin_state, void* partition_state, const baton_partition* partition,
+                                        baton_error* error) {
+    return guarded(static_cast<State*>(plugin_state)->api, error, "partition prepare",
+                   [&] { return static_cast<Partition*>(partition_state)->prepare(partition, error); });
+  }
+
+  static baton_status partition_invoke(void* plugin_state, void* partition_state, const baton_partition*,
+                                       baton_error* error) {
+    return guarded(static_cast<State*>(plugin_state)->api, error, "partition invoke",
+                   [&] { return static_cast<Partition*>(partition_state)->invoke(error); });
+  }
+
+  static void partition_free(void*, void* partition_state) { delete static_cast<Partition*>(partition_state); }
+
+  static constexpr baton_delegate_api table = {sizeof(baton_delegate_api), check_node,     partition_init,
+                                               partition_prepare,          partition_invoke, partition_free};
+};
+
+}  // namespace baton::kit
+
+#endif  // BATON_PLUGIN_KIT_HPP
