@@ -3,6 +3,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -46,9 +47,22 @@ __attribute__((target("avx,f16c"))) static void dequantize_f16_f16c(const uint16
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// CPUID leaf 1: F16C is ECX bit 29; its 256-bit form also needs AVX (bit 28) with the YMM state enabled by
+// the OS (OSXSAVE, bit 27, and XCR0 bits 1-2). Read directly: clang has no "f16c" for __builtin_cpu_supports.
+static bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  if (!(c & (1u << 27)) || !(c & (1u << 28)) || !(c & (1u << 29))) return false;
+  unsigned lo = 0, hi = 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 0x6u) == 0x6u;
+}
+#endif
+
 void dequantize_f16(const uint16_t* in, float* out, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool has_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool has_f16c = cpu_has_f16c();
   if (has_f16c) {
     dequantize_f16_f16c(in, out, n);
     return;
