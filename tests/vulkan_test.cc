@@ -71,29 +71,14 @@ struct VulkanEnv {
   }
 };
 
-// The device the tests run on, named in their config (the plugin takes a CPU implementation only when
-// named): $BATON_TEST_VULKAN_DEVICE, else Mesa's lavapipe (llvmpipe), which tools/setup.sh installs and CI
-// runs on, else the first device.
-std::string test_device() {
-  if (const char* d = std::getenv("BATON_TEST_VULKAN_DEVICE"); d && *d) return d;
-  const vulkan::DeviceListing listing = vulkan::list_devices();
-  for (size_t i = 0; i < listing.devices.size(); ++i) {
-    if (listing.devices[i].name.find("llvmpipe") != std::string::npos) return std::to_string(i);
-  }
-  return "0";
-}
-
-// An environment with the vulkan delegate (validation on, on test_device() unless `options` names one)
-// and the builtin pack, plus `dirs`. `device`: the plugin must find its device (then the log says it runs
-// with validation).
+// An environment with the vulkan delegate (validation on) and the builtin pack, plus `dirs`.
+// `device`: the plugin must find its device (then the log says it runs with validation).
 std::unique_ptr<VulkanEnv> vulkan_env(const std::string& delegates = "vulkan", const std::string& options = "",
                                       std::vector<std::string> dirs = {}, bool device = true) {
   auto e = std::make_unique<VulkanEnv>();
   const bool own_cache = options.find("cache-dir") != std::string::npos || options.find("shader-cache") != std::string::npos;
-  const bool own_device = options.find("device =") != std::string::npos;
   e->conf.write("baton.conf", "delegates = " + delegates + "\n[plugin.vulkan]\nvalidation = true\n" +
-                                  (own_cache ? "" : "cache-dir = " + shared_cache_dir() + "\n") +
-                                  (own_device ? "" : "device = " + test_device() + "\n") + options);
+                                  (own_cache ? "" : "cache-dir = " + shared_cache_dir() + "\n") + options);
   dirs.insert(dirs.begin(), {VULKAN_PLUGIN_DIR, BUILTIN_PACK_DIR});
   auto env = isolated_environment(dirs, e->conf.file("baton.conf"), e->log);
   EXPECT_TRUE(env) << env.error();
@@ -777,7 +762,7 @@ TEST(VulkanRefusals, SayWhy) {
 TEST(VulkanRefusals, TensorsLargerThanTheDeviceBindsAreRefused) {
   int64_t range = 0;
   {
-    vulkan::Gpu gpu({test_device(), false}, nullptr);
+    vulkan::Gpu gpu({"", false}, nullptr);
     range = gpu.limits().maxStorageBufferRange;
   }
   if (range > (int64_t{1} << 28)) GTEST_SKIP() << "the device binds " << range << " bytes: the test would need too much memory";
@@ -796,7 +781,7 @@ TEST(VulkanRefusals, TensorsLargerThanTheDeviceBindsAreRefused) {
 using vulkan::choose_device;
 using vulkan::DeviceSummary;
 
-TEST(VulkanDeviceChoice, PrefersDiscreteThenIntegratedThenAnyGpuAndACpuOnlyWhenNamed) {
+TEST(VulkanDeviceChoice, PrefersDiscreteThenIntegratedThenAny) {
   // VkPhysicalDeviceType: 1 integrated, 2 discrete, 3 virtual, 4 CPU.
   const DeviceSummary cpu{"llvmpipe", 4, VK_API_VERSION_1_3, "", ""};
   const DeviceSummary igpu{"Intel Iris", 1, VK_API_VERSION_1_3, "", ""};
@@ -805,16 +790,8 @@ TEST(VulkanDeviceChoice, PrefersDiscreteThenIntegratedThenAnyGpuAndACpuOnlyWhenN
   std::string why;
   EXPECT_EQ(choose_device({cpu, igpu, dgpu}, "", &why), 2);
   EXPECT_EQ(choose_device({cpu, igpu}, "", &why), 1);
-  // A CPU implementation only when named: alone, it leaves the plugin refusing with how to choose it.
-  EXPECT_EQ(choose_device({cpu}, "", &why), -1);
-  EXPECT_EQ(why, "the only usable Vulkan device is a CPU implementation (0: llvmpipe [CPU, Vulkan 1.3]); it is used "
-                 "only when chosen: set device = 0 in [plugin.vulkan]");
-  EXPECT_EQ(choose_device({cpu}, "llvm", &why), 0);
-  const DeviceSummary vgpu{"virtio-gpu", 3, VK_API_VERSION_1_2, "", ""};
-  EXPECT_EQ(choose_device({cpu, vgpu}, "", &why), 1);
-  EXPECT_EQ(choose_device({old, cpu}, "", &why), -1);  // an unusable discrete GPU is passed over
-  EXPECT_NE(why.find("set device = 1"), std::string::npos) << why;
-  EXPECT_EQ(choose_device({old, cpu}, "1", &why), 1);
+  EXPECT_EQ(choose_device({cpu}, "", &why), 0);
+  EXPECT_EQ(choose_device({old, cpu}, "", &why), 1);  // an unusable discrete GPU is passed over
   // The option: an index, or part of the name in any case.
   EXPECT_EQ(choose_device({cpu, igpu, dgpu}, "0", &why), 0);
   EXPECT_EQ(choose_device({cpu, igpu, dgpu}, "iris", &why), 1);
@@ -865,7 +842,7 @@ TEST(VulkanDeviceChoice, OptionPicksTheDeviceOrEveryNodeIsRefused) {
 // The messenger really reports: an invalid call (a buffer with no usage bits) is one validation error.
 TEST(VulkanValidation, TheMessengerCountsWhatTheLayerReports) {
   std::vector<std::string> lines;
-  vulkan::Gpu gpu({test_device(), true}, [&](int, const std::string& m) { lines.push_back(m); });
+  vulkan::Gpu gpu({"", true}, [&](int, const std::string& m) { lines.push_back(m); });
   EXPECT_EQ(gpu.validation_messages(), 0u);
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
@@ -883,7 +860,7 @@ TEST(VulkanValidation, TheMessengerCountsWhatTheLayerReports) {
 // hazard the layer reports (so the delegate's barriers are checked by every test, not only by results).
 TEST(VulkanValidation, AMissingBarrierIsReported) {
   std::vector<std::string> lines;
-  vulkan::Gpu gpu({test_device(), true}, [&](int, const std::string& m) { lines.push_back(m); });
+  vulkan::Gpu gpu({"", true}, [&](int, const std::string& m) { lines.push_back(m); });
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = 256;
@@ -1101,8 +1078,8 @@ class VulkanCli : public ::testing::Test {
   void SetUp() override {
     std::ofstream(work_.file("relu.tflite"), std::ios::binary).write(reinterpret_cast<const char*>(model_.data()),
                                                                        static_cast<std::streamsize>(model_.size()));
-    work_.write("device.conf", "[plugin.vulkan]\ndevice = " + test_device() + "\n");
-    common_ = " --config " + work_.file("device.conf") + " --plugin-dir " + VULKAN_PLUGIN_DIR + " --plugin-dir " + BUILTIN_PACK_DIR;
+    work_.write("empty.conf", "# nothing\n");
+    common_ = " --config " + work_.file("empty.conf") + " --plugin-dir " + VULKAN_PLUGIN_DIR + " --plugin-dir " + BUILTIN_PACK_DIR;
   }
   std::vector<uint8_t> model_ = [] {
     OpGraph g;
@@ -1121,27 +1098,6 @@ TEST_F(VulkanCli, PluginsListsTheDevices) {
   Result r = baton("", "plugins" + common_);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("devices: " + vulkan::describe_device(0, listing.devices[0])), std::string::npos) << r.out;
-}
-
-// Unasked, the plugin does not run on a CPU implementation: where lavapipe is the only device (as here and
-// in CI) it refuses every node saying how to choose it, and the next delegate takes the node.
-TEST_F(VulkanCli, ACpuImplementationIsUsedOnlyWhenNamed) {
-  const vulkan::DeviceListing listing = vulkan::list_devices();
-  for (const auto& d : listing.devices) {
-    if (d.type != 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */) GTEST_SKIP() << "this machine has a GPU: " << d.name;
-  }
-  ASSERT_FALSE(listing.devices.empty()) << listing.error;
-  work_.write("unset.conf", "# no device option\n");
-  Result plan = baton("", "plan " + work_.file("relu.tflite") + " --delegate vulkan --delegate xnnpack --config " +
-                              work_.file("unset.conf") + " --plugin-dir " + VULKAN_PLUGIN_DIR + " --plugin-dir " +
-                              BUILTIN_PACK_DIR + " --plugin-dir " + XNNPACK_PLUGIN_DIR);
-  EXPECT_EQ(plan.code, 0) << plan.out;
-  EXPECT_NE(plan.out.find("vulkan refused: the only usable Vulkan device is a CPU implementation (0: " +
-                          listing.devices[0].name),
-            std::string::npos)
-      << plan.out;
-  EXPECT_NE(plan.out.find("set device = 0 in [plugin.vulkan]"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("RELU6 v1                     xnnpack (partition 0)"), std::string::npos) << plan.out;
 }
 
 // No Vulkan driver: the plugin loads, says so, refuses every node with that reason, and the model runs.

@@ -73,19 +73,8 @@ int choose_device(const std::vector<DeviceSummary>& devices, const std::string& 
       if (devices[i].type == wanted && devices[i].unusable.empty()) return static_cast<int>(i);
     }
   }
-  int cpu = -1;
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (!devices[i].unusable.empty()) continue;
-    if (devices[i].type != kCpu) return static_cast<int>(i);
-    if (cpu < 0) cpu = static_cast<int>(i);
-  }
-  // A CPU implementation (Mesa's lavapipe) is used only when the option names it: on a machine without a
-  // GPU, the CPU delegates (xnnpack) run a model several times faster, and Debian desktops often have
-  // lavapipe installed, so taking it unasked would slow down every default chain.
-  if (cpu >= 0) {
-    *why = "the only usable Vulkan device is a CPU implementation (" + describe_device(static_cast<size_t>(cpu), devices[cpu]) +
-           "); it is used only when chosen: set device = " + std::to_string(cpu) + " in [plugin.vulkan]";
-    return -1;
+    if (devices[i].unusable.empty()) return static_cast<int>(i);
   }
   *why = "no usable Vulkan device (found " + listing(devices) + ")";
   return -1;

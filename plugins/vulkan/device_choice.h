@@ -1,8 +1,7 @@
 // Which Vulkan device the delegate runs on. Kept apart from any Vulkan call so the policy can be tested
 // on made-up device lists: the first discrete GPU, else the first integrated GPU, else the first usable
-// device of another kind (a virtual GPU). A CPU implementation such as Mesa's lavapipe is used only when
-// the `device` option (an index or a case-insensitive substring of the name, which overrides the order)
-// names it.
+// device of any type (a virtual GPU, or a CPU implementation such as Mesa's lavapipe); the `device`
+// option, an index or a case-insensitive substring of the name, overrides that.
 #ifndef BATON_VULKAN_DEVICE_CHOICE_H
 #define BATON_VULKAN_DEVICE_CHOICE_H
 

@@ -27,7 +27,7 @@ using Calls = kit::DelegateCalls<PluginState, Partition>;
 const baton_option_decl kOptions[] = {
     {sizeof(baton_option_decl), "device", BATON_OPTION_STRING, nullptr,
      "the device to run on: its number in this plugin's device list, or part of its name; unset = the first "
-     "discrete GPU, else integrated GPU, else any other GPU (a CPU implementation such as lavapipe only when named)"},
+     "discrete GPU, else integrated GPU, else any"},
     {sizeof(baton_option_decl), "validation", BATON_OPTION_BOOL, "false",
      "enable the Khronos validation layer (vulkan-validationlayers) and log its warnings and errors"},
     {sizeof(baton_option_decl), "shader-cache", BATON_OPTION_BOOL, "true",
