@@ -1,11 +1,12 @@
-// Small multi-op models with builtin options, built with the flatbuffers builder, for delegate tests
-// that run one graph through a delegate and through the builtin pack and compare. (The same builder as
-// the one inside xnnpack_test.cc, as a header so other delegate tests can share it.)
+// Small multi-op models with builtin options (and custom ops, and quantized tensors), built with the
+// flatbuffers builder, for delegate tests that run one graph through a delegate and through the op packs
+// and compare (tests/xnnpack_test.cc, tests/vulkan_test.cc).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -26,12 +27,28 @@ struct GraphOp {
   std::vector<int32_t> inputs, outputs;
   OptionsFn options;
   int32_t version = 1;
+  std::string custom;                   // the name, when code is 32 (CUSTOM)
+  std::vector<uint8_t> custom_options;  // raw bytes
+};
+
+struct Quantization {
+  std::vector<float> scales;
+  std::vector<int64_t> zero_points;
+  int32_t dimension = 0;
 };
 
 struct OpGraph {
-  std::vector<TinyTensor> tensors;  // shape, type, constant bytes, name
+  std::vector<TinyTensor> tensors;               // shape, type, constant bytes, name
+  std::map<int32_t, Quantization> quantization;  // by tensor index
   std::vector<GraphOp> ops;
   std::vector<int32_t> inputs, outputs;
+
+  // A quantized tensor (type 3 = UINT8, 9 = INT8, 2 = INT32), constant when `data` is given.
+  int32_t quantized(std::vector<int32_t> shape, int8_t type, Quantization q, std::vector<uint8_t> data = {}) {
+    const int32_t t = add(std::move(shape), std::move(data), type);
+    quantization[t] = std::move(q);
+    return t;
+  }
 
   int32_t add(std::vector<int32_t> shape, std::vector<uint8_t> data = {}, int8_t type = 0) {
     tensors.push_back({std::move(shape), type, std::move(data), "t" + std::to_string(tensors.size())});
@@ -60,17 +77,23 @@ struct OpGraph {
         buffers.push_back(fb::CreateBuffer(b, b.CreateVector(t.data)));
         buffer = static_cast<uint32_t>(buffers.size() - 1);
       }
-      ts.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer, t.name.c_str()));
+      flatbuffers::Offset<fb::QuantizationParameters> q = 0;
+      if (auto it = quantization.find(static_cast<int32_t>(ts.size())); it != quantization.end()) {
+        q = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &it->second.scales, &it->second.zero_points,
+                                                   fb::QuantizationDetails_NONE, 0, it->second.dimension);
+      }
+      ts.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer, t.name.c_str(), q));
     }
     std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
     std::vector<flatbuffers::Offset<fb::Operator>> os;
     for (const GraphOp& op : ops) {
-      codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(std::min(op.code, 127)), 0, op.version,
+      codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(std::min(op.code, 127)),
+                                             op.custom.empty() ? 0 : b.CreateString(op.custom), op.version,
                                              static_cast<fb::BuiltinOperator>(op.code)));
       auto [type, options] =
           op.options ? op.options(b) : std::make_pair(fb::BuiltinOptions_NONE, flatbuffers::Offset<void>());
       os.push_back(fb::CreateOperatorDirect(b, static_cast<uint32_t>(codes.size() - 1), &op.inputs, &op.outputs,
-                                            type, options));
+                                            type, options, op.custom_options.empty() ? nullptr : &op.custom_options));
     }
     std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
         fb::CreateSubGraphDirect(b, &ts, &inputs, &outputs, &os, "main")};

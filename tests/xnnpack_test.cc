@@ -17,6 +17,7 @@
 #include "interpreter.h"
 #include "npy.h"
 #include "test_support.h"
+#include "op_graph.h"
 #include "tflite_generated.h"
 #include "tiny_model.h"
 
@@ -66,16 +67,6 @@ std::string fallbacks_text(const Interpreter& in) {
   return s;
 }
 
-// max |got - want| / max |want| (NaN counts as worst).
-double relative_error(const float* got, const float* want, size_t n) {
-  double max_ref = 0, max_diff = 0;
-  for (size_t k = 0; k < n; ++k) {
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(want[k])));
-    const double d = std::abs(static_cast<double>(got[k]) - want[k]);
-    if (!(d <= max_diff)) max_diff = d;
-  }
-  return max_ref > 0 ? max_diff / max_ref : max_diff;
-}
 
 // ---- real models ---------------------------------------------------------------------------------------
 
@@ -149,116 +140,9 @@ INSTANTIATE_TEST_SUITE_P(Reference, XnnpackRealModel, ::testing::ValuesIn(refere
 
 // ---- small models with options -------------------------------------------------------------------------
 
-using OptionsFn = std::function<std::pair<fb::BuiltinOptions, flatbuffers::Offset<void>>(flatbuffers::FlatBufferBuilder&)>;
-
-struct Op {
-  int32_t code;
-  std::vector<int32_t> inputs, outputs;
-  OptionsFn options;
-  int32_t version = 1;
-  std::string custom;                   // the name, when code is 32 (CUSTOM)
-  std::vector<uint8_t> custom_options;  // raw bytes
-};
-
-struct Quantization {
-  std::vector<float> scales;
-  std::vector<int64_t> zero_points;
-  int32_t dimension = 0;
-};
-
-struct Graph {
-  std::vector<TinyTensor> tensors;  // TinyTensor from tiny_model.h: shape, type, constant bytes, name
-  std::map<int32_t, Quantization> quantization;  // by tensor index
-  std::vector<Op> ops;
-  std::vector<int32_t> inputs, outputs;
-
-  // A quantized tensor (type 3 = UINT8, 9 = INT8, 2 = INT32), constant when `data` is given.
-  int32_t quantized(std::vector<int32_t> shape, int8_t type, Quantization q, std::vector<uint8_t> data = {}) {
-    const int32_t t = add(std::move(shape), std::move(data), type);
-    quantization[t] = std::move(q);
-    return t;
-  }
-
-  int32_t add(std::vector<int32_t> shape, std::vector<uint8_t> data = {}, int8_t type = 0) {
-    tensors.push_back({std::move(shape), type, std::move(data), "t" + std::to_string(tensors.size())});
-    return static_cast<int32_t>(tensors.size() - 1);
-  }
-  int32_t input(std::vector<int32_t> shape) {
-    inputs.push_back(add(std::move(shape)));
-    return inputs.back();
-  }
-  int32_t output(std::vector<int32_t> shape) {
-    outputs.push_back(add(std::move(shape)));
-    return outputs.back();
-  }
-  std::vector<uint8_t> build() const;
-};
-
-std::vector<uint8_t> Graph::build() const {
-  flatbuffers::FlatBufferBuilder b;
-  std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBuffer(b)};
-  std::vector<flatbuffers::Offset<fb::Tensor>> ts;
-  for (const TinyTensor& t : tensors) {
-    uint32_t buffer = 0;
-    if (!t.data.empty()) {
-      b.ForceVectorAlignment(t.data.size(), 1, 16);
-      buffers.push_back(fb::CreateBuffer(b, b.CreateVector(t.data)));
-      buffer = static_cast<uint32_t>(buffers.size() - 1);
-    }
-    flatbuffers::Offset<fb::QuantizationParameters> q = 0;
-    if (auto it = quantization.find(static_cast<int32_t>(ts.size())); it != quantization.end()) {
-      q = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &it->second.scales, &it->second.zero_points,
-                                                 fb::QuantizationDetails_NONE, 0, it->second.dimension);
-    }
-    ts.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer, t.name.c_str(), q));
-  }
-  std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-  std::vector<flatbuffers::Offset<fb::Operator>> os;
-  for (const Op& op : ops) {
-    codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(std::min(op.code, 127)),
-                                           op.custom.empty() ? 0 : b.CreateString(op.custom), op.version,
-                                           static_cast<fb::BuiltinOperator>(op.code)));
-    auto [type, options] = op.options ? op.options(b) : std::make_pair(fb::BuiltinOptions_NONE, flatbuffers::Offset<void>());
-    os.push_back(fb::CreateOperatorDirect(b, static_cast<uint32_t>(codes.size() - 1), &op.inputs, &op.outputs, type,
-                                          options, op.custom_options.empty() ? nullptr : &op.custom_options));
-  }
-  std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
-      fb::CreateSubGraphDirect(b, &ts, &inputs, &outputs, &os, "main")};
-  fb::FinishModelBuffer(b, fb::CreateModelDirect(b, 3, &codes, &subgraphs, "xnnpack test", &buffers));
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-}
-
-std::vector<uint8_t> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<uint8_t> out(n * sizeof(float));
-  for (size_t i = 0; i < n; ++i) {
-    const float v = dist(rng);
-    std::memcpy(out.data() + i * sizeof v, &v, sizeof v);
-  }
-  return out;
-}
-
-std::vector<uint8_t> ints(std::initializer_list<int32_t> values) {
-  std::vector<uint8_t> out(values.size() * sizeof(int32_t));
-  size_t i = 0;
-  for (int32_t v : values) std::memcpy(out.data() + 4 * i++, &v, sizeof v);
-  return out;
-}
-
-size_t count(const std::vector<int32_t>& shape) {
-  size_t n = 1;
-  for (int32_t d : shape) n *= static_cast<size_t>(d);
-  return n;
-}
-
-// Random weights of `shape`, as a constant tensor.
-int32_t weights(Graph& g, std::vector<int32_t> shape, uint32_t seed) {
-  const size_t n = count(shape);
-  return g.add(std::move(shape), random_floats(n, seed));
-}
-
-fb::ActivationFunctionType act(int a) { return static_cast<fb::ActivationFunctionType>(a); }
+// The graph builder of tests/op_graph.h under the names these tests use.
+using Graph = OpGraph;
+using Op = GraphOp;
 
 // Runs `g` through xnnpack and through builtin alone on the same random inputs; every node must go to
 // xnnpack (unless `expect_all_delegated` is false) and the outputs must agree.
@@ -319,8 +203,8 @@ enum : int32_t {
 Graph conv_graph(fb::Padding padding, int stride, int dilation, int activation, bool bias, std::vector<int32_t> in_shape = {1, 9, 11, 3}) {
   Graph g;
   const int32_t in = g.input(in_shape);
-  const int32_t f = weights(g, {5, 3, 3, 3}, 1);
-  const int32_t b = bias ? weights(g, {5}, 2) : -1;
+  const int32_t f = random_weights(g, {5, 3, 3, 3}, 1);
+  const int32_t b = bias ? random_weights(g, {5}, 2) : -1;
   const int eff = 2 * dilation + 1;
   auto out_size = [&](int n) { return padding == fb::Padding_SAME ? (n + stride - 1) / stride : (n - eff) / stride + 1; };
   const int32_t out = g.output({in_shape[0], out_size(in_shape[1]), out_size(in_shape[2]), 5});
@@ -349,8 +233,8 @@ TEST(XnnpackOps, DepthwiseConv2d) {
     for (auto padding : {fb::Padding_SAME, fb::Padding_VALID}) {
       Graph g;
       const int32_t in = g.input({1, 10, 9, 4});
-      const int32_t f = weights(g, {1, 3, 3, 4 * multiplier}, 3);
-      const int32_t b = weights(g, {4 * multiplier}, 4);
+      const int32_t f = random_weights(g, {1, 3, 3, 4 * multiplier}, 3);
+      const int32_t b = random_weights(g, {4 * multiplier}, 4);
       const int32_t out = padding == fb::Padding_SAME ? g.output({1, 5, 5, 4 * multiplier}) : g.output({1, 4, 4, 4 * multiplier});
       g.ops.push_back({kDepthwiseConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                          return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
@@ -366,7 +250,7 @@ TEST(XnnpackOps, FullyConnected) {
   {
     Graph g;  // keep_num_dims, no bias
     const int32_t in = g.input({2, 3, 8});
-    const int32_t w = weights(g, {6, 8}, 5);
+    const int32_t w = random_weights(g, {6, 8}, 5);
     const int32_t out = g.output({2, 3, 6});
     g.ops.push_back({kFullyConnected, {in, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
@@ -377,8 +261,8 @@ TEST(XnnpackOps, FullyConnected) {
   {
     Graph g;  // flattened rows, bias, RELU
     const int32_t in = g.input({1, 2, 2, 8});
-    const int32_t w = weights(g, {7, 16}, 6);
-    const int32_t b = weights(g, {7}, 7);
+    const int32_t w = random_weights(g, {7, 16}, 6);
+    const int32_t b = random_weights(g, {7}, 7);
     const int32_t out = g.output({2, 7});
     g.ops.push_back({kFullyConnected, {in, w, b}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
@@ -396,8 +280,8 @@ TEST(XnnpackOps, TransposeConv) {
       const std::vector<int32_t> out_shape =
           padding == fb::Padding_SAME ? std::vector<int32_t>{1, 10, 8, 2} : std::vector<int32_t>{1, 11, 9, 2};
       const int32_t shape = g.add({4}, ints({out_shape[0], out_shape[1], out_shape[2], out_shape[3]}), 2);
-      const int32_t f = weights(g, {2, 3, 3, 3}, 8);
-      const int32_t b = bias ? weights(g, {2}, 9) : -1;
+      const int32_t f = random_weights(g, {2, 3, 3, 3}, 8);
+      const int32_t b = bias ? random_weights(g, {2}, 9) : -1;
       const int32_t out = g.output(out_shape);
       std::vector<int32_t> inputs = {shape, f, in};
       if (bias) inputs.push_back(b);
@@ -555,8 +439,8 @@ TEST(XnnpackOps, Convolution2DTransposeBias) {
   for (const Case& c : {Case{1, 2, 5, 4, 4}, Case{1, 3, 4, 5, 3}, Case{2, 2, 3, 3, 3}, Case{1, 2, 6, 6, 2}}) {
     Graph g;
     const int32_t in = g.input({1, c.in_h, c.in_w, 3});
-    const int32_t f = weights(g, {5, c.kernel, c.kernel, 3}, 21);
-    const int32_t bias = weights(g, {5}, 22);
+    const int32_t f = random_weights(g, {5, c.kernel, c.kernel, 3}, 21);
+    const int32_t bias = random_weights(g, {5}, 22);
     auto out_size = [&](int n) {
       const int total = c.padding == 1 ? std::max(0, c.kernel - (n - 1) % c.stride - 1) : 0;
       return c.stride * (n - 1) + c.kernel - total;
@@ -659,16 +543,16 @@ TEST(XnnpackOps, UnaryOpsCheckedByHand) {
 TEST(XnnpackOps, ChainWithInternalTensorsAndTwoOutputs) {
   Graph g;  // conv -> depthwise -> add(residual) -> mean -> fully connected; the add is also an output
   const int32_t in = g.input({1, 8, 8, 4});
-  const int32_t f1 = weights(g, {4, 1, 1, 4}, 11);
-  const int32_t b1 = weights(g, {4}, 12);
+  const int32_t f1 = random_weights(g, {4, 1, 1, 4}, 11);
+  const int32_t b1 = random_weights(g, {4}, 12);
   const int32_t c1 = g.add({1, 8, 8, 4});
-  const int32_t f2 = weights(g, {1, 3, 3, 4}, 13);
-  const int32_t b2 = weights(g, {4}, 14);
+  const int32_t f2 = random_weights(g, {1, 3, 3, 4}, 13);
+  const int32_t b2 = random_weights(g, {4}, 14);
   const int32_t c2 = g.add({1, 8, 8, 4});
   const int32_t sum = g.output({1, 8, 8, 4});
   const int32_t axes = g.add({2}, ints({1, 2}), 2);
   const int32_t pooled = g.add({1, 4});
-  const int32_t w = weights(g, {3, 4}, 15);
+  const int32_t w = random_weights(g, {3, 4}, 15);
   const int32_t out = g.output({1, 3});
   g.ops.push_back({kConv2d, {in, f1, b1}, {c1}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(1)).Union());
@@ -851,7 +735,7 @@ Graph quantized_conv(int8_t type, bool depthwise, bool per_channel, fb::Padding 
   } else {
     fq = per_tensor(0.006f, u8 ? 117 : 0);
   }
-  const int32_t f = g.quantized(fshape, type, fq, random_bytes(count(fshape), 41));
+  const int32_t f = g.quantized(fshape, type, fq, random_bytes(count_of(fshape), 41));
   Quantization bq;
   std::vector<int32_t> bias;
   for (int c = 0; c < cout; ++c) {
