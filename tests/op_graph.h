@@ -23,7 +23,7 @@ using OptionsFn =
     std::function<std::pair<fb::BuiltinOptions, flatbuffers::Offset<void>>(flatbuffers::FlatBufferBuilder&)>;
 
 struct GraphOp {
-  int32_t code;
+  int32_t code = 0;
   std::vector<int32_t> inputs, outputs;
   OptionsFn options;
   int32_t version = 1;
@@ -51,7 +51,12 @@ struct OpGraph {
   }
 
   int32_t add(std::vector<int32_t> shape, std::vector<uint8_t> data = {}, int8_t type = 0) {
-    tensors.push_back({std::move(shape), type, std::move(data), "t" + std::to_string(tensors.size())});
+    TinyTensor t;
+    t.shape = std::move(shape);
+    t.type = type;
+    t.data = std::move(data);
+    t.name = "t" + std::to_string(tensors.size());
+    tensors.push_back(std::move(t));
     return static_cast<int32_t>(tensors.size() - 1);
   }
   int32_t input(std::vector<int32_t> shape, int8_t type = 0) {
@@ -63,7 +68,13 @@ struct OpGraph {
     return outputs.back();
   }
   void op(int32_t code, std::vector<int32_t> in, std::vector<int32_t> out, OptionsFn options = nullptr, int32_t version = 1) {
-    ops.push_back({code, std::move(in), std::move(out), std::move(options), version});
+    GraphOp o;
+    o.code = code;
+    o.inputs = std::move(in);
+    o.outputs = std::move(out);
+    o.options = std::move(options);
+    o.version = version;
+    ops.push_back(std::move(o));
   }
 
   std::vector<uint8_t> build() const {
@@ -133,6 +144,26 @@ inline int32_t random_weights(OpGraph& g, std::vector<int32_t> shape, uint32_t s
 }
 
 inline fb::ActivationFunctionType act(int a) { return static_cast<fb::ActivationFunctionType>(a); }
+
+// Options of an elementwise op with fused activation `a`: with_activation(BuiltinOptions_AddOptions,
+// add_options, 1) gives ADD's options with RELU.
+template <typename Options>
+OptionsFn with_activation(fb::BuiltinOptions type, Options (*create)(flatbuffers::FlatBufferBuilder&, fb::ActivationFunctionType),
+                          int a) {
+  return [=](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(type, create(fbb, act(a)).Union()); };
+}
+inline flatbuffers::Offset<fb::AddOptions> add_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) {
+  return fb::CreateAddOptions(b, a);
+}
+inline flatbuffers::Offset<fb::SubOptions> sub_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) {
+  return fb::CreateSubOptions(b, a);
+}
+inline flatbuffers::Offset<fb::MulOptions> mul_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) {
+  return fb::CreateMulOptions(b, a);
+}
+inline flatbuffers::Offset<fb::DivOptions> div_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) {
+  return fb::CreateDivOptions(b, a);
+}
 
 // max |got - want| / max |want| (NaN counts as worst).
 inline double relative_error(const float* got, const float* want, size_t n) {

@@ -391,14 +391,6 @@ TEST(VulkanOps, FullyConnected) {
   }
 }
 
-template <typename Options>
-OptionsFn with_activation(fb::BuiltinOptions type, Options (*create)(flatbuffers::FlatBufferBuilder&, fb::ActivationFunctionType), int a) {
-  return [=](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(type, create(fbb, act(a)).Union()); };
-}
-flatbuffers::Offset<fb::AddOptions> add_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateAddOptions(b, a); }
-flatbuffers::Offset<fb::SubOptions> sub_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateSubOptions(b, a); }
-flatbuffers::Offset<fb::MulOptions> mul_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateMulOptions(b, a); }
-
 TEST(VulkanOps, BinaryWithBroadcastingAndActivations) {
   struct Case {
     int32_t code;

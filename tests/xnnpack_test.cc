@@ -296,16 +296,6 @@ TEST(XnnpackOps, TransposeConv) {
   }
 }
 
-template <typename Options>
-OptionsFn with_activation(fb::BuiltinOptions type, Options (*create)(flatbuffers::FlatBufferBuilder&, fb::ActivationFunctionType), int a) {
-  return [=](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(type, create(fbb, act(a)).Union()); };
-}
-
-flatbuffers::Offset<fb::AddOptions> add_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateAddOptions(b, a); }
-flatbuffers::Offset<fb::SubOptions> sub_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateSubOptions(b, a); }
-flatbuffers::Offset<fb::MulOptions> mul_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateMulOptions(b, a); }
-flatbuffers::Offset<fb::DivOptions> div_options(flatbuffers::FlatBufferBuilder& b, fb::ActivationFunctionType a) { return fb::CreateDivOptions(b, a); }
-
 TEST(XnnpackOps, BinaryWithBroadcastingAndActivations) {
   struct Case {
     int32_t code;

@@ -140,22 +140,7 @@ const baton_tensor* NodeView::constant_float_input(int32_t i, const char* what) 
 }
 
 std::vector<int64_t> NodeView::constant_ints(int32_t i, const char* what) const {
-  const baton_tensor* t = input(i);
-  if (!api_->tensor_is_constant(t)) refuse(std::string("non-constant ") + what);
-  const baton_tensor_type type = api_->tensor_type(t);
-  const void* data = api_->tensor_data(t);
-  if (!data) refuse(std::string(what) + " has no data");
-  size_t count = 1;
-  for (size_t d : shape(t)) count *= d;
-  std::vector<int64_t> out(count);
-  if (type == BATON_TYPE_INT32) {
-    for (size_t k = 0; k < count; ++k) out[k] = static_cast<const int32_t*>(data)[k];
-  } else if (type == BATON_TYPE_INT64) {
-    for (size_t k = 0; k < count; ++k) out[k] = static_cast<const int64_t*>(data)[k];
-  } else {
-    refuse(std::string(what) + " of type " + baton_tensor_type_name(type) + " (INT32 or INT64 only)");
-  }
-  return out;
+  return kit::constant_ints(api_, input(i), what);
 }
 
 const baton_tensor* NodeView::float_output() const {

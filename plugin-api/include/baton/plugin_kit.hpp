@@ -4,6 +4,7 @@
 // gives C++ plugins the pieces every one of them otherwise writes again:
 //  - Refusal / refuse(): "this plugin does not take this", with the reason `baton plan` shows;
 //  - guarded(): runs a body and turns every exception into a status and a message;
+//  - constant_ints(): the values of a constant integer operand (axes, paddings, shapes);
 //  - host_is_usable(): the checks an entry point makes on the host before returning its descriptor;
 //  - DelegateCalls<State, Partition>: the five delegate calls of baton_delegate_api for a delegate made
 //    of a plugin state and a partition class (see there for what they must provide).
@@ -17,6 +18,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "baton/plugin_api.h"
 
@@ -51,6 +53,28 @@ baton_status guarded(const baton_host_api* api, baton_error* error, const char* 
     api->error_set(error, (std::string("unknown error in ") + where).c_str());
     return BATON_ERROR;
   }
+}
+
+// The values of a constant INT32 or INT64 tensor (axes, paddings, sizes, new shapes), widened to int64.
+// Throws Refusal naming `what` when the tensor is not constant, has no data or has another type.
+inline std::vector<int64_t> constant_ints(const baton_host_api* api, const baton_tensor* t, const char* what) {
+  if (!api->tensor_is_constant(t)) refuse(std::string("non-constant ") + what);
+  const void* data = api->tensor_data(t);
+  if (!data) refuse(std::string(what) + " has no data");
+  const int32_t* dims = nullptr;
+  const int32_t rank = api->tensor_shape(t, &dims);
+  size_t count = 1;
+  for (int32_t d = 0; d < rank; ++d) count *= dims[d] < 0 ? 0 : static_cast<size_t>(dims[d]);
+  std::vector<int64_t> out(count);
+  const baton_tensor_type type = api->tensor_type(t);
+  if (type == BATON_TYPE_INT32) {
+    for (size_t k = 0; k < count; ++k) out[k] = static_cast<const int32_t*>(data)[k];
+  } else if (type == BATON_TYPE_INT64) {
+    for (size_t k = 0; k < count; ++k) out[k] = static_cast<const int64_t*>(data)[k];
+  } else {
+    refuse(std::string(what) + " of type " + baton_tensor_type_name(type) + " (INT32 or INT64 only)");
+  }
+  return out;
 }
 
 // For an entry point: the host speaks this plugin's ABI major and (for a delegate) its table has the
