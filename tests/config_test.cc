@@ -107,15 +107,21 @@ TEST(Config, PluginOptionIsCheckedAgainstTheDeclaration) {
   EXPECT_EQ(env.value()->registry().find("testpack")->option_values.at("scale"), "0.25");
 }
 
-TEST(Config, DisabledPluginIsSkippedWithTheReason) {
+// Disabled plugins are listed as disabled, not as skipped; one whose file name does not say its name is
+// recognised by the name it declares (tests/default_chain_test.cc checks that the others are not opened).
+TEST(Config, DisabledPluginIsListedAsDisabled) {
   TempDir plugins, conf;
   plugins.add_plugin("testpack");
+  plugins.add_plugin("testpack", "vendor_kernels.so");  // declares "testpack" too: a duplicate unless disabled
   conf.write("baton.conf", "disabled = testpack\n");
   auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
   ASSERT_TRUE(env) << env.error();
   EXPECT_TRUE(env.value()->registry().plugins().empty());
-  ASSERT_EQ(env.value()->registry().skipped().size(), 1u);
-  EXPECT_NE(env.value()->registry().skipped()[0].reason.find("disabled"), std::string::npos);
+  EXPECT_TRUE(env.value()->registry().skipped().empty());
+  ASSERT_EQ(env.value()->registry().disabled().size(), 2u);
+  EXPECT_EQ(env.value()->registry().disabled()[0].name, "testpack");
+  EXPECT_EQ(env.value()->registry().disabled()[1].name, "testpack");
+  EXPECT_NE(env.value()->registry().disabled()[1].path.find("vendor_kernels.so"), std::string::npos);
 }
 
 TEST(Config, PluginDirsFromTheConfigAreSearched) {

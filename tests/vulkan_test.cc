@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -71,14 +72,21 @@ struct VulkanEnv {
   }
 };
 
+// The device the tests run on: the first one the driver lists (lavapipe on a machine without a GPU), by
+// index, since the delegate takes a CPU implementation only when the device option names it.
+std::string test_device() { return "0"; }
+
 // An environment with the vulkan delegate (validation on) and the builtin pack, plus `dirs`.
 // `device`: the plugin must find its device (then the log says it runs with validation).
 std::unique_ptr<VulkanEnv> vulkan_env(const std::string& delegates = "vulkan", const std::string& options = "",
                                       std::vector<std::string> dirs = {}, bool device = true) {
   auto e = std::make_unique<VulkanEnv>();
   const bool own_cache = options.find("cache-dir") != std::string::npos || options.find("shader-cache") != std::string::npos;
+  // Lavapipe, a CPU implementation, is used only when the device option names it.
+  const bool own_device = options.find("device =") != std::string::npos;
   e->conf.write("baton.conf", "delegates = " + delegates + "\n[plugin.vulkan]\nvalidation = true\n" +
-                                  (own_cache ? "" : "cache-dir = " + shared_cache_dir() + "\n") + options);
+                                  (own_cache ? "" : "cache-dir = " + shared_cache_dir() + "\n") +
+                                  (own_device ? "" : "device = " + test_device() + "\n") + options);
   dirs.insert(dirs.begin(), {VULKAN_PLUGIN_DIR, BUILTIN_PACK_DIR});
   auto env = isolated_environment(dirs, e->conf.file("baton.conf"), e->log);
   EXPECT_TRUE(env) << env.error();
@@ -754,7 +762,7 @@ TEST(VulkanRefusals, SayWhy) {
 TEST(VulkanRefusals, TensorsLargerThanTheDeviceBindsAreRefused) {
   int64_t range = 0;
   {
-    vulkan::Gpu gpu({"", false}, nullptr);
+    vulkan::Gpu gpu({test_device(), false}, nullptr);
     range = gpu.limits().maxStorageBufferRange;
   }
   if (range > (int64_t{1} << 28)) GTEST_SKIP() << "the device binds " << range << " bytes: the test would need too much memory";
@@ -780,10 +788,17 @@ TEST(VulkanDeviceChoice, PrefersDiscreteThenIntegratedThenAny) {
   const DeviceSummary dgpu{"Radeon RX", 2, VK_API_VERSION_1_2, "", ""};
   const DeviceSummary old{"Old GPU", 2, VK_API_VERSION_1_0, "", "Vulkan 1.0 only (1.1 needed)"};
   std::string why;
+  const DeviceSummary vgpu{"virtio-gpu", 3, VK_API_VERSION_1_2, "", ""};
   EXPECT_EQ(choose_device({cpu, igpu, dgpu}, "", &why), 2);
   EXPECT_EQ(choose_device({cpu, igpu}, "", &why), 1);
-  EXPECT_EQ(choose_device({cpu}, "", &why), 0);
-  EXPECT_EQ(choose_device({old, cpu}, "", &why), 1);  // an unusable discrete GPU is passed over
+  EXPECT_EQ(choose_device({cpu, vgpu}, "", &why), 1);
+  // A CPU implementation only when named: slower than a CPU delegate.
+  EXPECT_EQ(choose_device({cpu}, "", &why), -1);
+  EXPECT_NE(why.find("only a CPU implementation of Vulkan was found (0: llvmpipe"), std::string::npos) << why;
+  EXPECT_NE(why.find("used only when the device option names it"), std::string::npos) << why;
+  EXPECT_EQ(choose_device({old, cpu}, "", &why), -1);  // an unusable discrete GPU is passed over, lavapipe unnamed
+  EXPECT_EQ(choose_device({old, cpu}, "llvm", &why), 1);
+  EXPECT_EQ(choose_device({old, cpu}, "1", &why), 1);
   // The option: an index, or part of the name in any case.
   EXPECT_EQ(choose_device({cpu, igpu, dgpu}, "0", &why), 0);
   EXPECT_EQ(choose_device({cpu, igpu, dgpu}, "iris", &why), 1);
@@ -834,7 +849,7 @@ TEST(VulkanDeviceChoice, OptionPicksTheDeviceOrEveryNodeIsRefused) {
 // The messenger really reports: an invalid call (a buffer with no usage bits) is one validation error.
 TEST(VulkanValidation, TheMessengerCountsWhatTheLayerReports) {
   std::vector<std::string> lines;
-  vulkan::Gpu gpu({"", true}, [&](int, const std::string& m) { lines.push_back(m); });
+  vulkan::Gpu gpu({test_device(), true}, [&](int, const std::string& m) { lines.push_back(m); });
   EXPECT_EQ(gpu.validation_messages(), 0u);
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
@@ -852,7 +867,7 @@ TEST(VulkanValidation, TheMessengerCountsWhatTheLayerReports) {
 // hazard the layer reports (so the delegate's barriers are checked by every test, not only by results).
 TEST(VulkanValidation, AMissingBarrierIsReported) {
   std::vector<std::string> lines;
-  vulkan::Gpu gpu({"", true}, [&](int, const std::string& m) { lines.push_back(m); });
+  vulkan::Gpu gpu({test_device(), true}, [&](int, const std::string& m) { lines.push_back(m); });
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = 256;
@@ -1084,12 +1099,47 @@ class VulkanCli : public ::testing::Test {
   std::string common_;
 };
 
-TEST_F(VulkanCli, PluginsListsTheDevices) {
+// `baton plugins` shows the devices the probe found, each with its kind, and the default chain with the
+// reason for each delegate: on a machine whose only Vulkan device is a CPU implementation, vulkan is
+// left out and xnnpack is the chain.
+TEST_F(VulkanCli, PluginsListsTheDevicesAndTheDefaultChain) {
   const vulkan::DeviceListing listing = vulkan::list_devices();
   ASSERT_FALSE(listing.devices.empty()) << listing.error;
-  Result r = baton("", "plugins" + common_);
+  const bool only_cpu = std::all_of(listing.devices.begin(), listing.devices.end(),
+                                    [](const DeviceSummary& d) { return d.type == VK_PHYSICAL_DEVICE_TYPE_CPU; });
+  Result r = baton("", "plugins" + common_ + " --plugin-dir " + XNNPACK_PLUGIN_DIR);
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("devices: " + vulkan::describe_device(0, listing.devices[0])), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::string(only_cpu ? "emulated: " : "gpu: ") + listing.devices[0].name), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("cpu: "), std::string::npos) << r.out;  // xnnpack's
+  if (only_cpu) {
+    EXPECT_NE(r.out.find("delegate chain: xnnpack\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1. xnnpack: best device cpu"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("vulkan: left out: its only devices are emulated (" + listing.devices[0].name), std::string::npos)
+        << r.out;
+  } else {
+    EXPECT_NE(r.out.find("delegate chain: vulkan xnnpack\n"), std::string::npos) << r.out;
+  }
+  // Named, it is in the chain and takes the node (with its device named).
+  work_.write("lavapipe.conf", "[plugin.vulkan]\ndevice = 0\n");
+  Result plan = baton("", "plan " + work_.file("relu.tflite") + " --delegate vulkan --config " + work_.file("lavapipe.conf") +
+                              " --plugin-dir " + VULKAN_PLUGIN_DIR + " --plugin-dir " + BUILTIN_PACK_DIR);
+  EXPECT_EQ(plan.code, 0) << plan.out;
+  EXPECT_NE(plan.out.find("RELU6 v1                     vulkan (partition 0)"), std::string::npos) << plan.out;
+}
+
+// Unnamed, lavapipe is not used even when vulkan is named in the chain: every node is refused with the
+// reason and runs on the next link.
+TEST_F(VulkanCli, ACpuImplementationUnnamedTakesNothing) {
+  const vulkan::DeviceListing listing = vulkan::list_devices();
+  if (std::any_of(listing.devices.begin(), listing.devices.end(),
+                  [](const DeviceSummary& d) { return d.type != VK_PHYSICAL_DEVICE_TYPE_CPU; })) {
+    GTEST_SKIP() << "this machine has a Vulkan device that is not a CPU implementation";
+  }
+  Result plan = baton("", "plan " + work_.file("relu.tflite") + " --delegate vulkan" + common_);
+  EXPECT_EQ(plan.code, 0) << plan.out;
+  EXPECT_NE(plan.out.find("vulkan refused: only a CPU implementation of Vulkan was found"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("builtin"), std::string::npos) << plan.out;
 }
 
 // No Vulkan driver: the plugin loads, says so, refuses every node with that reason, and the model runs.
@@ -1097,7 +1147,7 @@ TEST_F(VulkanCli, NoDriverRefusesEveryNodeAndTheModelRuns) {
   const std::string no_driver = "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json";
   Result p = baton(no_driver, "plugins" + common_);
   EXPECT_EQ(p.code, 0) << p.out;
-  EXPECT_NE(p.out.find("no device: no Vulkan driver"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("devices: device probe failed: no Vulkan driver"), std::string::npos) << p.out;
   Result plan = baton(no_driver, "plan " + work_.file("relu.tflite") + " --delegate vulkan" + common_);
   EXPECT_EQ(plan.code, 0) << plan.out;
   EXPECT_NE(plan.out.find("vulkan refused: no Vulkan driver (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)"), std::string::npos)
@@ -1114,7 +1164,7 @@ TEST_F(VulkanCli, NoDriverRefusesEveryNodeAndTheModelRuns) {
 
 // Validation asked for where the layer is not installed: the same, with the package to install.
 TEST_F(VulkanCli, ValidationWithoutTheLayerIsAReason) {
-  work_.write("validate.conf", "[plugin.vulkan]\nvalidation = true\n");
+  work_.write("validate.conf", "[plugin.vulkan]\nvalidation = true\ndevice = " + test_device() + "\n");
   Result plan = baton("VK_LAYER_PATH=/nonexistent", "plan " + work_.file("relu.tflite") + " --delegate vulkan --config " +
                                                         work_.file("validate.conf") + " --plugin-dir " + VULKAN_PLUGIN_DIR +
                                                         " --plugin-dir " + BUILTIN_PACK_DIR);

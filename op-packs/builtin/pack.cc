@@ -151,7 +151,8 @@ const baton_plugin_desc* describe() {
       0,  // not reentrant: the thread pool is shared by all nodes
       plugin_create,
       plugin_destroy,
-      nullptr,
+      nullptr,  // delegate calls: an op pack has none
+      nullptr,  // device probe: delegates only
   };
   return &desc;
 }

@@ -74,7 +74,15 @@ int choose_device(const std::vector<DeviceSummary>& devices, const std::string& 
     }
   }
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (devices[i].unusable.empty()) return static_cast<int>(i);
+    if (devices[i].unusable.empty() && devices[i].type != kCpu) return static_cast<int>(i);
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].unusable.empty()) {
+      *why = "only a CPU implementation of Vulkan was found (" + listing(devices) +
+             "): it is slower than a CPU delegate, so it is used only when the device option names it "
+             "(device = " + std::to_string(i) + " or part of its name)";
+      return -1;
+    }
   }
   *why = "no usable Vulkan device (found " + listing(devices) + ")";
   return -1;

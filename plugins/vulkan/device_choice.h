@@ -1,7 +1,8 @@
 // Which Vulkan device the delegate runs on. Kept apart from any Vulkan call so the policy can be tested
 // on made-up device lists: the first discrete GPU, else the first integrated GPU, else the first usable
-// device of any type (a virtual GPU, or a CPU implementation such as Mesa's lavapipe); the `device`
-// option, an index or a case-insensitive substring of the name, overrides that.
+// device of another type (a virtual GPU) but never a CPU implementation such as Mesa's lavapipe, which is
+// slower than a CPU delegate; the `device` option, an index or a case-insensitive substring of the name,
+// overrides that and may name any usable device, a CPU implementation included.
 #ifndef BATON_VULKAN_DEVICE_CHOICE_H
 #define BATON_VULKAN_DEVICE_CHOICE_H
 

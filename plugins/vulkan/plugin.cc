@@ -1,18 +1,21 @@
 // The Vulkan delegate's entry point and C boundary: the descriptor (ops with their version ranges, the
-// options, and in the description the Vulkan devices found, which is how `baton plugins` shows them),
-// plugin create/destroy (the device, glslang, the pipeline set) and the delegate calls (the plugin
-// kit's, over PluginState::check and Partition). Every call catches everything and turns it into a
+// options), the device probe (device_probe.h: never loads a driver into the host), plugin
+// create/destroy (the device, glslang, the pipeline set) and the delegate calls (the plugin kit's, over
+// PluginState::check and Partition). Nothing here opens a Vulkan driver until the delegate is created
+// with a device to run on. Every call catches everything and turns it into a
 // status and a message: a Refusal, a VkResult by name, a shader by name with glslang's log.
 #include <dlfcn.h>
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "baton/plugin_api.h"
 #include "baton/plugin_kit.hpp"
+#include "device_probe.h"
 #include "ops.h"
 #include "partition.h"
 #include "vk_error.h"
@@ -27,13 +30,13 @@ using Calls = kit::DelegateCalls<PluginState, Partition>;
 const baton_option_decl kOptions[] = {
     {sizeof(baton_option_decl), "device", BATON_OPTION_STRING, nullptr,
      "the device to run on: its number in this plugin's device list, or part of its name; unset = the first "
-     "discrete GPU, else integrated GPU, else any"},
+     "discrete GPU, else integrated GPU, else another GPU, never a CPU implementation (lavapipe) unless named"},
     {sizeof(baton_option_decl), "validation", BATON_OPTION_BOOL, "false",
      "enable the Khronos validation layer (vulkan-validationlayers) and log its warnings and errors"},
     {sizeof(baton_option_decl), "shader-cache", BATON_OPTION_BOOL, "true",
-     "keep compiled SPIR-V on disk so that later starts do not compile again"},
+     "keep compiled SPIR-V and the device list on disk so that later starts neither compile nor probe again"},
     {sizeof(baton_option_decl), "cache-dir", BATON_OPTION_STRING, nullptr,
-     "the shader cache's folder; unset = $XDG_CACHE_HOME/baton/vulkan (~/.cache/baton/vulkan)"},
+     "the cache's folder; unset = $XDG_CACHE_HOME/baton/vulkan (~/.cache/baton/vulkan)"},
     {sizeof(baton_option_decl), "shader-dir", BATON_OPTION_STRING, nullptr,
      "read NAME.comp from this folder instead of the shaders built into the plugin (for shader work)"},
 };
@@ -42,9 +45,74 @@ const baton_option_decl kOptions[] = {
 // loaded again; keep it loaded for the life of the process once a plugin used it.
 void pin_loader() { (void)dlopen("libvulkan.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE); }
 
+std::string cache_dir_option(const baton_plugin_host* host) {
+  if (!g_api->option_bool(host, "shader-cache", 1)) return "";
+  const std::string dir = g_api->option_string(host, "cache-dir", "");
+  return dir.empty() ? ShaderCache::default_dir() : dir;
+}
+
+// The devices, found once per process: from the cache or the helper process, else (no helper beside
+// the plugin, or it failed) by a Vulkan instance in this process, which is said at info level.
+const DeviceListing& device_listing(const baton_plugin_host* host) {
+  static std::mutex mutex;
+  static std::unique_ptr<DeviceListing> listing;
+  std::lock_guard<std::mutex> guard(mutex);
+  if (!listing) {
+    ProbeResult r = probe_devices_out_of_process(cache_dir_option(host));
+    if (!r.ok) {
+      g_api->log(host, BATON_LOG_INFO, ("listing Vulkan devices in this process (" + r.source + ")").c_str());
+      r.listing = list_devices();
+    } else {
+      g_api->log(host, BATON_LOG_DEBUG, ("Vulkan devices from " + r.source).c_str());
+    }
+    listing = std::make_unique<DeviceListing>(std::move(r.listing));
+  }
+  return *listing;
+}
+
+// ABI 1.1 device probe: the usable devices (a CPU implementation as `emulated`), or with the device
+// option the one device it names; an error with the reason when there is none.
+baton_status probe_devices(const baton_plugin_host* host, const baton_device** devices, size_t* count,
+                           baton_error* error) {
+  return kit::guarded(g_api, error, "probe", [&] {
+    static std::mutex mutex;
+    static std::vector<DeviceSummary> kept;
+    static std::vector<baton_device> out;
+    std::lock_guard<std::mutex> guard(mutex);
+    const DeviceListing& listing = device_listing(host);
+    if (!listing.error.empty()) refuse(listing.error);
+    std::vector<DeviceSummary> usable;
+    const std::string option = g_api->option_string(host, "device", "");
+    if (!option.empty()) {
+      std::string why;
+      // A named CPU implementation is chosen like any device: choose_device accepts it by name.
+      const int chosen = choose_device(listing.devices, option, &why);
+      if (chosen < 0) refuse(why);
+      usable.push_back(listing.devices[static_cast<size_t>(chosen)]);
+    } else {
+      for (const DeviceSummary& d : listing.devices) {
+        if (d.unusable.empty()) usable.push_back(d);
+      }
+      if (usable.empty()) {
+        std::string why;
+        (void)choose_device(listing.devices, "", &why);
+        refuse(why);
+      }
+    }
+    kept = std::move(usable);
+    out.clear();
+    for (const DeviceSummary& d : kept) {
+      const int32_t kind = d.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? BATON_DEVICE_EMULATED : BATON_DEVICE_GPU;
+      out.push_back({sizeof(baton_device), d.name.c_str(), kind, BATON_DEVICE_PREFERENCE_DEFAULT});
+    }
+    *devices = out.data();
+    *count = out.size();
+    return BATON_OK;
+  });
+}
+
 baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, baton_error* error) {
   return kit::guarded(g_api, error, "create", [&] {
-    pin_loader();
     auto state = std::make_unique<PluginState>();
     state->api = g_api;
     state->host = host;
@@ -55,6 +123,15 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     options.device = g_api->option_string(host, "device", "");
     options.validation = g_api->option_bool(host, "validation", 0) != 0;
     try {
+      if (options.device.empty()) {
+        // Without a device named, decide from the probe whether there is one to run on before any
+        // driver is loaded: on a machine whose only device is a CPU implementation, none is.
+        std::string why;
+        const DeviceListing& listing = device_listing(host);
+        if (!listing.error.empty()) refuse(listing.error);
+        if (choose_device(listing.devices, "", &why) < 0) refuse(why);
+      }
+      pin_loader();
       state->gpu = std::make_unique<Gpu>(options, log);
     } catch (const std::exception& e) {
       // The plugin still loads; check_node refuses every node with this, so `baton plan` says why and the
@@ -84,9 +161,9 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                    (options.validation ? " with validation" : "") +
                                    (cache_dir.empty() ? "; shader cache off" : "; shader cache in " + cache_dir));
     if (state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
-      // Chosen because there is no GPU: say what a user of such a machine most likely wants instead.
+      // Named by the device option: say what a user of such a machine most likely wants instead.
       state->log(BATON_LOG_INFO, "the device is a CPU implementation: on a machine without a GPU the xnnpack "
-                                 "delegate is several times faster; put it first in `delegates`");
+                                 "delegate is several times faster");
     }
     *plugin_state = state.release();
     return BATON_OK;
@@ -94,16 +171,6 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
 }
 
 void plugin_destroy(void* plugin_state) { delete static_cast<PluginState*>(plugin_state); }
-
-// The one-line description, with the devices a fresh instance sees.
-std::string description() {
-  std::string s = "float32 subgraphs on a Vulkan 1.1+ device, GLSL compute shaders compiled by glslang; ";
-  const DeviceListing listing = list_devices();
-  if (listing.devices.empty()) return s + "no device: " + (listing.error.empty() ? "none found" : listing.error);
-  s += "devices: ";
-  for (size_t i = 0; i < listing.devices.size(); ++i) s += (i ? "; " : "") + describe_device(i, listing.devices[i]);
-  return s;
-}
 
 const baton_plugin_desc* describe() {
   static const std::vector<baton_op_decl> decls = [] {
@@ -113,7 +180,6 @@ const baton_plugin_desc* describe() {
     }
     return out;
   }();
-  static const std::string text = description();
   static const baton_plugin_desc desc = {
       sizeof(baton_plugin_desc),
       BATON_ABI_VERSION_MAJOR,
@@ -121,7 +187,7 @@ const baton_plugin_desc* describe() {
       "vulkan",
       "0.1.0",
       BATON_PLUGIN_DELEGATE,
-      text.c_str(),
+      "float32 subgraphs on a Vulkan 1.1+ GPU, GLSL compute shaders compiled by glslang",
       decls.data(),
       decls.size(),
       kOptions,
@@ -130,6 +196,7 @@ const baton_plugin_desc* describe() {
       plugin_create,
       plugin_destroy,
       &Calls::table,
+      probe_devices,
   };
   return &desc;
 }

@@ -76,6 +76,20 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
 
 void plugin_destroy(void* plugin_state) { delete static_cast<PluginState*>(plugin_state); }
 
+// One device: this machine's CPU, by the name the kernel gives it.
+baton_status probe_devices(const baton_plugin_host* host, const baton_device** devices, size_t* count,
+                           baton_error* error) {
+  (void)host;
+  return kit::guarded(g_api, error, "probe", [&] {
+    static const std::string name = kit::cpu_model_name();
+    static const baton_device cpu = {sizeof(baton_device), name.c_str(), BATON_DEVICE_CPU,
+                                     BATON_DEVICE_PREFERENCE_DEFAULT};
+    *devices = &cpu;
+    *count = 1;
+    return BATON_OK;
+  });
+}
+
 const baton_plugin_desc* describe() {
   static const std::vector<baton_op_decl> decls = [] {
     std::vector<baton_op_decl> out;
@@ -101,6 +115,7 @@ const baton_plugin_desc* describe() {
       plugin_create,
       plugin_destroy,
       &Calls::table,
+      probe_devices,
   };
   return &desc;
 }

@@ -39,6 +39,13 @@ std::vector<std::string> default_plugin_dirs() {
   return dirs;
 }
 
+const ChainPlacement* Environment::find_placement(const std::string& name) const {
+  for (const ChainPlacement& p : placements_) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
 Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOptions& options) {
   auto env = std::make_shared<Environment>();
   env->log_ = options.log ? options.log : stderr_log_sink(options.verbose);
@@ -100,29 +107,58 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   if (!registry) return registry.status();
   env->registry_ = std::move(registry.value());
 
-  if (!options.no_delegates) {
-    std::vector<std::string> names;
-    if (options.delegates) {
-      names = *options.delegates;
-    } else if (env->config_.delegates) {
-      names = *env->config_.delegates;
-    } else {
-      // Without a configured order, every loaded delegate in load order.
-      for (const auto& p : env->registry_->plugins()) {
-        if (p->kind == BATON_PLUGIN_DELEGATE) names.push_back(p->name);
-      }
+  if (options.no_delegates) {
+    env->chain_source_ = "--no-delegates";
+  } else if (!options.delegates && !env->config_.delegates) {
+    // The default chain: ordered by the devices the delegates declare (delegate_order.h). Only its
+    // members are created; a delegate left out costs nothing more than its open library.
+    env->chain_source_ = "default";
+    std::vector<DelegateCandidate> candidates;
+    for (const auto& p : env->registry_->plugins()) {
+      if (p->kind != BATON_PLUGIN_DELEGATE) continue;
+      candidates.push_back({p->name, p->devices(), p->declares_devices()});
     }
+    for (ChainPlacement& place : default_delegate_order(candidates)) {
+      if (place.position >= 0) {
+        LoadedPlugin* p = env->registry_->find(place.name);
+        if (Status s = p->ensure_created(); !s) {
+          env->log_(BATON_LOG_WARNING, "delegate '" + p->name + "' left out of the default chain: " + s.message());
+          place.position = -1;
+          place.reason = "left out: " + s.message();
+        } else {
+          place.position = static_cast<int>(env->delegates_.size());
+          env->delegates_.push_back(p);
+        }
+      }
+      env->placements_.push_back(std::move(place));
+    }
+  } else {
+    const bool from_cli = options.delegates.has_value();
+    const std::vector<std::string>& names = from_cli ? *options.delegates : *env->config_.delegates;
+    env->chain_source_ = from_cli ? "--delegate" : "the config's delegates key";
     for (const std::string& name : names) {
       LoadedPlugin* p = env->registry_->find(name);
-      if (!p && options.delegates) {
+      if (!p && from_cli) {
         return Status::error("--delegate " + name + ": no delegate plugin named '" + name + "' is loaded");
       } else if (!p) {
         env->log_(BATON_LOG_WARNING, "delegate '" + name + "' is not loaded; the chain goes on without it");
       } else if (p->kind != BATON_PLUGIN_DELEGATE) {
+        if (from_cli) return Status::error("--delegate " + name + ": '" + name + "' is an op pack, not a delegate");
         env->log_(BATON_LOG_WARNING, "'" + name + "' is an op pack, not a delegate; left out of the chain");
       } else if (std::find(env->delegates_.begin(), env->delegates_.end(), p) == env->delegates_.end()) {
+        if (Status s = p->ensure_created(); !s) {
+          if (from_cli) return Status::error("--delegate " + name + ": " + s.message());
+          env->log_(BATON_LOG_WARNING, "delegate '" + name + "' left out of the chain: " + s.message());
+          env->placements_.push_back({name, -1, "left out: " + s.message()});
+          continue;
+        }
+        env->placements_.push_back({name, static_cast<int>(env->delegates_.size()), "named by " + env->chain_source_});
         env->delegates_.push_back(p);
       }
+    }
+    for (const auto& p : env->registry_->plugins()) {
+      if (p->kind != BATON_PLUGIN_DELEGATE || env->find_placement(p->name)) continue;
+      env->placements_.push_back({p->name, -1, "not named by " + env->chain_source_});
     }
   }
   return env;

@@ -1,7 +1,9 @@
 // An Environment is what several interpreters share: the config that was read and the plugins that
 // were loaded from the plugin directories. Building one decides the plugin directories (in order:
 // --plugin-dir, BATON_PLUGIN_PATH, the config's plugin-dirs, <libdir>/baton/plugins, and the build
-// tree's plugin folders when the program runs from the build tree) and the delegate chain.
+// tree's plugin folders when the program runs from the build tree) and the delegate chain: the
+// configured `delegates` list or --delegate exactly, else the default order of delegate_order.h. Only
+// the chain's delegates are created.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "config.h"
+#include "delegate_order.h"
 #include "log.h"
 #include "plugin_registry.h"
 #include "status.h"
@@ -41,6 +44,11 @@ class Environment {
   const PluginRegistry& registry() const { return *registry_; }
   // Delegates to try, in order; names that are not loaded delegates are dropped with a warning.
   const std::vector<LoadedPlugin*>& delegate_chain() const { return delegates_; }
+  // Every loaded delegate: its place in the chain or why it is not there. Chain members first.
+  const std::vector<ChainPlacement>& chain_placements() const { return placements_; }
+  const ChainPlacement* find_placement(const std::string& name) const;
+  // What decided the chain: "default", "--delegate", "the config's delegates key", "--no-delegates".
+  const std::string& chain_source() const { return chain_source_; }
   const LogSink& log() const { return log_; }
   int threads() const { return threads_; }
   const LoadLimits& limits() const { return limits_; }
@@ -51,6 +59,8 @@ class Environment {
   Config config_;
   std::unique_ptr<PluginRegistry> registry_;
   std::vector<LoadedPlugin*> delegates_;
+  std::vector<ChainPlacement> placements_;
+  std::string chain_source_;
   LogSink log_;
   int threads_ = 0;
   LoadLimits limits_;

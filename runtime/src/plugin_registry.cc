@@ -94,6 +94,113 @@ Status check_option_value(baton_option_type type, const std::string& value) {
   return Status::error("unknown option type");
 }
 
+const char* device_kind_name(baton_device_kind kind) {
+  switch (kind) {
+    case BATON_DEVICE_NPU: return "npu";
+    case BATON_DEVICE_GPU: return "gpu";
+    case BATON_DEVICE_CPU: return "cpu";
+    case BATON_DEVICE_EMULATED: return "emulated";
+  }
+  return "unknown";
+}
+
+std::string plugin_name_from_file(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  if (const size_t so = name.find(".so"); so != std::string::npos) name.resize(so);
+  if (name.rfind("lib", 0) == 0) name.erase(0, 3);
+  if (name.rfind("baton_", 0) == 0 || name.rfind("baton-", 0) == 0) name.erase(0, 6);
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+namespace {
+
+// Disabled names are compared with '_' read as '-', as plugin_name_from_file reads file names.
+bool is_disabled(const Config* config, const std::string& name) {
+  if (!config) return false;
+  std::string n = name;
+  std::replace(n.begin(), n.end(), '_', '-');
+  for (std::string d : config->disabled) {
+    std::replace(d.begin(), d.end(), '_', '-');
+    if (d == n) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status LoadedPlugin::ensure_created() {
+  std::lock_guard<std::mutex> guard(lifecycle_);
+  if (!create_tried_) {
+    create_tried_ = true;
+    if (create_fn) {
+      baton_error error;
+      baton_status st = BATON_ERROR;
+      try {
+        auto call = lock();
+        st = create_fn(handle(), &state, &error);
+      } catch (...) {
+        error.message = "threw an exception across the C boundary";
+      }
+      // The plugin owns nothing the host must free after a failed create.
+      if (st != BATON_OK) create_error_ = "init failed: " + (error.message.empty() ? "no reason given" : error.message);
+    }
+    created = create_error_.empty();
+    if (log && created) log(BATON_LOG_DEBUG, "plugin " + name + " created");
+  }
+  return created ? Status::ok() : Status::error(create_error_);
+}
+
+Expected<std::vector<DeviceInfo>> LoadedPlugin::devices() {
+  std::lock_guard<std::mutex> guard(lifecycle_);
+  if (probed_) return devices_;
+  probed_ = true;
+  if (!probe_fn) {
+    devices_ = std::vector<DeviceInfo>{{"CPU (the plugin declares no devices)", BATON_DEVICE_CPU, 0}};
+    return devices_;
+  }
+  baton_error error;
+  const baton_device* list = nullptr;
+  size_t count = 0;
+  baton_status st = BATON_ERROR;
+  try {
+    auto call = lock();
+    st = probe_fn(handle(), &list, &count, &error);
+  } catch (...) {
+    error.message = "threw an exception across the C boundary";
+  }
+  if (st != BATON_OK) {
+    devices_ = Status::error("device probe failed: " + (error.message.empty() ? "no reason given" : error.message));
+    return devices_;
+  }
+  if (count > 0 && !list) {
+    devices_ = Status::error("device probe gave " + std::to_string(count) + " devices but no array");
+    return devices_;
+  }
+  if (count > 1000) {
+    devices_ = Status::error("device probe gave an implausible number of devices (" + std::to_string(count) + ")");
+    return devices_;
+  }
+  const size_t stride = count ? list[0].struct_size : 0;
+  if (count && stride < offsetof(baton_device, preference) + sizeof(int32_t)) {
+    devices_ = Status::error("device entries are too small (" + std::to_string(stride) + " bytes)");
+    return devices_;
+  }
+  std::vector<DeviceInfo> out;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(list);
+  for (size_t i = 0; i < count; ++i) {
+    const baton_device d = copy_sized<baton_device>(bytes + i * stride, stride);
+    if (d.kind < BATON_DEVICE_NPU || d.kind > BATON_DEVICE_EMULATED) {
+      devices_ = Status::error("device " + std::to_string(i) + " has unknown kind " + std::to_string(d.kind));
+      return devices_;
+    }
+    out.push_back({d.name ? std::string(d.name) : std::string("(unnamed)"), static_cast<baton_device_kind>(d.kind),
+                   std::clamp<int32_t>(d.preference, -1000, 1000)});
+  }
+  devices_ = std::move(out);
+  return devices_;
+}
+
 LoadedPlugin::~LoadedPlugin() {
   if (!created || !destroy_fn) return;
   try {
@@ -160,6 +267,12 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
     }
   }
   if (!is_elf(path)) return skip("not a shared object (no ELF header)");
+  // A disabled plugin is not opened at all: none of its code runs, not even its library constructors.
+  if (options.config && is_disabled(options.config, plugin_name_from_file(path))) {
+    disabled_.push_back({path, plugin_name_from_file(path)});
+    if (options.log) options.log(BATON_LOG_DEBUG, "not opening " + path + ": disabled in " + options.config->path);
+    return;
+  }
 
   auto plugin = std::make_unique<LoadedPlugin>();
   plugin->path = path;
@@ -216,11 +329,10 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   if (const LoadedPlugin* other = find(plugin->name)) {
     return skip("duplicate name '" + plugin->name + "' (already loaded from " + other->path + ")");
   }
-  if (options.config) {
-    const auto& disabled = options.config->disabled;
-    if (std::find(disabled.begin(), disabled.end(), plugin->name) != disabled.end()) {
-      return skip("plugin '" + plugin->name + "' is disabled in " + options.config->path);
-    }
+  if (is_disabled(options.config, plugin->name)) {
+    // Its file name did not say its name, so it had to be opened to learn it.
+    disabled_.push_back({path, plugin->name});
+    return;
   }
 
   // Declarations: arrays are stepped by their elements' own struct_size, so a newer plugin's larger
@@ -299,6 +411,7 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
       return skip("delegate plugin lacks check_node, partition_init or partition_invoke");
     }
     plugin->has_delegate = true;
+    if (d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*)) plugin->probe_fn = d.probe_devices;
   }
 
   // Configured options, checked against the declarations. A mismatch is the config's error: it is
@@ -324,20 +437,12 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   }
   plugin->threads = std::max(1, threads);
 
-  if (d.create) {
-    baton_error create_error;
-    baton_status st = BATON_ERROR;
-    try {
-      st = d.create(plugin->handle(), &plugin->state, &create_error);
-    } catch (...) {
-      create_error.message = "threw an exception across the C boundary";
-    }
-    if (st != BATON_OK) {
-      // The plugin owns nothing the host must free after a failed create.
-      return skip("init failed: " + (create_error.message.empty() ? "no reason given" : create_error.message));
-    }
+  plugin->create_fn = d.create;
+  // Op packs are created now; a delegate only when it enters a delegate chain, so one that is not used
+  // costs no memory and no start-up time (a GPU delegate would open its driver in create).
+  if (plugin->kind == BATON_PLUGIN_OP_PACK) {
+    if (Status s = plugin->ensure_created(); !s) return skip(s.message());
   }
-  plugin->created = true;
   if (options.log) {
     options.log(BATON_LOG_DEBUG, "loaded plugin " + plugin->name + " " + plugin->version + " (" +
                                      plugin->kind_name() + ") from " + path);
@@ -373,8 +478,7 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
     for (const auto& [name, section] : config.plugins) {
       LoadedPlugin* plugin = registry->find(name);
       if (!plugin) {
-        const auto& disabled = config.disabled;
-        if (std::find(disabled.begin(), disabled.end(), name) != disabled.end()) continue;
+        if (is_disabled(&config, name)) continue;
         return Status::error(config.where(section.line) + "section [plugin." + name + "]: no plugin named '" + name +
                              "' is loaded");
       }

@@ -43,6 +43,16 @@ const char* option_type_name(baton_option_type type);
 // Checks `value` against `type`; the error says what was expected.
 Status check_option_value(baton_option_type type, const std::string& value);
 
+// One device a delegate runs on, as its probe declared it (ABI 1.1).
+struct DeviceInfo {
+  std::string name;
+  baton_device_kind kind = BATON_DEVICE_CPU;
+  int32_t preference = 0;
+};
+
+// "npu", "gpu", "cpu", "emulated".
+const char* device_kind_name(baton_device_kind kind);
+
 // One loaded plugin. Its address is the plugin's `baton_plugin_host` handle.
 class LoadedPlugin {
  public:
@@ -71,8 +81,18 @@ class LoadedPlugin {
   LogSink log;
 
   void (*destroy_fn)(void*) = nullptr;
+  baton_status (*create_fn)(const baton_plugin_host*, void**, baton_error*) = nullptr;
+  baton_probe_devices_fn probe_fn = nullptr;
 
   const char* kind_name() const { return kind == BATON_PLUGIN_DELEGATE ? "delegate" : "op-pack"; }
+  // Calls the plugin's `create` once, the first time it is needed (op packs: at load; delegates: when
+  // they enter a delegate chain). Later calls return the first call's result. Thread-safe.
+  Status ensure_created();
+  // The devices a delegate declares, from its probe (called once, the first time this is asked, then
+  // remembered). A plugin without a probe (ABI 1.0) has one CPU device of preference 0 and
+  // `declares_devices()` false. Thread-safe.
+  Expected<std::vector<DeviceInfo>> devices();
+  bool declares_devices() const { return probe_fn != nullptr; }
   const OpDecl* find_op(int32_t op_code, const std::string& custom, int32_t version) const;
   // Held around every call into the plugin; a no-op for reentrant plugins.
   std::unique_lock<std::mutex> lock() {
@@ -86,11 +106,22 @@ class LoadedPlugin {
 
  private:
   std::mutex calls_;
+  std::mutex lifecycle_;  // create and probe
+  bool create_tried_ = false;
+  std::string create_error_;
+  bool probed_ = false;
+  Expected<std::vector<DeviceInfo>> devices_ = std::vector<DeviceInfo>{};
 };
 
 struct SkippedPlugin {
   std::string path;
   std::string reason;
+};
+
+// A plugin that the config's `disabled` list kept out.
+struct DisabledPlugin {
+  std::string path;
+  std::string name;
 };
 
 struct RegistryOptions {
@@ -103,6 +134,10 @@ struct RegistryOptions {
   LogSink log;
 };
 
+// The plugin name a file's name stands for, so that a disabled plugin is never opened:
+// "libbaton_vulkan.so" -> "vulkan", "libfoo.so.1" -> "foo", "deleg_a.so" -> "deleg-a" ('_' read as '-').
+std::string plugin_name_from_file(const std::string& path);
+
 // Why `path` (a plugin folder or file) is unsafe to load from, or "" when it is safe.
 std::string unsafe_reason(const std::string& path);
 
@@ -114,6 +149,8 @@ class PluginRegistry {
 
   const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
   const std::vector<SkippedPlugin>& skipped() const { return skipped_; }
+  // Files not loaded because `disabled` names them; never opened when the file name says the name.
+  const std::vector<DisabledPlugin>& disabled() const { return disabled_; }
   const std::vector<std::string>& dirs() const { return dirs_; }
   LoadedPlugin* find(const std::string& name) const;
   // Op packs in resolution order: the config's op-pack-precedence first, then load order.
@@ -124,6 +161,7 @@ class PluginRegistry {
   void load_file(const std::string& path, const RegistryOptions& options);
   std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
   std::vector<SkippedPlugin> skipped_;
+  std::vector<DisabledPlugin> disabled_;
   std::vector<std::string> dirs_;
   std::vector<std::string> precedence_;
 };

@@ -1,6 +1,8 @@
 /* Deliberately broken plugins for the ABI handshake tests. One source, one variant per BAD_* macro,
  * each built as its own shared object by tests/meson.build. */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "baton/plugin_api.h"
@@ -15,6 +17,18 @@ static baton_status noop_prepare(void* ps, void* ns, const baton_node* node, bat
   return BATON_OK;
 }
 static const baton_kernel kernel = {sizeof(baton_kernel), NULL, NULL, noop_prepare, noop_prepare};
+
+#if defined(BAD_CTOR_MARKER)
+/* Not broken: it says when its library is opened. Its constructor runs at dlopen, before any baton call,
+ * and appends a line to $BATON_TEST_OPENED_MARKER, so a test can tell a plugin that was never opened. */
+__attribute__((constructor)) static void note_opened(void) {
+  const char* path = getenv("BATON_TEST_OPENED_MARKER");
+  FILE* f = path ? fopen(path, "a") : NULL;
+  if (!f) return;
+  fputs(PLUGIN_NAME " opened\n", f);
+  fclose(f);
+}
+#endif
 
 #if defined(BAD_NO_ENTRY)
 /* Exports a function, but not the entry point. */
@@ -52,24 +66,24 @@ typedef struct newer_desc {
 } newer_desc;
 static const newer_desc desc = {
     {sizeof(newer_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR + 1, PLUGIN_NAME, "1.0", BATON_PLUGIN_OP_PACK,
-     "built for a newer minor ABI", ops, 1, NULL, 0, 0, create, NULL, NULL},
+     "built for a newer minor ABI", ops, 1, NULL, 0, 0, create, NULL, NULL, NULL},
     "ignored by older hosts"};
 #define DESC (&desc.base)
 #elif defined(BAD_OLDER_MINOR)
 /* Built as if against an older minor that ended before the `flags` field. */
 static const baton_plugin_desc desc = {
     offsetof(baton_plugin_desc, destroy) + sizeof(void*), BATON_ABI_VERSION_MAJOR, 0, PLUGIN_NAME, "1.0",
-    BATON_PLUGIN_OP_PACK, "built for an older minor ABI", ops, 1, NULL, 0, 0, create, NULL, NULL};
+    BATON_PLUGIN_OP_PACK, "built for an older minor ABI", ops, 1, NULL, 0, 0, create, NULL, NULL, NULL};
 #define DESC (&desc)
 #elif defined(BAD_WRONG_MAJOR)
 static const baton_plugin_desc desc = {
     sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR + 1, 0, PLUGIN_NAME, "1.0", BATON_PLUGIN_OP_PACK,
-    "built for the next major ABI", ops, 1, NULL, 0, 0, create, NULL, NULL};
+    "built for the next major ABI", ops, 1, NULL, 0, 0, create, NULL, NULL, NULL};
 #define DESC (&desc)
 #else
 static const baton_plugin_desc desc = {
     sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, PLUGIN_NAME, "1.0",
-    BATON_PLUGIN_OP_PACK, "a test plugin", ops, sizeof ops / sizeof ops[0], NULL, 0, 0, create, NULL, NULL};
+    BATON_PLUGIN_OP_PACK, "a test plugin", ops, sizeof ops / sizeof ops[0], NULL, 0, 0, create, NULL, NULL, NULL};
 #define DESC (&desc)
 #endif
 

@@ -1,7 +1,11 @@
 /* A delegate for the partitioning tests, written against plugin_api.h alone. It takes ADD and the
  * custom TimesTwo (float32, same shapes) when its `ops` option names them, runs them with its own code,
  * and can be told to fail: option `fail` = init | prepare | invoke | none, `refuse-all` = a reason to
- * refuse every node with. Its name comes from DELEGATE_NAME so several can stand in one chain. */
+ * refuse every node with. Its name comes from DELEGATE_NAME so several can stand in one chain. Its
+ * device probe (ABI 1.1) answers what the `devices` option says ("KIND:NAME:PREFERENCE;...", "none"
+ * for no device, "fail" for a failing probe); built with ABI_1_0 it is an ABI 1.0 plugin without one. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +177,43 @@ static void partition_free(void* ps, void* pstate) {
   free(st);
 }
 
+#ifndef ABI_1_0
+/* Parses the `devices` option into static storage (valid until the next probe, as the ABI allows). */
+static baton_status probe_devices(const baton_plugin_host* host, const baton_device** devices, size_t* count,
+                                  baton_error* error) {
+  static char text[512];
+  static baton_device list[8];
+  size_t n = 0;
+  strncpy(text, api->option_string(host, "devices", ""), sizeof text - 1);
+  if (strcmp(text, "fail") == 0) {
+    api->error_set(error, "simulated probe failure: no /dev/fake-accelerator");
+    return BATON_ERROR;
+  }
+  if (strcmp(text, "none") != 0) {
+    char* save = NULL;
+    for (char* item = strtok_r(text, ";", &save); item && n < 8; item = strtok_r(NULL, ";", &save)) {
+      char* name = strchr(item, ':');
+      char* pref = name ? strchr(name + 1, ':') : NULL;
+      if (!name || !pref) {
+        api->error_set(error, "devices option: expected KIND:NAME:PREFERENCE");
+        return BATON_INVALID_ARGUMENT;
+      }
+      *name++ = '\0';
+      *pref++ = '\0';
+      int32_t kind = strcmp(item, "npu") == 0   ? BATON_DEVICE_NPU
+                     : strcmp(item, "gpu") == 0 ? BATON_DEVICE_GPU
+                     : strcmp(item, "cpu") == 0 ? BATON_DEVICE_CPU
+                                                : BATON_DEVICE_EMULATED;
+      baton_device d = {sizeof(baton_device), name, kind, (int32_t)atoi(pref)};
+      list[n++] = d;
+    }
+  }
+  *devices = list;
+  *count = n;
+  return BATON_OK;
+}
+#endif
+
 static const baton_delegate_api delegate_api = {sizeof(baton_delegate_api), check_node, partition_init,
                                                 partition_prepare, partition_invoke, partition_free};
 
@@ -185,6 +226,8 @@ static const baton_option_decl options[] = {
     {sizeof(baton_option_decl), "ops", BATON_OPTION_STRING, "ADD,TimesTwo", "ops to take (of ADD, TimesTwo)"},
     {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none", "init, prepare, invoke, crash (abort in prepare) or none"},
     {sizeof(baton_option_decl), "refuse-all", BATON_OPTION_STRING, "", "refuse every node with this reason"},
+    {sizeof(baton_option_decl), "devices", BATON_OPTION_STRING, "cpu:test CPU:0",
+     "what the device probe answers: KIND:NAME:PREFERENCE;... (npu, gpu, cpu, emulated), none, or fail"},
 };
 
 static delegate_state the_state;
@@ -199,11 +242,20 @@ static baton_status create(const baton_plugin_host* host, void** state, baton_er
   return BATON_OK;
 }
 
+#ifdef ABI_1_0
+/* As built against ABI 1.0: the descriptor ends after `delegate`. */
+static const baton_plugin_desc desc = {
+    offsetof(baton_plugin_desc, probe_devices), BATON_ABI_VERSION_MAJOR, 0, DELEGATE_NAME, "1.0",
+    BATON_PLUGIN_DELEGATE, "test delegate (ABI 1.0): ADD and TimesTwo", ops, sizeof ops / sizeof ops[0],
+    options, sizeof options / sizeof options[0] - 1, 0, create, NULL, &delegate_api, NULL,
+};
+#else
 static const baton_plugin_desc desc = {
     sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, DELEGATE_NAME, "1.0",
     BATON_PLUGIN_DELEGATE, "test delegate: ADD and TimesTwo", ops, sizeof ops / sizeof ops[0],
-    options, sizeof options / sizeof options[0], 0, create, NULL, &delegate_api,
+    options, sizeof options / sizeof options[0], 0, create, NULL, &delegate_api, probe_devices,
 };
+#endif
 
 BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint32_t major, uint32_t minor,
                                                                 const baton_host_api* host_api, baton_error* error) {

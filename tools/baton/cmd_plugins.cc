@@ -77,6 +77,27 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
       j.field("name", p->name).field("version", p->version).field("kind", p->kind_name());
       j.field("abi_version", std::to_string(p->abi_major) + "." + std::to_string(p->abi_minor));
       j.field("path", p->path).field("description", p->description).field("threads", p->threads);
+      if (p->kind == BATON_PLUGIN_DELEGATE) {
+        auto devices = p->devices();
+        j.field("declares_devices", p->declares_devices());
+        j.key("devices");
+        if (devices) {
+          j.begin_array();
+          for (const DeviceInfo& d : devices.value()) {
+            j.begin_object().field("name", d.name).field("kind", device_kind_name(d.kind));
+            j.field("preference", d.preference).end_object();
+          }
+          j.end_array();
+        } else {
+          j.null();
+          j.field("device_error", devices.error());
+        }
+        const ChainPlacement* place = env->find_placement(p->name);
+        j.key("chain_position");
+        if (place && place->position >= 0) j.value(place->position); else j.null();
+        j.field("chain_reason", place ? place->reason : std::string());
+        j.field("created", p->created);
+      }
       j.key("ops").begin_array();
       for (const OpDecl& op : p->ops) {
         j.begin_object();
@@ -103,6 +124,10 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
     j.end_array();
     j.key("delegate_chain").begin_array();
     for (const LoadedPlugin* d : env->delegate_chain()) j.value(d->name);
+    j.end_array();
+    j.field("delegate_chain_source", env->chain_source());
+    j.key("disabled").begin_array();
+    for (const DisabledPlugin& d : reg.disabled()) j.begin_object().field("name", d.name).field("path", d.path).end_object();
     j.end_array();
     j.key("op_resolution").begin_array();
     for (const Resolution& r : contested_ops(reg)) {
@@ -131,6 +156,21 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
       std::printf("%s%s", i % 6 == 0 ? "\n    " : ", ", p->ops[i].describe().c_str());
     }
     std::printf("\n");
+    if (p->kind == BATON_PLUGIN_DELEGATE) {
+      auto devices = p->devices();
+      if (!devices) {
+        std::printf("  devices: %s\n", devices.error().c_str());
+      } else if (!p->declares_devices()) {
+        std::printf("  devices: none declared (an ABI 1.0 plugin): counted as one cpu device\n");
+      } else if (devices->empty()) {
+        std::printf("  devices: none found\n");
+      } else {
+        std::printf("  devices:\n");
+        for (const DeviceInfo& d : devices.value()) {
+          std::printf("    %s: %s (preference %d)\n", device_kind_name(d.kind), d.name.c_str(), d.preference);
+        }
+      }
+    }
     if (!p->options.empty()) std::printf("  options:\n");
     for (const OptionDecl& o : p->options) {
       auto it = p->option_values.find(o.name);
@@ -142,7 +182,23 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
   std::printf("\ndelegate chain:");
   if (env->delegate_chain().empty()) std::printf(" (none)");
   for (const LoadedPlugin* d : env->delegate_chain()) std::printf(" %s", d->name.c_str());
-  std::printf("\n");
+  if (env->chain_source() == "default") {
+    std::printf("\n  the default chain (no `delegates` in a config, no --delegate): delegates ordered by their best\n"
+                "  device, npu then gpu then cpu, then by the preference they declare, then by name; delegates\n"
+                "  whose only devices are emulated are left out\n");
+  } else {
+    std::printf("\n  set by %s\n", env->chain_source().c_str());
+  }
+  for (const ChainPlacement& place : env->chain_placements()) {
+    if (place.position >= 0) std::printf("  %d. %s: %s\n", place.position + 1, place.name.c_str(), place.reason.c_str());
+  }
+  for (const ChainPlacement& place : env->chain_placements()) {
+    if (place.position < 0) std::printf("  -  %s: %s\n", place.name.c_str(), place.reason.c_str());
+  }
+  if (!reg.disabled().empty()) {
+    std::printf("\ndisabled by the config (not opened when the file name says the plugin's name):\n");
+    for (const DisabledPlugin& d : reg.disabled()) std::printf("  %s: %s\n", d.name.c_str(), d.path.c_str());
+  }
   const std::vector<Resolution> contested = contested_ops(reg);
   if (!contested.empty()) {
     std::printf("\nops declared by more than one op pack (winner first, by op-pack-precedence then load order):\n");

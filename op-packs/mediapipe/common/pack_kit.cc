@@ -229,7 +229,8 @@ const baton_plugin_desc* pack_entry(const PackInfo& info, uint32_t host_abi_majo
         BATON_PLUGIN_FLAG_REENTRANT,  // no shared mutable state: every op keeps its buffers per node
         plugin_create,
         plugin_destroy,
-        nullptr,
+        nullptr,  // delegate calls: an op pack has none
+        nullptr,  // device probe: delegates only
     };
     return &desc;
   } catch (...) {

@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.
+ * baton plugin ABI, version 1.1 (1.1 added the device probe of delegates, `probe_devices`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 0
+#define BATON_ABI_VERSION_MINOR 1
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -430,6 +430,56 @@ typedef struct baton_delegate_api {
   void (*partition_free)(void* plugin_state, void* partition_state);
 } baton_delegate_api;
 
+/* ---------------------------------------------------------------------------------------------------
+ * Devices (ABI 1.1, delegates only)
+ *
+ * A delegate says which devices it can run on through `probe_devices` in its descriptor. The host calls
+ * the probe only when it needs the answer: to build the default delegate chain (no `delegates` key in the
+ * config and no --delegate), for `baton plugins`, and for a delegate in the chain. It may be called
+ * before `create` (and for a delegate that is never created), so it must not depend on plugin state; it
+ * may read the plugin's options through the host table. A probe should be cheap: a delegate whose
+ * devices are found by loading a driver should cache the answer or ask in another process, so that
+ * probing costs the host neither the driver's memory nor its start-up time.
+ *
+ * The default chain orders delegates by their best device: NPU, then GPU, then CPU. A delegate whose
+ * only devices are EMULATED (a CPU implementation of a GPU API: Mesa's lavapipe/llvmpipe, SwiftShader)
+ * is left out of it: such a device is slower than a CPU delegate. A delegate without a probe (an ABI 1.0
+ * plugin) counts as one CPU device of preference 0; a probe that finds no device leaves the delegate out.
+ * Among delegates whose best devices are of the same kind, the higher `preference` of that device comes
+ * first, then the delegate's name. A configured `delegates` list or --delegate decides exactly,
+ * emulated devices included.
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef enum baton_device_kind {
+  BATON_DEVICE_NPU = 1,      /* a neural / AI accelerator */
+  BATON_DEVICE_GPU = 2,      /* a real GPU: discrete, integrated or virtualised hardware */
+  BATON_DEVICE_CPU = 3,      /* the host's CPU */
+  BATON_DEVICE_EMULATED = 4, /* a CPU implementation of an accelerator's API */
+} baton_device_kind;
+
+/* Preference values, among delegates whose best devices are of the same kind (higher first):
+ *    0  no opinion: a general delegate for that kind of device (baton's xnnpack and vulkan).
+ *  > 0  a delegate tuned for this device that should go before general ones (a vendor's own, or a
+ *       delegate that runs a subset faster and gives the rest to later delegates): 10 to 100.
+ *  < 0  a fallback that should go after general ones (a reference or debugging delegate): -100 to -10.
+ * The host clamps values to -1000..1000. */
+#define BATON_DEVICE_PREFERENCE_DEFAULT 0
+
+typedef struct baton_device {
+  size_t struct_size;
+  const char* name;   /* "NVIDIA GeForce RTX 3060", "Intel(R) Core(TM) i7-1165G7"; never NULL */
+  int32_t kind;       /* baton_device_kind */
+  int32_t preference; /* see above */
+} baton_device;
+
+/* Lists the devices the delegate can run on, in its own order of preference. On success sets *devices
+ * to an array of *count entries (stepped by their struct_size; 0 entries means "no device here"), owned
+ * by the plugin and valid until the plugin is unloaded or the probe is called again. On failure returns a
+ * status other than BATON_OK with the reason in `error`; the delegate is then left out of the default
+ * chain with that reason. */
+typedef baton_status (*baton_probe_devices_fn)(const baton_plugin_host* host, const baton_device** devices,
+                                               size_t* count, baton_error* error);
+
 /* The plugin may be called from several threads at once for different nodes/partitions. */
 #define BATON_PLUGIN_FLAG_REENTRANT 0x1u
 
@@ -445,12 +495,17 @@ typedef struct baton_plugin_desc {
   const baton_option_decl* options;
   size_t option_count;
   uint32_t flags; /* BATON_PLUGIN_FLAG_* */
-  /* Called once after options are known, before any other call. Stores the plugin's state. */
+  /* Called once after options are known, before any other call but `probe_devices`; for a delegate,
+   * only when the delegate is in the chain (a delegate that is not used is never created). Stores the
+   * plugin's state. */
   baton_status (*create)(const baton_plugin_host* host, void** plugin_state, baton_error* error);
   /* Called once before unloading; releases plugin_state. */
   void (*destroy)(void* plugin_state);
   /* Delegates only. */
   const baton_delegate_api* delegate;
+  /* ABI 1.1, delegates only; NULL (or absent: an ABI 1.0 descriptor) = one CPU device of preference 0.
+   * An ABI 1.0 host never reads it. */
+  baton_probe_devices_fn probe_devices;
 } baton_plugin_desc;
 
 /* The entry point. The host passes its ABI version and its function table (valid until unload). The

@@ -6,6 +6,7 @@
 //  - guarded(): runs a body and turns every exception into a status and a message;
 //  - constant_ints(): the values of a constant integer operand (axes, paddings, shapes);
 //  - host_is_usable(): the checks an entry point makes on the host before returning its descriptor;
+//  - cpu_model_name(): the CPU's name, for a CPU delegate's device probe;
 //  - DelegateCalls<State, Partition>: the five delegate calls of baton_delegate_api for a delegate made
 //    of a plugin state and a partition class (see there for what they must provide).
 // It uses only the host table it is given: a plugin still links against nothing of baton's. Everything
@@ -14,6 +15,7 @@
 #define BATON_PLUGIN_KIT_HPP
 
 #include <cstddef>
+#include <fstream>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -79,6 +81,20 @@ inline std::vector<int64_t> constant_ints(const baton_host_api* api, const baton
 
 // For an entry point: the host speaks this plugin's ABI major and (for a delegate) its table has the
 // partition functions. Otherwise writes the reason, prefixed with the plugin's name, and returns false.
+// The CPU's model name as Linux's /proc/cpuinfo gives it ("Intel(R) Xeon(R) ..."), else "CPU".
+inline std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    const size_t start = line.find_first_not_of(" \t", colon + 1);
+    if (start != std::string::npos) return line.substr(start);
+  }
+  return "CPU";
+}
+
 inline bool host_is_usable(uint32_t host_abi_major, const baton_host_api* api, baton_error* error, const char* plugin,
                            bool delegate) {
   if (!api) return false;
