@@ -14,13 +14,18 @@ export BATON_MODEL_CACHE=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ba
 export BATON_REQUIRE_MODELS=1
 tools/fetch-models.sh "$BATON_MODEL_CACHE" >/dev/null
 tools/fetch-images.sh "$BATON_MODEL_CACHE" >/dev/null
+# TFLite 2.9's C headers and library (npm, pinned): baton's libtensorflowlite_c.so builds against them
+# and its tests compare it with Google's.
+tflite_c_dir=$(tools/fetch-tflite-c.sh)
 
 jobs=$(nproc)
 run_suite() {
   local dir=$1
   shift
   if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" "$@" >/dev/null
+    meson setup "$dir" "$@" -Dtflite_c_dir="$tflite_c_dir" >/dev/null
+  else
+    meson configure "$dir" -Dtflite_c_dir="$tflite_c_dir" >/dev/null
   fi
   ninja -C "$dir" -j "$jobs" >/dev/null
   meson test -C "$dir" --print-errorlogs --num-processes 1

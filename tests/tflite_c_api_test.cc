@@ -1,0 +1,358 @@
+// baton's libtensorflowlite_c.so used as a TFLite application uses it: this program includes only
+// TFLite 2.9's C headers (the pinned npm tfjs-tflite-node@0.0.2 ones) and the declarations of the
+// functions TFLite exports beyond them (tflite_extras.h), and links against baton's library. It checks
+// TFLite's documented behaviour (data valid after AllocateTensors, invoke before allocate fails through
+// the error reporter, resize then allocate, options and model deleted right after creation, tensor
+// fields as common.h lays them out, quantization parameters), the one-op quantized models against
+// native TFLite 2.9's outputs bit for bit (tests/data/quant-ops), a real float model against LiteRT's
+// (tests/data/reference), the XNNPACK delegate functions, and clear errors for what is not supported.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <cstdarg>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "npy.h"
+#include "op_graph.h"
+#include "tflite_extras.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Reported {
+  std::vector<std::string> messages;
+  static void reporter(void* user, const char* format, va_list args) {
+    char buffer[4096];
+    std::vsnprintf(buffer, sizeof buffer, format, args);
+    static_cast<Reported*>(user)->messages.push_back(buffer);
+  }
+  bool said(const std::string& fragment) const {
+    for (const std::string& m : messages) {
+      if (m.find(fragment) != std::string::npos) return true;
+    }
+    return false;
+  }
+  std::string all() const {
+    std::string s;
+    for (const std::string& m : messages) s += m + "\n";
+    return s;
+  }
+};
+
+// y = relu(x + c), c constant, for the shape checks; x float32 [1, n].
+std::vector<uint8_t> add_relu_model(int n) {
+  baton::test::OpGraph g;
+  const int32_t x = g.input({1, n});
+  std::vector<float> c(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) c[static_cast<size_t>(i)] = static_cast<float>(i) - 2.0f;
+  std::vector<uint8_t> bytes(c.size() * 4);
+  std::memcpy(bytes.data(), c.data(), bytes.size());
+  const int32_t k = g.add({1, n}, bytes);
+  const int32_t sum = g.add({1, n});
+  const int32_t y = g.output({1, n});
+  g.op(0 /* ADD */, {x, k}, {sum});
+  g.op(19 /* RELU */, {sum}, {y});
+  return g.build();
+}
+
+TEST(TfLiteCApi, VersionAndTypeNames) {
+  EXPECT_EQ(std::string(TfLiteVersion()).rfind("2.9", 0), 0u) << TfLiteVersion();
+  EXPECT_STREQ(TfLiteTypeGetName(kTfLiteFloat32), "FLOAT32");
+  EXPECT_STREQ(TfLiteTypeGetName(kTfLiteInt8), "INT8");
+}
+
+TEST(TfLiteCApi, LifecycleAsTfLiteDocumentsIt) {
+  const std::vector<uint8_t> bytes = add_relu_model(4);
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetNumThreads(options, 1);
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  // Options and model may go as soon as the interpreter exists.
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+
+  ASSERT_EQ(TfLiteInterpreterGetInputTensorCount(interp), 1);
+  ASSERT_EQ(TfLiteInterpreterGetOutputTensorCount(interp), 1);
+  EXPECT_EQ(TfLiteInterpreterGetInputTensor(interp, 1), nullptr);
+  // Invoke before AllocateTensors fails through the error reporter.
+  EXPECT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteError);
+  EXPECT_TRUE(r.said("Invoke called on model that is not ready")) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk);
+
+  TfLiteTensor* in = TfLiteInterpreterGetInputTensor(interp, 0);
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(TfLiteTensorType(in), kTfLiteFloat32);
+  ASSERT_EQ(TfLiteTensorNumDims(in), 2);
+  EXPECT_EQ(TfLiteTensorDim(in, 1), 4);
+  EXPECT_EQ(TfLiteTensorByteSize(in), 16u);
+  ASSERT_NE(TfLiteTensorData(in), nullptr);
+  // The struct itself, as common.h lays it out, says the same as the accessors.
+  EXPECT_EQ(in->type, kTfLiteFloat32);
+  EXPECT_EQ(in->bytes, 16u);
+  EXPECT_EQ(in->data.raw, TfLiteTensorData(in));
+  ASSERT_NE(in->dims, nullptr);
+  EXPECT_EQ(in->dims->size, 2);
+  EXPECT_EQ(in->dims->data[1], 4);
+  EXPECT_STREQ(in->name, TfLiteTensorName(in));
+  ASSERT_NE(in->dims_signature, nullptr);
+  EXPECT_EQ(in->dims_signature->size, 2);
+
+  const float x[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  EXPECT_EQ(TfLiteTensorCopyFromBuffer(in, x, 12), kTfLiteError);  // wrong size
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(in, x, sizeof x), kTfLiteOk);
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, 0);
+  float y[4];
+  ASSERT_EQ(TfLiteTensorCopyToBuffer(out, y, sizeof y), kTfLiteOk);
+  // relu(1 + (i - 2)): by hand.
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_EQ(y[2], 1.0f);
+  EXPECT_EQ(y[3], 2.0f);
+  EXPECT_EQ(std::memcmp(y, out->data.f, sizeof y), 0);
+  TfLiteInterpreterDelete(interp);
+}
+
+// Resize, then the new shape shows at once, invoke fails until AllocateTensors, after which the data
+// pointer is valid for the new size.
+TEST(TfLiteCApi, ResizeThenAllocate) {
+  baton::test::OpGraph g;
+  const int32_t x = g.input({1, 2});
+  const int32_t y = g.output({1, 2});
+  g.op(19 /* RELU */, {x}, {y});
+  const std::vector<uint8_t> bytes = g.build();
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk);
+  const int dims[2] = {3, 5};
+  ASSERT_EQ(TfLiteInterpreterResizeInputTensor(interp, 0, dims, 2), kTfLiteOk) << r.all();
+  TfLiteTensor* in = TfLiteInterpreterGetInputTensor(interp, 0);
+  EXPECT_EQ(TfLiteTensorDim(in, 0), 3);
+  EXPECT_EQ(TfLiteTensorDim(in, 1), 5);
+  EXPECT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteError);
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+  ASSERT_EQ(TfLiteTensorByteSize(in), 60u);
+  std::vector<float> v(15);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) - 7.0f;
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(in, v.data(), 60), kTfLiteOk);
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, 0);
+  ASSERT_EQ(TfLiteTensorByteSize(out), 60u);
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(out->data.f[i], std::max(0.0f, v[i]));
+  // A bad index is an error through the reporter, not a crash.
+  EXPECT_EQ(TfLiteInterpreterResizeInputTensor(interp, 3, dims, 2), kTfLiteError);
+  EXPECT_TRUE(r.said("no input 3")) << r.all();
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+}
+
+TEST(TfLiteCApi, BadModelsAndUnsupportedRequestsAreClearErrors) {
+  const char junk[] = "certainly not a flatbuffer";
+  EXPECT_EQ(TfLiteModelCreate(junk, sizeof junk), nullptr);
+  EXPECT_EQ(TfLiteModelCreateFromFile("/nonexistent/model.tflite"), nullptr);
+
+  const std::vector<uint8_t> bytes = add_relu_model(2);
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  // A TfLiteDelegate of someone else's: refused with the reason, never called.
+  TfLiteDelegate foreign = TfLiteDelegateCreate();
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreterOptionsAddDelegate(options, &foreign);
+  EXPECT_EQ(TfLiteInterpreterCreate(model, options), nullptr);
+  EXPECT_TRUE(r.said("cannot host TFLite delegate objects yet")) << r.all();
+  TfLiteInterpreterOptionsDelete(options);
+  // A registered TfLiteRegistration kernel: the same.
+  options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteRegistration registration{};
+  TfLiteInterpreterOptionsAddCustomOp(options, "MyOp", &registration, 1, 1);
+  EXPECT_EQ(TfLiteInterpreterCreate(model, options), nullptr);
+  EXPECT_TRUE(r.said("cannot run in baton yet")) << r.all();
+  EXPECT_EQ(TfLiteInterpreterCreateWithSelectedOps(model, options), nullptr);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+}
+
+// The XNNPACK delegate of TFLite's API: accepted, and the model runs (on baton's xnnpack).
+TEST(TfLiteCApi, XnnpackDelegateRuns) {
+  const std::vector<uint8_t> bytes = add_relu_model(8);
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  TfLiteXNNPackDelegateOptions xo = TfLiteXNNPackDelegateOptionsDefault();
+  EXPECT_EQ(xo.num_threads, 0);
+  xo.num_threads = 2;
+  TfLiteDelegate* xnn = TfLiteXNNPackDelegateCreate(&xo);
+  ASSERT_NE(xnn, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreterOptionsAddDelegate(options, xnn);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  EXPECT_EQ(TfLiteInterpreterModifyGraphWithDelegate(interp, xnn), kTfLiteError);
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk);
+  std::vector<float> x(8, 0.5f);
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, 0), x.data(), 32), kTfLiteOk);
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  const float* y = TfLiteInterpreterGetOutputTensor(interp, 0)->data.f;
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(y[i], std::max(0.0f, 0.5f + static_cast<float>(i) - 2.0f));
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteXNNPackDelegateDelete(xnn);
+  TfLiteModelDelete(model);
+}
+
+// With baton's xnnpack plugin disabled by the config, TfLiteXNNPackDelegateCreate's delegate cannot be
+// honoured: a clear error, not a silent run elsewhere. In a child process: the library keeps one
+// environment per setting for the life of the process.
+TEST(TfLiteCApiDeathTest, XnnpackDelegateWithoutTheXnnpackPlugin) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no environment made yet
+  const std::string conf = (fs::temp_directory_path() / ("baton-tflite-c-" + std::to_string(getpid()) + ".conf")).string();
+  { std::FILE* f = std::fopen(conf.c_str(), "w"); std::fputs("disabled = xnnpack\n", f); std::fclose(f); }
+  EXPECT_EXIT(
+      {
+        setenv("BATON_CONFIG", conf.c_str(), 1);
+        const std::vector<uint8_t> bytes = add_relu_model(2);
+        TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+        TfLiteDelegate* xnn = TfLiteXNNPackDelegateCreate(nullptr);
+        Reported r;
+        TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+        TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+        TfLiteInterpreterOptionsAddDelegate(options, xnn);
+        const bool refused = TfLiteInterpreterCreate(model, options) == nullptr &&
+                             r.said("baton's xnnpack delegate is not installed");
+        std::exit(refused ? 3 : 4);
+      },
+      ::testing::ExitedWithCode(3), "");
+  fs::remove(conf);
+}
+
+// Native TFLite 2.9's outputs on the one-op uint8/int8 models: equal bit for bit, as through baton's API;
+// the quantization parameters as TFLite gives them.
+TEST(TfLiteCApi, QuantizedOneOpModelsMatchNativeTfLite) {
+  const fs::path root = fs::path(BATON_SOURCE_ROOT) / "tests" / "data" / "quant-ops";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (!entry.is_directory()) continue;
+    const std::string dir = entry.path().string() + "/";
+    SCOPED_TRACE(dir);
+    TfLiteModel* model = TfLiteModelCreateFromFile((dir + "model.tflite").c_str());
+    ASSERT_NE(model, nullptr);
+    Reported r;
+    TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+    TfLiteInterpreterOptionsSetNumThreads(options, 1);
+    TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+    TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+    ASSERT_NE(interp, nullptr) << r.all();
+    ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+    for (int32_t i = 0; i < TfLiteInterpreterGetInputTensorCount(interp); ++i) {
+      auto arr = baton::tool::read_npy(dir + "in_" + std::to_string(i) + ".npy");
+      ASSERT_TRUE(arr) << arr.error();
+      ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, i), arr->data.data(), arr->data.size()),
+                kTfLiteOk);
+    }
+    ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+    auto want = baton::tool::read_npy(dir + "out_0.npy");
+    ASSERT_TRUE(want) << want.error();
+    const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, 0);
+    ASSERT_EQ(TfLiteTensorByteSize(out), want->data.size());
+    if (TfLiteTensorType(out) == kTfLiteFloat32) {
+      const float* w = reinterpret_cast<const float*>(want->data.data());
+      float peak = 0;
+      for (size_t k = 0; k < want->data.size() / 4; ++k) peak = std::max(peak, std::fabs(w[k]));
+      for (size_t k = 0; k < want->data.size() / 4; ++k) EXPECT_NEAR(out->data.f[k], w[k], 1e-5f * std::max(peak, 1e-6f));
+    } else {
+      EXPECT_EQ(std::memcmp(TfLiteTensorData(out), want->data.data(), want->data.size()), 0);
+      // Affine quantization, per tensor, as TFLite's struct and accessor give it.
+      const TfLiteQuantizationParams q = TfLiteTensorQuantizationParams(out);
+      EXPECT_GT(q.scale, 0.0f);
+      ASSERT_EQ(out->quantization.type, kTfLiteAffineQuantization);
+      const auto* affine = static_cast<const TfLiteAffineQuantization*>(out->quantization.params);
+      ASSERT_EQ(affine->scale->size, 1);
+      EXPECT_EQ(affine->scale->data[0], q.scale);
+      EXPECT_EQ(affine->zero_point->data[0], q.zero_point);
+    }
+    TfLiteInterpreterDelete(interp);
+    TfLiteInterpreterOptionsDelete(options);
+    TfLiteModelDelete(model);
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);
+}
+
+// A real float model against LiteRT's outputs (the model cache; skipped without it unless required).
+TEST(TfLiteCApi, RealModelMatchesTheReference) {
+  const char* cache = std::getenv("BATON_MODEL_CACHE");
+  const std::string model_path = std::string(cache ? cache : "") + "/face_detection_short_range.tflite";
+  if (!cache || !fs::exists(model_path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "no model cache at " << model_path;
+    GTEST_SKIP() << "no model cache (BATON_MODEL_CACHE): tools/fetch-models.sh";
+  }
+  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/face_detection_short_range/";
+  TfLiteModel* model = TfLiteModelCreateFromFile(model_path.c_str());
+  ASSERT_NE(model, nullptr);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, nullptr);
+  ASSERT_NE(interp, nullptr);
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk);
+  auto in = baton::tool::read_npy(ref + "in_0.npy");
+  ASSERT_TRUE(in) << in.error();
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, 0), in->data.data(), in->data.size()),
+            kTfLiteOk);
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk);
+  for (int32_t o = 0; o < TfLiteInterpreterGetOutputTensorCount(interp); ++o) {
+    auto want = baton::tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(want) << want.error();
+    const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, o);
+    ASSERT_EQ(TfLiteTensorByteSize(out), want->data.size());
+    const float* w = reinterpret_cast<const float*>(want->data.data());
+    float peak = 0, worst = 0;
+    for (size_t k = 0; k < want->data.size() / 4; ++k) peak = std::max(peak, std::fabs(w[k]));
+    for (size_t k = 0; k < want->data.size() / 4; ++k) worst = std::max(worst, std::fabs(out->data.f[k] - w[k]));
+    EXPECT_LE(worst, 1e-3f * peak) << "output " << o;
+  }
+  TfLiteInterpreterDelete(interp);
+  TfLiteModelDelete(model);
+}
+
+// The common.h helpers: arrays and tensor reset/copy/free.
+TEST(TfLiteCApi, CommonHelpers) {
+  TfLiteIntArray* a = TfLiteIntArrayCreate(3);
+  a->data[0] = 1;
+  a->data[1] = 2;
+  a->data[2] = 3;
+  TfLiteIntArray* b = TfLiteIntArrayCopy(a);
+  EXPECT_TRUE(TfLiteIntArrayEqual(a, b));
+  const int c[3] = {1, 2, 4};
+  EXPECT_FALSE(TfLiteIntArrayEqualsArray(a, 3, c));
+  EXPECT_EQ(TfLiteIntArrayGetSizeInBytes(3), sizeof(TfLiteIntArray) + 3 * sizeof(int));
+  TfLiteIntArrayFree(b);
+  TfLiteTensor t{};
+  TfLiteTensorReset(kTfLiteFloat32, "t", a, TfLiteQuantizationParams{0.5f, 3}, nullptr, 0, kTfLiteDynamic, nullptr,
+                    false, &t);
+  TfLiteTensorRealloc(16, &t);
+  ASSERT_NE(t.data.raw, nullptr);
+  EXPECT_EQ(t.bytes, 16u);
+  EXPECT_EQ(t.params.zero_point, 3);
+  TfLiteTensorFree(&t);  // frees dims (a) and the dynamic data
+  EXPECT_EQ(t.dims, nullptr);
+  EXPECT_EQ(t.data.raw, nullptr);
+}
+
+}  // namespace
