@@ -1,6 +1,7 @@
 // The ABI handshake: every kind of unusable file is skipped with its reason, and the rest still load.
 #include <gtest/gtest.h>
 
+#include "elf_symbols.h"
 #include "test_support.h"
 
 namespace baton::test {
@@ -152,6 +153,40 @@ TEST(PluginRegistry, MissingDirectoryIsNotAnError) {
   auto env = isolated_environment({"/nonexistent/baton/plugins"});
   ASSERT_TRUE(env) << env.error();
   EXPECT_TRUE(env.value()->registry().plugins().empty());
+}
+
+}  // namespace
+}  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+// A library without the entry point is recognised from its ELF dynamic symbol table and never opened:
+// its constructor (which writes a marker file) does not run.
+TEST(PluginRegistry, ALibraryWithoutTheEntryIsNotOpened) {
+  TempDir dir, state;
+  dir.add_plugin("testplugin_no_entry");
+  const std::string marker = state.file("opened");
+  ASSERT_EQ(setenv("BATON_TEST_OPENED_MARKER", marker.c_str(), 1), 0);
+  auto env = isolated_environment({dir.path()});
+  ASSERT_TRUE(env) << env.error();
+  unsetenv("BATON_TEST_OPENED_MARKER");
+  ASSERT_EQ(env.value()->registry().skipped().size(), 1u);
+  EXPECT_NE(env.value()->registry().skipped()[0].reason.find("not opened"), std::string::npos)
+      << env.value()->registry().skipped()[0].reason;
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(ElfSymbols, ReadsTheDynamicSymbolTable) {
+  EXPECT_EQ(elf_exports_symbol(test_plugin("testpack"), BATON_PLUGIN_ENTRY_SYMBOL), std::optional<bool>(true));
+  EXPECT_EQ(elf_exports_symbol(test_plugin("testplugin_no_entry"), BATON_PLUGIN_ENTRY_SYMBOL), std::optional<bool>(false));
+  EXPECT_EQ(elf_exports_symbol(test_plugin("testplugin_no_entry"), "not_the_entry_point"), std::optional<bool>(true));
+  TempDir dir;
+  dir.write("junk.so", "not an ELF file at all");
+  EXPECT_EQ(elf_exports_symbol(dir.file("junk.so"), BATON_PLUGIN_ENTRY_SYMBOL), std::nullopt);
+  // A truncated ELF header: unreadable, never a crash.
+  dir.write("short.so", std::string("\x7f" "ELF\x02\x01\x01", 7));
+  EXPECT_EQ(elf_exports_symbol(dir.file("short.so"), BATON_PLUGIN_ENTRY_SYMBOL), std::nullopt);
 }
 
 }  // namespace

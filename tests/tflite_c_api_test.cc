@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "npy.h"
@@ -328,6 +331,49 @@ TEST(TfLiteCApi, RealModelMatchesTheReference) {
     EXPECT_LE(worst, 1e-3f * peak) << "output " << o;
   }
   TfLiteInterpreterDelete(interp);
+  TfLiteModelDelete(model);
+}
+
+// TfLiteInterpreterCancel (later TFLite's c_api_experimental.h) from another thread stops the running
+// invoke; the next one runs whole. TANH runs node by node on the op packs here (xnnpack has no TANH), so
+// a cancel lands between nodes.
+TEST(TfLiteCApi, CancelFromAnotherThread) {
+  baton::test::OpGraph g;
+  int32_t t = g.input({1, 16384});
+  for (int i = 0; i < 2000; ++i) {
+    const int32_t next = i + 1 == 2000 ? g.output({1, 16384}) : g.add({1, 16384});
+    g.op(28 /* TANH */, {t}, {next});
+    t = next;
+  }
+  const std::vector<uint8_t> bytes = g.build();
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk);
+  std::atomic<bool> done{false};
+  std::thread canceller([&] {
+    while (!done.load()) {
+      TfLiteInterpreterCancel(interp);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  const TfLiteStatus cancelled = TfLiteInterpreterInvoke(interp);
+  done.store(true);
+  canceller.join();
+  EXPECT_EQ(cancelled, kTfLiteError);
+  EXPECT_TRUE(r.said("invoke cancelled")) << r.all();
+  std::vector<float> x(16384, 0.5f);
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, 0), x.data(), x.size() * 4), kTfLiteOk);
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  float y = 0.5f;
+  for (int i = 0; i < 2000; ++i) y = std::tanh(y);
+  EXPECT_NEAR(TfLiteInterpreterGetOutputTensor(interp, 0)->data.f[0], y, 1e-5f);
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
   TfLiteModelDelete(model);
 }
 

@@ -149,6 +149,10 @@ baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, c
   return BATON_OK;
 }
 
+void baton_interpreter_cancel(baton_interpreter* interp) {
+  if (interp) interp->interp->cancel();
+}
+
 baton_status baton_interpreter_invoke(baton_interpreter* interp) {
   if (!interp) return BATON_INVALID_ARGUMENT;
   try {

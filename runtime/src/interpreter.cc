@@ -647,11 +647,16 @@ Status Interpreter::invoke() {
     CrashJournal& journal;
     ~LeaveJournal() { journal.leave(); }  // the first run returned, failed or not: nothing died
   } leave{*journal_};
+  cancel_requested_.store(false, std::memory_order_relaxed);  // a cancel stops the invoke it finds running
   for (;;) {
     Partition* failed = nullptr;
     bool needs_rerun = false;  // an op pack gave up a node
     std::string failure;
     for (size_t k = 0; k < steps_.size(); ++k) {
+      if (cancel_requested_.load(std::memory_order_relaxed)) {
+        cancel_requested_.store(false, std::memory_order_relaxed);
+        return Status::error("invoke cancelled");
+      }
       const Step& step = steps_[k];
       baton_error error;
       baton_status st;

@@ -5,6 +5,8 @@
 // nodes in order. Resizing an input re-runs prepare and planning only.
 #pragma once
 
+#include <atomic>
+
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -69,6 +71,10 @@ class Interpreter {
   // Runs prepare and planning if a resize asked for it, so input memory can be written.
   Status ensure_prepared() { return needs_prepare_ ? prepare_with_fallback() : Status::ok(); }
   Status invoke();
+  // Asks a running invoke (in another thread, or a signal handler: it is one atomic store) to stop at the
+  // next step boundary; that invoke then fails with "invoke cancelled" and the outputs are incomplete.
+  // A later invoke runs normally. Calling it when nothing runs cancels nothing.
+  void cancel() { cancel_requested_.store(true, std::memory_order_relaxed); }
 
   const Model& model() const { return *model_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -144,6 +150,7 @@ class Interpreter {
   size_t folded_bytes_ = 0;
   bool needs_prepare_ = true;
   bool invoked_ = false;
+  std::atomic<bool> cancel_requested_{false};
   bool profiling_ = false;
   std::unique_ptr<CrashJournal> journal_;
   std::map<std::string, std::string> quarantined_;

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "elf_symbols.h"
 #include "graph.h"
 
 namespace baton {
@@ -272,6 +273,12 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
     disabled_.push_back({path, plugin_name_from_file(path)});
     if (options.log) options.log(BATON_LOG_DEBUG, "not opening " + path + ": disabled in " + options.config->path);
     return;
+  }
+
+  // Decided from the file when possible, so a library that is not a plugin never runs its constructors here.
+  if (elf_exports_symbol(path, BATON_PLUGIN_ENTRY_SYMBOL) == std::optional<bool>(false)) {
+    return skip("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' in its dynamic symbol table (not a baton plugin; "
+                "not opened)");
   }
 
   auto plugin = std::make_unique<LoadedPlugin>();

@@ -18,9 +18,10 @@ static baton_status noop_prepare(void* ps, void* ns, const baton_node* node, bat
 }
 static const baton_kernel kernel = {sizeof(baton_kernel), NULL, NULL, noop_prepare, noop_prepare};
 
-#if defined(BAD_CTOR_MARKER)
-/* Not broken: it says when its library is opened. Its constructor runs at dlopen, before any baton call,
- * and appends a line to $BATON_TEST_OPENED_MARKER, so a test can tell a plugin that was never opened. */
+#if defined(BAD_CTOR_MARKER) || defined(BAD_NO_ENTRY)
+/* It says when its library is opened: its constructor runs at dlopen, before any baton call, and appends
+ * a line to $BATON_TEST_OPENED_MARKER, so a test can tell a file that was never opened (a disabled
+ * plugin; a library without the entry point, recognised from its symbol table). */
 __attribute__((constructor)) static void note_opened(void) {
   const char* path = getenv("BATON_TEST_OPENED_MARKER");
   FILE* f = path ? fopen(path, "a") : NULL;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "input_gen.h"
 #include "json_writer.h"
 #include "plan_report.h"
@@ -73,25 +74,33 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
   // input), and the timed part is invoke alone, as in TFLite's benchmark tools, so the figures compare like
   // with like. A run returns the milliseconds invoke took, or -1 on failure.
   for (size_t i = 0; i < interp.input_count(); ++i) std::memcpy(interp.input(i).data, inputs[i].data(), inputs[i].size());
+  // Ctrl-C cancels the running invoke and ends the benchmark (exit 130); -2 says so.
+  CancelOnInterrupt on_interrupt(interp);
   auto run = [&]() -> double {
     const auto t = Clock::now();
-    if (Status s = interp.invoke(); !s) {
+    const Status s = interp.invoke();
+    if (CancelOnInterrupt::interrupted()) {
+      std::fprintf(stderr, "baton bench: interrupted\n");
+      return -2;
+    }
+    if (!s) {
       std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
       return -1;
     }
     return ms_since(t);
   };
+  auto failed = [](double ms) { return ms == -2 ? kExitInterrupted : kExitError; };
   const double first_ms = run();
-  if (first_ms < 0) return kExitError;
+  if (first_ms < 0) return failed(first_ms);
   for (int i = 0; i < warmup; ++i) {
-    if (run() < 0) return kExitError;
+    if (const double ms = run(); ms < 0) return failed(ms);
   }
   interp.set_profiling(profile);
   interp.reset_profile();
   std::vector<double> latencies;
   for (int i = 0; i < runs; ++i) {
     const double ms = run();
-    if (ms < 0) return kExitError;
+    if (ms < 0) return failed(ms);
     latencies.push_back(ms);
   }
   std::vector<double> sorted = latencies;

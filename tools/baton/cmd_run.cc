@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "input_gen.h"
 #include "interpreter.h"
 #include "image_input.h"
@@ -148,7 +149,13 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
       std::memcpy(t.data, arrays[i].data.data(), t.bytes);
     }
     const auto a = std::chrono::steady_clock::now();
-    if (Status s = interp.invoke(); !s) {
+    CancelOnInterrupt on_interrupt(interp);  // Ctrl-C cancels the invoke: exit 130, no outputs written
+    const Status s = interp.invoke();
+    if (CancelOnInterrupt::interrupted()) {
+      std::fprintf(stderr, "baton run: interrupted; no outputs written\n");
+      return kExitInterrupted;
+    }
+    if (!s) {
       std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
       return kExitError;
     }

@@ -503,6 +503,14 @@ TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(const TfLiteInterpreter* i
   return kTfLiteError;
 }
 
+// c_api_experimental.h of later TFLite versions: stops a running TfLiteInterpreterInvoke, which then
+// fails with "invoke cancelled"; may be called from another thread.
+TfLiteStatus TfLiteInterpreterCancel(const TfLiteInterpreter* interpreter) {
+  if (!interpreter) return kTfLiteError;
+  interpreter->interp->cancel();
+  return kTfLiteOk;
+}
+
 int32_t TfLiteInterpreterGetInputTensorIndex(const TfLiteInterpreter* interpreter, int32_t input_index) {
   if (input_index < 0 || static_cast<size_t>(input_index) >= interpreter->inputs.size()) return -1;
   return interpreter->inputs[static_cast<size_t>(input_index)];

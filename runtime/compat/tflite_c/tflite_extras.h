@@ -49,6 +49,9 @@ TFL_CAPI_EXPORT extern int32_t TfLiteInterpreterGetInputTensorIndex(const TfLite
 TFL_CAPI_EXPORT extern int32_t TfLiteInterpreterGetOutputTensorIndex(const TfLiteInterpreter* interpreter,
                                                                      int32_t output_index);
 
+/* c_api_experimental.h of later TFLite versions. */
+TFL_CAPI_EXPORT extern TfLiteStatus TfLiteInterpreterCancel(const TfLiteInterpreter* interpreter);
+
 /* Signature runners (c_api.h of later TFLite versions). */
 typedef struct TfLiteSignatureRunner TfLiteSignatureRunner;
 TFL_CAPI_EXPORT extern int32_t TfLiteInterpreterGetSignatureCount(const TfLiteInterpreter* interpreter);

@@ -57,6 +57,8 @@ class Interpreter {
     check(baton_interpreter_resize_input(interp_, i, static_cast<int32_t>(dims.size()), dims.data()));
   }
   void invoke() { check(baton_interpreter_invoke(interp_)); }
+  // From another thread: the running invoke() throws Error("invoke cancelled").
+  void cancel() { baton_interpreter_cancel(interp_); }
   template <typename T>
   std::vector<T> output_values(int i) const {
     std::vector<T> out(baton_tensor_get_byte_size(output(i)) / sizeof(T));

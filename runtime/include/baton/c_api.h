@@ -73,6 +73,10 @@ baton_status baton_interpreter_resize_input(baton_interpreter* interp, int32_t i
 /* Copies `size` bytes into input i; size must equal the input's byte size. */
 baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, const void* data, size_t size);
 baton_status baton_interpreter_invoke(baton_interpreter* interp);
+/* Stops a running baton_interpreter_invoke of `interp` at its next step: that invoke then fails with
+ * "invoke cancelled" (outputs incomplete). The one call that may be made from another thread while the
+ * interpreter is used, and from a signal handler. Cancels nothing when no invoke runs. */
+void baton_interpreter_cancel(baton_interpreter* interp);
 /* Copies output i into `data`; size must equal the output's byte size. */
 baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32_t i, void* data, size_t size);
 /* Borrowed until the next call on this interpreter. */
