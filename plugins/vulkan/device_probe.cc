@@ -21,6 +21,8 @@
 #include <sstream>
 #include <vector>
 
+#include "fnv1a.h"
+
 extern char** environ;
 
 namespace baton::vulkan {
@@ -43,15 +45,6 @@ std::vector<std::string> split(const std::string& line, char sep) {
   while (std::getline(in, field, sep)) out.push_back(field);
   if (!line.empty() && line.back() == sep) out.emplace_back();
   return out;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
 }
 
 // "PATH SIZE MTIME" of a file, or "PATH -" when it is missing.

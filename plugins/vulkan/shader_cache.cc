@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "fnv1a.h"
+
 namespace baton::vulkan {
 namespace {
 
@@ -16,15 +18,6 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'B', 'A', 'T', 'O', 'N', 'S', 'P', 'V'};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
