@@ -241,6 +241,9 @@ TEST(TfLiteCApiDeathTest, XnnpackDelegateWithoutTheXnnpackPlugin) {
         TfLiteInterpreterOptionsAddDelegate(options, xnn);
         const bool refused = TfLiteInterpreterCreate(model, options) == nullptr &&
                              r.said("baton's xnnpack delegate is not installed");
+        TfLiteInterpreterOptionsDelete(options);
+        TfLiteXNNPackDelegateDelete(xnn);
+        TfLiteModelDelete(model);
         std::exit(refused ? 3 : 4);
       },
       ::testing::ExitedWithCode(3), "");
