@@ -119,8 +119,15 @@ constexpr int32_t kDensify = 124;  // TFLite's BuiltinOperator DENSIFY
 Status Interpreter::resolve() {
   const std::vector<LoadedPlugin*> packs = env_->registry().op_packs();
   foldable_ = foldable_nodes(*graph_);
+  // Dead nodes go first: a delegate given a node whose output nothing reads may have nowhere to put it.
+  const std::vector<bool> dead = dead_nodes(*graph_);
   for (Node& node : nodes_) {
     const NodeInfo& info = *node.info;
+    if (dead[info.index]) {
+      node.dropped = true;
+      ++dropped_nodes_;
+      continue;
+    }
     // DENSIFY of a sparse constant is a change of storage format, done here once.
     if (info.op_code == kDensify && node.inputs.size() == 1 && node.outputs.size() == 1 && node.inputs[0] &&
         node.inputs[0]->is_constant && node.inputs[0]->info->sparsity) {
@@ -180,7 +187,7 @@ Status Interpreter::check_runnable() const {
   std::string missing;
   size_t count = 0;
   for (const Node& node : nodes_) {
-    if (node.folded || partition_of_[node.info->index] >= 0 || node.kernel) continue;
+    if (!node.runs() || partition_of_[node.info->index] >= 0 || node.kernel) continue;
     ++count;
     missing += "\n  " + node_label(node) + ": " + unresolved_[node.info->index];
     for (const Refusal& r : refusals_[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
@@ -188,7 +195,7 @@ Status Interpreter::check_runnable() const {
   if (count == 0) {
     if (!options_.strict) return Status::ok();
     for (const Node& node : nodes_) {
-      if (node.folded || partition_of_[node.info->index] >= 0) continue;
+      if (!node.runs() || partition_of_[node.info->index] >= 0) continue;
       ++count;
       missing += "\n  " + node_label(node) + " would run on op pack " + node.plugin->name;
       for (const Refusal& r : refusals_[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
@@ -320,15 +327,15 @@ Status Interpreter::partition() {
   free_partitions();
   for (auto& r : refusals_) r.clear();
   steps_.clear();
-  // Producers by tensor; folded nodes produce constants and drop out of the graph.
+  // Producers by tensor; folded nodes produce constants and, like dropped ones, leave the graph.
   std::vector<int> producer(tensors_.size(), -1);
   for (const Node& n : nodes_) {
-    if (n.folded) continue;
+    if (!n.runs()) continue;
     for (const Tensor* t : n.outputs) producer[t->index] = n.info->index;
   }
   std::vector<int> active;  // node indices that run
   for (const Node& n : nodes_) {
-    if (n.folded) continue;
+    if (!n.runs()) continue;
     active.push_back(n.info->index);
   }
   // The partitioner works on the running nodes only; map to dense indices.
@@ -393,7 +400,7 @@ Status Interpreter::partition() {
       }
       std::vector<bool> read_outside(tensors_.size(), false);
       for (const Node& n : nodes_) {
-        if (n.folded || inside[n.info->index]) continue;
+        if (!n.runs() || inside[n.info->index]) continue;
         for (const Tensor* t : n.inputs) {
           if (t) read_outside[t->index] = true;
         }
@@ -750,6 +757,7 @@ int Interpreter::output_index(const std::string& name) const { return find_io(ou
 Placement Interpreter::placement(size_t node) const {
   const Node& n = nodes_.at(node);
   if (n.folded) return {"folded", n.plugin ? n.plugin->name : "runtime", -1};
+  if (n.dropped) return {"dropped", "runtime", -1};
   if (partition_of_[node] >= 0) {
     const Partition& p = *partitions_[partition_of_[node]];
     return {"delegate", p.plugin->name, p.id};
