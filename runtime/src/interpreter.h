@@ -113,6 +113,7 @@ class Interpreter {
   Status partition();
   void free_partitions();
   Status check_runnable() const;
+  std::string unrunnable_reason(const Node& node) const;
   // Prepares every step; a partition that fails goes back and the graph is partitioned again.
   Status prepare_with_fallback();
   Status prepare(Partition** failed, std::string* reason);
