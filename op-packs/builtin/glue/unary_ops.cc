@@ -1,4 +1,5 @@
-// Elementwise unary ops (activations, math functions) and SOFTMAX: the output has the input's shape.
+// Elementwise unary ops (activations, math functions), SOFTMAX and LOG_SOFTMAX: the output has the
+// input's shape.
 // uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
@@ -22,6 +23,12 @@ UnaryOp unary_op_of(int32_t code) {
     case op::kSqrt: return UnaryOp::kSqrt;
     case op::kExp: return UnaryOp::kExp;
     case op::kAbs: return UnaryOp::kAbs;
+    case op::kSin: return UnaryOp::kSin;
+    case op::kCos: return UnaryOp::kCos;
+    case op::kElu: return UnaryOp::kElu;
+    case op::kFloor: return UnaryOp::kFloor;
+    case op::kCeil: return UnaryOp::kCeil;
+    case op::kRound: return UnaryOp::kRound;
     default: return UnaryOp::kNeg;
   }
 }
@@ -67,6 +74,18 @@ void softmax_invoke(OpContext& ctx) {
           ctx.options().u.softmax.beta);
 }
 
+void log_softmax_prepare(OpContext& ctx) {
+  ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  same_shape_prepare(ctx);
+}
+
+void log_softmax_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  log_softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
+}
+
 constexpr OpDef kOps[] = {
     {op::kRelu, "RELU", 1, 3, same_shape_prepare, unary_invoke},
     {op::kRelu6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
@@ -82,6 +101,13 @@ constexpr OpDef kOps[] = {
     {op::kAbs, "ABS", 1, 5, same_shape_prepare, unary_invoke},
     {op::kNeg, "NEG", 1, 1, same_shape_prepare, unary_invoke},
     {op::kSoftmax, "SOFTMAX", 1, 3, softmax_prepare, softmax_invoke},
+    {op::kSin, "SIN", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kCos, "COS", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kElu, "ELU", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kFloor, "FLOOR", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kCeil, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kRound, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
 };
 
 }  // namespace
