@@ -36,7 +36,7 @@ const codes = {
   EXPAND_DIMS: 70, EQUAL: 71, NOT_EQUAL: 72, SUM: 74, SHAPE: 77, POW: 78, ARG_MIN: 79, REDUCE_PROD: 81,
   REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
-  GATHER_ND: 107, COS: 108, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -202,6 +202,19 @@ for (const op of ['ARG_MAX', 'ARG_MIN']) {
   add(`${l}_u8`, op, 1, (n, v) => simple(n, op, v, opt('INT32'), [T([3, 4], 'UINT8', {q: [0.1, 0]}), C([], 'INT32', i32([0])), T([4], 'INT32')]));
   add(`${l}_i8`, op, 2, (n, v) => simple(n, op, v, opt('INT32'), [T([3, 4], 'INT8', {q: [0.1, 0]}), C([], 'INT32', i32([1])), T([3], 'INT32')]));
 }
+
+// ---- SPLIT_V ----
+add('split_v_negative_axis', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVOptions', {num_splits: 3}],
+    [T([2, 6]), C([3], 'INT32', i32([1, -1, 2])), C([], 'INT32', i32([-1])), T([2, 1]), T([2, 3]), T([2, 2])],
+    {inputs: [0], outputs: [3, 4, 5], opInputs: [0, 1, 2]}));
+add('split_v_u8_axis0', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVOptions', {num_splits: 2}],
+    [T([5, 2], 'UINT8', {q: [0.1, 2]}), C([2], 'INT64', i64([3, 2])), C([1], 'INT32', i32([0])),
+     T([3, 2], 'UINT8', {q: [0.1, 2]}), T([2, 2], 'UINT8', {q: [0.1, 2]})],
+    {inputs: [0], outputs: [3, 4], opInputs: [0, 1, 2]}));
+
+// ---- L2_NORMALIZATION (float) ----
+add('l2_normalization_2d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([3, 5]), T([3, 5])]));
+add('l2_normalization_4d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([1, 2, 2, 3]), T([1, 2, 2, 3])]));
 
 // ---- float math ----
 for (const op of ['SIN', 'COS', 'ELU', 'FLOOR', 'CEIL', 'ROUND', 'LOG_SOFTMAX']) {

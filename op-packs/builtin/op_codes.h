@@ -53,6 +53,7 @@ inline constexpr int32_t kDensify = 124;
 inline constexpr int32_t kBatchMatmul = 126;
 inline constexpr int32_t kNeg = 59;
 inline constexpr int32_t kFloor = 8;
+inline constexpr int32_t kL2Normalization = 11;
 inline constexpr int32_t kSpaceToDepth = 26;
 inline constexpr int32_t kSqueeze = 43;
 inline constexpr int32_t kLogSoftmax = 50;

@@ -499,6 +499,9 @@ class ModelLoader {
         o.u.gather = {p->axis(), p->batch_dims()};
         break;
       }
+      case fb::BuiltinOptions_L2NormOptions:  // its one field is the fused activation
+        o.u.elementwise = {op->builtin_options_as_L2NormOptions()->fused_activation_function(), 0};
+        break;
       case fb::BuiltinOptions_LeakyReluOptions:
         o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
         break;

@@ -1,5 +1,5 @@
-// Elementwise unary ops (activations, math functions), SOFTMAX and LOG_SOFTMAX: the output has the
-// input's shape.
+// Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
+// output has the input's shape.
 // uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
@@ -86,6 +86,21 @@ void log_softmax_invoke(OpContext& ctx) {
   log_softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
+// Float only; the fused activation must be NONE, as TFLite 2.9 refuses any other.
+void l2_normalization_prepare(OpContext& ctx) {
+  ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  const int32_t act = ctx.options().kind != 0 ? ctx.options().u.elementwise.activation : BATON_ACT_NONE;
+  if (act != BATON_ACT_NONE) ctx.fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(act) + " not supported (NONE only, as in TFLite)");
+  same_shape_prepare(ctx);
+}
+
+void l2_normalization_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  l2_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
+}
+
 constexpr OpDef kOps[] = {
     {op::kRelu, "RELU", 1, 3, same_shape_prepare, unary_invoke},
     {op::kRelu6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
@@ -108,6 +123,7 @@ constexpr OpDef kOps[] = {
     {op::kCeil, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
     {op::kRound, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
     {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
+    {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
 };
 
 }  // namespace

@@ -69,4 +69,15 @@ void log_softmax(const float* in, float* out, int64_t rows, int64_t depth) {
   }
 }
 
+void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < depth; ++i) sum += x[i] * x[i];
+    const float norm = std::max(std::sqrt(sum), 1e-6f);
+    for (int64_t i = 0; i < depth; ++i) y[i] = x[i] / norm;
+  }
+}
+
 }  // namespace baton::builtin

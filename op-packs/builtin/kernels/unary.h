@@ -20,6 +20,9 @@ void softmax(const float* in, float* out, int64_t rows, int64_t depth, float bet
 // out[r][i] = in[r][i] - max_r - log(sum_j exp(in[r][j] - max_r))
 void log_softmax(const float* in, float* out, int64_t rows, int64_t depth);
 
+// out[r][i] = in[r][i] / max(sqrt(sum_j in[r][j]^2), 1e-6), TFLite's L2_NORMALIZATION over the last axis.
+void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth);
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_UNARY_H
