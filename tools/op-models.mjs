@@ -7,6 +7,8 @@
 //   node tools/op-models.mjs OUT_DIR            one-op cases: OUT_DIR/NAME.json and NAME.args
 //   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..8 (vNAME_V.json), for
 //                                               finding the version range the native library registers
+//   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops, for
+//                                               timing against TFLite (tools/bench-vs-tflite.sh)
 //
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
 // range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
@@ -17,7 +19,8 @@ import path from 'node:path';
 
 const args = process.argv.slice(2);
 const versions = args[0] === '--versions';
-const outDir = versions ? args[1] : args[0];
+const bench = args[0] === '--bench';
+const outDir = versions || bench ? args[1] : args[0];
 if (!outDir) {
   console.error('usage: node tools/op-models.mjs [--versions] OUT_DIR');
   process.exit(2);
@@ -255,7 +258,22 @@ add('round_halves', 'ROUND', 1, (n, v) => {
   simple(n, 'ROUND', v, null, [T([8]), T([8])], ['--inputs', file]);
 });
 
-if (versions) {
+if (bench) {
+  const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
+  b('cast', 'CAST', null, [T([256, 256]), T([256, 256], 'INT32')]);
+  b('greater', 'GREATER', null, [T([256, 256]), T([256]), T([256, 256], 'BOOL')]);
+  b('select_v2', 'SELECT_V2', null, [T([256, 256], 'BOOL'), T([256, 256]), T([256]), T([256, 256])]);
+  b('arg_max', 'ARG_MAX', ['ArgMaxOptions', {output_type: 'INT32'}], [T([256, 256]), C([], 'INT32', i32([-1])), T([256], 'INT32')]);
+  b('slice', 'SLICE', null, [T([1, 128, 128, 16]), C([4], 'INT32', i32([0, 16, 16, 0])), C([4], 'INT32', i32([1, 96, 96, 16])), T([1, 96, 96, 16])]);
+  model('bench_split_v', 'SPLIT_V', 1, ['SplitVOptions', {num_splits: 3}],
+        [T([64, 1024]), C([3], 'INT32', i32([256, -1, 256])), C([], 'INT32', i32([1])), T([64, 256]), T([64, 512]), T([64, 256])],
+        {inputs: [0], outputs: [3, 4, 5], opInputs: [0, 1, 2]});
+  b('tile', 'TILE', null, [T([64, 64, 8]), C([3], 'INT32', i32([2, 2, 2])), T([128, 128, 16])]);
+  b('reduce_max', 'REDUCE_MAX', reducer(false), [T([64, 64, 32]), C([2], 'INT32', i32([1, 2])), T([64])]);
+  b('sum', 'SUM', reducer(true), [T([64, 64, 32]), C([1], 'INT32', i32([1])), T([64, 1, 32])]);
+  b('resize_nearest', 'RESIZE_NEAREST_NEIGHBOR', ['ResizeNearestNeighborOptions', {align_corners: false, half_pixel_centers: false}],
+    [T([1, 64, 64, 16]), C([2], 'INT32', i32([128, 128])), T([1, 128, 128, 16])]);
+} else if (versions) {
   // One model per op and version; the first case of each op serves.
   const seen = new Set();
   for (const c of cases) {

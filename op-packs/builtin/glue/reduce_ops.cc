@@ -183,8 +183,32 @@ void arg_prepare(OpContext& ctx) {
 }
 
 // The first index of the largest (smallest) value along the axis, as TFLite picks ties.
-template <typename T, typename I>
-void arg_typed(const ArgState& s, bool is_max, const T* in, I* out) {
+template <bool IsMax, typename T, typename I>
+void arg_typed(const ArgState& s, const T* in, I* out) {
+  if (s.inner == 1) {
+    // The last axis: find the extreme value (a loop the compiler vectorises), then its first position.
+    // Same answer as one pass keeping the first strict improvement, NaN included (nothing beats a NaN
+    // at 0, and a NaN later never wins).
+    for (int64_t o = 0; o < s.outer; ++o) {
+      const T* p = in + o * s.axis;
+      // Eight independent running extremes (all starting from p[0], so a NaN elsewhere never enters),
+      // so the loop is elementwise and vectorises, then folded into one.
+      constexpr int kLanes = 8;
+      T lane[kLanes];
+      for (T& l : lane) l = p[0];
+      int64_t k = 0;
+      for (; k + kLanes <= s.axis; k += kLanes) {
+        for (int j = 0; j < kLanes; ++j) lane[j] = (IsMax ? p[k + j] > lane[j] : p[k + j] < lane[j]) ? p[k + j] : lane[j];
+      }
+      for (; k < s.axis; ++k) lane[0] = (IsMax ? p[k] > lane[0] : p[k] < lane[0]) ? p[k] : lane[0];
+      T best = lane[0];
+      for (int j = 1; j < kLanes; ++j) best = (IsMax ? lane[j] > best : lane[j] < best) ? lane[j] : best;
+      int64_t at = 0;
+      while (at < s.axis && !(p[at] == best)) ++at;
+      out[o] = static_cast<I>(at == s.axis ? 0 : at);
+    }
+    return;
+  }
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
       const T* p = in + o * s.axis * s.inner + i;
@@ -192,7 +216,7 @@ void arg_typed(const ArgState& s, bool is_max, const T* in, I* out) {
       int64_t at = 0;
       for (int64_t k = 1; k < s.axis; ++k) {
         const T v = p[k * s.inner];
-        if (is_max ? v > best : v < best) {
+        if (IsMax ? v > best : v < best) {
           best = v;
           at = k;
         }
@@ -209,10 +233,13 @@ void arg_invoke(OpContext& ctx) {
   const bool is_max = ctx.op_code() == op::kArgMax;
   auto run = [&](auto zero) {
     using T = decltype(zero);
+    const T* x = ctx.data<T>(in);
     if (ctx.type(out) == BATON_TYPE_INT32) {
-      arg_typed(s, is_max, ctx.data<T>(in), ctx.mutable_data<int32_t>(out));
+      if (is_max) arg_typed<true>(s, x, ctx.mutable_data<int32_t>(out));
+      else arg_typed<false>(s, x, ctx.mutable_data<int32_t>(out));
     } else {
-      arg_typed(s, is_max, ctx.data<T>(in), ctx.mutable_data<int64_t>(out));
+      if (is_max) arg_typed<true>(s, x, ctx.mutable_data<int64_t>(out));
+      else arg_typed<false>(s, x, ctx.mutable_data<int64_t>(out));
     }
   };
   switch (ctx.type(in)) {

@@ -60,8 +60,8 @@ void copy_invoke(OpContext& ctx) {
 }
 
 // An odometer copy: the output walks its dimensions in order; the input offset moves by `in_strides`
-// (which may be 0 or negative), starting from `in_start`. Serves TILE (through `wrap`), SLICE,
-// REVERSE_V2, BROADCAST_TO and SPACE_TO_DEPTH.
+// (which may be 0 or negative), starting from `in_start`. Serves SLICE, REVERSE_V2, BROADCAST_TO and
+// SPACE_TO_DEPTH.
 struct MovePlan {
   int rank = 0;
   int64_t dims[2 * kMaxRank] = {};
@@ -83,7 +83,11 @@ void move_typed(const MovePlan& p, const T* in, T* out) {
   int64_t index[2 * kMaxRank] = {};
   int64_t off = p.in_start;
   for (int64_t o = 0; o < p.count; o += n) {
-    for (int64_t i = 0; i < n; ++i) out[o + i] = in[off + i * step];
+    if (step == 1) {
+      std::memcpy(out + o, in + off, static_cast<size_t>(n) * sizeof(T));
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[o + i] = in[off + i * step];
+    }
     for (int d = last - 1; d >= 0; --d) {
       off += p.in_strides[d];
       if (++index[d] < p.dims[d]) break;
@@ -118,10 +122,29 @@ std::vector<int64_t> strides_of(std::span<const int32_t> shape) {
   return s;
 }
 
+// Drops size-1 dimensions and merges each dimension into the one before it where the input walks both
+// as one (outer stride = inner stride x inner size), so the inner run is as long as it can be.
 void finish_plan(MovePlan& p, std::span<const int32_t> out_shape, size_t element) {
   p.count = 1;
   for (int32_t d : out_shape) p.count *= d;
   p.element = element;
+  int rank = 0;
+  for (int d = 0; d < p.rank; ++d) {
+    if (p.dims[d] == 1) continue;
+    if (rank > 0 && p.in_strides[rank - 1] == p.in_strides[d] * p.dims[d]) {
+      p.dims[rank - 1] *= p.dims[d];
+      p.in_strides[rank - 1] = p.in_strides[d];
+      continue;
+    }
+    p.dims[rank] = p.dims[d];
+    p.in_strides[rank++] = p.in_strides[d];
+  }
+  if (rank == 0 && p.count > 0) {  // one element
+    p.dims[0] = 1;
+    p.in_strides[0] = 1;
+    rank = 1;
+  }
+  p.rank = rank;
 }
 
 // ---- CAST ----
@@ -251,6 +274,30 @@ void zeros_like_invoke(OpContext& ctx) {
 
 // ---- TILE ----
 
+// Each output block of dimension d is the input's block tiled over the inner dimensions, written once
+// and then copied multiples[d] - 1 times.
+struct TileState : OpState {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {}, multiples[kMaxRank] = {}, in_strides[kMaxRank] = {};
+  size_t element = 0;
+};
+
+// Writes the tile of dimension d (and inside) of `in` at `out`; returns the bytes written.
+size_t tile_block(const TileState& s, int d, const uint8_t* in, uint8_t* out) {
+  size_t bytes;
+  if (d == s.rank - 1) {
+    bytes = static_cast<size_t>(s.dims[d]) * s.element;
+    if (bytes) std::memcpy(out, in, bytes);
+  } else {
+    bytes = 0;
+    for (int64_t i = 0; i < s.dims[d]; ++i) {
+      bytes += tile_block(s, d + 1, in + static_cast<size_t>(i * s.in_strides[d]) * s.element, out + bytes);
+    }
+  }
+  for (int64_t m = 1; m < s.multiples[d]; ++m) std::memcpy(out + m * bytes, out, bytes);
+  return bytes * static_cast<size_t>(s.multiples[d]);
+}
+
 void tile_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   require_element_type(ctx, in, kAnyFixedSize);
@@ -260,22 +307,34 @@ void tile_prepare(OpContext& ctx) {
   const std::vector<int64_t> multiples = ctx.constant_ints(ctx.input(1), "multiples (input 1)");
   ctx.require(multiples.size() == shape.size(), "multiples has " + std::to_string(multiples.size()) +
                                                     " values for an input of rank " + std::to_string(shape.size()));
-  // Each input dimension d becomes two: the repeat (stride 0 back to the start) and the original.
-  MovePlan p;
+  auto& s = ctx.state<TileState>();
   const auto in_strides = strides_of(shape);
   std::vector<int32_t> out;
+  bool empty = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     ctx.require(multiples[d] >= 0 && multiples[d] <= INT32_MAX / std::max(shape[d], 1),
                 "multiple " + std::to_string(multiples[d]) + " out of range");
     out.push_back(static_cast<int32_t>(shape[d] * multiples[d]));
-    p.dims[p.rank] = multiples[d];
-    p.in_strides[p.rank++] = 0;
-    p.dims[p.rank] = shape[d];
-    p.in_strides[p.rank++] = in_strides[d];
+    empty = empty || out.back() == 0;
+    s.dims[d] = shape[d];
+    s.multiples[d] = multiples[d];
+    s.in_strides[d] = in_strides[d];
   }
-  finish_plan(p, out, element_size(ctx.type(in)));
+  s.rank = empty ? -1 : static_cast<int>(shape.size());  // -1: nothing to write
+  s.element = element_size(ctx.type(in));
   ctx.set_output_shape(ctx.output(0), out);
-  ctx.state<MoveState>().plan = p;
+}
+
+void tile_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<TileState>();
+  const auto* in = ctx.data<uint8_t>(ctx.input(0));
+  auto* out = ctx.mutable_data<uint8_t>(ctx.output(0));
+  if (s.rank < 0) return;
+  if (s.rank == 0) {
+    std::memcpy(out, in, s.element);
+    return;
+  }
+  tile_block(s, 0, in, out);
 }
 
 // ---- BROADCAST_TO ----
@@ -517,7 +576,7 @@ constexpr OpDef kOps[] = {
     {op::kExpandDims, "EXPAND_DIMS", 1, 1, expand_dims_prepare, copy_invoke},
     {op::kShape, "SHAPE", 1, 1, shape_prepare, shape_invoke},
     {op::kZerosLike, "ZEROS_LIKE", 1, 1, zeros_like_prepare, zeros_like_invoke},
-    {op::kTile, "TILE", 1, 3, tile_prepare, move_invoke},
+    {op::kTile, "TILE", 1, 3, tile_prepare, tile_invoke},
     {op::kBroadcastTo, "BROADCAST_TO", 2, 3, broadcast_to_prepare, move_invoke},
     {op::kSlice, "SLICE", 1, 5, slice_prepare, move_invoke},
     {op::kReverseV2, "REVERSE_V2", 1, 3, reverse_prepare, move_invoke},

@@ -63,6 +63,21 @@ inline IndexPlan plan_index(std::span<const int32_t> out, std::span<const std::s
   return p;
 }
 
+namespace detail {
+
+// The inner run with each input's step fixed at compile time (0: broadcast, 1: contiguous), so the
+// loop vectorises; `Any` marks a step only known at run time.
+inline constexpr int kAnyStep = -1;
+
+template <int S0, int S1, int S2, typename F>
+inline void index_run(int64_t o, const int64_t* off, int64_t n, int64_t s0, int64_t s1, int64_t s2, F& f) {
+  const int64_t t0 = S0 == kAnyStep ? s0 : S0, t1 = S1 == kAnyStep ? s1 : S1, t2 = S2 == kAnyStep ? s2 : S2;
+  const int64_t a = off[0], b = off[1], c = off[2];
+  for (int64_t i = 0; i < n; ++i) f(o + i, a + i * t0, b + i * t1, c + i * t2);
+}
+
+}  // namespace detail
+
 // Calls f(output offset, offset in input 0, in input 1, in input 2) for every output element in order.
 template <typename F>
 void for_each_index(const IndexPlan& p, F&& f) {
@@ -70,10 +85,27 @@ void for_each_index(const IndexPlan& p, F&& f) {
   const int last = p.rank - 1;
   const int64_t n = p.dims[last];
   const int64_t s0 = p.strides[0][last], s1 = p.strides[1][last], s2 = p.strides[2][last];
+  using detail::index_run;
+  using detail::kAnyStep;
+  // The common inner runs: every step 0 or 1 (an unused input's step is 0).
+  void (*run)(int64_t, const int64_t*, int64_t, int64_t, int64_t, int64_t, F&) = index_run<kAnyStep, kAnyStep, kAnyStep, F>;
+  if ((s0 == 0 || s0 == 1) && (s1 == 0 || s1 == 1) && (s2 == 0 || s2 == 1)) {
+    const int key = static_cast<int>(s0 * 4 + s1 * 2 + s2);
+    switch (key) {
+      case 0: run = index_run<0, 0, 0, F>; break;
+      case 1: run = index_run<0, 0, 1, F>; break;
+      case 2: run = index_run<0, 1, 0, F>; break;
+      case 3: run = index_run<0, 1, 1, F>; break;
+      case 4: run = index_run<1, 0, 0, F>; break;
+      case 5: run = index_run<1, 0, 1, F>; break;
+      case 6: run = index_run<1, 1, 0, F>; break;
+      default: run = index_run<1, 1, 1, F>; break;
+    }
+  }
   int64_t index[kMaxIndexRank] = {};
   int64_t off[kMaxIndexInputs] = {};
   for (int64_t o = 0; o < p.count; o += n) {
-    for (int64_t i = 0; i < n; ++i) f(o + i, off[0] + i * s0, off[1] + i * s1, off[2] + i * s2);
+    run(o, off, n, s0, s1, s2, f);
     for (int d = last - 1; d >= 0; --d) {
       for (int k = 0; k < p.inputs; ++k) off[k] += p.strides[k][d];
       if (++index[d] < p.dims[d]) break;
