@@ -83,7 +83,7 @@ for json in "$tmp"/json/*.json; do
       --out "$tmp/out/$name" --quiet > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
   mkdir -p "$outdir/$name"
   cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
-  cp "$tmp/out/$name"/in_*.npy "$tmp/out/$name"/out_*.npy "$outdir/$name/"
+  cp "$tmp/out/$name"/*.npy "$outdir/$name/"  # in_I.npy (none for a model without inputs), out_I.npy
   node --input-type=module - "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" "$(cat "$tmp/json/$name.args")" <<'JS'
 import fs from 'node:fs';
 const [src, dst, name, args] = process.argv.slice(2);

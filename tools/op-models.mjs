@@ -39,7 +39,8 @@ const codes = {
   EXPAND_DIMS: 70, EQUAL: 71, NOT_EQUAL: 72, SUM: 74, SHAPE: 77, POW: 78, ARG_MIN: 79, REDUCE_PROD: 81,
   REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
-  GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
+  ADD_N: 106, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -218,6 +219,20 @@ add('split_v_u8_axis0', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVO
 // ---- L2_NORMALIZATION (float) ----
 add('l2_normalization_2d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([3, 5]), T([3, 5])]));
 add('l2_normalization_4d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([1, 2, 2, 3]), T([1, 2, 2, 3])]));
+
+// ---- ADD_N, LEAKY_RELU, FILL, RANGE ----
+add('add_n_f32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([2, 3]), T([2, 3]), T([2, 3]), T([2, 3])]));
+add('add_n_i32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([5], 'INT32'), T([5], 'INT32'), T([5], 'INT32')], ['--int-range', '-1000:1000']));
+add('leaky_relu_f32', 'LEAKY_RELU', 1, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.2}], [T([3, 5]), T([3, 5])]));
+add('fill_f32', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([2], 'INT32', i32([2, 3])), T([]), T([2, 3])]));
+add('fill_i64_dims64', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([3], 'INT64', i64([1, 2, 2])), T([], 'INT64'), T([1, 2, 2], 'INT64')]));
+add('fill_bool_empty', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([2], 'INT32', i32([0, 4])), T([], 'BOOL'), T([0, 4], 'BOOL')], seed(3)));
+add('range_i32', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
+    [C([], 'INT32', i32([10])), C([], 'INT32', i32([-3])), C([], 'INT32', i32([-4])), T([4], 'INT32')],
+    {inputs: [], outputs: [3], opInputs: [0, 1, 2]}));
+add('range_f32', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
+    [C([], 'FLOAT32', f32([0.1])), C([], 'FLOAT32', f32([2.05])), C([], 'FLOAT32', f32([0.3])), T([7])],
+    {inputs: [], outputs: [3], opInputs: [0, 1, 2]}));
 
 // ---- float math ----
 for (const op of ['SIN', 'COS', 'ELU', 'FLOOR', 'CEIL', 'ROUND', 'LOG_SOFTMAX']) {

@@ -95,6 +95,10 @@ inline constexpr int32_t kRound = 116;
 inline constexpr int32_t kSelectV2 = 123;
 inline constexpr int32_t kBroadcastTo = 130;
 inline constexpr int32_t kReduceAll = 140;
+inline constexpr int32_t kFill = 94;
+inline constexpr int32_t kRange = 96;
+inline constexpr int32_t kLeakyRelu = 98;
+inline constexpr int32_t kAddN = 106;
 
 }  // namespace baton::builtin::op
 

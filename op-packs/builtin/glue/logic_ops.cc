@@ -1,6 +1,6 @@
 // Broadcasting elementwise ops on any type TFLite 2.9's kernels take for them: the comparisons (EQUAL,
 // NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL; bool out), LOGICAL_AND / OR / NOT, SELECT and
-// SELECT_V2, FLOOR_DIV, FLOOR_MOD and POW. The broadcast is planned in prepare (kernels/broadcast_index.h);
+// SELECT_V2, FLOOR_DIV, FLOOR_MOD and POW, and ADD_N (same shapes). The broadcast is planned in prepare (kernels/broadcast_index.h);
 // invoke is one loop per type. 8-bit comparisons compare as TFLite does: both sides moved to a common
 // fixed-point scale (offset by the zero point, shifted left by 8, multiplied by the scale's quantized
 // multiplier), so ties fall exactly where TFLite's fall.
@@ -305,6 +305,44 @@ void arithmetic_invoke(OpContext& ctx) {
   }
 }
 
+// ---- ADD_N ----
+
+void add_n_prepare(OpContext& ctx) {
+  baton_tensor* a = ctx.input(0);
+  ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32});
+  const auto shape = ctx.shape(a);
+  for (int i = 1; i < ctx.input_count(); ++i) {
+    require_same_type(ctx, 0, i);
+    const auto other = ctx.shape(ctx.input(i));
+    ctx.require(std::equal(shape.begin(), shape.end(), other.begin(), other.end()),
+                "input " + std::to_string(i) + " shape " + shape_text(other) + " differs from input 0's " + shape_text(shape));
+  }
+  require_output_type(ctx, ctx.type(a));
+  ctx.set_output_shape(ctx.output(0), shape);
+}
+
+// Input by input, in order, as TFLite adds them.
+void add_n_invoke(OpContext& ctx) {
+  baton_tensor* a = ctx.input(0);
+  const int64_t n = ctx.element_count(a);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    T* out = ctx.mutable_data<T>(ctx.output(0));
+    const T* first = ctx.data<T>(a);
+    for (int64_t k = 0; k < n; ++k) out[k] = first[k];
+    for (int i = 1; i < ctx.input_count(); ++i) {
+      const T* x = ctx.data<T>(ctx.input(i));
+      if constexpr (std::is_integral_v<T>) {
+        for (int64_t k = 0; k < n; ++k) out[k] = static_cast<T>(static_cast<uint32_t>(out[k]) + static_cast<uint32_t>(x[k]));
+      } else {
+        for (int64_t k = 0; k < n; ++k) out[k] += x[k];
+      }
+    }
+  };
+  if (ctx.type(a) == BATON_TYPE_FLOAT32) run(float{});
+  else run(int32_t{});
+}
+
 constexpr OpDef kOps[] = {
     {op::kEqual, "EQUAL", 1, 3, compare_prepare, compare_invoke},
     {op::kNotEqual, "NOT_EQUAL", 1, 3, compare_prepare, compare_invoke},
@@ -320,6 +358,7 @@ constexpr OpDef kOps[] = {
     {op::kFloorDiv, "FLOOR_DIV", 1, 2, arithmetic_prepare, arithmetic_invoke},
     {op::kFloorMod, "FLOOR_MOD", 1, 1, arithmetic_prepare, arithmetic_invoke},
     {op::kPow, "POW", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {op::kAddN, "ADD_N", 1, 1, add_n_prepare, add_n_invoke},
 };
 
 }  // namespace

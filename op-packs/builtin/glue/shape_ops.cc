@@ -1,8 +1,9 @@
 // Ops that change a tensor's shape or type or move its elements, on every type TFLite 2.9's kernels take
 // for them: CAST, SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE, TILE, BROADCAST_TO, SLICE, REVERSE_V2,
-// SPACE_TO_DEPTH, GATHER_ND and RESIZE_NEAREST_NEIGHBOR. Parameters that decide a shape (axes, multiples,
-// begin / size, the new size) must be constant: prepare sets every output shape. Moves work on element
-// sizes, so an 8-bit tensor moves its codes (the output must share the input's quantization).
+// SPACE_TO_DEPTH, GATHER_ND, RESIZE_NEAREST_NEIGHBOR, FILL and RANGE. Parameters that decide a shape
+// (axes, multiples, begin / size, the new size, FILL's dims, RANGE's start / limit / delta) must be
+// constant: prepare sets every output shape. Moves work on element sizes, so an 8-bit tensor moves its
+// codes (the output must share the input's quantization).
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -570,6 +571,96 @@ void resize_nearest_invoke(OpContext& ctx) {
   }
 }
 
+// ---- FILL, RANGE ----
+
+void fill_prepare(OpContext& ctx) {
+  baton_tensor* value = ctx.input(1);
+  ctx.require_type(value, "value", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_BOOL});
+  ctx.require(ctx.element_count(value) == 1, "value must be a scalar");
+  ctx.require(ctx.type(ctx.output(0)) == ctx.type(value), "output type differs from the value's");
+  const std::vector<int64_t> dims = ctx.constant_ints(ctx.input(0), "dims (input 0)");
+  ctx.require(static_cast<int>(dims.size()) <= kMaxRank, "rank above " + std::to_string(kMaxRank) + " not supported");
+  std::vector<int32_t> out;
+  for (int64_t d : dims) {
+    ctx.require(d >= 0 && d <= INT32_MAX, "dimension " + std::to_string(d) + " out of range");
+    out.push_back(static_cast<int32_t>(d));
+  }
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+void fill_invoke(OpContext& ctx) {
+  baton_tensor* value = ctx.input(1);
+  baton_tensor* out = ctx.output(0);
+  const int64_t n = ctx.element_count(out);
+  with_element_type(element_size(ctx.type(value)), [&](auto zero) {
+    using T = decltype(zero);
+    const T v = *ctx.data<T>(value);
+    T* o = ctx.mutable_data<T>(out);
+    for (int64_t i = 0; i < n; ++i) o[i] = v;
+  });
+}
+
+// RANGE needs constant start, limit and delta to know its length in prepare; then constant folding
+// computes it once at load.
+template <typename T>
+int64_t range_length(const OpContext& ctx, T start, T limit, T delta) {
+  ctx.require(delta != 0, "delta is zero");
+  ctx.require(delta > 0 ? start <= limit : start >= limit, "start, limit and delta give a negative length");
+  if constexpr (std::is_integral_v<T>) {
+    const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
+    const int64_t step = std::abs(static_cast<int64_t>(delta));
+    return (span + step - 1) / step;
+  } else {
+    return static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+  }
+}
+
+void range_prepare(OpContext& ctx) {
+  baton_tensor* start = ctx.input(0);
+  ctx.require_type(start, "start", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64});
+  for (int i = 0; i < 3; ++i) {
+    ctx.require(ctx.type(ctx.input(i)) == ctx.type(start), "start, limit and delta must have one type");
+    ctx.require(ctx.element_count(ctx.input(i)) == 1, "start, limit and delta must be scalars");
+    ctx.require_constant(ctx.input(i), "start, limit and delta");
+  }
+  ctx.require(ctx.type(ctx.output(0)) == ctx.type(start), "output type differs from the inputs'");
+  int64_t n = 0;
+  switch (ctx.type(start)) {
+    case BATON_TYPE_FLOAT32:
+      n = range_length(ctx, *ctx.data<float>(start), *ctx.data<float>(ctx.input(1)), *ctx.data<float>(ctx.input(2)));
+      break;
+    case BATON_TYPE_INT32:
+      n = range_length(ctx, *ctx.data<int32_t>(start), *ctx.data<int32_t>(ctx.input(1)), *ctx.data<int32_t>(ctx.input(2)));
+      break;
+    default:
+      n = range_length(ctx, *ctx.data<int64_t>(start), *ctx.data<int64_t>(ctx.input(1)), *ctx.data<int64_t>(ctx.input(2)));
+      break;
+  }
+  ctx.require(n <= INT32_MAX, "range too long");
+  ctx.set_output_shape(ctx.output(0), {static_cast<int32_t>(n)});
+}
+
+// start, start + delta, ... accumulated as TFLite accumulates them.
+void range_invoke(OpContext& ctx) {
+  baton_tensor* out = ctx.output(0);
+  const int64_t n = ctx.element_count(out);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    T value = *ctx.data<T>(ctx.input(0));
+    const T delta = *ctx.data<T>(ctx.input(2));
+    T* o = ctx.mutable_data<T>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = value;
+      value += delta;
+    }
+  };
+  switch (ctx.type(out)) {
+    case BATON_TYPE_FLOAT32: return run(float{});
+    case BATON_TYPE_INT32: return run(int32_t{});
+    default: return run(int64_t{});
+  }
+}
+
 constexpr OpDef kOps[] = {
     {op::kCast, "CAST", 1, 3, cast_prepare, cast_invoke},
     {op::kSqueeze, "SQUEEZE", 1, 2, squeeze_prepare, copy_invoke},
@@ -582,6 +673,8 @@ constexpr OpDef kOps[] = {
     {op::kReverseV2, "REVERSE_V2", 1, 3, reverse_prepare, move_invoke},
     {op::kSpaceToDepth, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, move_invoke},
     {op::kGatherNd, "GATHER_ND", 1, 3, gather_nd_prepare, gather_nd_invoke},
+    {op::kFill, "FILL", 1, 3, fill_prepare, fill_invoke},
+    {op::kRange, "RANGE", 1, 1, range_prepare, range_invoke},
     {op::kResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 1, 4, resize_nearest_prepare, resize_nearest_invoke},
 };
 

@@ -101,6 +101,15 @@ void l2_normalization_invoke(OpContext& ctx) {
   l2_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
+void leaky_relu_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  const float* x = ctx.data<float>(input);
+  float* y = ctx.mutable_data<float>(ctx.output(0));
+  const int64_t n = ctx.element_count(input);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
+}
+
 constexpr OpDef kOps[] = {
     {op::kRelu, "RELU", 1, 3, same_shape_prepare, unary_invoke},
     {op::kRelu6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
@@ -123,6 +132,7 @@ constexpr OpDef kOps[] = {
     {op::kCeil, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
     {op::kRound, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
     {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
+    {op::kLeakyRelu, "LEAKY_RELU", 1, 2, same_shape_prepare, leaky_relu_invoke},
     {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
 };
 
