@@ -40,7 +40,7 @@ const codes = {
   REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
-  ADD_N: 106, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -233,6 +233,20 @@ add('range_i32', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
 add('range_f32', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
     [C([], 'FLOAT32', f32([0.1])), C([], 'FLOAT32', f32([2.05])), C([], 'FLOAT32', f32([0.3])), T([7])],
     {inputs: [], outputs: [3], opInputs: [0, 1, 2]}));
+
+// ---- SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND ----
+add('space_to_batch_nd_padded', 'SPACE_TO_BATCH_ND', 1, (n, v) => simple(n, 'SPACE_TO_BATCH_ND', v, null,
+    [T([2, 3, 4, 2]), C([2], 'INT32', i32([2, 3])), C([2, 2], 'INT32', i32([1, 0, 1, 1])), T([12, 2, 2, 2])]));
+add('space_to_batch_nd_u8_zero_point', 'SPACE_TO_BATCH_ND', 1, (n, v) => simple(n, 'SPACE_TO_BATCH_ND', v, null,
+    [T([1, 4, 3, 1], 'UINT8', {q: [0.1, 17]}), C([2], 'INT32', i32([2, 2])), C([2, 2], 'INT32', i32([0, 0, 0, 1])),
+     T([4, 2, 2, 1], 'UINT8', {q: [0.1, 17]})]));
+add('space_to_batch_nd_3d', 'SPACE_TO_BATCH_ND', 1, (n, v) => simple(n, 'SPACE_TO_BATCH_ND', v, null,
+    [T([1, 5, 2]), C([1], 'INT32', i32([2])), C([1, 2], 'INT32', i32([1, 0])), T([2, 3, 2])]));
+add('batch_to_space_nd_cropped', 'BATCH_TO_SPACE_ND', 1, (n, v) => simple(n, 'BATCH_TO_SPACE_ND', v, null,
+    [T([12, 2, 2, 2]), C([2], 'INT32', i32([2, 3])), C([2, 2], 'INT32', i32([1, 0, 1, 1])), T([2, 3, 4, 2])]));
+add('batch_to_space_nd_i8', 'BATCH_TO_SPACE_ND', 1, (n, v) => simple(n, 'BATCH_TO_SPACE_ND', v, null,
+    [T([4, 2, 2, 1], 'INT8', {q: [0.1, -3]}), C([2], 'INT32', i32([2, 2])), C([2, 2], 'INT32', i32([0, 0, 0, 0])),
+     T([1, 4, 4, 1], 'INT8', {q: [0.1, -3]})]));
 
 // ---- float math ----
 for (const op of ['SIN', 'COS', 'ELU', 'FLOOR', 'CEIL', 'ROUND', 'LOG_SOFTMAX']) {
