@@ -158,5 +158,57 @@ TEST(UnrunnableNodes, AreAllReportedInOneError) {
             std::string::npos) << e;
 }
 
+// Dead nodes are dropped before anything resolves or prepares them: a dead TANH on int32 (which the
+// builtin pack would refuse) and the dead RELU it feeds do not stop the model; the live ABS runs. A
+// custom op is kept even when nothing reads it (it may have effects), so a missing one still fails.
+TEST(DeadNodes, AreDroppedBeforePrepareButCustomOpsAreKept) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  {
+    OpGraph g;
+    const int32_t x = g.input({2, 3});
+    const int32_t i = g.input({2, 3}, 2 /* INT32 */);
+    const int32_t dead = g.add({2, 3}, {}, 2);
+    const int32_t dead2 = g.add({2, 3}, {}, 2);
+    const int32_t y = g.output({2, 3});
+    g.op(28 /* TANH */, {i}, {dead});
+    g.op(19 /* RELU */, {dead}, {dead2});
+    g.op(101 /* ABS */, {x}, {y});
+    auto model = load_model_buffer(g.build(), "dead.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& in = *interp.value();
+    EXPECT_EQ(in.dropped_nodes(), 2u);
+    EXPECT_EQ(in.placement(0).kind, "dropped");
+    EXPECT_EQ(in.placement(1).kind, "dropped");
+    EXPECT_EQ(in.placement(2).kind, "op-pack");
+    const float values[6] = {-1.5f, 2, -0.25f, 0, 3, -4};
+    std::memcpy(in.input(0).data, values, sizeof values);
+    ASSERT_TRUE(in.invoke());
+    const float* out = reinterpret_cast<const float*>(in.output(0).data);
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(out[k], std::fabs(values[k])) << k;
+  }
+  {
+    OpGraph g;
+    const int32_t x = g.input({2, 3});
+    const int32_t unused = g.add({2, 3});
+    const int32_t y = g.output({2, 3});
+    GraphOp custom;
+    custom.code = 32;
+    custom.custom = "NoSuchOp";
+    custom.inputs = {x};
+    custom.outputs = {unused};
+    g.ops.push_back(custom);
+    g.op(101 /* ABS */, {x}, {y});
+    auto model = load_model_buffer(g.build(), "dead_custom.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_FALSE(interp);
+    EXPECT_NE(interp.error().find("node 0 (NoSuchOp v1): no op pack supports custom op 'NoSuchOp'"), std::string::npos)
+        << interp.error();
+  }
+}
+
 }  // namespace
 }  // namespace baton::test
