@@ -223,6 +223,10 @@ add('l2_normalization_4d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMAL
 // ---- ADD_N, LEAKY_RELU, FILL, RANGE ----
 add('add_n_f32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([2, 3]), T([2, 3]), T([2, 3]), T([2, 3])]));
 add('add_n_i32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([5], 'INT32'), T([5], 'INT32'), T([5], 'INT32')], ['--int-range', '-1000:1000']));
+add('leaky_relu_u8', 'LEAKY_RELU', 1, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.3}],
+    [T([4, 8], 'UINT8', {q: [0.05, 120]}), T([4, 8], 'UINT8', {q: [0.04, 90]})]));
+add('leaky_relu_i8', 'LEAKY_RELU', 2, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.15}],
+    [T([4, 8], 'INT8', {q: [0.03, -5]}), T([4, 8], 'INT8', {q: [0.025, 7]})]));
 add('leaky_relu_f32', 'LEAKY_RELU', 1, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.2}], [T([3, 5]), T([3, 5])]));
 add('fill_f32', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([2], 'INT32', i32([2, 3])), T([]), T([2, 3])]));
 add('fill_i64_dims64', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([3], 'INT64', i64([1, 2, 2])), T([], 'INT64'), T([1, 2, 2], 'INT64')]));

@@ -1,6 +1,9 @@
 // Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
 // output has the input's shape.
 // uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
+#include <algorithm>
+#include <cmath>
+
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
 #include "kernels/unary.h"
@@ -101,6 +104,54 @@ void l2_normalization_invoke(OpContext& ctx) {
   l2_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
+// 8-bit LEAKY_RELU as TFLite computes it: the code minus the input zero point, times the fixed-point
+// multiplier of in_scale / out_scale (non-negative side) or in_scale * alpha / out_scale (negative side),
+// both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type.
+struct QLeakyReluState : OpState {
+  int32_t in_zero = 0, out_zero = 0;
+  QuantizedMultiplier identity, alpha;
+  CodeRange range;
+  bool is_signed = false;
+};
+
+template <typename T>
+void qleaky_relu(const QLeakyReluState& s, const T* in, T* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t v = static_cast<int32_t>(in[i]) - s.in_zero;
+    const int32_t scaled = multiply_by_quantized_multiplier(v, v >= 0 ? s.identity : s.alpha);
+    out[i] = static_cast<T>(std::clamp(s.out_zero + scaled, s.range.lo, s.range.hi));
+  }
+}
+
+void quantized_leaky_relu_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<QLeakyReluState>();
+  baton_tensor* input = ctx.input(0);
+  const int64_t n = ctx.element_count(input);
+  if (s.is_signed) qleaky_relu(s, ctx.data<int8_t>(input), ctx.mutable_data<int8_t>(ctx.output(0)), n);
+  else qleaky_relu(s, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)), n);
+}
+
+void leaky_relu_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  if (!is_8bit(ctx, input)) return same_shape_prepare(ctx);
+  baton_tensor* output = ctx.output(0);
+  ctx.require(ctx.type(output) == ctx.type(input), "output type differs from the input's");
+  const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for 8-bit (must be >= 0)");
+  auto& s = ctx.state<QLeakyReluState>();
+  s.in_zero = qi.zero_point;
+  s.out_zero = qo.zero_point;
+  const float identity = qi.scale / qo.scale;
+  const float scaled_alpha = qi.scale * alpha / qo.scale;
+  s.identity = quantize_multiplier(identity);
+  s.alpha = quantize_multiplier(scaled_alpha);
+  s.range = code_range(qi.is_signed);
+  s.is_signed = qi.is_signed;
+  ctx.set_output_shape(output, ctx.shape(input));
+  ctx.set_invoke(quantized_leaky_relu_invoke);
+}
+
 void leaky_relu_invoke(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const float alpha = ctx.options().u.leaky_relu.alpha;
@@ -132,7 +183,7 @@ constexpr OpDef kOps[] = {
     {op::kCeil, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
     {op::kRound, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
     {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
-    {op::kLeakyRelu, "LEAKY_RELU", 1, 2, same_shape_prepare, leaky_relu_invoke},
+    {op::kLeakyRelu, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
     {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
 };
 
