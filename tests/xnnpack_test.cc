@@ -561,6 +561,38 @@ TEST(XnnpackOps, ChainWithInternalTensorsAndTwoOutputs) {
   expect_same_as_builtin(g, "chain");
 }
 
+// A float FULLY_CONNECTED whose output nothing reads, feeding a RELU nothing reads either, beside one
+// that feeds the model output. XNNPACK has no memory for a value that is neither read nor a partition
+// output (it asserted in setup_fully_connected_operator); baton drops both dead nodes at load, to a fixed
+// point, and the live one still runs in xnnpack and matches the builtin pack.
+TEST(XnnpackOps, DeadNodesAreDroppedAtLoad) {
+  Graph g;
+  const int32_t in = g.input({2, 8});
+  const int32_t w_dead = random_weights(g, {6, 8}, 21);
+  const int32_t dead = g.add({2, 6});
+  const int32_t dead_relu = g.add({2, 6});
+  const int32_t w = random_weights(g, {3, 8}, 22);
+  const int32_t out = g.output({2, 3});
+  auto fc = [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions, fb::CreateFullyConnectedOptions(fbb).Union());
+  };
+  g.ops.push_back({kFullyConnected, {in, w_dead, -1}, {dead}, fc});
+  g.ops.push_back({kRelu, {dead}, {dead_relu}});
+  g.ops.push_back({kFullyConnected, {in, w, -1}, {out}, fc});
+  expect_same_as_builtin(g, "dead fully connected", false);
+  auto envs = make_envs(1);
+  ASSERT_TRUE(envs);
+  auto model = load_model_buffer(g.build(), "dead.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto xi = Interpreter::create(envs->xnnpack, model.value());
+  ASSERT_TRUE(xi) << xi.error();
+  const Interpreter& x = *xi.value();
+  EXPECT_EQ(x.placement(0).kind, "dropped");
+  EXPECT_EQ(x.placement(1).kind, "dropped");
+  EXPECT_EQ(x.placement(2).kind, "delegate");
+  EXPECT_EQ(delegated_nodes(x), 1u);
+}
+
 // ---- refusals ----------------------------------------------------------------------------------------
 
 // The reason xnnpack gave for node 0 of a one-op model (empty if it took it).

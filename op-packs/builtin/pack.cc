@@ -22,7 +22,8 @@ const std::vector<OpDef>& op_defs() {
   static const std::vector<OpDef> defs = [] {
     std::vector<OpDef> all;
     for (auto family : {conv_ops(), fully_connected_ops(), binary_ops(), unary_ops(), pool_ops(), reshape_ops(),
-                        slice_ops(), resize_ops(), dequantize_ops(), quantize_ops()}) {
+                        slice_ops(), resize_ops(), dequantize_ops(), quantize_ops(), logic_ops(), shape_ops(),
+                        reduce_ops()}) {
       all.insert(all.end(), family.begin(), family.end());
     }
     return all;

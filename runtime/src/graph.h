@@ -39,7 +39,9 @@ struct Node {
   const baton_kernel* kernel = nullptr;
   void* state = nullptr;
   bool initialised = false;
-  bool folded = false;  // computed once at load; its outputs are constants now
+  bool folded = false;   // computed once at load; its outputs are constants now
+  bool dropped = false;  // dead at load (nothing reads its outputs): never resolved, prepared or run
+  bool runs() const { return !folded && !dropped; }
 };
 
 struct Partition {

@@ -119,8 +119,15 @@ constexpr int32_t kDensify = 124;  // TFLite's BuiltinOperator DENSIFY
 Status Interpreter::resolve() {
   const std::vector<LoadedPlugin*> packs = env_->registry().op_packs();
   foldable_ = foldable_nodes(*graph_);
+  // Dead nodes go first: a delegate given a node whose output nothing reads may have nowhere to put it.
+  const std::vector<bool> dead = dead_nodes(*graph_);
   for (Node& node : nodes_) {
     const NodeInfo& info = *node.info;
+    if (dead[info.index]) {
+      node.dropped = true;
+      ++dropped_nodes_;
+      continue;
+    }
     // DENSIFY of a sparse constant is a change of storage format, done here once.
     if (info.op_code == kDensify && node.inputs.size() == 1 && node.outputs.size() == 1 && node.inputs[0] &&
         node.inputs[0]->is_constant && node.inputs[0]->info->sparsity) {
@@ -176,28 +183,30 @@ Status Interpreter::resolve() {
   return Status::ok();
 }
 
+// Why a node that has neither a kernel nor a partition cannot run: the resolver's reason and every
+// delegate's refusal.
+std::string Interpreter::unrunnable_reason(const Node& node) const {
+  std::string why = unresolved_[node.info->index];
+  for (const Refusal& r : refusals_[node.info->index]) why += "; " + r.plugin + " refused: " + r.reason;
+  return why;
+}
+
+// Strict mode: every node must go to a delegate. Nodes nobody can run are reported by prepare(), together
+// with the nodes that fail to prepare, so one error lists everything before anything runs.
 Status Interpreter::check_runnable() const {
+  if (!options_.strict) return Status::ok();
   std::string missing;
   size_t count = 0;
   for (const Node& node : nodes_) {
-    if (node.folded || partition_of_[node.info->index] >= 0 || node.kernel) continue;
+    if (!node.runs() || partition_of_[node.info->index] >= 0) continue;
+    if (!node.kernel) return Status::ok();  // prepare() reports it with the others
     ++count;
-    missing += "\n  " + node_label(node) + ": " + unresolved_[node.info->index];
+    missing += "\n  " + node_label(node) + " would run on op pack " + node.plugin->name;
     for (const Refusal& r : refusals_[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
   }
-  if (count == 0) {
-    if (!options_.strict) return Status::ok();
-    for (const Node& node : nodes_) {
-      if (node.folded || partition_of_[node.info->index] >= 0) continue;
-      ++count;
-      missing += "\n  " + node_label(node) + " would run on op pack " + node.plugin->name;
-      for (const Refusal& r : refusals_[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
-    }
-    if (count == 0) return Status::ok();
-    return Status::error(model_->source() + ": strict mode: " + std::to_string(count) +
-                         " node(s) would fall back to op packs:" + missing);
-  }
-  return Status::error(model_->source() + ": " + std::to_string(count) + " node(s) cannot run:" + missing);
+  if (count == 0) return Status::ok();
+  return Status::error(model_->source() + ": strict mode: " + std::to_string(count) +
+                       " node(s) would fall back to op packs:" + missing);
 }
 
 // The op pack after the node's current one, in resolution order, that declares the node's op and version.
@@ -320,15 +329,15 @@ Status Interpreter::partition() {
   free_partitions();
   for (auto& r : refusals_) r.clear();
   steps_.clear();
-  // Producers by tensor; folded nodes produce constants and drop out of the graph.
+  // Producers by tensor; folded nodes produce constants and, like dropped ones, leave the graph.
   std::vector<int> producer(tensors_.size(), -1);
   for (const Node& n : nodes_) {
-    if (n.folded) continue;
+    if (!n.runs()) continue;
     for (const Tensor* t : n.outputs) producer[t->index] = n.info->index;
   }
   std::vector<int> active;  // node indices that run
   for (const Node& n : nodes_) {
-    if (n.folded) continue;
+    if (!n.runs()) continue;
     active.push_back(n.info->index);
   }
   // The partitioner works on the running nodes only; map to dense indices.
@@ -393,7 +402,7 @@ Status Interpreter::partition() {
       }
       std::vector<bool> read_outside(tensors_.size(), false);
       for (const Node& n : nodes_) {
-        if (n.folded || inside[n.info->index]) continue;
+        if (!n.runs() || inside[n.info->index]) continue;
         for (const Tensor* t : n.inputs) {
           if (t) read_outside[t->index] = true;
         }
@@ -457,10 +466,13 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
     if (t.is_model_input && t.data) t.planned = t.data;
     t.data = nullptr;  // memory is planned after every step is prepared
   }
+  std::vector<std::string> problems;  // nodes without a kernel, nodes no op pack could prepare
   for (const Step& step : steps_) {
     baton_error error;
     baton_status st = BATON_OK;
-    journal_->enter(step.partition ? step.partition->plugin->name : step.node->plugin->name, "prepare");
+    if (step.partition || step.node->plugin) {
+      journal_->enter(step.partition ? step.partition->plugin->name : step.node->plugin->name, "prepare");
+    }
     if (step.partition) {
       Partition& p = *step.partition;
       for (Tensor* out : p.outputs) out->shape_writable = true;
@@ -479,6 +491,10 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
       continue;
     }
     Node& node = *step.node;
+    if (!node.kernel) {
+      problems.push_back(node_label(node) + ": " + unrunnable_reason(node));
+      continue;
+    }
     std::string failures;
     for (;;) {
       for (Tensor* out : node.outputs) out->shape_writable = true;
@@ -488,22 +504,30 @@ Status Interpreter::prepare(Partition** failed, std::string* reason) {
       // The next op pack that declares the op and version gets the node; the failure is recorded.
       const std::string why = error.message.empty() ? "no reason given" : error.message;
       failures += "; " + node.plugin->name + ": " + why;
+      for (Tensor* out : node.outputs) {
+        out->shape = out->info->shape;
+        checked_byte_size(out->shape, out->type, &out->bytes);
+      }
       LoadedPlugin* next = next_op_pack(node);
       if (!next) {
-        return Status::error(model_->source() + ": " + node_label(node) + ": prepare failed" + failures);
+        // Noted, and prepare goes on (with the model's shapes for this node's outputs), so that the
+        // error names every node that cannot run, not the first one.
+        problems.push_back(node_label(node) + ": prepare failed" + failures);
+        break;
       }
       env_->log()(BATON_LOG_WARNING, model_->source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
                                          " failed to prepare it (" + why + "); " + next->name + " takes it");
       fallbacks_.push_back({node.plugin->name, -1, "prepare", why, {node.info->index}});
       release_kernel(node);
-      for (Tensor* out : node.outputs) {
-        out->shape = out->info->shape;
-        checked_byte_size(out->shape, out->type, &out->bytes);
-      }
       node.plugin = next;
       node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
       error.message.clear();
     }
+  }
+  if (!problems.empty()) {
+    std::string list;
+    for (const std::string& p : problems) list += "\n  " + p;
+    return Status::error(model_->source() + ": " + std::to_string(problems.size()) + " node(s) cannot run:" + list);
   }
   if (Status s = plan_memory(); !s) return s;
   needs_prepare_ = false;
@@ -755,6 +779,7 @@ int Interpreter::output_index(const std::string& name) const { return find_io(ou
 Placement Interpreter::placement(size_t node) const {
   const Node& n = nodes_.at(node);
   if (n.folded) return {"folded", n.plugin ? n.plugin->name : "runtime", -1};
+  if (n.dropped) return {"dropped", "runtime", -1};
   if (partition_of_[node] >= 0) {
     const Partition& p = *partitions_[partition_of_[node]];
     return {"delegate", p.plugin->name, p.id};

@@ -28,7 +28,7 @@ struct InterpreterOptions {
 
 // Where a node runs, for reports.
 struct Placement {
-  std::string kind;  // "delegate", "op-pack" or "folded"
+  std::string kind;  // "delegate", "op-pack", "folded" or "dropped" (dead: nothing reads its outputs)
   std::string plugin;
   int partition = -1;
 };
@@ -88,6 +88,8 @@ class Interpreter {
   size_t arena_bytes() const { return arena_bytes_; }
   size_t naive_bytes() const { return naive_bytes_; }
   size_t folded_nodes() const { return folded_nodes_; }
+  // Nodes dropped at load because nothing reads their outputs (see dead_nodes in model.h).
+  size_t dropped_nodes() const { return dropped_nodes_; }
   // Profiling: with it on, invoke adds each step's wall time; steps are host nodes and partitions.
   void set_profiling(bool on) { profiling_ = on; }
   size_t step_count() const { return steps_.size(); }
@@ -117,6 +119,7 @@ class Interpreter {
   Status partition();
   void free_partitions();
   Status check_runnable() const;
+  std::string unrunnable_reason(const Node& node) const;
   // Prepares every step; a partition that fails goes back and the graph is partitioned again.
   Status prepare_with_fallback();
   Status prepare(Partition** failed, std::string* reason);
@@ -147,6 +150,7 @@ class Interpreter {
   // Constants made at load (folded nodes, densified tensors); the tensors point into these.
   std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> owned_constants_;
   size_t folded_nodes_ = 0;
+  size_t dropped_nodes_ = 0;
   size_t folded_bytes_ = 0;
   bool needs_prepare_ = true;
   bool invoked_ = false;

@@ -88,6 +88,42 @@ std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
   return foldable;
 }
 
+std::vector<bool> dead_nodes(const SubgraphInfo& g) {
+  std::vector<bool> dead(g.nodes.size(), false);
+  std::vector<bool> keep(g.nodes.size(), false);
+  for (const NodeInfo& n : g.nodes) {
+    bool touches_variable = false;
+    for (int32_t t : n.inputs) touches_variable = touches_variable || (t >= 0 && g.tensors[t].is_variable);
+    for (int32_t t : n.outputs) touches_variable = touches_variable || g.tensors[t].is_variable;
+    keep[n.index] = n.op_code == BATON_OP_CUSTOM || n.outputs.empty() || touches_variable;
+  }
+  // Readers per tensor among the live nodes; a node dies when all of its outputs have none, which can
+  // take the last reader away from its producers, so repeat until nothing changes.
+  std::vector<int> readers(g.tensors.size(), 0);
+  for (const NodeInfo& n : g.nodes) {
+    for (int32_t t : n.inputs) {
+      if (t >= 0) ++readers[t];
+    }
+  }
+  for (int32_t t : g.outputs) ++readers[t];
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+      const NodeInfo& n = *it;
+      if (dead[n.index] || keep[n.index]) continue;
+      bool read = false;
+      for (int32_t t : n.outputs) read = read || readers[t] > 0;
+      if (read) continue;
+      dead[n.index] = true;
+      changed = true;
+      for (int32_t t : n.inputs) {
+        if (t >= 0) --readers[t];
+      }
+    }
+  }
+  return dead;
+}
+
 bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, size_t* bytes) {
   size_t count = 1;
   for (int32_t d : shape) {
@@ -463,6 +499,9 @@ class ModelLoader {
         o.u.gather = {p->axis(), p->batch_dims()};
         break;
       }
+      case fb::BuiltinOptions_L2NormOptions:  // its one field is the fused activation
+        o.u.elementwise = {op->builtin_options_as_L2NormOptions()->fused_activation_function(), 0};
+        break;
       case fb::BuiltinOptions_LeakyReluOptions:
         o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
         break;

@@ -139,6 +139,12 @@ Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t
 // whose outputs are neither subgraph outputs nor variables.
 std::vector<bool> foldable_nodes(const SubgraphInfo& graph);
 
+// Which nodes of a subgraph compute nothing anyone reads: none of their outputs is a subgraph output or
+// an input of a node that is not dead itself (iterated to a fixed point, so a chain feeding only dead
+// nodes is dead too). Custom ops, nodes without outputs and nodes touching a variable tensor are kept:
+// they may have effects beyond their outputs.
+std::vector<bool> dead_nodes(const SubgraphInfo& graph);
+
 // Bytes of one element, 0 for types without a fixed size (strings, resources).
 size_t element_size(baton_tensor_type type);
 const char* type_name(baton_tensor_type type);

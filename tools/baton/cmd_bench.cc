@@ -146,6 +146,7 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
     j.field("peak_rss_bytes", peak_rss_bytes());
     j.field("plan", plan_summary(interp));
     j.field("folded_nodes", static_cast<uint64_t>(interp.folded_nodes()));
+    j.field("dropped_nodes", static_cast<uint64_t>(interp.dropped_nodes()));
     if (profile) {
       j.key("profile").begin_object().key("steps").begin_array();
       for (const Row& r : steps) {

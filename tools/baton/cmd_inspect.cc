@@ -65,8 +65,13 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   for (const NodeInfo& n : g.nodes) op_counts[{node_op_name(n), n.version}]++;
   std::map<std::string, int> folded_counts;
   const std::vector<bool> foldable = foldable_nodes(g);
-  size_t folded = 0;
+  const std::vector<bool> dead = dead_nodes(g);
+  size_t folded = 0, dropped = 0;
   for (const NodeInfo& n : g.nodes) {
+    if (dead[n.index]) {  // dropped before folding
+      ++dropped;
+      continue;
+    }
     // DENSIFY of a sparse constant is expanded at load as well.
     const bool densify = n.op_code == 124 && n.inputs.size() == 1 && n.inputs[0] >= 0 &&
                          g.tensors[n.inputs[0]].sparsity != nullptr;
@@ -130,6 +135,7 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     j.field("quantized_tensors", quantized).field("per_channel_tensors", per_channel);
     j.field("constant_bytes", static_cast<uint64_t>(m.constant_bytes));
     j.field("folded_at_load", static_cast<uint64_t>(folded));
+    j.field("dropped_at_load", static_cast<uint64_t>(dropped));
     j.key("folded_by_op").begin_object();
     for (const auto& [op, c] : folded_counts) j.field(op, c);
     j.end_object();
@@ -189,6 +195,7 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   std::printf("nodes folded into constants at load: %zu of %zu", folded, g.nodes.size());
   for (const auto& [op, c] : folded_counts) std::printf("%s%s %d", op == folded_counts.begin()->first ? " (" : ", ", op.c_str(), c);
   std::printf("%s\n", folded ? ")" : "");
+  if (dropped) std::printf("nodes dropped at load (nothing reads their outputs): %zu\n", dropped);
   if (!m.metadata.empty()) {
     std::printf("metadata:\n");
     for (const MetadataInfo& md : m.metadata) {

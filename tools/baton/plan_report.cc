@@ -13,6 +13,7 @@ namespace {
 struct Totals {
   size_t nodes = 0;
   size_t folded = 0;
+  size_t dropped = 0;
   std::map<std::string, size_t> per_plugin;            // running nodes per plugin
   std::map<std::string, size_t> partitions_per_plugin;
   std::vector<std::string> order;                      // plugins in first-seen order
@@ -26,6 +27,10 @@ Totals totals(const Interpreter& in) {
     Placement p = in.placement(i);
     if (p.kind == "folded") {
       ++t.folded;
+      continue;
+    }
+    if (p.kind == "dropped") {
+      ++t.dropped;
       continue;
     }
     if (!t.per_plugin.count(p.plugin)) t.order.push_back(p.plugin);
@@ -65,13 +70,14 @@ std::string plan_summary(const Interpreter& in) {
     s += (s.empty() ? "" : "; ") + plugin + ": ";
     if (t.partitions_per_plugin.count(plugin)) {
       const size_t parts = t.partitions_per_plugin.at(plugin);
-      s += std::to_string(n) + " of " + std::to_string(t.nodes - t.folded) + " nodes in " + std::to_string(parts) +
+      s += std::to_string(n) + " of " + std::to_string(t.nodes - t.folded - t.dropped) + " nodes in " + std::to_string(parts) +
            (parts == 1 ? " partition" : " partitions");
     } else {
       s += std::to_string(n) + (n == 1 ? " node" : " nodes");
     }
   }
   if (t.folded) s += (s.empty() ? "" : "; ") + std::to_string(t.folded) + " folded at load";
+  if (t.dropped) s += (s.empty() ? "" : "; ") + std::to_string(t.dropped) + " dropped at load (outputs unused)";
   if (!in.fallbacks().empty()) s += "; " + std::to_string(in.fallbacks().size()) + " fallback(s)";
   return s;
 }
@@ -88,6 +94,8 @@ std::string plan_text(const Interpreter& in) {
       s += p.plugin + " (partition " + std::to_string(p.partition) + ")";
     } else if (p.kind == "folded") {
       s += "folded at load";
+    } else if (p.kind == "dropped") {
+      s += "dropped at load (nothing reads its outputs)";
     } else {
       s += p.plugin + " (op pack)";
     }
@@ -113,7 +121,8 @@ std::string plan_text(const Interpreter& in) {
          " nodes) at " + f.stage + ": " + f.reason + "\n";
   }
   const Totals t = totals(in);
-  s += "\ntotals: " + std::to_string(t.nodes) + " nodes, " + std::to_string(t.folded) + " folded";
+  s += "\ntotals: " + std::to_string(t.nodes) + " nodes, " + std::to_string(t.folded) + " folded, " +
+       std::to_string(t.dropped) + " dropped";
   for (const std::string& plugin : t.order) s += ", " + plugin + " " + std::to_string(t.per_plugin.at(plugin));
   s += "; " + std::to_string(in.partitions().size()) + " partitions, " + std::to_string(t.round_trips) +
        " host round trips\n";
@@ -163,6 +172,7 @@ std::string plan_json(const Interpreter& in) {
   j.end_array();
   const Totals t = totals(in);
   j.key("totals").begin_object().field("nodes", static_cast<uint64_t>(t.nodes)).field("folded", static_cast<uint64_t>(t.folded));
+  j.field("dropped", static_cast<uint64_t>(t.dropped));
   j.key("per_plugin").begin_object();
   for (const std::string& plugin : t.order) j.field(plugin, static_cast<uint64_t>(t.per_plugin.at(plugin)));
   j.end_object();
@@ -192,7 +202,7 @@ std::string plan_dot(const Interpreter& in) {
   std::map<int, std::vector<size_t>> by_partition;
   for (size_t i = 0; i < in.nodes().size(); ++i) {
     Placement p = in.placement(i);
-    if (p.kind == "folded") continue;
+    if (p.kind == "folded" || p.kind == "dropped") continue;
     if (p.partition >= 0) by_partition[p.partition].push_back(i);
   }
   auto node_line = [&](size_t i) {
@@ -208,17 +218,17 @@ std::string plan_dot(const Interpreter& in) {
   }
   for (size_t i = 0; i < in.nodes().size(); ++i) {
     Placement p = in.placement(i);
-    if (p.kind == "folded" || p.partition >= 0) continue;
+    if (p.kind == "folded" || p.kind == "dropped" || p.partition >= 0) continue;
     s += "  " + node_line(i);
   }
   // Edges through non-constant tensors.
   std::map<int, size_t> producer;
   for (size_t i = 0; i < in.nodes().size(); ++i) {
-    if (in.placement(i).kind == "folded") continue;
+    if (in.placement(i).kind == "folded" || in.placement(i).kind == "dropped") continue;
     for (const Tensor* t : in.nodes()[i].outputs) producer[t->index] = i;
   }
   for (size_t i = 0; i < in.nodes().size(); ++i) {
-    if (in.placement(i).kind == "folded") continue;
+    if (in.placement(i).kind == "folded" || in.placement(i).kind == "dropped") continue;
     std::set<size_t> from;
     for (const Tensor* t : in.nodes()[i].inputs) {
       if (t && !t->is_constant && producer.count(t->index)) from.insert(producer[t->index]);

@@ -4,13 +4,14 @@
 // JSON (stable; fields are only ever added):
 //   {"model": PATH,
 //    "nodes": [{"index", "op", "version",
-//               "placement": {"kind": "delegate"|"op-pack"|"folded", "plugin": NAME, "partition": ID|null},
+//               "placement": {"kind": "delegate"|"op-pack"|"folded"|"dropped", "plugin": NAME, "partition": ID|null},
 //               "refusals": [{"plugin", "reason"}]}],
 //    "partitions": [{"id", "plugin", "nodes": [INDEX], "inputs": [TENSOR], "outputs": [TENSOR],
 //                    "boundary_bytes"}],
 //    "fallbacks": [{"plugin", "partition": ID|null (null: an op pack gave up a node), "stage", "reason",
 //                   "nodes": [INDEX]}],
-//    "totals": {"nodes", "folded", "per_plugin": {NAME: NODES}, "partitions", "host_round_trips"}}
+//    "totals": {"nodes", "folded", "dropped", "per_plugin": {NAME: NODES}, "partitions", "host_round_trips"}}
+// "dropped": a dead node (nothing reads its outputs), removed at load.
 // A host round trip is one hand-over from the host to a delegate partition and back.
 #pragma once
 

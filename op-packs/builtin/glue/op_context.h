@@ -194,6 +194,9 @@ std::span<const OpDef> slice_ops();
 std::span<const OpDef> resize_ops();
 std::span<const OpDef> dequantize_ops();
 std::span<const OpDef> quantize_ops();
+std::span<const OpDef> logic_ops();
+std::span<const OpDef> shape_ops();
+std::span<const OpDef> reduce_ops();
 
 }  // namespace baton::builtin
 

@@ -1,4 +1,4 @@
-// Ops that move data without arithmetic: RESHAPE, PAD, PADV2, CONCATENATION, PACK, UNPACK, SPLIT,
+// Ops that move data without arithmetic: RESHAPE, PAD, PADV2, CONCATENATION, PACK, UNPACK, SPLIT, SPLIT_V,
 // DEPTH_TO_SPACE and TRANSPOSE, on float32, int32, int64 and 8-bit codes; shapes and chunk sizes are
 // fixed in prepare. 8-bit PAD writes the zero point (0.0); an 8-bit CONCATENATION whose inputs have
 // other scales than the output rescales them (glue/quantized_ops.cc).
@@ -245,39 +245,70 @@ struct SplitState : OpState {
 
 void split_prepare(OpContext& ctx) {
   const bool unpack = ctx.op_code() == op::kUnpack;
+  const bool split_v = ctx.op_code() == op::kSplitV;
   auto& s = ctx.state<SplitState>();
-  s.data_input = unpack ? 0 : 1;
+  s.data_input = unpack || split_v ? 0 : 1;
   baton_tensor* input = ctx.input(s.data_input);
   ctx.require_type(input, "input", kMoveTypes);
   const auto in = ctx.shape(input);
   const int rank = static_cast<int>(in.size());
   int axis;
   int count;
+  std::vector<int64_t> sizes;  // along the axis, per output
   if (unpack) {
     axis = normalize_axis(ctx, ctx.options().u.pack.axis, rank);
     count = in[axis];
     ctx.require(ctx.options().u.pack.count == count, "num " + std::to_string(ctx.options().u.pack.count) +
                                                          " differs from dimension " + std::to_string(axis) +
                                                          " of size " + std::to_string(count));
+    sizes.assign(count, 1);
   } else {
-    const std::vector<int64_t> axis_value = ctx.constant_ints(ctx.input(0), "axis (input 0)");
+    const std::vector<int64_t> axis_value = ctx.constant_ints(ctx.input(split_v ? 2 : 0), split_v ? "axis (input 2)" : "axis (input 0)");
     ctx.require(axis_value.size() == 1, "axis must hold one value");
     axis = normalize_axis(ctx, axis_value[0], rank);
-    count = ctx.options().u.split.num_splits;
-    ctx.require(count > 0 && in[axis] % count == 0, "dimension " + std::to_string(axis) + " of size " +
-                                                        std::to_string(in[axis]) + " does not split into " +
-                                                        std::to_string(count));
+    if (split_v) {
+      // size_splits: one size per output, at most one -1 (the rest of the dimension).
+      sizes = ctx.constant_ints(ctx.input(1), "size_splits (input 1)");
+      count = static_cast<int>(sizes.size());
+      int64_t known = 0;
+      int unknown = -1;
+      for (int i = 0; i < count; ++i) {
+        if (sizes[i] == -1) {
+          ctx.require(unknown < 0, "more than one -1 in size_splits");
+          unknown = i;
+        } else {
+          ctx.require(sizes[i] >= 0, "negative size " + std::to_string(sizes[i]) + " in size_splits");
+          known += sizes[i];
+        }
+      }
+      if (unknown >= 0) {
+        ctx.require(known <= in[axis], "size_splits add up to more than dimension " + std::to_string(axis));
+        sizes[unknown] = in[axis] - known;
+        known = in[axis];
+      }
+      ctx.require(known == in[axis], "size_splits add up to " + std::to_string(known) + ", dimension " +
+                                         std::to_string(axis) + " has " + std::to_string(in[axis]));
+    } else {
+      count = ctx.options().u.split.num_splits;
+      ctx.require(count > 0 && in[axis] % count == 0, "dimension " + std::to_string(axis) + " of size " +
+                                                          std::to_string(in[axis]) + " does not split into " +
+                                                          std::to_string(count));
+      sizes.assign(count, in[axis] / count);
+    }
   }
   ctx.require(ctx.output_count() == count, "has " + std::to_string(ctx.output_count()) + " outputs, needs " +
                                                std::to_string(count));
-  std::vector<int32_t> out(in.begin(), in.end());
-  if (unpack) out.erase(out.begin() + axis);
-  else out[axis] = in[axis] / count;
   const int64_t inner = product(in, axis + 1, in.size());
   s.outer = product(in, 0, axis);
-  s.chunks.assign(count, (unpack ? 1 : out[axis]) * inner);
+  s.chunks.assign(count, 0);
   s.outputs.assign(count, nullptr);
-  for (int i = 0; i < count; ++i) ctx.set_output_shape(ctx.output(i), out);
+  for (int i = 0; i < count; ++i) {
+    std::vector<int32_t> out(in.begin(), in.end());
+    if (unpack) out.erase(out.begin() + axis);
+    else out[axis] = static_cast<int32_t>(sizes[i]);
+    s.chunks[i] = sizes[i] * inner;
+    ctx.set_output_shape(ctx.output(i), out);
+  }
 }
 
 void split_invoke(OpContext& ctx) {
@@ -354,6 +385,7 @@ constexpr OpDef kOps[] = {
     {op::kPack, "PACK", 1, 4, concat_prepare, concat_invoke},
     {op::kUnpack, "UNPACK", 1, 4, split_prepare, split_invoke},
     {op::kSplit, "SPLIT", 1, 4, split_prepare, split_invoke},
+    {op::kSplitV, "SPLIT_V", 1, 2, split_prepare, split_invoke},
     {op::kDepthToSpace, "DEPTH_TO_SPACE", 1, 2, depth_to_space_prepare, depth_to_space_invoke},
     {op::kTranspose, "TRANSPOSE", 1, 7, transpose_prepare, transpose_invoke},
 };

@@ -1,5 +1,9 @@
-// Elementwise unary ops (activations, math functions) and SOFTMAX: the output has the input's shape.
+// Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
+// output has the input's shape.
 // uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
+#include <algorithm>
+#include <cmath>
+
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
 #include "kernels/unary.h"
@@ -22,6 +26,12 @@ UnaryOp unary_op_of(int32_t code) {
     case op::kSqrt: return UnaryOp::kSqrt;
     case op::kExp: return UnaryOp::kExp;
     case op::kAbs: return UnaryOp::kAbs;
+    case op::kSin: return UnaryOp::kSin;
+    case op::kCos: return UnaryOp::kCos;
+    case op::kElu: return UnaryOp::kElu;
+    case op::kFloor: return UnaryOp::kFloor;
+    case op::kCeil: return UnaryOp::kCeil;
+    case op::kRound: return UnaryOp::kRound;
     default: return UnaryOp::kNeg;
   }
 }
@@ -67,6 +77,90 @@ void softmax_invoke(OpContext& ctx) {
           ctx.options().u.softmax.beta);
 }
 
+void log_softmax_prepare(OpContext& ctx) {
+  ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  same_shape_prepare(ctx);
+}
+
+void log_softmax_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  log_softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
+}
+
+// Float only; the fused activation must be NONE, as TFLite 2.9 refuses any other.
+void l2_normalization_prepare(OpContext& ctx) {
+  ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  const int32_t act = ctx.options().kind != 0 ? ctx.options().u.elementwise.activation : BATON_ACT_NONE;
+  if (act != BATON_ACT_NONE) ctx.fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(act) + " not supported (NONE only, as in TFLite)");
+  same_shape_prepare(ctx);
+}
+
+void l2_normalization_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  l2_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
+}
+
+// 8-bit LEAKY_RELU as TFLite computes it: the code minus the input zero point, times the fixed-point
+// multiplier of in_scale / out_scale (non-negative side) or in_scale * alpha / out_scale (negative side),
+// both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type.
+struct QLeakyReluState : OpState {
+  int32_t in_zero = 0, out_zero = 0;
+  QuantizedMultiplier identity, alpha;
+  CodeRange range;
+  bool is_signed = false;
+};
+
+template <typename T>
+void qleaky_relu(const QLeakyReluState& s, const T* in, T* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t v = static_cast<int32_t>(in[i]) - s.in_zero;
+    const int32_t scaled = multiply_by_quantized_multiplier(v, v >= 0 ? s.identity : s.alpha);
+    out[i] = static_cast<T>(std::clamp(s.out_zero + scaled, s.range.lo, s.range.hi));
+  }
+}
+
+void quantized_leaky_relu_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<QLeakyReluState>();
+  baton_tensor* input = ctx.input(0);
+  const int64_t n = ctx.element_count(input);
+  if (s.is_signed) qleaky_relu(s, ctx.data<int8_t>(input), ctx.mutable_data<int8_t>(ctx.output(0)), n);
+  else qleaky_relu(s, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)), n);
+}
+
+void leaky_relu_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  if (!is_8bit(ctx, input)) return same_shape_prepare(ctx);
+  baton_tensor* output = ctx.output(0);
+  ctx.require(ctx.type(output) == ctx.type(input), "output type differs from the input's");
+  const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for 8-bit (must be >= 0)");
+  auto& s = ctx.state<QLeakyReluState>();
+  s.in_zero = qi.zero_point;
+  s.out_zero = qo.zero_point;
+  const float identity = qi.scale / qo.scale;
+  const float scaled_alpha = qi.scale * alpha / qo.scale;
+  s.identity = quantize_multiplier(identity);
+  s.alpha = quantize_multiplier(scaled_alpha);
+  s.range = code_range(qi.is_signed);
+  s.is_signed = qi.is_signed;
+  ctx.set_output_shape(output, ctx.shape(input));
+  ctx.set_invoke(quantized_leaky_relu_invoke);
+}
+
+void leaky_relu_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  const float* x = ctx.data<float>(input);
+  float* y = ctx.mutable_data<float>(ctx.output(0));
+  const int64_t n = ctx.element_count(input);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
+}
+
 constexpr OpDef kOps[] = {
     {op::kRelu, "RELU", 1, 3, same_shape_prepare, unary_invoke},
     {op::kRelu6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
@@ -82,6 +176,15 @@ constexpr OpDef kOps[] = {
     {op::kAbs, "ABS", 1, 5, same_shape_prepare, unary_invoke},
     {op::kNeg, "NEG", 1, 1, same_shape_prepare, unary_invoke},
     {op::kSoftmax, "SOFTMAX", 1, 3, softmax_prepare, softmax_invoke},
+    {op::kSin, "SIN", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kCos, "COS", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kElu, "ELU", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kFloor, "FLOOR", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kCeil, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kRound, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
+    {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
+    {op::kLeakyRelu, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
+    {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
 };
 
 }  // namespace

@@ -31,6 +31,12 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kExp: return map(in, out, n, [](float x) { return std::exp(x); });
     case UnaryOp::kAbs: return map(in, out, n, [](float x) { return std::fabs(x); });
     case UnaryOp::kNeg: return map(in, out, n, [](float x) { return -x; });
+    case UnaryOp::kSin: return map(in, out, n, [](float x) { return std::sin(x); });
+    case UnaryOp::kCos: return map(in, out, n, [](float x) { return std::cos(x); });
+    case UnaryOp::kElu: return map(in, out, n, [](float x) { return x < 0.0f ? std::expm1(x) : x; });
+    case UnaryOp::kFloor: return map(in, out, n, [](float x) { return std::floor(x); });
+    case UnaryOp::kCeil: return map(in, out, n, [](float x) { return std::ceil(x); });
+    case UnaryOp::kRound: return map(in, out, n, [](float x) { return std::nearbyint(x); });
   }
 }
 
@@ -47,6 +53,30 @@ void softmax(const float* in, float* out, int64_t rows, int64_t depth, float bet
     }
     const float inv = 1.0f / sum;
     for (int64_t i = 0; i < depth; ++i) y[i] *= inv;
+  }
+}
+
+void log_softmax(const float* in, float* out, int64_t rows, int64_t depth) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    float max = x[0];
+    for (int64_t i = 1; i < depth; ++i) max = std::max(max, x[i]);
+    float sum = 0.0f;
+    for (int64_t i = 0; i < depth; ++i) sum += std::exp(x[i] - max);
+    const float log_sum = std::log(sum);
+    for (int64_t i = 0; i < depth; ++i) y[i] = x[i] - max - log_sum;
+  }
+}
+
+void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < depth; ++i) sum += x[i] * x[i];
+    const float norm = std::max(std::sqrt(sum), 1e-6f);
+    for (int64_t i = 0; i < depth; ++i) y[i] = x[i] / norm;
   }
 }
 

@@ -1,4 +1,5 @@
-// Elementwise unary ops on float32 (activations and math functions), and SOFTMAX over the last axis.
+// Elementwise unary ops on float32 (activations and math functions), and SOFTMAX and LOG_SOFTMAX over
+// the last axis. ROUND rounds halves to even, as TFLite does.
 #ifndef BATON_BUILTIN_KERNELS_UNARY_H
 #define BATON_BUILTIN_KERNELS_UNARY_H
 
@@ -7,13 +8,20 @@
 namespace baton::builtin {
 
 enum class UnaryOp {
-  kRelu, kRelu6, kReluN1To1, kLogistic, kTanh, kHardSwish, kRsqrt, kLog, kSquare, kSqrt, kExp, kAbs, kNeg
+  kRelu, kRelu6, kReluN1To1, kLogistic, kTanh, kHardSwish, kRsqrt, kLog, kSquare, kSqrt, kExp, kAbs, kNeg,
+  kSin, kCos, kElu, kFloor, kCeil, kRound
 };
 
 void unary(UnaryOp op, const float* in, float* out, int64_t n);
 
 // out[r][i] = exp(beta * (in[r][i] - max_r)) / sum_j exp(beta * (in[r][j] - max_r))
 void softmax(const float* in, float* out, int64_t rows, int64_t depth, float beta);
+
+// out[r][i] = in[r][i] - max_r - log(sum_j exp(in[r][j] - max_r))
+void log_softmax(const float* in, float* out, int64_t rows, int64_t depth);
+
+// out[r][i] = in[r][i] / max(sqrt(sum_j in[r][j]^2), 1e-6), TFLite's L2_NORMALIZATION over the last axis.
+void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth);
 
 }  // namespace baton::builtin
 

@@ -1,0 +1,270 @@
+// Reductions other than MEAN (glue/pool_ops.cc): SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY,
+// REDUCE_ALL over a constant list of axes (negative and repeated axes allowed, keep_dims honoured), and
+// ARG_MAX / ARG_MIN over one constant axis. The input is walked once in row-major order and each element
+// folded into its output, the order TFLite's reference reduction uses, so float sums round the same way.
+// 8-bit REDUCE_MAX / REDUCE_MIN compare codes, which needs the output to share the input's quantization
+// (as TFLite requires); 8-bit SUM and PROD rescale in TFLite and are refused here.
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "glue/op_context.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+constexpr int kMaxRank = 8;
+
+// The input's dimensions (size-1 ones dropped, neighbours of the same kind merged) with the stride of
+// each in the output (0 along a reduced dimension).
+struct FoldPlan {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t out_strides[kMaxRank] = {};
+  int64_t in_count = 0, out_count = 0;
+};
+
+FoldPlan plan_fold(std::span<const int32_t> shape, const std::vector<bool>& reduced) {
+  FoldPlan p;
+  p.in_count = 1;
+  for (int32_t d : shape) p.in_count *= d;
+  // Output strides over the kept dimensions.
+  std::vector<int64_t> stride(shape.size(), 0);
+  int64_t s = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (reduced[d]) continue;
+    stride[d] = s;
+    s *= shape[d];
+  }
+  p.out_count = s;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (p.rank > 0 && p.out_strides[p.rank - 1] == stride[d] * shape[d] && (stride[d] == 0) == (p.out_strides[p.rank - 1] == 0)) {
+      p.dims[p.rank - 1] *= shape[d];
+      p.out_strides[p.rank - 1] = stride[d];
+      continue;
+    }
+    p.dims[p.rank] = shape[d];
+    p.out_strides[p.rank++] = stride[d];
+  }
+  if (p.rank == 0) {
+    p.rank = 1;
+    p.dims[0] = 1;
+  }
+  return p;
+}
+
+template <typename T, typename F>
+void fold(const FoldPlan& p, const T* in, T* out, F f) {
+  if (p.in_count == 0) return;
+  const int last = p.rank - 1;
+  const int64_t n = p.dims[last], step = p.out_strides[last];
+  int64_t index[kMaxRank] = {};
+  int64_t off = 0;
+  for (int64_t i = 0; i < p.in_count; i += n) {
+    for (int64_t k = 0; k < n; ++k) out[off + k * step] = f(out[off + k * step], in[i + k]);
+    for (int d = last - 1; d >= 0; --d) {
+      off += p.out_strides[d];
+      if (++index[d] < p.dims[d]) break;
+      off -= p.out_strides[d] * p.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+struct ReduceState : OpState {
+  FoldPlan plan;
+};
+
+void reduce_prepare(OpContext& ctx) {
+  const int32_t code = ctx.op_code();
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  switch (code) {
+    case op::kReduceAny: case op::kReduceAll: ctx.require_type(in, "input", {BATON_TYPE_BOOL}); break;
+    case op::kReduceMax: case op::kReduceMin:
+      ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+      break;
+    default: ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64}); break;
+  }
+  ctx.require(ctx.type(out) == ctx.type(in), std::string("output type ") + type_name(ctx.type(out)) +
+                                                 " differs from the input's " + type_name(ctx.type(in)));
+  if (ctx.type(in) == BATON_TYPE_UINT8 || ctx.type(in) == BATON_TYPE_INT8) {
+    const ActQuant a = ctx.act_quant(in, "input"), b = ctx.act_quant(out, "output");
+    ctx.require(a.scale == b.scale && a.zero_point == b.zero_point,
+                "the output's scale and zero point differ from the input's; this kernel does not rescale");
+  }
+  const auto shape = ctx.shape(in);
+  const int rank = static_cast<int>(shape.size());
+  ctx.require(rank <= kMaxRank, "rank above " + std::to_string(kMaxRank) + " not supported");
+  const std::vector<int64_t> axes = ctx.constant_ints(ctx.input(1), "axes (input 1)");
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) {
+    ctx.require(a >= -rank && a < rank, "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+    reduced[a < 0 ? a + rank : a] = true;
+  }
+  const bool keep = ctx.options().u.reducer.keep_dims != 0;
+  std::vector<int32_t> out_shape;
+  for (int d = 0; d < rank; ++d) {
+    if (!reduced[d]) out_shape.push_back(shape[d]);
+    else if (keep) out_shape.push_back(1);
+  }
+  ctx.set_output_shape(out, out_shape);
+  ctx.state<ReduceState>().plan = plan_fold(shape, reduced);
+}
+
+template <typename T>
+void reduce_typed(int32_t code, const FoldPlan& p, const T* in, T* out) {
+  T init{};
+  switch (code) {
+    case op::kSum: init = T(0); break;
+    case op::kReduceProd: init = T(1); break;
+    case op::kReduceMax: init = std::numeric_limits<T>::lowest(); break;
+    case op::kReduceMin: init = std::numeric_limits<T>::max(); break;
+    case op::kReduceAny: init = T(false); break;
+    default: init = T(true); break;
+  }
+  std::fill(out, out + p.out_count, init);
+  switch (code) {
+    case op::kSum: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc + v); });
+    case op::kReduceProd: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc * v); });
+    case op::kReduceMax: return fold(p, in, out, [](T acc, T v) { return v > acc ? v : acc; });
+    case op::kReduceMin: return fold(p, in, out, [](T acc, T v) { return v < acc ? v : acc; });
+    case op::kReduceAny: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc || v); });
+    default: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc && v); });
+  }
+}
+
+void reduce_invoke(OpContext& ctx) {
+  const FoldPlan& p = ctx.state<ReduceState>().plan;
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  const int32_t code = ctx.op_code();
+  switch (ctx.type(in)) {
+    case BATON_TYPE_FLOAT32: return reduce_typed(code, p, ctx.data<float>(in), ctx.mutable_data<float>(out));
+    case BATON_TYPE_INT32: return reduce_typed(code, p, ctx.data<int32_t>(in), ctx.mutable_data<int32_t>(out));
+    case BATON_TYPE_INT64: return reduce_typed(code, p, ctx.data<int64_t>(in), ctx.mutable_data<int64_t>(out));
+    case BATON_TYPE_UINT8: return reduce_typed(code, p, ctx.data<uint8_t>(in), ctx.mutable_data<uint8_t>(out));
+    case BATON_TYPE_INT8: return reduce_typed(code, p, ctx.data<int8_t>(in), ctx.mutable_data<int8_t>(out));
+    case BATON_TYPE_BOOL: return reduce_typed(code, p, ctx.data<bool>(in), ctx.mutable_data<bool>(out));
+    default: return;
+  }
+}
+
+// ---- ARG_MAX, ARG_MIN ----
+
+struct ArgState : OpState {
+  int64_t outer = 0, axis = 0, inner = 0;
+};
+
+void arg_prepare(OpContext& ctx) {
+  baton_tensor* in = ctx.input(0);
+  ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_BOOL});
+  ctx.require_type(ctx.output(0), "output", {BATON_TYPE_INT32, BATON_TYPE_INT64});
+  const auto shape = ctx.shape(in);
+  const int rank = static_cast<int>(shape.size());
+  ctx.require(rank >= 1, "input must have rank >= 1");
+  const std::vector<int64_t> axis = ctx.constant_ints(ctx.input(1), "axis (input 1)");
+  ctx.require(axis.size() == 1, "axis must hold one value, has " + std::to_string(axis.size()));
+  ctx.require(axis[0] >= -rank && axis[0] < rank, "axis " + std::to_string(axis[0]) + " out of range for rank " + std::to_string(rank));
+  const int a = static_cast<int>(axis[0] < 0 ? axis[0] + rank : axis[0]);
+  ctx.require(shape[a] > 0, "the reduced dimension is empty");
+  auto& s = ctx.state<ArgState>();
+  s.outer = s.inner = 1;
+  std::vector<int32_t> out;
+  for (int d = 0; d < rank; ++d) {
+    if (d < a) s.outer *= shape[d];
+    if (d > a) s.inner *= shape[d];
+    if (d != a) out.push_back(shape[d]);
+  }
+  s.axis = shape[a];
+  ctx.set_output_shape(ctx.output(0), out);
+}
+
+// The first index of the largest (smallest) value along the axis, as TFLite picks ties.
+template <bool IsMax, typename T, typename I>
+void arg_typed(const ArgState& s, const T* in, I* out) {
+  if (s.inner == 1) {
+    // The last axis: find the extreme value (a loop the compiler vectorises), then its first position.
+    // Same answer as one pass keeping the first strict improvement, NaN included (nothing beats a NaN
+    // at 0, and a NaN later never wins).
+    for (int64_t o = 0; o < s.outer; ++o) {
+      const T* p = in + o * s.axis;
+      // Eight independent running extremes (all starting from p[0], so a NaN elsewhere never enters),
+      // so the loop is elementwise and vectorises, then folded into one.
+      constexpr int kLanes = 8;
+      T lane[kLanes];
+      for (T& l : lane) l = p[0];
+      int64_t k = 0;
+      for (; k + kLanes <= s.axis; k += kLanes) {
+        for (int j = 0; j < kLanes; ++j) lane[j] = (IsMax ? p[k + j] > lane[j] : p[k + j] < lane[j]) ? p[k + j] : lane[j];
+      }
+      for (; k < s.axis; ++k) lane[0] = (IsMax ? p[k] > lane[0] : p[k] < lane[0]) ? p[k] : lane[0];
+      T best = lane[0];
+      for (int j = 1; j < kLanes; ++j) best = (IsMax ? lane[j] > best : lane[j] < best) ? lane[j] : best;
+      int64_t at = 0;
+      while (at < s.axis && !(p[at] == best)) ++at;
+      out[o] = static_cast<I>(at == s.axis ? 0 : at);
+    }
+    return;
+  }
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t i = 0; i < s.inner; ++i) {
+      const T* p = in + o * s.axis * s.inner + i;
+      T best = p[0];
+      int64_t at = 0;
+      for (int64_t k = 1; k < s.axis; ++k) {
+        const T v = p[k * s.inner];
+        if (IsMax ? v > best : v < best) {
+          best = v;
+          at = k;
+        }
+      }
+      out[o * s.inner + i] = static_cast<I>(at);
+    }
+  }
+}
+
+void arg_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<ArgState>();
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  const bool is_max = ctx.op_code() == op::kArgMax;
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = ctx.data<T>(in);
+    if (ctx.type(out) == BATON_TYPE_INT32) {
+      if (is_max) arg_typed<true>(s, x, ctx.mutable_data<int32_t>(out));
+      else arg_typed<false>(s, x, ctx.mutable_data<int32_t>(out));
+    } else {
+      if (is_max) arg_typed<true>(s, x, ctx.mutable_data<int64_t>(out));
+      else arg_typed<false>(s, x, ctx.mutable_data<int64_t>(out));
+    }
+  };
+  switch (ctx.type(in)) {
+    case BATON_TYPE_FLOAT32: return run(float{});
+    case BATON_TYPE_INT32: return run(int32_t{});
+    case BATON_TYPE_UINT8: return run(uint8_t{});
+    case BATON_TYPE_INT8: return run(int8_t{});
+    case BATON_TYPE_BOOL: return run(bool{});
+    default: return;
+  }
+}
+
+constexpr OpDef kOps[] = {
+    {op::kSum, "SUM", 1, 2, reduce_prepare, reduce_invoke},
+    {op::kReduceProd, "REDUCE_PROD", 1, 2, reduce_prepare, reduce_invoke},
+    {op::kReduceMax, "REDUCE_MAX", 1, 3, reduce_prepare, reduce_invoke},
+    {op::kReduceMin, "REDUCE_MIN", 1, 3, reduce_prepare, reduce_invoke},
+    {op::kReduceAny, "REDUCE_ANY", 1, 1, reduce_prepare, reduce_invoke},
+    {op::kReduceAll, "REDUCE_ALL", 1, 1, reduce_prepare, reduce_invoke},
+    {op::kArgMax, "ARG_MAX", 1, 3, arg_prepare, arg_invoke},
+    {op::kArgMin, "ARG_MIN", 1, 3, arg_prepare, arg_invoke},
+};
+
+}  // namespace
+
+std::span<const OpDef> reduce_ops() { return kOps; }
+
+}  // namespace baton::builtin

@@ -1,0 +1,214 @@
+// The builtin pack's ops beyond the real models' (comparisons, logic, selection, shape and movement ops,
+// reductions, more math), as one-op models (tests/data/op-cases, made by tools/make-op-cases.sh: our own
+// small models, one per op, type and option that matters) run by the builtin pack alone against the
+// outputs of the native TensorFlow Lite 2.9 library on the same inputs: float outputs within 1e-5 of
+// the largest reference magnitude, every other type bit for bit. Also: a model with several nodes that
+// cannot run is refused with one error naming all of them. Needs neither the model cache nor ../shared.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "interpreter.h"
+#include "npy.h"
+#include "op_graph.h"
+#include "plugin_registry.h"
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace fb = baton::tflite;
+
+std::string cases_dir() { return std::string(BATON_SOURCE_ROOT) + "/tests/data/op-cases"; }
+
+std::vector<std::string> cases() {
+  std::vector<std::string> out;
+  if (!fs::is_directory(cases_dir())) return out;
+  for (const auto& e : fs::directory_iterator(cases_dir())) {
+    if (e.is_directory()) out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class OpCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OpCase, MatchesNativeTfLite) {
+  const std::string dir = cases_dir() + "/" + GetParam() + "/";
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(dir + "model.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    auto arr = tool::read_npy(dir + "in_" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    ASSERT_EQ(arr->type, in.input(i).type) << "input " << i;
+    ASSERT_EQ(arr->data.size(), in.input(i).bytes) << "input " << i;
+    if (!arr->data.empty()) std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
+  }
+  Status s = in.invoke();
+  ASSERT_TRUE(s) << s.message();
+  for (size_t o = 0; o < in.output_count(); ++o) {
+    SCOPED_TRACE("output " + std::to_string(o));
+    auto want = tool::read_npy(dir + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(want) << want.error();
+    const Tensor& t = in.output(o);
+    ASSERT_EQ(want->type, t.type);
+    ASSERT_EQ(want->shape, t.shape);
+    ASSERT_EQ(want->data.size(), t.bytes);
+    if (t.type == BATON_TYPE_FLOAT32) {
+      const float* w = reinterpret_cast<const float*>(want->data.data());
+      const float* g = reinterpret_cast<const float*>(t.data);
+      double max_ref = 0, max_diff = 0;
+      size_t nan_mismatch = 0;
+      for (size_t k = 0; k < t.bytes / 4; ++k) {
+        if (std::isnan(w[k]) || std::isnan(g[k])) {
+          nan_mismatch += std::isnan(w[k]) != std::isnan(g[k]);
+          continue;
+        }
+        max_ref = std::max(max_ref, std::abs(static_cast<double>(w[k])));
+        max_diff = std::max(max_diff, std::abs(static_cast<double>(g[k]) - w[k]));
+      }
+      EXPECT_EQ(nan_mismatch, 0u) << GetParam();
+      EXPECT_LE(max_diff, 1e-5 * max_ref) << GetParam() << ": max |diff| " << max_diff << " vs max |ref| " << max_ref;
+    } else {
+      size_t differ = 0, first = 0;
+      for (size_t k = 0; k < t.bytes; ++k) {
+        if (t.data[k] != want->data[k] && differ++ == 0) first = k;
+      }
+      EXPECT_EQ(differ, 0u) << GetParam() << ": " << differ << " of " << t.bytes << " bytes differ, first at byte "
+                            << first;
+    }
+  }
+}
+
+// The version range the native library registers for each op of the cases (tests/data/op-cases/
+// versions.json, found by tools/make-op-cases.sh) is the one the builtin pack declares: a model TFLite 2.9
+// runs is not refused for its version, and one it refuses is not taken.
+TEST(OpCaseVersions, AreTheRangesTfLiteRegisters) {
+  std::ifstream f(cases_dir() + "/versions.json");
+  ASSERT_TRUE(f) << "no versions.json";
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  const std::vector<LoadedPlugin*> packs = env.value()->registry().op_packs();
+  ASSERT_EQ(packs.size(), 1u);
+  std::map<std::string, std::pair<int, int>> declared;
+  for (const OpDecl& op : packs[0]->ops) declared[op_name(op.code)] = {op.min_version, op.max_version};
+  // Lines of the form  "NAME": [ MIN, MAX ]  (whitespace as JSON.stringify writes it).
+  size_t checked = 0;
+  for (size_t at = text.find('"'); at != std::string::npos; at = text.find('"', at)) {
+    const size_t end = text.find('"', at + 1);
+    const std::string op = text.substr(at + 1, end - at - 1);
+    int lo = 0, hi = 0;
+    ASSERT_EQ(std::sscanf(text.c_str() + end + 1, " : [ %d , %d ]", &lo, &hi), 2) << op;
+    ASSERT_TRUE(declared.count(op)) << op << " is not declared by the builtin pack";
+    EXPECT_EQ(declared[op], std::make_pair(lo, hi)) << op;
+    ++checked;
+    at = text.find(']', end);
+  }
+  EXPECT_GE(checked, 40u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, OpCase, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Three nodes that cannot run, each for another reason: an op no pack has, a type the builtin kernel does
+// not take, a parameter it refuses in prepare. One error names all three, before anything runs.
+TEST(UnrunnableNodes, AreAllReportedInOneError) {
+  OpGraph g;
+  const int32_t x = g.input({2, 3});
+  const int32_t i = g.input({2, 3}, 2 /* INT32 */);
+  const int32_t a = g.output({2, 3});
+  const int32_t b = g.add({2, 3}, {}, 2);
+  g.outputs.push_back(b);
+  const int32_t c = g.output({2, 3});
+  GraphOp custom;
+  custom.code = 32;
+  custom.custom = "NoSuchOp";
+  custom.inputs = {x};
+  custom.outputs = {a};
+  g.ops.push_back(custom);
+  g.op(28 /* TANH */, {i}, {b});
+  g.op(0 /* ADD */, {x, x}, {c}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_AddOptions,
+                          fb::CreateAddOptions(fbb, fb::ActivationFunctionType_TANH).Union());
+  });
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "three.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_FALSE(interp);
+  const std::string& e = interp.error();
+  EXPECT_NE(e.find("3 node(s) cannot run"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 0 (NoSuchOp v1): no op pack supports custom op 'NoSuchOp'"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 1 (TANH v1): prepare failed; builtin: node 1 TANH: input type INT32 not supported"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("node 2 (ADD v1): prepare failed; builtin: node 2 ADD: fused activation 4 not supported"),
+            std::string::npos) << e;
+}
+
+// Dead nodes are dropped before anything resolves or prepares them: a dead TANH on int32 (which the
+// builtin pack would refuse) and the dead RELU it feeds do not stop the model; the live ABS runs. A
+// custom op is kept even when nothing reads it (it may have effects), so a missing one still fails.
+TEST(DeadNodes, AreDroppedBeforePrepareButCustomOpsAreKept) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  {
+    OpGraph g;
+    const int32_t x = g.input({2, 3});
+    const int32_t i = g.input({2, 3}, 2 /* INT32 */);
+    const int32_t dead = g.add({2, 3}, {}, 2);
+    const int32_t dead2 = g.add({2, 3}, {}, 2);
+    const int32_t y = g.output({2, 3});
+    g.op(28 /* TANH */, {i}, {dead});
+    g.op(19 /* RELU */, {dead}, {dead2});
+    g.op(101 /* ABS */, {x}, {y});
+    auto model = load_model_buffer(g.build(), "dead.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& in = *interp.value();
+    EXPECT_EQ(in.dropped_nodes(), 2u);
+    EXPECT_EQ(in.placement(0).kind, "dropped");
+    EXPECT_EQ(in.placement(1).kind, "dropped");
+    EXPECT_EQ(in.placement(2).kind, "op-pack");
+    const float values[6] = {-1.5f, 2, -0.25f, 0, 3, -4};
+    std::memcpy(in.input(0).data, values, sizeof values);
+    ASSERT_TRUE(in.invoke());
+    const float* out = reinterpret_cast<const float*>(in.output(0).data);
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(out[k], std::fabs(values[k])) << k;
+  }
+  {
+    OpGraph g;
+    const int32_t x = g.input({2, 3});
+    const int32_t unused = g.add({2, 3});
+    const int32_t y = g.output({2, 3});
+    GraphOp custom;
+    custom.code = 32;
+    custom.custom = "NoSuchOp";
+    custom.inputs = {x};
+    custom.outputs = {unused};
+    g.ops.push_back(custom);
+    g.op(101 /* ABS */, {x}, {y});
+    auto model = load_model_buffer(g.build(), "dead_custom.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_FALSE(interp);
+    EXPECT_NE(interp.error().find("node 0 (NoSuchOp v1): no op pack supports custom op 'NoSuchOp'"), std::string::npos)
+        << interp.error();
+  }
+}
+
+}  // namespace
+}  // namespace baton::test

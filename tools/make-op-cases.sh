@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# make-op-cases.sh - regenerate tests/data/op-cases/: one-op models of the builtin pack's comparison,
+# logic, selection, shape, movement, reduction and math ops, with the outputs the native TensorFlow Lite
+# 2.9 library computes for them, and the version range the library registers for each op.
+#
+# usage: tools/make-op-cases.sh
+#
+# A developer tool, run rarely; its outputs are committed as test data and the tests never run it.
+# tools/op-models.mjs writes each model as flatc JSON (our own small models: each op in the types TFLite's
+# kernel takes, with the options that change the result); flatc turns them into .tflite with baton's
+# copy of the schema (runtime/model/tflite.fbs); tflite-peer runs each with Google's prebuilt
+# libtensorflowlite_c.so (TFLite 2.9.0, builtin kernels, --xnnpack off, 1 thread) on the oracle's
+# PRNG inputs (seed 0 unless the case picks another, narrowed by its --int-range where it has one; a
+# few cases give their inputs as .npy). Each case directory gets
+#   model.tflite  in_I.npy  out_I.npy  meta.json (op, types, library version; no paths or timings)
+# and versions.json lists, per op, the versions the library accepts (a model of each op at versions 1..8
+# either loads or is refused by the op resolver). tests/op_cases_test.cc runs every case with the
+# builtin pack (float outputs within 1e-5 of the largest reference magnitude, the rest bit for bit) and
+# checks the pack declares those version ranges.
+#
+# Environment: TFLITE_PEER (default /tmp/tflite-native/tflite-peer; built by
+# ../shared/reference/tflite-native/build.sh when missing).
+# Needs: node >= 20, flatc, bash, coreutils.
+set -euo pipefail
+
+prog=make-op-cases
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+outdir=$root/tests/data/op-cases
+peer=${TFLITE_PEER:-/tmp/tflite-native/tflite-peer}
+
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+die() { echo "$prog: error: $*" >&2; exit 1; }
+command -v node >/dev/null || die "node (>= 20) is needed"
+command -v flatc >/dev/null || die "flatc is needed (Debian: flatbuffers-compiler)"
+if [ ! -x "$peer" ]; then
+  build=$root/../shared/reference/tflite-native/build.sh
+  [ -x "$build" ] || die "no tflite-peer at $peer and no $build to build it"
+  "$build" "$(dirname "$peer")"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+node "$here/op-models.mjs" "$tmp/json"
+node "$here/op-models.mjs" --versions "$tmp/versions"
+rm -rf "$outdir"
+mkdir -p "$outdir"
+
+# Version ranges: the versions whose model the library loads.
+for json in "$tmp"/versions/*.json; do
+  name=$(basename "$json" .json)
+  flatc -b -o "$tmp/vbin" "$root/runtime/model/tflite.fbs" "$json"
+  # shellcheck disable=SC2046
+  if "$peer" "$tmp/vbin/$name.tflite" --xnnpack off --threads 1 --seed 0 $(cat "${json%.json}.args") \
+       --quiet >/dev/null 2>&1; then
+    echo "${name#v}"
+  fi
+done | node --input-type=module -e '
+import fs from "node:fs";
+const ranges = {};
+for (const line of fs.readFileSync(0, "utf8").split("\n").filter(Boolean)) {
+  const at = line.lastIndexOf("_");
+  const op = line.slice(0, at), v = Number(line.slice(at + 1));
+  (ranges[op] ??= []).push(v);
+}
+const out = {};
+for (const op of Object.keys(ranges).sort()) {
+  const vs = ranges[op].sort((a, b) => a - b);
+  out[op] = [vs[0], vs[vs.length - 1]];
+  if (vs.length !== vs[vs.length - 1] - vs[0] + 1) throw new Error(`${op}: versions ${vs} are not one range`);
+}
+fs.writeFileSync(process.argv[1], JSON.stringify(out, null, 1) + "\n");
+' "$outdir/versions.json"
+
+for json in "$tmp"/json/*.json; do
+  name=$(basename "$json" .json)
+  flatc -b -o "$tmp/bin" "$root/runtime/model/tflite.fbs" "$json"
+  args=$(cat "$tmp/json/$name.args")
+  seed="--seed 0"
+  case "$args" in *--seed*) seed="" ;; esac  # the case picks its own
+  # shellcheck disable=SC2086
+  "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 $seed $args \
+      --out "$tmp/out/$name" --quiet > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
+  mkdir -p "$outdir/$name"
+  cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
+  cp "$tmp/out/$name"/*.npy "$outdir/$name/"  # in_I.npy (none for a model without inputs), out_I.npy
+  node --input-type=module - "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" "$(cat "$tmp/json/$name.args")" <<'JS'
+import fs from 'node:fs';
+const [src, dst, name, args] = process.argv.slice(2);
+const m = JSON.parse(fs.readFileSync(src, 'utf8'));
+fs.writeFileSync(dst, JSON.stringify({
+  case: name,
+  generator: 'tools/make-op-cases.sh (tools/op-models.mjs, flatc, tflite-peer)',
+  runtime: {runtime: 'TensorFlow Lite C library (libtensorflowlite_c.so from npm tfjs-tflite-node@0.0.2, linux_amd64)',
+            version: m.runtime.version, threads: m.runtime.threads, xnnpack: m.runtime.xnnpack},
+  inputs_from: args.includes('--inputs') ? 'given by tools/op-models.mjs' : m.inputs_from,
+  seed: m.seed, int_range: m.int_range ?? null,
+  inputs: m.inputs.map(({source, ...rest}) => rest),
+  outputs: m.outputs.map(({nan_count, ...rest}) => rest),
+}, null, 2) + '\n');
+JS
+  echo "$prog: $name"
+done
+echo "$prog: done; $(find "$outdir" -mindepth 1 -maxdepth 1 -type d | wc -l) cases, $(du -sh "$outdir" | cut -f1) in $outdir"

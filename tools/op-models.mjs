@@ -1,0 +1,319 @@
+#!/usr/bin/env node
+// op-models.mjs - write small one-op TFLite models (as flatc JSON) for the builtin pack's comparison,
+// logic, selection, shape, movement, reduction and math ops: each op in the types TFLite 2.9's kernel
+// takes, with the options that change the result (broadcast ranks, negative axes, keep_dims, rank-0
+// scalars, empty tensors, align_corners / half_pixel_centers, ...).
+//
+//   node tools/op-models.mjs OUT_DIR            one-op cases: OUT_DIR/NAME.json and NAME.args
+//   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..8 (vNAME_V.json), for
+//                                               finding the version range the native library registers
+//   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops, for
+//                                               timing against TFLite (tools/bench-vs-tflite.sh)
+//
+// NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
+// range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
+// flatc and runs the native TFLite library for the reference outputs. Constants are fixed here, so a
+// rerun writes the same files.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const versions = args[0] === '--versions';
+const bench = args[0] === '--bench';
+const outDir = versions || bench ? args[1] : args[0];
+if (!outDir) {
+  console.error('usage: node tools/op-models.mjs [--versions] OUT_DIR');
+  process.exit(2);
+}
+fs.mkdirSync(outDir, {recursive: true});
+
+const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
+const i32 = (v) => bytesOf(Int32Array, v);
+const i64 = (v) => bytesOf(BigInt64Array, v.map(BigInt));
+const f32 = (v) => bytesOf(Float32Array, v);
+const b8 = (v) => v.map((x) => (x ? 1 : 0));
+
+const codes = {
+  FLOOR: 8, SPACE_TO_DEPTH: 26, SQUEEZE: 43, LOG_SOFTMAX: 50, CAST: 53, ARG_MAX: 56, LESS: 58,
+  GREATER: 61, GREATER_EQUAL: 62, LESS_EQUAL: 63, SELECT: 64, SLICE: 65, SIN: 66, TILE: 69,
+  EXPAND_DIMS: 70, EQUAL: 71, NOT_EQUAL: 72, SUM: 74, SHAPE: 77, POW: 78, ARG_MIN: 79, REDUCE_PROD: 81,
+  REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
+  REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
+  GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
+  ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+};
+
+// One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
+// subgraph's inputs and outputs and the operator's inputs (tensor indices; -1 = omitted) and outputs.
+function model(name, op, version, options, tensors, io, peerArgs = []) {
+  const buffers = [{}];
+  const ts = tensors.map((t, i) => {
+    const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
+    if (t.data) {
+      buffers.push({data: t.data});
+      o.buffer = buffers.length - 1;
+    }
+    if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
+    return o;
+  });
+  const operator = {opcode_index: 0, inputs: io.opInputs, outputs: io.opOutputs ?? io.outputs};
+  if (options) {
+    operator.builtin_options_type = options[0];
+    operator.builtin_options = options[1];
+  }
+  const m = {
+    version: 3,
+    operator_codes: [{deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version}],
+    subgraphs: [{tensors: ts, inputs: io.inputs, outputs: io.outputs, operators: [operator], name: 'main'}],
+    description: `baton op case ${name}`,
+    buffers,
+  };
+  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  fs.writeFileSync(path.join(outDir, `${name}.args`), peerArgs.join(' ') + '\n');
+}
+
+// Shorthands: a graph whose non-constant tensors are inputs (in order) except the last, the output.
+function simple(name, op, version, options, tensors, peerArgs) {
+  const last = tensors.length - 1;
+  const inputs = [];
+  for (let i = 0; i < last; ++i) if (!tensors[i].data) inputs.push(i);
+  model(name, op, version, options, tensors,
+        {inputs, outputs: [last], opInputs: [...Array(last).keys()]}, peerArgs);
+}
+const T = (shape, type = 'FLOAT32', extra = {}) => ({shape, type, ...extra});
+const C = (shape, type, data, extra = {}) => ({shape, type, data, ...extra});
+
+const cases = [];  // [name, fn(version)] so --versions can reuse one instance per op
+const add = (name, op, version, fn) => cases.push({name, op, version, fn});
+
+// ---- comparisons ----
+const compareOps = ['EQUAL', 'NOT_EQUAL', 'LESS', 'LESS_EQUAL', 'GREATER', 'GREATER_EQUAL'];
+for (const op of compareOps) {
+  const l = op.toLowerCase();
+  add(`${l}_f32_broadcast`, op, 1, (n, v) => simple(n, op, v, null, [T([2, 3]), T([3]), T([2, 3], 'BOOL')]));
+  add(`${l}_i32_rank3`, op, 1, (n, v) => simple(n, op, v, null, [T([2, 1, 3], 'INT32'), T([4, 1], 'INT32'), T([2, 4, 3], 'BOOL')], ['--int-range', '-2:2']));
+  add(`${l}_i64_scalar`, op, 1, (n, v) => simple(n, op, v, null, [T([5], 'INT64'), T([], 'INT64'), T([5], 'BOOL')], ['--int-range', '-2:2']));
+  // Two scales, and codes narrowed so that equal real values happen: (a - 128) * 0.05 == (b - 128) * 0.1.
+  add(`${l}_u8_scales`, op, 1, (n, v) => simple(n, op, v, null,
+      [T([3, 4], 'UINT8', {q: [0.05, 128]}), T([4], 'UINT8', {q: [0.1, 128]}), T([3, 4], 'BOOL')], ['--int-range', '124:132']));
+  add(`${l}_i8_scales`, op, 2, (n, v) => simple(n, op, v, null,
+      [T([4, 4], 'INT8', {q: [0.05, 0]}), T([4, 4], 'INT8', {q: [0.025, 0]}), T([4, 4], 'BOOL')], ['--int-range', '-2:2']));
+}
+// Bool inputs get their own seeds: seed 0's first few bools are all false.
+const seed = (s) => ['--seed', String(s)];
+add('equal_bool', 'EQUAL', 1, (n, v) => simple(n, 'EQUAL', v, null, [T([2, 3], 'BOOL'), T([3], 'BOOL'), T([2, 3], 'BOOL')], seed(3)));
+add('not_equal_empty', 'NOT_EQUAL', 1, (n, v) => simple(n, 'NOT_EQUAL', v, null, [T([0, 3]), T([3]), T([0, 3], 'BOOL')]));
+
+// ---- logic ----
+add('logical_and', 'LOGICAL_AND', 1, (n, v) => simple(n, 'LOGICAL_AND', v, null, [T([2, 3], 'BOOL'), T([3], 'BOOL'), T([2, 3], 'BOOL')], seed(3)));
+add('logical_or', 'LOGICAL_OR', 1, (n, v) => simple(n, 'LOGICAL_OR', v, null, [T([2, 1, 3], 'BOOL'), T([4, 1], 'BOOL'), T([2, 4, 3], 'BOOL')], seed(5)));
+add('logical_not', 'LOGICAL_NOT', 1, (n, v) => simple(n, 'LOGICAL_NOT', v, null, [T([7], 'BOOL'), T([7], 'BOOL')], seed(3)));
+
+// ---- SELECT, SELECT_V2 ----
+add('select_f32_same', 'SELECT', 1, (n, v) => simple(n, 'SELECT', v, null, [T([2, 3], 'BOOL'), T([2, 3]), T([2, 3]), T([2, 3])], seed(3)));
+add('select_i32_rows', 'SELECT', 1, (n, v) => simple(n, 'SELECT', v, null, [T([3], 'BOOL'), T([3, 2], 'INT32'), T([3, 2], 'INT32'), T([3, 2], 'INT32')], seed(5)));
+add('select_u8', 'SELECT', 1, (n, v) => simple(n, 'SELECT', v, null,
+    [T([4], 'BOOL'), T([4], 'UINT8', {q: [0.1, 5]}), T([4], 'UINT8', {q: [0.1, 5]}), T([4], 'UINT8', {q: [0.1, 5]})], seed(3)));
+add('select_v2_broadcast', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null, [T([4, 1], 'BOOL'), T([2, 1, 3]), T([]), T([2, 4, 3])], seed(3)));
+add('select_v2_i8', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null,
+    [T([2, 1], 'BOOL'), T([2, 3], 'INT8', {q: [0.1, 0]}), T([3], 'INT8', {q: [0.1, 0]}), T([2, 3], 'INT8', {q: [0.1, 0]})], seed(5)));
+add('select_v2_i64', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null, [T([2, 2], 'BOOL'), T([2, 2], 'INT64'), T([2, 2], 'INT64'), T([2, 2], 'INT64')], seed(3)));
+
+// ---- FLOOR_DIV, FLOOR_MOD, POW ----
+add('floor_div_f32', 'FLOOR_DIV', 1, (n, v) => simple(n, 'FLOOR_DIV', v, null, [T([2, 3]), C([3], 'FLOAT32', f32([0.3, -0.25, 0.7])), T([2, 3])]));
+add('floor_div_i32', 'FLOOR_DIV', 1, (n, v) => simple(n, 'FLOOR_DIV', v, null, [T([3, 4], 'INT32'), C([4], 'INT32', i32([3, -3, 2, -7])), T([3, 4], 'INT32')], ['--int-range', '-20:20']));
+add('floor_mod_i32', 'FLOOR_MOD', 1, (n, v) => simple(n, 'FLOOR_MOD', v, null, [T([3, 4], 'INT32'), C([4], 'INT32', i32([3, -3, 2, -7])), T([3, 4], 'INT32')], ['--int-range', '-20:20']));
+add('floor_mod_i64', 'FLOOR_MOD', 1, (n, v) => simple(n, 'FLOOR_MOD', v, null, [T([2, 3], 'INT64'), C([], 'INT64', i64([-4])), T([2, 3], 'INT64')], ['--int-range', '-20:20']));
+add('floor_mod_f32', 'FLOOR_MOD', 1, (n, v) => simple(n, 'FLOOR_MOD', v, null, [T([2, 3]), C([3], 'FLOAT32', f32([0.3, -0.25, 0.7])), T([2, 3])]));
+add('pow_f32', 'POW', 1, (n, v) => simple(n, 'POW', v, null, [T([2, 3]), C([3], 'FLOAT32', f32([2, 3, 0.5])), T([2, 3])]));
+add('pow_i32', 'POW', 1, (n, v) => simple(n, 'POW', v, null, [T([2, 4], 'INT32'), C([4], 'INT32', i32([0, 1, 2, 3])), T([2, 4], 'INT32')], ['--int-range', '-6:6']));
+
+// ---- CAST ----
+const castPairs = [['FLOAT32', 'INT32'], ['INT32', 'FLOAT32'], ['UINT8', 'FLOAT32'], ['FLOAT32', 'BOOL'],
+                   ['BOOL', 'FLOAT32'], ['INT32', 'INT64'], ['INT64', 'INT32'], ['INT8', 'INT32'], ['INT32', 'UINT8']];
+for (const [from, to] of castPairs) {
+  const range = from === 'FLOAT32' ? [] : ['--int-range', '-100:100'];
+  const shape = to === 'INT32' && from === 'FLOAT32' ? [2, 3] : [6];
+  add(`cast_${from.toLowerCase()}_${to.toLowerCase()}`, 'CAST', 1, (n, v) => simple(n, 'CAST', v, null, [T(shape, from), T(shape, to)],
+      from === 'UINT8' || from === 'INT8' ? [] : (from === 'INT32' && to === 'UINT8' ? ['--int-range', '0:255'] : range)));
+}
+
+// ---- SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE ----
+add('squeeze_all', 'SQUEEZE', 1, (n, v) => simple(n, 'SQUEEZE', v, null, [T([1, 3, 1, 2]), T([3, 2])]));
+add('squeeze_negative_axis', 'SQUEEZE', 1, (n, v) => simple(n, 'SQUEEZE', v, ['SqueezeOptions', {squeeze_dims: [-2]}], [T([1, 3, 1, 2], 'INT32'), T([1, 3, 2], 'INT32')]));
+add('expand_dims_negative', 'EXPAND_DIMS', 1, (n, v) => simple(n, 'EXPAND_DIMS', v, null, [T([2, 3]), C([1], 'INT32', i32([-1])), T([2, 3, 1])]));
+add('expand_dims_scalar', 'EXPAND_DIMS', 1, (n, v) => simple(n, 'EXPAND_DIMS', v, null, [T([], 'INT32'), C([], 'INT32', i32([0])), T([1], 'INT32')]));
+add('shape_i32', 'SHAPE', 1, (n, v) => simple(n, 'SHAPE', v, ['ShapeOptions', {out_type: 'INT32'}], [T([2, 1, 3]), T([3], 'INT32')]));
+add('shape_i64', 'SHAPE', 1, (n, v) => simple(n, 'SHAPE', v, ['ShapeOptions', {out_type: 'INT64'}], [T([4, 5], 'UINT8', {q: [1, 0]}), T([2], 'INT64')]));
+add('zeros_like_f32', 'ZEROS_LIKE', 1, (n, v) => simple(n, 'ZEROS_LIKE', v, null, [T([2, 3]), T([2, 3])]));
+add('zeros_like_i64', 'ZEROS_LIKE', 1, (n, v) => simple(n, 'ZEROS_LIKE', v, null, [T([4], 'INT64'), T([4], 'INT64')]));
+
+// ---- TILE, BROADCAST_TO, SLICE, REVERSE_V2 ----
+add('tile_f32', 'TILE', 1, (n, v) => simple(n, 'TILE', v, null, [T([2, 3]), C([2], 'INT32', i32([2, 3])), T([4, 9])]));
+add('tile_bool_i64_multiples', 'TILE', 1, (n, v) => simple(n, 'TILE', v, null, [T([5], 'BOOL'), C([1], 'INT64', i64([2])), T([10], 'BOOL')], seed(3)));
+add('tile_u8', 'TILE', 1, (n, v) => simple(n, 'TILE', v, null, [T([1, 2, 2], 'UINT8', {q: [0.5, 3]}), C([3], 'INT32', i32([2, 1, 2])), T([2, 2, 4], 'UINT8', {q: [0.5, 3]})]));
+add('broadcast_to_f32', 'BROADCAST_TO', 2, (n, v) => simple(n, 'BROADCAST_TO', v, null, [T([2, 1]), C([3], 'INT32', i32([2, 2, 3])), T([2, 2, 3])]));
+add('broadcast_to_i32', 'BROADCAST_TO', 2, (n, v) => simple(n, 'BROADCAST_TO', v, null, [T([3], 'INT32'), C([2], 'INT64', i64([4, 3])), T([4, 3], 'INT32')]));
+add('slice_f32', 'SLICE', 1, (n, v) => simple(n, 'SLICE', v, null, [T([3, 4]), C([2], 'INT32', i32([1, 1])), C([2], 'INT32', i32([2, -1])), T([2, 3])]));
+add('slice_i64_begin_size', 'SLICE', 1, (n, v) => simple(n, 'SLICE', v, null, [T([2, 3, 4], 'INT32'), C([3], 'INT64', i64([1, 0, 2])), C([3], 'INT64', i64([1, 3, 2])), T([1, 3, 2], 'INT32')]));
+add('slice_empty', 'SLICE', 1, (n, v) => simple(n, 'SLICE', v, null, [T([3, 4]), C([2], 'INT32', i32([1, 0])), C([2], 'INT32', i32([0, 4])), T([0, 4])]));
+add('slice_u8', 'SLICE', 1, (n, v) => simple(n, 'SLICE', v, null, [T([4, 4], 'UINT8', {q: [0.1, 7]}), C([2], 'INT32', i32([2, 1])), C([2], 'INT32', i32([-1, 2])), T([2, 2], 'UINT8', {q: [0.1, 7]})]));
+add('reverse_v2_f32', 'REVERSE_V2', 1, (n, v) => simple(n, 'REVERSE_V2', v, null, [T([2, 3, 2]), C([1], 'INT32', i32([1])), T([2, 3, 2])]));
+add('reverse_v2_negative_axis', 'REVERSE_V2', 1, (n, v) => simple(n, 'REVERSE_V2', v, null, [T([3, 4], 'INT32'), C([1], 'INT32', i32([-2])), T([3, 4], 'INT32')]));
+
+// ---- SPACE_TO_DEPTH, GATHER_ND, RESIZE_NEAREST_NEIGHBOR ----
+add('space_to_depth_f32', 'SPACE_TO_DEPTH', 1, (n, v) => simple(n, 'SPACE_TO_DEPTH', v, ['SpaceToDepthOptions', {block_size: 2}], [T([1, 4, 6, 2]), T([1, 2, 3, 8])]));
+add('space_to_depth_u8', 'SPACE_TO_DEPTH', 1, (n, v) => simple(n, 'SPACE_TO_DEPTH', v, ['SpaceToDepthOptions', {block_size: 3}],
+    [T([2, 3, 3, 1], 'UINT8', {q: [0.2, 9]}), T([2, 1, 1, 9], 'UINT8', {q: [0.2, 9]})]));
+add('gather_nd_rows', 'GATHER_ND', 1, (n, v) => simple(n, 'GATHER_ND', v, null, [T([3, 4]), C([2, 1], 'INT32', i32([2, 0])), T([2, 4])]));
+add('gather_nd_elements', 'GATHER_ND', 1, (n, v) => simple(n, 'GATHER_ND', v, null, [T([3, 4], 'INT32'), C([3, 2], 'INT64', i64([1, 2, 0, 3, 2, 0])), T([3], 'INT32')]));
+add('gather_nd_batched_i8', 'GATHER_ND', 1, (n, v) => simple(n, 'GATHER_ND', v, null,
+    [T([2, 3, 2], 'INT8', {q: [0.1, 1]}), C([2, 2, 2], 'INT32', i32([0, 1, 1, 2, 1, 0, 0, 0])), T([2, 2, 2], 'INT8', {q: [0.1, 1]})]));
+for (const [tag, align, half] of [['plain', false, false], ['align_corners', true, false], ['half_pixel', false, true]]) {
+  add(`resize_nearest_${tag}`, 'RESIZE_NEAREST_NEIGHBOR', 1, (n, v) => simple(n, 'RESIZE_NEAREST_NEIGHBOR', v,
+      ['ResizeNearestNeighborOptions', {align_corners: align, half_pixel_centers: half}],
+      [T([1, 3, 4, 2]), C([2], 'INT32', i32([5, 7])), T([1, 5, 7, 2])]));
+}
+add('resize_nearest_u8_down', 'RESIZE_NEAREST_NEIGHBOR', 1, (n, v) => simple(n, 'RESIZE_NEAREST_NEIGHBOR', v,
+    ['ResizeNearestNeighborOptions', {align_corners: false, half_pixel_centers: true}],
+    [T([2, 5, 6, 1], 'UINT8', {q: [0.1, 0]}), C([2], 'INT32', i32([2, 4])), T([2, 2, 4, 1], 'UINT8', {q: [0.1, 0]})]));
+
+// ---- reductions and ARG_MAX / ARG_MIN ----
+const reducer = (keep) => ['ReducerOptions', {keep_dims: keep}];
+for (const op of ['SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD']) {
+  const l = op.toLowerCase();
+  add(`${l}_f32_axis1`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([2, 3, 4]), C([1], 'INT32', i32([1])), T([2, 4])]));
+  add(`${l}_f32_negative_keep`, op, 1, (n, v) => simple(n, op, v, reducer(true), [T([2, 3, 4]), C([2], 'INT32', i32([-1, 0])), T([1, 3, 1])]));
+  add(`${l}_i32_all_axes`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([2, 3], 'INT32'), C([2], 'INT32', i32([0, 1])), T([], 'INT32')], ['--int-range', '-3:3']));
+  add(`${l}_i64`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([3, 2], 'INT64'), C([1], 'INT32', i32([0])), T([2], 'INT64')], ['--int-range', '-9:9']));
+}
+for (const op of ['REDUCE_MAX', 'REDUCE_MIN']) {
+  const l = op.toLowerCase();
+  add(`${l}_u8`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([2, 5], 'UINT8', {q: [0.3, 11]}), C([1], 'INT32', i32([1])), T([2], 'UINT8', {q: [0.3, 11]})]));
+  add(`${l}_i8`, op, 2, (n, v) => simple(n, op, v, reducer(true), [T([3, 4], 'INT8', {q: [0.3, -5]}), C([1], 'INT32', i32([0])), T([1, 4], 'INT8', {q: [0.3, -5]})]));
+}
+for (const op of ['REDUCE_ANY', 'REDUCE_ALL']) {
+  const l = op.toLowerCase();
+  add(`${l}_axis1`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([6, 2], 'BOOL'), C([1], 'INT32', i32([1])), T([6], 'BOOL')], seed(op === 'REDUCE_ALL' ? 9 : 3)));
+  add(`${l}_keep`, op, 1, (n, v) => simple(n, op, v, reducer(true), [T([4, 2, 1], 'BOOL'), C([2], 'INT32', i32([1, -1])), T([4, 1, 1], 'BOOL')], seed(op === 'REDUCE_ALL' ? 9 : 3)));
+}
+for (const op of ['ARG_MAX', 'ARG_MIN']) {
+  const l = op.toLowerCase();
+  const opt = (t) => [op === 'ARG_MAX' ? 'ArgMaxOptions' : 'ArgMinOptions', {output_type: t}];
+  add(`${l}_f32`, op, 1, (n, v) => simple(n, op, v, opt('INT32'), [T([2, 5]), C([], 'INT32', i32([1])), T([2], 'INT32')]));
+  add(`${l}_negative_axis_i64`, op, 1, (n, v) => simple(n, op, v, opt('INT64'), [T([3, 2, 4]), C([1], 'INT32', i32([-3])), T([2, 4], 'INT64')]));
+  add(`${l}_i32_ties`, op, 1, (n, v) => simple(n, op, v, opt('INT32'), [T([4, 6], 'INT32'), C([1], 'INT64', i64([1])), T([4], 'INT32')], ['--int-range', '-1:1']));
+  add(`${l}_u8`, op, 1, (n, v) => simple(n, op, v, opt('INT32'), [T([3, 4], 'UINT8', {q: [0.1, 0]}), C([], 'INT32', i32([0])), T([4], 'INT32')]));
+  add(`${l}_i8`, op, 2, (n, v) => simple(n, op, v, opt('INT32'), [T([3, 4], 'INT8', {q: [0.1, 0]}), C([], 'INT32', i32([1])), T([3], 'INT32')]));
+}
+
+// ---- SPLIT_V ----
+add('split_v_negative_axis', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVOptions', {num_splits: 3}],
+    [T([2, 6]), C([3], 'INT32', i32([1, -1, 2])), C([], 'INT32', i32([-1])), T([2, 1]), T([2, 3]), T([2, 2])],
+    {inputs: [0], outputs: [3, 4, 5], opInputs: [0, 1, 2]}));
+add('split_v_u8_axis0', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVOptions', {num_splits: 2}],
+    [T([5, 2], 'UINT8', {q: [0.1, 2]}), C([2], 'INT64', i64([3, 2])), C([1], 'INT32', i32([0])),
+     T([3, 2], 'UINT8', {q: [0.1, 2]}), T([2, 2], 'UINT8', {q: [0.1, 2]})],
+    {inputs: [0], outputs: [3, 4], opInputs: [0, 1, 2]}));
+
+// ---- L2_NORMALIZATION (float) ----
+add('l2_normalization_2d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([3, 5]), T([3, 5])]));
+add('l2_normalization_4d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([1, 2, 2, 3]), T([1, 2, 2, 3])]));
+
+// ---- ADD_N, LEAKY_RELU, FILL, RANGE ----
+add('add_n_f32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([2, 3]), T([2, 3]), T([2, 3]), T([2, 3])]));
+add('add_n_i32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([5], 'INT32'), T([5], 'INT32'), T([5], 'INT32')], ['--int-range', '-1000:1000']));
+add('leaky_relu_u8', 'LEAKY_RELU', 1, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.3}],
+    [T([4, 8], 'UINT8', {q: [0.05, 120]}), T([4, 8], 'UINT8', {q: [0.04, 90]})]));
+add('leaky_relu_i8', 'LEAKY_RELU', 2, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.15}],
+    [T([4, 8], 'INT8', {q: [0.03, -5]}), T([4, 8], 'INT8', {q: [0.025, 7]})]));
+add('leaky_relu_f32', 'LEAKY_RELU', 1, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.2}], [T([3, 5]), T([3, 5])]));
+add('fill_f32', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([2], 'INT32', i32([2, 3])), T([]), T([2, 3])]));
+add('fill_i64_dims64', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([3], 'INT64', i64([1, 2, 2])), T([], 'INT64'), T([1, 2, 2], 'INT64')]));
+add('fill_bool_empty', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [C([2], 'INT32', i32([0, 4])), T([], 'BOOL'), T([0, 4], 'BOOL')], seed(3)));
+add('range_i32', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
+    [C([], 'INT32', i32([10])), C([], 'INT32', i32([-3])), C([], 'INT32', i32([-4])), T([4], 'INT32')],
+    {inputs: [], outputs: [3], opInputs: [0, 1, 2]}));
+add('range_f32', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
+    [C([], 'FLOAT32', f32([0.1])), C([], 'FLOAT32', f32([2.05])), C([], 'FLOAT32', f32([0.3])), T([7])],
+    {inputs: [], outputs: [3], opInputs: [0, 1, 2]}));
+
+// ---- SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND ----
+add('space_to_batch_nd_padded', 'SPACE_TO_BATCH_ND', 1, (n, v) => simple(n, 'SPACE_TO_BATCH_ND', v, null,
+    [T([2, 3, 4, 2]), C([2], 'INT32', i32([2, 3])), C([2, 2], 'INT32', i32([1, 0, 1, 1])), T([12, 2, 2, 2])]));
+add('space_to_batch_nd_u8_zero_point', 'SPACE_TO_BATCH_ND', 1, (n, v) => simple(n, 'SPACE_TO_BATCH_ND', v, null,
+    [T([1, 4, 3, 1], 'UINT8', {q: [0.1, 17]}), C([2], 'INT32', i32([2, 2])), C([2, 2], 'INT32', i32([0, 0, 0, 1])),
+     T([4, 2, 2, 1], 'UINT8', {q: [0.1, 17]})]));
+add('space_to_batch_nd_3d', 'SPACE_TO_BATCH_ND', 1, (n, v) => simple(n, 'SPACE_TO_BATCH_ND', v, null,
+    [T([1, 5, 2]), C([1], 'INT32', i32([2])), C([1, 2], 'INT32', i32([1, 0])), T([2, 3, 2])]));
+add('batch_to_space_nd_cropped', 'BATCH_TO_SPACE_ND', 1, (n, v) => simple(n, 'BATCH_TO_SPACE_ND', v, null,
+    [T([12, 2, 2, 2]), C([2], 'INT32', i32([2, 3])), C([2, 2], 'INT32', i32([1, 0, 1, 1])), T([2, 3, 4, 2])]));
+add('batch_to_space_nd_i8', 'BATCH_TO_SPACE_ND', 1, (n, v) => simple(n, 'BATCH_TO_SPACE_ND', v, null,
+    [T([4, 2, 2, 1], 'INT8', {q: [0.1, -3]}), C([2], 'INT32', i32([2, 2])), C([2, 2], 'INT32', i32([0, 0, 0, 0])),
+     T([1, 4, 4, 1], 'INT8', {q: [0.1, -3]})]));
+
+// ---- float math ----
+for (const op of ['SIN', 'COS', 'ELU', 'FLOOR', 'CEIL', 'ROUND', 'LOG_SOFTMAX']) {
+  add(`${op.toLowerCase()}_f32`, op, 1, (n, v) => simple(n, op, v, op === 'LOG_SOFTMAX' ? ['LogSoftmaxOptions', {}] : null, [T([3, 5]), T([3, 5])]));
+}
+// Halves, where ROUND's tie rule shows: the inputs are given (NAME.in_0.npy) instead of generated.
+function npyF32(file, shape, values) {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head.writeUInt16LE(header.length, 8);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(new Float32Array(values).buffer)]));
+}
+add('cast_float32_int32_given', 'CAST', 1, (n, v) => {
+  const file = path.resolve(outDir, `${n}.in_0.npy`);
+  npyF32(file, [8], [-2.7, -1.5, -0.5, 0, 0.5, 1.9, 3.2, 100.99]);
+  simple(n, 'CAST', v, null, [T([8]), T([8], 'INT32')], ['--inputs', file]);
+});
+add('cast_float32_bool_given', 'CAST', 1, (n, v) => {
+  const file = path.resolve(outDir, `${n}.in_0.npy`);
+  npyF32(file, [4], [0, -0.0, 0.25, -3]);
+  simple(n, 'CAST', v, null, [T([4]), T([4], 'BOOL')], ['--inputs', file]);
+});
+// Float comparisons on given values, so that ties happen.
+for (const op of compareOps) {
+  add(`${op.toLowerCase()}_f32_ties`, op, 1, (n, v) => {
+    const a = path.resolve(outDir, `${n}.in_0.npy`), b = path.resolve(outDir, `${n}.in_1.npy`);
+    npyF32(a, [2, 3], [0.5, 1, -2, 3, 0.25, 7]);
+    npyF32(b, [3], [0.5, 2, 7]);
+    simple(n, op, v, null, [T([2, 3]), T([3]), T([2, 3], 'BOOL')], ['--inputs', `${a},${b}`]);
+  });
+}
+add('round_halves', 'ROUND', 1, (n, v) => {
+  const file = path.resolve(outDir, `${n}.in_0.npy`);
+  npyF32(file, [8], [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49]);
+  simple(n, 'ROUND', v, null, [T([8]), T([8])], ['--inputs', file]);
+});
+
+if (bench) {
+  const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
+  b('cast', 'CAST', null, [T([256, 256]), T([256, 256], 'INT32')]);
+  b('greater', 'GREATER', null, [T([256, 256]), T([256]), T([256, 256], 'BOOL')]);
+  b('select_v2', 'SELECT_V2', null, [T([256, 256], 'BOOL'), T([256, 256]), T([256]), T([256, 256])]);
+  b('arg_max', 'ARG_MAX', ['ArgMaxOptions', {output_type: 'INT32'}], [T([256, 256]), C([], 'INT32', i32([-1])), T([256], 'INT32')]);
+  b('slice', 'SLICE', null, [T([1, 128, 128, 16]), C([4], 'INT32', i32([0, 16, 16, 0])), C([4], 'INT32', i32([1, 96, 96, 16])), T([1, 96, 96, 16])]);
+  model('bench_split_v', 'SPLIT_V', 1, ['SplitVOptions', {num_splits: 3}],
+        [T([64, 1024]), C([3], 'INT32', i32([256, -1, 256])), C([], 'INT32', i32([1])), T([64, 256]), T([64, 512]), T([64, 256])],
+        {inputs: [0], outputs: [3, 4, 5], opInputs: [0, 1, 2]});
+  b('tile', 'TILE', null, [T([64, 64, 8]), C([3], 'INT32', i32([2, 2, 2])), T([128, 128, 16])]);
+  b('reduce_max', 'REDUCE_MAX', reducer(false), [T([64, 64, 32]), C([2], 'INT32', i32([1, 2])), T([64])]);
+  b('sum', 'SUM', reducer(true), [T([64, 64, 32]), C([1], 'INT32', i32([1])), T([64, 1, 32])]);
+  b('resize_nearest', 'RESIZE_NEAREST_NEIGHBOR', ['ResizeNearestNeighborOptions', {align_corners: false, half_pixel_centers: false}],
+    [T([1, 64, 64, 16]), C([2], 'INT32', i32([128, 128])), T([1, 128, 128, 16])]);
+} else if (versions) {
+  // One model per op and version; the first case of each op serves.
+  const seen = new Set();
+  for (const c of cases) {
+    if (seen.has(c.op)) continue;
+    seen.add(c.op);
+    for (let v = 1; v <= 8; ++v) c.fn(`v${c.op}_${v}`, v);
+  }
+} else {
+  for (const c of cases) c.fn(c.name, c.version);
+}
