@@ -180,7 +180,7 @@ typedef struct baton_fully_connected_options {
   int32_t asymmetric_quantize_inputs;
 } baton_fully_connected_options;
 
-typedef struct baton_elementwise_options { /* ADD, SUB, MUL, DIV: the fused activation */
+typedef struct baton_elementwise_options { /* ADD, SUB, MUL, DIV, L2_NORMALIZATION: the fused activation */
   int32_t activation;
   int32_t pot_scale_int16;
 } baton_elementwise_options;
