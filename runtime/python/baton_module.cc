@@ -271,6 +271,7 @@ class PyInterpreter {
       s = state_->interp->ensure_prepared();
     }
     if (!s) throw std::runtime_error(s.message());
+    resized_ = false;
   }
 
   void invoke() {
@@ -282,6 +283,7 @@ class PyInterpreter {
       s = state_->interp->invoke();
     }
     if (!s) throw std::runtime_error(s.message());
+    resized_ = false;  // invoke prepared what the resize asked for
   }
 
   py::list get_input_details() {
@@ -355,6 +357,8 @@ class PyInterpreter {
       }
     }
     if (Status s = interp().resize_input(i, shape); !s) throw py::value_error("resize_tensor_input: " + s.message());
+    // Until allocate_tensors the tensors keep their old memory, smaller or larger than the new shapes.
+    resized_ = true;
   }
 
   py::dict get_signature_list() {
@@ -519,9 +523,9 @@ class PyInterpreter {
                             "\" has type " + type_name(t.type) + ", which baton's Python module cannot show");
     }
     const uint8_t* p = t.is_constant ? t.constant : t.data;
-    if (!p && t.bytes > 0) {
+    if ((!p && t.bytes > 0) || (resized_ && !t.is_constant)) {
       throw py::value_error(std::string(what) + ": tensor " + std::to_string(t.index) + " \"" + t.info->name +
-                            "\" has no memory now (call allocate_tensors() after a resize)");
+                            "\" has no memory now (call allocate_tensors() after resize_tensor_input)");
     }
     return p;
   }
@@ -546,9 +550,9 @@ class PyInterpreter {
       throw py::value_error(std::string(what) + ": " + label + " has shape " + shape_text(t.shape) + ", got " +
                             shape_text(shape) + " (resize_tensor_input changes an input's shape)");
     }
-    if (!t.data && t.bytes > 0) {
+    if ((!t.data && t.bytes > 0) || resized_) {
       throw py::value_error(std::string(what) + ": " + label +
-                            " has no memory now (call allocate_tensors() after a resize)");
+                            " has no memory now (call allocate_tensors() after resize_tensor_input)");
     }
     py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
     std::memcpy(t.data, c.data(), t.bytes);
@@ -556,6 +560,7 @@ class PyInterpreter {
 
  private:
   std::shared_ptr<State> state_;
+  bool resized_ = false;  // resize_tensor_input since the last allocate_tensors or invoke
 };
 
 // tf.lite's SignatureRunner: call it with the inputs by name; it returns the outputs by name.
