@@ -19,7 +19,7 @@ struct TinyTensor {
   std::vector<float> scales;  // non-empty: quantization parameters (one per tensor, or per channel)
   std::vector<int64_t> zero_points;
   int32_t quantized_dimension = 0;
-  std::vector<int32_t> shape_signature;  // non-empty: written as the tensor's shape_signature (-1: dynamic)
+  std::vector<int32_t> shape_signature = {};  // non-empty: written as the tensor's shape_signature (-1: dynamic)
   bool is_variable = false;
 };
 
