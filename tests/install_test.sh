@@ -4,7 +4,10 @@
 # it into a plugin folder, and run a model that needs it with the installed `baton`, which must also find
 # the installed builtin pack with no flags.
 #
-# usage: install_test.sh BUILD_DIR SOURCE_DIR
+# With a PYTHON, the Python module too: installed where that Python imports from, and finding the
+# installed plugins.
+#
+# usage: install_test.sh BUILD_DIR SOURCE_DIR [PYTHON]
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
@@ -53,4 +56,20 @@ paste <(floats "$tmp/out/in_0.npy") <(floats "$tmp/out/out_0.npy") |
   awk 'BEGIN { n = 0 } { n++; want = atan2($1, 1); d = $2 - want; if (d < 0) d = -d;
        if (d > 1e-6) { printf "install_test: FAIL: atan(%s) = %s, baton gave %s\n", $1, want, $2; bad = 1 } }
        END { if (n != 6) { print "install_test: FAIL: expected 6 values, got " n; bad = 1 } exit bad }'
-echo "install_test: installed baton, out-of-tree Atan pack and its model: OK"
+
+if [ -n "${3:-}" ]; then
+  module=$(find "$tmp/stage" -name 'baton.cpython-*.so' | head -n 1)
+  [ -n "$module" ] || fail "no Python module installed"
+  site=$(dirname "${module#"$tmp/stage"}")
+  "$3" -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$site" \
+    || fail "the Python module went to $site, which $3 does not import from"
+  # The staged library stands in for the installed one the module's run path names.
+  libdir=$(dirname "$(find "$tmp/stage" -name 'libbaton.so.*' -type f | head -n 1)")
+  names=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir PYTHONPATH=$(dirname "$module") "$3" -c '
+import sys, baton
+interp = baton.Interpreter(model_path=sys.argv[1], plugin_dirs=[sys.argv[2]])
+print(" ".join(p["name"] + "@" + p["path"] for p in interp.plugins()["plugins"]))' "$tmp/atan.tflite" "$tmp/plugins") \
+    || fail "the installed Python module does not load a model"
+  grep -q "builtin@$tmp/stage" <<< "$names" || fail "the Python module did not find the installed builtin pack: $names"
+fi
+echo "install_test: installed baton, out-of-tree Atan pack and its model, the Python module: OK"

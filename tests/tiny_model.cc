@@ -25,7 +25,8 @@ std::vector<uint8_t> TinyModel::build() const {
                                                      fb::QuantizationDetails_NONE, 0, t.quantized_dimension);
     }
     tensors.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer,
-                                             t.name.c_str(), quant));
+                                             t.name.c_str(), quant, t.is_variable, 0,
+                                             t.shape_signature.empty() ? nullptr : &t.shape_signature));
   }
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
   std::vector<flatbuffers::Offset<fb::Operator>> ops;
@@ -46,13 +47,23 @@ std::vector<uint8_t> TinyModel::build() const {
   }
   std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
       fb::CreateSubGraphDirect(b, &tensors, &inputs, &outputs, &ops, "main")};
+  for (int32_t i = 0; i < extra_subgraphs; ++i) {
+    subgraphs.push_back(fb::CreateSubGraphDirect(b, &tensors, &inputs, &outputs, &ops, "copy"));
+  }
+  std::vector<flatbuffers::Offset<fb::SignatureDef>> sigs;
+  for (const TinySignature& s : signatures) {
+    std::vector<flatbuffers::Offset<fb::TensorMap>> in, out;
+    for (const auto& [name, t] : s.inputs) in.push_back(fb::CreateTensorMapDirect(b, name.c_str(), t));
+    for (const auto& [name, t] : s.outputs) out.push_back(fb::CreateTensorMapDirect(b, name.c_str(), t));
+    sigs.push_back(fb::CreateSignatureDefDirect(b, &in, &out, s.key.c_str(), s.subgraph));
+  }
   std::vector<flatbuffers::Offset<fb::Metadata>> metas;
   for (const auto& [name, bytes] : metadata) {
     buffers.push_back(fb::CreateBuffer(b, b.CreateVector(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())));
     metas.push_back(fb::CreateMetadataDirect(b, name.c_str(), static_cast<uint32_t>(buffers.size() - 1)));
   }
   auto model = fb::CreateModelDirect(b, 3, &codes, &subgraphs, description.c_str(), &buffers, nullptr,
-                                     metas.empty() ? nullptr : &metas);
+                                     metas.empty() ? nullptr : &metas, sigs.empty() ? nullptr : &sigs);
   fb::FinishModelBuffer(b, model);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

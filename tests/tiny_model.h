@@ -19,6 +19,8 @@ struct TinyTensor {
   std::vector<float> scales;  // non-empty: quantization parameters (one per tensor, or per channel)
   std::vector<int64_t> zero_points;
   int32_t quantized_dimension = 0;
+  std::vector<int32_t> shape_signature = {};  // non-empty: written as the tensor's shape_signature (-1: dynamic)
+  bool is_variable = false;
 };
 
 struct TinyOp {
@@ -30,12 +32,20 @@ struct TinyOp {
   bool only_deprecated_code = false;  // write the code in deprecated_builtin_code only, like old converters
 };
 
+struct TinySignature {
+  std::string key;
+  int32_t subgraph = 0;
+  std::vector<std::pair<std::string, int32_t>> inputs, outputs;  // name, tensor index
+};
+
 struct TinyModel {
   std::vector<TinyTensor> tensors;
   std::vector<TinyOp> ops;
   std::vector<int32_t> inputs, outputs;
   std::string description = "tiny test model";
   std::vector<std::pair<std::string, std::string>> metadata;  // name, bytes
+  std::vector<TinySignature> signatures;
+  int32_t extra_subgraphs = 0;  // copies of the main subgraph after it, for signatures that name them
 
   std::vector<uint8_t> build() const;
 };

@@ -11,6 +11,7 @@ PACKAGES=(
   libxnnpack-dev libpthreadpool-dev
   libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers
   clang libclang-rt-14-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest
   ca-certificates unzip
 )
 # npm fetches the test models. Some machines ship Node.js with npm from elsewhere (nodesource's nodejs
