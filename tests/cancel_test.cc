@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <thread>
 
 #include "interpreter.h"
@@ -84,6 +85,16 @@ TEST(Cancel, FromAnotherThreadStopsTheRunningInvoke) {
   EXPECT_EQ(y[1], INFINITY);
 }
 
+// Whether process `pid` has a handler for SIGINT: bit SIGINT-1 of SigCgt in /proc/PID/status.
+bool catches_sigint(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1)) & 1;
+  }
+  return false;
+}
+
 TEST(Cancel, SigintStopsBatonBenchWithStatus130) {
   TempDir work;
   const std::vector<uint8_t> bytes = doubling_chain(2000, 16384);
@@ -105,7 +116,14 @@ TEST(Cancel, SigintStopsBatonBenchWithStatus130) {
   pid_t pid = -1;
   ASSERT_EQ(posix_spawn(&pid, BATON_EXE, &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // well into the timed runs
+  // Signal only once the tool catches SIGINT (its SigCgt mask in /proc says so), then a little later so
+  // an invoke is running: a slow start (sanitizer builds) must not meet the default action.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!catches_sigint(pid) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(catches_sigint(pid)) << "baton bench never installed its SIGINT handler";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   kill(pid, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
