@@ -101,35 +101,36 @@ std::shared_ptr<Environment> environment(int threads, bool xnnpack_first, std::s
   static std::mutex mutex;
   static std::map<std::pair<int, bool>, std::shared_ptr<Environment>> made;
   std::lock_guard<std::mutex> guard(mutex);
-  const auto key = std::make_pair(threads, xnnpack_first);
-  if (auto it = made.find(key); it != made.end()) return it->second;
-  EnvironmentOptions o;
-  o.threads = threads > 0 ? threads : 0;
-  if (xnnpack_first) {
-    // baton's xnnpack first, then the rest of the chain this machine would use anyway.
-    auto plain = Environment::create(o);
-    if (!plain) {
-      *error = plain.error();
+  // Made once per key, under the lock; the xnnpack-first one reads the plain one's chain.
+  auto get = [&](bool xnn_first, auto& self) -> std::shared_ptr<Environment> {
+    const auto key = std::make_pair(threads, xnn_first);
+    if (auto it = made.find(key); it != made.end()) return it->second;
+    EnvironmentOptions o;
+    o.threads = threads > 0 ? threads : 0;
+    if (xnn_first) {
+      std::shared_ptr<Environment> plain = self(false, self);
+      if (!plain) return nullptr;
+      if (!plain->registry().find("xnnpack")) {
+        *error = "TfLiteXNNPackDelegateCreate: baton's xnnpack delegate is not installed (no plugin named xnnpack "
+                 "in the plugin folders)";
+        return nullptr;
+      }
+      // baton's xnnpack first, then the rest of the chain this machine would use anyway.
+      std::vector<std::string> chain = {"xnnpack"};
+      for (const baton::LoadedPlugin* d : plain->delegate_chain()) {
+        if (d->name != "xnnpack") chain.push_back(d->name);
+      }
+      o.delegates = chain;
+    }
+    auto env = Environment::create(o);
+    if (!env) {
+      *error = env.error();
       return nullptr;
     }
-    if (!plain.value()->registry().find("xnnpack")) {
-      *error = "TfLiteXNNPackDelegateCreate: baton's xnnpack delegate is not installed (no plugin named xnnpack "
-               "in the plugin folders)";
-      return nullptr;
-    }
-    std::vector<std::string> chain = {"xnnpack"};
-    for (const baton::LoadedPlugin* d : plain.value()->delegate_chain()) {
-      if (d->name != "xnnpack") chain.push_back(d->name);
-    }
-    o.delegates = chain;
-  }
-  auto env = Environment::create(o);
-  if (!env) {
-    *error = env.error();
-    return nullptr;
-  }
-  made[key] = env.value();
-  return env.value();
+    made[key] = env.value();
+    return env.value();
+  };
+  return get(xnnpack_first, get);
 }
 
 TfLiteIntArray* int_array(const std::vector<int32_t>& v) {
