@@ -30,8 +30,13 @@ struct Tensor {
   bool shape_writable = false;  // true only while the node producing it is being prepared
 };
 
+// Nodes the runtime runs itself rather than a plugin (control_flow.cc); delegates never see them.
+enum class RuntimeOp { none, while_loop, if_else, call_once, var_handle, read_variable, assign_variable };
+RuntimeOp runtime_op(int32_t op_code);
+
 struct Node {
   const NodeInfo* info = nullptr;
+  RuntimeOp runtime = RuntimeOp::none;
   std::vector<Tensor*> inputs;  // null for an omitted optional input
   std::vector<Tensor*> outputs;
   // Op-pack placement.
@@ -41,6 +46,10 @@ struct Node {
   bool initialised = false;
   bool folded = false;   // computed once at load; its outputs are constants now
   bool dropped = false;  // dead at load (nothing reads its outputs): never resolved, prepared or run
+  bool called = false;   // CALL_ONCE: its subgraph has run
+  int32_t variable = -1;  // VAR_HANDLE: the id of its resource variable
+  // WHILE: where loop values wait between a body's outputs and its inputs when one of them is both
+  std::vector<uint8_t> scratch;
   bool runs() const { return !folded && !dropped; }
 };
 

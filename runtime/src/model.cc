@@ -67,13 +67,23 @@ bool parse_byte_size(const std::string& text, size_t* bytes) {
   return true;
 }
 
+bool is_runtime_op(int32_t op_code) {
+  switch (op_code) {
+    case 118: case 119: case 129:  // IF, WHILE, CALL_ONCE
+    case 142: case 143: case 144:  // VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
   std::vector<bool> constant(g.tensors.size(), false), output(g.tensors.size(), false);
   for (const TensorInfo& t : g.tensors) constant[t.index] = t.is_constant;
   for (int32_t t : g.outputs) output[t] = true;
   std::vector<bool> foldable(g.nodes.size(), false);
   for (const NodeInfo& n : g.nodes) {
-    if (n.op_code == BATON_OP_CUSTOM) continue;
+    if (n.op_code == BATON_OP_CUSTOM || is_runtime_op(n.op_code)) continue;
     bool any = false, all = true;
     for (int32_t t : n.inputs) {
       if (t < 0) continue;
@@ -95,7 +105,8 @@ std::vector<bool> dead_nodes(const SubgraphInfo& g) {
     bool touches_variable = false;
     for (int32_t t : n.inputs) touches_variable = touches_variable || (t >= 0 && g.tensors[t].is_variable);
     for (int32_t t : n.outputs) touches_variable = touches_variable || g.tensors[t].is_variable;
-    keep[n.index] = n.op_code == BATON_OP_CUSTOM || n.outputs.empty() || touches_variable;
+    // A control-flow node's subgraphs may assign variables: kept like custom ops.
+    keep[n.index] = n.op_code == BATON_OP_CUSTOM || is_runtime_op(n.op_code) || n.outputs.empty() || touches_variable;
   }
   // Readers per tensor among the live nodes; a node dies when all of its outputs have none, which can
   // take the last reader away from its producers, so repeat until nothing changes.
@@ -505,6 +516,11 @@ class ModelLoader {
       case fb::BuiltinOptions_LeakyReluOptions:
         o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
         break;
+      case fb::BuiltinOptions_WhileOptions:
+      case fb::BuiltinOptions_IfOptions:
+      case fb::BuiltinOptions_CallOnceOptions:
+      case fb::BuiltinOptions_VarHandleOptions:
+        break;  // read_control_options()
       case fb::BuiltinOptions_SqueezeOptions: {
         auto* dims = op->builtin_options_as_SqueezeOptions()->squeeze_dims();
         o.u.squeeze = {dims ? static_cast<int32_t>(dims->size()) : 0, dims ? dims->data() : nullptr};
@@ -532,6 +548,32 @@ class ModelLoader {
         break;
       default: break;
     }
+  }
+
+  // The subgraphs a control-flow node runs (each must exist) and a variable's name.
+  Status read_control_options(const fb::Operator* op, NodeInfo& node, const std::string& where) {
+    if (!is_runtime_op(node.op_code)) return Status::ok();
+    if (auto* w = op->builtin_options_as_WhileOptions()) {
+      node.callees[0] = w->cond_subgraph_index();
+      node.callees[1] = w->body_subgraph_index();
+    } else if (auto* i = op->builtin_options_as_IfOptions()) {
+      node.callees[0] = i->then_subgraph_index();
+      node.callees[1] = i->else_subgraph_index();
+    } else if (auto* c = op->builtin_options_as_CallOnceOptions()) {
+      node.callees[0] = c->init_subgraph_index();
+    } else if (auto* v = op->builtin_options_as_VarHandleOptions()) {
+      if (v->container()) node.var_container = v->container()->str();
+      if (v->shared_name()) node.var_shared_name = v->shared_name()->str();
+    }
+    const size_t count = root_->subgraphs()->size();
+    const int wanted = node.op_code == 129 ? 1 : (node.op_code == 118 || node.op_code == 119) ? 2 : 0;
+    for (int k = 0; k < wanted; ++k) {
+      if (node.callees[k] < 0 || static_cast<size_t>(node.callees[k]) >= count) {
+        return fail(where + " names subgraph " + std::to_string(node.callees[k]) + ", out of range (" +
+                    std::to_string(count) + " subgraphs)");
+      }
+    }
+    return Status::ok();
   }
 
   Status read_subgraph(uint32_t index, const fb::SubGraph* fsg, SubgraphInfo& sg, Model& model) {
@@ -628,6 +670,7 @@ class ModelLoader {
       }
       parse_options(op, node.options);
       default_options(node.op_code, node.options);
+      if (Status s = read_control_options(op, node, where + ": " + nname); !s) return s;
       if (op->custom_options()) node.custom_options = {op->custom_options()->data(), op->custom_options()->size()};
       sg.nodes.push_back(std::move(node));
     }

@@ -60,6 +60,10 @@ struct NodeInfo {
   std::vector<int32_t> outputs;
   baton_builtin_options options{};
   std::span<const uint8_t> custom_options;
+  // The subgraphs a control-flow node runs: WHILE {cond, body}, IF {then, else}, CALL_ONCE {init, -1}.
+  int32_t callees[2] = {-1, -1};
+  // VAR_HANDLE: the variable's name.
+  std::string var_container, var_shared_name;
 };
 
 struct SubgraphInfo {
@@ -133,6 +137,10 @@ Expected<std::shared_ptr<const Model>> load_model_file(const std::string& path,
 Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t> bytes,
                                                          const std::string& name = "<buffer>",
                                                          const LoadLimits& limits = {});
+
+// Control flow (WHILE, IF, CALL_ONCE) and resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE):
+// nodes the runtime runs itself; never folded, never offered to plugins.
+bool is_runtime_op(int32_t op_code);
 
 // Which nodes of a subgraph can be computed once at load: builtin ops (not custom ones, which may keep
 // state) whose inputs are all constant, counting the outputs of earlier foldable nodes as constant, and

@@ -1,0 +1,102 @@
+// Invoke: the steps in order. On the first run a failing partition loses its nodes and the run is
+// repeated without it from the same inputs; an op pack failing a node hands it to the next op pack.
+#include <chrono>
+
+#include "plugin_call.h"
+#include "plugin_registry.h"
+#include "subgraph.h"
+
+namespace baton {
+
+namespace {
+
+const baton_node* handle(const Node& n) { return reinterpret_cast<const baton_node*>(&n); }
+
+}  // namespace
+
+Status Subgraph::invoke() {
+  if (needs_prepare_) {
+    if (Status s = prepare_with_fallback(); !s) return s;
+  }
+  // On the first invoke a failing partition loses its nodes and the run is repeated without it, from the
+  // same inputs (plan_memory keeps them intact). A model with state is not repeated: its state moved.
+  const bool rerun_allowed = !invoked_ && !state_.stateful;
+  if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
+  struct LeaveJournal {
+    CrashJournal& journal;
+    ~LeaveJournal() { journal.leave(); }  // the first run returned, failed or not: nothing died
+  } leave{*state_.journal};
+  for (;;) {
+    Partition* failed = nullptr;
+    bool needs_rerun = false;  // an op pack gave up a node
+    std::string failure;
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      if (state_.cancel_requested.load(std::memory_order_relaxed)) return Status::error("invoke cancelled");
+      const Step& step = steps_[k];
+      const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      if (!step.partition && step.node->runtime != RuntimeOp::none) {
+        if (Status s = invoke_runtime_node(*step.node); !s) return s;
+        if (profiling_) {
+          step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        }
+        continue;
+      }
+      baton_error error;
+      baton_status st;
+      if (!invoked_) state_.journal->enter(step_plugin(k), "first invoke");
+      if (step.partition) {
+        Partition& p = *step.partition;
+        st = guarded_call(*p.plugin, error, [&] {
+          return p.plugin->delegate.partition_invoke(p.plugin->state, p.state,
+                                                     reinterpret_cast<const baton_partition*>(&p), &error);
+        });
+      } else {
+        Node& n = *step.node;
+        st = guarded_call(*n.plugin, error,
+                          [&] { return n.kernel->invoke(n.plugin->state, n.state, handle(n), &error); });
+      }
+      if (profiling_) {
+        step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      }
+      if (st == BATON_OK) continue;
+      const std::string why = error.message.empty() ? "no reason given" : error.message;
+      if (step.partition) {
+        failed = step.partition;
+        failure = why;
+        break;
+      }
+      // An op pack failing the first run of a stateless model hands the node to the next pack that
+      // declares the op, and the run is repeated.
+      Node& node = *step.node;
+      LoadedPlugin* next = rerun_allowed ? next_op_pack(node) : nullptr;
+      if (!next) {
+        return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name +
+                             ": invoke failed: " + why);
+      }
+      state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
+                                               " failed its first run (" + why + "); " + next->name + " takes it");
+      fallbacks_.push_back({node.plugin->name, -1, "invoke", why, {node.info->index}, index_});
+      release_kernel(node);
+      node.plugin = next;
+      node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+      needs_rerun = true;
+      break;
+    }
+    if (!failed && !needs_rerun) break;
+    if (failed) {
+      if (!rerun_allowed) {
+        return Status::error(source() + ": " + failed->plugin->name + " partition " +
+                             std::to_string(failed->id) + ": invoke failed: " + failure);
+      }
+      lose_partition(*failed, "invoke", failure);
+      if (Status s = partition(); !s) return s;
+      if (Status s = check_runnable(); !s) return s;
+    }
+    if (Status s = prepare_with_fallback(); !s) return s;
+    step_seconds_.assign(steps_.size(), 0.0);
+  }
+  invoked_ = true;
+  return Status::ok();
+}
+
+}  // namespace baton

@@ -1,0 +1,133 @@
+// Prepare: every step in execution order, so shapes propagate; a delegate that fails to prepare a
+// partition loses it and the graph is partitioned again; an op pack that fails a node hands it to the
+// next op pack that declares it. Every node that cannot run is named in one error.
+#include "plugin_call.h"
+#include "plugin_registry.h"
+#include "subgraph.h"
+
+namespace baton {
+
+namespace {
+
+std::string shape_text(const std::vector<int32_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+Status Subgraph::prepare_with_fallback() {
+  struct LeaveJournal {
+    CrashJournal& journal;
+    ~LeaveJournal() { journal.leave(); }  // prepare is over, failed or not: nothing died
+  } leave{*state_.journal};
+  for (;;) {
+    Partition* failed = nullptr;
+    std::string reason;
+    Status s = prepare(&failed, &reason);
+    if (s) return s;
+    if (!failed) return s;
+    lose_partition(*failed, "prepare", reason);
+    if (Status p = partition(); !p) return p;
+    if (Status c = check_runnable(); !c) return c;
+  }
+}
+
+Status Subgraph::prepare(Partition** failed, std::string* reason) {
+  for (Tensor& t : tensors_) {
+    if (t.is_constant) continue;
+    if (t.is_model_input && t.data) t.planned = t.data;
+    t.data = nullptr;  // memory is planned after every step is prepared
+  }
+  std::vector<std::string> problems;  // nodes without a kernel, nodes no op pack could prepare
+  for (const Step& step : steps_) {
+    baton_error error;
+    baton_status st = BATON_OK;
+    if (step.partition || step.node->plugin) {
+      state_.journal->enter(step.partition ? step.partition->plugin->name : step.node->plugin->name, "prepare");
+    }
+    if (step.partition) {
+      Partition& p = *step.partition;
+      for (Tensor* out : p.outputs) out->shape_writable = true;
+      if (p.plugin->delegate.partition_prepare) {
+        st = guarded_call(*p.plugin, error, [&] {
+          return p.plugin->delegate.partition_prepare(p.plugin->state, p.state,
+                                                      reinterpret_cast<const baton_partition*>(&p), &error);
+        });
+      }
+      for (Tensor* out : p.outputs) out->shape_writable = false;
+      if (st != BATON_OK) {
+        *failed = &p;
+        *reason = error.message.empty() ? "no reason given" : error.message;
+        return Status::error(p.plugin->name + " partition " + std::to_string(p.id) + ": prepare failed: " + *reason);
+      }
+      continue;
+    }
+    Node& node = *step.node;
+    if (node.runtime != RuntimeOp::none) {
+      if (Status s = prepare_runtime_node(node); !s) problems.push_back(node_label(node) + ": " + s.message());
+      continue;
+    }
+    if (!node.kernel) {
+      problems.push_back(node_label(node) + ": " + unrunnable_reason(node));
+      continue;
+    }
+    std::string failures;
+    for (;;) {
+      for (Tensor* out : node.outputs) out->shape_writable = true;
+      st = init_and_prepare(node, error);
+      for (Tensor* out : node.outputs) out->shape_writable = false;
+      if (st == BATON_OK) break;
+      // The next op pack that declares the op and version gets the node; the failure is recorded.
+      const std::string why = error.message.empty() ? "no reason given" : error.message;
+      failures += "; " + node.plugin->name + ": " + why;
+      for (Tensor* out : node.outputs) {
+        out->shape = out->info->shape;
+        checked_byte_size(out->shape, out->type, &out->bytes);
+      }
+      LoadedPlugin* next = next_op_pack(node);
+      if (!next) {
+        // Noted, and prepare goes on (with the model's shapes for this node's outputs), so that the
+        // error names every node that cannot run, not the first one.
+        problems.push_back(node_label(node) + ": prepare failed" + failures);
+        break;
+      }
+      state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
+                                         " failed to prepare it (" + why + "); " + next->name + " takes it");
+      fallbacks_.push_back({node.plugin->name, -1, "prepare", why, {node.info->index}, index_});
+      release_kernel(node);
+      node.plugin = next;
+      node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+      error.message.clear();
+    }
+  }
+  if (!problems.empty()) {
+    std::string list;
+    for (const std::string& p : problems) list += "\n  " + p;
+    return Status::error(source() + ": " + std::to_string(problems.size()) + " node(s) cannot run:" + list);
+  }
+  if (Status s = plan_memory(); !s) return s;
+  needs_prepare_ = false;
+  return Status::ok();
+}
+
+Status Subgraph::resize_input(size_t i, const std::vector<int32_t>& shape) {
+  if (i >= inputs_.size()) {
+    return Status::error("input " + std::to_string(i) + " does not exist (the model has " +
+                         std::to_string(inputs_.size()) + " inputs)");
+  }
+  Tensor& t = *inputs_[i];
+  size_t bytes = 0;
+  if (!checked_byte_size(shape, t.type, &bytes)) {
+    return Status::error("input " + std::to_string(i) + " \"" + t.info->name + "\": shape " + shape_text(shape) +
+                         " has a negative dimension or overflows");
+  }
+  if (shape == t.shape) return Status::ok();
+  t.shape = shape;
+  t.bytes = bytes;
+  needs_prepare_ = true;
+  return Status::ok();
+}
+
+}  // namespace baton

@@ -1,0 +1,148 @@
+// Build: the runtime's tensors and nodes over one subgraph of the loaded model.
+#include "subgraph.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+#include <algorithm>
+#include <cstring>
+
+#include "plugin_call.h"
+#include "plugin_registry.h"
+
+namespace baton {
+
+RuntimeOp runtime_op(int32_t op_code) {
+  switch (op_code) {
+    case 119: return RuntimeOp::while_loop;
+    case 118: return RuntimeOp::if_else;
+    case 129: return RuntimeOp::call_once;
+    case 142: return RuntimeOp::var_handle;
+    case 143: return RuntimeOp::read_variable;
+    case 144: return RuntimeOp::assign_variable;
+    default: return RuntimeOp::none;
+  }
+}
+
+int32_t RunState::variable_id(const std::string& container, const std::string& shared_name) {
+  for (size_t i = 0; i < variables.size(); ++i) {
+    if (variables[i].container == container && variables[i].shared_name == shared_name) return static_cast<int32_t>(i);
+  }
+  variables.push_back({container, shared_name, false, BATON_TYPE_FLOAT32, {}, {}});
+  return static_cast<int32_t>(variables.size() - 1);
+}
+
+namespace {
+
+// A resource tensor holds the int32 id of its variable.
+size_t tensor_bytes(const std::vector<int32_t>& shape, baton_tensor_type type) {
+  size_t bytes = 0;
+  if (type == BATON_TYPE_RESOURCE) {
+    checked_byte_size(shape, BATON_TYPE_INT32, &bytes);
+  } else {
+    checked_byte_size(shape, type, &bytes);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Subgraph::Subgraph(RunState& state, int index)
+    : state_(state), index_(index), graph_(&state.model->subgraphs.at(index)) {
+  const SubgraphInfo& g = *graph_;
+  tensors_.resize(g.tensors.size());
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    const TensorInfo& info = g.tensors[i];
+    Tensor& t = tensors_[i];
+    t.info = &info;
+    t.index = static_cast<int32_t>(i);
+    t.type = info.type;
+    t.shape = info.shape;
+    t.bytes = tensor_bytes(t.shape, t.type);
+    t.is_constant = info.is_constant;
+    t.constant = info.is_constant ? info.data.data() : nullptr;
+  }
+  for (int32_t i : g.inputs) {
+    tensors_[i].is_model_input = true;
+    inputs_.push_back(&tensors_[i]);
+  }
+  for (int32_t i : g.outputs) {
+    tensors_[i].is_model_output = true;
+    outputs_.push_back(&tensors_[i]);
+  }
+  nodes_.resize(g.nodes.size());
+  unresolved_.assign(g.nodes.size(), "");
+  refusals_.assign(g.nodes.size(), {});
+  partition_of_.assign(g.nodes.size(), -1);
+  excluded_.assign(g.nodes.size(), {});
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    Node& node = nodes_[n];
+    node.info = &g.nodes[n];
+    node.runtime = runtime_op(node.info->op_code);
+    for (int32_t t : node.info->inputs) node.inputs.push_back(t < 0 ? nullptr : &tensors_[t]);
+    for (int32_t t : node.info->outputs) node.outputs.push_back(&tensors_[t]);
+  }
+}
+
+Subgraph::~Subgraph() {
+#if defined(__SANITIZE_ADDRESS__)
+  if (arena_ && arena_bytes_ > 0) ASAN_UNPOISON_MEMORY_REGION(arena_.get(), arena_bytes_);
+#endif
+  free_partitions();
+  for (Node& node : nodes_) {
+    if (node.initialised && node.kernel && node.kernel->free) {
+      guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
+    }
+  }
+}
+
+std::string Subgraph::node_label(const Node& node) const {
+  return (index_ == 0 ? "" : "subgraph " + std::to_string(index_) + " ") + "node " +
+         std::to_string(node.info->index) + " (" + node_op_name(*node.info) + " v" +
+         std::to_string(node.info->version) + ")";
+}
+
+std::vector<int> Subgraph::callees() const {
+  std::vector<int> out;
+  for (const Node& n : nodes_) {
+    if (!n.runs()) continue;
+    for (int32_t c : n.info->callees) {
+      if (c >= 0 && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void Subgraph::reset_state() {
+  for (Tensor& t : tensors_) {
+    if (t.info->is_variable && !t.is_constant && t.data) std::memset(t.data, 0, t.bytes);
+  }
+  for (Node& n : nodes_) n.called = false;
+}
+
+std::string Subgraph::step_op(size_t i) const {
+  const Step& s = steps_.at(i);
+  if (s.partition) return "partition " + std::to_string(s.partition->id);
+  return node_op_name(*s.node->info);
+}
+
+std::string Subgraph::step_plugin(size_t i) const {
+  const Step& s = steps_.at(i);
+  if (s.partition) return s.partition->plugin->name;
+  return s.node->plugin ? s.node->plugin->name : "runtime";
+}
+
+Placement Subgraph::placement(size_t node) const {
+  const Node& n = nodes_.at(node);
+  if (n.folded) return {"folded", n.plugin ? n.plugin->name : "runtime", -1};
+  if (n.dropped) return {"dropped", "runtime", -1};
+  if (n.runtime != RuntimeOp::none) return {"runtime", "runtime", -1};
+  if (partition_of_[node] >= 0) {
+    const Partition& p = *partitions_[partition_of_[node]];
+    return {"delegate", p.plugin->name, p.id};
+  }
+  return {"op-pack", n.plugin ? n.plugin->name : "", -1};
+}
+
+}  // namespace baton

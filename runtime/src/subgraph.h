@@ -1,0 +1,204 @@
+// One subgraph of a model on its way through the stages of the data path, each in its own file:
+//
+//   subgraph.cc      build: the runtime's tensors and nodes over the model's (load is model.cc)
+//   resolver.cc      resolve: a kernel from the first op pack that declares each node's op and version;
+//                    fold: nodes whose inputs are all constant run once, their outputs become constants
+//   delegation.cc    partition: the delegate chain takes connected groups of nodes (partitioner.cc groups)
+//   preparer.cc      prepare: shapes propagate in execution order; a failing partition falls back
+//   memory_plan.cc   plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
+//   executor.cc      invoke: the steps in order; a failing first run falls back and repeats
+//   control_flow.cc  the nodes the runtime runs itself: WHILE, IF, CALL_ONCE and resource variables
+//
+// Subgraph 0 (or a signature's subgraph) is where an Interpreter starts; WHILE, IF and CALL_ONCE run
+// other subgraphs, each resolved, folded, partitioned, planned and prepared like the first, so their
+// bodies run on the delegate chain too. What the subgraphs of one interpreter share (environment, model,
+// crash journal, cancellation, resource variables) is its RunState.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "crash_journal.h"
+#include "environment.h"
+#include "graph.h"
+#include "model.h"
+#include "status.h"
+
+namespace baton {
+
+struct InterpreterOptions {
+  int subgraph = 0;       // where invoke starts (a signature, when given, decides instead)
+  std::string signature;  // a signature key of the model: run its subgraph, name tensors by its names
+  bool strict = false;    // fail when any node would run on an op pack instead of a delegate
+};
+
+// Where a node runs, for reports.
+struct Placement {
+  // "delegate", "op-pack", "runtime" (control flow, variables), "folded" or "dropped" (dead: nothing reads
+  // its outputs)
+  std::string kind;
+  std::string plugin;
+  int partition = -1;
+};
+
+struct Refusal {
+  std::string plugin;
+  std::string reason;
+};
+
+// One time a plugin lost nodes it had taken: a delegate's partition, or an op pack's node.
+struct Fallback {
+  std::string plugin;
+  int partition = -1;  // -1 for an op pack
+  std::string stage;   // "init", "prepare" or "invoke"
+  std::string reason;
+  std::vector<int> nodes;
+  int subgraph = 0;
+};
+
+class Subgraph;
+
+// A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE): its value lives here, outside any
+// arena, from its first assignment until the interpreter goes or its variables are reset.
+struct ResourceVariable {
+  std::string container;
+  std::string shared_name;
+  bool assigned = false;
+  baton_tensor_type type = BATON_TYPE_FLOAT32;
+  std::vector<int32_t> shape;
+  std::vector<uint8_t> value;
+};
+
+// What the subgraphs of one interpreter share.
+struct RunState {
+  std::shared_ptr<Environment> env;
+  std::shared_ptr<const Model> model;
+  InterpreterOptions options;
+  std::unique_ptr<CrashJournal> journal;
+  std::map<std::string, std::string> quarantined;  // plugins the crash journal keeps away, with the reason
+  std::atomic<bool> cancel_requested{false};
+  // A model that keeps state (variable tensors, resource variables) is never re-run after a failing first
+  // run: its state has moved.
+  bool stateful = false;
+  std::vector<std::unique_ptr<Subgraph>> subgraphs;  // by model index; null where nothing runs it
+  std::vector<ResourceVariable> variables;           // by resource id
+  // The id of the variable (container, shared_name), made on first use.
+  int32_t variable_id(const std::string& container, const std::string& shared_name);
+};
+
+class Subgraph {
+ public:
+  // Builds the runtime graph of the model's subgraph `index`.
+  Subgraph(RunState& state, int index);
+  ~Subgraph();  // also returns the arena unpoisoned under AddressSanitizer
+  Subgraph(const Subgraph&) = delete;
+  Subgraph& operator=(const Subgraph&) = delete;
+
+  // The stages up to partitioning (prepare needs the shapes the caller gives the inputs).
+  Status resolve();
+  Status partition();
+  Status check_runnable() const;
+  // Prepares every step; a partition that fails goes back and the graph is partitioned again.
+  Status prepare_with_fallback();
+  Status ensure_prepared() { return needs_prepare_ ? prepare_with_fallback() : Status::ok(); }
+  Status resize_input(size_t i, const std::vector<int32_t>& shape);
+  Status invoke();
+  // Returns variable tensors to zero and lets CALL_ONCE nodes run again (resource variables are the
+  // RunState's).
+  void reset_state();
+
+  int index() const { return index_; }
+  const SubgraphInfo& info() const { return *graph_; }
+  size_t input_count() const { return inputs_.size(); }
+  size_t output_count() const { return outputs_.size(); }
+  Tensor& input(size_t i) { return *inputs_[i]; }
+  Tensor& output(size_t i) { return *outputs_[i]; }
+  const Tensor& input(size_t i) const { return *inputs_[i]; }
+  const Tensor& output(size_t i) const { return *outputs_[i]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Tensor>& tensors() const { return tensors_; }
+  Placement placement(size_t node) const;
+  const std::vector<Refusal>& refusals(size_t node) const { return refusals_.at(node); }
+  const std::vector<std::unique_ptr<Partition>>& partitions() const { return partitions_; }
+  const std::vector<Fallback>& fallbacks() const { return fallbacks_; }
+  size_t arena_bytes() const { return arena_bytes_; }
+  size_t naive_bytes() const { return naive_bytes_; }
+  size_t folded_nodes() const { return folded_nodes_; }
+  size_t dropped_nodes() const { return dropped_nodes_; }
+  size_t folded_bytes() const { return folded_bytes_; }
+  // Steps are host nodes and partitions, in execution order.
+  void set_profiling(bool on) { profiling_ = on; }
+  size_t step_count() const { return steps_.size(); }
+  std::string step_op(size_t i) const;
+  std::string step_plugin(size_t i) const;
+  int step_node(size_t i) const { return steps_[i].node ? steps_[i].node->info->index : -1; }
+  const std::vector<double>& step_seconds() const { return step_seconds_; }
+  void reset_profile() { step_seconds_.assign(steps_.size(), 0.0); }
+  // The subgraphs this one's control-flow nodes run.
+  std::vector<int> callees() const;
+
+ private:
+  // One step of execution: a host node or a partition.
+  struct Step {
+    Node* node = nullptr;
+    Partition* partition = nullptr;
+  };
+
+  // resolver.cc
+  Status fold(Node& node);
+  baton_status init_and_prepare(Node& node, baton_error& error);  // init once, then prepare
+  void release_kernel(Node& node);
+  LoadedPlugin* next_op_pack(const Node& node) const;
+  uint8_t* own_constant(size_t bytes);
+  // delegation.cc
+  void free_partitions();
+  std::string unrunnable_reason(const Node& node) const;
+  void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
+  // preparer.cc
+  Status prepare(Partition** failed, std::string* reason);
+  Status prepare_op_pack_node(Node& node, std::vector<std::string>& problems);
+  // memory_plan.cc
+  Status plan_memory();
+  // control_flow.cc
+  Status prepare_runtime_node(Node& node);
+  Status invoke_runtime_node(Node& node);
+  Subgraph& callee(const Node& node, int which) const;
+
+  std::string node_label(const Node& node) const;
+  const std::string& source() const { return state_.model->source(); }
+
+  RunState& state_;
+  int index_ = 0;
+  const SubgraphInfo* graph_ = nullptr;
+  std::vector<Tensor> tensors_;
+  std::vector<Node> nodes_;
+  std::vector<Tensor*> inputs_;
+  std::vector<Tensor*> outputs_;
+  std::vector<bool> foldable_;           // by foldable_nodes(); folding may still fail and leave one
+  std::vector<std::string> unresolved_;  // why no op pack runs a node ("" when one does)
+  std::vector<std::vector<Refusal>> refusals_;
+  std::vector<int> partition_of_;  // per node, index into partitions_ or -1
+  std::vector<std::unique_ptr<Partition>> partitions_;
+  // Delegates a node may no longer go to, after one of them lost it.
+  std::vector<std::vector<const LoadedPlugin*>> excluded_;
+  std::vector<Fallback> fallbacks_;
+  std::vector<Step> steps_;
+  std::unique_ptr<uint8_t, decltype(&std::free)> arena_{nullptr, &std::free};
+  size_t arena_bytes_ = 0;
+  size_t naive_bytes_ = 0;
+  // Constants made at load (folded nodes, densified tensors); the tensors point into these.
+  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> owned_constants_;
+  size_t folded_nodes_ = 0;
+  size_t dropped_nodes_ = 0;
+  size_t folded_bytes_ = 0;
+  bool needs_prepare_ = true;
+  bool invoked_ = false;
+  bool profiling_ = false;
+  std::vector<double> step_seconds_;
+};
+
+}  // namespace baton
