@@ -40,7 +40,7 @@ const codes = {
   REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
-  ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  ADD_N: 106, ADD: 0, SUB: 41, MUL: 18, MINIMUM: 57, MAXIMUM: 55, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -290,6 +290,13 @@ add('round_halves', 'ROUND', 1, (n, v) => {
   npyF32(file, [8], [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49]);
   simple(n, 'ROUND', v, null, [T([8]), T([8])], ['--inputs', file]);
 });
+
+// ---- integer arithmetic: int32 / int64 ADD, SUB, MUL (wrapping), MINIMUM, MAXIMUM, broadcasting ----
+add('add_i32_broadcast', 'ADD', 1, (n, v) => simple(n, 'ADD', v, null, [T([2, 3], 'INT32'), T([3], 'INT32'), T([2, 3], 'INT32')]));
+add('sub_i64_scalar', 'SUB', 1, (n, v) => simple(n, 'SUB', v, null, [T([5], 'INT64'), T([], 'INT64'), T([5], 'INT64')], ['--int-range', '-1000:1000']));
+add('mul_i32_rank3', 'MUL', 1, (n, v) => simple(n, 'MUL', v, null, [T([2, 1, 3], 'INT32'), T([4, 1], 'INT32'), T([2, 4, 3], 'INT32')], ['--int-range', '-3000:3000']));
+add('minimum_i32_broadcast', 'MINIMUM', 1, (n, v) => simple(n, 'MINIMUM', v, null, [T([3, 4], 'INT32'), T([4], 'INT32'), T([3, 4], 'INT32')]));
+add('maximum_i64_broadcast', 'MAXIMUM', 1, (n, v) => simple(n, 'MAXIMUM', v, null, [T([4, 1], 'INT64'), T([3], 'INT64'), T([4, 3], 'INT64')]));
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

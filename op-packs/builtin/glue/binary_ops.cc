@@ -1,6 +1,7 @@
 // Broadcasting binary ops: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM and PRELU. The
 // broadcast is planned in prepare; invoke is one kernel call. uint8 / int8 ADD, SUB and MUL go to
-// glue/quantized_ops.cc with the same plan.
+// glue/quantized_ops.cc with the same plan; int32 / int64 ADD, SUB, MUL, MINIMUM and MAXIMUM to
+// binary_integer().
 #include <vector>
 
 #include "glue/op_context.h"
@@ -14,7 +15,14 @@ namespace {
 struct BinaryState : OpState {
   BroadcastPlan plan;
   ActivationRange range;
+  baton_tensor_type type = BATON_TYPE_FLOAT32;  // FLOAT32, or INT32 / INT64 for the integer ops
 };
+
+// int32 and int64 ADD, SUB, MUL, MINIMUM and MAXIMUM (TFLite's integer kernels; no fused activation here).
+bool integer_op(int32_t code, baton_tensor_type type) {
+  return (type == BATON_TYPE_INT32 || type == BATON_TYPE_INT64) &&
+         (code == op::kAdd || code == op::kSub || code == op::kMul || code == op::kMinimum || code == op::kMaximum);
+}
 
 BinaryOp binary_op_of(int32_t code) {
   switch (code) {
@@ -37,7 +45,14 @@ void binary_prepare(OpContext& ctx) {
   const baton_tensor_type at = ctx.type(a);
   const bool quantized = (at == BATON_TYPE_UINT8 || at == BATON_TYPE_INT8) &&
                          (code == op::kAdd || code == op::kSub || code == op::kMul);
-  if (!quantized) {
+  const bool integer = integer_op(code, at);
+  if (integer) {
+    ctx.require_type(b, "second input", {at});
+    ctx.require_type(ctx.output(0), "output", {at});
+    const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul;
+    ctx.require(!fused || ctx.options().u.elementwise.activation == 0,
+                "a fused activation on integer inputs is not supported");
+  } else if (!quantized) {
     if (code == op::kAdd || code == op::kSub || code == op::kMul) {
       ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
     }
@@ -67,20 +82,32 @@ void binary_prepare(OpContext& ctx) {
   if (quantized) return quantized_binary_prepare(ctx, plan);
   auto& s = ctx.state<BinaryState>();
   s.plan = plan;
+  s.type = integer ? at : BATON_TYPE_FLOAT32;
   const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul || code == op::kDiv;
   s.range = fused ? ctx.activation(ctx.options().u.elementwise.activation) : ActivationRange{};
 }
 
 void binary_invoke(OpContext& ctx) {
   const auto& s = ctx.state<BinaryState>();
-  binary(binary_op_of(ctx.op_code()), s.plan, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
+  const BinaryOp op = binary_op_of(ctx.op_code());
+  if (s.type == BATON_TYPE_INT32) {
+    binary_integer(op, s.plan, ctx.data<int32_t>(ctx.input(0)), ctx.data<int32_t>(ctx.input(1)),
+                   ctx.mutable_data<int32_t>(ctx.output(0)));
+    return;
+  }
+  if (s.type == BATON_TYPE_INT64) {
+    binary_integer(op, s.plan, ctx.data<int64_t>(ctx.input(0)), ctx.data<int64_t>(ctx.input(1)),
+                   ctx.mutable_data<int64_t>(ctx.output(0)));
+    return;
+  }
+  binary(op, s.plan, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
          ctx.mutable_data<float>(ctx.output(0)), s.range);
 }
 
 constexpr OpDef kOps[] = {
-    {op::kAdd, "ADD", 1, 5, binary_prepare, binary_invoke},
+    {op::kAdd, "ADD", 1, 4, binary_prepare, binary_invoke},
     {op::kSub, "SUB", 1, 5, binary_prepare, binary_invoke},
-    {op::kMul, "MUL", 1, 7, binary_prepare, binary_invoke},
+    {op::kMul, "MUL", 1, 5, binary_prepare, binary_invoke},
     {op::kDiv, "DIV", 1, 2, binary_prepare, binary_invoke},
     {op::kSquaredDifference, "SQUARED_DIFFERENCE", 1, 2, binary_prepare, binary_invoke},
     {op::kMinimum, "MINIMUM", 1, 4, binary_prepare, binary_invoke},

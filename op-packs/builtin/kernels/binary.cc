@@ -1,34 +1,45 @@
 #include "kernels/binary.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace baton::builtin {
 namespace {
 
-struct AddOp { static float f(float x, float y) { return x + y; } };
-struct SubOp { static float f(float x, float y) { return x - y; } };
-struct MulOp { static float f(float x, float y) { return x * y; } };
+// Integer ADD, SUB and MUL wrap around on overflow (computed unsigned), as TFLite's kernels do in practice.
+template <typename T, bool = std::is_integral_v<T>>
+struct WrapType { using type = T; };
+template <typename T>
+struct WrapType<T, true> { using type = std::make_unsigned_t<T>; };
+template <typename T>
+using Wide = typename WrapType<T>::type;
+struct AddOp { template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) + Wide<T>(y)); } };
+struct SubOp { template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) - Wide<T>(y)); } };
+struct MulOp { template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) * Wide<T>(y)); } };
 struct DivOp { static float f(float x, float y) { return x / y; } };
 struct SquaredDifferenceOp { static float f(float x, float y) { const float d = x - y; return d * d; } };
-struct MinimumOp { static float f(float x, float y) { return std::min(x, y); } };
-struct MaximumOp { static float f(float x, float y) { return std::max(x, y); } };
+struct MinimumOp { template <typename T> static T f(T x, T y) { return std::min(x, y); } };
+struct MaximumOp { template <typename T> static T f(T x, T y) { return std::max(x, y); } };
 struct PreluOp { static float f(float x, float alpha) { return x >= 0.0f ? x : x * alpha; } };
 
 // The inner run: a_step and b_step are 0 (scalar) or 1 (contiguous), fixed at compile time so each
 // variant vectorises.
-template <typename Op, int AStep, int BStep>
-void run(const float* __restrict a, const float* __restrict b, float* __restrict out, int64_t n,
-         ActivationRange range) {
-  for (int64_t i = 0; i < n; ++i) out[i] = clamp_activation(Op::f(a[i * AStep], b[i * BStep]), range);
+template <typename Op, int AStep, int BStep, typename T>
+void run(const T* __restrict a, const T* __restrict b, T* __restrict out, int64_t n, ActivationRange range) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) out[i] = clamp_activation(Op::f(a[i * AStep], b[i * BStep]), range);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::f(a[i * AStep], b[i * BStep]);
+  }
 }
 
-template <typename Op>
-void binary_typed(const BroadcastPlan& plan, const float* a, const float* b, float* out, ActivationRange range) {
+template <typename Op, typename T>
+void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, ActivationRange range) {
   if (plan.count == 0) return;
   const int last = plan.rank - 1;
   const int64_t n = plan.dims[last];
   const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
-  auto inner = [&](const float* pa, const float* pb, float* po) {
+  auto inner = [&](const T* pa, const T* pb, T* po) {
     if (as == 1 && bs == 1) run<Op, 1, 1>(pa, pb, po, n, range);
     else if (as == 1) run<Op, 1, 0>(pa, pb, po, n, range);
     else if (bs == 1) run<Op, 0, 1>(pa, pb, po, n, range);
@@ -112,5 +123,24 @@ void binary(BinaryOp op, const BroadcastPlan& plan, const float* a, const float*
     case BinaryOp::kPrelu: return binary_typed<PreluOp>(plan, a, b, out, range);
   }
 }
+
+}  // namespace baton::builtin
+
+namespace baton::builtin {
+
+template <typename T>
+bool binary_integer(BinaryOp op, const BroadcastPlan& plan, const T* a, const T* b, T* out) {
+  switch (op) {
+    case BinaryOp::kAdd: binary_typed<AddOp>(plan, a, b, out, {}); return true;
+    case BinaryOp::kSub: binary_typed<SubOp>(plan, a, b, out, {}); return true;
+    case BinaryOp::kMul: binary_typed<MulOp>(plan, a, b, out, {}); return true;
+    case BinaryOp::kMinimum: binary_typed<MinimumOp>(plan, a, b, out, {}); return true;
+    case BinaryOp::kMaximum: binary_typed<MaximumOp>(plan, a, b, out, {}); return true;
+    default: return false;
+  }
+}
+
+template bool binary_integer<int32_t>(BinaryOp, const BroadcastPlan&, const int32_t*, const int32_t*, int32_t*);
+template bool binary_integer<int64_t>(BinaryOp, const BroadcastPlan&, const int64_t*, const int64_t*, int64_t*);
 
 }  // namespace baton::builtin

@@ -34,6 +34,11 @@ BroadcastPlan plan_broadcast(const int32_t* a, int a_rank, const int32_t* b, int
 void binary(BinaryOp op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
             ActivationRange range);
 
+// int32 / int64 ADD, SUB, MUL (wrapping), MINIMUM and MAXIMUM, without fused activation; false for the
+// other ops.
+template <typename T>
+bool binary_integer(BinaryOp op, const BroadcastPlan& plan, const T* a, const T* b, T* out);
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_BINARY_H

@@ -1,0 +1,246 @@
+// Models with several subgraphs (tests/data/control-flow, made by tools/make-control-flow-cases.sh: our
+// own small models): WHILE loops (counting, a body that passes a value through), IF on a computed
+// condition, CALL_ONCE initialising a resource variable that each invoke accumulates into, signatures
+// on another subgraph. Outputs against the native TensorFlow Lite 2.9 library's on the same inputs (float
+// within 1e-5 of the largest reference magnitude, the rest bit for bit), with the builtin pack alone and
+// with XNNPACK taking the float nodes of the subgraphs; what the library's one run cannot show (several
+// invokes of a stateful model, a reset, a signature's subgraph) is derived by hand from it. Also:
+// cancelling an endless loop from another thread, and recursion refused at load.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "interpreter.h"
+#include "npy.h"
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string case_dir(const std::string& name) {
+  return std::string(BATON_SOURCE_ROOT) + "/tests/data/control-flow/" + name + "/";
+}
+
+std::vector<std::string> reference_cases() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(case_dir(""))) {
+    if (fs::exists(e.path() / "out_0.npy")) out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> plugin_dirs(bool xnnpack) {
+  std::vector<std::string> dirs{BUILTIN_PACK_DIR};
+#ifdef XNNPACK_PLUGIN_DIR
+  if (xnnpack) dirs.push_back(XNNPACK_PLUGIN_DIR);
+#else
+  (void)xnnpack;
+#endif
+  return dirs;
+}
+
+std::unique_ptr<Interpreter> open(const std::string& name, bool xnnpack, const InterpreterOptions& o = {}) {
+  auto env = isolated_environment(plugin_dirs(xnnpack));
+  EXPECT_TRUE(env) << env.error();
+  if (!env) return nullptr;
+  auto model = load_model_file(case_dir(name) + "model.tflite");
+  EXPECT_TRUE(model) << model.error();
+  if (!model) return nullptr;
+  auto interp = Interpreter::create(env.value(), model.value(), o);
+  EXPECT_TRUE(interp) << interp.error();
+  return interp ? std::move(interp.value()) : nullptr;
+}
+
+void feed(Interpreter& in, const std::string& name) {
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    auto arr = tool::read_npy(case_dir(name) + "in_" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    ASSERT_EQ(arr->data.size(), in.input(i).bytes) << "input " << i;
+    if (!arr->data.empty()) std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
+  }
+}
+
+std::vector<float> floats(const Tensor& t) {
+  std::vector<float> v(t.bytes / 4);
+  std::memcpy(v.data(), t.data, t.bytes);
+  return v;
+}
+
+std::vector<float> npy_floats(const std::string& path) {
+  auto arr = tool::read_npy(path);
+  EXPECT_TRUE(arr) << arr.error();
+  std::vector<float> v(arr ? arr->data.size() / 4 : 0);
+  if (arr) std::memcpy(v.data(), arr->data.data(), arr->data.size());
+  return v;
+}
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double max_ref = 0, max_diff = 0;
+  for (size_t k = 0; k < want.size(); ++k) {
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(want[k])));
+    max_diff = std::max(max_diff, std::abs(static_cast<double>(got[k]) - want[k]));
+  }
+  EXPECT_LE(max_diff, 1e-5 * std::max(max_ref, 1.0)) << what << ": max |diff| " << max_diff;
+}
+
+void expect_outputs_match(Interpreter& in, const std::string& name) {
+  for (size_t o = 0; o < in.output_count(); ++o) {
+    auto want = tool::read_npy(case_dir(name) + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(want) << want.error();
+    const Tensor& t = in.output(o);
+    ASSERT_EQ(want->type, t.type) << name << " output " << o;
+    ASSERT_EQ(want->shape, t.shape) << name << " output " << o;
+    if (t.type == BATON_TYPE_FLOAT32) {
+      expect_near(floats(t), npy_floats(case_dir(name) + "out_" + std::to_string(o) + ".npy"),
+                  name + " output " + std::to_string(o));
+    } else {
+      ASSERT_EQ(want->data.size(), t.bytes);
+      EXPECT_EQ(std::memcmp(want->data.data(), t.data, t.bytes), 0) << name << " output " << o;
+    }
+  }
+}
+
+class ControlFlowCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ControlFlowCase, MatchesNativeTfLite) {
+  auto in = open(GetParam(), false);
+  ASSERT_TRUE(in);
+  feed(*in, GetParam());
+  Status s = in->invoke();
+  ASSERT_TRUE(s) << s.message();
+  expect_outputs_match(*in, GetParam());
+}
+
+#ifdef XNNPACK_PLUGIN_DIR
+// The subgraphs are partitioned like subgraph 0: XNNPACK takes the float ADD and MUL inside loop bodies and
+// branches, the control-flow nodes stay with the runtime, and the outputs still match.
+TEST_P(ControlFlowCase, MatchesNativeTfLiteWithXnnpackInTheSubgraphs) {
+  auto in = open(GetParam(), true);
+  ASSERT_TRUE(in);
+  size_t delegated = 0;
+  for (size_t g = 0; g < in->subgraph_count(); ++g) {
+    const Subgraph* sg = in->subgraph(g);
+    if (!sg) continue;
+    for (size_t n = 0; n < sg->nodes().size(); ++n) {
+      const Placement p = sg->placement(n);
+      if (sg->nodes()[n].runtime != RuntimeOp::none) {
+        EXPECT_EQ(p.kind, "runtime") << "subgraph " << g << " node " << n;
+      }
+      delegated += p.kind == "delegate";
+    }
+  }
+  feed(*in, GetParam());
+  Status s = in->invoke();
+  ASSERT_TRUE(s) << s.message();
+  expect_outputs_match(*in, GetParam());
+  if (GetParam() != "signatures" && GetParam() != "call_once_accumulator") {
+    EXPECT_GT(delegated, 0u) << "no node of any subgraph went to xnnpack";
+  }
+}
+#endif
+
+INSTANTIATE_TEST_SUITE_P(Cases, ControlFlowCase, ::testing::ValuesIn(reference_cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(ControlFlow, BuildsEverySubgraphALoopRuns) {
+  auto in = open("while_count", false);
+  ASSERT_TRUE(in);
+  ASSERT_EQ(in->subgraph_count(), 3u);
+  for (size_t g = 0; g < 3; ++g) EXPECT_NE(in->subgraph(g), nullptr) << g;
+  EXPECT_EQ(in->placement(0).kind, "runtime");
+  EXPECT_EQ(in->subgraph(2)->placement(0).kind, "op-pack");  // the int32 counter's ADD
+}
+
+// CALL_ONCE sets the variable to its initial value v0 once; each invoke adds x to it and returns the sum.
+// The native library's one run gives v0 + x; invoke k gives v0 + k x, and a reset starts over.
+TEST(ResourceVariables, KeepTheirValueAcrossInvokesUntilAReset) {
+  const std::string name = "call_once_accumulator";
+  auto in = open(name, false);
+  ASSERT_TRUE(in);
+  feed(*in, name);
+  const std::vector<float> x = npy_floats(case_dir(name) + "in_0.npy");
+  const std::vector<float> first = npy_floats(case_dir(name) + "out_0.npy");
+  for (int k = 1; k <= 3; ++k) {
+    Status s = in->invoke();
+    ASSERT_TRUE(s) << s.message();
+    std::vector<float> want(first);
+    for (size_t i = 0; i < want.size(); ++i) want[i] += static_cast<float>(k - 1) * x[i];
+    expect_near(floats(in->output(0)), want, "invoke " + std::to_string(k));
+  }
+  in->reset_variables();
+  Status s = in->invoke();
+  ASSERT_TRUE(s) << s.message();
+  expect_near(floats(in->output(0)), first, "after reset");
+}
+
+// "double" runs subgraph 0 (x + x), "triple" subgraph 1 (x * 3); names are the signature's.
+TEST(Signatures, RunTheirOwnSubgraph) {
+  const std::string name = "signatures";
+  InterpreterOptions o;
+  o.signature = "triple";
+  auto in = open(name, false, o);
+  ASSERT_TRUE(in);
+  EXPECT_EQ(in->entry_subgraph(), 1);
+  EXPECT_EQ(in->subgraph(0), nullptr);  // nothing runs subgraph 0 from here
+  ASSERT_EQ(in->input_index("x"), 0);
+  ASSERT_EQ(in->output_index("y"), 0);
+  feed(*in, name);
+  ASSERT_TRUE(in->invoke());
+  std::vector<float> want = npy_floats(case_dir(name) + "in_0.npy");
+  for (float& v : want) v *= 3.0f;
+  expect_near(floats(in->output(0)), want, "triple");
+
+  o.signature = "double";
+  auto twice = open(name, false, o);
+  ASSERT_TRUE(twice);
+  feed(*twice, name);
+  ASSERT_TRUE(twice->invoke());
+  expect_outputs_match(*twice, name);
+}
+
+TEST(Signatures, AnUnknownKeyNamesTheKnownOnes) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env);
+  auto model = load_model_file(case_dir("signatures") + "model.tflite");
+  ASSERT_TRUE(model);
+  InterpreterOptions o;
+  o.signature = "quadruple";
+  auto in = Interpreter::create(env.value(), model.value(), o);
+  ASSERT_FALSE(in);
+  EXPECT_NE(in.error().find("no signature \"quadruple\""), std::string::npos) << in.error();
+  EXPECT_NE(in.error().find("double, triple"), std::string::npos) << in.error();
+}
+
+TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {
+  auto in = open("while_endless", false);
+  ASSERT_TRUE(in);
+  std::memset(in->input(0).data, 0, 4);
+  Status result = Status::ok();
+  std::thread runner([&] { result = in->invoke(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  in->cancel();
+  runner.join();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.message(), "invoke cancelled");
+}
+
+TEST(ControlFlow, ASubgraphThatRunsItselfIsRefusedAtLoad) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env);
+  auto model = load_model_file(case_dir("while_recursive") + "model.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto in = Interpreter::create(env.value(), model.value());
+  ASSERT_FALSE(in);
+  EXPECT_NE(in.error().find("subgraph 0 runs itself (0 -> 0)"), std::string::npos) << in.error();
+}
+
+}  // namespace
+}  // namespace baton::test

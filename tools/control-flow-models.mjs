@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+// control-flow-models.mjs - write small TFLite models with several subgraphs (as flatc JSON): loops,
+// branches, resource variables initialised by CALL_ONCE, signatures on other subgraphs.
+//
+//   node tools/control-flow-models.mjs OUT_DIR      OUT_DIR/NAME.json and NAME.args for every case
+//
+// NAME.args holds the tflite-peer arguments of the case (seed, integer range), or "--no-reference" for a
+// model the native library cannot give a useful output for (an endless loop, kept for cancellation).
+// tools/make-control-flow-cases.sh turns the JSON into .tflite with flatc and runs the native TFLite
+// library for the reference outputs. Constants are fixed here, so a rerun writes the same files.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const outDir = process.argv[2];
+if (!outDir) {
+  console.error('usage: node tools/control-flow-models.mjs OUT_DIR');
+  process.exit(2);
+}
+fs.mkdirSync(outDir, {recursive: true});
+
+const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
+const i32 = (v) => bytesOf(Int32Array, v);
+const f32 = (v) => bytesOf(Float32Array, v);
+
+const codes = {
+  ADD: 0, MUL: 18, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
+  READ_VARIABLE: 143, ASSIGN_VARIABLE: 144,
+};
+const optionsOf = {
+  ADD: 'AddOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
+  VAR_HANDLE: 'VarHandleOptions',
+};
+
+// A model from subgraphs written as {tensors: [{shape, type, data}], inputs, outputs, ops: [[OP, ins,
+// outs, options]]}; operator codes are collected across subgraphs.
+function write(name, subgraphs, {signatures = [], peer = []} = {}) {
+  const buffers = [{}];
+  const opcodes = [];
+  const sgs = subgraphs.map((g, s) => ({
+    name: g.name ?? `subgraph${s}`,
+    inputs: g.inputs,
+    outputs: g.outputs,
+    tensors: g.tensors.map((t, i) => {
+      const o = {shape: t.shape, type: t.type, name: t.name ?? `s${s}_t${i}`, buffer: 0};
+      if (t.data) {
+        buffers.push({data: t.data});
+        o.buffer = buffers.length - 1;
+      }
+      return o;
+    }),
+    operators: g.ops.map(([op, inputs, outputs, options]) => {
+      let index = opcodes.findIndex((c) => c.builtin_code === op);
+      if (index < 0) {
+        opcodes.push({deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version: 1});
+        index = opcodes.length - 1;
+      }
+      const o = {opcode_index: index, inputs, outputs};
+      if (options) {
+        o.builtin_options_type = optionsOf[op];
+        o.builtin_options = options;
+      }
+      return o;
+    }),
+  }));
+  const m = {version: 3, operator_codes: opcodes, subgraphs: sgs, description: `baton control-flow case ${name}`, buffers};
+  if (signatures.length) m.signature_defs = signatures;
+  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  fs.writeFileSync(path.join(outDir, `${name}.args`), peer.join(' ') + '\n');
+}
+
+const scalarI32 = {shape: [], type: 'INT32'};
+const f2 = {shape: [2], type: 'FLOAT32'};
+
+// A counting loop: while i < 10 { i += 1; x = x * 1.5 + 0.25 }. The body's ADD and MUL can go to a delegate.
+write('while_count', [
+  {tensors: [scalarI32, f2, scalarI32, f2], inputs: [0, 1], outputs: [2, 3], ops: [
+    ['WHILE', [0, 1], [2, 3], {cond_subgraph_index: 1, body_subgraph_index: 2}]]},
+  {name: 'cond', tensors: [scalarI32, f2, {shape: [], type: 'INT32', data: i32([10])}, {shape: [], type: 'BOOL'}],
+   inputs: [0, 1], outputs: [3], ops: [['LESS', [0, 2], [3]]]},
+  {name: 'body', tensors: [scalarI32, f2, {shape: [], type: 'INT32', data: i32([1])}, scalarI32,
+    {shape: [2], type: 'FLOAT32', data: f32([1.5, 1.5])}, f2, {shape: [2], type: 'FLOAT32', data: f32([0.25, 0.25])}, f2],
+   inputs: [0, 1], outputs: [3, 7], ops: [
+     ['ADD', [0, 2], [3], {}], ['MUL', [1, 4], [5], {}], ['ADD', [5, 6], [7], {}]]},
+], {peer: ['--int-range', '0:6']});
+
+// Fibonacci in floats: the body passes b through as the new a (an output that is also an input).
+write('while_fibonacci', [
+  {tensors: [scalarI32, {shape: [3], type: 'FLOAT32'}, {shape: [3], type: 'FLOAT32'}, scalarI32,
+    {shape: [3], type: 'FLOAT32'}, {shape: [3], type: 'FLOAT32'}],
+   inputs: [0, 1, 2], outputs: [3, 4, 5], ops: [
+     ['WHILE', [0, 1, 2], [3, 4, 5], {cond_subgraph_index: 1, body_subgraph_index: 2}]]},
+  {name: 'cond', tensors: [scalarI32, {shape: [3], type: 'FLOAT32'}, {shape: [3], type: 'FLOAT32'},
+    {shape: [], type: 'INT32', data: i32([0])}, {shape: [], type: 'BOOL'}],
+   inputs: [0, 1, 2], outputs: [4], ops: [['GREATER', [0, 3], [4]]]},
+  {name: 'body', tensors: [scalarI32, {shape: [3], type: 'FLOAT32'}, {shape: [3], type: 'FLOAT32'},
+    {shape: [], type: 'INT32', data: i32([-1])}, scalarI32, {shape: [3], type: 'FLOAT32'}],
+   inputs: [0, 1, 2], outputs: [4, 2, 5], ops: [['ADD', [0, 3], [4], {}], ['ADD', [1, 2], [5], {}]]},
+], {peer: ['--int-range', '0:12']});
+
+// IF on a computed condition: n > 0 ? a + b : a * b. Two seeds take the two branches.
+const ifModel = [
+  {tensors: [scalarI32, {shape: [4], type: 'FLOAT32'}, {shape: [4], type: 'FLOAT32'},
+    {shape: [], type: 'INT32', data: i32([0])}, {shape: [], type: 'BOOL'}, {shape: [4], type: 'FLOAT32'}],
+   inputs: [0, 1, 2], outputs: [5], ops: [
+     ['GREATER', [0, 3], [4]], ['IF', [4, 1, 2], [5], {then_subgraph_index: 1, else_subgraph_index: 2}]]},
+  {name: 'then', tensors: [{shape: [4], type: 'FLOAT32'}, {shape: [4], type: 'FLOAT32'}, {shape: [4], type: 'FLOAT32'}],
+   inputs: [0, 1], outputs: [2], ops: [['ADD', [0, 1], [2], {}]]},
+  {name: 'else', tensors: [{shape: [4], type: 'FLOAT32'}, {shape: [4], type: 'FLOAT32'}, {shape: [4], type: 'FLOAT32'}],
+   inputs: [0, 1], outputs: [2], ops: [['MUL', [0, 1], [2], {}]]},
+];
+write('if_then', ifModel, {peer: ['--int-range', '1:9']});
+write('if_else', ifModel, {peer: ['--int-range', '-9:0']});
+
+// An accumulator: CALL_ONCE sets the variable to [10, 20]; each invoke adds x to it and returns the sum.
+write('call_once_accumulator', [
+  {tensors: [f2, {shape: [], type: 'RESOURCE'}, f2, f2], inputs: [0], outputs: [3], ops: [
+    ['CALL_ONCE', [], [], {init_subgraph_index: 1}],
+    ['VAR_HANDLE', [], [1], {container: '', shared_name: 'acc'}],
+    ['READ_VARIABLE', [1], [2]],
+    ['ADD', [2, 0], [3], {}],
+    ['ASSIGN_VARIABLE', [1, 3], []]]},
+  {name: 'init', tensors: [{shape: [], type: 'RESOURCE'}, {shape: [2], type: 'FLOAT32', data: f32([10, 20])}],
+   inputs: [], outputs: [], ops: [
+     ['VAR_HANDLE', [], [0], {container: '', shared_name: 'acc'}], ['ASSIGN_VARIABLE', [0, 1], []]]},
+]);
+
+// A signature on subgraph 1: "double" runs subgraph 0 (x + x), "triple" subgraph 1 (x * 3).
+write('signatures', [
+  {name: 'double', tensors: [f2, f2], inputs: [0], outputs: [1], ops: [['ADD', [0, 0], [1], {}]]},
+  {name: 'triple', tensors: [f2, {shape: [2], type: 'FLOAT32', data: f32([3, 3])}, f2], inputs: [0], outputs: [2],
+   ops: [['MUL', [0, 1], [2], {}]]},
+], {signatures: [
+  {signature_key: 'double', subgraph_index: 0, inputs: [{name: 'x', tensor_index: 0}], outputs: [{name: 'y', tensor_index: 1}]},
+  {signature_key: 'triple', subgraph_index: 1, inputs: [{name: 'x', tensor_index: 0}], outputs: [{name: 'y', tensor_index: 2}]},
+]});
+
+// A loop that never ends (its condition is the constant true): only cancellation stops it.
+write('while_endless', [
+  {tensors: [scalarI32, scalarI32], inputs: [0], outputs: [1], ops: [
+    ['WHILE', [0], [1], {cond_subgraph_index: 1, body_subgraph_index: 2}]]},
+  {name: 'cond', tensors: [scalarI32, {shape: [], type: 'BOOL', data: [1]}], inputs: [0], outputs: [1], ops: []},
+  {name: 'body', tensors: [scalarI32, {shape: [], type: 'INT32', data: i32([1])}, scalarI32], inputs: [0], outputs: [2],
+   ops: [['ADD', [0, 1], [2], {}]]},
+], {peer: ['--no-reference']});
+
+// A subgraph that runs itself: refused at load.
+write('while_recursive', [
+  {tensors: [scalarI32, scalarI32], inputs: [0], outputs: [1], ops: [
+    ['WHILE', [0], [1], {cond_subgraph_index: 1, body_subgraph_index: 0}]]},
+  {name: 'cond', tensors: [scalarI32, {shape: [], type: 'BOOL', data: [0]}], inputs: [0], outputs: [1], ops: []},
+], {peer: ['--no-reference']});

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# make-control-flow-cases.sh - regenerate tests/data/control-flow/: models with several subgraphs (WHILE,
+# IF, CALL_ONCE with resource variables, signatures) and the outputs the native TensorFlow Lite 2.9
+# library computes for them.
+#
+# usage: tools/make-control-flow-cases.sh
+#
+# A developer tool; its outputs are committed as test data and the tests never run it.
+# tools/control-flow-models.mjs writes each model as flatc JSON; flatc turns it into .tflite with baton's
+# copy of the schema; tflite-peer runs subgraph 0 once with Google's prebuilt libtensorflowlite_c.so
+# (TFLite 2.9.0, builtin kernels, 1 thread) on the oracle's PRNG inputs (seed 0, narrowed by the case's
+# --int-range). Each case directory gets model.tflite, in_I.npy, out_I.npy and meta.json; a case marked
+# --no-reference (an endless loop, a recursive model) gets its model only. tests/control_flow_test.cc
+# checks baton against them, and derives by hand what the library cannot show (several invokes of a
+# stateful model, a signature on another subgraph).
+#
+# Environment: TFLITE_PEER (default ~/.cache/baton/tflite-peer/tflite-peer, else /tmp/tflite-native/tflite-peer).
+# Needs: node >= 20, flatc, bash, coreutils.
+set -euo pipefail
+
+prog=make-control-flow-cases
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+outdir=$root/tests/data/control-flow
+peer=${TFLITE_PEER:-$HOME/.cache/baton/tflite-peer/tflite-peer}
+[ -x "$peer" ] || peer=/tmp/tflite-native/tflite-peer
+
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+die() { echo "$prog: error: $*" >&2; exit 1; }
+command -v node >/dev/null || die "node (>= 20) is needed"
+command -v flatc >/dev/null || die "flatc is needed (Debian: flatbuffers-compiler)"
+[ -x "$peer" ] || die "no tflite-peer (build it with ../shared/reference/tflite-native/build.sh, set TFLITE_PEER)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+node "$here/control-flow-models.mjs" "$tmp/json"
+rm -rf "$outdir"
+for json in "$tmp"/json/*.json; do
+  name=$(basename "$json" .json)
+  args=$(cat "$tmp/json/$name.args")
+  flatc -b -o "$tmp/bin" "$root/runtime/model/tflite.fbs" "$json"
+  mkdir -p "$outdir/$name"
+  cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
+  if [ "$args" = "--no-reference" ]; then
+    echo "$prog: $name (model only)"
+    continue
+  fi
+  # shellcheck disable=SC2086
+  "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 --seed 0 $args --out "$tmp/out/$name" --quiet \
+      > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
+  cp "$tmp/out/$name"/*.npy "$outdir/$name/"
+  node --input-type=module - "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" <<'JS'
+import fs from 'node:fs';
+const [src, dst, name] = process.argv.slice(2);
+const m = JSON.parse(fs.readFileSync(src, 'utf8'));
+fs.writeFileSync(dst, JSON.stringify({
+  case: name,
+  generator: 'tools/make-control-flow-cases.sh (tools/control-flow-models.mjs, flatc, tflite-peer)',
+  runtime: {runtime: 'TensorFlow Lite C library (libtensorflowlite_c.so from npm tfjs-tflite-node@0.0.2, linux_amd64)',
+            version: m.runtime.version, threads: m.runtime.threads, xnnpack: m.runtime.xnnpack},
+  seed: m.seed, int_range: m.int_range ?? null,
+  inputs: m.inputs.map(({source, ...rest}) => rest),
+  outputs: m.outputs.map(({nan_count, ...rest}) => rest),
+}, null, 2) + '\n');
+JS
+  echo "$prog: $name"
+done
