@@ -12,8 +12,12 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include <unistd.h>
+
+#include "baton/baton.hpp"
 #include "interpreter.h"
 #include "npy.h"
 #include "test_support.h"
@@ -44,6 +48,16 @@ std::vector<std::string> plugin_dirs(bool xnnpack) {
   (void)xnnpack;
 #endif
   return dirs;
+}
+
+// An empty config, so no user's config changes what the tests see.
+const std::string& empty_config() {
+  static const struct File {
+    std::string path = (fs::temp_directory_path() / ("baton-empty-" + std::to_string(getpid()) + ".conf")).string();
+    File() { std::ofstream(path) << "# nothing\n"; }
+    ~File() { fs::remove(path); }
+  } file;
+  return file.path;
 }
 
 std::unique_ptr<Interpreter> open(const std::string& name, bool xnnpack, const InterpreterOptions& o = {}) {
@@ -217,6 +231,55 @@ TEST(Signatures, AnUnknownKeyNamesTheKnownOnes) {
   ASSERT_FALSE(in);
   EXPECT_NE(in.error().find("no signature \"quadruple\""), std::string::npos) << in.error();
   EXPECT_NE(in.error().find("double, triple"), std::string::npos) << in.error();
+}
+
+// The same through the C++ API (over the C API): a signature's subgraph, variables reset.
+TEST(Signatures, RunThroughTheApplicationApi) {
+  const char* dirs[] = {BUILTIN_PACK_DIR};
+  baton_environment_options eo{};
+  eo.struct_size = sizeof eo;
+  eo.plugin_dirs = dirs;
+  eo.plugin_dir_count = 1;
+  eo.no_default_dirs = 1;
+  eo.config_path = empty_config().c_str();
+  api::Environment env(&eo);
+  api::Interpreter in(env, case_dir("signatures") + "model.tflite", api::Interpreter::Signature{"triple"});
+  const std::vector<float> x = npy_floats(case_dir("signatures") + "in_0.npy");
+  in.set_input(0, x);
+  in.invoke();
+  std::vector<float> want(x);
+  for (float& v : want) v *= 3.0f;
+  expect_near(in.output_values<float>(0), want, "triple through the C++ API");
+  EXPECT_THROW(api::Interpreter(env, case_dir("signatures") + "model.tflite", api::Interpreter::Signature{"none"}),
+               api::Error);
+
+  api::Interpreter acc(env, case_dir("call_once_accumulator") + "model.tflite");
+  const std::vector<float> a = npy_floats(case_dir("call_once_accumulator") + "in_0.npy");
+  const std::vector<float> first = npy_floats(case_dir("call_once_accumulator") + "out_0.npy");
+  acc.set_input(0, a);
+  acc.invoke();
+  acc.invoke();
+  std::vector<float> second(first);
+  for (size_t i = 0; i < second.size(); ++i) second[i] += a[i];
+  expect_near(acc.output_values<float>(0), second, "second invoke");
+  acc.reset_variables();
+  acc.invoke();
+  expect_near(acc.output_values<float>(0), first, "after reset");
+}
+
+TEST(Signatures, BatonRunTakesASignatureKey) {
+  fs::path out = fs::temp_directory_path() / ("baton-signature-" + std::to_string(getpid()));
+  const std::string model = case_dir("signatures") + "model.tflite";
+  const std::string common = std::string(" --no-delegates --plugin-dir ") + BUILTIN_PACK_DIR + " --config " + empty_config() + " ";
+  const std::string cmd = std::string(BATON_EXE) + " run " + model + common + "--signature triple --input " +
+                          case_dir("signatures") + "in_0.npy --output-dir " + out.string() + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::vector<float> want = npy_floats(case_dir("signatures") + "in_0.npy");
+  for (float& v : want) v *= 3.0f;
+  expect_near(npy_floats((out / "out_0.npy").string()), want, "baton run --signature triple");
+  fs::remove_all(out);
+  const std::string bad = std::string(BATON_EXE) + " run " + model + common + "--signature nope >/dev/null 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 1);
 }
 
 TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {

@@ -34,9 +34,10 @@ baton_status fail_on(const baton_interpreter* interp, const std::string& message
 
 const baton::Tensor* T(const baton_tensor* t) { return reinterpret_cast<const baton::Tensor*>(t); }
 
-baton_interpreter* make_interpreter(baton_environment* env, baton::Expected<std::shared_ptr<const baton::Model>> model) {
+baton_interpreter* make_interpreter(baton_environment* env, baton::Expected<std::shared_ptr<const baton::Model>> model,
+                                    const baton::InterpreterOptions& options = {}) {
   if (!model) return fail<baton_interpreter>(model.error());
-  auto interp = baton::Interpreter::create(env->env, std::move(model.value()));
+  auto interp = baton::Interpreter::create(env->env, std::move(model.value()), options);
   if (!interp) return fail<baton_interpreter>(interp.error());
   auto* out = new baton_interpreter;
   out->interp = std::move(interp.value());
@@ -85,6 +86,20 @@ baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, co
   if (!env || !path) return fail<baton_interpreter>("baton_interpreter_create_from_file: null argument");
   try {
     return make_interpreter(env, baton::load_model_file(path, env->env->limits()));
+  } catch (const std::exception& e) {
+    return fail<baton_interpreter>(std::string(path) + ": " + e.what());
+  }
+}
+
+baton_interpreter* baton_interpreter_create_for_signature(baton_environment* env, const char* path,
+                                                          const char* signature_key) {
+  if (!env || !path || !signature_key) {
+    return fail<baton_interpreter>("baton_interpreter_create_for_signature: null argument");
+  }
+  try {
+    baton::InterpreterOptions o;
+    o.signature = signature_key;
+    return make_interpreter(env, baton::load_model_file(path, env->env->limits()), o);
   } catch (const std::exception& e) {
     return fail<baton_interpreter>(std::string(path) + ": " + e.what());
   }
@@ -151,6 +166,10 @@ baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, c
 
 void baton_interpreter_cancel(baton_interpreter* interp) {
   if (interp) interp->interp->cancel();
+}
+
+void baton_interpreter_reset_variables(baton_interpreter* interp) {
+  if (interp) interp->interp->reset_variables();
 }
 
 baton_status baton_interpreter_invoke(baton_interpreter* interp) {

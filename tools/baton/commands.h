@@ -23,6 +23,7 @@ struct GlobalOptions {
   bool no_delegates = false;
   bool verbose = false;
   bool strict = false;
+  std::string signature;  // run this signature's subgraph
   int threads = 0;
   std::string max_model_bytes, max_tensor_bytes, max_arena_bytes;
 };

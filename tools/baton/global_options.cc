@@ -16,6 +16,8 @@ boost::program_options::options_description global_options_description(GlobalOpt
       "delegate chain, in order (repeatable; replaces the configured order)")(
       "no-delegates", po::bool_switch(&g.no_delegates), "run every node on op packs")(
       "strict", po::bool_switch(&g.strict), "fail if any node would fall back to op packs")(
+      "signature", po::value<std::string>(&g.signature),
+      "run the subgraph of this signature key (see baton inspect); inputs and outputs in its order")(
       "threads", po::value<int>(&g.threads)->default_value(0),
       "threads for every plugin that does not set its own (0: the config's, else all cores)")(
       "max-model-bytes", po::value<std::string>(&g.max_model_bytes), "refuse larger model files (e.g. 64M)")(
@@ -62,6 +64,7 @@ std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std:
   }
   InterpreterOptions o;
   o.strict = g.strict || env->config().strict;
+  o.signature = g.signature;
   auto interp = Interpreter::create(env, model.value(), o);
   if (!interp) {
     std::fprintf(stderr, "baton: error: %s\n", interp.error().c_str());

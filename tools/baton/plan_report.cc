@@ -60,6 +60,91 @@ std::string op_label(const Node& n) {
   return node_op_name(*n.info) + " v" + std::to_string(n.info->version);
 }
 
+
+// The nodes of one subgraph: where each runs and who refused it.
+std::string node_lines(const Subgraph& g) {
+  std::string s;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    Placement p = g.placement(i);
+    char line[256];
+    std::snprintf(line, sizeof line, "  %4zu %-28s ", i, op_label(n).c_str());
+    s += line;
+    if (p.kind == "delegate") {
+      s += p.plugin + " (partition " + std::to_string(p.partition) + ")";
+    } else if (p.kind == "folded") {
+      s += "folded at load";
+    } else if (p.kind == "dropped") {
+      s += "dropped at load (nothing reads its outputs)";
+    } else if (p.kind == "runtime") {
+      s += "runtime";
+      for (int32_t c : n.info->callees) s += c >= 0 ? " -> subgraph " + std::to_string(c) : "";
+    } else {
+      s += p.plugin + " (op pack)";
+    }
+    s += "\n";
+    if (p.kind == "runtime") continue;  // every delegate's reason is the same
+    for (const Refusal& r : g.refusals(i)) s += "         " + r.plugin + " refused: " + r.reason + "\n";
+  }
+  return s;
+}
+
+std::string partition_lines(const Subgraph& g) {
+  std::string s;
+  if (!g.partitions().empty()) s += "\npartitions:\n";
+  for (const auto& p : g.partitions()) {
+    s += "  " + std::to_string(p->id) + ": " + p->plugin->name + ", " + std::to_string(p->nodes.size()) +
+         " nodes (";
+    for (size_t k = 0; k < p->nodes.size(); ++k) s += (k ? " " : "") + std::to_string(p->nodes[k]->info->index);
+    s += ")\n     inputs: " + tensor_list(p->inputs) + "\n     outputs: " + tensor_list(p->outputs) +
+         "\n     boundary bytes: " + std::to_string(boundary_bytes(*p)) + "\n";
+  }
+  return s;
+}
+
+std::string subgraph_title(const Subgraph& g) {
+  return "subgraph " + std::to_string(g.index()) + (g.info().name.empty() ? "" : " \"" + g.info().name + "\"");
+}
+
+
+// "nodes" and "partitions" of one subgraph, as fields of the open object.
+void subgraph_json(JsonWriter& j, const Subgraph& g) {
+  j.key("nodes").begin_array();
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    Placement p = g.placement(i);
+    j.begin_object().field("index", static_cast<int>(i)).field("op", node_op_name(*n.info));
+    j.field("version", n.info->version);
+    j.key("callees").begin_array();
+    for (int32_t c : n.info->callees) {
+      if (c >= 0) j.value(c);
+    }
+    j.end_array();
+    j.key("placement").begin_object().field("kind", p.kind).field("plugin", p.plugin).key("partition");
+    if (p.partition >= 0) j.value(p.partition); else j.null();
+    j.end_object();
+    j.key("refusals").begin_array();
+    for (const Refusal& r : g.refusals(i)) j.begin_object().field("plugin", r.plugin).field("reason", r.reason).end_object();
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("partitions").begin_array();
+  for (const auto& p : g.partitions()) {
+    j.begin_object().field("id", p->id).field("plugin", p->plugin->name);
+    j.key("nodes").begin_array();
+    for (const Node* n : p->nodes) j.value(n->info->index);
+    j.end_array();
+    j.key("inputs").begin_array();
+    for (const Tensor* t : p->inputs) j.value(t->index);
+    j.end_array();
+    j.key("outputs").begin_array();
+    for (const Tensor* t : p->outputs) j.value(t->index);
+    j.end_array();
+    j.field("boundary_bytes", static_cast<uint64_t>(boundary_bytes(*p))).end_object();
+  }
+  j.end_array();
+}
+
 }  // namespace
 
 std::string plan_summary(const Interpreter& in) {
@@ -83,32 +168,14 @@ std::string plan_summary(const Interpreter& in) {
 }
 
 std::string plan_text(const Interpreter& in) {
-  std::string s = "plan for " + in.model().source() + "\n" + plan_summary(in) + "\n\nnodes:\n";
-  for (size_t i = 0; i < in.nodes().size(); ++i) {
-    const Node& n = in.nodes()[i];
-    Placement p = in.placement(i);
-    char line[256];
-    std::snprintf(line, sizeof line, "  %4zu %-28s ", i, op_label(n).c_str());
-    s += line;
-    if (p.kind == "delegate") {
-      s += p.plugin + " (partition " + std::to_string(p.partition) + ")";
-    } else if (p.kind == "folded") {
-      s += "folded at load";
-    } else if (p.kind == "dropped") {
-      s += "dropped at load (nothing reads its outputs)";
-    } else {
-      s += p.plugin + " (op pack)";
-    }
-    s += "\n";
-    for (const Refusal& r : in.refusals(i)) s += "         " + r.plugin + " refused: " + r.reason + "\n";
-  }
-  if (!in.partitions().empty()) s += "\npartitions:\n";
-  for (const auto& p : in.partitions()) {
-    s += "  " + std::to_string(p->id) + ": " + p->plugin->name + ", " + std::to_string(p->nodes.size()) +
-         " nodes (";
-    for (size_t k = 0; k < p->nodes.size(); ++k) s += (k ? " " : "") + std::to_string(p->nodes[k]->info->index);
-    s += ")\n     inputs: " + tensor_list(p->inputs) + "\n     outputs: " + tensor_list(p->outputs) +
-         "\n     boundary bytes: " + std::to_string(boundary_bytes(*p)) + "\n";
+  std::string s = "plan for " + in.model().source() + "\n" + plan_summary(in) + "\n\n" +
+                  (in.subgraph_count() > 1 ? subgraph_title(*in.subgraph(in.entry_subgraph())) + " " : "") + "nodes:\n";
+  s += node_lines(*in.subgraph(in.entry_subgraph()));
+  s += partition_lines(*in.subgraph(in.entry_subgraph()));
+  for (size_t k = 0; k < in.subgraph_count(); ++k) {
+    const Subgraph* g = in.subgraph(k);
+    if (!g || static_cast<int>(k) == in.entry_subgraph()) continue;
+    s += "\n" + subgraph_title(*g) + " (run by control flow):\n" + node_lines(*g) + partition_lines(*g);
   }
   if (!in.fallbacks().empty()) s += "\nfallbacks:\n";
   for (const Fallback& f : in.fallbacks()) {
@@ -133,33 +200,16 @@ std::string plan_json(const Interpreter& in) {
   JsonWriter j;
   j.begin_object();
   j.field("model", in.model().source());
-  j.key("nodes").begin_array();
-  for (size_t i = 0; i < in.nodes().size(); ++i) {
-    const Node& n = in.nodes()[i];
-    Placement p = in.placement(i);
-    j.begin_object().field("index", static_cast<int>(i)).field("op", node_op_name(*n.info));
-    j.field("version", n.info->version);
-    j.key("placement").begin_object().field("kind", p.kind).field("plugin", p.plugin).key("partition");
-    if (p.partition >= 0) j.value(p.partition); else j.null();
+  j.field("entry_subgraph", in.entry_subgraph());
+  subgraph_json(j, *in.subgraph(in.entry_subgraph()));
+  // The other subgraphs that run (loop bodies, branches, initialisers), each like the entry one.
+  j.key("subgraphs").begin_array();
+  for (size_t k = 0; k < in.subgraph_count(); ++k) {
+    const Subgraph* g = in.subgraph(k);
+    if (!g || static_cast<int>(k) == in.entry_subgraph()) continue;
+    j.begin_object().field("index", static_cast<int>(k)).field("name", g->info().name);
+    subgraph_json(j, *g);
     j.end_object();
-    j.key("refusals").begin_array();
-    for (const Refusal& r : in.refusals(i)) j.begin_object().field("plugin", r.plugin).field("reason", r.reason).end_object();
-    j.end_array().end_object();
-  }
-  j.end_array();
-  j.key("partitions").begin_array();
-  for (const auto& p : in.partitions()) {
-    j.begin_object().field("id", p->id).field("plugin", p->plugin->name);
-    j.key("nodes").begin_array();
-    for (const Node* n : p->nodes) j.value(n->info->index);
-    j.end_array();
-    j.key("inputs").begin_array();
-    for (const Tensor* t : p->inputs) j.value(t->index);
-    j.end_array();
-    j.key("outputs").begin_array();
-    for (const Tensor* t : p->outputs) j.value(t->index);
-    j.end_array();
-    j.field("boundary_bytes", static_cast<uint64_t>(boundary_bytes(*p))).end_object();
   }
   j.end_array();
   j.key("fallbacks").begin_array();

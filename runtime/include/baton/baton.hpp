@@ -36,6 +36,14 @@ class Interpreter {
       : interp_(baton_interpreter_create_from_file(env.get(), path.c_str())) {
     if (!interp_) throw Error(baton_last_error());
   }
+  // Runs the subgraph of the model's signature `key` (see baton_interpreter_create_for_signature).
+  struct Signature {
+    std::string key;
+  };
+  Interpreter(Environment& env, const std::string& path, const Signature& signature)
+      : interp_(baton_interpreter_create_for_signature(env.get(), path.c_str(), signature.key.c_str())) {
+    if (!interp_) throw Error(baton_last_error());
+  }
   Interpreter(Environment& env, const void* data, size_t size)
       : interp_(baton_interpreter_create_from_buffer(env.get(), data, size)) {
     if (!interp_) throw Error(baton_last_error());
@@ -59,6 +67,8 @@ class Interpreter {
   void invoke() { check(baton_interpreter_invoke(interp_)); }
   // From another thread: the running invoke() throws Error("invoke cancelled").
   void cancel() { baton_interpreter_cancel(interp_); }
+  // Variables back to their initial values (see baton_interpreter_reset_variables).
+  void reset_variables() { baton_interpreter_reset_variables(interp_); }
   template <typename T>
   std::vector<T> output_values(int i) const {
     std::vector<T> out(baton_tensor_get_byte_size(output(i)) / sizeof(T));

@@ -56,6 +56,10 @@ baton_environment* baton_environment_create(const baton_environment_options* opt
 void baton_environment_destroy(baton_environment* env);
 
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path);
+/* Runs the subgraph of the model's signature `signature_key` instead of subgraph 0; its inputs and
+ * outputs, in the subgraph's order, are the interpreter's, and the signature's names find them. */
+baton_interpreter* baton_interpreter_create_for_signature(baton_environment* env, const char* path,
+                                                          const char* signature_key);
 /* The bytes are copied; the caller may free them after the call. */
 baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, const void* data, size_t size);
 void baton_interpreter_destroy(baton_interpreter* interp);
@@ -77,6 +81,9 @@ baton_status baton_interpreter_invoke(baton_interpreter* interp);
  * "invoke cancelled" (outputs incomplete). The one call that may be made from another thread while the
  * interpreter is used, and from a signal handler. Cancels nothing when no invoke runs. */
 void baton_interpreter_cancel(baton_interpreter* interp);
+/* Returns the model's variables to their initial values: variable tensors to zero, resource variables
+ * unset (the CALL_ONCE nodes that initialise them run again on the next invoke). */
+void baton_interpreter_reset_variables(baton_interpreter* interp);
 /* Copies output i into `data`; size must equal the output's byte size. */
 baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32_t i, void* data, size_t size);
 /* Borrowed until the next call on this interpreter. */
