@@ -1,8 +1,13 @@
 // libFuzzer target: load, resolve, fold, partition, plan, prepare and invoke on the builtin op pack, for
-// arbitrary bytes. Limits keep one input's memory bounded; any failure must be an error, not a crash.
+// arbitrary bytes. Limits keep one input's memory bounded; any failure must be an error, not a crash. A
+// model may loop for ever (a WHILE whose condition stays true is a valid model): a watchdog cancels any
+// invoke that runs longer than a second, as an application would.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "interpreter.h"
 
@@ -26,6 +31,36 @@ std::shared_ptr<baton::Environment> environment() {
   return env;
 }
 
+// The interpreter whose invoke runs, and since when; the watchdog cancels it after a second.
+std::mutex g_running_mutex;
+baton::Interpreter* g_running = nullptr;
+std::chrono::steady_clock::time_point g_started;
+
+void start_watchdog() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::thread([] {
+      for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::lock_guard<std::mutex> lock(g_running_mutex);
+        if (g_running && std::chrono::steady_clock::now() - g_started > std::chrono::seconds(1)) g_running->cancel();
+      }
+    }).detach();
+  });
+}
+
+struct Watched {
+  explicit Watched(baton::Interpreter& in) {
+    std::lock_guard<std::mutex> lock(g_running_mutex);
+    g_running = &in;
+    g_started = std::chrono::steady_clock::now();
+  }
+  ~Watched() {
+    std::lock_guard<std::mutex> lock(g_running_mutex);
+    g_running = nullptr;
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -33,18 +68,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto model = baton::load_model_buffer({data, size}, "fuzz.tflite", env->limits());
   if (!model) return 0;
   // Skip graphs too costly for one fuzz iteration (the limits bound memory, not time).
-  size_t work = 0;
-  for (const baton::TensorInfo& t : model.value()->main().tensors) {
-    size_t bytes = 0;
-    if (baton::checked_byte_size(t.shape, t.type, &bytes)) work += bytes;
+  size_t work = 0, nodes = 0;
+  for (const baton::SubgraphInfo& g : model.value()->subgraphs) {
+    for (const baton::TensorInfo& t : g.tensors) {
+      size_t bytes = 0;
+      if (baton::checked_byte_size(t.shape, t.type, &bytes)) work += bytes;
+    }
+    nodes += g.nodes.size();
   }
-  if (work > (size_t(64) << 20) || model.value()->main().nodes.size() > 2000) return 0;
+  if (work > (size_t(64) << 20) || nodes > 2000) return 0;
   auto interp = baton::Interpreter::create(env, model.value());
   if (!interp) return 0;
   baton::Interpreter& in = *interp.value();
   for (size_t i = 0; i < in.input_count(); ++i) {
     if (in.input(i).data) std::memset(in.input(i).data, 0, in.input(i).bytes);
   }
+  start_watchdog();
+  Watched watched(in);
   (void)in.invoke();
   return 0;
 }

@@ -30,6 +30,12 @@ for c in conv_3x3_uint8 depthwise_int8 add_uint8 softmax_int8 concatenation_uint
   cp -n "tests/data/quant-ops/$c/model.tflite" "$corpus/interpreter/quant_$c.tflite"
   cp -n "tests/data/quant-ops/$c/model.tflite" "$corpus/model_loader/quant_$c.tflite"
 done
+# Several subgraphs (loops, branches, variables, signatures), so mutations reach control flow.
+for c in tests/data/control-flow/*/; do
+  c=$(basename "$c")
+  cp -n "tests/data/control-flow/$c/model.tflite" "$corpus/model_loader/flow_$c.tflite"
+  [ "$c" = while_endless ] || cp -n "tests/data/control-flow/$c/model.tflite" "$corpus/interpreter/flow_$c.tflite"
+done
 cp -n tests/fuzz/regressions/* "$corpus/model_loader/" 2>/dev/null || true
 status=0
 for target in model_loader interpreter; do
