@@ -2,7 +2,9 @@
 // control-flow-models.mjs - write small TFLite models with several subgraphs (as flatc JSON): loops,
 // branches, resource variables initialised by CALL_ONCE, signatures on other subgraphs.
 //
-//   node tools/control-flow-models.mjs OUT_DIR      OUT_DIR/NAME.json and NAME.args for every case
+//   node tools/control-flow-models.mjs OUT_DIR          OUT_DIR/NAME.json and NAME.args for every case
+//   node tools/control-flow-models.mjs --bench OUT_DIR  bench_while.json: a loop of 100000 iterations whose
+//                                                       body only counts, for the cost of one iteration
 //
 // NAME.args holds the tflite-peer arguments of the case (seed, integer range), or "--no-reference" for a
 // model the native library cannot give a useful output for (an endless loop, kept for cancellation).
@@ -11,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const outDir = process.argv[2];
+const bench = process.argv[2] === '--bench';
+const outDir = process.argv[bench ? 3 : 2];
 if (!outDir) {
   console.error('usage: node tools/control-flow-models.mjs OUT_DIR');
   process.exit(2);
@@ -70,6 +73,22 @@ function write(name, subgraphs, {signatures = [], peer = []} = {}) {
 
 const scalarI32 = {shape: [], type: 'INT32'};
 const f2 = {shape: [2], type: 'FLOAT32'};
+
+// i = 0; while i < limit { i += 1 } (no inputs: the loop always runs `limit` times)
+function countingLoop(name, limit, peer) {
+  write(name, [
+    {tensors: [{shape: [], type: 'INT32', data: i32([0])}, scalarI32], inputs: [], outputs: [1], ops: [
+      ['WHILE', [0], [1], {cond_subgraph_index: 1, body_subgraph_index: 2}]]},
+    {name: 'cond', tensors: [scalarI32, {shape: [], type: 'INT32', data: i32([limit])}, {shape: [], type: 'BOOL'}],
+     inputs: [0], outputs: [2], ops: [['LESS', [0, 1], [2]]]},
+    {name: 'body', tensors: [scalarI32, {shape: [], type: 'INT32', data: i32([1])}, scalarI32], inputs: [0], outputs: [2],
+     ops: [['ADD', [0, 1], [2], {}]]},
+  ], {peer});
+}
+if (bench) {
+  countingLoop('bench_while', 100000, []);
+  process.exit(0);
+}
 
 // A counting loop: while i < 10 { i += 1; x = x * 1.5 + 0.25 }. The body's ADD and MUL can go to a delegate.
 write('while_count', [
