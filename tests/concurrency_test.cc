@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "interpreter.h"
+#include "npy.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
@@ -100,6 +101,31 @@ TEST(Concurrency, RealModelsSharingTheBuiltinPack) {
   std::vector<Job> jobs;
   for (size_t i = 0; i < models.size(); ++i) jobs.push_back(make_job(env.value(), models[i], static_cast<uint8_t>(i)));
   run_in_threads(env.value(), jobs, 4, 3);
+}
+
+// Loops and branches whose bodies share the builtin pack: each interpreter has its own subgraphs and
+// arenas, so threads never meet except in the pack.
+TEST(Concurrency, ControlFlowModelsInThreads) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  std::vector<Job> jobs;
+  for (const std::string name : {"while_count", "while_fibonacci", "if_then", "if_else"}) {
+    const std::string dir = std::string(BATON_SOURCE_ROOT) + "/tests/data/control-flow/" + name + "/";
+    auto m = load_model_file(dir + "model.tflite");
+    ASSERT_TRUE(m) << m.error();
+    Job job;
+    job.model = m.value();
+    for (size_t i = 0; std::filesystem::exists(dir + "in_" + std::to_string(i) + ".npy"); ++i) {
+      auto arr = tool::read_npy(dir + "in_" + std::to_string(i) + ".npy");
+      ASSERT_TRUE(arr) << arr.error();
+      job.inputs.push_back(arr->data);
+    }
+    auto interp = Interpreter::create(env.value(), job.model);
+    ASSERT_TRUE(interp) << interp.error();
+    job.expected = run_once(*interp.value(), job.inputs);
+    jobs.push_back(std::move(job));
+  }
+  run_in_threads(env.value(), jobs, 4, 20);
 }
 
 }  // namespace
