@@ -155,7 +155,11 @@ TEST_P(ControlFlowCase, MatchesNativeTfLiteWithXnnpackInTheSubgraphs) {
   Status s = in->invoke();
   ASSERT_TRUE(s) << s.message();
   expect_outputs_match(*in, GetParam());
-  if (GetParam() != "signatures" && GetParam() != "call_once_accumulator") {
+  if (GetParam() == "reshape_computed") {
+    // The MUL after the RESHAPE reads a shape known only at invoke: xnnpack gives it back at prepare.
+    ASSERT_EQ(in->fallbacks().size(), 1u);
+    EXPECT_NE(in->fallbacks()[0].reason.find("gets its shape only at invoke"), std::string::npos);
+  } else if (GetParam() != "signatures" && GetParam() != "call_once_accumulator") {
     EXPECT_GT(delegated, 0u) << "no node of any subgraph went to xnnpack";
   }
 }
@@ -280,6 +284,33 @@ TEST(Signatures, BatonRunTakesASignatureKey) {
   fs::remove_all(out);
   const std::string bad = std::string(BATON_EXE) + " run " + model + common + "--signature nope >/dev/null 2>&1";
   EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 1);
+}
+
+// RESHAPE to a shape computed from data: the output gets its shape and memory at invoke, outside the arena,
+// and so does the node after it; a new shape on the next invoke is followed.
+TEST(DynamicShapes, FollowTheDataAtEveryInvoke) {
+  const std::string name = "reshape_computed";
+  auto in = open(name, false);
+  ASSERT_TRUE(in);
+  feed(*in, name);
+  ASSERT_TRUE(in->invoke());
+  expect_outputs_match(*in, name);
+  const Tensor& out = in->output(1);
+  EXPECT_TRUE(out.dynamic);
+  EXPECT_FALSE(in->input(0).dynamic);
+  const int32_t wide[2] = {-1, 12};
+  std::memcpy(in->input(1).data, wide, sizeof wide);
+  ASSERT_TRUE(in->invoke());
+  EXPECT_EQ(in->output(1).shape, (std::vector<int32_t>{2, 12}));
+  const std::vector<float> x = npy_floats(case_dir(name) + "in_0.npy");
+  std::vector<float> want(x);
+  for (float& v : want) v *= 2.0f;
+  expect_near(floats(in->output(1)), want, "second shape");
+  const int32_t bad[2] = {5, -1};  // 24 elements do not split into rows of 5
+  std::memcpy(in->input(1).data, bad, sizeof bad);
+  Status s = in->invoke();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("prepare at invoke failed"), std::string::npos) << s.message();
 }
 
 TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {

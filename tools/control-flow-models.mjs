@@ -26,7 +26,7 @@ const i32 = (v) => bytesOf(Int32Array, v);
 const f32 = (v) => bytesOf(Float32Array, v);
 
 const codes = {
-  ADD: 0, MUL: 18, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
+  ADD: 0, MUL: 18, RESHAPE: 22, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
   READ_VARIABLE: 143, ASSIGN_VARIABLE: 144,
 };
 const optionsOf = {
@@ -152,6 +152,25 @@ write('signatures', [
   {signature_key: 'double', subgraph_index: 0, inputs: [{name: 'x', tensor_index: 0}], outputs: [{name: 'y', tensor_index: 1}]},
   {signature_key: 'triple', subgraph_index: 1, inputs: [{name: 'x', tensor_index: 0}], outputs: [{name: 'y', tensor_index: 2}]},
 ]});
+
+// A shape computed from data: RESHAPE(x, s + 0) where s is an input; the MUL after it reads a tensor whose
+// shape is known only at invoke. The model declares both outputs [1, 1]: the shapes come from the data.
+// A .npy file (format 1.0, header padded to 128 bytes).
+const npy = (file, descr, Typed, shape, values) => {
+  const dims = shape.join(', ') + (shape.length === 1 ? ',' : '');
+  const header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`.padEnd(117, ' ') + '\n';
+  const magic = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]);
+  fs.writeFileSync(file, Buffer.concat([magic, Buffer.from(header, 'latin1'), Buffer.from(Typed.from(values).buffer)]));
+};
+npy(path.join(outDir, 'reshape_computed.in0.npy'), '<f4', Float32Array, [2, 3, 4], Array.from({length: 24}, (_, i) => i * 0.5 - 3));
+npy(path.join(outDir, 'reshape_computed.in1.npy'), '<i4', Int32Array, [2], [4, -1]);
+write('reshape_computed', [
+  {tensors: [{shape: [2, 3, 4], type: 'FLOAT32'}, {shape: [2], type: 'INT32'}, {shape: [2], type: 'INT32', data: i32([0, 0])},
+    {shape: [2], type: 'INT32'}, {shape: [1, 1], type: 'FLOAT32'}, {shape: [1], type: 'FLOAT32', data: f32([2])},
+    {shape: [1, 1], type: 'FLOAT32'}],
+   inputs: [0, 1], outputs: [4, 6], ops: [
+     ['ADD', [1, 2], [3], {}], ['RESHAPE', [0, 3], [4]], ['MUL', [4, 5], [6], {}]]},
+], {peer: ['--inputs', path.join(outDir, 'reshape_computed.in0.npy'), path.join(outDir, 'reshape_computed.in1.npy')]});
 
 // A loop that never ends (its condition is the constant true): only cancellation stops it.
 write('while_endless', [

@@ -1,6 +1,8 @@
 // Invoke: the steps in order. On the first run a failing partition loses its nodes and the run is
 // repeated without it from the same inputs; an op pack failing a node hands it to the next op pack.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "plugin_call.h"
 #include "plugin_registry.h"
@@ -13,6 +15,34 @@ namespace {
 const baton_node* handle(const Node& n) { return reinterpret_cast<const baton_node*>(&n); }
 
 }  // namespace
+
+// A node whose output shapes depend on data is prepared here, with its inputs computed; its outputs get
+// memory of their own, grown only when a larger shape needs it.
+Status Subgraph::prepare_at_invoke(Node& node) {
+  baton_error error;
+  for (Tensor* out : node.outputs) out->shape_writable = true;
+  const baton_status st = init_and_prepare(node, error);
+  for (Tensor* out : node.outputs) out->shape_writable = false;
+  if (st != BATON_OK) {
+    return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name +
+                         ": prepare at invoke failed: " + (error.message.empty() ? "no reason given" : error.message));
+  }
+  for (Tensor* out : node.outputs) {
+    if (out->bytes > state_.env->limits().max_tensor_bytes) {
+      return Status::error(source() + ": " + node_label(node) + ": output tensor " + std::to_string(out->index) +
+                           " needs " + std::to_string(out->bytes) + " bytes at invoke, over the tensor limit of " +
+                           std::to_string(state_.env->limits().max_tensor_bytes));
+    }
+    if (out->bytes > out->capacity || !out->heap) {
+      const size_t size = (std::max<size_t>(out->bytes, 1) + 63) / 64 * 64;
+      out->heap.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)));
+      if (!out->heap) return Status::error(source() + ": " + node_label(node) + ": out of memory for its output");
+      out->capacity = size;
+    }
+    out->data = out->heap.get();
+  }
+  return Status::ok();
+}
 
 Status Subgraph::invoke() {
   if (needs_prepare_) {
@@ -44,6 +74,9 @@ Status Subgraph::invoke() {
       baton_error error;
       baton_status st;
       if (!invoked_) state_.journal->enter(step_plugin(k), "first invoke");
+      if (!step.partition && step.node->deferred) {
+        if (Status s = prepare_at_invoke(*step.node); !s) return s;
+      }
       if (step.partition) {
         Partition& p = *step.partition;
         st = guarded_call(*p.plugin, error, [&] {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,11 @@ struct Tensor {
   bool is_model_input = false;
   bool is_model_output = false;
   bool shape_writable = false;  // true only while the node producing it is being prepared
+  // Its shape is known only at invoke (see tensor_set_dynamic in plugin_api.h): never in the arena; its
+  // memory is `heap`, grown at invoke when a larger shape needs it.
+  bool dynamic = false;
+  std::unique_ptr<uint8_t, decltype(&std::free)> heap{nullptr, &std::free};
+  size_t capacity = 0;
 };
 
 // Nodes the runtime runs itself rather than a plugin (control_flow.cc); delegates never see them.
@@ -47,6 +54,7 @@ struct Node {
   bool folded = false;   // computed once at load; its outputs are constants now
   bool dropped = false;  // dead at load (nothing reads its outputs): never resolved, prepared or run
   bool called = false;   // CALL_ONCE: its subgraph has run
+  bool deferred = false;  // prepared again at every invoke: an input or output is dynamic
   int32_t variable = -1;  // VAR_HANDLE: the id of its resource variable
   // WHILE: where loop values wait between a body's outputs and its inputs when one of them is both
   std::vector<uint8_t> scratch;

@@ -154,6 +154,15 @@ baton_status tensor_set_shape(baton_tensor* t, int32_t rank, const int32_t* dims
   return BATON_OK;
 }
 
+baton_status tensor_set_dynamic(baton_tensor* t, baton_error* error) {
+  if (!t || !T(t)->shape_writable) {
+    error_set(error, "tensor_set_dynamic: not an output of the node being prepared");
+    return BATON_INVALID_ARGUMENT;
+  }
+  T(t)->dynamic = true;
+  return BATON_OK;
+}
+
 int32_t partition_id(const baton_partition* p) { return p ? P(p)->id : -1; }
 int32_t partition_node_count(const baton_partition* p) { return p ? static_cast<int32_t>(P(p)->nodes.size()) : 0; }
 const baton_node* partition_node(const baton_partition* p, int32_t i) {
@@ -209,6 +218,7 @@ const baton_host_api kHostApi = {
     partition_input,
     partition_output_count,
     partition_output,
+    tensor_set_dynamic,
 };
 
 }  // namespace

@@ -29,7 +29,7 @@ Status Subgraph::plan_memory() {
   const int last_step = std::max<int>(0, static_cast<int>(steps_.size()) - 1);
   std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
   auto touch = [&](const Tensor* t, int step) {
-    if (!t || t->is_constant) return;
+    if (!t || t->is_constant || t->dynamic) return;  // a dynamic tensor gets its memory at invoke
     int i = t->index;
     if (first[i] < 0 || step < first[i]) first[i] = step;
     last[i] = std::max(last[i], step);

@@ -39,7 +39,14 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     if (t.is_constant) continue;
     if (t.is_model_input && t.data) t.planned = t.data;
     t.data = nullptr;  // memory is planned after every step is prepared
+    t.dynamic = false;
   }
+  auto dynamic_input = [](const std::vector<Tensor*>& inputs) -> const Tensor* {
+    for (const Tensor* t : inputs) {
+      if (t && t->dynamic) return t;
+    }
+    return nullptr;
+  };
   std::vector<std::string> problems;  // nodes without a kernel, nodes no op pack could prepare
   for (const Step& step : steps_) {
     baton_error error;
@@ -49,6 +56,12 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     }
     if (step.partition) {
       Partition& p = *step.partition;
+      if (const Tensor* t = dynamic_input(p.inputs)) {
+        // A delegate plans its memory and shapes once: data-dependent shapes stay on the host.
+        *failed = &p;
+        *reason = "input tensor " + std::to_string(t->index) + " gets its shape only at invoke (it depends on data)";
+        return Status::error(p.plugin->name + " partition " + std::to_string(p.id) + ": " + *reason);
+      }
       for (Tensor* out : p.outputs) out->shape_writable = true;
       if (p.plugin->delegate.partition_prepare) {
         st = guarded_call(*p.plugin, error, [&] {
@@ -65,7 +78,13 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
       continue;
     }
     Node& node = *step.node;
+    node.deferred = false;
     if (node.runtime != RuntimeOp::none) {
+      if (const Tensor* t = dynamic_input(node.inputs)) {
+        problems.push_back(node_label(node) + ": input tensor " + std::to_string(t->index) +
+                           " gets its shape only at invoke; control flow over such values is not supported yet");
+        continue;
+      }
       if (Status s = prepare_runtime_node(node); !s) problems.push_back(node_label(node) + ": " + s.message());
       continue;
     }
@@ -73,12 +92,23 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
       problems.push_back(node_label(node) + ": " + unrunnable_reason(node));
       continue;
     }
+    if (dynamic_input(node.inputs)) {
+      // Prepared at every invoke, once its inputs have their shapes and values (executor.cc).
+      node.deferred = true;
+      for (Tensor* out : node.outputs) out->dynamic = true;
+      continue;
+    }
     std::string failures;
     for (;;) {
       for (Tensor* out : node.outputs) out->shape_writable = true;
       st = init_and_prepare(node, error);
       for (Tensor* out : node.outputs) out->shape_writable = false;
-      if (st == BATON_OK) break;
+      if (st == BATON_OK) {
+        // The kernel needs values to know an output's shape: it runs its prepare again at invoke.
+        for (const Tensor* out : node.outputs) node.deferred = node.deferred || out->dynamic;
+        for (Tensor* out : node.outputs) out->dynamic = out->dynamic || node.deferred;
+        break;
+      }
       // The next op pack that declares the op and version gets the node; the failure is recorded.
       const std::string why = error.message.empty() ? "no reason given" : error.message;
       failures += "; " + node.plugin->name + ": " + why;

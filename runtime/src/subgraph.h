@@ -160,7 +160,8 @@ class Subgraph {
   void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
   // preparer.cc
   Status prepare(Partition** failed, std::string* reason);
-  Status prepare_op_pack_node(Node& node, std::vector<std::string>& problems);
+  // executor.cc
+  Status prepare_at_invoke(Node& node);
   // memory_plan.cc
   Status plan_memory();
   // control_flow.cc

@@ -115,17 +115,20 @@ void subgraph_json(JsonWriter& j, const Subgraph& g) {
     Placement p = g.placement(i);
     j.begin_object().field("index", static_cast<int>(i)).field("op", node_op_name(*n.info));
     j.field("version", n.info->version);
-    j.key("callees").begin_array();
-    for (int32_t c : n.info->callees) {
-      if (c >= 0) j.value(c);
-    }
-    j.end_array();
     j.key("placement").begin_object().field("kind", p.kind).field("plugin", p.plugin).key("partition");
     if (p.partition >= 0) j.value(p.partition); else j.null();
     j.end_object();
     j.key("refusals").begin_array();
     for (const Refusal& r : g.refusals(i)) j.begin_object().field("plugin", r.plugin).field("reason", r.reason).end_object();
-    j.end_array().end_object();
+    j.end_array();
+    if (n.runtime != RuntimeOp::none) {  // the subgraphs a control-flow node runs
+      j.key("callees").begin_array();
+      for (int32_t c : n.info->callees) {
+        if (c >= 0) j.value(c);
+      }
+      j.end_array();
+    }
+    j.end_object();
   }
   j.end_array();
   j.key("partitions").begin_array();

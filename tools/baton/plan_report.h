@@ -2,15 +2,20 @@
 // earlier delegates did not, the partitions with their boundary tensors and bytes, and totals.
 //
 // JSON (stable; fields are only ever added):
-//   {"model": PATH,
+//   {"model": PATH, "entry_subgraph": INDEX,
 //    "nodes": [{"index", "op", "version",
-//               "placement": {"kind": "delegate"|"op-pack"|"folded"|"dropped", "plugin": NAME, "partition": ID|null},
-//               "refusals": [{"plugin", "reason"}]}],
+//               "placement": {"kind": "delegate"|"op-pack"|"runtime"|"folded"|"dropped", "plugin": NAME,
+//                             "partition": ID|null},
+//               "refusals": [{"plugin", "reason"}],
+//               "callees": [SUBGRAPH] (control-flow nodes only: the subgraphs they run)}],
 //    "partitions": [{"id", "plugin", "nodes": [INDEX], "inputs": [TENSOR], "outputs": [TENSOR],
 //                    "boundary_bytes"}],
+//    "subgraphs": [{"index", "name", "nodes": [...], "partitions": [...]}] (the other subgraphs that run),
 //    "fallbacks": [{"plugin", "partition": ID|null (null: an op pack gave up a node), "stage", "reason",
 //                   "nodes": [INDEX]}],
 //    "totals": {"nodes", "folded", "dropped", "per_plugin": {NAME: NODES}, "partitions", "host_round_trips"}}
+// "nodes", "partitions" and "totals" are the entry subgraph's; "runtime": control flow and resource
+// variables, which the runtime runs itself.
 // "dropped": a dead node (nothing reads its outputs), removed at load.
 // A host round trip is one hand-over from the host to a delegate partition and back.
 #pragma once

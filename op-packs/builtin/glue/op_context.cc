@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace baton::builtin {
 
@@ -73,6 +74,13 @@ std::vector<int64_t> OpContext::constant_ints(const baton_tensor* t, const char*
     fail(BATON_UNSUPPORTED, std::string(what) + " type " + type_name(type(t)) + " not supported (int32 or int64)");
   }
   return values;
+}
+
+void OpContext::set_dynamic(baton_tensor* t) const {
+  const bool has = api_.struct_size >= offsetof(baton_host_api, tensor_set_dynamic) + sizeof(api_.tensor_set_dynamic) &&
+                   api_.tensor_set_dynamic;
+  if (!has) fail(BATON_UNSUPPORTED, "an output shape computed from data needs a host with ABI 1.2");
+  if (api_.tensor_set_dynamic(t, error_) != BATON_OK) fail(BATON_ERROR, "tensor_set_dynamic failed");
 }
 
 void OpContext::set_output_shape(baton_tensor* t, std::span<const int32_t> dims) const {

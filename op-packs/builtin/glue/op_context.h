@@ -134,6 +134,9 @@ class OpContext {
   // The values of a constant int32 or int64 tensor, widened.
   std::vector<int64_t> constant_ints(const baton_tensor* t, const char* what) const;
 
+  // An output whose shape needs input values that prepare does not have yet (data() is null): the host
+  // prepares the node again at invoke, with them (tensor_set_dynamic, ABI 1.2). Fails on an older host.
+  void set_dynamic(baton_tensor* t) const;
   void set_output_shape(baton_tensor* t, std::span<const int32_t> dims) const;
   void set_output_shape(baton_tensor* t, std::initializer_list<int32_t> dims) const {
     set_output_shape(t, std::span<const int32_t>(dims.begin(), dims.size()));

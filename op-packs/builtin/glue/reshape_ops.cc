@@ -65,8 +65,13 @@ void reshape_prepare(OpContext& ctx) {
     requested = ctx.constant_ints(shape, "shape (input 1)");
   } else if (o.new_shape_count >= 0 && ctx.options().kind != 0) {
     requested.assign(o.new_shape, o.new_shape + o.new_shape_count);
+  } else if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32) {
+    // Computed at run time: known at invoke, when baton prepares this node again with the values.
+    const int32_t* values = ctx.data<int32_t>(shape);
+    if (!values) return ctx.set_dynamic(ctx.output(0));
+    requested.assign(values, values + ctx.element_count(shape));
   } else if (shape) {
-    ctx.fail(BATON_UNSUPPORTED, "the shape (input 1) is computed at run time and the node has no new_shape option");
+    ctx.fail(BATON_UNSUPPORTED, "the shape (input 1) must be a vector of INT32");
   } else {
     ctx.fail(BATON_INVALID_ARGUMENT, "no shape given (neither a shape input nor a new_shape option)");
   }

@@ -237,7 +237,7 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_INT16, {4}, 0.5f, 0, &bytes);
          const int out = quantized(g, BATON_TYPE_INT16, {}, 0.5f, 0);
-         g.add_node(op::kAdd, {a, a}, {out}, 5);
+         g.add_node(op::kAdd, {a, a}, {out}, 3);
        },
        "node 0 ADD: input type INT16 not supported by the builtin pack (FLOAT32, UINT8, INT8)"},
       {"a softmax output that is not 1/256",

@@ -1,5 +1,6 @@
 /*
- * baton plugin ABI, version 1.1 (1.1 added the device probe of delegates, `probe_devices`).
+ * baton plugin ABI, version 1.2 (1.1 added the device probe of delegates, `probe_devices`; 1.2 outputs
+ * whose shape depends on the data, `tensor_set_dynamic`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -44,7 +45,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 1
+#define BATON_ABI_VERSION_MINOR 2
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -357,6 +358,15 @@ typedef struct baton_host_api {
   baton_tensor* (*partition_input)(const baton_partition* partition, int32_t i);
   int32_t (*partition_output_count)(const baton_partition* partition);
   baton_tensor* (*partition_output)(const baton_partition* partition, int32_t i);
+
+  /* ABI 1.2: outputs whose shape depends on the data (absent when the host's table is shorter: check
+   * struct_size). A kernel whose prepare cannot know an output's shape (it needs the values of a
+   * non-constant input: tensor_data is NULL) calls this on that output and returns BATON_OK. The host
+   * then prepares the node again at every invoke, just before running it, when tensor_data of every
+   * input is valid, and that prepare sets the output shapes with tensor_set_shape as usual; the memory of
+   * such outputs lives outside the planned arena. Nodes that read such an output are prepared at invoke
+   * the same way, and delegates are never given them. Only during prepare, only for the node's outputs. */
+  baton_status (*tensor_set_dynamic)(baton_tensor* tensor, baton_error* error);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
