@@ -49,19 +49,7 @@ for json in "$tmp"/json/*.json; do
   "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 --seed 0 $args --out "$tmp/out/$name" --quiet \
       > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
   cp "$tmp/out/$name"/*.npy "$outdir/$name/"
-  node --input-type=module - "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" <<'JS'
-import fs from 'node:fs';
-const [src, dst, name] = process.argv.slice(2);
-const m = JSON.parse(fs.readFileSync(src, 'utf8'));
-fs.writeFileSync(dst, JSON.stringify({
-  case: name,
-  generator: 'tools/make-control-flow-cases.sh (tools/control-flow-models.mjs, flatc, tflite-peer)',
-  runtime: {runtime: 'TensorFlow Lite C library (libtensorflowlite_c.so from npm tfjs-tflite-node@0.0.2, linux_amd64)',
-            version: m.runtime.version, threads: m.runtime.threads, xnnpack: m.runtime.xnnpack},
-  seed: m.seed, int_range: m.int_range ?? null,
-  inputs: m.inputs.map(({source, ...rest}) => rest),
-  outputs: m.outputs.map(({nan_count, ...rest}) => rest),
-}, null, 2) + '\n');
-JS
+  node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
+      "tools/make-control-flow-cases.sh (tools/control-flow-models.mjs, flatc, tflite-peer)"
   echo "$prog: $name"
 done

@@ -84,21 +84,10 @@ for json in "$tmp"/json/*.json; do
   mkdir -p "$outdir/$name"
   cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
   cp "$tmp/out/$name"/*.npy "$outdir/$name/"  # in_I.npy (none for a model without inputs), out_I.npy
-  node --input-type=module - "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" "$(cat "$tmp/json/$name.args")" <<'JS'
-import fs from 'node:fs';
-const [src, dst, name, args] = process.argv.slice(2);
-const m = JSON.parse(fs.readFileSync(src, 'utf8'));
-fs.writeFileSync(dst, JSON.stringify({
-  case: name,
-  generator: 'tools/make-op-cases.sh (tools/op-models.mjs, flatc, tflite-peer)',
-  runtime: {runtime: 'TensorFlow Lite C library (libtensorflowlite_c.so from npm tfjs-tflite-node@0.0.2, linux_amd64)',
-            version: m.runtime.version, threads: m.runtime.threads, xnnpack: m.runtime.xnnpack},
-  inputs_from: args.includes('--inputs') ? 'given by tools/op-models.mjs' : m.inputs_from,
-  seed: m.seed, int_range: m.int_range ?? null,
-  inputs: m.inputs.map(({source, ...rest}) => rest),
-  outputs: m.outputs.map(({nan_count, ...rest}) => rest),
-}, null, 2) + '\n');
-JS
+  from=""
+  case "$(cat "$tmp/json/$name.args")" in *--inputs*) from="given by tools/op-models.mjs" ;; esac
+  node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
+      "tools/make-op-cases.sh (tools/op-models.mjs, flatc, tflite-peer)" "$from"
   echo "$prog: $name"
 done
 echo "$prog: done; $(find "$outdir" -mindepth 1 -maxdepth 1 -type d | wc -l) cases, $(du -sh "$outdir" | cut -f1) in $outdir"

@@ -38,7 +38,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 node "$here/quant-op-models.mjs" "$tmp/json"
-rm -rf "$outdir"
+# The case folders are remade; README.md stays.
+find "$outdir" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} + 2>/dev/null || true
 mkdir -p "$outdir"
 for json in "$tmp"/json/*.json; do
   name=$(basename "$json" .json)
@@ -48,20 +49,8 @@ for json in "$tmp"/json/*.json; do
   mkdir -p "$outdir/$name"
   cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
   cp "$tmp/out/$name"/in_*.npy "$tmp/out/$name"/out_*.npy "$outdir/$name/"
-  node --input-type=module - "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" <<'EOF'
-import fs from 'node:fs';
-const [src, dst, name] = process.argv.slice(2);
-const m = JSON.parse(fs.readFileSync(src, 'utf8'));
-fs.writeFileSync(dst, JSON.stringify({
-  case: name,
-  generator: 'tools/make-quant-op-cases.sh (tools/quant-op-models.mjs, flatc, tflite-peer)',
-  runtime: {runtime: 'TensorFlow Lite C library (libtensorflowlite_c.so from npm tfjs-tflite-node@0.0.2, linux_amd64)',
-            version: m.runtime.version, threads: m.runtime.threads, xnnpack: m.runtime.xnnpack},
-  inputs_from: m.inputs_from, seed: m.seed,
-  inputs: m.inputs.map(({source, ...rest}) => rest),
-  outputs: m.outputs.map(({nan_count, ...rest}) => rest),
-}, null, 2) + '\n');
-EOF
+  node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
+      "tools/make-quant-op-cases.sh (tools/quant-op-models.mjs, flatc, tflite-peer)"
   echo "$prog: $name"
 done
 echo "$prog: done; $(ls "$outdir" | wc -l) cases, $(du -sh "$outdir" | cut -f1) in $outdir"

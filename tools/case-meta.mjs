@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// case-meta.mjs - write a test case's meta.json from tflite-peer's: the case's name, the script that made
+// it, the library that computed the outputs, and the inputs and outputs without paths or timings (so a
+// rerun on another machine writes the same file).
+//
+//   node tools/case-meta.mjs PEER_META.json OUT_META.json CASE GENERATOR [INPUTS_FROM]
+//
+// Used by tools/make-op-cases.sh, make-quant-op-cases.sh and make-control-flow-cases.sh.
+import fs from 'node:fs';
+
+const [src, dst, name, generator, inputsFrom] = process.argv.slice(2);
+const m = JSON.parse(fs.readFileSync(src, 'utf8'));
+fs.writeFileSync(dst, JSON.stringify({
+  case: name,
+  generator,
+  runtime: {runtime: 'TensorFlow Lite C library (libtensorflowlite_c.so from npm tfjs-tflite-node@0.0.2, linux_amd64)',
+            version: m.runtime.version, threads: m.runtime.threads, xnnpack: m.runtime.xnnpack},
+  inputs_from: inputsFrom || m.inputs_from,
+  seed: m.seed, int_range: m.int_range ?? null,
+  inputs: m.inputs.map(({source, ...rest}) => rest),
+  outputs: m.outputs.map(({nan_count, ...rest}) => rest),
+}, null, 2) + '\n');
