@@ -313,6 +313,33 @@ TEST(DynamicShapes, FollowTheDataAtEveryInvoke) {
   EXPECT_NE(s.message().find("prepare at invoke failed"), std::string::npos) << s.message();
 }
 
+std::string command_output(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+TEST(ControlFlow, InspectAndPlanShowEverySubgraph) {
+  const std::string model = case_dir("while_count") + "model.tflite";
+  const std::string inspect = command_output(std::string(BATON_EXE) + " inspect " + model);
+  EXPECT_NE(inspect.find("  2 body: 3 nodes, 8 tensors (run by WHILE node 0 of subgraph 0)"), std::string::npos) << inspect;
+  EXPECT_NE(inspect.find("ops (subgraph 2, 3 nodes):"), std::string::npos) << inspect;
+  const std::string plan = command_output(std::string(BATON_EXE) + " plan " + model + " --no-delegates --plugin-dir " +
+                                          BUILTIN_PACK_DIR + " --config " + empty_config());
+  EXPECT_NE(plan.find("WHILE v1                     runtime -> subgraph 1 -> subgraph 2"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("subgraph 2 \"body\" (run by control flow):"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("1 MUL v1                       builtin (op pack)"), std::string::npos) << plan;
+  const std::string json = command_output(std::string(BATON_EXE) + " plan " + model + " --format json --no-delegates " +
+                                          "--plugin-dir " + BUILTIN_PACK_DIR + " --config " + empty_config());
+  EXPECT_NE(json.find("\"callees\":[1,2]"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"subgraphs\":[{\"index\":1,\"name\":\"cond\""), std::string::npos) << json;
+}
+
 TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {
   auto in = open("while_endless", false);
   ASSERT_TRUE(in);

@@ -61,8 +61,24 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   }
   const Model& m = *loaded.value();
   const SubgraphInfo& g = m.main();
-  std::map<std::pair<std::string, int>, int> op_counts;
-  for (const NodeInfo& n : g.nodes) op_counts[{node_op_name(n), n.version}]++;
+  using OpCounts = std::map<std::pair<std::string, int>, int>;
+  auto count_ops = [](const SubgraphInfo& s) {
+    OpCounts counts;
+    for (const NodeInfo& n : s.nodes) counts[{node_op_name(n), n.version}]++;
+    return counts;
+  };
+  const OpCounts op_counts = count_ops(g);
+  // Who runs each subgraph: "WHILE node 0 of subgraph 0", "signature KEY".
+  std::vector<std::vector<std::string>> callers(m.subgraphs.size());
+  callers[0].push_back("invoke");
+  for (size_t s = 0; s < m.subgraphs.size(); ++s) {
+    for (const NodeInfo& n : m.subgraphs[s].nodes) {
+      for (int32_t c : n.callees) {
+        if (c >= 0) callers[c].push_back(node_op_name(n) + " node " + std::to_string(n.index) + " of subgraph " + std::to_string(s));
+      }
+    }
+  }
+  for (const SignatureInfo& sig : m.signatures) callers[sig.subgraph].push_back("signature " + sig.key);
   std::map<std::string, int> folded_counts;
   const std::vector<bool> foldable = foldable_nodes(g);
   const std::vector<bool> dead = dead_nodes(g);
@@ -110,7 +126,15 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     j.key("subgraphs").begin_array();
     for (const SubgraphInfo& s : m.subgraphs) {
       j.begin_object().field("name", s.name).field("nodes", static_cast<uint64_t>(s.nodes.size()));
-      j.field("tensors", static_cast<uint64_t>(s.tensors.size())).end_object();
+      j.field("tensors", static_cast<uint64_t>(s.tensors.size()));
+      j.key("run_by").begin_array();
+      for (const std::string& c : callers[&s - m.subgraphs.data()]) j.value(c);
+      j.end_array();
+      j.key("ops").begin_array();
+      for (const auto& [op, count] : count_ops(s)) {
+        j.begin_object().field("op", op.first).field("version", op.second).field("count", count).end_object();
+      }
+      j.end_array().end_object();
     }
     j.end_array();
     j.key("signatures").begin_array();
@@ -157,9 +181,11 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   if (!m.min_runtime_version.empty()) std::printf("min_runtime_version: %s\n", m.min_runtime_version.c_str());
   std::printf("subgraphs: %zu\n", m.subgraphs.size());
   for (size_t i = 0; i < m.subgraphs.size(); ++i) {
-    std::printf("  %zu%s%s: %zu nodes, %zu tensors%s\n", i, m.subgraphs[i].name.empty() ? "" : " ",
+    std::string by;
+    for (const std::string& c : callers[i]) by += (by.empty() ? "" : ", ") + c;
+    std::printf("  %zu%s%s: %zu nodes, %zu tensors (run by %s)\n", i, m.subgraphs[i].name.empty() ? "" : " ",
                 m.subgraphs[i].name.c_str(), m.subgraphs[i].nodes.size(), m.subgraphs[i].tensors.size(),
-                i == 0 ? " (runs)" : "");
+                by.empty() ? "nothing" : by.c_str());
   }
   auto io = [&](const char* title, const std::vector<int32_t>& list) {
     std::printf("%s:\n", title);
@@ -184,6 +210,13 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   }
   std::printf("ops (subgraph 0, %zu nodes):\n", g.nodes.size());
   for (const auto& [op, count] : op_counts) std::printf("  %-28s v%-3d %5d\n", op.first.c_str(), op.second, count);
+  for (size_t i = 1; i < m.subgraphs.size(); ++i) {
+    if (m.subgraphs[i].nodes.empty()) continue;
+    std::printf("ops (subgraph %zu, %zu nodes):\n", i, m.subgraphs[i].nodes.size());
+    for (const auto& [op, count] : count_ops(m.subgraphs[i])) {
+      std::printf("  %-28s v%-3d %5d\n", op.first.c_str(), op.second, count);
+    }
+  }
   std::printf("tensors by type:");
   for (const auto& [t, c] : type_counts) std::printf(" %s %d", t.c_str(), c);
   std::printf("\n");
