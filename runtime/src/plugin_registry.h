@@ -84,7 +84,12 @@ class LoadedPlugin {
   baton_status (*create_fn)(const baton_plugin_host*, void**, baton_error*) = nullptr;
   baton_probe_devices_fn probe_fn = nullptr;
 
-  const char* kind_name() const { return kind == BATON_PLUGIN_DELEGATE ? "delegate" : "op-pack"; }
+  const char* kind_name() const {
+    return kind == BATON_PLUGIN_DELEGATE ? "delegate" : kind == BATON_PLUGIN_LOADER ? "loader" : "op-pack";
+  }
+  // Loaders only (ABI 1.2).
+  const baton_plugin_desc* (*wrap_file_fn)(void*, const char*, baton_error*) = nullptr;
+  std::string loaded_by;  // the loader that wrapped this plugin's file, or "" for a baton plugin
   // Calls the plugin's `create` once, the first time it is needed (op packs: at load; delegates: when
   // they enter a delegate chain). Later calls return the first call's result. Thread-safe.
   Status ensure_created();
@@ -159,6 +164,9 @@ class PluginRegistry {
 
  private:
   void load_file(const std::string& path, const RegistryOptions& options);
+  void adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plugin_desc* desc, const RegistryOptions& options);
+  void offer_to_loaders(const RegistryOptions& options);
+  std::vector<std::pair<std::string, std::string>> unclaimed_;  // files without a baton entry, and why
   std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
   std::vector<SkippedPlugin> skipped_;
   std::vector<DisabledPlugin> disabled_;
