@@ -16,6 +16,7 @@
 #include "npy.h"
 #include "op_graph.h"
 #include "plugin_registry.h"
+#include "reference_run.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
@@ -32,6 +33,16 @@ struct Setup {
   TempDir plugins, conf;
   std::shared_ptr<Captured> log = std::make_shared<Captured>();
   std::shared_ptr<Environment> env;
+
+  // An interpreter of the model at `path` in this environment, or null with the failure recorded.
+  std::unique_ptr<Interpreter> open(const std::string& path) const {
+    auto model = load_model_file(path);
+    EXPECT_TRUE(model) << model.error();
+    if (!model) return nullptr;
+    auto interp = Interpreter::create(env, model.value());
+    EXPECT_TRUE(interp) << interp.error();
+    return interp ? std::move(interp.value()) : nullptr;
+  }
 };
 
 std::unique_ptr<Setup> setup(const std::vector<std::pair<std::string, std::string>>& test_plugins,
@@ -48,15 +59,6 @@ std::unique_ptr<Setup> setup(const std::vector<std::pair<std::string, std::strin
   if (!env) return nullptr;
   s->env = env.value();
   return s;
-}
-
-size_t taken_by(const Interpreter& in, const std::string& plugin) {
-  size_t n = 0;
-  for (size_t i = 0; i < in.nodes().size(); ++i) {
-    const Placement p = in.placement(i);
-    n += p.kind == "delegate" && p.plugin == plugin;
-  }
-  return n;
 }
 
 std::string log_text(const Setup& s) {
@@ -82,35 +84,14 @@ TEST_P(GoogleXnnpackRealModel, MatchesTheReference) {
   auto s = setup({{"tflite_xnn_ext", "libxnn_ext.so"}},
                  "delegates = xnn_ext\n[plugin.xnn_ext]\nlibrary = " TFLITE_C_LIB "\nthreads = 2\n");
   ASSERT_TRUE(s);
-  auto model = load_model_file(path);
-  ASSERT_TRUE(model) << model.error();
-  auto interp = Interpreter::create(s->env, model.value());
-  ASSERT_TRUE(interp) << interp.error();
-  Interpreter& in = *interp.value();
-  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
-  for (int run = 0; run < 2; ++run) {  // the second run must give the same outputs
-    for (size_t i = 0; i < in.input_count(); ++i) {
-      auto arr = tool::read_npy(ref + "in_" + std::to_string(i) + ".npy");
-      ASSERT_TRUE(arr) << arr.error();
-      ASSERT_EQ(arr->data.size(), in.input(i).bytes);
-      std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
-    }
-    Status st = in.invoke();
-    ASSERT_TRUE(st) << st.message();
-  }
+  const std::unique_ptr<Interpreter> interp = s->open(path);
+  ASSERT_TRUE(interp);
+  Interpreter& in = *interp;
+  ASSERT_TRUE(run_reference_inputs(in, name, 2));  // the second run must give the same outputs
   EXPECT_TRUE(in.fallbacks().empty()) << log_text(*s);
-  const size_t taken = taken_by(in, "xnn_ext");
+  const size_t taken = delegated_nodes(in, "xnn_ext");
   EXPECT_GT(taken, 0u) << log_text(*s);
-  double worst = 0;
-  for (size_t o = 0; o < in.output_count(); ++o) {
-    auto arr = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
-    ASSERT_TRUE(arr) << arr.error();
-    ASSERT_EQ(arr->shape, in.output(o).shape) << "output " << o;
-    const double rel = relative_error(reinterpret_cast<const float*>(in.output(o).data),
-                                      reinterpret_cast<const float*>(arr->data.data()), arr->data.size() / 4);
-    worst = std::max(worst, rel);
-    EXPECT_LE(rel, 1e-3) << name << " output " << o;
-  }
+  const double worst = compare_with_reference(in, name, 1e-3);
   std::printf("[ tflite   ] %s: Google's XNNPACK took %zu of %zu running nodes in %zu partitions; worst %.3g\n",
               name.c_str(), taken, in.nodes().size() - in.folded_nodes(), in.partitions().size(), worst);
 }
@@ -173,13 +154,8 @@ AddMulRun run_add_mul(const std::vector<std::pair<std::string, std::string>>& pl
   TempDir dir;
   const std::vector<uint8_t> bytes = add_mul_model();
   dir.write("m.tflite", std::string(bytes.begin(), bytes.end()));
-  auto model = load_model_file(dir.file("m.tflite"));
-  EXPECT_TRUE(model) << model.error();
-  if (!model) return r;
-  auto interp = Interpreter::create(r.setup->env, model.value());
-  EXPECT_TRUE(interp) << interp.error();
-  if (!interp) return r;
-  r.interp = std::move(interp.value());
+  r.interp = r.setup->open(dir.file("m.tflite"));
+  if (!r.interp) return r;
   const float x[4] = {1, 2, 3, 4}, y[4] = {0.5f, -1, 2, -3};
   std::memcpy(r.interp->input(0).data, x, sizeof x);
   std::memcpy(r.interp->input(1).data, y, sizeof y);
@@ -209,7 +185,7 @@ TEST(TfliteDelegates, OurDelegateComputesAddAndMul) {
   AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n");
   ASSERT_TRUE(r.interp);
   expect_near(r.out, expected_add_mul());
-  EXPECT_EQ(taken_by(*r.interp, "tfl_test"), 3u);
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 3u);
   EXPECT_TRUE(r.interp->fallbacks().empty());
   // The node it left: the plan says why.
   bool said = false;
@@ -226,7 +202,7 @@ void expect_refused(const std::string& mode, const std::string& chain, const std
   AddMulRun r = run_add_mul(plugins, "delegates = " + chain + "\n[plugin.tfl_test]\nmode = " + mode + "\n");
   ASSERT_TRUE(r.interp) << mode;
   expect_near(r.out, expected_add_mul());
-  EXPECT_EQ(taken_by(*r.interp, "tfl_test"), 0u) << mode;
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 0u) << mode;
   const std::string log = log_text(*r.setup);
   EXPECT_NE(log.find("delegate tfl_test: node selection failed"), std::string::npos) << log;
   EXPECT_NE(log.find(reason), std::string::npos) << mode << ": " << log;

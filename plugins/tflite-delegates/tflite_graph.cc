@@ -5,31 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tflite_type_map.h"
+
 namespace tflite_delegates {
 
 namespace {
-
-TfLiteType tflite_type(baton_tensor_type type) {
-  switch (type) {
-    case BATON_TYPE_FLOAT32: return kTfLiteFloat32;
-    case BATON_TYPE_FLOAT16: return kTfLiteFloat16;
-    case BATON_TYPE_INT32: return kTfLiteInt32;
-    case BATON_TYPE_UINT8: return kTfLiteUInt8;
-    case BATON_TYPE_INT64: return kTfLiteInt64;
-    case BATON_TYPE_STRING: return kTfLiteString;
-    case BATON_TYPE_BOOL: return kTfLiteBool;
-    case BATON_TYPE_INT16: return kTfLiteInt16;
-    case BATON_TYPE_COMPLEX64: return kTfLiteComplex64;
-    case BATON_TYPE_INT8: return kTfLiteInt8;
-    case BATON_TYPE_FLOAT64: return kTfLiteFloat64;
-    case BATON_TYPE_COMPLEX128: return kTfLiteComplex128;
-    case BATON_TYPE_UINT64: return kTfLiteUInt64;
-    case BATON_TYPE_RESOURCE: return kTfLiteResource;
-    case BATON_TYPE_VARIANT: return kTfLiteVariant;
-    case BATON_TYPE_UINT32: return kTfLiteUInt32;
-    default: return kTfLiteNoType;  // types TFLite 2.9 does not have
-  }
-}
 
 bool same_dims(const TfLiteIntArray* a, const int32_t* dims, int32_t rank) {
   return a && a->size == rank && (rank == 0 || std::memcmp(a->data, dims, sizeof(int) * rank) == 0);
@@ -56,25 +36,19 @@ TfliteGraph::TfliteGraph(const baton_host_api* api, const baton_plugin_host* hos
     fill_tensor(i);
   }
   build_nodes();
-  context_.impl_ = this;
-  context_.tensors = tensors_.data();
-  context_.tensors_size = tensors_.size();
-  context_.GetExecutionPlan = get_execution_plan;
-  context_.ResizeTensor = resize_tensor;
-  context_.ReportError = report_error;
-  context_.AddTensors = add_tensors;
-  context_.GetNodeAndRegistration = get_node_and_registration;
-  context_.ReplaceNodeSubsetsWithDelegateKernels = replace_node_subsets;
-  context_.recommended_num_threads = api_->thread_count(host_);
-  context_.GetExternalContext = get_external_context;
-  context_.SetExternalContext = set_external_context;
-  context_.allow_fp32_relax_to_fp16 = false;
-  context_.AllocatePersistentBuffer = allocate_persistent_buffer;
-  context_.RequestScratchBufferInArena = not_in_tflite_interpreter;
-  context_.ResizeTensorExplicit = resize_tensor_explicit;
-  context_.PreviewDelegatePartitioning = preview_partitioning;
-  context_.GetTensor = get_tensor;
-  context_.GetModelMetadata = no_metadata;
+  // In common.h's order. NULL where TFLite's own interpreter has nothing either (TFLite Micro's
+  // functions) or where baton offers nothing (a profiler).
+  context_ = TfLiteContext{
+      .tensors_size = tensors_.size(), .GetExecutionPlan = get_execution_plan, .tensors = tensors_.data(),
+      .impl_ = this, .ResizeTensor = resize_tensor, .ReportError = report_error, .AddTensors = add_tensors,
+      .GetNodeAndRegistration = get_node_and_registration,
+      .ReplaceNodeSubsetsWithDelegateKernels = replace_node_subsets,
+      .recommended_num_threads = api_->thread_count(host_), .GetExternalContext = get_external_context,
+      .SetExternalContext = set_external_context, .allow_fp32_relax_to_fp16 = false, .profiler = nullptr,
+      .AllocatePersistentBuffer = allocate_persistent_buffer, .AllocateBufferForEval = nullptr,
+      .RequestScratchBufferInArena = not_in_tflite_interpreter, .GetScratchBuffer = nullptr,
+      .ResizeTensorExplicit = resize_tensor_explicit, .PreviewDelegatePartitioning = preview_partitioning,
+      .GetTensor = get_tensor, .GetEvalTensor = nullptr, .GetModelMetadata = no_metadata};
 }
 
 TfliteGraph::~TfliteGraph() {

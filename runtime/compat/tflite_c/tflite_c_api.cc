@@ -24,6 +24,7 @@
 #include "interpreter.h"
 #include "model.h"
 #include "tflite_extras.h"
+#include "tflite_type_map.h"
 
 namespace {
 
@@ -54,28 +55,6 @@ void report(const Reporter& r, const std::string& message) {
     call_reporter(r, "%s", message.c_str());
   } else {
     std::fprintf(stderr, "%s\n", message.c_str());
-  }
-}
-
-TfLiteType tflite_type(baton_tensor_type t) {
-  switch (t) {
-    case BATON_TYPE_FLOAT32: return kTfLiteFloat32;
-    case BATON_TYPE_FLOAT16: return kTfLiteFloat16;
-    case BATON_TYPE_INT32: return kTfLiteInt32;
-    case BATON_TYPE_UINT8: return kTfLiteUInt8;
-    case BATON_TYPE_INT64: return kTfLiteInt64;
-    case BATON_TYPE_STRING: return kTfLiteString;
-    case BATON_TYPE_BOOL: return kTfLiteBool;
-    case BATON_TYPE_INT16: return kTfLiteInt16;
-    case BATON_TYPE_COMPLEX64: return kTfLiteComplex64;
-    case BATON_TYPE_INT8: return kTfLiteInt8;
-    case BATON_TYPE_FLOAT64: return kTfLiteFloat64;
-    case BATON_TYPE_COMPLEX128: return kTfLiteComplex128;
-    case BATON_TYPE_UINT64: return kTfLiteUInt64;
-    case BATON_TYPE_RESOURCE: return kTfLiteResource;
-    case BATON_TYPE_VARIANT: return kTfLiteVariant;
-    case BATON_TYPE_UINT32: return kTfLiteUInt32;
-    default: return kTfLiteNoType;
   }
 }
 
