@@ -46,12 +46,18 @@ struct Setup {
 };
 
 std::unique_ptr<Setup> setup(const std::vector<std::pair<std::string, std::string>>& test_plugins,
-                             const std::string& config) {
+                             const std::string& config, bool with_vulkan = false) {
   auto s = std::make_unique<Setup>();
   fs::copy_file(std::string(TFLITE_LOADER_DIR) + "/libbaton_tflite_delegates.so",
                 s->plugins.file("libbaton_tflite_delegates.so"));
   fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", s->plugins.file("libbaton_builtin.so"));
   fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", s->plugins.file("libbaton_mediapipe.so"));
+#ifdef VULKAN_PLUGIN_DIR
+  if (with_vulkan) {
+    fs::copy_file(std::string(VULKAN_PLUGIN_DIR) + "/libbaton_vulkan.so", s->plugins.file("libbaton_vulkan.so"));
+  }
+#endif
+  (void)with_vulkan;
   for (const auto& [stem, as] : test_plugins) s->plugins.add_plugin(stem, as);
   s->conf.write("baton.conf", config);
   auto env = isolated_environment({s->plugins.path()}, s->conf.file("baton.conf"), s->log);
@@ -73,16 +79,17 @@ std::vector<std::string> float_cases() {
   return reference_case_names([](const ReferenceCase& c) { return c.float_input; });
 }
 
-class GoogleXnnpackRealModel : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(GoogleXnnpackRealModel, MatchesTheReference) {
+// Runs reference case `name` with `chain` (Google's XNNPACK as xnn_ext, after `before` when given) and
+// the builtin and mediapipe packs for the rest; every output must match the reference.
+void google_xnnpack_case(const std::string& name, const std::string& before) {
   if (!have_tflite()) GTEST_SKIP() << "no TFLite C library at " << TFLITE_C_LIB;
-  const std::string name = GetParam();
   const char* cache = std::getenv("BATON_MODEL_CACHE");
   const std::string path = std::string(cache ? cache : "") + "/" + name.substr(0, name.find('-')) + ".tflite";
   if (!fs::exists(path)) GTEST_SKIP() << "missing " << path;
-  auto s = setup({{"tflite_xnn_ext", "libxnn_ext.so"}},
-                 "delegates = xnn_ext\n[plugin.xnn_ext]\nlibrary = " TFLITE_C_LIB "\nthreads = 2\n");
+  std::string config = "delegates = " + (before.empty() ? "" : before + ", ") + "xnn_ext\n" +
+                       "[plugin.xnn_ext]\nlibrary = " TFLITE_C_LIB "\nthreads = 2\n";
+  if (before == "vulkan") config += "[plugin.vulkan]\ndevice = 0\n";  // lavapipe where there is no GPU
+  auto s = setup({{"tflite_xnn_ext", "libxnn_ext.so"}}, config, before == "vulkan");
   ASSERT_TRUE(s);
   const std::unique_ptr<Interpreter> interp = s->open(path);
   ASSERT_TRUE(interp);
@@ -90,11 +97,20 @@ TEST_P(GoogleXnnpackRealModel, MatchesTheReference) {
   ASSERT_TRUE(run_reference_inputs(in, name, 2));  // the second run must give the same outputs
   EXPECT_TRUE(in.fallbacks().empty()) << log_text(*s);
   const size_t taken = delegated_nodes(in, "xnn_ext");
-  EXPECT_GT(taken, 0u) << log_text(*s);
+  const size_t first = before.empty() ? taken : delegated_nodes(in, before);
+  EXPECT_GT(first, 0u) << log_text(*s);
   const double worst = compare_with_reference(in, name, 1e-3);
-  std::printf("[ tflite   ] %s: Google's XNNPACK took %zu of %zu running nodes in %zu partitions; worst %.3g\n",
-              name.c_str(), taken, in.nodes().size() - in.folded_nodes(), in.partitions().size(), worst);
+  std::printf("[ tflite   ] %s: %s%s Google's XNNPACK took %zu of %zu running nodes in %zu partitions; worst %.3g\n",
+              name.c_str(), before.c_str(), before.empty() ? "" : (" took " + std::to_string(first) + ",").c_str(),
+              taken, in.nodes().size() - in.folded_nodes(), in.partitions().size(), worst);
 }
+
+class GoogleXnnpackRealModel : public ::testing::TestWithParam<std::string> {};
+TEST_P(GoogleXnnpackRealModel, FirstInTheChainMatchesTheReference) { google_xnnpack_case(GetParam(), ""); }
+
+#ifdef VULKAN_PLUGIN_DIR
+TEST_P(GoogleXnnpackRealModel, AfterVulkanMatchesTheReference) { google_xnnpack_case(GetParam(), "vulkan"); }
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Reference, GoogleXnnpackRealModel, ::testing::ValuesIn(float_cases()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
