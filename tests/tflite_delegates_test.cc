@@ -140,7 +140,8 @@ TEST(TfliteDelegates, DiscoveryNamesKindAndOptions) {
 
 // ---- our own TFLite delegate: computes, and misbehaves -------------------------------------------------
 
-// x, y -> a = x + y -> m = a * c (constant) -> out = m + x, then LOGISTIC (never taken by the delegate).
+// x, y -> a = x + y -> m = a * c (constant) -> s = m + x -> LOGISTIC (never taken by the delegate) ->
+// out = sig * c: the delegate's nodes form two partitions, [0, 1, 2] and [4].
 std::vector<uint8_t> add_mul_model() {
   TinyModel m;
   m.tensors = {{{1, 4}, 0, {}, "x"},
@@ -149,10 +150,12 @@ std::vector<uint8_t> add_mul_model() {
                {{1, 4}, 0, floats({0.5f, -2.0f, 3.0f, 1.0f}), "c"},
                {{1, 4}, 0, {}, "m"},
                {{1, 4}, 0, {}, "s"},
+               {{1, 4}, 0, {}, "sig"},
                {{1, 4}, 0, {}, "out"}};
-  m.ops = {{0, "", 1, {0, 1}, {2}, 0}, {18, "", 1, {2, 3}, {4}}, {0, "", 1, {4, 0}, {5}, 0}, {14, "", 1, {5}, {6}}};
+  m.ops = {{0, "", 1, {0, 1}, {2}, 0}, {18, "", 1, {2, 3}, {4}}, {0, "", 1, {4, 0}, {5}, 0}, {14, "", 1, {5}, {6}},
+           {18, "", 1, {6, 3}, {7}}};
   m.inputs = {0, 1};
-  m.outputs = {6};
+  m.outputs = {7};
   return m.build();
 }
 
@@ -186,7 +189,7 @@ AddMulRun run_add_mul(const std::vector<std::pair<std::string, std::string>>& pl
 std::vector<float> expected_add_mul() {
   const float x[4] = {1, 2, 3, 4}, y[4] = {0.5f, -1, 2, -3}, c[4] = {0.5f, -2.0f, 3.0f, 1.0f};
   std::vector<float> out(4);
-  for (int i = 0; i < 4; ++i) out[i] = 1.0f / (1.0f + std::exp(-((x[i] + y[i]) * c[i] + x[i])));
+  for (int i = 0; i < 4; ++i) out[i] = c[i] / (1.0f + std::exp(-((x[i] + y[i]) * c[i] + x[i])));
   return out;
 }
 
@@ -201,12 +204,23 @@ TEST(TfliteDelegates, OurDelegateComputesAddAndMul) {
   AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n");
   ASSERT_TRUE(r.interp);
   expect_near(r.out, expected_add_mul());
-  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 3u);
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 4u);
+  EXPECT_EQ(r.interp->partitions().size(), 2u);
   EXPECT_TRUE(r.interp->fallbacks().empty());
   // The node it left: the plan says why.
   bool said = false;
   for (const Refusal& f : r.interp->refusals(3)) said |= f.plugin == "tfl_test" && f.reason == "not claimed by the TFLite delegate";
   EXPECT_TRUE(said);
+}
+
+// The preview groups as TFLite does (two partitions here); the delegate keeps the larger one.
+TEST(TfliteDelegates, PreviewDelegatePartitioningGroupsLikeTflite) {
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n[plugin.tfl_test]\nmode = preview\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 3u) << log_text(*r.setup);
+  EXPECT_EQ(r.interp->placement(4).kind, "op-pack");
+  EXPECT_TRUE(r.interp->fallbacks().empty());
 }
 
 // Each bad ReplaceNodeSubsetsWithDelegateKernels call: the delegate takes nothing, the reason names the

@@ -64,6 +64,7 @@ TfliteGraph::~TfliteGraph() {
   }
   std::free(plan_);
   for (void* p : owned_) std::free(p);
+  free_preview();
 }
 
 TfliteGraph* TfliteGraph::self(const TfLiteContext* context) { return static_cast<TfliteGraph*>(context->impl_); }
@@ -315,12 +316,6 @@ void* TfliteGraph::allocate_persistent_buffer(TfLiteContext* context, size_t byt
 TfLiteTensor* TfliteGraph::get_tensor(const TfLiteContext* context, int index) {
   TfliteGraph* g = self(context);
   return index >= 0 && static_cast<size_t>(index) < g->tensors_.size() ? &g->tensors_[index] : nullptr;
-}
-
-TfLiteStatus TfliteGraph::preview_partitioning(TfLiteContext* context, const TfLiteIntArray*,
-                                               TfLiteDelegateParams**, int*) {
-  report_error(context, "PreviewDelegatePartitioning is not available in baton yet");
-  return kTfLiteError;
 }
 
 TfLiteStatus TfliteGraph::not_in_tflite_interpreter(TfLiteContext* context, size_t, int*) {

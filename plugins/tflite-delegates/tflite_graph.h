@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ class TfliteGraph {
   static TfliteGraph* self(const TfLiteContext* context);
   void fill_tensor(int index);
   void build_nodes();
+  void free_preview();
   // The context's functions.
   static TfLiteStatus get_execution_plan(TfLiteContext* context, TfLiteIntArray** plan);
   static TfLiteStatus get_node_and_registration(TfLiteContext* context, int index, TfLiteNode** node,
@@ -98,6 +100,9 @@ class TfliteGraph {
   std::string reported_;  // ReportError text
   TfLiteExternalContext* external_[kTfLiteMaxExternalContexts] = {};
   std::vector<void*> owned_;  // malloc'd blocks freed with the graph
+  // PreviewDelegatePartitioning's answer, owned until the next call or the graph's end (as in TFLite).
+  std::vector<TfLiteDelegateParams> preview_;
+  std::vector<void*> preview_owned_;
 };
 
 // One partition run by the delegate's kernel registration: init at partition_init, prepare, invoke,

@@ -3,7 +3,9 @@
 // have the output's shape, and computes them with its own code (its own buffers for the tensors inside
 // a partition). Its option `mode` makes it misbehave the ways a real delegate might: twice, unknown,
 // held (ReplaceNodeSubsetsWithDelegateKernels with a node listed twice, a node that does not exist, a
-// node not in its execution plan), null-registration, prepare-fails, invoke-fails, create-fails.
+// node not in its execution plan), null-registration, prepare-fails, invoke-fails, create-fails; and
+// `preview`: it asks PreviewDelegatePartitioning how its nodes group, expects two partitions, and
+// replaces only the larger one (as TFLite's GPU delegate keeps its largest partitions).
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -117,6 +119,22 @@ TfLiteStatus delegate_prepare(TfLiteContext* context, TfLiteDelegate* delegate) 
       ok = t >= 0 && context->tensors[t].type == kTfLiteFloat32 && same_dims(context->tensors[t].dims, out.dims);
     }
     if (ok) take.push_back(index);
+  }
+  if (mode == "preview") {
+    TfLiteIntArray* wanted = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + sizeof(int) * (take.size() + 1)));
+    wanted->size = static_cast<int>(take.size());
+    for (size_t i = 0; i < take.size(); ++i) wanted->data[i] = take[i];
+    TfLiteDelegateParams* parts = nullptr;
+    int count = 0;
+    const TfLiteStatus st = context->PreviewDelegatePartitioning(context, wanted, &parts, &count);
+    std::free(wanted);
+    if (st != kTfLiteOk) return st;
+    if (count != 2) {
+      context->ReportError(context, "expected 2 partitions from the preview, got %d", count);
+      return kTfLiteError;
+    }
+    const TfLiteDelegateParams& largest = parts[parts[1].nodes_to_replace->size > parts[0].nodes_to_replace->size];
+    take.assign(largest.nodes_to_replace->data, largest.nodes_to_replace->data + largest.nodes_to_replace->size);
   }
   if (mode == "twice" && !take.empty()) take.push_back(take.front());
   if (mode == "unknown") take.push_back(100000);
