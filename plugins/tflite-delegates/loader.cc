@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <cstddef>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,12 +27,14 @@ const baton_host_api* g_api = nullptr;
 using CreateFn = TfLiteDelegate* (*)(char** keys, char** values, size_t count, void (*report_error)(const char*));
 using DestroyFn = void (*)(TfLiteDelegate*);
 
-// One wrapped file. Kept for the life of the process once opened (TFLite delegates are not written to
-// be unloaded), and shared by every registry that finds the same path.
+// One wrapped file, or one TfLiteDelegate object a program handed over (`object`, borrowed). Kept for
+// the life of the process once made (TFLite delegates are not written to be unloaded), and shared by
+// every registry that finds the same path ("TfLiteDelegate@ADDRESS" for an object).
 struct External {
   std::string path, name;
   CreateFn create = nullptr;
   DestroyFn destroy = nullptr;
+  TfLiteDelegate* object = nullptr;
   baton_plugin_desc desc{};
 };
 
@@ -53,6 +56,7 @@ struct Wrapped {
   const External* external = nullptr;
   const baton_plugin_host* host = nullptr;
   TfLiteDelegate* delegate = nullptr;
+  bool owned = true;  // made by tflite_plugin_create_delegate; not for an object handed over
 };
 
 // "libedgetpu.so.1" -> "edgetpu", "libxnn_ext.so" -> "xnn_ext".
@@ -79,6 +83,10 @@ baton_status wrapped_create(const baton_plugin_host* host, void** state, baton_e
     g_api->error_set(error, "tflite-delegates: this plugin's file was not wrapped by this loader");
     return BATON_ERROR;
   }
+  if (external->object) {
+    *state = new Wrapped{external, host, external->object, false};
+    return BATON_OK;
+  }
   std::vector<std::string> keys, values;
   const char* key = nullptr;
   const char* value = nullptr;
@@ -98,14 +106,14 @@ baton_status wrapped_create(const baton_plugin_host* host, void** state, baton_e
     g_api->error_set(error, ("tflite_plugin_create_delegate returned no delegate: " + why).c_str());
     return BATON_ERROR;
   }
-  *state = new Wrapped{external, host, delegate};
+  *state = new Wrapped{external, host, delegate, true};
   return BATON_OK;
 }
 
 void wrapped_destroy(void* state) {
   auto* w = static_cast<Wrapped*>(state);
   if (!w) return;
-  w->external->destroy(w->delegate);
+  if (w->owned) w->external->destroy(w->delegate);
   delete w;
 }
 
@@ -151,6 +159,24 @@ const baton_delegate_api kDelegateApi = {
     partition_invoke,           partition_free, select_nodes,   selection_free,
 };
 
+// Fills the descriptor of a wrapped delegate and keeps it (g_files_mutex held).
+const baton_plugin_desc* keep(std::unique_ptr<External> external, const char* description) {
+  baton_plugin_desc& d = external->desc;
+  d.struct_size = sizeof(baton_plugin_desc);
+  d.abi_major = BATON_ABI_VERSION_MAJOR;
+  d.abi_minor = BATON_ABI_VERSION_MINOR;
+  d.name = external->name.c_str();
+  d.version = "unknown";
+  d.kind = BATON_PLUGIN_DELEGATE;
+  d.description = description;
+  d.flags = BATON_PLUGIN_FLAG_ANY_OPTIONS;
+  d.create = wrapped_create;
+  d.destroy = wrapped_destroy;
+  d.delegate = &kDelegateApi;
+  const std::string path = external->path;
+  return &files().insert_or_assign(path, std::move(external)).first->second->desc;
+}
+
 // Offered each file without a baton entry point: ours when it exports tflite_plugin_create_delegate.
 const baton_plugin_desc* wrap_file(void*, const char* path, baton_error* error) {
   if (g_api->file_exports_symbol(path, "tflite_plugin_create_delegate") != 1) {
@@ -179,24 +205,26 @@ const baton_plugin_desc* wrap_file(void*, const char* path, baton_error* error) 
     g_api->error_set(error, "a TFLite external delegate without tflite_plugin_destroy_delegate");
     return nullptr;
   }
-  baton_plugin_desc& d = external->desc;
-  d.struct_size = sizeof(baton_plugin_desc);
-  d.abi_major = BATON_ABI_VERSION_MAJOR;
-  d.abi_minor = BATON_ABI_VERSION_MINOR;
-  d.name = external->name.c_str();
-  d.version = "unknown";
-  d.kind = BATON_PLUGIN_DELEGATE;
-  d.description = "TFLite external delegate; its options are passed to it as strings (baton cannot validate them)";
-  d.flags = BATON_PLUGIN_FLAG_ANY_OPTIONS;
-  d.create = wrapped_create;
-  d.destroy = wrapped_destroy;
-  d.delegate = &kDelegateApi;
-  const baton_plugin_desc* out = &d;
-  files().emplace(path, std::move(external));
-  return out;
+  return keep(std::move(external),
+              "TFLite external delegate; its options are passed to it as strings (baton cannot validate them)");
 }
 
-const baton_loader_api kLoaderApi = {sizeof(baton_loader_api), wrap_file};
+// A TfLiteDelegate object a program handed over (the TFLite-compatible library's
+// TfLiteInterpreterOptionsAddDelegate): hosted exactly like an external delegate's.
+const baton_plugin_desc* wrap_object(void*, const char* format, void* object, const char* name, baton_error*) {
+  if (std::string(format) != "TfLiteDelegate" || !object) return nullptr;
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", object);
+  const std::string path = std::string(format) + "@" + address;
+  std::lock_guard<std::mutex> lock(g_files_mutex);
+  auto external = std::make_unique<External>();
+  external->path = path;
+  external->name = name;
+  external->object = static_cast<TfLiteDelegate*>(object);
+  return keep(std::move(external), "a TfLiteDelegate object handed over by the program (TFLite C API)");
+}
+
+const baton_loader_api kLoaderApi = {sizeof(baton_loader_api), wrap_file, wrap_object};
 
 const baton_plugin_desc kLoader = [] {
   baton_plugin_desc d{};

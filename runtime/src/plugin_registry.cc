@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -444,6 +445,9 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
       return skip("loader plugin gives no wrap_file function");
     }
     plugin->wrap_file_fn = d.loader->wrap_file;
+    if (d.loader->struct_size >= offsetof(baton_loader_api, wrap_object) + sizeof(void*)) {
+      plugin->wrap_object_fn = d.loader->wrap_object;
+    }
   }
 
   // Configured options, checked against the declarations. A mismatch is the config's error: it is
@@ -524,8 +528,36 @@ void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
   }
 }
 
+Expected<LoadedPlugin*> PluginRegistry::wrap_object(const std::string& format, void* object, const std::string& name) {
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", object);
+  const std::string path = format + "@" + address;
+  for (const auto& loader : plugins_) {
+    if (loader->kind != BATON_PLUGIN_LOADER || !loader->wrap_object_fn) continue;
+    baton_error error;
+    const baton_plugin_desc* desc = nullptr;
+    LoadedPlugin* l = loader.get();
+    guarded_call(*l, error, [&] {
+      desc = l->wrap_object_fn(l->state, format.c_str(), object, name.c_str(), &error);
+      return BATON_OK;
+    });
+    if (!desc && error.message.empty()) continue;
+    if (!desc) return Status::error(path + ": " + loader->name + " cannot use it: " + error.message);
+    auto plugin = std::make_unique<LoadedPlugin>();
+    plugin->path = path;
+    plugin->log = options_.log;
+    plugin->loaded_by = loader->name;
+    const size_t before = plugins_.size();
+    adopt(std::move(plugin), desc, options_);
+    if (plugins_.size() == before) return Status::error(path + ": " + skipped_.back().reason);
+    return plugins_.back().get();
+  }
+  return Status::error(path + ": no loaded plugin wraps a " + format + " (the loader that does is not installed)");
+}
+
 Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOptions& options) {
   auto registry = std::make_unique<PluginRegistry>();
+  registry->options_ = options;
   std::set<std::string> seen_dirs;
   for (const std::string& dir : options.dirs) {
     std::error_code ec;

@@ -545,6 +545,13 @@ typedef struct baton_loader_api {
    * get the wrapped plugin's own host handle; plugin_path tells which file it is. Should decide from
    * file_exports_symbol before opening the file. */
   const baton_plugin_desc* (*wrap_file)(void* plugin_state, const char* path, baton_error* error);
+  /* Optional. Wraps an object of a foreign plugin format that a program hands to the host in-process
+   * (the TFLite-compatible library passes each TfLiteDelegate* of TfLiteInterpreterOptionsAddDelegate
+   * with format "TfLiteDelegate"), as the plugin `name`. The object is borrowed: its owner keeps it
+   * alive while the host uses the plugin. Answers as wrap_file does; plugin_path gives the wrapped
+   * plugin a path of the form "FORMAT@ADDRESS". */
+  const baton_plugin_desc* (*wrap_object)(void* plugin_state, const char* format, void* object, const char* name,
+                                          baton_error* error);
 } baton_loader_api;
 
 struct baton_plugin_desc {
