@@ -360,8 +360,8 @@ Status Interpreter::partition() {
       continue;
     }
     std::vector<bool> accepted(active.size(), false);
-    std::vector<int32_t> free_nodes;  // for a delegate with select_nodes: dense indices, then node indices
-    std::vector<size_t> free_dense;
+    std::vector<int32_t> free_nodes;  // for a delegate with select_nodes: the node indices it may take
+    std::vector<size_t> free_dense;   // and their places in `active`
     for (size_t i = 0; i < active.size(); ++i) {
       if (g.owner[i] >= 0) continue;
       Node& node = nodes_[active[i]];
@@ -393,6 +393,7 @@ Status Interpreter::partition() {
     }
     void* selection = nullptr;
     if (d->delegate.select_nodes) {
+      journal_->enter(d->name, "node selection");
       NodeSelection chosen = select_nodes(*d, graph_view_, free_nodes);
       selection = chosen.state;
       selections_.emplace_back(d, selection);
