@@ -165,13 +165,13 @@ struct AddMulRun {
   std::vector<float> out;
 };
 
-AddMulRun run_add_mul(const std::vector<std::pair<std::string, std::string>>& plugins, const std::string& config) {
+AddMulRun run_add_mul(const std::vector<std::pair<std::string, std::string>>& plugins, const std::string& config,
+                      const std::vector<uint8_t>& bytes = add_mul_model()) {
   AddMulRun r;
   r.setup = setup(plugins, config);
   EXPECT_TRUE(r.setup);
   if (!r.setup) return r;
   TempDir dir;
-  const std::vector<uint8_t> bytes = add_mul_model();
   dir.write("m.tflite", std::string(bytes.begin(), bytes.end()));
   r.interp = r.setup->open(dir.file("m.tflite"));
   if (!r.interp) return r;
@@ -211,6 +211,32 @@ TEST(TfliteDelegates, OurDelegateComputesAddAndMul) {
   bool said = false;
   for (const Refusal& f : r.interp->refusals(3)) said |= f.plugin == "tfl_test" && f.reason == "not claimed by the TFLite delegate";
   EXPECT_TRUE(said);
+}
+
+// An input resize: the adapter brings the inputs' dims up to date before the kernel's prepare, and the
+// kernel resizes its partition's outputs through the context's ResizeTensor.
+TEST(TfliteDelegates, ResizedInputsReachTheKernelAndItsOutputsResize) {
+  TinyModel m;  // out = (x + y) + y
+  m.tensors = {{{1, 4}, 0, {}, "x"}, {{1, 4}, 0, {}, "y"}, {{1, 4}, 0, {}, "s"}, {{1, 4}, 0, {}, "out"}};
+  m.ops = {{0, "", 1, {0, 1}, {2}, 0}, {0, "", 1, {2, 1}, {3}, 0}};
+  m.inputs = {0, 1};
+  m.outputs = {3};
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n", m.build());
+  ASSERT_TRUE(r.interp);
+  Interpreter& in = *r.interp;
+  ASSERT_TRUE(in.resize_input(0, {2, 4}));
+  ASSERT_TRUE(in.resize_input(1, {2, 4}));
+  ASSERT_TRUE(in.ensure_prepared());
+  const float x[8] = {1, 2, 3, 4, -1, -2, 0.5f, 8}, y[8] = {0.5f, -1, 2, -3, 4, 4, -4, 0};
+  std::memcpy(in.input(0).data, x, sizeof x);
+  std::memcpy(in.input(1).data, y, sizeof y);
+  Status st = in.invoke();
+  ASSERT_TRUE(st) << st.message();
+  ASSERT_EQ(in.output(0).shape, (std::vector<int32_t>{2, 4}));
+  const float* out = reinterpret_cast<const float*>(in.output(0).data);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(out[i], x[i] + y[i] + y[i]) << i;
+  EXPECT_EQ(delegated_nodes(in, "tfl_test"), 2u);
+  EXPECT_TRUE(in.fallbacks().empty());
 }
 
 // The preview groups as TFLite does (two partitions here); the delegate keeps the larger one.

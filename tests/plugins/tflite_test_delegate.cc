@@ -29,6 +29,7 @@ struct Delegate {
 struct Step {
   int op;
   int a, b, out;
+  size_t count = 0;  // elements, set at prepare
 };
 
 struct Kernel {
@@ -36,6 +37,7 @@ struct Kernel {
   std::vector<Step> steps;
   std::vector<int> boundary_outputs;
   std::map<int, std::vector<float>> own;  // tensors inside the partition
+  std::map<int, std::vector<int>> shapes;  // their shapes (TFLite keeps no shape for them)
 };
 
 bool same_dims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
@@ -68,10 +70,34 @@ TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
     context->ReportError(context, "simulated prepare failure in %s", "the test delegate");
     return kTfLiteError;
   }
-  for (const Step& s : k->steps) {
+  // Shapes flow through the steps, as after an input resize: inputs' from the context (the host keeps
+  // them current), inner tensors' from the kernel itself; outputs are resized through the context.
+  auto shape_of = [&](int t) {
+    auto it = k->shapes.find(t);
+    if (it != k->shapes.end()) return it->second;
+    const TfLiteIntArray* d = context->tensors[t].dims;
+    return std::vector<int>(d->data, d->data + d->size);
+  };
+  k->shapes.clear();
+  for (Step& s : k->steps) {
+    const std::vector<int> shape = shape_of(s.a);
+    if (shape != shape_of(s.b)) {
+      context->ReportError(context, "the test delegate needs equal input shapes");
+      return kTfLiteError;
+    }
+    s.count = 1;
+    for (int d : shape) s.count *= static_cast<size_t>(d);
     bool boundary = false;
     for (int o : k->boundary_outputs) boundary |= o == s.out;
-    if (!boundary) k->own[s.out].assign(context->tensors[s.out].bytes / sizeof(float), 0.0f);
+    if (!boundary) {
+      k->shapes[s.out] = shape;
+      k->own[s.out].assign(s.count, 0.0f);
+    } else if (shape != shape_of(s.out)) {
+      TfLiteIntArray* dims = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + sizeof(int) * (shape.size() + 1)));
+      dims->size = static_cast<int>(shape.size());
+      for (size_t i = 0; i < shape.size(); ++i) dims->data[i] = shape[i];
+      if (context->ResizeTensor(context, &context->tensors[s.out], dims) != kTfLiteOk) return kTfLiteError;
+    }
   }
   return kTfLiteOk;
 }
@@ -92,8 +118,7 @@ TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
     const float* a = data(s.a);
     const float* b = data(s.b);
     float* out = data(s.out);
-    const size_t n = context->tensors[s.out].bytes / sizeof(float);
-    for (size_t i = 0; i < n; ++i) out[i] = s.op == kOpAdd ? a[i] + b[i] : a[i] * b[i];
+    for (size_t i = 0; i < s.count; ++i) out[i] = s.op == kOpAdd ? a[i] + b[i] : a[i] * b[i];
   }
   ++g_invokes;
   return kTfLiteOk;
