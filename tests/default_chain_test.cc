@@ -121,7 +121,8 @@ TEST_F(DefaultChainTest, ANamedEmulatedDelegateRuns) {
   EXPECT_EQ(interp.value()->placement(0).plugin, "deleg-c");
 }
 
-// The ABI 1.0 delegate (no probe, shorter descriptor) loads in this 1.1 host and takes nodes.
+// The ABI 1.0 delegate (no probe, shorter descriptor and delegate functions) loads in this newer host
+// and takes nodes through check_node.
 TEST_F(DefaultChainTest, AnAbi10DelegateWorksInThisHost) {
   auto e = env("[plugin.deleg-a]\ndevices = none\n[plugin.deleg-b]\ndevices = none\n[plugin.deleg-c]\ndevices = none\n"
                "[plugin.deleg-d]\ndevices = none\n[plugin.deleg-old]\nops = ADD\n");
@@ -186,7 +187,7 @@ TEST(DisabledPlugins, NamesFromFiles) {
   EXPECT_EQ(plugin_name_from_file("deleg_a.so"), "deleg-a");
 }
 
-// ---- a 1.1 plugin read by a host that only knows ABI 1.0 ----------------------------------------------
+// ---- a newer plugin read by a host that only knows ABI 1.0 ---------------------------------------------
 
 // The descriptor as ABI 1.0 declared it: every field up to `delegate`, nothing after.
 struct Desc10 {
@@ -205,10 +206,15 @@ struct Desc10 {
   void (*destroy)(void*);
   const baton_delegate_api* delegate;
 };
-// 1.1 only appended: every 1.0 field is where a 1.0 host reads it.
+// 1.1 and 1.2 only appended: every 1.0 field is where a 1.0 host reads it, and 1.2's fields follow the
+// last 1.1 field of each struct they extend.
 static_assert(offsetof(Desc10, delegate) == offsetof(baton_plugin_desc, delegate));
 static_assert(offsetof(Desc10, create) == offsetof(baton_plugin_desc, create));
 static_assert(sizeof(Desc10) == offsetof(baton_plugin_desc, probe_devices));
+static_assert(offsetof(baton_plugin_desc, loader) == offsetof(baton_plugin_desc, probe_devices) + sizeof(void*));
+static_assert(offsetof(baton_delegate_api, select_nodes) ==
+              offsetof(baton_delegate_api, partition_free) + sizeof(void*));
+static_assert(offsetof(baton_host_api, plugin_path) == offsetof(baton_host_api, partition_output) + sizeof(void*));
 
 struct FakeError {
   std::string message;
@@ -216,7 +222,7 @@ struct FakeError {
 void fake_error_set(baton_error* e, const char* m) { reinterpret_cast<FakeError*>(e)->message = m; }
 const char* fake_option_string(const baton_plugin_host*, const char*, const char* fallback) { return fallback; }
 
-TEST(AbiCompat, Abi11DelegateInAnAbi10Host) {
+TEST(AbiCompat, NewerDelegateInAnAbi10Host) {
   void* lib = dlopen(test_plugin("deleg_a").c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
   auto entry = reinterpret_cast<baton_plugin_entry_fn>(dlsym(lib, BATON_PLUGIN_ENTRY_SYMBOL));
@@ -236,7 +242,7 @@ TEST(AbiCompat, Abi11DelegateInAnAbi10Host) {
   Desc10 d{};
   std::memcpy(&d, raw, sizeof d);
   EXPECT_EQ(d.abi_major, 1u);
-  EXPECT_EQ(d.abi_minor, static_cast<uint32_t>(BATON_ABI_VERSION_MINOR));  // 1.1 or later
+  EXPECT_EQ(d.abi_minor, static_cast<uint32_t>(BATON_ABI_VERSION_MINOR));
   EXPECT_STREQ(d.name, "deleg-a");
   EXPECT_EQ(d.kind, BATON_PLUGIN_DELEGATE);
   ASSERT_NE(d.delegate, nullptr);

@@ -6,9 +6,11 @@
 // fields as common.h lays them out, quantization parameters), the one-op quantized models against
 // native TFLite 2.9's outputs bit for bit (tests/data/quant-ops), a real float model against LiteRT's
 // (tests/data/reference), the XNNPACK delegate functions, and clear errors for what is not supported.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -173,16 +175,8 @@ TEST(TfLiteCApi, BadModelsAndUnsupportedRequestsAreClearErrors) {
   TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
   ASSERT_NE(model, nullptr);
   Reported r;
-  // A TfLiteDelegate of someone else's: refused with the reason, never called.
-  TfLiteDelegate foreign = TfLiteDelegateCreate();
+  // A registered TfLiteRegistration kernel: refused with the reason, never called.
   TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
-  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
-  TfLiteInterpreterOptionsAddDelegate(options, &foreign);
-  EXPECT_EQ(TfLiteInterpreterCreate(model, options), nullptr);
-  EXPECT_TRUE(r.said("cannot host TFLite delegate objects yet")) << r.all();
-  TfLiteInterpreterOptionsDelete(options);
-  // A registered TfLiteRegistration kernel: the same.
-  options = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
   TfLiteRegistration registration{};
   TfLiteInterpreterOptionsAddCustomOp(options, "MyOp", &registration, 1, 1);
@@ -191,6 +185,46 @@ TEST(TfLiteCApi, BadModelsAndUnsupportedRequestsAreClearErrors) {
   EXPECT_EQ(TfLiteInterpreterCreateWithSelectedOps(model, options), nullptr);
   TfLiteInterpreterOptionsDelete(options);
   TfLiteModelDelete(model);
+}
+
+// A TfLiteDelegate object (ours, tests/plugins/tflite_test_delegate.cc, which computes ADD itself) runs
+// first in the chain through the tflite-delegates loader; an empty delegate takes nothing.
+TEST(TfLiteCApi, TfliteDelegateObjectsRunThroughTheAdapter) {
+  if (!std::filesystem::exists(TFLITE_TEST_DELEGATE)) GTEST_SKIP() << "not built: " << TFLITE_TEST_DELEGATE;
+  void* lib = dlopen(TFLITE_TEST_DELEGATE, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using Create = TfLiteDelegate* (*)(char**, char**, size_t, void (*)(const char*));
+  auto create = reinterpret_cast<Create>(dlsym(lib, "tflite_plugin_create_delegate"));
+  auto destroy = reinterpret_cast<void (*)(TfLiteDelegate*)>(dlsym(lib, "tflite_plugin_destroy_delegate"));
+  auto invokes = reinterpret_cast<int (*)()>(dlsym(lib, "baton_test_tflite_invokes"));
+  ASSERT_TRUE(create && destroy && invokes);
+  TfLiteDelegate* ours = create(nullptr, nullptr, 0, [](const char*) {});
+  ASSERT_NE(ours, nullptr);
+  TfLiteDelegate empty = TfLiteDelegateCreate();  // no Prepare: takes nothing
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsAddDelegate(options, &empty);
+  TfLiteInterpreterOptionsAddDelegate(options, ours);
+  Reported r;
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  const std::vector<uint8_t> bytes = add_relu_model(4);
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+  const float x[4] = {1.0f, 3.0f, -2.0f, 0.25f};
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, 0), x, sizeof x), kTfLiteOk);
+  const int before = invokes();
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  EXPECT_EQ(invokes(), before + 1);  // the ADD ran in our delegate's kernel
+  float y[4];
+  ASSERT_EQ(TfLiteTensorCopyToBuffer(TfLiteInterpreterGetOutputTensor(interp, 0), y, sizeof y), kTfLiteOk);
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(y[i], std::max(0.0f, x[i] + (static_cast<float>(i) - 2.0f))) << i;
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+  destroy(ours);
+  dlclose(lib);
 }
 
 // The XNNPACK delegate of TFLite's API: accepted, and the model runs (on baton's xnnpack).

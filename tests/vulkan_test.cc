@@ -25,6 +25,7 @@
 #include "memory_plan.h"
 #include "npy.h"
 #include "op_graph.h"
+#include "reference_run.h"
 #include "test_support.h"
 
 // LeakSanitizer reads this from the program. Debian's Khronos validation layer (1.3.239) never frees the
@@ -107,15 +108,6 @@ std::shared_ptr<Environment> builtin_env() {
   return env;
 }
 
-size_t delegated_nodes(const Interpreter& in, const std::string& plugin = "vulkan") {
-  size_t n = 0;
-  for (size_t i = 0; i < in.nodes().size(); ++i) {
-    const Placement p = in.placement(i);
-    n += p.kind == "delegate" && p.plugin == plugin;
-  }
-  return n;
-}
-
 std::string fallbacks_text(const Interpreter& in) {
   std::string s;
   for (const Fallback& f : in.fallbacks()) {
@@ -154,33 +146,12 @@ RealRun run_reference(VulkanEnv& env, const std::string& name, const std::string
   EXPECT_TRUE(interp) << interp.error();
   if (!interp) return result;
   Interpreter& in = *interp.value();
-  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
-  for (int run = 0; run < 2; ++run) {
-    for (size_t i = 0; i < in.input_count(); ++i) {
-      auto arr = tool::read_npy(ref + "in_" + std::to_string(i) + ".npy");
-      EXPECT_TRUE(arr) << arr.error();
-      if (!arr || arr->data.size() != in.input(i).bytes) return result;
-      std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
-    }
-    Status s = in.invoke();
-    EXPECT_TRUE(s) << s.message();
-    if (!s) return result;
-  }
+  if (!run_reference_inputs(in, name, 2)) return result;
   EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
   result.taken = delegated_nodes(in, plugin);
   result.running = in.nodes().size() - in.folded_nodes();
   result.partitions = in.partitions().size();
-  for (size_t o = 0; o < in.output_count(); ++o) {
-    auto arr = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
-    EXPECT_TRUE(arr) << arr.error();
-    if (!arr) continue;
-    EXPECT_EQ(arr->shape, in.output(o).shape) << "output " << o;
-    if (arr->shape != in.output(o).shape) continue;
-    const double rel = relative_error(reinterpret_cast<const float*>(in.output(o).data),
-                                      reinterpret_cast<const float*>(arr->data.data()), arr->data.size() / 4);
-    result.worst = std::max(result.worst, rel);
-    EXPECT_LE(rel, 1e-3) << name << " output " << o;
-  }
+  result.worst = compare_with_reference(in, name, 1e-3);
   EXPECT_EQ(env.validation_messages(), "");
   return result;
 }

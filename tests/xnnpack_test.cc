@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "test_support.h"
 #include "op_graph.h"
+#include "reference_run.h"
 #include "tflite_generated.h"
 #include "tiny_model.h"
 
@@ -50,15 +51,6 @@ std::unique_ptr<Envs> make_envs(int threads = 1, bool quantized = false) {
   e->xnnpack = x.value();
   e->builtin = b.value();
   return e;
-}
-
-size_t delegated_nodes(const Interpreter& in) {
-  size_t n = 0;
-  for (size_t i = 0; i < in.nodes().size(); ++i) {
-    const Placement p = in.placement(i);
-    n += p.kind == "delegate" && p.plugin == "xnnpack";
-  }
-  return n;
 }
 
 std::string fallbacks_text(const Interpreter& in) {
@@ -97,31 +89,12 @@ TEST_P(XnnpackRealModel, MatchesTheReference) {
   auto interp = Interpreter::create(envs->xnnpack, model.value());
   ASSERT_TRUE(interp) << interp.error();
   Interpreter& in = *interp.value();
-  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
   // Twice: the second run reuses the runtime's setup, the outputs must not change.
-  for (int run = 0; run < 2; ++run) {
-    for (size_t i = 0; i < in.input_count(); ++i) {
-      auto arr = tool::read_npy(ref + "in_" + std::to_string(i) + ".npy");
-      ASSERT_TRUE(arr) << arr.error();
-      ASSERT_EQ(arr->data.size(), in.input(i).bytes);
-      std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
-    }
-    Status s = in.invoke();
-    ASSERT_TRUE(s) << s.message();
-  }
+  ASSERT_TRUE(run_reference_inputs(in, name, 2));
   EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
-  const size_t taken = delegated_nodes(in);
+  const size_t taken = delegated_nodes(in, "xnnpack");
   EXPECT_GT(taken, 0u);
-  double worst = 0;
-  for (size_t o = 0; o < in.output_count(); ++o) {
-    auto arr = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
-    ASSERT_TRUE(arr) << arr.error();
-    ASSERT_EQ(arr->shape, in.output(o).shape) << "output " << o;
-    const double rel = relative_error(reinterpret_cast<const float*>(in.output(o).data),
-                                      reinterpret_cast<const float*>(arr->data.data()), arr->data.size() / 4);
-    worst = std::max(worst, rel);
-    EXPECT_LE(rel, 1e-3) << name << " output " << o;
-  }
+  const double worst = compare_with_reference(in, name, 1e-3);
   const size_t running = in.nodes().size() - in.folded_nodes();
   // MediaPipe's Convolution2DTransposeBias is XNNPACK's deconvolution: selfie segmentation runs whole.
   if (name.rfind("selfie_segmentation", 0) == 0) {
@@ -590,7 +563,7 @@ TEST(XnnpackOps, DeadNodesAreDroppedAtLoad) {
   EXPECT_EQ(x.placement(0).kind, "dropped");
   EXPECT_EQ(x.placement(1).kind, "dropped");
   EXPECT_EQ(x.placement(2).kind, "delegate");
-  EXPECT_EQ(delegated_nodes(x), 1u);
+  EXPECT_EQ(delegated_nodes(x, "xnnpack"), 1u);
 }
 
 // ---- refusals ----------------------------------------------------------------------------------------
@@ -942,7 +915,7 @@ TEST(XnnpackQuantized, SsdStrongDetectionsMatchTheReference) {
   auto interp = Interpreter::create(env.value(), model.value());
   ASSERT_TRUE(interp) << interp.error();
   Interpreter& in = *interp.value();
-  EXPECT_GT(delegated_nodes(in), 90u);
+  EXPECT_GT(delegated_nodes(in, "xnnpack"), 90u);
   const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "-astronaut/";
   auto input = tool::read_npy(ref + "in_0.npy");
   ASSERT_TRUE(input) << input.error();

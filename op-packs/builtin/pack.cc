@@ -154,6 +154,7 @@ const baton_plugin_desc* describe() {
       plugin_destroy,
       nullptr,  // delegate calls: an op pack has none
       nullptr,  // device probe: delegates only
+      nullptr,  // loader functions: loaders only
   };
   return &desc;
 }

@@ -197,6 +197,7 @@ const baton_plugin_desc* describe() {
       plugin_destroy,
       &Calls::table,
       probe_devices,
+      nullptr,  // loader functions: loaders only
   };
   return &desc;
 }

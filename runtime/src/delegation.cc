@@ -3,6 +3,7 @@
 // delegate does not take keeps the delegate's reason.
 #include <algorithm>
 
+#include "node_selection.h"
 #include "partitioner.h"
 #include "plugin_call.h"
 #include "plugin_registry.h"
@@ -66,6 +67,8 @@ void Subgraph::free_partitions() {
     }
   }
   partitions_.clear();
+  for (auto& [delegate, state] : selections_) free_selection(*delegate, state);
+  selections_.clear();
   std::fill(partition_of_.begin(), partition_of_.end(), -1);
 }
 
@@ -122,6 +125,8 @@ Status Subgraph::partition() {
       continue;
     }
     std::vector<bool> accepted(active.size(), false);
+    std::vector<int32_t> free_nodes;  // for a delegate with select_nodes: the node indices it may take
+    std::vector<size_t> free_dense;   // and their places in `active`
     for (size_t i = 0; i < active.size(); ++i) {
       if (g.owner[i] >= 0) continue;
       Node& node = nodes_[active[i]];
@@ -132,6 +137,11 @@ Status Subgraph::partition() {
       }
       if (std::find(excluded_[index].begin(), excluded_[index].end(), d) != excluded_[index].end()) {
         refusals_[index].push_back({d->name, "lost this node's partition earlier (see fallbacks)"});
+        continue;
+      }
+      if (d->delegate.select_nodes) {
+        free_nodes.push_back(index);
+        free_dense.push_back(i);
         continue;
       }
       std::string why = declaration_refusal(*d, *node.info);
@@ -150,12 +160,25 @@ Status Subgraph::partition() {
       }
       refusals_[index].push_back({d->name, why});
     }
+    void* selection = nullptr;
+    if (d->delegate.select_nodes) {
+      state_.journal->enter(d->name, "node selection");
+      NodeSelection chosen = select_nodes(*d, graph_view_, free_nodes);
+      selection = chosen.state;
+      selections_.emplace_back(d, selection);
+      if (chosen.failed) state_.env->log()(BATON_LOG_WARNING, source() + ": delegate " + d->name + ": " + chosen.refusal);
+      for (size_t k = 0; k < free_nodes.size(); ++k) {
+        accepted[free_dense[k]] = chosen.selected[k];
+        if (!chosen.selected[k]) refusals_[free_nodes[k]].push_back({d->name, chosen.refusal});
+      }
+    }
     GroupingResult grouped = group_partitions(g, accepted, {d->min_nodes_per_partition, d->max_partitions});
     for (const auto& [i, why] : grouped.dropped) refusals_[active[i]].push_back({d->name, why});
     for (const std::vector<int>& members : grouped.partitions) {
       auto p = std::make_unique<Partition>();
       p->id = static_cast<int32_t>(partitions_.size());
       p->plugin = d;
+      p->selection = selection;
       for (int i : members) p->nodes.push_back(&nodes_[active[i]]);
       // Boundary: what the partition reads from outside, and what it writes that is read outside.
       std::vector<bool> inside(nodes_.size(), false);

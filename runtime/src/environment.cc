@@ -161,6 +161,22 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
       env->placements_.push_back({p->name, -1, "not named by " + env->chain_source_});
     }
   }
+  // Objects the program handed over go first, in its order, as TFLite applies its delegates.
+  std::vector<LoadedPlugin*> foreign;
+  for (const EnvironmentOptions::ForeignDelegate& f : options.foreign_delegates) {
+    auto wrapped = env->registry_->wrap_object(f.format, f.object, f.name);
+    if (!wrapped) return wrapped.status();
+    if (Status s = wrapped.value()->ensure_created(); !s) return Status::error(f.name + ": " + s.message());
+    foreign.push_back(wrapped.value());
+  }
+  if (!foreign.empty()) {
+    for (ChainPlacement& p : env->placements_) p.position += p.position >= 0 ? static_cast<int>(foreign.size()) : 0;
+    for (size_t i = 0; i < foreign.size(); ++i) {
+      env->placements_.insert(env->placements_.begin() + static_cast<std::ptrdiff_t>(i),
+                              ChainPlacement{foreign[i]->name, static_cast<int>(i), "handed over by the program"});
+    }
+    env->delegates_.insert(env->delegates_.begin(), foreign.begin(), foreign.end());
+  }
   return env;
 }
 

@@ -34,6 +34,14 @@ struct EnvironmentOptions {
   // Where the crash journal lives; empty: $XDG_STATE_HOME/baton (default ~/.local/state/baton).
   std::string state_dir;
   LogSink log;                            // default: stderr
+  // Delegate objects of a foreign format that a program handed over in-process (format, object, name):
+  // each is wrapped by the loader that takes it and goes first in the chain, in this order.
+  struct ForeignDelegate {
+    std::string format;
+    void* object = nullptr;
+    std::string name;
+  };
+  std::vector<ForeignDelegate> foreign_delegates;
 };
 
 class Environment {

@@ -68,6 +68,13 @@ struct Partition {
   std::vector<Tensor*> inputs;
   std::vector<Tensor*> outputs;
   void* state = nullptr;
+  void* selection = nullptr;  // what the delegate's select_nodes returned for the round that made it
+};
+
+// The graph a delegate with select_nodes sees (baton_graph): the interpreter's nodes and tensors.
+struct GraphView {
+  std::vector<Node>* nodes = nullptr;
+  std::vector<Tensor>* tensors = nullptr;
 };
 
 }  // namespace baton

@@ -3,8 +3,11 @@
 // not a crash inside the host.
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <string>
 
+#include "elf_symbols.h"
 #include "graph.h"
 #include "plugin_registry.h"
 
@@ -180,6 +183,39 @@ baton_tensor* partition_output(const baton_partition* p, int32_t i) {
   return H(P(p)->outputs[i]);
 }
 
+const char* plugin_path(const baton_plugin_host* host) {
+  const LoadedPlugin* plugin = LoadedPlugin::from(host);
+  return plugin ? plugin->path.c_str() : "";
+}
+
+int32_t option_entry(const baton_plugin_host* host, int32_t i, const char** name, const char** value) {
+  const LoadedPlugin* plugin = LoadedPlugin::from(host);
+  if (!plugin || i < 0 || static_cast<size_t>(i) >= plugin->option_values.size()) return 0;
+  auto it = std::next(plugin->option_values.begin(), i);
+  if (name) *name = it->first.c_str();
+  if (value) *value = it->second.c_str();
+  return 1;
+}
+
+int32_t file_exports_symbol(const char* path, const char* symbol) {
+  if (!path || !symbol) return -1;
+  const std::optional<bool> has = elf_exports_symbol(path, symbol);
+  return has ? (*has ? 1 : 0) : -1;
+}
+
+const GraphView* G(const baton_graph* g) { return reinterpret_cast<const GraphView*>(g); }
+int32_t graph_node_count(const baton_graph* g) { return g ? static_cast<int32_t>(G(g)->nodes->size()) : 0; }
+const baton_node* graph_node(const baton_graph* g, int32_t i) {
+  if (!g || i < 0 || static_cast<size_t>(i) >= G(g)->nodes->size() || !(*G(g)->nodes)[i].runs()) return nullptr;
+  return reinterpret_cast<const baton_node*>(&(*G(g)->nodes)[i]);
+}
+int32_t graph_tensor_count(const baton_graph* g) { return g ? static_cast<int32_t>(G(g)->tensors->size()) : 0; }
+baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
+  if (!g || i < 0 || static_cast<size_t>(i) >= G(g)->tensors->size()) return nullptr;
+  return H(&(*G(g)->tensors)[i]);
+}
+void* partition_selection(const baton_partition* p) { return p ? P(p)->selection : nullptr; }
+
 const baton_host_api kHostApi = {
     sizeof(baton_host_api),
     BATON_ABI_VERSION_MAJOR,
@@ -218,6 +254,14 @@ const baton_host_api kHostApi = {
     partition_input,
     partition_output_count,
     partition_output,
+    plugin_path,
+    option_entry,
+    file_exports_symbol,
+    graph_node_count,
+    graph_node,
+    graph_tensor_count,
+    graph_tensor,
+    partition_selection,
     tensor_set_dynamic,
 };
 

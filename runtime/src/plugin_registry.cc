@@ -6,14 +6,17 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "elf_symbols.h"
 #include "graph.h"
+#include "plugin_call.h"
 
 namespace baton {
 
@@ -276,9 +279,11 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   }
 
   // Decided from the file when possible, so a library that is not a plugin never runs its constructors here.
+  // Loaders are asked about such files once every folder has been read (load()).
   if (elf_exports_symbol(path, BATON_PLUGIN_ENTRY_SYMBOL) == std::optional<bool>(false)) {
-    return skip("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' in its dynamic symbol table (not a baton plugin; "
-                "not opened)");
+    unclaimed_.push_back({path, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' in its dynamic symbol table (not "
+                                "a baton plugin; not opened)"});
+    return;
   }
 
   auto plugin = std::make_unique<LoadedPlugin>();
@@ -290,7 +295,8 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
     return skip(std::string("cannot be loaded: ") + e.what());
   }
   if (!plugin->library.has(BATON_PLUGIN_ENTRY_SYMBOL)) {
-    return skip("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)");
+    unclaimed_.push_back({path, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)"});
+    return;
   }
   auto& entry = plugin->library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
 
@@ -304,6 +310,17 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   if (!desc) {
     return skip("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
   }
+  adopt(std::move(plugin), desc, options);
+}
+
+// Reads a descriptor, from an entry point or a loader, into `plugin` and keeps it, or skips it.
+void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plugin_desc* desc,
+                           const RegistryOptions& options) {
+  const std::string path = plugin->path;
+  auto skip = [&](const std::string& reason) {
+    skipped_.push_back({path, reason});
+    if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + reason);
+  };
   // Fields through `destroy` exist since ABI 1.0; anything shorter cannot be a v1 descriptor.
   const size_t min_size = offsetof(baton_plugin_desc, destroy) + sizeof(desc->destroy);
   if (desc->struct_size < offsetof(baton_plugin_desc, abi_minor) + sizeof(uint32_t)) {
@@ -329,7 +346,7 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   if (!valid_name(plugin->name)) {
     return skip("invalid plugin name '" + plugin->name + "' (use a-z, 0-9, '_' and '-')");
   }
-  if (d.kind != BATON_PLUGIN_OP_PACK && d.kind != BATON_PLUGIN_DELEGATE) {
+  if (d.kind != BATON_PLUGIN_OP_PACK && d.kind != BATON_PLUGIN_DELEGATE && d.kind != BATON_PLUGIN_LOADER) {
     return skip("unknown plugin kind " + std::to_string(d.kind));
   }
   plugin->kind = d.kind;
@@ -414,11 +431,23 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
       return skip("delegate plugin gives no delegate functions");
     }
     plugin->delegate = copy_sized<baton_delegate_api>(d.delegate, d.delegate->struct_size);
-    if (!plugin->delegate.check_node || !plugin->delegate.partition_init || !plugin->delegate.partition_invoke) {
-      return skip("delegate plugin lacks check_node, partition_init or partition_invoke");
+    if ((!plugin->delegate.check_node && !plugin->delegate.select_nodes) || !plugin->delegate.partition_init ||
+        !plugin->delegate.partition_invoke) {
+      return skip("delegate plugin lacks check_node (or select_nodes), partition_init or partition_invoke");
     }
     plugin->has_delegate = true;
     if (d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*)) plugin->probe_fn = d.probe_devices;
+  }
+
+  if (plugin->kind == BATON_PLUGIN_LOADER) {
+    if (d.struct_size < offsetof(baton_plugin_desc, loader) + sizeof(void*) || !d.loader ||
+        d.loader->struct_size < offsetof(baton_loader_api, wrap_file) + sizeof(void*) || !d.loader->wrap_file) {
+      return skip("loader plugin gives no wrap_file function");
+    }
+    plugin->wrap_file_fn = d.loader->wrap_file;
+    if (d.loader->struct_size >= offsetof(baton_loader_api, wrap_object) + sizeof(void*)) {
+      plugin->wrap_object_fn = d.loader->wrap_object;
+    }
   }
 
   // Configured options, checked against the declarations. A mismatch is the config's error: it is
@@ -431,7 +460,12 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
         const ConfigValue& value = option.second;
         auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
                                  [&](const OptionDecl& o) { return o.name == key; });
-        if (decl == plugin->options.end()) continue;  // reported by load()
+        if (decl == plugin->options.end()) {
+          // Host-level keys are the host's; any other goes to a plugin that takes any option as text.
+          const bool host_key = key == "min-nodes-per-partition" || key == "max-partitions";
+          if ((plugin->flags & BATON_PLUGIN_FLAG_ANY_OPTIONS) && !host_key) plugin->option_values[key] = value.value;
+          continue;  // otherwise reported by load()
+        }
         if (!check_option_value(decl->type, value.value)) continue;
         plugin->option_values[key] = value.value;
       }
@@ -445,9 +479,9 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   plugin->threads = std::max(1, threads);
 
   plugin->create_fn = d.create;
-  // Op packs are created now; a delegate only when it enters a delegate chain, so one that is not used
+  // Op packs and loaders are created now; a delegate only when it enters a delegate chain, so one that is not used
   // costs no memory and no start-up time (a GPU delegate would open its driver in create).
-  if (plugin->kind == BATON_PLUGIN_OP_PACK) {
+  if (plugin->kind == BATON_PLUGIN_OP_PACK || plugin->kind == BATON_PLUGIN_LOADER) {
     if (Status s = plugin->ensure_created(); !s) return skip(s.message());
   }
   if (options.log) {
@@ -457,8 +491,73 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   plugins_.push_back(std::move(plugin));
 }
 
+// Files without a baton entry point go to the loaders, in load order; the first that wraps one wins.
+// A file no loader takes is skipped with the reason it was not a baton plugin.
+void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
+  std::vector<LoadedPlugin*> loaders;
+  for (const auto& p : plugins_) {
+    if (p->kind == BATON_PLUGIN_LOADER) loaders.push_back(p.get());
+  }
+  for (const auto& [path, not_baton] : std::exchange(unclaimed_, {})) {
+    bool taken = false;
+    for (LoadedPlugin* loader : loaders) {
+      baton_error error;
+      const baton_plugin_desc* desc = nullptr;
+      guarded_call(*loader, error, [&] {
+        desc = loader->wrap_file_fn(loader->state, path.c_str(), &error);
+        return BATON_OK;
+      });
+      if (!desc && error.message.empty()) continue;
+      taken = true;
+      if (!desc) {
+        skipped_.push_back({path, loader->name + " cannot use it: " + error.message});
+        if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
+        break;
+      }
+      auto plugin = std::make_unique<LoadedPlugin>();
+      plugin->path = path;
+      plugin->log = options.log;
+      plugin->loaded_by = loader->name;
+      adopt(std::move(plugin), desc, options);
+      break;
+    }
+    if (!taken) {
+      skipped_.push_back({path, not_baton});
+      if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + not_baton);
+    }
+  }
+}
+
+Expected<LoadedPlugin*> PluginRegistry::wrap_object(const std::string& format, void* object, const std::string& name) {
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", object);
+  const std::string path = format + "@" + address;
+  for (const auto& loader : plugins_) {
+    if (loader->kind != BATON_PLUGIN_LOADER || !loader->wrap_object_fn) continue;
+    baton_error error;
+    const baton_plugin_desc* desc = nullptr;
+    LoadedPlugin* l = loader.get();
+    guarded_call(*l, error, [&] {
+      desc = l->wrap_object_fn(l->state, format.c_str(), object, name.c_str(), &error);
+      return BATON_OK;
+    });
+    if (!desc && error.message.empty()) continue;
+    if (!desc) return Status::error(path + ": " + loader->name + " cannot use it: " + error.message);
+    auto plugin = std::make_unique<LoadedPlugin>();
+    plugin->path = path;
+    plugin->log = options_.log;
+    plugin->loaded_by = loader->name;
+    const size_t before = plugins_.size();
+    adopt(std::move(plugin), desc, options_);
+    if (plugins_.size() == before) return Status::error(path + ": " + skipped_.back().reason);
+    return plugins_.back().get();
+  }
+  return Status::error(path + ": no loaded plugin wraps a " + format + " (the loader that does is not installed)");
+}
+
 Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOptions& options) {
   auto registry = std::make_unique<PluginRegistry>();
+  registry->options_ = options;
   std::set<std::string> seen_dirs;
   for (const std::string& dir : options.dirs) {
     std::error_code ec;
@@ -479,6 +578,7 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
     std::sort(files.begin(), files.end());
     for (const std::string& f : files) registry->load_file(f, options);
   }
+  registry->offer_to_loaders(options);
   if (options.config) {
     const Config& config = *options.config;
     registry->precedence_ = config.op_pack_precedence;
@@ -507,6 +607,7 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
         }
         auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
                                  [&](const OptionDecl& o) { return o.name == key; });
+        if (decl == plugin->options.end() && (plugin->flags & BATON_PLUGIN_FLAG_ANY_OPTIONS)) continue;
         if (decl == plugin->options.end()) {
           std::string known;
           for (const OptionDecl& o : plugin->options) known += (known.empty() ? "" : ", ") + o.name;

@@ -84,7 +84,13 @@ class LoadedPlugin {
   baton_status (*create_fn)(const baton_plugin_host*, void**, baton_error*) = nullptr;
   baton_probe_devices_fn probe_fn = nullptr;
 
-  const char* kind_name() const { return kind == BATON_PLUGIN_DELEGATE ? "delegate" : "op-pack"; }
+  const char* kind_name() const {
+    return kind == BATON_PLUGIN_DELEGATE ? "delegate" : kind == BATON_PLUGIN_LOADER ? "loader" : "op-pack";
+  }
+  // Loaders only (ABI 1.2).
+  const baton_plugin_desc* (*wrap_file_fn)(void*, const char*, baton_error*) = nullptr;
+  const baton_plugin_desc* (*wrap_object_fn)(void*, const char*, void*, const char*, baton_error*) = nullptr;
+  std::string loaded_by;  // the loader that wrapped this plugin's file, or "" for a baton plugin
   // Calls the plugin's `create` once, the first time it is needed (op packs: at load; delegates: when
   // they enter a delegate chain). Later calls return the first call's result. Thread-safe.
   Status ensure_created();
@@ -153,12 +159,19 @@ class PluginRegistry {
   const std::vector<DisabledPlugin>& disabled() const { return disabled_; }
   const std::vector<std::string>& dirs() const { return dirs_; }
   LoadedPlugin* find(const std::string& name) const;
+  // Wraps an in-process object of a foreign plugin format (e.g. "TfLiteDelegate") through the first
+  // loader that takes it, as a plugin named `name`; the object is borrowed for the registry's life.
+  Expected<LoadedPlugin*> wrap_object(const std::string& format, void* object, const std::string& name);
   // Op packs in resolution order: the config's op-pack-precedence first, then load order.
   std::vector<LoadedPlugin*> op_packs() const;
   ~PluginRegistry();
 
  private:
   void load_file(const std::string& path, const RegistryOptions& options);
+  void adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plugin_desc* desc, const RegistryOptions& options);
+  void offer_to_loaders(const RegistryOptions& options);
+  std::vector<std::pair<std::string, std::string>> unclaimed_;  // files without a baton entry, and why
+  RegistryOptions options_;  // what load() was given, for plugins wrapped later
   std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
   std::vector<SkippedPlugin> skipped_;
   std::vector<DisabledPlugin> disabled_;

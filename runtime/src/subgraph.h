@@ -184,6 +184,9 @@ class Subgraph {
   std::vector<std::vector<Refusal>> refusals_;
   std::vector<int> partition_of_;  // per node, index into partitions_ or -1
   std::vector<std::unique_ptr<Partition>> partitions_;
+  // What delegates with select_nodes see, and their selection states of this round (node_selection.h).
+  GraphView graph_view_{&nodes_, &tensors_};
+  std::vector<std::pair<LoadedPlugin*, void*>> selections_;
   // Delegates a node may no longer go to, after one of them lost it.
   std::vector<std::vector<const LoadedPlugin*>> excluded_;
   std::vector<Fallback> fallbacks_;

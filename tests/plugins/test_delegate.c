@@ -214,8 +214,16 @@ static baton_status probe_devices(const baton_plugin_host* host, const baton_dev
 }
 #endif
 
+#ifdef ABI_1_0
+/* As built against ABI 1.0 / 1.1: the delegate functions end after partition_free (no select_nodes). */
+static const baton_delegate_api delegate_api = {offsetof(baton_delegate_api, select_nodes), check_node,
+                                                partition_init, partition_prepare, partition_invoke,
+                                                partition_free, NULL, NULL};
+#else
 static const baton_delegate_api delegate_api = {sizeof(baton_delegate_api), check_node, partition_init,
-                                                partition_prepare, partition_invoke, partition_free};
+                                                partition_prepare, partition_invoke, partition_free,
+                                                NULL, NULL};
+#endif
 
 static const baton_op_decl ops[] = {
     {sizeof(baton_op_decl), 0 /* ADD */, NULL, 1, 2, NULL},
@@ -247,13 +255,13 @@ static baton_status create(const baton_plugin_host* host, void** state, baton_er
 static const baton_plugin_desc desc = {
     offsetof(baton_plugin_desc, probe_devices), BATON_ABI_VERSION_MAJOR, 0, DELEGATE_NAME, "1.0",
     BATON_PLUGIN_DELEGATE, "test delegate (ABI 1.0): ADD and TimesTwo", ops, sizeof ops / sizeof ops[0],
-    options, sizeof options / sizeof options[0] - 1, 0, create, NULL, &delegate_api, NULL,
+    options, sizeof options / sizeof options[0] - 1, 0, create, NULL, &delegate_api, NULL, NULL,
 };
 #else
 static const baton_plugin_desc desc = {
     sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, DELEGATE_NAME, "1.0",
     BATON_PLUGIN_DELEGATE, "test delegate: ADD and TimesTwo", ops, sizeof ops / sizeof ops[0],
-    options, sizeof options / sizeof options[0], 0, create, NULL, &delegate_api, probe_devices,
+    options, sizeof options / sizeof options[0], 0, create, NULL, &delegate_api, probe_devices, NULL,
 };
 #endif
 

@@ -77,6 +77,8 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
       j.field("name", p->name).field("version", p->version).field("kind", p->kind_name());
       j.field("abi_version", std::to_string(p->abi_major) + "." + std::to_string(p->abi_minor));
       j.field("path", p->path).field("description", p->description).field("threads", p->threads);
+      if (!p->loaded_by.empty()) j.field("loaded_by", p->loaded_by);
+      j.field("options_validated", (p->flags & BATON_PLUGIN_FLAG_ANY_OPTIONS) == 0);
       if (p->kind == BATON_PLUGIN_DELEGATE) {
         auto devices = p->devices();
         j.field("declares_devices", p->declares_devices());
@@ -151,17 +153,23 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
   for (const auto& p : reg.plugins()) {
     std::printf("\n%s %s (%s, ABI %u.%u)\n  %s\n  path: %s\n  threads: %d\n", p->name.c_str(), p->version.c_str(),
                 p->kind_name(), p->abi_major, p->abi_minor, p->description.c_str(), p->path.c_str(), p->threads);
-    std::printf("  ops (%zu):", p->ops.size());
-    for (size_t i = 0; i < p->ops.size(); ++i) {
-      std::printf("%s%s", i % 6 == 0 ? "\n    " : ", ", p->ops[i].describe().c_str());
+    if (!p->loaded_by.empty()) std::printf("  loaded by: %s\n", p->loaded_by.c_str());
+    if (p->has_delegate && p->delegate.select_nodes) {
+      std::printf("  ops: chosen by the delegate itself, over the whole graph\n");
+    } else if (p->kind != BATON_PLUGIN_LOADER) {
+      std::printf("  ops (%zu):", p->ops.size());
+      for (size_t i = 0; i < p->ops.size(); ++i) {
+        std::printf("%s%s", i % 6 == 0 ? "\n    " : ", ", p->ops[i].describe().c_str());
+      }
+      std::printf("\n");
     }
-    std::printf("\n");
     if (p->kind == BATON_PLUGIN_DELEGATE) {
       auto devices = p->devices();
       if (!devices) {
         std::printf("  devices: %s\n", devices.error().c_str());
       } else if (!p->declares_devices()) {
-        std::printf("  devices: none declared (an ABI 1.0 plugin): counted as one cpu device\n");
+        std::printf("  devices: none declared (%s): counted as one cpu device\n",
+                    p->loaded_by.empty() ? "an ABI 1.0 plugin" : "a wrapped foreign plugin");
       } else if (devices->empty()) {
         std::printf("  devices: none found\n");
       } else {
@@ -170,6 +178,11 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
           std::printf("    %s: %s (preference %d)\n", device_kind_name(d.kind), d.name.c_str(), d.preference);
         }
       }
+    }
+    if (p->flags & BATON_PLUGIN_FLAG_ANY_OPTIONS) {
+      std::printf("  options: any key of [plugin.%s], passed to it as text; baton cannot validate them\n",
+                  p->name.c_str());
+      for (const auto& [key, value] : p->option_values) std::printf("    %s = %s\n", key.c_str(), value.c_str());
     }
     if (!p->options.empty()) std::printf("  options:\n");
     for (const OptionDecl& o : p->options) {

@@ -70,6 +70,7 @@ static const baton_plugin_desc descriptor = {
     NULL,                        /* destroy */
     NULL,                        /* delegate functions: op packs have none */
     NULL,                        /* device probe: delegates only */
+    NULL,                        /* loader functions: loaders only */
 };
 
 BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint32_t host_major, uint32_t host_minor,

@@ -231,6 +231,7 @@ const baton_plugin_desc* pack_entry(const PackInfo& info, uint32_t host_abi_majo
         plugin_destroy,
         nullptr,  // delegate calls: an op pack has none
         nullptr,  // device probe: delegates only
+        nullptr,  // loader functions: loaders only
     };
     return &desc;
   } catch (...) {

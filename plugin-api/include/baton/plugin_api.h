@@ -1,6 +1,8 @@
 /*
- * baton plugin ABI, version 1.2 (1.1 added the device probe of delegates, `probe_devices`; 1.2 outputs
- * whose shape depends on the data, `tensor_set_dynamic`).
+ * baton plugin ABI, version 1.2 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
+ * loader plugins, which wrap files of foreign plugin formats, delegates that select their nodes by
+ * looking at the whole graph, `select_nodes`, and outputs whose shape depends on the data,
+ * `tensor_set_dynamic`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -71,6 +73,7 @@ typedef enum baton_status {
 typedef enum baton_plugin_kind {
   BATON_PLUGIN_OP_PACK = 1,  /* kernels for single ops */
   BATON_PLUGIN_DELEGATE = 2, /* claims connected subgraphs */
+  BATON_PLUGIN_LOADER = 3,   /* ABI 1.2: wraps files of a foreign plugin format (see baton_loader_api) */
 } baton_plugin_kind;
 
 /* Element types. The values are TFLite's TensorType values, so a model's type passes through as is. */
@@ -138,6 +141,7 @@ typedef struct baton_node baton_node;               /* one node (operator) of a 
 typedef struct baton_tensor baton_tensor;           /* one tensor of a model */
 typedef struct baton_partition baton_partition;     /* a connected set of nodes given to a delegate */
 typedef struct baton_error baton_error;             /* where a failing call writes its message */
+typedef struct baton_graph baton_graph;             /* ABI 1.2: the graph a delegate selects nodes from */
 
 /* ---------------------------------------------------------------------------------------------------
  * Parsed builtin options
@@ -359,9 +363,30 @@ typedef struct baton_host_api {
   int32_t (*partition_output_count)(const baton_partition* partition);
   baton_tensor* (*partition_output)(const baton_partition* partition, int32_t i);
 
-  /* ABI 1.2: outputs whose shape depends on the data (absent when the host's table is shorter: check
-   * struct_size). A kernel whose prepare cannot know an output's shape (it needs the values of a
-   * non-constant input: tensor_data is NULL) calls this on that output and returns BATON_OK. The host
+  /* ABI 1.2. Absent (past struct_size) in an older host. */
+  /* The file the plugin was loaded from (for a wrapped plugin, the wrapped file). Borrowed until unload. */
+  const char* (*plugin_path)(const baton_plugin_host* host);
+  /* The plugin's effective options in name order: entry i (0-based) into *name and *value, both borrowed
+   * until unload. Returns 0 past the last entry. For plugins with BATON_PLUGIN_FLAG_ANY_OPTIONS this is
+   * how they learn the keys of their [plugin.NAME] section. */
+  int32_t (*option_entry)(const baton_plugin_host* host, int32_t i, const char** name, const char** value);
+  /* Whether the shared object at `path` exports `symbol` in its ELF dynamic symbol table, read from the
+   * file without loading it: 1 yes, 0 no, -1 the file could not be read that way. For loaders. */
+  int32_t (*file_exports_symbol)(const char* path, const char* symbol);
+  /* The graph a delegate selects from (see select_nodes). Node and tensor indices are the model's.
+   * graph_node is NULL for an index out of range and for a node that does not run (folded at load, or
+   * dead); handles are valid until the selection is freed. */
+  int32_t (*graph_node_count)(const baton_graph* graph);
+  const baton_node* (*graph_node)(const baton_graph* graph, int32_t index);
+  int32_t (*graph_tensor_count)(const baton_graph* graph);
+  baton_tensor* (*graph_tensor)(const baton_graph* graph, int32_t index);
+  /* The selection state select_nodes returned for the round that made this partition (NULL for a
+   * delegate without select_nodes). */
+  void* (*partition_selection)(const baton_partition* partition);
+
+  /* Outputs whose shape depends on the data. A kernel whose prepare cannot know an output's shape (it
+   * needs the values of a non-constant input: tensor_data is NULL) calls this on that output and returns
+   * BATON_OK. The host
    * then prepares the node again at every invoke, just before running it, when tensor_data of every
    * input is valid, and that prepare sets the output shapes with tensor_set_shape as usual; the memory of
    * such outputs lives outside the planned arena. Nodes that read such an output are prepared at invoke
@@ -438,6 +463,21 @@ typedef struct baton_delegate_api {
   baton_status (*partition_invoke)(void* plugin_state, void* partition_state,
                                    const baton_partition* partition, baton_error* error);
   void (*partition_free)(void* plugin_state, void* partition_state);
+
+  /* ABI 1.2, optional. For a delegate that chooses its nodes by looking at the whole graph (TFLite's
+   * delegates do): when set, the host calls it instead of check_node, once per partitioning round, and
+   * does not hold the nodes against the delegate's op declarations. `free_nodes` lists, in execution
+   * order, the running nodes no earlier delegate of the chain holds and this delegate has not lost;
+   * the delegate sets selected[i] to 1 for each free_nodes[i] it takes (the host zeroes the array) and
+   * may store a state in *selection_state, which the host hands back through partition_selection for
+   * every partition of the round and releases with selection_free once those partitions are freed
+   * (also after a failed call). The host groups the selected nodes into partitions as it groups
+   * check_node's answers, then calls partition_init for each.
+   * On BATON_OK, a message written to `error` is the reason shown for the free nodes not selected. On
+   * failure the delegate takes no node this round, with the message as the reason. */
+  baton_status (*select_nodes)(void* plugin_state, const baton_graph* graph, const int32_t* free_nodes,
+                               int32_t free_count, uint8_t* selected, void** selection_state, baton_error* error);
+  void (*selection_free)(void* plugin_state, void* selection_state);
 } baton_delegate_api;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -492,8 +532,39 @@ typedef baton_status (*baton_probe_devices_fn)(const baton_plugin_host* host, co
 
 /* The plugin may be called from several threads at once for different nodes/partitions. */
 #define BATON_PLUGIN_FLAG_REENTRANT 0x1u
+/* ABI 1.2: the plugin takes any key of its [plugin.NAME] section as a string option (read them with
+ * option_entry). The host cannot validate them; `baton plugins` says so. For wrapped foreign plugins. */
+#define BATON_PLUGIN_FLAG_ANY_OPTIONS 0x2u
 
-typedef struct baton_plugin_desc {
+/* ---------------------------------------------------------------------------------------------------
+ * Loaders (ABI 1.2)
+ *
+ * A loader wraps files of a foreign plugin format into ordinary baton plugins. After every folder has
+ * been read, the host offers each file that has no `baton_plugin_entry` to the loaders, in load order;
+ * the first that wraps it wins. A loader is created at load, like an op pack.
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef struct baton_plugin_desc baton_plugin_desc;
+
+typedef struct baton_loader_api {
+  size_t struct_size;
+  /* Returns the descriptor of the plugin `path` stands for (owned by the loader, valid until the loader
+   * is destroyed), or NULL: with no message in `error` when the file is not of the loader's format
+   * (the host goes on to the next loader), with the reason when it is but cannot be used (the file is
+   * skipped with that reason). Later calls for the wrapped plugin (create, destroy, delegate functions)
+   * get the wrapped plugin's own host handle; plugin_path tells which file it is. Should decide from
+   * file_exports_symbol before opening the file. */
+  const baton_plugin_desc* (*wrap_file)(void* plugin_state, const char* path, baton_error* error);
+  /* Optional. Wraps an object of a foreign plugin format that a program hands to the host in-process
+   * (the TFLite-compatible library passes each TfLiteDelegate* of TfLiteInterpreterOptionsAddDelegate
+   * with format "TfLiteDelegate"), as the plugin `name`. The object is borrowed: its owner keeps it
+   * alive while the host uses the plugin. Answers as wrap_file does; plugin_path gives the wrapped
+   * plugin a path of the form "FORMAT@ADDRESS". */
+  const baton_plugin_desc* (*wrap_object)(void* plugin_state, const char* format, void* object, const char* name,
+                                          baton_error* error);
+} baton_loader_api;
+
+struct baton_plugin_desc {
   size_t struct_size;
   uint32_t abi_major, abi_minor; /* the ABI the plugin was built against */
   const char* name;              /* unique among loaded plugins: [a-z0-9_-]+ */
@@ -516,7 +587,9 @@ typedef struct baton_plugin_desc {
   /* ABI 1.1, delegates only; NULL (or absent: an ABI 1.0 descriptor) = one CPU device of preference 0.
    * An ABI 1.0 host never reads it. */
   baton_probe_devices_fn probe_devices;
-} baton_plugin_desc;
+  /* ABI 1.2, loaders only. */
+  const baton_loader_api* loader;
+};
 
 /* The entry point. The host passes its ABI version and its function table (valid until unload). The
  * plugin returns its descriptor (static storage, valid until unload), or NULL after writing the reason

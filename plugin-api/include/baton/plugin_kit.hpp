@@ -160,7 +160,8 @@ struct DelegateCalls {
   static void partition_free(void*, void* partition_state) { delete static_cast<Partition*>(partition_state); }
 
   static constexpr baton_delegate_api table = {sizeof(baton_delegate_api), check_node,     partition_init,
-                                               partition_prepare,          partition_invoke, partition_free};
+                                               partition_prepare,          partition_invoke, partition_free,
+                                               nullptr /* select_nodes: nodes by check_node */, nullptr};
 };
 
 }  // namespace baton::kit

@@ -24,6 +24,7 @@
 #include "interpreter.h"
 #include "model.h"
 #include "tflite_extras.h"
+#include "tflite_type_map.h"
 
 namespace {
 
@@ -54,28 +55,6 @@ void report(const Reporter& r, const std::string& message) {
     call_reporter(r, "%s", message.c_str());
   } else {
     std::fprintf(stderr, "%s\n", message.c_str());
-  }
-}
-
-TfLiteType tflite_type(baton_tensor_type t) {
-  switch (t) {
-    case BATON_TYPE_FLOAT32: return kTfLiteFloat32;
-    case BATON_TYPE_FLOAT16: return kTfLiteFloat16;
-    case BATON_TYPE_INT32: return kTfLiteInt32;
-    case BATON_TYPE_UINT8: return kTfLiteUInt8;
-    case BATON_TYPE_INT64: return kTfLiteInt64;
-    case BATON_TYPE_STRING: return kTfLiteString;
-    case BATON_TYPE_BOOL: return kTfLiteBool;
-    case BATON_TYPE_INT16: return kTfLiteInt16;
-    case BATON_TYPE_COMPLEX64: return kTfLiteComplex64;
-    case BATON_TYPE_INT8: return kTfLiteInt8;
-    case BATON_TYPE_FLOAT64: return kTfLiteFloat64;
-    case BATON_TYPE_COMPLEX128: return kTfLiteComplex128;
-    case BATON_TYPE_UINT64: return kTfLiteUInt64;
-    case BATON_TYPE_RESOURCE: return kTfLiteResource;
-    case BATON_TYPE_VARIANT: return kTfLiteVariant;
-    case BATON_TYPE_UINT32: return kTfLiteUInt32;
-    default: return kTfLiteNoType;
   }
 }
 
@@ -131,6 +110,27 @@ std::shared_ptr<Environment> environment(int threads, bool xnnpack_first, std::s
     return env.value();
   };
   return get(xnnpack_first, get);
+}
+
+// An environment for one interpreter whose chain starts with the program's TfLiteDelegate objects (in the
+// order added, as TFLite applies them), wrapped by the plugin that hosts TFLite delegates, then `base`'s
+// chain. Not cached: the objects belong to this interpreter's options.
+std::shared_ptr<Environment> with_delegate_objects(const Environment& base, int threads,
+                                                   const std::vector<TfLiteDelegate*>& objects, std::string* error) {
+  EnvironmentOptions o;
+  o.threads = threads > 0 ? threads : 0;
+  std::vector<std::string> chain;
+  for (const baton::LoadedPlugin* d : base.delegate_chain()) chain.push_back(d->name);
+  o.delegates = chain;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    o.foreign_delegates.push_back({"TfLiteDelegate", objects[i], "tflite-delegate-" + std::to_string(i + 1)});
+  }
+  auto env = Environment::create(o);
+  if (!env) {
+    *error = "TfLiteInterpreterOptionsAddDelegate: " + env.error();
+    return nullptr;
+  }
+  return env.value();
 }
 
 TfLiteIntArray* int_array(const std::vector<int32_t>& v) {
@@ -243,6 +243,7 @@ TfLiteInterpreter* create_interpreter(const TfLiteModel* model, const TfLiteInte
     return nullptr;
   }
   bool xnnpack_first = false;
+  std::vector<TfLiteDelegate*> foreign;  // TfLiteDelegate objects hosted through the tflite-delegates loader
   int32_t threads = options ? options->threads : -1;
   if (options) {
     if (options->registered_ops > 0) {
@@ -254,16 +255,14 @@ TfLiteInterpreter* create_interpreter(const TfLiteModel* model, const TfLiteInte
       if (const XnnpackMark* m = xnnpack_mark(d)) {
         xnnpack_first = true;
         if (threads <= 0 && m->options.num_threads > 0) threads = m->options.num_threads;
-      } else {
-        report(reporter, who + ": this library cannot host TFLite delegate objects yet; of TfLiteDelegates it "
-                               "takes only TfLiteXNNPackDelegateCreate's (baton's xnnpack delegate). baton's own "
-                               "delegates are chosen by its config file (`delegates` key)");
-        return nullptr;
+      } else if (d) {
+        foreign.push_back(d);
       }
     }
   }
   std::string error;
   std::shared_ptr<Environment> env = environment(threads, xnnpack_first, &error);
+  if (env && !foreign.empty()) env = with_delegate_objects(*env, threads, foreign, &error);
   if (!env) {
     report(reporter, who + ": " + error);
     return nullptr;
@@ -500,7 +499,8 @@ TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(const TfLiteInterpreter* i
          xnnpack_mark(delegate)
              ? "TfLiteInterpreterModifyGraphWithDelegate: baton decides its delegate chain when the interpreter is "
                "created: add the XNNPACK delegate with TfLiteInterpreterOptionsAddDelegate"
-             : "TfLiteInterpreterModifyGraphWithDelegate: this library cannot host TFLite delegate objects yet");
+             : "TfLiteInterpreterModifyGraphWithDelegate: baton cannot add a delegate to an interpreter that exists; "
+               "give TfLiteDelegate objects to TfLiteInterpreterOptionsAddDelegate before TfLiteInterpreterCreate");
   return kTfLiteError;
 }
 

@@ -1,0 +1,314 @@
+// TFLite's own delegate binaries hosted by baton through the tflite-delegates loader
+// (plugins/tflite-delegates): Google's XNNPACK delegate from the pinned TFLite 2.9 C library, returned by
+// a small external delegate of ours (tests/plugins/tflite_xnn_ext.c), runs every real float model and
+// matches the reference; our own external delegate (tests/plugins/tflite_test_delegate.cc) computes ADD
+// and MUL through the emulated TfLiteContext, and each way it can misbehave is named while the model
+// still runs. Skips when the TFLite C library is not there (tools/fetch-tflite-c.sh fetches it).
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <filesystem>
+
+#include "interpreter.h"
+#include "npy.h"
+#include "op_graph.h"
+#include "plugin_registry.h"
+#include "reference_run.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_tflite() { return fs::exists(TFLITE_C_LIB); }
+
+// A plugin folder with the loader, the builtin and mediapipe packs and the given test plugins (file stem
+// -> the name to give the file), and a config.
+struct Setup {
+  TempDir plugins, conf;
+  std::shared_ptr<Captured> log = std::make_shared<Captured>();
+  std::shared_ptr<Environment> env;
+
+  // An interpreter of the model at `path` in this environment, or null with the failure recorded.
+  std::unique_ptr<Interpreter> open(const std::string& path) const {
+    auto model = load_model_file(path);
+    EXPECT_TRUE(model) << model.error();
+    if (!model) return nullptr;
+    auto interp = Interpreter::create(env, model.value());
+    EXPECT_TRUE(interp) << interp.error();
+    return interp ? std::move(interp.value()) : nullptr;
+  }
+};
+
+std::unique_ptr<Setup> setup(const std::vector<std::pair<std::string, std::string>>& test_plugins,
+                             const std::string& config, bool with_vulkan = false) {
+  auto s = std::make_unique<Setup>();
+  fs::copy_file(std::string(TFLITE_LOADER_DIR) + "/libbaton_tflite_delegates.so",
+                s->plugins.file("libbaton_tflite_delegates.so"));
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", s->plugins.file("libbaton_builtin.so"));
+  fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", s->plugins.file("libbaton_mediapipe.so"));
+#ifdef VULKAN_PLUGIN_DIR
+  if (with_vulkan) {
+    fs::copy_file(std::string(VULKAN_PLUGIN_DIR) + "/libbaton_vulkan.so", s->plugins.file("libbaton_vulkan.so"));
+  }
+#endif
+  (void)with_vulkan;
+  for (const auto& [stem, as] : test_plugins) s->plugins.add_plugin(stem, as);
+  s->conf.write("baton.conf", config);
+  auto env = isolated_environment({s->plugins.path()}, s->conf.file("baton.conf"), s->log);
+  EXPECT_TRUE(env) << env.error();
+  if (!env) return nullptr;
+  s->env = env.value();
+  return s;
+}
+
+std::string log_text(const Setup& s) {
+  std::string out;
+  for (const std::string& l : s.log->lines) out += l + "\n";
+  return out;
+}
+
+// ---- Google's XNNPACK delegate on the real models ------------------------------------------------------
+
+std::vector<std::string> float_cases() {
+  return reference_case_names([](const ReferenceCase& c) { return c.float_input; });
+}
+
+// Runs reference case `name` with `chain` (Google's XNNPACK as xnn_ext, after `before` when given) and
+// the builtin and mediapipe packs for the rest; every output must match the reference.
+void google_xnnpack_case(const std::string& name, const std::string& before) {
+  if (!have_tflite()) GTEST_SKIP() << "no TFLite C library at " << TFLITE_C_LIB;
+  const char* cache = std::getenv("BATON_MODEL_CACHE");
+  const std::string path = std::string(cache ? cache : "") + "/" + name.substr(0, name.find('-')) + ".tflite";
+  if (!fs::exists(path)) GTEST_SKIP() << "missing " << path;
+  std::string config = "delegates = " + (before.empty() ? "" : before + ", ") + "xnn_ext\n" +
+                       "[plugin.xnn_ext]\nlibrary = " TFLITE_C_LIB "\nthreads = 2\n";
+  if (before == "vulkan") config += "[plugin.vulkan]\ndevice = 0\n";  // lavapipe where there is no GPU
+  auto s = setup({{"tflite_xnn_ext", "libxnn_ext.so"}}, config, before == "vulkan");
+  ASSERT_TRUE(s);
+  const std::unique_ptr<Interpreter> interp = s->open(path);
+  ASSERT_TRUE(interp);
+  Interpreter& in = *interp;
+  ASSERT_TRUE(run_reference_inputs(in, name, 2));  // the second run must give the same outputs
+  EXPECT_TRUE(in.fallbacks().empty()) << log_text(*s);
+  const size_t taken = delegated_nodes(in, "xnn_ext");
+  const size_t first = before.empty() ? taken : delegated_nodes(in, before);
+  EXPECT_GT(first, 0u) << log_text(*s);
+  const double worst = compare_with_reference(in, name, 1e-3);
+  std::printf("[ tflite   ] %s: %s%s Google's XNNPACK took %zu of %zu running nodes in %zu partitions; worst %.3g\n",
+              name.c_str(), before.c_str(), before.empty() ? "" : (" took " + std::to_string(first) + ",").c_str(),
+              taken, in.nodes().size() - in.folded_nodes(), in.partitions().size(), worst);
+}
+
+class GoogleXnnpackRealModel : public ::testing::TestWithParam<std::string> {};
+TEST_P(GoogleXnnpackRealModel, FirstInTheChainMatchesTheReference) { google_xnnpack_case(GetParam(), ""); }
+
+#ifdef VULKAN_PLUGIN_DIR
+TEST_P(GoogleXnnpackRealModel, AfterVulkanMatchesTheReference) { google_xnnpack_case(GetParam(), "vulkan"); }
+#endif
+
+INSTANTIATE_TEST_SUITE_P(Reference, GoogleXnnpackRealModel, ::testing::ValuesIn(float_cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
+
+TEST(TfliteDelegates, DiscoveryNamesKindAndOptions) {
+  auto s = setup({{"tflite_xnn_ext", "libxnn_ext.so"}, {"tflite_test_delegate", "libtfl_test.so.1"}},
+                 "delegates = tfl_test\n[plugin.xnn_ext]\nanything = goes\n");
+  ASSERT_TRUE(s);
+  const PluginRegistry& reg = s->env->registry();
+  const LoadedPlugin* loader = reg.find("tflite-delegates");
+  ASSERT_TRUE(loader);
+  EXPECT_STREQ(loader->kind_name(), "loader");
+  for (const char* name : {"xnn_ext", "tfl_test"}) {
+    const LoadedPlugin* p = reg.find(name);
+    ASSERT_TRUE(p) << name << "\n" << log_text(*s);
+    EXPECT_STREQ(p->kind_name(), "delegate");
+    EXPECT_EQ(p->loaded_by, "tflite-delegates");
+    EXPECT_NE(p->description.find("TFLite external delegate"), std::string::npos);
+    EXPECT_NE(p->description.find("cannot validate"), std::string::npos);
+  }
+  EXPECT_EQ(reg.find("xnn_ext")->option_values.at("anything"), "goes");
+}
+
+// ---- our own TFLite delegate: computes, and misbehaves -------------------------------------------------
+
+// x, y -> a = x + y -> m = a * c (constant) -> s = m + x -> LOGISTIC (never taken by the delegate) ->
+// out = sig * c: the delegate's nodes form two partitions, [0, 1, 2] and [4].
+std::vector<uint8_t> add_mul_model() {
+  TinyModel m;
+  m.tensors = {{{1, 4}, 0, {}, "x"},
+               {{1, 4}, 0, {}, "y"},
+               {{1, 4}, 0, {}, "a"},
+               {{1, 4}, 0, floats({0.5f, -2.0f, 3.0f, 1.0f}), "c"},
+               {{1, 4}, 0, {}, "m"},
+               {{1, 4}, 0, {}, "s"},
+               {{1, 4}, 0, {}, "sig"},
+               {{1, 4}, 0, {}, "out"}};
+  m.ops = {{0, "", 1, {0, 1}, {2}, 0}, {18, "", 1, {2, 3}, {4}}, {0, "", 1, {4, 0}, {5}, 0}, {14, "", 1, {5}, {6}},
+           {18, "", 1, {6, 3}, {7}}};
+  m.inputs = {0, 1};
+  m.outputs = {7};
+  return m.build();
+}
+
+struct AddMulRun {
+  std::unique_ptr<Setup> setup;
+  std::unique_ptr<Interpreter> interp;
+  std::vector<float> out;
+};
+
+AddMulRun run_add_mul(const std::vector<std::pair<std::string, std::string>>& plugins, const std::string& config,
+                      const std::vector<uint8_t>& bytes = add_mul_model()) {
+  AddMulRun r;
+  r.setup = setup(plugins, config);
+  EXPECT_TRUE(r.setup);
+  if (!r.setup) return r;
+  TempDir dir;
+  dir.write("m.tflite", std::string(bytes.begin(), bytes.end()));
+  r.interp = r.setup->open(dir.file("m.tflite"));
+  if (!r.interp) return r;
+  const float x[4] = {1, 2, 3, 4}, y[4] = {0.5f, -1, 2, -3};
+  std::memcpy(r.interp->input(0).data, x, sizeof x);
+  std::memcpy(r.interp->input(1).data, y, sizeof y);
+  Status st = r.interp->invoke();
+  EXPECT_TRUE(st) << st.message();
+  const float* out = reinterpret_cast<const float*>(r.interp->output(0).data);
+  r.out.assign(out, out + 4);
+  return r;
+}
+
+// What the model computes, written out.
+std::vector<float> expected_add_mul() {
+  const float x[4] = {1, 2, 3, 4}, y[4] = {0.5f, -1, 2, -3}, c[4] = {0.5f, -2.0f, 3.0f, 1.0f};
+  std::vector<float> out(4);
+  for (int i = 0; i < 4; ++i) out[i] = c[i] / (1.0f + std::exp(-((x[i] + y[i]) * c[i] + x[i])));
+  return out;
+}
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+}
+
+const std::pair<std::string, std::string> kOurs = {"tflite_test_delegate", "libtfl_test.so"};
+
+TEST(TfliteDelegates, OurDelegateComputesAddAndMul) {
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 4u);
+  EXPECT_EQ(r.interp->partitions().size(), 2u);
+  EXPECT_TRUE(r.interp->fallbacks().empty());
+  // The node it left: the plan says why.
+  bool said = false;
+  for (const Refusal& f : r.interp->refusals(3)) said |= f.plugin == "tfl_test" && f.reason == "not claimed by the TFLite delegate";
+  EXPECT_TRUE(said);
+}
+
+// An input resize: the adapter brings the inputs' dims up to date before the kernel's prepare, and the
+// kernel resizes its partition's outputs through the context's ResizeTensor.
+TEST(TfliteDelegates, ResizedInputsReachTheKernelAndItsOutputsResize) {
+  TinyModel m;  // out = (x + y) + y
+  m.tensors = {{{1, 4}, 0, {}, "x"}, {{1, 4}, 0, {}, "y"}, {{1, 4}, 0, {}, "s"}, {{1, 4}, 0, {}, "out"}};
+  m.ops = {{0, "", 1, {0, 1}, {2}, 0}, {0, "", 1, {2, 1}, {3}, 0}};
+  m.inputs = {0, 1};
+  m.outputs = {3};
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n", m.build());
+  ASSERT_TRUE(r.interp);
+  Interpreter& in = *r.interp;
+  ASSERT_TRUE(in.resize_input(0, {2, 4}));
+  ASSERT_TRUE(in.resize_input(1, {2, 4}));
+  ASSERT_TRUE(in.ensure_prepared());
+  const float x[8] = {1, 2, 3, 4, -1, -2, 0.5f, 8}, y[8] = {0.5f, -1, 2, -3, 4, 4, -4, 0};
+  std::memcpy(in.input(0).data, x, sizeof x);
+  std::memcpy(in.input(1).data, y, sizeof y);
+  Status st = in.invoke();
+  ASSERT_TRUE(st) << st.message();
+  ASSERT_EQ(in.output(0).shape, (std::vector<int32_t>{2, 4}));
+  const float* out = reinterpret_cast<const float*>(in.output(0).data);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(out[i], x[i] + y[i] + y[i]) << i;
+  EXPECT_EQ(delegated_nodes(in, "tfl_test"), 2u);
+  EXPECT_TRUE(in.fallbacks().empty());
+}
+
+// The preview groups as TFLite does (two partitions here); the delegate keeps the larger one.
+TEST(TfliteDelegates, PreviewDelegatePartitioningGroupsLikeTflite) {
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n[plugin.tfl_test]\nmode = preview\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 3u) << log_text(*r.setup);
+  EXPECT_EQ(r.interp->placement(4).kind, "op-pack");
+  EXPECT_TRUE(r.interp->fallbacks().empty());
+}
+
+// Each bad ReplaceNodeSubsetsWithDelegateKernels call: the delegate takes nothing, the reason names the
+// delegate and what was wrong, the model runs on the op packs.
+void expect_refused(const std::string& mode, const std::string& chain, const std::string& reason,
+                    const std::vector<std::pair<std::string, std::string>>& more = {}) {
+  auto plugins = more;
+  plugins.push_back(kOurs);
+  AddMulRun r = run_add_mul(plugins, "delegates = " + chain + "\n[plugin.tfl_test]\nmode = " + mode + "\n");
+  ASSERT_TRUE(r.interp) << mode;
+  expect_near(r.out, expected_add_mul());
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 0u) << mode;
+  const std::string log = log_text(*r.setup);
+  EXPECT_NE(log.find("delegate tfl_test: node selection failed"), std::string::npos) << log;
+  EXPECT_NE(log.find(reason), std::string::npos) << mode << ": " << log;
+}
+
+TEST(TfliteDelegates, NodeListedTwice) { expect_refused("twice", "tfl_test", "is listed twice"); }
+TEST(TfliteDelegates, UnknownNode) { expect_refused("unknown", "tfl_test", "node 100000 is not a node of this graph"); }
+TEST(TfliteDelegates, NullRegistration) { expect_refused("null-registration", "tfl_test", "has no invoke function"); }
+TEST(TfliteDelegates, NodeHeldByAnotherDelegate) {
+  expect_refused("held", "deleg-a, tfl_test", "is not in the execution plan", {{"deleg_a", ""}});
+}
+
+TEST(TfliteDelegates, FailingPrepareAndInvokeFallBack) {
+  for (const std::string mode : {"prepare-fails", "invoke-fails"}) {
+    AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n[plugin.tfl_test]\nmode = " + mode + "\n");
+    ASSERT_TRUE(r.interp) << mode;
+    expect_near(r.out, expected_add_mul());
+    const std::vector<Fallback> fallbacks = r.interp->fallbacks();  // a copy: every subgraph's
+    ASSERT_FALSE(fallbacks.empty()) << mode;
+    const Fallback& f = fallbacks.front();
+    EXPECT_EQ(f.plugin, "tfl_test");
+    EXPECT_EQ(f.stage, mode == "prepare-fails" ? "prepare" : "invoke");
+    EXPECT_NE(f.reason.find("simulated"), std::string::npos) << f.reason;
+  }
+}
+
+TEST(TfliteDelegates, CreateReturningNullIsSkippedWithItsMessage) {
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n[plugin.tfl_test]\nmode = create-fails\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  const ChainPlacement* p = r.setup->env->find_placement("tfl_test");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->position, -1);
+  EXPECT_NE(p->reason.find("simulated create failure"), std::string::npos) << p->reason;
+}
+
+// The loader needs ABI 1.2 (loaders, select_nodes); an older host gets a clear refusal, not a crash.
+TEST(TfliteDelegates, LoaderRefusesAnOlderHost) {
+  void* lib = dlopen((std::string(TFLITE_LOADER_DIR) + "/libbaton_tflite_delegates.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto entry = reinterpret_cast<baton_plugin_entry_fn>(dlsym(lib, BATON_PLUGIN_ENTRY_SYMBOL));
+  ASSERT_NE(entry, nullptr);
+  baton_host_api api = *host_api_table();
+  api.abi_minor = 1;
+  api.struct_size = offsetof(baton_host_api, plugin_path);  // a 1.1 host's table
+  baton_error error;
+  EXPECT_EQ(entry(1, 1, &api, &error), nullptr);
+  EXPECT_NE(error.message.find("needs a host with ABI 1.2"), std::string::npos) << error.message;
+  dlclose(lib);
+}
+
+}  // namespace
+}  // namespace baton::test
