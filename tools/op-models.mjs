@@ -41,6 +41,7 @@ const codes = {
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
   ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -290,6 +291,42 @@ add('round_halves', 'ROUND', 1, (n, v) => {
   npyF32(file, [8], [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49]);
   simple(n, 'ROUND', v, null, [T([8]), T([8])], ['--inputs', file]);
 });
+
+// ---- MIRROR_PAD, CUMSUM, ONE_HOT, GELU: the ops whose options the ABI carries since 1.2 ----
+const mirror = (mode) => ['MirrorPadOptions', {mode}];
+add('mirror_pad_reflect_f32', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('REFLECT'),
+    [T([2, 3, 4]), C([3, 2], 'INT32', i32([1, 0, 2, 1, 0, 3])), T([3, 6, 7])]));
+add('mirror_pad_symmetric_i32_i64_paddings', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('SYMMETRIC'),
+    [T([3, 4], 'INT32'), C([2, 2], 'INT64', i64([3, 0, 1, 4])), T([6, 9], 'INT32')]));
+add('mirror_pad_reflect_u8', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('REFLECT'),
+    [T([1, 3, 3, 2], 'UINT8', {q: [0.1, 7]}), C([4, 2], 'INT32', i32([0, 0, 1, 1, 2, 2, 0, 0])), T([1, 5, 7, 2], 'UINT8', {q: [0.1, 7]})]));
+add('mirror_pad_symmetric_i8', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('SYMMETRIC'),
+    [T([5], 'INT8', {q: [0.1, -3]}), C([1, 2], 'INT32', i32([2, 5])), T([12], 'INT8', {q: [0.1, -3]})]));
+add('mirror_pad_symmetric_i64', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('SYMMETRIC'),
+    [T([2, 2], 'INT64'), C([2, 2], 'INT32', i32([1, 2, 2, 1])), T([5, 5], 'INT64')], ['--int-range', '-50:50']));
+const cumsum = (exclusive, reverse) => ['CumsumOptions', {exclusive, reverse}];
+add('cumsum_f32_axis1', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(false, false), [T([2, 3, 4]), C([], 'INT32', i32([1])), T([2, 3, 4])]));
+add('cumsum_f32_exclusive_reverse', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(true, true), [T([2, 3, 4]), C([], 'INT32', i32([-1])), T([2, 3, 4])]));
+add('cumsum_i32_reverse', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(false, true), [T([4, 3], 'INT32'), C([], 'INT32', i32([0])), T([4, 3], 'INT32')], ['--int-range', '-1000:1000']));
+add('cumsum_i64_exclusive', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(true, false), [T([5], 'INT64'), C([], 'INT32', i32([0])), T([5], 'INT64')], ['--int-range', '-1000:1000']));
+const oneHot = (name, axis, indices, depth, type, on, off, outShape, peerArgs = ['--int-range', '-1:4']) =>
+  add(name, 'ONE_HOT', 1, (n, v) => simple(n, 'ONE_HOT', v, ['OneHotOptions', {axis}],
+      [indices, C([], 'INT32', i32([depth])), C([], type, on), C([], type, off), T(outShape, type)], peerArgs));
+oneHot('one_hot_f32_last_axis', -1, T([2, 3], 'INT32'), 4, 'FLOAT32', f32([2.5]), f32([-1]), [2, 3, 4]);
+oneHot('one_hot_i32_i64_indices_axis0', 0, T([3], 'INT64'), 5, 'INT32', i32([7]), i32([-2]), [5, 3]);
+oneHot('one_hot_bool_axis1', 1, T([2, 2], 'INT32'), 3, 'BOOL', b8([true]), b8([false]), [2, 3, 2]);
+oneHot('one_hot_i64_scalar', 0, T([], 'INT32'), 3, 'INT64', i64([5]), i64([1]), [3]);
+oneHot('one_hot_u8', -1, T([4], 'INT32'), 3, 'UINT8', [200], [3], [4, 3]);
+oneHot('one_hot_i8_axis1', 1, T([2, 2], 'INT64'), 2, 'INT8', [100], [156], [2, 2, 2]);
+const gelu = (approximate) => ['GeluOptions', {approximate}];
+add('gelu_f32', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(false), [T([3, 7]), T([3, 7])]));
+add('gelu_f32_approximate', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(true), [T([3, 7]), T([3, 7])]));
+add('gelu_u8', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(false), [T([4, 64], 'UINT8', {q: [0.03, 130]}), T([4, 64], 'UINT8', {q: [0.02, 12]})]));
+// 8-bit TANH and int8 ELU: TFLite's tables of the float function; any output scale.
+add('tanh_u8', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'UINT8', {q: [0.05, 120]}), T([4, 64], 'UINT8', {q: [1 / 128, 128]})]));
+add('tanh_i8_other_scale', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'INT8', {q: [0.03, 10]}), T([4, 64], 'INT8', {q: [0.009, -3]})]));
+add('elu_i8', 'ELU', 1, (n, v) => simple(n, 'ELU', v, null, [T([4, 64], 'INT8', {q: [0.05, 20]}), T([4, 64], 'INT8', {q: [0.03, -60]})]));
+add('gelu_i8_approximate', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(true), [T([4, 64], 'INT8', {q: [0.04, -5]}), T([4, 64], 'INT8', {q: [0.025, -100]})]));
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

@@ -101,6 +101,10 @@ inline constexpr int32_t kSpaceToBatchNd = 38;
 inline constexpr int32_t kRange = 96;
 inline constexpr int32_t kLeakyRelu = 98;
 inline constexpr int32_t kAddN = 106;
+inline constexpr int32_t kOneHot = 85;
+inline constexpr int32_t kMirrorPad = 100;
+inline constexpr int32_t kCumsum = 128;
+inline constexpr int32_t kGelu = 150;
 
 }  // namespace baton::builtin::op
 

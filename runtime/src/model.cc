@@ -505,6 +505,20 @@ class ModelLoader {
       case fb::BuiltinOptions_LeakyReluOptions:
         o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
         break;
+      case fb::BuiltinOptions_MirrorPadOptions:
+        o.u.mirror_pad = {op->builtin_options_as_MirrorPadOptions()->mode()};
+        break;
+      case fb::BuiltinOptions_CumsumOptions: {
+        auto* p = op->builtin_options_as_CumsumOptions();
+        o.u.cumsum = {p->exclusive(), p->reverse()};
+        break;
+      }
+      case fb::BuiltinOptions_OneHotOptions:
+        o.u.one_hot = {op->builtin_options_as_OneHotOptions()->axis()};
+        break;
+      case fb::BuiltinOptions_GeluOptions:
+        o.u.gelu = {op->builtin_options_as_GeluOptions()->approximate()};
+        break;
       case fb::BuiltinOptions_SqueezeOptions: {
         auto* dims = op->builtin_options_as_SqueezeOptions()->squeeze_dims();
         o.u.squeeze = {dims ? static_cast<int32_t>(dims->size()) : 0, dims ? dims->data() : nullptr};

@@ -1,6 +1,8 @@
 // Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
 // output has the input's shape.
-// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
+// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc; uint8 / int8 TANH and GELU
+// and int8 ELU run through a 256-entry table of the float function over the input codes, as TFLite
+// 2.9's kernels do.
 #include <algorithm>
 #include <cmath>
 
@@ -40,15 +42,45 @@ bool is_8bit(const OpContext& ctx, const baton_tensor* t) {
   return ctx.type(t) == BATON_TYPE_UINT8 || ctx.type(t) == BATON_TYPE_INT8;
 }
 
+float tanh_value(float x) { return std::tanh(x); }
+// TFLite's ELU table computes exp(x) - 1, not expm1(x); the codes can differ.
+float elu_value(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
+
 void same_shape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  if (ctx.op_code() == op::kLogistic && is_8bit(ctx, input)) {
+  const int32_t code = ctx.op_code();
+  const bool table_8bit = code == op::kLogistic || code == op::kTanh;
+  if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
-    return quantized_logistic_prepare(ctx);
+    if (code == op::kLogistic) return quantized_logistic_prepare(ctx);
+    return quantized_table_prepare(ctx, code == op::kTanh ? tanh_value : elu_value);
   }
-  if (ctx.op_code() == op::kLogistic) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (table_8bit) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (code == op::kElu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
   ctx.require_float(input, "input");
   ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+}
+
+bool gelu_approximate_option(const OpContext& ctx) {
+  ctx.require_host_abi_minor(2, "GELU's approximate");
+  return ctx.options().u.gelu.approximate != 0;
+}
+
+void gelu_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const bool approximate = gelu_approximate_option(ctx);
+  if (is_8bit(ctx, input)) {
+    ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+    return quantized_table_prepare(ctx, approximate ? gelu_approximate : gelu);
+  }
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+}
+
+void gelu_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  unary(gelu_approximate_option(ctx) ? UnaryOp::kGeluApproximate : UnaryOp::kGelu, ctx.data<float>(input),
+        ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input));
 }
 
 void unary_invoke(OpContext& ctx) {
@@ -185,6 +217,7 @@ constexpr OpDef kOps[] = {
     {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
     {op::kLeakyRelu, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
     {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
+    {op::kGelu, "GELU", 1, 2, gelu_prepare, gelu_invoke},
 };
 
 }  // namespace

@@ -13,6 +13,13 @@ void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {
 
 }  // namespace
 
+float gelu(float x) { return 0.5f * x * std::erfc(x * -0.70710678118654752f); }
+
+float gelu_approximate(float x) {
+  constexpr float kSqrt2OverPi = 0.79788456080286536f;
+  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+}
+
 void unary(UnaryOp op, const float* in, float* out, int64_t n) {
   switch (op) {
     case UnaryOp::kRelu: return map(in, out, n, [](float x) { return std::max(x, 0.0f); });
@@ -37,6 +44,8 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kFloor: return map(in, out, n, [](float x) { return std::floor(x); });
     case UnaryOp::kCeil: return map(in, out, n, [](float x) { return std::ceil(x); });
     case UnaryOp::kRound: return map(in, out, n, [](float x) { return std::nearbyint(x); });
+    case UnaryOp::kGelu: return map(in, out, n, gelu);
+    case UnaryOp::kGeluApproximate: return map(in, out, n, gelu_approximate);
   }
 }
 
