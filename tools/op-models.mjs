@@ -193,6 +193,13 @@ for (const op of ['REDUCE_MAX', 'REDUCE_MIN']) {
   add(`${l}_u8`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([2, 5], 'UINT8', {q: [0.3, 11]}), C([1], 'INT32', i32([1])), T([2], 'UINT8', {q: [0.3, 11]})]));
   add(`${l}_i8`, op, 2, (n, v) => simple(n, op, v, reducer(true), [T([3, 4], 'INT8', {q: [0.3, -5]}), C([1], 'INT32', i32([0])), T([1, 4], 'INT8', {q: [0.3, -5]})]));
 }
+// 8-bit SUM: rescaled in float when the output's quantization differs, summed in codes otherwise.
+add('sum_u8_rescale', 'SUM', 1, (n, v) => simple(n, 'SUM', v, reducer(false),
+    [T([3, 5, 16], 'UINT8', {q: [0.02, 120]}), C([1], 'INT32', i32([1])), T([3, 16], 'UINT8', {q: [0.09, 40]})]));
+add('sum_i8_rescale_keep', 'SUM', 2, (n, v) => simple(n, 'SUM', v, reducer(true),
+    [T([3, 40, 6], 'INT8', {q: [0.05, -7]}), C([2], 'INT32', i32([0, -1])), T([1, 40, 1], 'INT8', {q: [0.3, 3]})]));
+add('sum_i8_same_quantization', 'SUM', 2, (n, v) => simple(n, 'SUM', v, reducer(false),
+    [T([4, 3], 'INT8', {q: [0.1, 0]}), C([1], 'INT32', i32([0])), T([3], 'INT8', {q: [0.1, 0]})]));
 for (const op of ['REDUCE_ANY', 'REDUCE_ALL']) {
   const l = op.toLowerCase();
   add(`${l}_axis1`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([6, 2], 'BOOL'), C([1], 'INT32', i32([1])), T([6], 'BOOL')], seed(op === 'REDUCE_ALL' ? 9 : 3)));

@@ -3,7 +3,10 @@
 // ARG_MAX / ARG_MIN over one constant axis. The input is walked once in row-major order and each element
 // folded into its output, the order TFLite's reference reduction uses, so float sums round the same way.
 // 8-bit REDUCE_MAX / REDUCE_MIN compare codes, which needs the output to share the input's quantization
-// (as TFLite requires); 8-bit SUM and PROD rescale in TFLite and are refused here.
+// (as TFLite requires); 8-bit SUM sums codes when the output shares the input's quantization and
+// rescales in float as TFLite does otherwise; 8-bit PROD is refused here.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -55,8 +58,8 @@ FoldPlan plan_fold(std::span<const int32_t> shape, const std::vector<bool>& redu
   return p;
 }
 
-template <typename T, typename F>
-void fold(const FoldPlan& p, const T* in, T* out, F f) {
+template <typename T, typename Acc, typename F>
+void fold(const FoldPlan& p, const T* in, Acc* out, F f) {
   if (p.in_count == 0) return;
   const int last = p.rank - 1;
   const int64_t n = p.dims[last], step = p.out_strides[last];
@@ -75,6 +78,14 @@ void fold(const FoldPlan& p, const T* in, T* out, F f) {
 
 struct ReduceState : OpState {
   FoldPlan plan;
+  // 8-bit SUM whose output is quantized differently from its input: TFLite sums the codes in int32,
+  // then maps each sum s to int32(round(s * scale + bias)) + out_zero in float, scale = in_scale /
+  // out_scale and bias = -in_zero * scale * count (count = elements summed per output), and narrows
+  // the result to the output type without clamping (it wraps).
+  bool rescale = false;
+  float scale = 1.0f, bias = 0.0f;
+  int32_t out_zero = 0;
+  std::vector<int32_t> sums;
 };
 
 void reduce_prepare(OpContext& ctx) {
@@ -86,14 +97,24 @@ void reduce_prepare(OpContext& ctx) {
     case op::kReduceMax: case op::kReduceMin:
       ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_INT8});
       break;
+    case op::kSum:
+      ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+      break;
     default: ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64}); break;
   }
   ctx.require(ctx.type(out) == ctx.type(in), std::string("output type ") + type_name(ctx.type(out)) +
                                                  " differs from the input's " + type_name(ctx.type(in)));
+  auto& state = ctx.state<ReduceState>();
+  state.rescale = false;
   if (ctx.type(in) == BATON_TYPE_UINT8 || ctx.type(in) == BATON_TYPE_INT8) {
     const ActQuant a = ctx.act_quant(in, "input"), b = ctx.act_quant(out, "output");
-    ctx.require(a.scale == b.scale && a.zero_point == b.zero_point,
+    const bool same = a.scale == b.scale && a.zero_point == b.zero_point;
+    ctx.require(same || code == op::kSum,
                 "the output's scale and zero point differ from the input's; this kernel does not rescale");
+    state.rescale = !same;
+    state.scale = a.scale / b.scale;
+    state.out_zero = b.zero_point;
+    state.bias = static_cast<float>(-a.zero_point);  // times scale and the count below
   }
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
@@ -111,7 +132,23 @@ void reduce_prepare(OpContext& ctx) {
     else if (keep) out_shape.push_back(1);
   }
   ctx.set_output_shape(out, out_shape);
-  ctx.state<ReduceState>().plan = plan_fold(shape, reduced);
+  state.plan = plan_fold(shape, reduced);
+  if (state.rescale) {
+    const int64_t count = state.plan.out_count > 0 ? state.plan.in_count / state.plan.out_count : 0;
+    state.bias = state.bias * state.scale * static_cast<float>(count);
+    state.sums.assign(static_cast<size_t>(state.plan.out_count), 0);
+  }
+}
+
+template <typename T>
+void rescaled_sum(ReduceState& s, const T* in, T* out) {
+  std::fill(s.sums.begin(), s.sums.end(), 0);
+  fold(s.plan, in, s.sums.data(), [](int32_t acc, T v) { return acc + static_cast<int32_t>(v); });
+  if (s.plan.in_count == 0) return;  // TFLite leaves the output untouched when nothing is summed
+  for (int64_t i = 0; i < s.plan.out_count; ++i) {
+    const int32_t value = static_cast<int32_t>(std::round(static_cast<float>(s.sums[i]) * s.scale + s.bias)) + s.out_zero;
+    out[i] = static_cast<T>(value);
+  }
 }
 
 template <typename T>
@@ -137,9 +174,14 @@ void reduce_typed(int32_t code, const FoldPlan& p, const T* in, T* out) {
 }
 
 void reduce_invoke(OpContext& ctx) {
-  const FoldPlan& p = ctx.state<ReduceState>().plan;
+  auto& state = ctx.state<ReduceState>();
+  const FoldPlan& p = state.plan;
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
+  if (state.rescale) {
+    if (ctx.type(in) == BATON_TYPE_UINT8) return rescaled_sum(state, ctx.data<uint8_t>(in), ctx.mutable_data<uint8_t>(out));
+    return rescaled_sum(state, ctx.data<int8_t>(in), ctx.mutable_data<int8_t>(out));
+  }
   const int32_t code = ctx.op_code();
   switch (ctx.type(in)) {
     case BATON_TYPE_FLOAT32: return reduce_typed(code, p, ctx.data<float>(in), ctx.mutable_data<float>(out));
