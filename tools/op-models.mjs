@@ -41,7 +41,7 @@ const codes = {
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
   ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
-  ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28,
+  ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -200,6 +200,17 @@ add('sum_i8_rescale_keep', 'SUM', 2, (n, v) => simple(n, 'SUM', v, reducer(true)
     [T([3, 40, 6], 'INT8', {q: [0.05, -7]}), C([2], 'INT32', i32([0, -1])), T([1, 40, 1], 'INT8', {q: [0.3, 3]})]));
 add('sum_i8_same_quantization', 'SUM', 2, (n, v) => simple(n, 'SUM', v, reducer(false),
     [T([4, 3], 'INT8', {q: [0.1, 0]}), C([1], 'INT32', i32([0])), T([3], 'INT8', {q: [0.1, 0]})]));
+// 8-bit MEAN: TFLite's three paths (rank 4 keep_dims over literal axes [1, 2]; same quantization;
+// rescaled in float), each in uint8 and int8.
+const mean = (name, version, keep, inShape, axes, outShape, type, qIn, qOut) => add(name, 'MEAN', version,
+    (n, v) => simple(n, 'MEAN', v, reducer(keep), [T(inShape, type, {q: qIn}), C([axes.length], 'INT32', i32(axes)), T(outShape, type, {q: qOut})]));
+mean('mean_u8_spatial', 1, true, [2, 5, 6, 8], [1, 2], [2, 1, 1, 8], 'UINT8', [0.05, 120], [0.03, 100]);
+mean('mean_i8_spatial', 2, true, [2, 4, 7, 5], [2, 1], [2, 1, 1, 5], 'INT8', [0.04, -10], [0.02, 5]);
+mean('mean_u8_same_quantization', 1, false, [3, 4, 5], [1], [3, 5], 'UINT8', [0.1, 128], [0.1, 128]);
+mean('mean_i8_same_quantization', 2, false, [4, 6], [-1], [4], 'INT8', [0.1, -3], [0.1, -3]);
+mean('mean_u8_rescale', 1, false, [2, 3, 4], [0, 2], [3], 'UINT8', [0.07, 10], [0.02, 200]);
+mean('mean_i8_negative_spatial_axes', 2, true, [1, 4, 4, 3], [-3, -2], [1, 1, 1, 3], 'INT8', [0.04, 3], [0.01, -20]);
+mean('mean_u8_spatial_no_keep', 1, false, [2, 4, 4, 3], [1, 2], [2, 3], 'UINT8', [0.04, 130], [0.015, 128]);
 for (const op of ['REDUCE_ANY', 'REDUCE_ALL']) {
   const l = op.toLowerCase();
   add(`${l}_axis1`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([6, 2], 'BOOL'), C([1], 'INT32', i32([1])), T([6], 'BOOL')], seed(op === 'REDUCE_ALL' ? 9 : 3)));

@@ -1,4 +1,5 @@
-// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc.
+// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc, 8-bit
+// MEAN by glue/reduce_ops.cc.
 #include <vector>
 
 #include "glue/op_context.h"
@@ -55,7 +56,7 @@ struct ReduceState : OpState {
 
 void mean_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require_float(input, "input");
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   const auto in = ctx.shape(input);
   const int rank = static_cast<int>(in.size());
   ctx.require(rank <= kMaxReduceRank, "rank above " + std::to_string(kMaxReduceRank) + " not supported");
@@ -70,8 +71,9 @@ void mean_prepare(OpContext& ctx) {
     if (!((mask >> d) & 1u)) out.push_back(in[d]);
     else if (ctx.options().u.reducer.keep_dims) out.push_back(1);
   }
-  ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(input) != BATON_TYPE_FLOAT32) return quantized_mean_prepare(ctx);
+  ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
 }
 
 void mean_invoke(OpContext& ctx) {

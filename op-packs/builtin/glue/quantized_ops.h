@@ -38,6 +38,8 @@ void quantized_logistic_prepare(OpContext& ctx);
 // has the input's shape (already set) and type, any scale and zero point.
 void quantized_table_prepare(OpContext& ctx, float (*f)(float));
 void quantized_softmax_prepare(OpContext& ctx);
+// glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
+void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.
 void quantized_concat_prepare(OpContext& ctx, int64_t outer, std::vector<int64_t> chunks);
 
