@@ -42,6 +42,7 @@ const codes = {
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
   ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
+  RELU: 19, RELU_N1_TO_1: 20, RELU6: 21,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -344,6 +345,13 @@ add('gelu_u8', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(false), [T([4, 64]
 add('tanh_u8', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'UINT8', {q: [0.05, 120]}), T([4, 64], 'UINT8', {q: [1 / 128, 128]})]));
 add('tanh_i8_other_scale', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'INT8', {q: [0.03, 10]}), T([4, 64], 'INT8', {q: [0.009, -3]})]));
 add('elu_i8', 'ELU', 1, (n, v) => simple(n, 'ELU', v, null, [T([4, 64], 'INT8', {q: [0.05, 20]}), T([4, 64], 'INT8', {q: [0.03, -60]})]));
+// 8-bit ReLUs: rescaled to the output's quantization, clamped to the activation's codes.
+add('relu_u8_rescale', 'RELU', 1, (n, v) => simple(n, 'RELU', v, null, [T([4, 32], 'UINT8', {q: [0.05, 120]}), T([4, 32], 'UINT8', {q: [0.03, 10]})]));
+add('relu_i8_same_quantization', 'RELU', 2, (n, v) => simple(n, 'RELU', v, null, [T([4, 32], 'INT8', {q: [0.05, -20]}), T([4, 32], 'INT8', {q: [0.05, -20]})]));
+add('relu6_i8', 'RELU6', 2, (n, v) => simple(n, 'RELU6', v, null, [T([4, 32], 'INT8', {q: [0.06, 5]}), T([4, 32], 'INT8', {q: [0.025, -128]})]));
+add('relu6_u8', 'RELU6', 1, (n, v) => simple(n, 'RELU6', v, null, [T([4, 32], 'UINT8', {q: [0.04, 100]}), T([4, 32], 'UINT8', {q: [0.02, 3]})]));
+add('relu_n1_to_1_u8', 'RELU_N1_TO_1', 1, (n, v) => simple(n, 'RELU_N1_TO_1', v, null, [T([4, 32], 'UINT8', {q: [0.02, 128]}), T([4, 32], 'UINT8', {q: [0.009, 130]})]));
+add('relu_n1_to_1_i8', 'RELU_N1_TO_1', 1, (n, v) => simple(n, 'RELU_N1_TO_1', v, null, [T([4, 32], 'INT8', {q: [0.015, 0]}), T([4, 32], 'INT8', {q: [0.008, -1]})]));
 add('gelu_i8_approximate', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(true), [T([4, 64], 'INT8', {q: [0.04, -5]}), T([4, 64], 'INT8', {q: [0.025, -100]})]));
 
 if (bench) {

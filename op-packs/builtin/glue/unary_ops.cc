@@ -46,9 +46,14 @@ float tanh_value(float x) { return std::tanh(x); }
 // TFLite's ELU table computes exp(x) - 1, not expm1(x); the codes can differ.
 float elu_value(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
 
+void quantized_relu_prepare(OpContext& ctx);
+
 void same_shape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const int32_t code = ctx.op_code();
+  const bool relu = code == op::kRelu || code == op::kRelu6 || code == op::kReluN1To1;
+  if (relu && is_8bit(ctx, input)) return quantized_relu_prepare(ctx);
+  if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   const bool table_8bit = code == op::kLogistic || code == op::kTanh;
   if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
@@ -138,7 +143,9 @@ void l2_normalization_invoke(OpContext& ctx) {
 
 // 8-bit LEAKY_RELU as TFLite computes it: the code minus the input zero point, times the fixed-point
 // multiplier of in_scale / out_scale (non-negative side) or in_scale * alpha / out_scale (negative side),
-// both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type.
+// both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type. 8-bit
+// RELU, RELU6 and RELU_N1_TO_1 are the same with in_scale / out_scale on both sides, clamped to the
+// activation's codes (zero point + round(bound / out_scale), within the type).
 struct QLeakyReluState : OpState {
   int32_t in_zero = 0, out_zero = 0;
   QuantizedMultiplier identity, alpha;
@@ -163,25 +170,44 @@ void quantized_leaky_relu_invoke(OpContext& ctx) {
   else qleaky_relu(s, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)), n);
 }
 
-void leaky_relu_prepare(OpContext& ctx) {
+// The multiplier and ranges both 8-bit paths share; returns the state for the caller to finish.
+QLeakyReluState& prepare_rescale(OpContext& ctx, ActQuant* out_quant) {
   baton_tensor* input = ctx.input(0);
-  if (!is_8bit(ctx, input)) return same_shape_prepare(ctx);
   baton_tensor* output = ctx.output(0);
   ctx.require(ctx.type(output) == ctx.type(input), "output type differs from the input's");
   const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
-  const float alpha = ctx.options().u.leaky_relu.alpha;
-  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for 8-bit (must be >= 0)");
   auto& s = ctx.state<QLeakyReluState>();
   s.in_zero = qi.zero_point;
   s.out_zero = qo.zero_point;
-  const float identity = qi.scale / qo.scale;
-  const float scaled_alpha = qi.scale * alpha / qo.scale;
-  s.identity = quantize_multiplier(identity);
-  s.alpha = quantize_multiplier(scaled_alpha);
+  s.identity = quantize_multiplier(qi.scale / qo.scale);
   s.range = code_range(qi.is_signed);
   s.is_signed = qi.is_signed;
   ctx.set_output_shape(output, ctx.shape(input));
   ctx.set_invoke(quantized_leaky_relu_invoke);
+  *out_quant = qo;
+  return s;
+}
+
+void quantized_relu_prepare(OpContext& ctx) {
+  ActQuant qo;
+  auto& s = prepare_rescale(ctx, &qo);
+  s.alpha = s.identity;
+  const int32_t code = ctx.op_code();
+  s.range = ctx.quantized_activation(code == op::kRelu    ? BATON_ACT_RELU
+                                     : code == op::kRelu6 ? BATON_ACT_RELU6
+                                                          : BATON_ACT_RELU_N1_TO_1,
+                                     qo);
+}
+
+void leaky_relu_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  if (!is_8bit(ctx, input)) return same_shape_prepare(ctx);
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for 8-bit (must be >= 0)");
+  ActQuant qo;
+  auto& s = prepare_rescale(ctx, &qo);
+  const float in_scale = ctx.act_quant(input, "input").scale;
+  s.alpha = quantize_multiplier(in_scale * alpha / qo.scale);
 }
 
 void leaky_relu_invoke(OpContext& ctx) {
