@@ -240,6 +240,13 @@ add('split_v_u8_axis0', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVO
 add('l2_normalization_2d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([3, 5]), T([3, 5])]));
 add('l2_normalization_4d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([1, 2, 2, 3]), T([1, 2, 2, 3])]));
 
+add('l2_normalization_u8', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}],
+    [T([6, 24], 'UINT8', {q: [0.05, 120]}), T([6, 24], 'UINT8', {q: [1 / 128, 128]})]));
+add('l2_normalization_i8_4d', 'L2_NORMALIZATION', 2, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}],
+    [T([1, 3, 2, 40], 'INT8', {q: [0.1, -6]}), T([1, 3, 2, 40], 'INT8', {q: [1 / 128, 0]})]));
+add('l2_normalization_i8_short_rows', 'L2_NORMALIZATION', 2, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}],
+    [T([16, 2], 'INT8', {q: [0.1, 0]}), T([16, 2], 'INT8', {q: [1 / 128, 0]})], ['--int-range', '-2:2']));
+
 // ---- ADD_N, LEAKY_RELU, FILL, RANGE ----
 add('add_n_f32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([2, 3]), T([2, 3]), T([2, 3]), T([2, 3])]));
 add('add_n_i32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([5], 'INT32'), T([5], 'INT32'), T([5], 'INT32')], ['--int-range', '-1000:1000']));

@@ -2,12 +2,13 @@
 // output has the input's shape.
 // uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc; uint8 / int8 TANH and GELU
 // and int8 ELU run through a 256-entry table of the float function over the input codes, as TFLite
-// 2.9's kernels do.
+// 2.9's kernels do; 8-bit L2_NORMALIZATION and the ReLUs rescale in fixed point.
 #include <algorithm>
 #include <cmath>
 
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
+#include "kernels/ql2norm.h"
 #include "kernels/unary.h"
 #include "op_codes.h"
 
@@ -126,11 +127,43 @@ void log_softmax_invoke(OpContext& ctx) {
   log_softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
-// Float only; the fused activation must be NONE, as TFLite 2.9 refuses any other.
+struct QL2NormState : OpState {
+  int32_t in_zero = 0;
+  bool is_signed = false;
+};
+
+void quantized_l2_normalization_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<QL2NormState>();
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  ql2_normalize(s.is_signed, s.in_zero, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)),
+                ctx.element_count(input) / depth, depth);
+}
+
+// 8-bit: the output must be scale 1/128 with zero point 128 (uint8) or 0 (int8), as TFLite requires.
+void quantized_l2_normalization_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  baton_tensor* output = ctx.output(0);
+  ctx.require(ctx.type(output) == ctx.type(input), "output type differs from the input's");
+  const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
+  ctx.require(qo.scale == 1.0f / 128 && qo.zero_point == (qo.is_signed ? 0 : 128),
+              "output scale " + std::to_string(qo.scale) + " and zero point " + std::to_string(qo.zero_point) +
+                  " not supported (1/128 and " + (qo.is_signed ? "0" : "128") + ", as TFLite requires)");
+  auto& s = ctx.state<QL2NormState>();
+  s.in_zero = qi.zero_point;
+  s.is_signed = qi.is_signed;
+  ctx.set_output_shape(output, ctx.shape(input));
+  ctx.set_invoke(quantized_l2_normalization_invoke);
+}
+
+// The fused activation must be NONE, as TFLite 2.9 refuses any other.
 void l2_normalization_prepare(OpContext& ctx) {
   ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
   const int32_t act = ctx.options().kind != 0 ? ctx.options().u.elementwise.activation : BATON_ACT_NONE;
   if (act != BATON_ACT_NONE) ctx.fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(act) + " not supported (NONE only, as in TFLite)");
+  if (is_8bit(ctx, ctx.input(0))) return quantized_l2_normalization_prepare(ctx);
+  ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   same_shape_prepare(ctx);
 }
 
