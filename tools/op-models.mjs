@@ -42,7 +42,7 @@ const codes = {
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
   ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
-  RELU: 19, RELU_N1_TO_1: 20, RELU6: 21,
+  RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -360,6 +360,26 @@ add('relu6_u8', 'RELU6', 1, (n, v) => simple(n, 'RELU6', v, null, [T([4, 32], 'U
 add('relu_n1_to_1_u8', 'RELU_N1_TO_1', 1, (n, v) => simple(n, 'RELU_N1_TO_1', v, null, [T([4, 32], 'UINT8', {q: [0.02, 128]}), T([4, 32], 'UINT8', {q: [0.009, 130]})]));
 add('relu_n1_to_1_i8', 'RELU_N1_TO_1', 1, (n, v) => simple(n, 'RELU_N1_TO_1', v, null, [T([4, 32], 'INT8', {q: [0.015, 0]}), T([4, 32], 'INT8', {q: [0.008, -1]})]));
 add('gelu_i8_approximate', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(true), [T([4, 64], 'INT8', {q: [0.04, -5]}), T([4, 64], 'INT8', {q: [0.025, -100]})]));
+
+// ---- L2_POOL_2D, EMBEDDING_LOOKUP, TOPK_V2 ----
+const pool = (padding, stride, filter, act = 'NONE') => ['Pool2DOptions',
+    {padding, stride_w: stride, stride_h: stride, filter_width: filter, filter_height: filter, fused_activation_function: act}];
+add('l2_pool_2d_same', 'L2_POOL_2D', 1, (n, v) => simple(n, 'L2_POOL_2D', v, pool('SAME', 2, 3), [T([1, 7, 8, 3]), T([1, 4, 4, 3])]));
+add('l2_pool_2d_valid_relu6', 'L2_POOL_2D', 1, (n, v) => simple(n, 'L2_POOL_2D', v, pool('VALID', 1, 2, 'RELU6'), [T([2, 4, 5, 2]), T([2, 3, 4, 2])]));
+const lookup = (name, version, ids, tableShape, type, tableData, q, outType, outShape) => add(name, 'EMBEDDING_LOOKUP', version,
+    (n, v) => simple(n, 'EMBEDDING_LOOKUP', v, null, [C([ids.length], 'INT32', i32(ids)), C(tableShape, type, tableData, q ? {q} : {}), T(outShape, outType, q && outType !== 'FLOAT32' ? {q} : {})]));
+lookup('embedding_lookup_f32', 1, [2, 0, 2, 1], [3, 2, 2], 'FLOAT32', f32([0.5, -1, 2, 3.25, 4, 5, -6, 7, 8.5, 9, 10, -11]), null, 'FLOAT32', [4, 2, 2]);
+lookup('embedding_lookup_u8', 1, [1, 1, 0], [2, 3], 'UINT8', [1, 2, 3, 200, 250, 7], [0.5, 3], 'UINT8', [3, 3]);
+lookup('embedding_lookup_i8_hybrid', 3, [0, 2], [3, 4], 'INT8', [1, 255, 3, 128, 5, 6, 7, 8, 127, 200, 11, 0], [0.25, 0], 'FLOAT32', [2, 4]);
+const topk = (name, shape, k, type, peerArgs = []) => add(name, 'TOPK_V2', 1, (n, v) => model(n, 'TOPK_V2', v, null,
+    [T(shape, type, type.endsWith('INT8') ? {q: [0.1, 0]} : {}), C([], 'INT32', i32([k])),
+     T([...shape.slice(0, -1), k], type, type.endsWith('INT8') ? {q: [0.1, 0]} : {}), T([...shape.slice(0, -1), k], 'INT32')],
+    {inputs: [0], outputs: [2, 3], opInputs: [0, 1]}, peerArgs));
+topk('topk_v2_f32', [3, 10], 4, 'FLOAT32');
+topk('topk_v2_i32_ties', [4, 8], 5, 'INT32', ['--int-range', '-2:2']);
+topk('topk_v2_u8_rank3', [2, 2, 6], 6, 'UINT8');
+topk('topk_v2_i8', [16], 3, 'INT8');
+topk('topk_v2_i64', [2, 5], 1, 'INT64', ['--int-range', '-3:3']);
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

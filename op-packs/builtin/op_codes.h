@@ -105,6 +105,9 @@ inline constexpr int32_t kOneHot = 85;
 inline constexpr int32_t kMirrorPad = 100;
 inline constexpr int32_t kCumsum = 128;
 inline constexpr int32_t kGelu = 150;
+inline constexpr int32_t kEmbeddingLookup = 7;
+inline constexpr int32_t kL2Pool2d = 12;
+inline constexpr int32_t kTopkV2 = 48;
 
 }  // namespace baton::builtin::op
 

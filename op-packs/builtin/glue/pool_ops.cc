@@ -1,4 +1,4 @@
-// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc, 8-bit
+// AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D (float) and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc, 8-bit
 // MEAN by glue/reduce_ops.cc.
 #include <vector>
 
@@ -18,6 +18,7 @@ struct PoolState : OpState {
 void pool_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const bool quantized = ctx.type(input) == BATON_TYPE_UINT8 || ctx.type(input) == BATON_TYPE_INT8;
+  if (ctx.op_code() == op::kL2Pool2d) ctx.require_float(input, "input");  // TFLite's L2 pool is float only
   if (!quantized) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_rank(input, "input", 4);
   const auto& o = ctx.options().u.pool;
@@ -44,6 +45,10 @@ void pool_prepare(OpContext& ctx) {
 
 void average_pool_invoke(OpContext& ctx) {
   average_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
+}
+
+void l2_pool_invoke(OpContext& ctx) {
+  l2_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
 }
 
 void max_pool_invoke(OpContext& ctx) {
@@ -83,6 +88,7 @@ void mean_invoke(OpContext& ctx) {
 constexpr OpDef kOps[] = {
     {op::kAveragePool2d, "AVERAGE_POOL_2D", 1, 3, pool_prepare, average_pool_invoke},
     {op::kMaxPool2d, "MAX_POOL_2D", 1, 3, pool_prepare, max_pool_invoke},
+    {op::kL2Pool2d, "L2_POOL_2D", 1, 1, pool_prepare, l2_pool_invoke},
     {op::kMean, "MEAN", 1, 3, mean_prepare, mean_invoke},
 };
 
