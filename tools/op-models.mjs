@@ -43,6 +43,7 @@ const codes = {
   ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
   RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
+  SCATTER_ND: 122, SEGMENT_SUM: 125,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -380,6 +381,17 @@ topk('topk_v2_i32_ties', [4, 8], 5, 'INT32', ['--int-range', '-2:2']);
 topk('topk_v2_u8_rank3', [2, 2, 6], 6, 'UINT8');
 topk('topk_v2_i8', [16], 3, 'INT8');
 topk('topk_v2_i64', [2, 5], 1, 'INT64', ['--int-range', '-3:3']);
+// ---- SCATTER_ND (repeated tuples add up), SEGMENT_SUM ----
+add('scatter_nd_f32_rows', 'SCATTER_ND', 1, (n, v) => simple(n, 'SCATTER_ND', v, null,
+    [C([3, 1], 'INT32', i32([3, 0, 3])), T([3, 2, 3]), C([3], 'INT32', i32([5, 2, 3])), T([5, 2, 3])]));
+add('scatter_nd_i32_elements', 'SCATTER_ND', 1, (n, v) => simple(n, 'SCATTER_ND', v, null,
+    [C([2, 2, 2], 'INT32', i32([0, 1, 2, 2, 1, 0, 0, 1])), T([2, 2], 'INT32'), C([2], 'INT32', i32([3, 3])), T([3, 3], 'INT32')], ['--int-range', '-50:50']));
+add('scatter_nd_u8', 'SCATTER_ND', 1, (n, v) => simple(n, 'SCATTER_ND', v, null,
+    [C([4, 1], 'INT32', i32([1, 1, 0, 1])), T([4, 3], 'UINT8', {q: [0.1, 0]}), C([2], 'INT32', i32([2, 3])), T([2, 3], 'UINT8', {q: [0.1, 0]})]));
+add('segment_sum_f32', 'SEGMENT_SUM', 1, (n, v) => simple(n, 'SEGMENT_SUM', v, null,
+    [T([5, 2, 3]), C([5], 'INT32', i32([0, 0, 1, 2, 2])), T([3, 2, 3])]));
+add('segment_sum_i32', 'SEGMENT_SUM', 1, (n, v) => simple(n, 'SEGMENT_SUM', v, null,
+    [T([4, 3], 'INT32'), C([4], 'INT32', i32([0, 0, 0, 1])), T([2, 3], 'INT32')], ['--int-range', '-100:100']));
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

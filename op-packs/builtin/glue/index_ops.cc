@@ -3,6 +3,7 @@
 // on / off read at invoke). The depth must be constant:
 // prepare sets the output shape.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -190,20 +191,145 @@ void topk_invoke(OpContext& ctx) {
   auto& s = ctx.state<TopKState>();
   baton_tensor* in = ctx.input(0);
   int32_t* indices = ctx.mutable_data<int32_t>(ctx.output(1));
-  auto run = [&](auto zero) {
+  with_numeric_type(ctx.type(in), [&](auto zero) {
     using T = decltype(zero);
     topk(s, ctx.data<T>(in), ctx.mutable_data<T>(ctx.output(0)), indices);
-  };
-  switch (ctx.type(in)) {
-    case BATON_TYPE_FLOAT32: return run(float{});
-    case BATON_TYPE_UINT8: return run(uint8_t{});
-    case BATON_TYPE_INT8: return run(int8_t{});
-    case BATON_TYPE_INT32: return run(int32_t{});
-    default: return run(int64_t{});
+  });
+}
+
+// ---- SCATTER_ND ----
+
+struct ScatterState : OpState {
+  int64_t tuples = 0, depth = 0, slice = 0;  // index tuples, their length, elements per update
+  std::vector<int64_t> dims, strides;        // of the output's first `depth` dimensions
+  int64_t out_count = 0;
+};
+
+void scatter_nd_prepare(OpContext& ctx) {
+  baton_tensor* indices = ctx.input(0);
+  baton_tensor* updates = ctx.input(1);
+  baton_tensor* out = ctx.output(0);
+  ctx.require_type(indices, "indices (input 0)", {BATON_TYPE_INT32});
+  ctx.require_type(updates, "updates (input 1)", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64,
+                                                  BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  require_like_input(ctx, updates, out);
+  const std::vector<int64_t> shape = ctx.constant_ints(ctx.input(2), "shape (input 2)");
+  const auto ishape = ctx.shape(indices);
+  const auto ushape = ctx.shape(updates);
+  ctx.require(!ishape.empty(), "indices must have rank >= 1");
+  auto& s = ctx.state<ScatterState>();
+  s.depth = ishape.back();
+  ctx.require(s.depth >= 1 && s.depth <= static_cast<int64_t>(shape.size()),
+              "index tuples of length " + std::to_string(s.depth) + " for an output of rank " + std::to_string(shape.size()));
+  // updates = indices' shape without its last dimension, then the output's dimensions past depth.
+  const size_t outer = ishape.size() - 1;
+  bool fits = ushape.size() == outer + shape.size() - static_cast<size_t>(s.depth);
+  for (size_t d = 0; fits && d < outer; ++d) fits = ushape[d] == ishape[d];
+  for (size_t d = outer; fits && d < ushape.size(); ++d) fits = ushape[d] == shape[d - outer + s.depth];
+  ctx.require(fits, "updates' shape does not match indices' and the output shape's");
+  std::vector<int32_t> out_shape;
+  for (int64_t d : shape) {
+    ctx.require(d >= 0 && d <= INT32_MAX, "output dimension " + std::to_string(d) + " out of range");
+    out_shape.push_back(static_cast<int32_t>(d));
+  }
+  s.tuples = 1;
+  for (size_t d = 0; d < outer; ++d) s.tuples *= ishape[d];
+  s.slice = 1;
+  for (size_t d = static_cast<size_t>(s.depth); d < shape.size(); ++d) s.slice *= shape[d];
+  s.dims.assign(shape.begin(), shape.begin() + s.depth);
+  s.strides.assign(static_cast<size_t>(s.depth), 0);
+  int64_t stride = s.slice;
+  for (int64_t d = s.depth; d-- > 0;) {
+    s.strides[d] = stride;
+    stride *= shape[d];
+  }
+  s.out_count = stride;
+  ctx.set_output_shape(out, out_shape);
+}
+
+template <typename T>
+void scatter_nd(const OpContext& ctx, const ScatterState& s, const int32_t* indices, const T* updates, T* out) {
+  std::fill(out, out + s.out_count, T(0));
+  for (int64_t t = 0; t < s.tuples; ++t) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < s.depth; ++d) {
+      const int32_t i = indices[t * s.depth + d];
+      if (i < 0 || i >= s.dims[d]) {
+        ctx.fail(BATON_INVALID_ARGUMENT, "index " + std::to_string(i) + " of tuple " + std::to_string(t) +
+                                             " outside dimension " + std::to_string(d) + " (size " +
+                                             std::to_string(s.dims[d]) + ")");
+      }
+      at += i * s.strides[d];
+    }
+    const T* u = updates + t * s.slice;
+    for (int64_t j = 0; j < s.slice; ++j) out[at + j] = static_cast<T>(out[at + j] + u[j]);
   }
 }
 
+void scatter_nd_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<ScatterState>();
+  const int32_t* indices = ctx.data<int32_t>(ctx.input(0));
+  baton_tensor* updates = ctx.input(1);
+  with_numeric_type(ctx.type(updates), [&](auto zero) {
+    using T = decltype(zero);
+    scatter_nd(ctx, s, indices, ctx.data<T>(updates), ctx.mutable_data<T>(ctx.output(0)));
+  });
+}
+
+// ---- SEGMENT_SUM ----
+
+struct SegmentState : OpState {
+  std::vector<int32_t> ids;
+  int64_t row = 0, out_count = 0;  // elements per row, output elements
+};
+
+void segment_sum_prepare(OpContext& ctx) {
+  baton_tensor* data = ctx.input(0);
+  baton_tensor* ids = ctx.input(1);
+  ctx.require_type(data, "data (input 0)", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32});
+  require_like_input(ctx, data, ctx.output(0));
+  ctx.require_type(ids, "segment ids (input 1)", {BATON_TYPE_INT32});
+  const auto shape = ctx.shape(data);
+  ctx.require(!shape.empty(), "data must have rank >= 1");
+  ctx.require(ctx.rank(ids) == 1 && ctx.shape(ids)[0] == shape[0], "segment ids must be one per row of data");
+  auto& s = ctx.state<SegmentState>();
+  s.ids.clear();
+  int64_t previous = 0;
+  for (int64_t id : ctx.constant_ints(ids, "segment ids (input 1)")) {
+    ctx.require(id - previous == 0 || (id - previous == 1 && !s.ids.empty()),
+                "segment ids must start at 0 and grow by 0 or 1, as TFLite 2.9 requires (" + std::to_string(id) +
+                    (s.ids.empty() ? " first)" : " after " + std::to_string(previous) + ")"));
+    previous = id;
+    s.ids.push_back(static_cast<int32_t>(id));
+  }
+  std::vector<int32_t> out_shape(shape.begin(), shape.end());
+  out_shape[0] = s.ids.empty() ? 0 : s.ids.back() + 1;
+  s.row = 1;
+  for (size_t d = 1; d < shape.size(); ++d) s.row *= shape[d];
+  s.out_count = out_shape[0] * s.row;
+  ctx.set_output_shape(ctx.output(0), out_shape);
+}
+
+template <typename T>
+void segment_sum(const SegmentState& s, const T* data, T* out) {
+  std::fill(out, out + s.out_count, T(0));
+  for (size_t r = 0; r < s.ids.size(); ++r) {
+    T* dst = out + s.ids[r] * s.row;
+    const T* src = data + static_cast<int64_t>(r) * s.row;
+    for (int64_t j = 0; j < s.row; ++j) dst[j] += src[j];
+  }
+}
+
+void segment_sum_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<SegmentState>();
+  baton_tensor* data = ctx.input(0);
+  if (ctx.type(data) == BATON_TYPE_FLOAT32) return segment_sum(s, ctx.data<float>(data), ctx.mutable_data<float>(ctx.output(0)));
+  segment_sum(s, ctx.data<int32_t>(data), ctx.mutable_data<int32_t>(ctx.output(0)));
+}
+
 constexpr OpDef kOps[] = {
+    {op::kScatterNd, "SCATTER_ND", 1, 1, scatter_nd_prepare, scatter_nd_invoke},
+    {op::kSegmentSum, "SEGMENT_SUM", 1, 1, segment_sum_prepare, segment_sum_invoke},
     {op::kOneHot, "ONE_HOT", 1, 1, one_hot_prepare, one_hot_invoke},
     {op::kEmbeddingLookup, "EMBEDDING_LOOKUP", 1, 3, embedding_lookup_prepare, embedding_lookup_invoke},
     {op::kTopkV2, "TOPK_V2", 1, 2, topk_prepare, topk_invoke},

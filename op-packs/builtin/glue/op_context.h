@@ -187,6 +187,20 @@ class OpContext {
 // Element size of the types data-movement ops accept (float32, int32, int64, ...); 0 if none.
 size_t element_size(baton_tensor_type type);
 
+// Calls f with a zero of the C++ type of a numeric tensor type: float32, int32, int64, uint8 or int8
+// (any other type does nothing; prepare has refused it).
+template <typename F>
+void with_numeric_type(baton_tensor_type type, F&& f) {
+  switch (type) {
+    case BATON_TYPE_FLOAT32: return f(float{});
+    case BATON_TYPE_INT32: return f(int32_t{});
+    case BATON_TYPE_INT64: return f(int64_t{});
+    case BATON_TYPE_UINT8: return f(uint8_t{});
+    case BATON_TYPE_INT8: return f(int8_t{});
+    default: return;
+  }
+}
+
 // An axis in [-rank, rank) made non-negative; fails naming it otherwise.
 int normalize_axis(const OpContext& ctx, int64_t axis, int rank);
 // Same type as the input, and for quantized types the same scale and zero point (for ops that move or

@@ -130,6 +130,27 @@ TEST_F(PackTest, OneHotRefusesAnAxisPastTheOutputRank) {
   EXPECT_EQ(error, "node 0 ONE_HOT: axis 2 out of range for an output of rank 2 (-1 to 1)");
 }
 
+TEST_F(PackTest, SegmentSumRefusesIdsTfLiteFails) {
+  FakeGraph g;
+  const int data = g.floats({3, 2}, {1, 2, 3, 4, 5, 6});
+  const int ids = g.constant<int32_t>(BATON_TYPE_INT32, {3}, {0, 2, 2});
+  g.add_node(op::kSegmentSum, {data, ids}, {g.output()});
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 SEGMENT_SUM: segment ids must start at 0 and grow by 0 or 1, as TFLite 2.9 requires (2 after 0)");
+}
+
+TEST_F(PackTest, ScatterNdFailsTheInvokeOnAnIndexOutsideTheShape) {
+  FakeGraph g;
+  const int indices = g.add_tensor(BATON_TYPE_INT32, {2, 1}, std::vector<int32_t>{1, 4}.data());
+  const int updates = g.floats({2}, {1, 2});
+  const int shape = g.constant<int32_t>(BATON_TYPE_INT32, {1}, {4});
+  g.add_node(op::kScatterNd, {indices, updates, shape}, {g.output()});
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 SCATTER_ND: index 4 of tuple 1 outside dimension 0 (size 4)");
+}
+
 TEST_F(PackTest, ReshapeInfersMinusOne) {
   FakeGraph g;
   const int input = g.floats({2, 3, 4}, std::vector<float>(24, 1.0f));
