@@ -43,7 +43,7 @@ const codes = {
   ADD_N: 106, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
   RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
-  SCATTER_ND: 122, SEGMENT_SUM: 125,
+  SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -392,6 +392,12 @@ add('segment_sum_f32', 'SEGMENT_SUM', 1, (n, v) => simple(n, 'SEGMENT_SUM', v, n
     [T([5, 2, 3]), C([5], 'INT32', i32([0, 0, 1, 2, 2])), T([3, 2, 3])]));
 add('segment_sum_i32', 'SEGMENT_SUM', 1, (n, v) => simple(n, 'SEGMENT_SUM', v, null,
     [T([4, 3], 'INT32'), C([4], 'INT32', i32([0, 0, 0, 1])), T([2, 3], 'INT32')], ['--int-range', '-100:100']));
+// LOCAL_RESPONSE_NORMALIZATION: a window past the channels' ends, and the beta TFLite special-cases.
+const lrn = (radius, bias, alpha, beta) => ['LocalResponseNormalizationOptions', {radius, bias, alpha, beta}];
+add('local_response_normalization', 'LOCAL_RESPONSE_NORMALIZATION', 1, (n, v) => simple(n, 'LOCAL_RESPONSE_NORMALIZATION', v,
+    lrn(2, 1.5, 0.3, 0.75), [T([1, 2, 3, 7]), T([1, 2, 3, 7])]));
+add('local_response_normalization_beta_half', 'LOCAL_RESPONSE_NORMALIZATION', 1, (n, v) => simple(n, 'LOCAL_RESPONSE_NORMALIZATION', v,
+    lrn(1, 0.5, 2, 0.5), [T([2, 1, 2, 5]), T([2, 1, 2, 5])]));
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

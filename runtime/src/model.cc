@@ -516,6 +516,11 @@ class ModelLoader {
       case fb::BuiltinOptions_OneHotOptions:
         o.u.one_hot = {op->builtin_options_as_OneHotOptions()->axis()};
         break;
+      case fb::BuiltinOptions_LocalResponseNormalizationOptions: {
+        auto* p = op->builtin_options_as_LocalResponseNormalizationOptions();
+        o.u.lrn = {p->radius(), p->bias(), p->alpha(), p->beta()};
+        break;
+      }
       case fb::BuiltinOptions_GeluOptions:
         o.u.gelu = {op->builtin_options_as_GeluOptions()->approximate()};
         break;

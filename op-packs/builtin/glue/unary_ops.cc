@@ -174,6 +174,23 @@ void l2_normalization_invoke(OpContext& ctx) {
   l2_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
+// Float only, as in TFLite; needs the ABI 1.2 options.
+void local_response_normalization_prepare(OpContext& ctx) {
+  ctx.require_host_abi_minor(2, "LOCAL_RESPONSE_NORMALIZATION's radius, bias, alpha and beta");
+  ctx.require_rank(ctx.input(0), "input", 4);
+  ctx.require(ctx.options().u.lrn.radius >= 0, "radius " + std::to_string(ctx.options().u.lrn.radius) + " is negative");
+  same_shape_prepare(ctx);
+}
+
+void local_response_normalization_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const auto& o = ctx.options().u.lrn;
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  local_response_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)),
+                           ctx.element_count(input) / depth, depth, o.radius, o.bias, o.alpha, o.beta);
+}
+
 // 8-bit LEAKY_RELU as TFLite computes it: the code minus the input zero point, times the fixed-point
 // multiplier of in_scale / out_scale (non-negative side) or in_scale * alpha / out_scale (negative side),
 // both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type. 8-bit
@@ -277,6 +294,8 @@ constexpr OpDef kOps[] = {
     {op::kLeakyRelu, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
     {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
     {op::kGelu, "GELU", 1, 2, gelu_prepare, gelu_invoke},
+    {op::kLocalResponseNormalization, "LOCAL_RESPONSE_NORMALIZATION", 1, 1, local_response_normalization_prepare,
+     local_response_normalization_invoke},
 };
 
 }  // namespace

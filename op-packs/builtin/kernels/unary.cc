@@ -89,4 +89,16 @@ void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth) {
   }
 }
 
+void local_response_normalize(const float* in, float* out, int64_t rows, int64_t depth, int radius, float bias,
+                              float alpha, float beta) {
+  for (int64_t r = 0; r < rows; ++r, in += depth, out += depth) {
+    for (int64_t i = 0; i < depth; ++i) {
+      const int64_t lo = std::max<int64_t>(0, i - radius), hi = std::min<int64_t>(depth - 1, i + radius);
+      float sum = 0.0f;
+      for (int64_t j = lo; j <= hi; ++j) sum += in[j] * in[j];
+      out[i] = in[i] * std::pow(bias + alpha * sum, -beta);
+    }
+  }
+}
+
 }  // namespace baton::builtin

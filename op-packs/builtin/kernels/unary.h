@@ -28,6 +28,11 @@ void log_softmax(const float* in, float* out, int64_t rows, int64_t depth);
 // out[r][i] = in[r][i] / max(sqrt(sum_j in[r][j]^2), 1e-6), TFLite's L2_NORMALIZATION over the last axis.
 void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth);
 
+// out[r][i] = in[r][i] * (bias + alpha * sum of in[r][j]^2 for |j - i| <= radius)^-beta, TFLite's
+// LOCAL_RESPONSE_NORMALIZATION over the last axis.
+void local_response_normalize(const float* in, float* out, int64_t rows, int64_t depth, int radius, float bias,
+                              float alpha, float beta);
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_UNARY_H

@@ -1,6 +1,7 @@
 /*
  * baton plugin ABI, version 1.2 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added the
- * options of MIRROR_PAD, CUMSUM, ONE_HOT and GELU to `baton_builtin_options`).
+ * options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and LOCAL_RESPONSE_NORMALIZATION to
+ * `baton_builtin_options`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -276,6 +277,11 @@ typedef struct baton_gelu_options { /* ABI 1.2 */
   int32_t approximate;              /* 1 = the tanh approximation */
 } baton_gelu_options;
 
+typedef struct baton_lrn_options { /* ABI 1.2: LOCAL_RESPONSE_NORMALIZATION */
+  int32_t radius;
+  float bias, alpha, beta;
+} baton_lrn_options;
+
 typedef struct baton_builtin_options {
   size_t struct_size;
   int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
@@ -302,6 +308,7 @@ typedef struct baton_builtin_options {
     baton_cumsum_options cumsum;         /* ABI 1.2 */
     baton_one_hot_options one_hot;       /* ABI 1.2 */
     baton_gelu_options gelu;             /* ABI 1.2 */
+    baton_lrn_options lrn;               /* ABI 1.2 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
