@@ -242,7 +242,7 @@ TEST(AbiCompat, NewerDelegateInAnAbi10Host) {
   Desc10 d{};
   std::memcpy(&d, raw, sizeof d);
   EXPECT_EQ(d.abi_major, 1u);
-  EXPECT_EQ(d.abi_minor, static_cast<uint32_t>(BATON_ABI_VERSION_MINOR));
+  EXPECT_EQ(d.abi_minor, static_cast<uint32_t>(BATON_ABI_VERSION_MINOR));  // what it was built with (>= 1.1)
   EXPECT_STREQ(d.name, "deleg-a");
   EXPECT_EQ(d.kind, BATON_PLUGIN_DELEGATE);
   ASSERT_NE(d.delegate, nullptr);

@@ -41,6 +41,9 @@ const codes = {
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
   ADD_N: 106, ADD: 0, SUB: 41, MUL: 18, MINIMUM: 57, MAXIMUM: 55, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
+  RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
+  SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -192,6 +195,24 @@ for (const op of ['REDUCE_MAX', 'REDUCE_MIN']) {
   add(`${l}_u8`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([2, 5], 'UINT8', {q: [0.3, 11]}), C([1], 'INT32', i32([1])), T([2], 'UINT8', {q: [0.3, 11]})]));
   add(`${l}_i8`, op, 2, (n, v) => simple(n, op, v, reducer(true), [T([3, 4], 'INT8', {q: [0.3, -5]}), C([1], 'INT32', i32([0])), T([1, 4], 'INT8', {q: [0.3, -5]})]));
 }
+// 8-bit SUM: rescaled in float when the output's quantization differs, summed in codes otherwise.
+add('sum_u8_rescale', 'SUM', 1, (n, v) => simple(n, 'SUM', v, reducer(false),
+    [T([3, 5, 16], 'UINT8', {q: [0.02, 120]}), C([1], 'INT32', i32([1])), T([3, 16], 'UINT8', {q: [0.09, 40]})]));
+add('sum_i8_rescale_keep', 'SUM', 2, (n, v) => simple(n, 'SUM', v, reducer(true),
+    [T([3, 40, 6], 'INT8', {q: [0.05, -7]}), C([2], 'INT32', i32([0, -1])), T([1, 40, 1], 'INT8', {q: [0.3, 3]})]));
+add('sum_i8_same_quantization', 'SUM', 2, (n, v) => simple(n, 'SUM', v, reducer(false),
+    [T([4, 3], 'INT8', {q: [0.1, 0]}), C([1], 'INT32', i32([0])), T([3], 'INT8', {q: [0.1, 0]})]));
+// 8-bit MEAN: TFLite's three paths (rank 4 keep_dims over literal axes [1, 2]; same quantization;
+// rescaled in float), each in uint8 and int8.
+const mean = (name, version, keep, inShape, axes, outShape, type, qIn, qOut) => add(name, 'MEAN', version,
+    (n, v) => simple(n, 'MEAN', v, reducer(keep), [T(inShape, type, {q: qIn}), C([axes.length], 'INT32', i32(axes)), T(outShape, type, {q: qOut})]));
+mean('mean_u8_spatial', 1, true, [2, 5, 6, 8], [1, 2], [2, 1, 1, 8], 'UINT8', [0.05, 120], [0.03, 100]);
+mean('mean_i8_spatial', 2, true, [2, 4, 7, 5], [2, 1], [2, 1, 1, 5], 'INT8', [0.04, -10], [0.02, 5]);
+mean('mean_u8_same_quantization', 1, false, [3, 4, 5], [1], [3, 5], 'UINT8', [0.1, 128], [0.1, 128]);
+mean('mean_i8_same_quantization', 2, false, [4, 6], [-1], [4], 'INT8', [0.1, -3], [0.1, -3]);
+mean('mean_u8_rescale', 1, false, [2, 3, 4], [0, 2], [3], 'UINT8', [0.07, 10], [0.02, 200]);
+mean('mean_i8_negative_spatial_axes', 2, true, [1, 4, 4, 3], [-3, -2], [1, 1, 1, 3], 'INT8', [0.04, 3], [0.01, -20]);
+mean('mean_u8_spatial_no_keep', 1, false, [2, 4, 4, 3], [1, 2], [2, 3], 'UINT8', [0.04, 130], [0.015, 128]);
 for (const op of ['REDUCE_ANY', 'REDUCE_ALL']) {
   const l = op.toLowerCase();
   add(`${l}_axis1`, op, 1, (n, v) => simple(n, op, v, reducer(false), [T([6, 2], 'BOOL'), C([1], 'INT32', i32([1])), T([6], 'BOOL')], seed(op === 'REDUCE_ALL' ? 9 : 3)));
@@ -219,6 +240,13 @@ add('split_v_u8_axis0', 'SPLIT_V', 1, (n, v) => model(n, 'SPLIT_V', v, ['SplitVO
 // ---- L2_NORMALIZATION (float) ----
 add('l2_normalization_2d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([3, 5]), T([3, 5])]));
 add('l2_normalization_4d', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([1, 2, 2, 3]), T([1, 2, 2, 3])]));
+
+add('l2_normalization_u8', 'L2_NORMALIZATION', 1, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}],
+    [T([6, 24], 'UINT8', {q: [0.05, 120]}), T([6, 24], 'UINT8', {q: [1 / 128, 128]})]));
+add('l2_normalization_i8_4d', 'L2_NORMALIZATION', 2, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}],
+    [T([1, 3, 2, 40], 'INT8', {q: [0.1, -6]}), T([1, 3, 2, 40], 'INT8', {q: [1 / 128, 0]})]));
+add('l2_normalization_i8_short_rows', 'L2_NORMALIZATION', 2, (n, v) => simple(n, 'L2_NORMALIZATION', v, ['L2NormOptions', {fused_activation_function: 'NONE'}],
+    [T([16, 2], 'INT8', {q: [0.1, 0]}), T([16, 2], 'INT8', {q: [1 / 128, 0]})], ['--int-range', '-2:2']));
 
 // ---- ADD_N, LEAKY_RELU, FILL, RANGE ----
 add('add_n_f32', 'ADD_N', 1, (n, v) => simple(n, 'ADD_N', v, null, [T([2, 3]), T([2, 3]), T([2, 3]), T([2, 3])]));
@@ -297,6 +325,86 @@ add('sub_i64_scalar', 'SUB', 1, (n, v) => simple(n, 'SUB', v, null, [T([5], 'INT
 add('mul_i32_rank3', 'MUL', 1, (n, v) => simple(n, 'MUL', v, null, [T([2, 1, 3], 'INT32'), T([4, 1], 'INT32'), T([2, 4, 3], 'INT32')], ['--int-range', '-3000:3000']));
 add('minimum_i32_broadcast', 'MINIMUM', 1, (n, v) => simple(n, 'MINIMUM', v, null, [T([3, 4], 'INT32'), T([4], 'INT32'), T([3, 4], 'INT32')]));
 add('maximum_i64_broadcast', 'MAXIMUM', 1, (n, v) => simple(n, 'MAXIMUM', v, null, [T([4, 1], 'INT64'), T([3], 'INT64'), T([4, 3], 'INT64')]));
+
+// ---- MIRROR_PAD, CUMSUM, ONE_HOT, GELU: the ops whose options the ABI carries since 1.2 ----
+const mirror = (mode) => ['MirrorPadOptions', {mode}];
+add('mirror_pad_reflect_f32', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('REFLECT'),
+    [T([2, 3, 4]), C([3, 2], 'INT32', i32([1, 0, 2, 1, 0, 3])), T([3, 6, 7])]));
+add('mirror_pad_symmetric_i32_i64_paddings', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('SYMMETRIC'),
+    [T([3, 4], 'INT32'), C([2, 2], 'INT64', i64([3, 0, 1, 4])), T([6, 9], 'INT32')]));
+add('mirror_pad_reflect_u8', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('REFLECT'),
+    [T([1, 3, 3, 2], 'UINT8', {q: [0.1, 7]}), C([4, 2], 'INT32', i32([0, 0, 1, 1, 2, 2, 0, 0])), T([1, 5, 7, 2], 'UINT8', {q: [0.1, 7]})]));
+add('mirror_pad_symmetric_i8', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('SYMMETRIC'),
+    [T([5], 'INT8', {q: [0.1, -3]}), C([1, 2], 'INT32', i32([2, 5])), T([12], 'INT8', {q: [0.1, -3]})]));
+add('mirror_pad_symmetric_i64', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('SYMMETRIC'),
+    [T([2, 2], 'INT64'), C([2, 2], 'INT32', i32([1, 2, 2, 1])), T([5, 5], 'INT64')], ['--int-range', '-50:50']));
+const cumsum = (exclusive, reverse) => ['CumsumOptions', {exclusive, reverse}];
+add('cumsum_f32_axis1', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(false, false), [T([2, 3, 4]), C([], 'INT32', i32([1])), T([2, 3, 4])]));
+add('cumsum_f32_exclusive_reverse', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(true, true), [T([2, 3, 4]), C([], 'INT32', i32([-1])), T([2, 3, 4])]));
+add('cumsum_i32_reverse', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(false, true), [T([4, 3], 'INT32'), C([], 'INT32', i32([0])), T([4, 3], 'INT32')], ['--int-range', '-1000:1000']));
+add('cumsum_i64_exclusive', 'CUMSUM', 1, (n, v) => simple(n, 'CUMSUM', v, cumsum(true, false), [T([5], 'INT64'), C([], 'INT32', i32([0])), T([5], 'INT64')], ['--int-range', '-1000:1000']));
+const oneHot = (name, axis, indices, depth, type, on, off, outShape, peerArgs = ['--int-range', '-1:4']) =>
+  add(name, 'ONE_HOT', 1, (n, v) => simple(n, 'ONE_HOT', v, ['OneHotOptions', {axis}],
+      [indices, C([], 'INT32', i32([depth])), C([], type, on), C([], type, off), T(outShape, type)], peerArgs));
+oneHot('one_hot_f32_last_axis', -1, T([2, 3], 'INT32'), 4, 'FLOAT32', f32([2.5]), f32([-1]), [2, 3, 4]);
+oneHot('one_hot_i32_i64_indices_axis0', 0, T([3], 'INT64'), 5, 'INT32', i32([7]), i32([-2]), [5, 3]);
+oneHot('one_hot_bool_axis1', 1, T([2, 2], 'INT32'), 3, 'BOOL', b8([true]), b8([false]), [2, 3, 2]);
+oneHot('one_hot_i64_scalar', 0, T([], 'INT32'), 3, 'INT64', i64([5]), i64([1]), [3]);
+oneHot('one_hot_u8', -1, T([4], 'INT32'), 3, 'UINT8', [200], [3], [4, 3]);
+oneHot('one_hot_i8_axis1', 1, T([2, 2], 'INT64'), 2, 'INT8', [100], [156], [2, 2, 2]);
+const gelu = (approximate) => ['GeluOptions', {approximate}];
+add('gelu_f32', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(false), [T([3, 7]), T([3, 7])]));
+add('gelu_f32_approximate', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(true), [T([3, 7]), T([3, 7])]));
+add('gelu_u8', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(false), [T([4, 64], 'UINT8', {q: [0.03, 130]}), T([4, 64], 'UINT8', {q: [0.02, 12]})]));
+// 8-bit TANH and int8 ELU: TFLite's tables of the float function; any output scale.
+add('tanh_u8', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'UINT8', {q: [0.05, 120]}), T([4, 64], 'UINT8', {q: [1 / 128, 128]})]));
+add('tanh_i8_other_scale', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'INT8', {q: [0.03, 10]}), T([4, 64], 'INT8', {q: [0.009, -3]})]));
+add('elu_i8', 'ELU', 1, (n, v) => simple(n, 'ELU', v, null, [T([4, 64], 'INT8', {q: [0.05, 20]}), T([4, 64], 'INT8', {q: [0.03, -60]})]));
+// 8-bit ReLUs: rescaled to the output's quantization, clamped to the activation's codes.
+add('relu_u8_rescale', 'RELU', 1, (n, v) => simple(n, 'RELU', v, null, [T([4, 32], 'UINT8', {q: [0.05, 120]}), T([4, 32], 'UINT8', {q: [0.03, 10]})]));
+add('relu_i8_same_quantization', 'RELU', 2, (n, v) => simple(n, 'RELU', v, null, [T([4, 32], 'INT8', {q: [0.05, -20]}), T([4, 32], 'INT8', {q: [0.05, -20]})]));
+add('relu6_i8', 'RELU6', 2, (n, v) => simple(n, 'RELU6', v, null, [T([4, 32], 'INT8', {q: [0.06, 5]}), T([4, 32], 'INT8', {q: [0.025, -128]})]));
+add('relu6_u8', 'RELU6', 1, (n, v) => simple(n, 'RELU6', v, null, [T([4, 32], 'UINT8', {q: [0.04, 100]}), T([4, 32], 'UINT8', {q: [0.02, 3]})]));
+add('relu_n1_to_1_u8', 'RELU_N1_TO_1', 1, (n, v) => simple(n, 'RELU_N1_TO_1', v, null, [T([4, 32], 'UINT8', {q: [0.02, 128]}), T([4, 32], 'UINT8', {q: [0.009, 130]})]));
+add('relu_n1_to_1_i8', 'RELU_N1_TO_1', 1, (n, v) => simple(n, 'RELU_N1_TO_1', v, null, [T([4, 32], 'INT8', {q: [0.015, 0]}), T([4, 32], 'INT8', {q: [0.008, -1]})]));
+add('gelu_i8_approximate', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(true), [T([4, 64], 'INT8', {q: [0.04, -5]}), T([4, 64], 'INT8', {q: [0.025, -100]})]));
+
+// ---- L2_POOL_2D, EMBEDDING_LOOKUP, TOPK_V2 ----
+const pool = (padding, stride, filter, act = 'NONE') => ['Pool2DOptions',
+    {padding, stride_w: stride, stride_h: stride, filter_width: filter, filter_height: filter, fused_activation_function: act}];
+add('l2_pool_2d_same', 'L2_POOL_2D', 1, (n, v) => simple(n, 'L2_POOL_2D', v, pool('SAME', 2, 3), [T([1, 7, 8, 3]), T([1, 4, 4, 3])]));
+add('l2_pool_2d_valid_relu6', 'L2_POOL_2D', 1, (n, v) => simple(n, 'L2_POOL_2D', v, pool('VALID', 1, 2, 'RELU6'), [T([2, 4, 5, 2]), T([2, 3, 4, 2])]));
+const lookup = (name, version, ids, tableShape, type, tableData, q, outType, outShape) => add(name, 'EMBEDDING_LOOKUP', version,
+    (n, v) => simple(n, 'EMBEDDING_LOOKUP', v, null, [C([ids.length], 'INT32', i32(ids)), C(tableShape, type, tableData, q ? {q} : {}), T(outShape, outType, q && outType !== 'FLOAT32' ? {q} : {})]));
+lookup('embedding_lookup_f32', 1, [2, 0, 2, 1], [3, 2, 2], 'FLOAT32', f32([0.5, -1, 2, 3.25, 4, 5, -6, 7, 8.5, 9, 10, -11]), null, 'FLOAT32', [4, 2, 2]);
+lookup('embedding_lookup_u8', 1, [1, 1, 0], [2, 3], 'UINT8', [1, 2, 3, 200, 250, 7], [0.5, 3], 'UINT8', [3, 3]);
+lookup('embedding_lookup_i8_hybrid', 3, [0, 2], [3, 4], 'INT8', [1, 255, 3, 128, 5, 6, 7, 8, 127, 200, 11, 0], [0.25, 0], 'FLOAT32', [2, 4]);
+const topk = (name, shape, k, type, peerArgs = []) => add(name, 'TOPK_V2', 1, (n, v) => model(n, 'TOPK_V2', v, null,
+    [T(shape, type, type.endsWith('INT8') ? {q: [0.1, 0]} : {}), C([], 'INT32', i32([k])),
+     T([...shape.slice(0, -1), k], type, type.endsWith('INT8') ? {q: [0.1, 0]} : {}), T([...shape.slice(0, -1), k], 'INT32')],
+    {inputs: [0], outputs: [2, 3], opInputs: [0, 1]}, peerArgs));
+topk('topk_v2_f32', [3, 10], 4, 'FLOAT32');
+topk('topk_v2_i32_ties', [4, 8], 5, 'INT32', ['--int-range', '-2:2']);
+topk('topk_v2_u8_rank3', [2, 2, 6], 6, 'UINT8');
+topk('topk_v2_i8', [16], 3, 'INT8');
+topk('topk_v2_i64', [2, 5], 1, 'INT64', ['--int-range', '-3:3']);
+// ---- SCATTER_ND (repeated tuples add up), SEGMENT_SUM ----
+add('scatter_nd_f32_rows', 'SCATTER_ND', 1, (n, v) => simple(n, 'SCATTER_ND', v, null,
+    [C([3, 1], 'INT32', i32([3, 0, 3])), T([3, 2, 3]), C([3], 'INT32', i32([5, 2, 3])), T([5, 2, 3])]));
+add('scatter_nd_i32_elements', 'SCATTER_ND', 1, (n, v) => simple(n, 'SCATTER_ND', v, null,
+    [C([2, 2, 2], 'INT32', i32([0, 1, 2, 2, 1, 0, 0, 1])), T([2, 2], 'INT32'), C([2], 'INT32', i32([3, 3])), T([3, 3], 'INT32')], ['--int-range', '-50:50']));
+add('scatter_nd_u8', 'SCATTER_ND', 1, (n, v) => simple(n, 'SCATTER_ND', v, null,
+    [C([4, 1], 'INT32', i32([1, 1, 0, 1])), T([4, 3], 'UINT8', {q: [0.1, 0]}), C([2], 'INT32', i32([2, 3])), T([2, 3], 'UINT8', {q: [0.1, 0]})]));
+add('segment_sum_f32', 'SEGMENT_SUM', 1, (n, v) => simple(n, 'SEGMENT_SUM', v, null,
+    [T([5, 2, 3]), C([5], 'INT32', i32([0, 0, 1, 2, 2])), T([3, 2, 3])]));
+add('segment_sum_i32', 'SEGMENT_SUM', 1, (n, v) => simple(n, 'SEGMENT_SUM', v, null,
+    [T([4, 3], 'INT32'), C([4], 'INT32', i32([0, 0, 0, 1])), T([2, 3], 'INT32')], ['--int-range', '-100:100']));
+// LOCAL_RESPONSE_NORMALIZATION: a window past the channels' ends, and the beta TFLite special-cases.
+const lrn = (radius, bias, alpha, beta) => ['LocalResponseNormalizationOptions', {radius, bias, alpha, beta}];
+add('local_response_normalization', 'LOCAL_RESPONSE_NORMALIZATION', 1, (n, v) => simple(n, 'LOCAL_RESPONSE_NORMALIZATION', v,
+    lrn(2, 1.5, 0.3, 0.75), [T([1, 2, 3, 7]), T([1, 2, 3, 7])]));
+add('local_response_normalization_beta_half', 'LOCAL_RESPONSE_NORMALIZATION', 1, (n, v) => simple(n, 'LOCAL_RESPONSE_NORMALIZATION', v,
+    lrn(1, 0.5, 2, 0.5), [T([2, 1, 2, 5]), T([2, 1, 2, 5])]));
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

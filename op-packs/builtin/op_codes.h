@@ -101,6 +101,16 @@ inline constexpr int32_t kSpaceToBatchNd = 38;
 inline constexpr int32_t kRange = 96;
 inline constexpr int32_t kLeakyRelu = 98;
 inline constexpr int32_t kAddN = 106;
+inline constexpr int32_t kOneHot = 85;
+inline constexpr int32_t kMirrorPad = 100;
+inline constexpr int32_t kCumsum = 128;
+inline constexpr int32_t kGelu = 150;
+inline constexpr int32_t kEmbeddingLookup = 7;
+inline constexpr int32_t kL2Pool2d = 12;
+inline constexpr int32_t kLocalResponseNormalization = 13;
+inline constexpr int32_t kTopkV2 = 48;
+inline constexpr int32_t kScatterNd = 122;
+inline constexpr int32_t kSegmentSum = 125;
 
 }  // namespace baton::builtin::op
 

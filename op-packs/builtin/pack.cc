@@ -17,13 +17,14 @@ namespace baton::builtin {
 namespace {
 
 const baton_host_api* g_api = nullptr;
+uint32_t g_host_abi_minor = 0;  // what the entry point was told; kernels check it for newer options
 
 const std::vector<OpDef>& op_defs() {
   static const std::vector<OpDef> defs = [] {
     std::vector<OpDef> all;
     for (auto family : {conv_ops(), fully_connected_ops(), binary_ops(), unary_ops(), pool_ops(), reshape_ops(),
                         slice_ops(), resize_ops(), dequantize_ops(), quantize_ops(), logic_ops(), shape_ops(),
-                        reduce_ops()}) {
+                        reduce_ops(), mirror_pad_ops(), scan_ops(), index_ops()}) {
       all.insert(all.end(), family.begin(), family.end());
     }
     return all;
@@ -114,6 +115,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     auto state = std::make_unique<PluginState>();
     state->api = g_api;
     state->host = host;
+    state->host_abi_minor = g_host_abi_minor;
     int64_t threads = g_api->option_int(host, "threads", 0);
     if (threads <= 0) threads = g_api->thread_count(host);
     if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -166,7 +168,6 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
                                                                          uint32_t host_abi_minor,
                                                                          const baton_host_api* api,
                                                                          baton_error* error) {
-  (void)host_abi_minor;
   if (!api) return nullptr;
   if (host_abi_major != BATON_ABI_VERSION_MAJOR) {
     api->error_set(error, ("builtin: built for ABI major " + std::to_string(BATON_ABI_VERSION_MAJOR) +
@@ -181,6 +182,7 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
   }
   try {
     baton::builtin::g_api = api;
+    baton::builtin::g_host_abi_minor = host_abi_minor;
     return baton::builtin::describe();
   } catch (...) {
     api->error_set(error, "builtin: out of memory while describing the ops");

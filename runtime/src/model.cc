@@ -516,6 +516,25 @@ class ModelLoader {
       case fb::BuiltinOptions_LeakyReluOptions:
         o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
         break;
+      case fb::BuiltinOptions_MirrorPadOptions:
+        o.u.mirror_pad = {op->builtin_options_as_MirrorPadOptions()->mode()};
+        break;
+      case fb::BuiltinOptions_CumsumOptions: {
+        auto* p = op->builtin_options_as_CumsumOptions();
+        o.u.cumsum = {p->exclusive(), p->reverse()};
+        break;
+      }
+      case fb::BuiltinOptions_OneHotOptions:
+        o.u.one_hot = {op->builtin_options_as_OneHotOptions()->axis()};
+        break;
+      case fb::BuiltinOptions_LocalResponseNormalizationOptions: {
+        auto* p = op->builtin_options_as_LocalResponseNormalizationOptions();
+        o.u.lrn = {p->radius(), p->bias(), p->alpha(), p->beta()};
+        break;
+      }
+      case fb::BuiltinOptions_GeluOptions:
+        o.u.gelu = {op->builtin_options_as_GeluOptions()->approximate()};
+        break;
       case fb::BuiltinOptions_WhileOptions:
       case fb::BuiltinOptions_IfOptions:
       case fb::BuiltinOptions_CallOnceOptions:

@@ -18,6 +18,28 @@ size_t element_size(baton_tensor_type type) {
   }
 }
 
+int normalize_axis(const OpContext& ctx, int64_t axis, int rank) {
+  ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
+                                                std::to_string(rank));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+void require_like_input(const OpContext& ctx, const baton_tensor* in, const baton_tensor* out) {
+  ctx.require(ctx.type(in) == ctx.type(out), std::string("output type ") + type_name(ctx.type(out)) +
+                                                 " differs from the input's " + type_name(ctx.type(in)));
+  const TensorQuant qi = ctx.quant(in), qo = ctx.quant(out);
+  if (qi.count == 1 && qo.count == 1) {
+    ctx.require(qi.scale() == qo.scale() && qi.zero_point() == qo.zero_point(),
+                "the output's scale and zero point differ from the input's; this op does not rescale");
+  }
+}
+
+void OpContext::require_host_abi_minor(uint32_t minor, const char* what) const {
+  if (plugin_.host_abi_minor >= minor) return;
+  fail(BATON_UNSUPPORTED, std::string("the host (plugin ABI 1.") + std::to_string(plugin_.host_abi_minor) +
+                              ") does not pass " + what + "; ABI 1." + std::to_string(minor) + " does");
+}
+
 baton_tensor* OpContext::optional_input(int i) const {
   if (i >= input_count()) return nullptr;
   return api_.node_input(node_, i);

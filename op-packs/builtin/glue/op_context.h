@@ -44,6 +44,7 @@ class OpError {
 struct PluginState {
   const baton_host_api* api = nullptr;
   const baton_plugin_host* host = nullptr;
+  uint32_t host_abi_minor = 0;
   int threads = 1;
   std::unique_ptr<ThreadPool> pool;  // null when single-threaded
 };
@@ -102,6 +103,9 @@ class OpContext {
   const baton_builtin_options& options() const { return *api_.node_builtin_options(node_); }
   Parallel* parallel() const { return plugin_.pool.get(); }
   int workers() const { return plugin_.threads; }
+  // Fails (naming `what`) when the host's ABI minor is older than `minor`: it would not fill the
+  // options that minor added, and the op would silently run with zeros for them.
+  void require_host_abi_minor(uint32_t minor, const char* what) const;
 
   int input_count() const { return api_.node_input_count(node_); }
   int output_count() const { return api_.node_output_count(node_); }
@@ -186,6 +190,26 @@ class OpContext {
 // Element size of the types data-movement ops accept (float32, int32, int64, ...); 0 if none.
 size_t element_size(baton_tensor_type type);
 
+// Calls f with a zero of the C++ type of a numeric tensor type: float32, int32, int64, uint8 or int8
+// (any other type does nothing; prepare has refused it).
+template <typename F>
+void with_numeric_type(baton_tensor_type type, F&& f) {
+  switch (type) {
+    case BATON_TYPE_FLOAT32: return f(float{});
+    case BATON_TYPE_INT32: return f(int32_t{});
+    case BATON_TYPE_INT64: return f(int64_t{});
+    case BATON_TYPE_UINT8: return f(uint8_t{});
+    case BATON_TYPE_INT8: return f(int8_t{});
+    default: return;
+  }
+}
+
+// An axis in [-rank, rank) made non-negative; fails naming it otherwise.
+int normalize_axis(const OpContext& ctx, int64_t axis, int rank);
+// Same type as the input, and for quantized types the same scale and zero point (for ops that move or
+// place codes without rescaling them).
+void require_like_input(const OpContext& ctx, const baton_tensor* in, const baton_tensor* out);
+
 // The op families, each in its own file.
 std::span<const OpDef> conv_ops();
 std::span<const OpDef> fully_connected_ops();
@@ -200,6 +224,9 @@ std::span<const OpDef> quantize_ops();
 std::span<const OpDef> logic_ops();
 std::span<const OpDef> shape_ops();
 std::span<const OpDef> reduce_ops();
+std::span<const OpDef> mirror_pad_ops();
+std::span<const OpDef> scan_ops();
+std::span<const OpDef> index_ops();
 
 }  // namespace baton::builtin
 

@@ -1,4 +1,5 @@
-// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc.
+// AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D (float) and MEAN. 8-bit pooling is prepared by glue/quantized_ops.cc, 8-bit
+// MEAN by glue/reduce_ops.cc.
 #include <vector>
 
 #include "glue/op_context.h"
@@ -17,6 +18,7 @@ struct PoolState : OpState {
 void pool_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const bool quantized = ctx.type(input) == BATON_TYPE_UINT8 || ctx.type(input) == BATON_TYPE_INT8;
+  if (ctx.op_code() == op::kL2Pool2d) ctx.require_float(input, "input");  // TFLite's L2 pool is float only
   if (!quantized) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_rank(input, "input", 4);
   const auto& o = ctx.options().u.pool;
@@ -45,6 +47,10 @@ void average_pool_invoke(OpContext& ctx) {
   average_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
 }
 
+void l2_pool_invoke(OpContext& ctx) {
+  l2_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
+}
+
 void max_pool_invoke(OpContext& ctx) {
   max_pool(ctx.state<PoolState>().params, ctx.data<float>(ctx.input(0)), ctx.mutable_data<float>(ctx.output(0)));
 }
@@ -55,7 +61,7 @@ struct ReduceState : OpState {
 
 void mean_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require_float(input, "input");
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   const auto in = ctx.shape(input);
   const int rank = static_cast<int>(in.size());
   ctx.require(rank <= kMaxReduceRank, "rank above " + std::to_string(kMaxReduceRank) + " not supported");
@@ -70,8 +76,9 @@ void mean_prepare(OpContext& ctx) {
     if (!((mask >> d) & 1u)) out.push_back(in[d]);
     else if (ctx.options().u.reducer.keep_dims) out.push_back(1);
   }
-  ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(input) != BATON_TYPE_FLOAT32) return quantized_mean_prepare(ctx);
+  ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
 }
 
 void mean_invoke(OpContext& ctx) {
@@ -81,6 +88,7 @@ void mean_invoke(OpContext& ctx) {
 constexpr OpDef kOps[] = {
     {op::kAveragePool2d, "AVERAGE_POOL_2D", 1, 3, pool_prepare, average_pool_invoke},
     {op::kMaxPool2d, "MAX_POOL_2D", 1, 3, pool_prepare, max_pool_invoke},
+    {op::kL2Pool2d, "L2_POOL_2D", 1, 1, pool_prepare, l2_pool_invoke},
     {op::kMean, "MEAN", 1, 3, mean_prepare, mean_invoke},
 };
 

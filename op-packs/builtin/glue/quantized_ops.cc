@@ -149,15 +149,19 @@ void quantized_pool_prepare(OpContext& ctx, const PoolParams& geometry) {
   ctx.set_invoke(ctx.op_code() == op::kMaxPool2d ? quantized_max_pool_invoke : quantized_average_pool_invoke);
 }
 
-void quantized_logistic_prepare(OpContext& ctx) {
+void quantized_table_prepare(OpContext& ctx, float (*f)(float)) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* output = ctx.output(0);
   require_same_type(ctx, input, output, "output");
   const ActQuant qi = ctx.act_quant(input, "input");
   const ActQuant qo = ctx.act_quant(output, "output");
-  require_unit_output(ctx, qo);
-  logistic_table(qi.is_signed, qi.scale, qi.zero_point, qo.scale, qo.zero_point, ctx.state<TableState>().table);
+  lookup_table(qi.is_signed, qi.scale, qi.zero_point, qo.scale, qo.zero_point, f, ctx.state<TableState>().table);
   ctx.set_invoke(table_invoke);
+}
+
+void quantized_logistic_prepare(OpContext& ctx) {
+  require_unit_output(ctx, ctx.act_quant(ctx.output(0), "output"));
+  quantized_table_prepare(ctx, sigmoid);
 }
 
 void quantized_softmax_prepare(OpContext& ctx) {

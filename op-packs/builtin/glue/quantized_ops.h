@@ -34,7 +34,12 @@ void hybrid_fully_connected_prepare(OpContext& ctx, int units, int depth, int ba
 void quantized_binary_prepare(OpContext& ctx, const BroadcastPlan& plan);
 void quantized_pool_prepare(OpContext& ctx, const PoolParams& geometry);
 void quantized_logistic_prepare(OpContext& ctx);
+// An op TFLite computes through a 256-entry table of f over the input codes (ELU, GELU, ...); the output
+// has the input's shape (already set) and type, any scale and zero point.
+void quantized_table_prepare(OpContext& ctx, float (*f)(float));
 void quantized_softmax_prepare(OpContext& ctx);
+// glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
+void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.
 void quantized_concat_prepare(OpContext& ctx, int64_t outer, std::vector<int64_t> chunks);
 

@@ -3,12 +3,17 @@
 // ARG_MAX / ARG_MIN over one constant axis. The input is walked once in row-major order and each element
 // folded into its output, the order TFLite's reference reduction uses, so float sums round the same way.
 // 8-bit REDUCE_MAX / REDUCE_MIN compare codes, which needs the output to share the input's quantization
-// (as TFLite requires); 8-bit SUM and PROD rescale in TFLite and are refused here.
+// (as TFLite requires); 8-bit SUM sums codes when the output shares the input's quantization and
+// rescales in float as TFLite does otherwise; 8-bit PROD is refused here.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/quantized_ops.h"
 #include "op_codes.h"
 
 namespace baton::builtin {
@@ -55,8 +60,8 @@ FoldPlan plan_fold(std::span<const int32_t> shape, const std::vector<bool>& redu
   return p;
 }
 
-template <typename T, typename F>
-void fold(const FoldPlan& p, const T* in, T* out, F f) {
+template <typename T, typename Acc, typename F>
+void fold(const FoldPlan& p, const T* in, Acc* out, F f) {
   if (p.in_count == 0) return;
   const int last = p.rank - 1;
   const int64_t n = p.dims[last], step = p.out_strides[last];
@@ -75,6 +80,14 @@ void fold(const FoldPlan& p, const T* in, T* out, F f) {
 
 struct ReduceState : OpState {
   FoldPlan plan;
+  // 8-bit SUM whose output is quantized differently from its input: TFLite sums the codes in int32,
+  // then maps each sum s to int32(round(s * scale + bias)) + out_zero in float, scale = in_scale /
+  // out_scale and bias = -in_zero * scale * count (count = elements summed per output), and narrows
+  // the result to the output type without clamping (it wraps).
+  bool rescale = false;
+  float scale = 1.0f, bias = 0.0f;
+  int32_t out_zero = 0;
+  std::vector<int32_t> sums;
 };
 
 void reduce_prepare(OpContext& ctx) {
@@ -86,14 +99,24 @@ void reduce_prepare(OpContext& ctx) {
     case op::kReduceMax: case op::kReduceMin:
       ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_INT8});
       break;
+    case op::kSum:
+      ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+      break;
     default: ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64}); break;
   }
   ctx.require(ctx.type(out) == ctx.type(in), std::string("output type ") + type_name(ctx.type(out)) +
                                                  " differs from the input's " + type_name(ctx.type(in)));
+  auto& state = ctx.state<ReduceState>();
+  state.rescale = false;
   if (ctx.type(in) == BATON_TYPE_UINT8 || ctx.type(in) == BATON_TYPE_INT8) {
     const ActQuant a = ctx.act_quant(in, "input"), b = ctx.act_quant(out, "output");
-    ctx.require(a.scale == b.scale && a.zero_point == b.zero_point,
+    const bool same = a.scale == b.scale && a.zero_point == b.zero_point;
+    ctx.require(same || code == op::kSum,
                 "the output's scale and zero point differ from the input's; this kernel does not rescale");
+    state.rescale = !same;
+    state.scale = a.scale / b.scale;
+    state.out_zero = b.zero_point;
+    state.bias = static_cast<float>(-a.zero_point);  // times scale and the count below
   }
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
@@ -111,7 +134,23 @@ void reduce_prepare(OpContext& ctx) {
     else if (keep) out_shape.push_back(1);
   }
   ctx.set_output_shape(out, out_shape);
-  ctx.state<ReduceState>().plan = plan_fold(shape, reduced);
+  state.plan = plan_fold(shape, reduced);
+  if (state.rescale) {
+    const int64_t count = state.plan.out_count > 0 ? state.plan.in_count / state.plan.out_count : 0;
+    state.bias = state.bias * state.scale * static_cast<float>(count);
+    state.sums.assign(static_cast<size_t>(state.plan.out_count), 0);
+  }
+}
+
+template <typename T>
+void rescaled_sum(ReduceState& s, const T* in, T* out) {
+  std::fill(s.sums.begin(), s.sums.end(), 0);
+  fold(s.plan, in, s.sums.data(), [](int32_t acc, T v) { return acc + static_cast<int32_t>(v); });
+  if (s.plan.in_count == 0) return;  // TFLite leaves the output untouched when nothing is summed
+  for (int64_t i = 0; i < s.plan.out_count; ++i) {
+    const int32_t value = static_cast<int32_t>(std::round(static_cast<float>(s.sums[i]) * s.scale + s.bias)) + s.out_zero;
+    out[i] = static_cast<T>(value);
+  }
 }
 
 template <typename T>
@@ -137,9 +176,14 @@ void reduce_typed(int32_t code, const FoldPlan& p, const T* in, T* out) {
 }
 
 void reduce_invoke(OpContext& ctx) {
-  const FoldPlan& p = ctx.state<ReduceState>().plan;
+  auto& state = ctx.state<ReduceState>();
+  const FoldPlan& p = state.plan;
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
+  if (state.rescale) {
+    if (ctx.type(in) == BATON_TYPE_UINT8) return rescaled_sum(state, ctx.data<uint8_t>(in), ctx.mutable_data<uint8_t>(out));
+    return rescaled_sum(state, ctx.data<int8_t>(in), ctx.mutable_data<int8_t>(out));
+  }
   const int32_t code = ctx.op_code();
   switch (ctx.type(in)) {
     case BATON_TYPE_FLOAT32: return reduce_typed(code, p, ctx.data<float>(in), ctx.mutable_data<float>(out));
@@ -251,6 +295,113 @@ void arg_invoke(OpContext& ctx) {
     default: return;
   }
 }
+
+// ---- 8-bit MEAN (the float MEAN is glue/pool_ops.cc) ----
+//
+// TFLite 2.9 (x86, reference kernels) takes one of three paths:
+//  - kSpatial: rank 4, keep_dims, axes given literally as [1, 2] or [2, 1]. uint8: the code sum times
+//    the multiplier of in_scale / (count * out_scale) (formed in float), plus out_zero - round(in_zero *
+//    in_scale / out_scale) (half away from zero, in float). int8: the sum of (code - in_zero) times the
+//    multiplier of in_scale / out_scale, divided by count rounding half away from zero, plus out_zero.
+//    Both clamped to the type.
+//  - kSameQuantization (otherwise, same scale and zero point): the code sum divided by count in integers
+//    (truncating toward zero).
+//  - kRescale (otherwise): mean = float(sum) / count, then round(mean * in_scale / out_scale - in_zero *
+//    scale) + out_zero in float, clamped.
+enum class QMeanPath { kSpatial, kSameQuantization, kRescale };
+
+struct QMeanState : OpState {
+  FoldPlan plan;
+  QMeanPath path = QMeanPath::kRescale;
+  int32_t count = 1, in_zero = 0, out_zero = 0, bias = 0;
+  QuantizedMultiplier m;
+  float scale = 1.0f, float_bias = 0.0f;
+  CodeRange range;
+  std::vector<int32_t> sums;
+};
+
+template <typename T>
+void quantized_mean(QMeanState& s, const T* in, T* out) {
+  std::fill(s.sums.begin(), s.sums.end(), 0);
+  fold(s.plan, in, s.sums.data(), [](int32_t acc, T v) { return acc + static_cast<int32_t>(v); });
+  const bool is_signed = std::is_signed_v<T>;
+  for (size_t i = 0; i < s.sums.size(); ++i) {
+    int32_t v = s.sums[i];
+    switch (s.path) {
+      case QMeanPath::kSpatial:
+        if (is_signed) {
+          v = multiply_by_quantized_multiplier(v - s.count * s.in_zero, s.m);
+          v = (v > 0 ? v + s.count / 2 : v - s.count / 2) / s.count + s.out_zero;
+        } else {
+          v = multiply_by_quantized_multiplier(v, s.m) + s.bias;
+        }
+        break;
+      case QMeanPath::kSameQuantization: v /= s.count; break;
+      case QMeanPath::kRescale: {
+        const float mean = static_cast<float>(v) / static_cast<float>(s.count);
+        v = static_cast<int32_t>(std::round(mean * s.scale + s.float_bias)) + s.out_zero;
+        break;
+      }
+    }
+    out[i] = static_cast<T>(std::clamp(v, s.range.lo, s.range.hi));
+  }
+}
+
+void quantized_mean_invoke(OpContext& ctx) {
+  auto& s = ctx.state<QMeanState>();
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  if (ctx.type(in) == BATON_TYPE_UINT8) return quantized_mean(s, ctx.data<uint8_t>(in), ctx.mutable_data<uint8_t>(out));
+  quantized_mean(s, ctx.data<int8_t>(in), ctx.mutable_data<int8_t>(out));
+}
+
+}  // namespace
+
+void quantized_mean_prepare(OpContext& ctx) {
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  ctx.require(ctx.type(out) == ctx.type(in), std::string("output type ") + type_name(ctx.type(out)) +
+                                                 " differs from the input's " + type_name(ctx.type(in)));
+  const ActQuant qi = ctx.act_quant(in, "input"), qo = ctx.act_quant(out, "output");
+  const auto shape = ctx.shape(in);
+  const int rank = static_cast<int>(shape.size());
+  const std::vector<int64_t> axes = ctx.constant_ints(ctx.input(1), "axis (input 1)");
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) reduced[normalize_axis(ctx, a, rank)] = true;
+  auto& s = ctx.state<QMeanState>();
+  s.plan = plan_fold(shape, reduced);
+  ctx.require(s.plan.in_count > 0, "an empty 8-bit input is not supported");
+  const int64_t count = s.plan.in_count / s.plan.out_count;
+  ctx.require(count <= (int64_t{1} << 23), "more than 2^23 elements averaged into one output not supported");
+  s.count = static_cast<int32_t>(count);
+  s.sums.assign(static_cast<size_t>(s.plan.out_count), 0);
+  s.in_zero = qi.zero_point;
+  s.out_zero = qo.zero_point;
+  s.range = code_range(qi.is_signed);
+  const bool spatial = ctx.options().u.reducer.keep_dims && rank == 4 && axes.size() == 2 &&
+                       ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+  if (spatial) {
+    s.path = QMeanPath::kSpatial;
+    if (qi.is_signed) {
+      s.m = quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));
+    } else {
+      const float n = static_cast<float>(shape[1] * shape[2]);
+      float t = static_cast<float>(qi.zero_point) * qi.scale / qo.scale;
+      t = t > 0 ? t + 0.5f : t - 0.5f;
+      s.bias = qo.zero_point - static_cast<int32_t>(t);
+      s.m = quantize_multiplier(static_cast<double>(qi.scale / (n * qo.scale)));
+    }
+  } else if (qi.scale == qo.scale && qi.zero_point == qo.zero_point) {
+    s.path = QMeanPath::kSameQuantization;
+  } else {
+    s.path = QMeanPath::kRescale;
+    s.scale = qi.scale / qo.scale;
+    s.float_bias = static_cast<float>(-qi.zero_point) * s.scale;
+  }
+  ctx.set_invoke(quantized_mean_invoke);
+}
+
+namespace {
 
 constexpr OpDef kOps[] = {
     {op::kSum, "SUM", 1, 2, reduce_prepare, reduce_invoke},

@@ -40,12 +40,6 @@ void require_same_type(const OpContext& ctx, const baton_tensor* a, const baton_
                                               " differs from the input's " + type_name(ctx.type(a)));
 }
 
-int normalize_axis(const OpContext& ctx, int64_t axis, int rank) {
-  ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
-                                                std::to_string(rank));
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 int64_t product(std::span<const int32_t> dims, size_t begin, size_t end) {
   int64_t n = 1;
   for (size_t i = begin; i < end; ++i) n *= dims[i];

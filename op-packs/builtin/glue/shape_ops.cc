@@ -26,25 +26,8 @@ std::string shape_text(std::span<const int32_t> s) {
   return t + "]";
 }
 
-int normalize_axis(const OpContext& ctx, int64_t axis, int rank) {
-  ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
-                                                std::to_string(rank));
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 void require_rank_at_most(const OpContext& ctx, const baton_tensor* t, const char* role) {
   ctx.require(ctx.rank(t) <= kMaxRank, std::string(role) + " rank above " + std::to_string(kMaxRank) + " not supported");
-}
-
-// Same type as the input, and for 8-bit types the same scale and zero point (the codes move unchanged).
-void require_like_input(const OpContext& ctx, const baton_tensor* in, const baton_tensor* out) {
-  ctx.require(ctx.type(in) == ctx.type(out), std::string("output type ") + type_name(ctx.type(out)) +
-                                                 " differs from the input's " + type_name(ctx.type(in)));
-  const TensorQuant qi = ctx.quant(in), qo = ctx.quant(out);
-  if (qi.count == 1 && qo.count == 1) {
-    ctx.require(qi.scale() == qo.scale() && qi.zero_point() == qo.zero_point(),
-                "the output's scale and zero point differ from the input's; this op does not rescale");
-  }
 }
 
 void require_element_type(const OpContext& ctx, const baton_tensor* t, std::initializer_list<baton_tensor_type> allowed) {

@@ -1,11 +1,14 @@
 // Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
 // output has the input's shape.
-// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc.
+// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc; uint8 / int8 TANH and GELU
+// and int8 ELU run through a 256-entry table of the float function over the input codes, as TFLite
+// 2.9's kernels do; 8-bit L2_NORMALIZATION and the ReLUs rescale in fixed point.
 #include <algorithm>
 #include <cmath>
 
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
+#include "kernels/ql2norm.h"
 #include "kernels/unary.h"
 #include "op_codes.h"
 
@@ -40,15 +43,50 @@ bool is_8bit(const OpContext& ctx, const baton_tensor* t) {
   return ctx.type(t) == BATON_TYPE_UINT8 || ctx.type(t) == BATON_TYPE_INT8;
 }
 
+float tanh_value(float x) { return std::tanh(x); }
+// TFLite's ELU table computes exp(x) - 1, not expm1(x); the codes can differ.
+float elu_value(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
+
+void quantized_relu_prepare(OpContext& ctx);
+
 void same_shape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  if (ctx.op_code() == op::kLogistic && is_8bit(ctx, input)) {
+  const int32_t code = ctx.op_code();
+  const bool relu = code == op::kRelu || code == op::kRelu6 || code == op::kReluN1To1;
+  if (relu && is_8bit(ctx, input)) return quantized_relu_prepare(ctx);
+  if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  const bool table_8bit = code == op::kLogistic || code == op::kTanh;
+  if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
-    return quantized_logistic_prepare(ctx);
+    if (code == op::kLogistic) return quantized_logistic_prepare(ctx);
+    return quantized_table_prepare(ctx, code == op::kTanh ? tanh_value : elu_value);
   }
-  if (ctx.op_code() == op::kLogistic) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (table_8bit) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (code == op::kElu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
   ctx.require_float(input, "input");
   ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+}
+
+bool gelu_approximate_option(const OpContext& ctx) {
+  ctx.require_host_abi_minor(2, "GELU's approximate");
+  return ctx.options().u.gelu.approximate != 0;
+}
+
+void gelu_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const bool approximate = gelu_approximate_option(ctx);
+  if (is_8bit(ctx, input)) {
+    ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+    return quantized_table_prepare(ctx, approximate ? gelu_approximate : gelu);
+  }
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  ctx.set_output_shape(ctx.output(0), ctx.shape(input));
+}
+
+void gelu_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  unary(gelu_approximate_option(ctx) ? UnaryOp::kGeluApproximate : UnaryOp::kGelu, ctx.data<float>(input),
+        ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input));
 }
 
 void unary_invoke(OpContext& ctx) {
@@ -89,11 +127,43 @@ void log_softmax_invoke(OpContext& ctx) {
   log_softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
-// Float only; the fused activation must be NONE, as TFLite 2.9 refuses any other.
+struct QL2NormState : OpState {
+  int32_t in_zero = 0;
+  bool is_signed = false;
+};
+
+void quantized_l2_normalization_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<QL2NormState>();
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  ql2_normalize(s.is_signed, s.in_zero, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)),
+                ctx.element_count(input) / depth, depth);
+}
+
+// 8-bit: the output must be scale 1/128 with zero point 128 (uint8) or 0 (int8), as TFLite requires.
+void quantized_l2_normalization_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  baton_tensor* output = ctx.output(0);
+  ctx.require(ctx.type(output) == ctx.type(input), "output type differs from the input's");
+  const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
+  ctx.require(qo.scale == 1.0f / 128 && qo.zero_point == (qo.is_signed ? 0 : 128),
+              "output scale " + std::to_string(qo.scale) + " and zero point " + std::to_string(qo.zero_point) +
+                  " not supported (1/128 and " + (qo.is_signed ? "0" : "128") + ", as TFLite requires)");
+  auto& s = ctx.state<QL2NormState>();
+  s.in_zero = qi.zero_point;
+  s.is_signed = qi.is_signed;
+  ctx.set_output_shape(output, ctx.shape(input));
+  ctx.set_invoke(quantized_l2_normalization_invoke);
+}
+
+// The fused activation must be NONE, as TFLite 2.9 refuses any other.
 void l2_normalization_prepare(OpContext& ctx) {
   ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
   const int32_t act = ctx.options().kind != 0 ? ctx.options().u.elementwise.activation : BATON_ACT_NONE;
   if (act != BATON_ACT_NONE) ctx.fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(act) + " not supported (NONE only, as in TFLite)");
+  if (is_8bit(ctx, ctx.input(0))) return quantized_l2_normalization_prepare(ctx);
+  ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   same_shape_prepare(ctx);
 }
 
@@ -104,9 +174,28 @@ void l2_normalization_invoke(OpContext& ctx) {
   l2_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), ctx.element_count(input) / depth, depth);
 }
 
+// Float only, as in TFLite; needs the ABI 1.2 options.
+void local_response_normalization_prepare(OpContext& ctx) {
+  ctx.require_host_abi_minor(2, "LOCAL_RESPONSE_NORMALIZATION's radius, bias, alpha and beta");
+  ctx.require_rank(ctx.input(0), "input", 4);
+  ctx.require(ctx.options().u.lrn.radius >= 0, "radius " + std::to_string(ctx.options().u.lrn.radius) + " is negative");
+  same_shape_prepare(ctx);
+}
+
+void local_response_normalization_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const auto& o = ctx.options().u.lrn;
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  local_response_normalize(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)),
+                           ctx.element_count(input) / depth, depth, o.radius, o.bias, o.alpha, o.beta);
+}
+
 // 8-bit LEAKY_RELU as TFLite computes it: the code minus the input zero point, times the fixed-point
 // multiplier of in_scale / out_scale (non-negative side) or in_scale * alpha / out_scale (negative side),
-// both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type.
+// both formed in float like TFLite's Prepare, plus the output zero point, clamped to the type. 8-bit
+// RELU, RELU6 and RELU_N1_TO_1 are the same with in_scale / out_scale on both sides, clamped to the
+// activation's codes (zero point + round(bound / out_scale), within the type).
 struct QLeakyReluState : OpState {
   int32_t in_zero = 0, out_zero = 0;
   QuantizedMultiplier identity, alpha;
@@ -131,25 +220,44 @@ void quantized_leaky_relu_invoke(OpContext& ctx) {
   else qleaky_relu(s, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)), n);
 }
 
-void leaky_relu_prepare(OpContext& ctx) {
+// The multiplier and ranges both 8-bit paths share; returns the state for the caller to finish.
+QLeakyReluState& prepare_rescale(OpContext& ctx, ActQuant* out_quant) {
   baton_tensor* input = ctx.input(0);
-  if (!is_8bit(ctx, input)) return same_shape_prepare(ctx);
   baton_tensor* output = ctx.output(0);
   ctx.require(ctx.type(output) == ctx.type(input), "output type differs from the input's");
   const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
-  const float alpha = ctx.options().u.leaky_relu.alpha;
-  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for 8-bit (must be >= 0)");
   auto& s = ctx.state<QLeakyReluState>();
   s.in_zero = qi.zero_point;
   s.out_zero = qo.zero_point;
-  const float identity = qi.scale / qo.scale;
-  const float scaled_alpha = qi.scale * alpha / qo.scale;
-  s.identity = quantize_multiplier(identity);
-  s.alpha = quantize_multiplier(scaled_alpha);
+  s.identity = quantize_multiplier(qi.scale / qo.scale);
   s.range = code_range(qi.is_signed);
   s.is_signed = qi.is_signed;
   ctx.set_output_shape(output, ctx.shape(input));
   ctx.set_invoke(quantized_leaky_relu_invoke);
+  *out_quant = qo;
+  return s;
+}
+
+void quantized_relu_prepare(OpContext& ctx) {
+  ActQuant qo;
+  auto& s = prepare_rescale(ctx, &qo);
+  s.alpha = s.identity;
+  const int32_t code = ctx.op_code();
+  s.range = ctx.quantized_activation(code == op::kRelu    ? BATON_ACT_RELU
+                                     : code == op::kRelu6 ? BATON_ACT_RELU6
+                                                          : BATON_ACT_RELU_N1_TO_1,
+                                     qo);
+}
+
+void leaky_relu_prepare(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  if (!is_8bit(ctx, input)) return same_shape_prepare(ctx);
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for 8-bit (must be >= 0)");
+  ActQuant qo;
+  auto& s = prepare_rescale(ctx, &qo);
+  const float in_scale = ctx.act_quant(input, "input").scale;
+  s.alpha = quantize_multiplier(in_scale * alpha / qo.scale);
 }
 
 void leaky_relu_invoke(OpContext& ctx) {
@@ -185,6 +293,9 @@ constexpr OpDef kOps[] = {
     {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
     {op::kLeakyRelu, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
     {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
+    {op::kGelu, "GELU", 1, 2, gelu_prepare, gelu_invoke},
+    {op::kLocalResponseNormalization, "LOCAL_RESPONSE_NORMALIZATION", 1, 1, local_response_normalization_prepare,
+     local_response_normalization_invoke},
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
-// AVERAGE_POOL_2D and MAX_POOL_2D over NHWC. As in TFLite, a window that hangs over the padding
-// averages only the input elements it covers.
+// AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D (sqrt of the mean of squares) over NHWC. As in TFLite, a
+// window that hangs over the padding averages only the input elements it covers.
 #ifndef BATON_BUILTIN_KERNELS_POOL_H
 #define BATON_BUILTIN_KERNELS_POOL_H
 
@@ -19,6 +19,7 @@ struct PoolParams {
 void pool_compute_geometry(Padding padding, PoolParams& p);
 void average_pool(const PoolParams& p, const float* input, float* output);
 void max_pool(const PoolParams& p, const float* input, float* output);
+void l2_pool(const PoolParams& p, const float* input, float* output);
 
 }  // namespace baton::builtin
 

@@ -6,13 +6,15 @@
 
 namespace baton::builtin {
 
-void logistic_table(bool is_signed, float in_scale, int32_t in_zero, float out_scale, int32_t out_zero,
-                    uint8_t table[256]) {
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+void lookup_table(bool is_signed, float in_scale, int32_t in_zero, float out_scale, int32_t out_zero,
+                  float (*f)(float), uint8_t table[256]) {
   const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
   const float inverse_scale = 1 / out_scale;
   for (int32_t v = lo; v <= hi; ++v) {
     const float x = in_scale * static_cast<float>(v - in_zero);
-    const float y = 1.0f / (1.0f + std::exp(-x));
+    const float y = f(x);
     const float rescaled = std::round(y * inverse_scale);
     const int32_t q = static_cast<int32_t>(rescaled + static_cast<float>(out_zero));
     table[static_cast<uint8_t>(v)] = static_cast<uint8_t>(std::clamp(q, lo, hi));

@@ -13,6 +13,13 @@ void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {
 
 }  // namespace
 
+float gelu(float x) { return 0.5f * x * std::erfc(x * -0.70710678118654752f); }
+
+float gelu_approximate(float x) {
+  constexpr float kSqrt2OverPi = 0.79788456080286536f;
+  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+}
+
 void unary(UnaryOp op, const float* in, float* out, int64_t n) {
   switch (op) {
     case UnaryOp::kRelu: return map(in, out, n, [](float x) { return std::max(x, 0.0f); });
@@ -37,6 +44,8 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kFloor: return map(in, out, n, [](float x) { return std::floor(x); });
     case UnaryOp::kCeil: return map(in, out, n, [](float x) { return std::ceil(x); });
     case UnaryOp::kRound: return map(in, out, n, [](float x) { return std::nearbyint(x); });
+    case UnaryOp::kGelu: return map(in, out, n, gelu);
+    case UnaryOp::kGeluApproximate: return map(in, out, n, gelu_approximate);
   }
 }
 
@@ -77,6 +86,18 @@ void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth) {
     for (int64_t i = 0; i < depth; ++i) sum += x[i] * x[i];
     const float norm = std::max(std::sqrt(sum), 1e-6f);
     for (int64_t i = 0; i < depth; ++i) y[i] = x[i] / norm;
+  }
+}
+
+void local_response_normalize(const float* in, float* out, int64_t rows, int64_t depth, int radius, float bias,
+                              float alpha, float beta) {
+  for (int64_t r = 0; r < rows; ++r, in += depth, out += depth) {
+    for (int64_t i = 0; i < depth; ++i) {
+      const int64_t lo = std::max<int64_t>(0, i - radius), hi = std::min<int64_t>(depth - 1, i + radius);
+      float sum = 0.0f;
+      for (int64_t j = lo; j <= hi; ++j) sum += in[j] * in[j];
+      out[i] = in[i] * std::pow(bias + alpha * sum, -beta);
+    }
   }
 }
 

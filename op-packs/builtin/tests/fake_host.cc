@@ -122,7 +122,7 @@ FakeNode& FakeGraph::add_node(int32_t code, std::vector<int32_t> inputs, std::ve
   return nodes.back();
 }
 
-FakeHost::FakeHost(const char* path, int64_t threads) {
+FakeHost::FakeHost(const char* path, int64_t threads, uint32_t host_abi_minor) {
   g_threads = threads;
   library_ = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library_) {
@@ -134,7 +134,7 @@ FakeHost::FakeHost(const char* path, int64_t threads) {
     load_error_.message = "no entry point";
     return;
   }
-  desc_ = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, &kApi, &load_error_);
+  desc_ = entry(BATON_ABI_VERSION_MAJOR, host_abi_minor, &kApi, &load_error_);
   if (desc_ && desc_->create(nullptr, &plugin_state_, &load_error_) != BATON_OK) desc_ = nullptr;
 }
 

@@ -70,7 +70,8 @@ struct FakeGraph {
 // The loaded pack.
 class FakeHost {
  public:
-  explicit FakeHost(const char* path, int64_t threads = 1);
+  // `host_abi_minor`: the minor version the fake host tells the entry point it speaks.
+  explicit FakeHost(const char* path, int64_t threads = 1, uint32_t host_abi_minor = BATON_ABI_VERSION_MINOR);
   ~FakeHost();
   const baton_plugin_desc* desc() const { return desc_; }
   const std::string& load_error() const { return load_error_.message; }

@@ -71,6 +71,86 @@ TEST_F(PackTest, RefusesInt16WithNodeAndOpInMessage) {
   EXPECT_EQ(error, "node 1 CONV_2D: input type INT16 not supported by the builtin pack (FLOAT32, UINT8, INT8)");
 }
 
+// MIRROR_PAD [3] by (2, 1) with the given mode, on a host of the given ABI minor.
+baton_status run_mirror_pad(FakeHost& host, int32_t mode, std::vector<float>* result, std::string* error) {
+  FakeGraph g;
+  const int input = g.floats({3}, {1, 2, 3});
+  const int paddings = g.constant<int32_t>(BATON_TYPE_INT32, {1, 2}, {2, 1});
+  const int out = g.output();
+  FakeNode& pad = g.add_node(op::kMirrorPad, {input, paddings}, {out});
+  pad.options.kind = 1;  // any non-zero kind: the options are set
+  pad.options.u.mirror_pad.mode = mode;
+  const baton_status status = host.run(g, error);
+  *result = g.values<float>(out);
+  return status;
+}
+
+TEST_F(PackTest, MirrorPadModes) {
+  std::vector<float> y;
+  std::string error;
+  ASSERT_EQ(run_mirror_pad(host, BATON_MIRROR_PAD_REFLECT, &y, &error), BATON_OK) << error;
+  EXPECT_EQ(y, (std::vector<float>{3, 2, 1, 2, 3, 2}));
+  ASSERT_EQ(run_mirror_pad(host, BATON_MIRROR_PAD_SYMMETRIC, &y, &error), BATON_OK) << error;
+  EXPECT_EQ(y, (std::vector<float>{2, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(run_mirror_pad(host, 7, &y, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 MIRROR_PAD: unknown mode 7 (REFLECT or SYMMETRIC)");
+}
+
+// A host older than ABI 1.2 leaves the MIRROR_PAD, CUMSUM, ONE_HOT and GELU options zero: the pack
+// refuses those nodes instead of running them with zeros.
+TEST(PackAbi, OptionsOfAbi12NeedAnAbi12Host) {
+  FakeHost old_host{BATON_BUILTIN_PACK_PATH, 1, 1};
+  ASSERT_NE(old_host.desc(), nullptr) << old_host.load_error();
+  std::vector<float> y;
+  std::string error;
+  EXPECT_EQ(run_mirror_pad(old_host, BATON_MIRROR_PAD_SYMMETRIC, &y, &error), BATON_UNSUPPORTED);
+  EXPECT_EQ(error, "node 0 MIRROR_PAD: the host (plugin ABI 1.1) does not pass MIRROR_PAD's mode; ABI 1.2 does");
+}
+
+TEST_F(PackTest, MirrorPadRefusesPaddingBeyondTheMirror) {
+  FakeGraph g;
+  const int input = g.floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  const int paddings = g.constant<int32_t>(BATON_TYPE_INT32, {2, 2}, {0, 0, 3, 0});
+  FakeNode& pad = g.add_node(op::kMirrorPad, {input, paddings}, {g.output()});
+  pad.options.u.mirror_pad.mode = BATON_MIRROR_PAD_REFLECT;
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 MIRROR_PAD: paddings 3, 0 of dimension 1 (size 3) out of range: REFLECT pads at most 2 a side");
+}
+
+TEST_F(PackTest, OneHotRefusesAnAxisPastTheOutputRank) {
+  FakeGraph g;
+  const int indices = g.constant<int32_t>(BATON_TYPE_INT32, {2}, {0, 1});
+  const int depth = g.constant<int32_t>(BATON_TYPE_INT32, {}, {3});
+  const int on = g.floats({}, {1}, true), off = g.floats({}, {0}, true);
+  FakeNode& node = g.add_node(op::kOneHot, {indices, depth, on, off}, {g.output()});
+  node.options.u.one_hot.axis = 2;
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 ONE_HOT: axis 2 out of range for an output of rank 2 (-1 to 1)");
+}
+
+TEST_F(PackTest, SegmentSumRefusesIdsTfLiteFails) {
+  FakeGraph g;
+  const int data = g.floats({3, 2}, {1, 2, 3, 4, 5, 6});
+  const int ids = g.constant<int32_t>(BATON_TYPE_INT32, {3}, {0, 2, 2});
+  g.add_node(op::kSegmentSum, {data, ids}, {g.output()});
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 SEGMENT_SUM: segment ids must start at 0 and grow by 0 or 1, as TFLite 2.9 requires (2 after 0)");
+}
+
+TEST_F(PackTest, ScatterNdFailsTheInvokeOnAnIndexOutsideTheShape) {
+  FakeGraph g;
+  const int indices = g.add_tensor(BATON_TYPE_INT32, {2, 1}, std::vector<int32_t>{1, 4}.data());
+  const int updates = g.floats({2}, {1, 2});
+  const int shape = g.constant<int32_t>(BATON_TYPE_INT32, {1}, {4});
+  g.add_node(op::kScatterNd, {indices, updates, shape}, {g.output()});
+  std::string error;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 SCATTER_ND: index 4 of tuple 1 outside dimension 0 (size 4)");
+}
+
 TEST_F(PackTest, ReshapeInfersMinusOne) {
   FakeGraph g;
   const int input = g.floats({2, 3, 4}, std::vector<float>(24, 1.0f));

@@ -542,13 +542,13 @@ TEST(QLookup, LogisticTable) {
   // sigmoid 0.7310586 -> 187.15 -> 187; code 255 is 7.9375 -> 0.99964 -> 255.9 -> 256 clamps to 255;
   // code 0 is -8 -> 0.000335 -> 0.086 -> 0.
   uint8_t t[256];
-  logistic_table(false, 1.0f / 16, 128, 1.0f / 256, 0, t);
+  lookup_table(false, 1.0f / 16, 128, 1.0f / 256, 0, sigmoid, t);
   EXPECT_EQ(t[128], 128);
   EXPECT_EQ(t[144], 187);
   EXPECT_EQ(t[255], 255);
   EXPECT_EQ(t[0], 0);
   // int8, zero points 0 and -128: code 0 -> 128 - 128 = 0, code 16 -> 187 - 128 = 59, code -128 -> -128.
-  logistic_table(true, 1.0f / 16, 0, 1.0f / 256, -128, t);
+  lookup_table(true, 1.0f / 16, 0, 1.0f / 256, -128, sigmoid, t);
   EXPECT_EQ(static_cast<int8_t>(t[0]), 0);
   EXPECT_EQ(static_cast<int8_t>(t[16]), 59);
   EXPECT_EQ(static_cast<int8_t>(t[static_cast<uint8_t>(-128)]), -128);

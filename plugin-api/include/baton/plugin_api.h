@@ -1,8 +1,9 @@
 /*
  * baton plugin ABI, version 1.2 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
  * loader plugins, which wrap files of foreign plugin formats, delegates that select their nodes by
- * looking at the whole graph, `select_nodes`, and outputs whose shape depends on the data,
- * `tensor_set_dynamic`).
+ * looking at the whole graph, `select_nodes`, outputs whose shape depends on the data,
+ * `tensor_set_dynamic`, and the options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and
+ * LOCAL_RESPONSE_NORMALIZATION in `baton_builtin_options`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -149,6 +150,11 @@ typedef struct baton_graph baton_graph;             /* ABI 1.2: the graph a dele
  * The host parses TFLite's builtin options into one struct per node. Absent options in the model read as
  * TFLite's defaults. Only the member of `u` that matches the node's op is meaningful. `kind` is TFLite's
  * BuiltinOptions union type (1 = Conv2DOptions, 2 = DepthwiseConv2DOptions, ...; 0 = none).
+ *
+ * New members of `u` are appended, and each fits in `reserved`, so the struct keeps the size plugins
+ * were built with. A member is filled only by hosts of the minor version that added it (written next to
+ * it): an older host leaves it zero, so a plugin reading it checks the host's minor from the entry
+ * point and refuses the node on an older host rather than run it with zeros.
  * ------------------------------------------------------------------------------------------------- */
 
 typedef enum baton_padding { BATON_PADDING_SAME = 0, BATON_PADDING_VALID = 1 } baton_padding;
@@ -256,6 +262,30 @@ typedef struct baton_squeeze_options {
   const int32_t* squeeze_dims; /* borrowed from the model */
 } baton_squeeze_options;
 
+/* ABI 1.2: MIRROR_PAD. */
+typedef enum baton_mirror_pad_mode { BATON_MIRROR_PAD_REFLECT = 0, BATON_MIRROR_PAD_SYMMETRIC = 1 } baton_mirror_pad_mode;
+
+typedef struct baton_mirror_pad_options { /* ABI 1.2 */
+  int32_t mode;                           /* baton_mirror_pad_mode */
+} baton_mirror_pad_options;
+
+typedef struct baton_cumsum_options { /* ABI 1.2 */
+  int32_t exclusive, reverse;
+} baton_cumsum_options;
+
+typedef struct baton_one_hot_options { /* ABI 1.2 */
+  int32_t axis;                        /* -1 = a new last axis */
+} baton_one_hot_options;
+
+typedef struct baton_gelu_options { /* ABI 1.2 */
+  int32_t approximate;              /* 1 = the tanh approximation */
+} baton_gelu_options;
+
+typedef struct baton_lrn_options { /* ABI 1.2: LOCAL_RESPONSE_NORMALIZATION */
+  int32_t radius;
+  float bias, alpha, beta;
+} baton_lrn_options;
+
 typedef struct baton_builtin_options {
   size_t struct_size;
   int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
@@ -278,9 +308,21 @@ typedef struct baton_builtin_options {
     baton_gather_options gather;
     baton_leaky_relu_options leaky_relu;
     baton_squeeze_options squeeze;
+    baton_mirror_pad_options mirror_pad; /* ABI 1.2 */
+    baton_cumsum_options cumsum;         /* ABI 1.2 */
+    baton_one_hot_options one_hot;       /* ABI 1.2 */
+    baton_gelu_options gelu;             /* ABI 1.2 */
+    baton_lrn_options lrn;               /* ABI 1.2 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
+
+/* The union's size is part of the ABI: a member that outgrows `reserved` needs a new major version. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+static_assert(sizeof(((baton_builtin_options*)0)->u) == 128, "baton_builtin_options.u must stay 128 bytes");
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(((baton_builtin_options*)0)->u) == 128, "baton_builtin_options.u must stay 128 bytes");
+#endif
 
 /* Quantization of a tensor. scale_count is 0 for a tensor that is not quantized; 1 for per-tensor;
  * the size of dimension `quantized_dimension` for per-channel. Arrays are borrowed from the model. */
