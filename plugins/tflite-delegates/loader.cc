@@ -252,5 +252,11 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
     return nullptr;
   }
   tflite_delegates::g_api = api;
+  // What this loader wraps lives for the process (TFLite delegates are not written to be unloaded, and
+  // the wrapped descriptors point into this library): keep the library mapped when the host closes it.
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&baton_plugin_entry), &self) && self.dli_fname) {
+    dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
   return &tflite_delegates::kLoader;
 }
