@@ -498,7 +498,9 @@ void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
   for (const auto& p : plugins_) {
     if (p->kind == BATON_PLUGIN_LOADER) loaders.push_back(p.get());
   }
-  for (const auto& [path, not_baton] : std::exchange(unclaimed_, {})) {
+  for (const auto& file : std::exchange(unclaimed_, {})) {
+    const std::string& path = file.first;  // not a structured binding: the lambda below captures it
+    const std::string& not_baton = file.second;
     bool taken = false;
     for (LoadedPlugin* loader : loaders) {
       baton_error error;
