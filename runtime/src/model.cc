@@ -399,6 +399,8 @@ class ModelLoader {
 
   static void parse_options(const fb::Operator* op, baton_builtin_options& o) {
     o.struct_size = sizeof(baton_builtin_options);
+    // A union type with no table behind it passes the verifier: read it as absent options (defaults).
+    if (!op->builtin_options()) return;
     o.kind = op->builtin_options_type();
     switch (op->builtin_options_type()) {
       case fb::BuiltinOptions_Conv2DOptions: {
