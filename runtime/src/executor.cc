@@ -106,12 +106,7 @@ Status Subgraph::invoke() {
         return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name +
                              ": invoke failed: " + why);
       }
-      state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
-                                               " failed its first run (" + why + "); " + next->name + " takes it");
-      fallbacks_.push_back({node.plugin->name, -1, "invoke", why, {node.info->index}, index_});
-      release_kernel(node);
-      node.plugin = next;
-      node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+      hand_to_op_pack(node, *next, "invoke", why);
       needs_rerun = true;
       break;
     }

@@ -123,12 +123,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
         problems.push_back(node_label(node) + ": prepare failed" + failures);
         break;
       }
-      state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
-                                         " failed to prepare it (" + why + "); " + next->name + " takes it");
-      fallbacks_.push_back({node.plugin->name, -1, "prepare", why, {node.info->index}, index_});
-      release_kernel(node);
-      node.plugin = next;
-      node.kernel = &next->find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+      hand_to_op_pack(node, *next, "prepare", why);
       error.message.clear();
     }
   }

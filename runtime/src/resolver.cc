@@ -171,4 +171,14 @@ Status Subgraph::fold(Node& node) {
   return Status::ok();
 }
 
+void Subgraph::hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why) {
+  state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
+                                           (stage == "invoke" ? " failed its first run (" : " failed to prepare it (") +
+                                           why + "); " + next.name + " takes it");
+  fallbacks_.push_back({node.plugin->name, -1, stage, why, {node.info->index}, index_});
+  release_kernel(node);
+  node.plugin = &next;
+  node.kernel = &next.find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+}
+
 }  // namespace baton

@@ -153,6 +153,8 @@ class Subgraph {
   baton_status init_and_prepare(Node& node, baton_error& error);  // init once, then prepare
   void release_kernel(Node& node);
   LoadedPlugin* next_op_pack(const Node& node) const;
+  // An op pack gave up `node` at `stage` ("prepare" or "invoke"): logged, recorded, and `next` takes it.
+  void hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why);
   uint8_t* own_constant(size_t bytes);
   // delegation.cc
   void free_partitions();
