@@ -13,9 +13,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+bool parse_isolation(const std::string& value, bool& process) {
+  if (value == "process") return process = true, true;
+  if (value == "in-process" || value == "none") return process = false, true;
+  return false;
+}
+
 const char* const kKnownKeys[] = {"plugin-dirs", "delegates", "disabled", "op-pack-precedence", "threads", "strict",
                                    "allow-unsafe-plugin-dirs", "max-model-bytes", "max-tensor-bytes",
-                                   "max-arena-bytes", "crash-journal"};
+                                   "max-arena-bytes", "crash-journal", "isolation"};
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");
@@ -161,12 +167,31 @@ Expected<Config> load_config(const std::string& path) {
       const std::string plugin = kl.section.substr(7);
       PluginSection& section = config.plugins[plugin];
       section.line = section_lines[kl.section];
+      // Keys of the host about how it runs the plugin, for every kind of plugin; never the plugin's options.
+      if (kl.key == "isolation") {
+        bool process = false;
+        if (!parse_isolation(value, process)) {
+          return Status::error(at + "bad value '" + value + "' for key 'isolation' in [plugin." + plugin +
+                               "]: expected process or in-process");
+        }
+        section.isolate = process;
+        continue;
+      }
+      if (kl.key == "invoke-timeout-ms" || kl.key == "prepare-timeout-ms") {
+        long long ms = 0;
+        if (!parse_int(value, ms) || ms < 1 || ms > 86400000) {
+          return Status::error(at + "bad value '" + value + "' for key '" + kl.key + "' in [plugin." + plugin +
+                               "]: expected milliseconds from 1 to 86400000");
+        }
+        (kl.key == "invoke-timeout-ms" ? section.invoke_timeout_ms : section.prepare_timeout_ms) = static_cast<int>(ms);
+        continue;
+      }
       section.options.emplace_back(kl.key, ConfigValue{value, kl.line});
       continue;
     }
     if (opt.unregistered) {
       return Status::error(at + "unknown key '" + kl.key + "' (known: plugin-dirs, delegates, disabled, "
-                           "op-pack-precedence, threads, strict, allow-unsafe-plugin-dirs, max-model-bytes, max-tensor-bytes, max-arena-bytes, crash-journal, and "
+                           "op-pack-precedence, threads, strict, allow-unsafe-plugin-dirs, max-model-bytes, max-tensor-bytes, max-arena-bytes, crash-journal, isolation, and "
                            "[plugin.NAME] sections)");
     }
     config.lines[kl.key] = kl.line;
@@ -199,6 +224,11 @@ Expected<Config> load_config(const std::string& path) {
       (kl.key == "max-model-bytes" ? config.limits.max_file_bytes
        : kl.key == "max-tensor-bytes" ? config.limits.max_tensor_bytes
                                       : config.limits.max_arena_bytes) = bytes;
+    } else if (kl.key == "isolation") {
+      if (!parse_isolation(value, config.isolate_all)) {
+        return Status::error(at + "bad value '" + value + "' for key 'isolation': expected process (every plugin in a "
+                             "process of its own) or in-process");
+      }
     } else if (kl.key == "strict" || kl.key == "allow-unsafe-plugin-dirs" || kl.key == "crash-journal") {
       bool flag = false;
       if (value == "true" || value == "yes" || value == "on" || value == "1") {

@@ -21,6 +21,9 @@ struct ConfigValue {
 
 struct PluginSection {
   int line = 0;
+  // Host keys: `isolation` (process / in-process), `invoke-timeout-ms`, `prepare-timeout-ms`.
+  std::optional<bool> isolate;
+  std::optional<int> invoke_timeout_ms, prepare_timeout_ms;
   std::vector<std::pair<std::string, ConfigValue>> options;  // in file order
 };
 
@@ -34,6 +37,7 @@ struct Config {
   bool strict = false;  // fail when a node would fall back to op packs
   bool allow_unsafe_plugin_dirs = false;
   bool crash_journal = true;  // record and quarantine plugins that take the process down
+  bool isolate_all = false;   // isolation = process: every plugin in a baton-plugin-host child
   LoadLimits limits;  // max-model-bytes, max-tensor-bytes, max-arena-bytes
   std::map<std::string, PluginSection> plugins;
   std::map<std::string, int> lines;  // top-level key -> line

@@ -64,7 +64,7 @@ std::map<std::string, std::string> CrashJournal::quarantined() {
     std::string stage;
     std::ifstream file(entry.path());
     std::getline(file, stage);
-    out[plugin] = "plugin " + plugin + " is quarantined for " + model_ + ": an earlier process died during its " +
+    out[plugin] = "plugin " + plugin + " is quarantined for " + model_ + ": a process died during its " +
                   (stage.empty() ? std::string("run") : stage) + " of this model; remove " + entry.path().string() +
                   " to try it again (or set crash-journal = false in the config)";
   }
@@ -79,6 +79,24 @@ void CrashJournal::enter(const std::string& plugin, const char* stage) {
   fs::create_directories(dir_, ec);
   std::ofstream(record_path(), std::ios::trunc) << plugin << "\n" << stage << "\n" << model_ << "\n";
   current_ = now;
+}
+
+void CrashJournal::child_died(const std::string& plugin, const std::string& stage) {
+  if (!enabled()) return;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  const std::string count_path = dir_ + "/" + key_ + "." + plugin + ".deaths";
+  int count = 0;
+  std::ifstream(count_path) >> count;
+  ++count;
+  std::ofstream(count_path, std::ios::trunc) << count << "\n";
+  if (count < kChildDeathsToQuarantine) return;
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  std::ofstream(quarantine_path(plugin)) << stage << " (its isolated process died " << count << " times)\n"
+                                         << model_ << "\nfound " << when << "\n";
+  fs::remove(count_path, ec);
 }
 
 void CrashJournal::leave() {

@@ -27,6 +27,10 @@ class CrashJournal {
   void enter(const std::string& plugin, const char* stage);
   // The calls finished: the record goes.
   void leave();
+  // An isolated plugin's child process died (or was killed) during `stage`; the process lives on. The
+  // second death of the plugin on this model quarantines it like a death of the process would.
+  void child_died(const std::string& plugin, const std::string& stage);
+  static constexpr int kChildDeathsToQuarantine = 2;
 
  private:
   std::string record_path() const;

@@ -39,6 +39,13 @@ std::vector<std::string> default_plugin_dirs() {
   return dirs;
 }
 
+bool Environment::shares_memory() const {
+  for (const auto& p : registry_->plugins()) {
+    if (p->isolated) return true;
+  }
+  return false;
+}
+
 const ChainPlacement* Environment::find_placement(const std::string& name) const {
   for (const ChainPlacement& p : placements_) {
     if (p.name == name) return &p;
@@ -103,6 +110,8 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   ro.threads = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
   ro.log = env->log_;
   ro.allow_unsafe_dirs = env->config_.allow_unsafe_plugin_dirs;
+  ro.isolate = options.isolate;
+  ro.isolate_all = options.isolate_all || env->config_.isolate_all;
   auto registry = PluginRegistry::load(ro);
   if (!registry) return registry.status();
   env->registry_ = std::move(registry.value());

@@ -34,6 +34,10 @@ struct EnvironmentOptions {
   // Where the crash journal lives; empty: $XDG_STATE_HOME/baton (default ~/.local/state/baton).
   std::string state_dir;
   LogSink log;                            // default: stderr
+  // Plugins to run in a baton-plugin-host child of their own (by name), or all of them; the config's
+  // `isolation` keys add to these.
+  std::vector<std::string> isolate;
+  bool isolate_all = false;
   // Delegate objects of a foreign format that a program handed over in-process (format, object, name):
   // each is wrapped by the loader that takes it and goes first in the chain, in this order.
   struct ForeignDelegate {
@@ -62,6 +66,8 @@ class Environment {
   const LoadLimits& limits() const { return limits_; }
   // The crash journal's folder, or "" when the config turned the journal off.
   const std::string& journal_dir() const { return journal_dir_; }
+  // Whether some plugin runs in a child process: arenas are then allocated in memory it can map.
+  bool shares_memory() const;
 
  private:
   Config config_;

@@ -1,5 +1,7 @@
 #include "interpreter.h"
 
+#include "isolated_plugin.h"
+
 #include <algorithm>
 
 namespace baton {
@@ -30,6 +32,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
   st.env = std::move(env);
   st.model = std::move(model);
   st.options = options;
+  if (st.env->shares_memory()) st.model->share_with_children();
   st.journal = std::make_unique<CrashJournal>(st.env->journal_dir(), st.model->fingerprint, st.model->source());
   st.quarantined = st.journal->quarantined();
   for (const auto& [plugin, why] : st.quarantined) st.env->log()(BATON_LOG_WARNING, why);
@@ -41,6 +44,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
     s = interp->entry_->prepare_with_fallback();
   }
   st.journal->leave();  // load is over, failed or not: nothing died
+  interp->record_child_deaths();
   if (!s) return s;
   return interp;
 }
@@ -75,7 +79,17 @@ Status Interpreter::build(int index, std::vector<int>& path) {
 
 Status Interpreter::invoke() {
   state_.cancel_requested.store(false, std::memory_order_relaxed);  // a cancel stops the invoke it finds running
-  return entry_->invoke();
+  Status s = entry_->invoke();
+  record_child_deaths();
+  return s;
+}
+
+// An isolated plugin's process that died during this interpreter's calls did not take this process with
+// it, but it counts in the crash journal: repeated deaths on one model quarantine the plugin for it.
+void Interpreter::record_child_deaths() {
+  for (const isolation::ChildDeath& d : isolation::take_child_deaths()) {
+    state_.journal->child_died(d.plugin, d.stage);
+  }
 }
 
 void Interpreter::reset_variables() {

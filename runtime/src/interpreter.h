@@ -80,6 +80,7 @@ class Interpreter {
   void reset_profile() { entry_->reset_profile(); }
 
  private:
+  void record_child_deaths();
   Interpreter() = default;
   // Builds subgraph `index` and those it runs, each resolved and partitioned; `path` finds recursion.
   Status build(int index, std::vector<int>& path);

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "arena_planner.h"
+#include "shared_memory.h"
 #include "subgraph.h"
 
 namespace baton {
@@ -81,9 +82,17 @@ Status Subgraph::plan_memory() {
                            std::to_string(state_.env->limits().max_tensor_bytes));
     }
   }
-  decltype(arena_) arena{nullptr, &std::free};
-  if (plan.total > 0) {
-    arena.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (plan.total + 63) / 64 * 64)));
+  std::shared_ptr<uint8_t> arena;
+  if (plan.total > 0 && state_.env->shares_memory()) {
+    // A plugin in a child process maps this arena too: its invokes read and write tensors in place.
+    std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(plan.total);
+    if (shared) arena = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
+    if (!arena) {
+      return Status::error(source() + ": cannot allocate the " + std::to_string(plan.total) +
+                           "-byte arena in shared memory");
+    }
+  } else if (plan.total > 0) {
+    arena.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (plan.total + 63) / 64 * 64)), &std::free);
     if (!arena) {
       return Status::error(source() + ": cannot allocate the " + std::to_string(plan.total) + "-byte arena");
     }

@@ -1,4 +1,5 @@
 #include "model.h"
+#include "shared_memory.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -150,7 +151,23 @@ bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, s
 }
 
 Model::~Model() {
+  if (shared_block_) isolation::unregister_block(shared_block_);
   if (mapping_) munmap(mapping_, mapping_size_);
+}
+
+void Model::share_with_children() const {
+  std::call_once(shared_once_, [this] {
+    if (!mapping_) return;
+    const int fd = ::open(source_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != file_device_ ||
+        static_cast<uint64_t>(st.st_ino) != file_inode_ || static_cast<size_t>(st.st_size) != mapping_size_) {
+      ::close(fd);  // replaced since it was loaded: its constants travel as copies
+      return;
+    }
+    shared_block_ = isolation::register_block(mapping_, mapping_size_, fd, false);
+  });
 }
 
 // Turns a verified flatbuffer into a Model, checking its meaning on the way. Each check's message says
@@ -780,6 +797,8 @@ Expected<std::shared_ptr<const Model>> load_model_file(const std::string& path, 
   model->source_ = path;
   model->mapping_ = map;
   model->mapping_size_ = size;
+  model->file_device_ = static_cast<uint64_t>(st.st_dev);
+  model->file_inode_ = static_cast<uint64_t>(st.st_ino);
   return finish(std::move(model), static_cast<const uint8_t*>(map), size, limits);
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -116,6 +117,10 @@ class Model {
   const SubgraphInfo& main() const { return subgraphs.front(); }
   // The source name given at load (a path, or "<buffer>").
   const std::string& source() const { return source_; }
+  // Registers the mapped file as a shared block (isolation/shared_memory.h), once, so that a plugin in a
+  // child process maps the constants instead of receiving copies. Opens the path again and shares it only
+  // when it is still the file that was mapped. Thread-safe; a no-op for a model loaded from a buffer.
+  void share_with_children() const;
 
  private:
   friend class ModelLoader;
@@ -126,6 +131,9 @@ class Model {
   std::string source_;
   void* mapping_ = nullptr;  // mmap of the file, or null
   size_t mapping_size_ = 0;
+  uint64_t file_device_ = 0, file_inode_ = 0;
+  mutable std::once_flag shared_once_;
+  mutable uint64_t shared_block_ = 0;  // 0: not registered
   std::vector<uint8_t> owned_;                       // copy of a buffer given by the caller
   std::vector<std::unique_ptr<uint8_t[]>> realigned_;  // constants whose bytes were misaligned
 };

@@ -1,5 +1,7 @@
 #include "plugin_registry.h"
 
+#include "isolated_plugin.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +122,22 @@ std::string plugin_name_from_file(const std::string& path) {
 namespace {
 
 // Disabled names are compared with '_' read as '-', as plugin_name_from_file reads file names.
+const PluginSection* section_of(const Config* config, const std::string& name) {
+  if (!config) return nullptr;
+  auto it = config->plugins.find(name);
+  return it == config->plugins.end() ? nullptr : &it->second;
+}
+
+// Whether the plugin `name` runs in a child process: its config section decides, then the API's list,
+// then isolation for all.
+bool isolated(const RegistryOptions& options, const std::string& name) {
+  if (const PluginSection* section = section_of(options.config, name); section && section->isolate) {
+    return *section->isolate;
+  }
+  if (std::find(options.isolate.begin(), options.isolate.end(), name) != options.isolate.end()) return true;
+  return options.isolate_all;
+}
+
 bool is_disabled(const Config* config, const std::string& name) {
   if (!config) return false;
   std::string n = name;
@@ -285,6 +303,9 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
                                 "a baton plugin; not opened)"});
     return;
   }
+  if (const std::string name = plugin_name_from_file(path); isolated(options, name)) {
+    return load_isolated(path, name, options);
+  }
 
   auto plugin = std::make_unique<LoadedPlugin>();
   plugin->path = path;
@@ -310,6 +331,27 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   if (!desc) {
     return skip("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
   }
+  adopt(std::move(plugin), desc, options);
+}
+
+// A plugin that runs in a child process: opened there only, never here (not even its constructors).
+void PluginRegistry::load_isolated(const std::string& path, const std::string& name, const RegistryOptions& options) {
+  isolation::IsolationSettings settings;
+  if (const PluginSection* section = section_of(options.config, name)) {
+    settings.invoke_timeout_ms = section->invoke_timeout_ms.value_or(settings.invoke_timeout_ms);
+    settings.prepare_timeout_ms = section->prepare_timeout_ms.value_or(settings.prepare_timeout_ms);
+  }
+  auto started = isolation::IsolatedPlugin::start(path, settings);
+  if (!started) {
+    skipped_.push_back({path, "isolated: " + started.status().message()});
+    if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
+    return;
+  }
+  auto plugin = std::make_unique<LoadedPlugin>();
+  plugin->path = path;
+  plugin->log = options.log;
+  plugin->isolated = *started;
+  const baton_plugin_desc* desc = plugin->isolated->descriptor();
   adopt(std::move(plugin), desc, options);
 }
 
@@ -590,6 +632,12 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
         if (is_disabled(&config, name)) continue;
         return Status::error(config.where(section.line) + "section [plugin." + name + "]: no plugin named '" + name +
                              "' is loaded");
+      }
+      if (section.isolate.value_or(false) && !plugin->isolated) {
+        // Isolation is decided from the file's name, before anything of the plugin runs.
+        return Status::error(config.where(section.line) + "section [plugin." + name + "]: isolation = process, but " +
+                             name + " was loaded in process from " + plugin->path + ", whose file name does not say '" +
+                             name + "' (name the file lib" + name + ".so, or set isolation = process for all plugins)");
       }
       for (const auto& option : section.options) {
         const std::string& key = option.first;  // named, not bound: lambdas below capture it

@@ -19,6 +19,9 @@
 #include "status.h"
 
 namespace baton {
+namespace isolation {
+class IsolatedPlugin;
+}
 
 struct OpDecl {
   int32_t code = 0;
@@ -91,6 +94,9 @@ class LoadedPlugin {
   const baton_plugin_desc* (*wrap_file_fn)(void*, const char*, baton_error*) = nullptr;
   const baton_plugin_desc* (*wrap_object_fn)(void*, const char*, void*, const char*, baton_error*) = nullptr;
   std::string loaded_by;  // the loader that wrapped this plugin's file, or "" for a baton plugin
+  // Set when the plugin runs in a baton-plugin-host child (isolation = process): its descriptor's
+  // functions forward to that process, and the library above stays unloaded in this one.
+  std::shared_ptr<isolation::IsolatedPlugin> isolated;
   // Calls the plugin's `create` once, the first time it is needed (op packs: at load; delegates: when
   // they enter a delegate chain). Later calls return the first call's result. Thread-safe.
   Status ensure_created();
@@ -137,6 +143,10 @@ struct RegistryOptions {
   // Load from folders and files other users can write (group- or world-writable, or owned by another
   // user than root and this one). Off by default: such a plugin could be anyone's code.
   bool allow_unsafe_dirs = false;
+  // Plugins (by name) to run in a baton-plugin-host child process, or every plugin; the config's
+  // [plugin.NAME] `isolation` key decides for its plugin over `isolate_all`.
+  std::vector<std::string> isolate;
+  bool isolate_all = false;
   LogSink log;
 };
 
@@ -168,6 +178,7 @@ class PluginRegistry {
 
  private:
   void load_file(const std::string& path, const RegistryOptions& options);
+  void load_isolated(const std::string& path, const std::string& name, const RegistryOptions& options);
   void adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plugin_desc* desc, const RegistryOptions& options);
   void offer_to_loaders(const RegistryOptions& options);
   std::vector<std::pair<std::string, std::string>> unclaimed_;  // files without a baton entry, and why

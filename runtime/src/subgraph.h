@@ -193,7 +193,8 @@ class Subgraph {
   std::vector<std::vector<const LoadedPlugin*>> excluded_;
   std::vector<Fallback> fallbacks_;
   std::vector<Step> steps_;
-  std::unique_ptr<uint8_t, decltype(&std::free)> arena_{nullptr, &std::free};
+  // Heap memory, or a shared block (isolation/shared_memory.h) when a plugin runs in another process.
+  std::shared_ptr<uint8_t> arena_;
   size_t arena_bytes_ = 0;
   size_t naive_bytes_ = 0;
   // Constants made at load (folded nodes, densified tensors); the tensors point into these.

@@ -21,6 +21,7 @@ struct GlobalOptions {
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> delegates;
   bool no_delegates = false;
+  std::vector<std::string> isolate;  // --isolate NAME|all
   bool verbose = false;
   bool strict = false;
   std::string signature;  // run this signature's subgraph

@@ -15,6 +15,9 @@ boost::program_options::options_description global_options_description(GlobalOpt
       "delegate", po::value<std::vector<std::string>>(&g.delegates)->composing(),
       "delegate chain, in order (repeatable; replaces the configured order)")(
       "no-delegates", po::bool_switch(&g.no_delegates), "run every node on op packs")(
+      "isolate", po::value<std::vector<std::string>>(&g.isolate)->composing(),
+      "run this plugin in a process of its own, so that its crash or hang cannot take baton down "
+      "(repeatable; 'all' for every plugin; like isolation = process in the config)")(
       "strict", po::bool_switch(&g.strict), "fail if any node would fall back to op packs")(
       "signature", po::value<std::string>(&g.signature),
       "run the subgraph of this signature key (see baton inspect); inputs and outputs in its order")(
@@ -33,6 +36,13 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
   eo.plugin_dirs = g.plugin_dirs;
   if (!g.delegates.empty()) eo.delegates = g.delegates;
   eo.no_delegates = g.no_delegates;
+  for (const std::string& name : g.isolate) {
+    if (name == "all") {
+      eo.isolate_all = true;
+    } else {
+      eo.isolate.push_back(name);
+    }
+  }
   eo.threads = g.threads;
   eo.verbose = g.verbose;
   for (auto [text, name, out] : {std::tuple{&g.max_model_bytes, "--max-model-bytes", &eo.max_model_bytes},

@@ -1,0 +1,94 @@
+// The child side of isolation (baton-plugin-host): the ABI's handles as this program defines them,
+// the host table it gives the plugin (child_table.cc), and the request loop (plugin_host_main.cc).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "wire.h"
+
+// The opaque handles of the ABI, as this program defines them.
+struct baton_error {
+  std::string message;
+};
+struct baton_tensor {
+  int32_t index = 0;
+  std::string name;
+  baton_tensor_type type = BATON_TYPE_FLOAT32;
+  std::vector<int32_t> dims;
+  size_t bytes = 0;
+  bool constant = false;
+  std::vector<float> scales;
+  std::vector<int64_t> zero_points;
+  int32_t quantized_dimension = 0;
+  const void* constant_data = nullptr;
+  std::vector<uint8_t> inline_data;  // an inline constant, 64-byte aligned inside
+  uint8_t* data = nullptr;  // a non-constant tensor's place, during invoke only
+  bool shape_writable = false;
+  bool dynamic = false;
+  bool shape_set = false;
+};
+struct baton_node {
+  int32_t index = 0, code = 0, version = 1;
+  std::string custom_name;
+  std::vector<baton_tensor*> inputs, outputs;
+  baton_builtin_options options{};
+  std::vector<int32_t> option_array;
+  std::vector<uint8_t> custom_options;
+};
+struct baton_partition {
+  int32_t id = 0;
+  std::vector<const baton_node*> nodes;
+  std::vector<baton_tensor*> inputs, outputs;
+};
+
+namespace baton::isolation {
+
+constexpr int kSocket = 3;
+
+struct Group {
+  std::vector<std::unique_ptr<baton_tensor>> tensors;
+  std::vector<std::unique_ptr<baton_node>> nodes;
+  baton_partition partition;
+  void* state = nullptr;              // partition_state or node_state
+  const baton_kernel* kernel = nullptr;  // op packs
+};
+
+struct Block {
+  uint8_t* base = nullptr;
+  size_t size = 0;
+};
+
+struct Child {
+  std::mutex send_mutex;  // log lines may come from a plugin's own threads
+  const baton_plugin_desc* desc = nullptr;
+  std::string path;
+  void* state = nullptr;
+  bool created = false;
+  std::map<std::string, std::string> options;
+  int32_t threads = 1;
+  std::string plugin_path;
+  std::map<uint64_t, Block> blocks;
+  std::map<uint64_t, std::unique_ptr<Group>> groups;
+  uint64_t next_handle = 1;
+  std::vector<baton_device> devices;
+  std::vector<std::string> device_names;
+};
+
+Child& child();
+const baton_host_api* host_table();
+const baton_plugin_host* plugin_handle();
+void send(Writer& w);
+Writer reply(baton_status status, const std::string& error);
+bool read_group(Reader& r, Group& g, std::string& why);
+std::vector<baton_tensor*> read_slots(Reader& r, Group& g);
+void read_shapes(Reader& r, Group& g, bool partition);
+void write_shapes(Writer& w, Group& g);
+bool read_places(Reader& r, Group& g, std::string& why);
+Group* find_group(uint64_t handle);
+
+}  // namespace baton::isolation

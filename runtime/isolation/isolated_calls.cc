@@ -1,0 +1,408 @@
+// The functions of an isolated plugin's descriptor: each reads what the plugin would read through the
+// host table (with that very table), sends it to the child as a group (protocol.h), and gives the
+// child's answer back: status, message, output shapes. Tensor data never travels: constants are places in
+// the mapped model file (or, for constants the host made, inline once at init), other tensors places in
+// the shared arena at each invoke.
+#include <cstring>
+#include <unordered_map>
+
+#include "isolated_plugin.h"
+#include "plugin_registry.h"
+#include "protocol.h"
+#include "shared_memory.h"
+
+namespace baton::isolation {
+namespace {
+
+const baton_host_api& api() { return *host_api_table(); }
+
+IsolatedPlugin& plugin_of(void* state) { return *static_cast<IsolatedPlugin*>(state); }
+
+void fail(baton_error* error, const std::string& message) { api().error_set(error, message.c_str()); }
+
+// The host tensors of one group, by slot, and the blocks the child must map for them.
+struct HostGroup {
+  std::vector<baton_tensor*> slots;
+  std::unordered_map<const baton_tensor*, int32_t> slot_of;
+  std::vector<IsolatedPlugin::Block> blocks;
+  uint64_t handle = 0;
+  uint64_t generation = 0;
+  bool partition = false;
+  std::vector<int32_t> io;  // slots whose data the child needs at invoke
+  // The last places sent, by io entry: found again only when the host moves a tensor (a new plan).
+  std::vector<const void*> last_data;
+  std::vector<SharedLocation> last_place;
+};
+
+void add_block(HostGroup& g, const SharedLocation& at) {
+  for (const auto& b : g.blocks) {
+    if (b.id == at.block) return;
+  }
+  g.blocks.push_back({at.block, at.block_size, at.fd, at.writable});
+}
+
+int32_t slot(HostGroup& g, baton_tensor* t) {
+  if (!t) return -1;
+  auto [it, added] = g.slot_of.emplace(t, static_cast<int32_t>(g.slots.size()));
+  if (added) g.slots.push_back(t);
+  return it->second;
+}
+
+void put_tensor(Writer& w, HostGroup& g, baton_tensor* t) {
+  w.put<int32_t>(api().tensor_index(t));
+  w.put_string(api().tensor_name(t));
+  w.put<int32_t>(api().tensor_type(t));
+  const int32_t* dims = nullptr;
+  const int32_t rank = api().tensor_shape(t, &dims);
+  w.put_bytes(dims, rank > 0 ? rank * sizeof(int32_t) : 0);
+  const size_t bytes = api().tensor_byte_size(t);
+  w.put<uint64_t>(bytes);
+  const bool constant = api().tensor_is_constant(t) != 0;
+  w.put<int32_t>(constant);
+  baton_quantization q{};
+  q.struct_size = sizeof q;
+  api().tensor_quantization(t, &q);
+  w.put_bytes(q.scales, q.scale_count > 0 ? q.scale_count * sizeof(float) : 0);
+  w.put_bytes(q.zero_points, q.scale_count > 0 && q.zero_points ? q.scale_count * sizeof(int64_t) : 0);
+  w.put<int32_t>(q.quantized_dimension);
+  const void* data = constant ? api().tensor_data(t) : nullptr;
+  if (!data) {
+    w.put<uint8_t>(0);
+  } else if (auto at = find_shared(data, bytes)) {
+    add_block(g, *at);
+    w.put<uint8_t>(1);
+    w.put(at->block);
+    w.put(at->offset);
+  } else {
+    w.put<uint8_t>(2);
+    w.put_bytes(data, bytes);
+  }
+}
+
+void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& nodes) {
+  // Slots first, so that tensors can be written before the nodes that name them.
+  for (const baton_node* n : nodes) {
+    for (int32_t i = 0; i < api().node_input_count(n); ++i) slot(g, api().node_input(n, i));
+    for (int32_t i = 0; i < api().node_output_count(n); ++i) slot(g, api().node_output(n, i));
+  }
+  w.put<uint32_t>(static_cast<uint32_t>(g.slots.size()));
+  for (baton_tensor* t : g.slots) put_tensor(w, g, t);
+  w.put<uint32_t>(static_cast<uint32_t>(nodes.size()));
+  for (const baton_node* n : nodes) {
+    const int32_t code = api().node_builtin_code(n);
+    w.put<int32_t>(api().node_index(n));
+    w.put<int32_t>(code);
+    const char* custom = api().node_custom_name(n);
+    w.put_string(custom ? custom : "");
+    w.put<int32_t>(api().node_version(n));
+    std::vector<int32_t> inputs, outputs;
+    for (int32_t i = 0; i < api().node_input_count(n); ++i) inputs.push_back(slot(g, api().node_input(n, i)));
+    for (int32_t i = 0; i < api().node_output_count(n); ++i) outputs.push_back(slot(g, api().node_output(n, i)));
+    w.put_vector(inputs);
+    w.put_vector(outputs);
+    const baton_builtin_options* o = api().node_builtin_options(n);
+    w.put_bytes(o, sizeof *o);
+    std::vector<int32_t> array;
+    if (code == 22 && o->u.reshape.new_shape_count > 0 && o->u.reshape.new_shape) {
+      array.assign(o->u.reshape.new_shape, o->u.reshape.new_shape + o->u.reshape.new_shape_count);
+    } else if (code == 43 && o->u.squeeze.squeeze_dims_count > 0 && o->u.squeeze.squeeze_dims) {
+      array.assign(o->u.squeeze.squeeze_dims, o->u.squeeze.squeeze_dims + o->u.squeeze.squeeze_dims_count);
+    }
+    w.put_vector(array);
+    size_t size = 0;
+    const uint8_t* custom_options = api().node_custom_options(n, &size);
+    w.put_bytes(custom_options, custom_options ? size : 0);
+  }
+}
+
+// Shapes of every non-constant tensor, before a prepare.
+void put_shapes(Writer& w, const HostGroup& g) {
+  uint32_t n = 0;
+  for (baton_tensor* t : g.slots) n += !api().tensor_is_constant(t);
+  w.put(n);
+  for (size_t s = 0; s < g.slots.size(); ++s) {
+    baton_tensor* t = g.slots[s];
+    if (api().tensor_is_constant(t)) continue;
+    const int32_t* dims = nullptr;
+    const int32_t rank = api().tensor_shape(t, &dims);
+    w.put<int32_t>(static_cast<int32_t>(s));
+    w.put_bytes(dims, rank > 0 ? rank * sizeof(int32_t) : 0);
+    w.put<uint64_t>(api().tensor_byte_size(t));
+  }
+}
+
+// The shapes the plugin set in the child, applied to the host's tensors.
+baton_status apply_shapes(Reader r, const HostGroup& g, baton_error* error) {
+  const uint32_t n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) {
+    const int32_t s = r.get<int32_t>();
+    const std::vector<int32_t> dims = r.get_vector<int32_t>();
+    if (s < 0 || static_cast<size_t>(s) >= g.slots.size()) return fail(error, "isolation: bad slot in reply"), BATON_ERROR;
+    const baton_status st = api().tensor_set_shape(g.slots[s], static_cast<int32_t>(dims.size()), dims.data(), error);
+    if (st != BATON_OK) return st;
+  }
+  for (int32_t s : r.get_vector<int32_t>()) {
+    if (s < 0 || static_cast<size_t>(s) >= g.slots.size()) return fail(error, "isolation: bad slot in reply"), BATON_ERROR;
+    if (baton_status st = api().tensor_set_dynamic(g.slots[s], error); st != BATON_OK) return st;
+  }
+  if (r.failed()) return fail(error, "isolation: malformed reply"), BATON_ERROR;
+  return BATON_OK;
+}
+
+// Where the child finds the data of the group's non-constant inputs and outputs now.
+baton_status put_places(Writer& w, HostGroup& g, baton_error* error) {
+  w.put<uint32_t>(static_cast<uint32_t>(g.io.size()));
+  for (size_t i = 0; i < g.io.size(); ++i) {
+    baton_tensor* t = g.slots[g.io[i]];
+    const void* data = api().tensor_data(t);
+    if (data != g.last_data[i] || !data) {
+      const size_t bytes = api().tensor_byte_size(t);
+      auto at = data ? find_shared(data, bytes) : std::nullopt;
+      if (!at) {
+        fail(error, "isolation: tensor " + std::to_string(api().tensor_index(t)) + " \"" + api().tensor_name(t) +
+                        "\" does not lie in memory shared with the plugin's process");
+        return BATON_UNSUPPORTED;
+      }
+      g.last_data[i] = data;
+      g.last_place[i] = *at;
+      add_block(g, *at);
+    }
+    w.put<int32_t>(g.io[i]);
+    w.put(g.last_place[i].block);
+    w.put(g.last_place[i].offset);
+  }
+  return BATON_OK;
+}
+
+void set_io(HostGroup& g, const std::vector<baton_tensor*>& tensors) {
+  for (baton_tensor* t : tensors) {
+    if (!t || api().tensor_is_constant(t)) continue;
+    const int32_t s = g.slot_of.at(t);
+    if (std::find(g.io.begin(), g.io.end(), s) == g.io.end()) g.io.push_back(s);
+  }
+  g.last_data.assign(g.io.size(), nullptr);
+  g.last_place.assign(g.io.size(), SharedLocation{});
+}
+
+baton_status answer(Expected<IsolatedPlugin::Reply>& got, baton_error* error) {
+  if (!got) return fail(error, got.status().message()), BATON_ERROR;
+  if (got->status != BATON_OK) fail(error, got->error);
+  return got->status;
+}
+
+// Handles made in a child that has since died are gone: say so instead of asking the new one.
+bool stale(IsolatedPlugin& p, const HostGroup& g, baton_error* error) {
+  if (g.generation == p.generation()) return false;
+  fail(error, "isolated plugin " + p.name + ": its process was restarted; this work was lost with the old one");
+  return true;
+}
+
+baton_status init_group(IsolatedPlugin& p, Message type, HostGroup& g, const std::vector<const baton_node*>& nodes,
+                        const baton_partition* partition, const char* stage, baton_error* error) {
+  Writer w;
+  w.put(type);
+  put_group(w, g, nodes);
+  if (partition) {
+    std::vector<baton_tensor*> in, out;
+    for (int32_t i = 0; i < api().partition_input_count(partition); ++i) in.push_back(api().partition_input(partition, i));
+    for (int32_t i = 0; i < api().partition_output_count(partition); ++i) out.push_back(api().partition_output(partition, i));
+    std::vector<int32_t> in_slots, out_slots;
+    for (baton_tensor* t : in) in_slots.push_back(slot(g, t));
+    for (baton_tensor* t : out) out_slots.push_back(slot(g, t));
+    w.put<int32_t>(api().partition_id(partition));
+    w.put_vector(in_slots);
+    w.put_vector(out_slots);
+    in.insert(in.end(), out.begin(), out.end());
+    set_io(g, in);
+  } else {
+    std::vector<baton_tensor*> io;
+    for (int32_t i = 0; i < api().node_input_count(nodes[0]); ++i) io.push_back(api().node_input(nodes[0], i));
+    for (int32_t i = 0; i < api().node_output_count(nodes[0]); ++i) io.push_back(api().node_output(nodes[0], i));
+    set_io(g, io);
+  }
+  auto got = p.call(w, g.blocks, false, stage, true);
+  g.generation = p.generation();
+  if (got) g.handle = got->reader().get<uint64_t>();
+  return answer(got, error);
+}
+
+baton_status prepare_group(IsolatedPlugin& p, Message type, HostGroup& g, const char* stage, baton_error* error) {
+  if (stale(p, g, error)) return BATON_ERROR;
+  Writer w;
+  w.put(type);
+  w.put(g.handle);
+  put_shapes(w, g);
+  auto got = p.call(w, {}, false, stage, false);
+  const baton_status st = answer(got, error);
+  if (!got) return st;
+  const baton_status shapes = apply_shapes(got->reader(), g, error);
+  return st != BATON_OK ? st : shapes;
+}
+
+baton_status invoke_group(IsolatedPlugin& p, Message type, HostGroup& g, const char* stage, baton_error* error) {
+  if (stale(p, g, error)) return BATON_ERROR;
+  Writer w;
+  w.put(type);
+  w.put(g.handle);
+  g.blocks.clear();
+  if (baton_status st = put_places(w, g, error); st != BATON_OK) return st;
+  auto got = p.call(w, g.blocks, true, stage, false);
+  return answer(got, error);
+}
+
+void free_group(IsolatedPlugin& p, Message type, HostGroup* g, const char* stage) {
+  if (!g) return;
+  if (g->generation == p.generation() && g->handle) {
+    Writer w;
+    w.put(type);
+    w.put(g->handle);
+    (void)p.call(w, {}, false, stage, false);
+  }
+  delete g;
+}
+
+// ---- delegate ----
+
+int32_t check_node(void* state, const baton_node* node, baton_error* reason) {
+  IsolatedPlugin& p = plugin_of(state);
+  HostGroup g;
+  Writer w;
+  w.put(Message::check_node);
+  put_group(w, g, {node});
+  auto got = p.call(w, g.blocks, false, "check_node", true);
+  if (!got) return fail(reason, got.status().message()), 0;
+  if (got->status != BATON_OK) return fail(reason, got->error), 0;
+  Reader r = got->reader();
+  const int32_t yes = r.get<int32_t>();
+  const std::string why = r.get_string();
+  if (!yes) fail(reason, why);
+  return yes;
+}
+
+baton_status partition_init(void* state, const baton_partition* partition, void** partition_state, baton_error* error) {
+  IsolatedPlugin& p = plugin_of(state);
+  auto* g = new HostGroup;
+  g->partition = true;
+  *partition_state = g;
+  std::vector<const baton_node*> nodes;
+  for (int32_t i = 0; i < api().partition_node_count(partition); ++i) nodes.push_back(api().partition_node(partition, i));
+  return init_group(p, Message::partition_init, *g, nodes, partition, "partition init", error);
+}
+
+baton_status partition_prepare(void* state, void* partition_state, const baton_partition*, baton_error* error) {
+  return prepare_group(plugin_of(state), Message::partition_prepare, *static_cast<HostGroup*>(partition_state),
+                       "partition prepare", error);
+}
+
+baton_status partition_invoke(void* state, void* partition_state, const baton_partition*, baton_error* error) {
+  return invoke_group(plugin_of(state), Message::partition_invoke, *static_cast<HostGroup*>(partition_state),
+                      "partition invoke", error);
+}
+
+void partition_free(void* state, void* partition_state) {
+  free_group(plugin_of(state), Message::partition_free, static_cast<HostGroup*>(partition_state), "partition free");
+}
+
+// ---- op-pack kernel ----
+
+baton_status kernel_init(void* state, const baton_node* node, void** node_state, baton_error* error) {
+  IsolatedPlugin& p = plugin_of(state);
+  auto* g = new HostGroup;
+  *node_state = g;
+  return init_group(p, Message::kernel_init, *g, {node}, nullptr, "kernel init", error);
+}
+
+baton_status kernel_prepare(void* state, void* node_state, const baton_node*, baton_error* error) {
+  return prepare_group(plugin_of(state), Message::kernel_prepare, *static_cast<HostGroup*>(node_state),
+                       "kernel prepare", error);
+}
+
+baton_status kernel_invoke(void* state, void* node_state, const baton_node*, baton_error* error) {
+  return invoke_group(plugin_of(state), Message::kernel_invoke, *static_cast<HostGroup*>(node_state), "kernel invoke",
+                      error);
+}
+
+void kernel_free(void* state, void* node_state) {
+  free_group(plugin_of(state), Message::kernel_free, static_cast<HostGroup*>(node_state), "kernel free");
+}
+
+}  // namespace
+
+namespace forward {
+
+baton_status create(const baton_plugin_host* host, void** state, baton_error* error) {
+  IsolatedPlugin* p = LoadedPlugin::from(host)->isolated.get();
+  if (!p) return fail(error, "isolation: the plugin has no process"), BATON_ERROR;
+  p->host = host;
+  p->created_options.clear();
+  const char* key = nullptr;
+  const char* value = nullptr;
+  for (int32_t i = 0; api().option_entry(host, i, &key, &value); ++i) p->created_options.emplace_back(key, value);
+  p->created_threads = api().thread_count(host);
+  Writer w;
+  w.put(Message::create);
+  w.put_string(api().plugin_path(host));
+  w.put(p->created_threads);
+  w.put<uint32_t>(static_cast<uint32_t>(p->created_options.size()));
+  for (const auto& [k, v] : p->created_options) {
+    w.put_string(k);
+    w.put_string(v);
+  }
+  auto got = p->call(w, {}, false, "create", true);
+  const baton_status st = answer(got, error);
+  p->created = st == BATON_OK;
+  *state = p;
+  return st;
+}
+
+void destroy(void* state) {
+  IsolatedPlugin& p = plugin_of(state);
+  if (!p.created) return;
+  p.created = false;
+  Writer w;
+  w.put(Message::destroy);
+  (void)p.call(w, {}, false, "destroy", false);
+}
+
+baton_status probe(const baton_plugin_host* host, const baton_device** devices, size_t* count, baton_error* error) {
+  IsolatedPlugin* p = LoadedPlugin::from(host)->isolated.get();
+  if (!p) return fail(error, "isolation: the plugin has no process"), BATON_ERROR;
+  if (!p->host) p->host = host;
+  Writer w;
+  w.put(Message::probe);
+  auto got = p->call(w, {}, false, "probe_devices", true);
+  const baton_status st = answer(got, error);
+  if (st != BATON_OK) return st;
+  Reader r = got->reader();
+  const uint32_t n = std::min<uint32_t>(r.get<uint32_t>(), 1000);
+  p->device_names.clear();
+  std::vector<std::pair<int32_t, int32_t>> kinds;
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) {
+    p->device_names.push_back(r.get_string());
+    const int32_t kind = r.get<int32_t>();
+    kinds.emplace_back(kind, r.get<int32_t>());
+  }
+  p->devices.clear();
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    p->devices.push_back(baton_device{sizeof(baton_device), p->device_names[i].c_str(), kinds[i].first, kinds[i].second});
+  }
+  *devices = p->devices.data();
+  *count = p->devices.size();
+  return BATON_OK;
+}
+
+const baton_kernel kernel = {sizeof(baton_kernel), kernel_init, kernel_free, kernel_prepare, kernel_invoke};
+
+const baton_delegate_api delegate = [] {
+  baton_delegate_api d{};
+  d.struct_size = sizeof d;
+  d.check_node = check_node;
+  d.partition_init = partition_init;
+  d.partition_prepare = partition_prepare;
+  d.partition_invoke = partition_invoke;
+  d.partition_free = partition_free;
+  return d;
+}();
+
+}  // namespace forward
+}  // namespace baton::isolation

@@ -1,0 +1,286 @@
+// baton-plugin-host: runs one plugin in a process of its own for a host that isolates it. The host
+// starts it with the socket on fd 3 and the plugin's path as its argument; this program opens the
+// plugin, calls its entry point with the host table of child_table.cc, and serves the host's requests
+// (protocol.h) until the host closes the socket or asks it to destroy the plugin. Nothing here is
+// trusted by the host: if this process dies or stops answering, the host kills it and falls back.
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "child.h"
+#include "protocol.h"
+
+namespace baton::isolation {
+namespace {
+
+template <typename T>
+T copy_sized(const void* p, size_t size) {
+  T out{};
+  std::memcpy(&out, p, std::min(size, sizeof(T)));
+  return out;
+}
+
+const char* str(const char* s) { return s ? s : ""; }
+
+// Opens the plugin and reads its descriptor.
+Writer load(const std::string& path) {
+  Writer w;
+  w.put(Message::reply);
+  w.put<int32_t>(BATON_OK);
+  w.put_string("");
+  auto fail = [&](const std::string& why) {
+    Writer f = reply(BATON_ERROR, why);
+    return f;
+  };
+  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) return fail(std::string("cannot be loaded: ") + str(::dlerror()));
+  auto entry = reinterpret_cast<baton_plugin_entry_fn>(::dlsym(library, BATON_PLUGIN_ENTRY_SYMBOL));
+  if (!entry) return fail("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)");
+  baton_error error;
+  const baton_plugin_desc* desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_table(), &error);
+  if (!desc) return fail("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
+  if (desc->struct_size < offsetof(baton_plugin_desc, destroy) + sizeof(void*)) return fail("descriptor too small");
+  const baton_plugin_desc d = copy_sized<baton_plugin_desc>(desc, desc->struct_size);
+  child().desc = desc;
+  child().path = path;
+  w.put<uint32_t>(d.abi_major);
+  w.put<uint32_t>(d.abi_minor);
+  w.put_string(str(d.name));
+  w.put_string(str(d.version));
+  w.put<int32_t>(d.kind);
+  w.put_string(str(d.description));
+  w.put<uint32_t>(d.flags);
+  const size_t op_stride = d.op_count && d.ops ? d.ops[0].struct_size : 0;
+  const uint32_t op_count = op_stride ? static_cast<uint32_t>(d.op_count) : 0;
+  w.put(op_count);
+  for (uint32_t i = 0; i < op_count; ++i) {
+    const auto o = copy_sized<baton_op_decl>(reinterpret_cast<const uint8_t*>(d.ops) + i * op_stride, op_stride);
+    w.put<int32_t>(o.builtin_code);
+    w.put_string(str(o.custom_name));
+    w.put<int32_t>(o.min_version);
+    w.put<int32_t>(o.max_version);
+    const bool usable = o.kernel && o.kernel->struct_size >= offsetof(baton_kernel, invoke) + sizeof(void*) &&
+                        o.kernel->prepare && o.kernel->invoke;
+    w.put<uint8_t>(usable);
+  }
+  const size_t opt_stride = d.option_count && d.options ? d.options[0].struct_size : 0;
+  const uint32_t opt_count = opt_stride ? static_cast<uint32_t>(d.option_count) : 0;
+  w.put(opt_count);
+  for (uint32_t i = 0; i < opt_count; ++i) {
+    const auto o = copy_sized<baton_option_decl>(reinterpret_cast<const uint8_t*>(d.options) + i * opt_stride, opt_stride);
+    w.put_string(str(o.name));
+    w.put<int32_t>(o.type);
+    w.put<uint8_t>(o.default_value != nullptr);
+    w.put_string(str(o.default_value));
+    w.put_string(str(o.help));
+  }
+  const bool has_delegate = d.struct_size >= offsetof(baton_plugin_desc, delegate) + sizeof(void*) && d.delegate;
+  const baton_delegate_api api = has_delegate ? copy_sized<baton_delegate_api>(d.delegate, d.delegate->struct_size)
+                                              : baton_delegate_api{};
+  w.put<uint8_t>(api.check_node != nullptr);
+  w.put<uint8_t>(api.select_nodes != nullptr);
+  w.put<uint8_t>(api.partition_init && api.partition_invoke);
+  w.put<uint8_t>(d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*) && d.probe_devices);
+  return w;
+}
+
+baton_delegate_api delegate_api() {
+  const baton_plugin_desc* d = child().desc;
+  if (!d || d->struct_size < offsetof(baton_plugin_desc, delegate) + sizeof(void*) || !d->delegate) return {};
+  return copy_sized<baton_delegate_api>(d->delegate, d->delegate->struct_size);
+}
+
+// The kernel the plugin declared for this node (the host chose the plugin by the same declarations).
+const baton_kernel* find_kernel(const baton_node& n) {
+  const baton_plugin_desc* d = child().desc;
+  if (!d || !d->ops || !d->op_count) return nullptr;
+  const size_t stride = d->ops[0].struct_size;
+  for (size_t i = 0; i < d->op_count; ++i) {
+    const auto o = copy_sized<baton_op_decl>(reinterpret_cast<const uint8_t*>(d->ops) + i * stride, stride);
+    if (o.builtin_code != n.code || n.version < o.min_version || n.version > o.max_version) continue;
+    if (n.code == BATON_OP_CUSTOM && n.custom_name != str(o.custom_name)) continue;
+    return o.kernel;
+  }
+  return nullptr;
+}
+
+template <typename T>
+T kernel_fn(const baton_kernel* k, T baton_kernel::*member) {
+  const auto copy = copy_sized<baton_kernel>(k, k->struct_size);
+  return copy.*member;
+}
+
+Writer handle(Message type, Reader& r) {
+  Child& c = child();
+  std::string why;
+  baton_error error;
+  switch (type) {
+    case Message::create: {
+      c.plugin_path = r.get_string();
+      c.threads = r.get<int32_t>();
+      const uint32_t n = r.get<uint32_t>();
+      for (uint32_t i = 0; i < n && !r.failed(); ++i) {
+        std::string name = r.get_string();
+        c.options[name] = r.get_string();
+      }
+      baton_status st = BATON_OK;
+      if (c.desc->create) st = c.desc->create(plugin_handle(), &c.state, &error);
+      c.created = st == BATON_OK;
+      return reply(st, error.message);
+    }
+    case Message::probe: {
+      if (c.desc->struct_size < offsetof(baton_plugin_desc, probe_devices) + sizeof(void*) || !c.desc->probe_devices) {
+        return reply(BATON_UNSUPPORTED, "no probe");
+      }
+      const baton_device* devices = nullptr;
+      size_t count = 0;
+      const baton_status st = c.desc->probe_devices(plugin_handle(), &devices, &count, &error);
+      Writer w = reply(st, error.message);
+      if (st != BATON_OK) return w;
+      const size_t stride = count && devices ? devices[0].struct_size : 0;
+      w.put<uint32_t>(stride ? static_cast<uint32_t>(count) : 0);
+      for (size_t i = 0; stride && i < count; ++i) {
+        const auto dev = copy_sized<baton_device>(reinterpret_cast<const uint8_t*>(devices) + i * stride, stride);
+        w.put_string(str(dev.name));
+        w.put<int32_t>(dev.kind);
+        w.put<int32_t>(dev.preference);
+      }
+      return w;
+    }
+    case Message::check_node: {
+      Group g;
+      if (!read_group(r, g, why) || g.nodes.size() != 1) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      const int32_t answer = delegate_api().check_node(c.state, g.nodes[0].get(), &error);
+      Writer w = reply(BATON_OK, "");
+      w.put<int32_t>(answer);
+      w.put_string(error.message);
+      return w;
+    }
+    case Message::partition_init: {
+      auto g = std::make_unique<Group>();
+      if (!read_group(r, *g, why)) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      g->partition.id = r.get<int32_t>();
+      g->partition.inputs = read_slots(r, *g);
+      g->partition.outputs = read_slots(r, *g);
+      for (auto& n : g->nodes) g->partition.nodes.push_back(n.get());
+      const baton_status st = delegate_api().partition_init(c.state, &g->partition, &g->state, &error);
+      const uint64_t id = c.next_handle++;
+      c.groups[id] = std::move(g);  // kept even when init failed: the host frees it
+      Writer w = reply(st, error.message);
+      w.put(id);
+      return w;
+    }
+    case Message::kernel_init: {
+      auto g = std::make_unique<Group>();
+      if (!read_group(r, *g, why) || g->nodes.size() != 1) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      g->kernel = find_kernel(*g->nodes[0]);
+      if (!g->kernel) return reply(BATON_ERROR, "the plugin declares no kernel for this node");
+      baton_status st = BATON_OK;
+      if (auto init = kernel_fn(g->kernel, &baton_kernel::init)) st = init(c.state, g->nodes[0].get(), &g->state, &error);
+      const uint64_t id = c.next_handle++;
+      c.groups[id] = std::move(g);
+      Writer w = reply(st, error.message);
+      w.put(id);
+      return w;
+    }
+    case Message::partition_prepare:
+    case Message::kernel_prepare: {
+      const bool partition = type == Message::partition_prepare;
+      Group* g = find_group(r.get<uint64_t>());
+      if (!g) return reply(BATON_INVALID_ARGUMENT, "bad request: unknown handle");
+      read_shapes(r, *g, partition);
+      const baton_status st =
+          partition ? delegate_api().partition_prepare
+                          ? delegate_api().partition_prepare(c.state, g->state, &g->partition, &error)
+                          : BATON_OK
+                    : kernel_fn(g->kernel, &baton_kernel::prepare)(c.state, g->state, g->nodes[0].get(), &error);
+      Writer w = reply(st, error.message);
+      write_shapes(w, *g);
+      return w;
+    }
+    case Message::partition_invoke:
+    case Message::kernel_invoke: {
+      const bool partition = type == Message::partition_invoke;
+      Group* g = find_group(r.get<uint64_t>());
+      if (!g) return reply(BATON_INVALID_ARGUMENT, "bad request: unknown handle");
+      if (!read_places(r, *g, why)) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      const baton_status st =
+          partition ? delegate_api().partition_invoke(c.state, g->state, &g->partition, &error)
+                    : kernel_fn(g->kernel, &baton_kernel::invoke)(c.state, g->state, g->nodes[0].get(), &error);
+      return reply(st, error.message);
+    }
+    case Message::partition_free:
+    case Message::kernel_free: {
+      const uint64_t id = r.get<uint64_t>();
+      Group* g = find_group(id);
+      if (!g) return reply(BATON_OK, "");
+      if (type == Message::partition_free) {
+        if (auto f = delegate_api().partition_free) f(c.state, g->state);
+      } else if (auto f = kernel_fn(g->kernel, &baton_kernel::free)) {
+        f(c.state, g->state);
+      }
+      c.groups.erase(id);
+      return reply(BATON_OK, "");
+    }
+    case Message::destroy: {
+      if (c.created && c.desc->destroy) c.desc->destroy(c.state);
+      c.created = false;
+      return reply(BATON_OK, "");
+    }
+    default:
+      return reply(BATON_INVALID_ARGUMENT, "bad request: unknown message " + std::to_string(static_cast<uint32_t>(type)));
+  }
+}
+
+void map_block(Reader& r, std::vector<int>& fds) {
+  const uint64_t id = r.get<uint64_t>(), size = r.get<uint64_t>();
+  const bool writable = r.get<uint8_t>() != 0;
+  if (fds.empty()) return;
+  void* p = ::mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ, writable ? MAP_SHARED : MAP_PRIVATE,
+                   fds[0], 0);
+  for (int fd : fds) ::close(fd);
+  fds.clear();
+  if (p != MAP_FAILED) child().blocks[id] = Block{static_cast<uint8_t*>(p), size};
+}
+
+}  // namespace
+}  // namespace baton::isolation
+
+int main(int argc, char** argv) {
+  using namespace baton::isolation;
+  if (argc < 2) {
+    std::fprintf(stderr, "baton-plugin-host: runs a baton plugin for a host that isolates it; not for use by hand\n");
+    return 2;
+  }
+  std::vector<uint8_t> bytes;
+  std::vector<int> fds;
+  for (;;) {
+    bytes.clear();
+    for (int fd : fds) ::close(fd);
+    fds.clear();
+    const Received got = receive_frame(kSocket, std::chrono::steady_clock::time_point::max(), bytes, fds);
+    if (got != Received::frame) _exit(0);  // the host closed the socket: nothing left to do
+    Reader r(bytes);
+    const auto type = r.get<Message>();
+    if (type == Message::map_block) {
+      map_block(r, fds);
+      continue;
+    }
+    if (type == Message::unmap_block) {
+      const uint64_t id = r.get<uint64_t>();
+      auto it = child().blocks.find(id);
+      if (it != child().blocks.end()) {
+        ::munmap(it->second.base, it->second.size);
+        child().blocks.erase(it);
+      }
+      continue;
+    }
+    Writer w = type == Message::load ? load(argv[1]) : child().desc ? handle(type, r)
+                                                                    : reply(BATON_ERROR, "no plugin loaded");
+    send(w);
+    if (type == Message::destroy) _exit(0);
+  }
+}
