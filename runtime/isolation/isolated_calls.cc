@@ -32,6 +32,7 @@ struct HostGroup {
   // The last places sent, by io entry: found again only when the host moves a tensor (a new plan).
   std::vector<const void*> last_data;
   std::vector<SharedLocation> last_place;
+  uint64_t places_generation = 0;  // blocks_generation() when they were found
 };
 
 void add_block(HostGroup& g, const SharedLocation& at) {
@@ -152,10 +153,14 @@ baton_status apply_shapes(Reader r, const HostGroup& g, baton_error* error) {
 // Where the child finds the data of the group's non-constant inputs and outputs now.
 baton_status put_places(Writer& w, HostGroup& g, baton_error* error) {
   w.put<uint32_t>(static_cast<uint32_t>(g.io.size()));
+  // A block that went may have left its address to a new one: then every place is found again.
+  const uint64_t generation = blocks_generation();
+  const bool blocks_changed = generation != g.places_generation;
+  g.places_generation = generation;
   for (size_t i = 0; i < g.io.size(); ++i) {
     baton_tensor* t = g.slots[g.io[i]];
     const void* data = api().tensor_data(t);
-    if (data != g.last_data[i] || !data) {
+    if (data != g.last_data[i] || !data || blocks_changed) {
       const size_t bytes = api().tensor_byte_size(t);
       auto at = data ? find_shared(data, bytes) : std::nullopt;
       if (!at) {
@@ -165,8 +170,8 @@ baton_status put_places(Writer& w, HostGroup& g, baton_error* error) {
       }
       g.last_data[i] = data;
       g.last_place[i] = *at;
-      add_block(g, *at);
     }
+    add_block(g, g.last_place[i]);
     w.put<int32_t>(g.io[i]);
     w.put(g.last_place[i].block);
     w.put(g.last_place[i].offset);

@@ -317,6 +317,15 @@ Status IsolatedPlugin::load_descriptor(bool first) {
 Expected<IsolatedPlugin::Reply> IsolatedPlugin::call(Writer& request, const std::vector<Block>& blocks, bool invoke,
                                                      const char* stage, bool may_restart) {
   std::lock_guard lock(mutex_);
+  if (alive_ && may_restart) {
+    // A child that went away between calls (killed from outside, or a plugin thread crashed) is noticed
+    // before new work is given to it, not by that work failing.
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      alive_ = false;
+      pid_ = -1;
+    }
+  }
   if (!alive_) {
     if (!may_restart) {
       return Status::error("isolated plugin " + name + ": its process is gone (work made in it was lost)");

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -21,7 +22,7 @@ struct Blocks {
   std::mutex mutex;
   std::map<uintptr_t, Block> by_base;
   uint64_t next_id = 1;
-  uint64_t generation = 0;
+  std::atomic<uint64_t> generation{0};
 };
 
 Blocks& blocks() {
@@ -46,7 +47,7 @@ void unregister_block(uint64_t id) {
     if (it->second.id != id) continue;
     ::close(it->second.fd);
     b.by_base.erase(it);
-    ++b.generation;
+    b.generation.fetch_add(1, std::memory_order_release);
     return;
   }
 }
@@ -68,14 +69,11 @@ std::vector<uint64_t> live_blocks() {
   std::lock_guard lock(b.mutex);
   std::vector<uint64_t> ids;
   for (const auto& entry : b.by_base) ids.push_back(entry.second.id);
+  std::sort(ids.begin(), ids.end());
   return ids;
 }
 
-uint64_t blocks_generation() {
-  Blocks& b = blocks();
-  std::lock_guard lock(b.mutex);
-  return b.generation;
-}
+uint64_t blocks_generation() { return blocks().generation.load(std::memory_order_acquire); }
 
 std::unique_ptr<SharedArena> SharedArena::allocate(size_t size) {
   const long page = ::sysconf(_SC_PAGESIZE);

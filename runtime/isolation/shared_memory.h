@@ -25,9 +25,10 @@ uint64_t register_block(const void* base, size_t size, int fd, bool writable);
 void unregister_block(uint64_t id);
 // The block holding `size` bytes at `p`, if any (thread-safe).
 std::optional<SharedLocation> find_shared(const void* p, size_t size);
-// The ids of every block registered now (to tell a child what it may unmap).
+// The ids of every block registered now, in increasing order (to tell a child what it may unmap).
 std::vector<uint64_t> live_blocks();
-// Changes whenever a block goes.
+// Changes whenever a block goes (a lock-free read): a place found before is stale once it changed, even
+// where a new block took the old one's address.
 uint64_t blocks_generation();
 
 // Zeroed, page-aligned memory in a memfd, registered while it lives; for arenas.

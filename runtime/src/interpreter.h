@@ -47,6 +47,7 @@ class Interpreter {
   void reset_variables();
 
   const Model& model() const { return *state_.model; }
+  const Environment& environment() const { return *state_.env; }
   // The subgraph invoke starts from, and any subgraph of the model (null where nothing runs it).
   int entry_subgraph() const { return entry_->index(); }
   size_t subgraph_count() const { return state_.subgraphs.size(); }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "commands.h"
+#include "isolated_plugin.h"
 #include "json_writer.h"
 #include "model.h"
 
@@ -78,6 +79,11 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
       j.field("abi_version", std::to_string(p->abi_major) + "." + std::to_string(p->abi_minor));
       j.field("path", p->path).field("description", p->description).field("threads", p->threads);
       if (!p->loaded_by.empty()) j.field("loaded_by", p->loaded_by);
+      j.field("isolation", p->isolated ? "process" : "in-process");
+      if (p->isolated) {
+        j.field("invoke_timeout_ms", static_cast<int64_t>(p->isolated->settings().invoke_timeout_ms));
+        j.field("prepare_timeout_ms", static_cast<int64_t>(p->isolated->settings().prepare_timeout_ms));
+      }
       j.field("options_validated", (p->flags & BATON_PLUGIN_FLAG_ANY_OPTIONS) == 0);
       if (p->kind == BATON_PLUGIN_DELEGATE) {
         auto devices = p->devices();
@@ -154,6 +160,12 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
     std::printf("\n%s %s (%s, ABI %u.%u)\n  %s\n  path: %s\n  threads: %d\n", p->name.c_str(), p->version.c_str(),
                 p->kind_name(), p->abi_major, p->abi_minor, p->description.c_str(), p->path.c_str(), p->threads);
     if (!p->loaded_by.empty()) std::printf("  loaded by: %s\n", p->loaded_by.c_str());
+    if (p->isolated) {
+      const pid_t pid = p->isolated->pid();
+      std::printf("  isolation: process (baton-plugin-host%s; invoke timeout %d ms, prepare timeout %d ms)\n",
+                  pid > 0 ? (", pid " + std::to_string(pid)).c_str() : "", p->isolated->settings().invoke_timeout_ms,
+                  p->isolated->settings().prepare_timeout_ms);
+    }
     if (p->has_delegate && p->delegate.select_nodes) {
       std::printf("  ops: chosen by the delegate itself, over the whole graph\n");
     } else if (p->kind != BATON_PLUGIN_LOADER) {

@@ -18,6 +18,7 @@ struct Totals {
   std::map<std::string, size_t> partitions_per_plugin;
   std::vector<std::string> order;                      // plugins in first-seen order
   size_t round_trips = 0;
+  std::set<std::string> isolated;                      // plugins that run in a process of their own
 };
 
 Totals totals(const Interpreter& in) {
@@ -35,6 +36,9 @@ Totals totals(const Interpreter& in) {
     }
     if (!t.per_plugin.count(p.plugin)) t.order.push_back(p.plugin);
     ++t.per_plugin[p.plugin];
+    if (const LoadedPlugin* plugin = in.environment().registry().find(p.plugin); plugin && plugin->isolated) {
+      t.isolated.insert(p.plugin);
+    }
   }
   for (const auto& p : in.partitions()) ++t.partitions_per_plugin[p->plugin->name];
   t.round_trips = in.partitions().size();
@@ -93,7 +97,8 @@ std::string partition_lines(const Subgraph& g) {
   std::string s;
   if (!g.partitions().empty()) s += "\npartitions:\n";
   for (const auto& p : g.partitions()) {
-    s += "  " + std::to_string(p->id) + ": " + p->plugin->name + ", " + std::to_string(p->nodes.size()) +
+    s += "  " + std::to_string(p->id) + ": " + p->plugin->name + (p->plugin->isolated ? " (isolated)" : "") + ", " +
+         std::to_string(p->nodes.size()) +
          " nodes (";
     for (size_t k = 0; k < p->nodes.size(); ++k) s += (k ? " " : "") + std::to_string(p->nodes[k]->info->index);
     s += ")\n     inputs: " + tensor_list(p->inputs) + "\n     outputs: " + tensor_list(p->outputs) +
@@ -133,7 +138,7 @@ void subgraph_json(JsonWriter& j, const Subgraph& g) {
   j.end_array();
   j.key("partitions").begin_array();
   for (const auto& p : g.partitions()) {
-    j.begin_object().field("id", p->id).field("plugin", p->plugin->name);
+    j.begin_object().field("id", p->id).field("plugin", p->plugin->name).field("isolated", p->plugin->isolated != nullptr);
     j.key("nodes").begin_array();
     for (const Node* n : p->nodes) j.value(n->info->index);
     j.end_array();
@@ -155,7 +160,7 @@ std::string plan_summary(const Interpreter& in) {
   std::string s;
   for (const std::string& plugin : t.order) {
     const size_t n = t.per_plugin.at(plugin);
-    s += (s.empty() ? "" : "; ") + plugin + ": ";
+    s += (s.empty() ? "" : "; ") + plugin + (t.isolated.count(plugin) ? " (isolated)" : "") + ": ";
     if (t.partitions_per_plugin.count(plugin)) {
       const size_t parts = t.partitions_per_plugin.at(plugin);
       s += std::to_string(n) + " of " + std::to_string(t.nodes - t.folded - t.dropped) + " nodes in " + std::to_string(parts) +

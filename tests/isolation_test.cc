@@ -1,0 +1,331 @@
+// Process isolation (runtime/isolation/): a plugin with isolation = process runs in a baton-plugin-host
+// child. A child that segfaults, aborts, exits or hangs in init, prepare or invoke takes only itself
+// down: the first run completes on the rest of the chain with the outputs of a run without that plugin
+// (worked by hand here), and the warning names the plugin, the stage and the signal or timeout. A
+// well-behaved delegate (xnnpack) and op pack (builtin) give bit-identical outputs isolated and in process.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "interpreter.h"
+#include "isolated_plugin.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+const std::vector<float> kX = {1, 2, 3, 4, 5, 6}, kY = {0.5f, -1, 2, 0, 3, -2};
+
+// out = (x + y) * y, worked out here.
+std::vector<float> expected() {
+  std::vector<float> out;
+  for (size_t i = 0; i < kX.size(); ++i) out.push_back((kX[i] + kY[i]) * kY[i]);
+  return out;
+}
+
+TinyTensor tensor(std::vector<int32_t> shape, const std::string& name) {
+  TinyTensor t;
+  t.shape = std::move(shape);
+  t.name = name;
+  return t;
+}
+
+std::vector<uint8_t> add_mul_model() {
+  TinyModel m;
+  m.tensors = {tensor({2, 3}, "x"), tensor({2, 3}, "y"), tensor({2, 3}, "t"), tensor({2, 3}, "out")};
+  m.ops = {{0, "", 1, {0, 1}, {2}}, {18, "", 1, {2, 1}, {3}}};
+  m.inputs = {0, 1};
+  m.outputs = {3};
+  return m.build();
+}
+
+struct Rig {
+  TempDir dir;
+  TempDir state;
+  std::shared_ptr<Captured> log = std::make_shared<Captured>();
+  std::shared_ptr<Environment> env;
+
+  // `plugin` is "crashdeleg" or "crashpack"; `section` is the rest of its config section.
+  void start(const std::string& plugin, const std::string& section) {
+    dir.add_plugin("lib" + plugin);
+    std::string config = plugin == "crashdeleg" ? "delegates = crashdeleg\n" : "op-pack-precedence = crashpack, builtin\n";
+    config += "[plugin." + plugin + "]\nisolation = process\n" + section;
+    dir.write("baton.conf", config);
+    EnvironmentOptions o;
+    o.plugin_dirs = {dir.path(), BUILTIN_PACK_DIR};
+    o.config_path = dir.file("baton.conf");
+    o.use_environment_variables = false;
+    o.use_default_dirs = false;
+    o.threads = 1;
+    o.state_dir = state.path();  // deaths counted per test
+    auto log_lines = log;
+    o.log = [log_lines](baton_log_level, const std::string& line) { log_lines->lines.push_back(line); };
+    auto e = Environment::create(o);
+    ASSERT_TRUE(e) << e.error();
+    env = e.value();
+  }
+
+  std::vector<float> run_once(Status* status = nullptr, std::string* plugin_of_add = nullptr) {
+    auto model = load_model_buffer(add_mul_model(), "add_mul.tflite");
+    EXPECT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env, model.value());
+    EXPECT_TRUE(interp) << interp.error();
+    if (!interp) return {};
+    Interpreter& in = *interp.value();
+    std::memcpy(in.input(0).data, kX.data(), sizeof(float) * kX.size());
+    std::memcpy(in.input(1).data, kY.data(), sizeof(float) * kY.size());
+    Status s = in.invoke();
+    if (status) *status = s;
+    EXPECT_TRUE(s) << s.message();
+    if (plugin_of_add) *plugin_of_add = in.placement(0).plugin;
+    const auto* out = reinterpret_cast<const float*>(in.output(0).data);
+    return std::vector<float>(out, out + 6);
+  }
+
+  bool logged(const std::string& text) const {
+    for (const std::string& line : log->lines) {
+      if (line.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+  std::string all_lines() const {
+    std::string s;
+    for (const std::string& line : log->lines) s += line + "\n";
+    return s;
+  }
+};
+
+struct Failure {
+  std::string plugin;  // crashdeleg or crashpack
+  std::string fail;    // KIND-STAGE
+};
+
+std::string what_the_warning_says(const std::string& kind) {
+  if (kind == "segv") return "was killed by signal 11 (SIGSEGV)";
+  if (kind == "abort") return "was killed by signal 6 (SIGABRT)";
+  if (kind == "exit") return "exited with status 3";
+  return "did not answer within 1000 ms; killed";
+}
+
+class ChildDies : public ::testing::TestWithParam<Failure> {};
+
+TEST_P(ChildDies, FirstRunCompletesOnTheRestOfTheChain) {
+  const Failure f = GetParam();
+  Rig s;
+  s.start(f.plugin, "fail = " + f.fail + "\ninvoke-timeout-ms = 1000\nprepare-timeout-ms = 1000\n");
+  ASSERT_TRUE(s.env);
+  EXPECT_EQ(s.run_once(), expected());
+  const std::string kind = f.fail.substr(0, f.fail.find('-'));
+  const std::string stage = f.fail.substr(f.fail.find('-') + 1);
+  const std::string where = (f.plugin == "crashdeleg" ? "partition " : "kernel ") + stage;
+  EXPECT_TRUE(s.logged("isolated plugin " + f.plugin + " failed in " + where + ": its process " +
+                       what_the_warning_says(kind)))
+      << s.all_lines();
+}
+
+std::vector<Failure> failures() {
+  std::vector<Failure> out;
+  for (const char* plugin : {"crashdeleg", "crashpack"}) {
+    for (const char* kind : {"segv", "abort", "exit", "hang"}) {
+      for (const char* stage : {"init", "prepare", "invoke"}) out.push_back({plugin, std::string(kind) + "-" + stage});
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Isolation, ChildDies, ::testing::ValuesIn(failures()),
+                         [](const ::testing::TestParamInfo<Failure>& info) {
+                           std::string name = info.param.plugin + "_" + info.param.fail;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
+
+TEST(Isolation, WellBehavedPluginsComputeInTheirProcess) {
+  for (const std::string plugin : {"crashdeleg", "crashpack"}) {
+    Rig s;
+    s.start(plugin, "fail = none\n");
+    ASSERT_TRUE(s.env);
+    std::string took;
+    EXPECT_EQ(s.run_once(nullptr, &took), expected());
+    EXPECT_EQ(took, plugin) << s.all_lines();
+    const LoadedPlugin* p = s.env->registry().find(plugin);
+    ASSERT_TRUE(p && p->isolated);
+    EXPECT_GT(p->isolated->pid(), 0);
+    EXPECT_NE(p->isolated->pid(), ::getpid());
+  }
+}
+
+TEST(Isolation, NoCodeOfTheIsolatedPluginRunsInTheHost) {
+  TempDir marker_dir;
+  const std::string marker = marker_dir.file("opened");
+  ::setenv("BATON_TEST_OPENED_MARKER", marker.c_str(), 1);
+  {
+    Rig s;
+    s.start("crashdeleg", "fail = none\n");
+    ASSERT_TRUE(s.env);
+    EXPECT_EQ(s.run_once(), expected());
+  }
+  ::unsetenv("BATON_TEST_OPENED_MARKER");
+  std::ifstream in(marker);
+  std::string name, opened, in_word;
+  int pid = 0, lines = 0;
+  while (in >> name >> opened >> in_word >> pid) {
+    ++lines;
+    EXPECT_EQ(name, "crashdeleg");
+    EXPECT_NE(pid, ::getpid()) << "the library's constructor ran in the host";
+  }
+  EXPECT_EQ(lines, 1);  // opened once, in its child
+}
+
+TEST(Isolation, AKilledChildIsReplacedForTheNextInterpreter) {
+  Rig s;
+  s.start("crashdeleg", "fail = none\n");
+  ASSERT_TRUE(s.env);
+  EXPECT_EQ(s.run_once(), expected());
+  const LoadedPlugin* p = s.env->registry().find("crashdeleg");
+  const pid_t first = p->isolated->pid();
+  ASSERT_GT(first, 0);
+  ::kill(first, SIGKILL);
+  // Until it is gone (a zombie, not yet reaped by the host): a signal is delivered asynchronously.
+  for (int i = 0; i < 200; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(first) + "/stat");
+    std::string pid_text, comm, state;
+    stat >> pid_text >> comm >> state;
+    if (state == "Z") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string took;
+  EXPECT_EQ(s.run_once(nullptr, &took), expected());
+  EXPECT_EQ(took, "crashdeleg");
+  EXPECT_GT(p->isolated->pid(), 0);
+  EXPECT_NE(p->isolated->pid(), first);
+}
+
+TEST(Isolation, RepeatedDeathsOnAModelQuarantineThePlugin) {
+  Rig s;
+  s.start("crashdeleg", "fail = segv-invoke\n");
+  ASSERT_TRUE(s.env);
+  EXPECT_EQ(s.run_once(), expected());  // death 1
+  EXPECT_EQ(s.run_once(), expected());  // death 2: quarantined from now on
+  s.log->lines.clear();
+  std::string took;
+  EXPECT_EQ(s.run_once(nullptr, &took), expected());
+  EXPECT_EQ(took, "builtin");
+  EXPECT_TRUE(s.logged("plugin crashdeleg is quarantined for add_mul.tflite")) << s.all_lines();
+  EXPECT_TRUE(s.logged("its isolated process died 2 times")) << s.all_lines();
+}
+
+TEST(Isolation, InterpretersInThreadsShareOneChild) {
+  Rig s;
+  s.start("crashdeleg", "fail = none\n");
+  ASSERT_TRUE(s.env);
+  auto model = load_model_buffer(add_mul_model(), "add_mul.tflite");
+  ASSERT_TRUE(model);
+  std::vector<std::thread> threads;
+  std::vector<int> good(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto interp = Interpreter::create(s.env, model.value());
+      if (!interp) return;
+      Interpreter& in = *interp.value();
+      for (int run = 0; run < 25; ++run) {
+        std::vector<float> x = kX;
+        for (float& v : x) v += static_cast<float>(t);
+        std::memcpy(in.input(0).data, x.data(), sizeof(float) * 6);
+        std::memcpy(in.input(1).data, kY.data(), sizeof(float) * 6);
+        if (!in.invoke()) return;
+        const auto* out = reinterpret_cast<const float*>(in.output(0).data);
+        bool same = true;
+        for (int i = 0; i < 6; ++i) same = same && out[i] == (x[i] + kY[i]) * kY[i];
+        good[t] += same;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(good, std::vector<int>(4, 25));
+  EXPECT_GT(s.env->registry().find("crashdeleg")->isolated->pid(), 0);
+}
+
+TEST(Isolation, ConfigErrorsNameTheKey) {
+  TempDir dir;
+  dir.write("a.conf", "[plugin.builtin]\nisolation = sometimes\n");
+  auto c = load_config(dir.file("a.conf"));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().find("bad value 'sometimes' for key 'isolation' in [plugin.builtin]: expected process or in-process"),
+            std::string::npos)
+      << c.error();
+  dir.write("b.conf", "[plugin.builtin]\ninvoke-timeout-ms = 0\n");
+  c = load_config(dir.file("b.conf"));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().find("key 'invoke-timeout-ms' in [plugin.builtin]: expected milliseconds"), std::string::npos)
+      << c.error();
+  dir.write("c.conf", "isolation = yes\n");
+  c = load_config(dir.file("c.conf"));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().find("bad value 'yes' for key 'isolation'"), std::string::npos) << c.error();
+}
+
+// A real delegate and a real op pack, isolated and in process, on a real model: the same bits.
+std::vector<std::vector<uint8_t>> run_model(const std::string& path, const std::vector<std::string>& dirs,
+                                            bool no_delegates, const std::vector<std::string>& isolate) {
+  EnvironmentOptions o;
+  o.plugin_dirs = dirs;
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.read_config = false;
+  o.threads = 1;
+  o.no_delegates = no_delegates;
+  o.isolate = isolate;
+  o.state_dir = test_state_dir();
+  o.log = [](baton_log_level, const std::string&) {};
+  auto env = Environment::create(o);
+  EXPECT_TRUE(env) << env.error();
+  if (!env) return {};
+  auto model = load_model_file(path);
+  EXPECT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  EXPECT_TRUE(interp) << interp.error();
+  if (!interp) return {};
+  Interpreter& in = *interp.value();
+  uint32_t seed = 12345;
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    auto* data = reinterpret_cast<float*>(in.input(i).data);
+    for (size_t k = 0; k < in.input(i).bytes / sizeof(float); ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      data[k] = static_cast<float>(seed >> 8) / 16777216.0f;
+    }
+  }
+  Status s = in.invoke();
+  EXPECT_TRUE(s) << s.message();
+  std::vector<std::vector<uint8_t>> outs;
+  for (size_t i = 0; i < in.output_count(); ++i) {
+    const uint8_t* p = in.output(i).data;
+    outs.emplace_back(p, p + in.output(i).bytes);
+  }
+  return outs;
+}
+
+TEST(Isolation, XnnpackAndBuiltinGiveTheSameBitsIsolated) {
+  const char* cache = std::getenv("BATON_MODEL_CACHE");
+  const std::string path = std::string(cache ? cache : "") + "/hand_landmark_lite.tflite";
+  if (!cache || !std::ifstream(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path;
+    GTEST_SKIP() << "no " << path;
+  }
+  const std::vector<std::string> dirs = {XNNPACK_PLUGIN_DIR, BUILTIN_PACK_DIR};
+  const auto xnn = run_model(path, dirs, false, {});
+  ASSERT_FALSE(xnn.empty());
+  EXPECT_EQ(run_model(path, dirs, false, {"xnnpack"}), xnn);
+  const auto builtin = run_model(path, dirs, true, {});
+  ASSERT_FALSE(builtin.empty());
+  EXPECT_EQ(run_model(path, dirs, true, {"builtin"}), builtin);
+}
+
+}  // namespace
+}  // namespace baton::test
