@@ -138,7 +138,7 @@ void subgraph_json(JsonWriter& j, const Subgraph& g) {
   j.end_array();
   j.key("partitions").begin_array();
   for (const auto& p : g.partitions()) {
-    j.begin_object().field("id", p->id).field("plugin", p->plugin->name).field("isolated", p->plugin->isolated != nullptr);
+    j.begin_object().field("id", p->id).field("plugin", p->plugin->name);
     j.key("nodes").begin_array();
     for (const Node* n : p->nodes) j.value(n->info->index);
     j.end_array();
@@ -148,7 +148,8 @@ void subgraph_json(JsonWriter& j, const Subgraph& g) {
     j.key("outputs").begin_array();
     for (const Tensor* t : p->outputs) j.value(t->index);
     j.end_array();
-    j.field("boundary_bytes", static_cast<uint64_t>(boundary_bytes(*p))).end_object();
+    j.field("boundary_bytes", static_cast<uint64_t>(boundary_bytes(*p)));
+    j.field("isolated", p->plugin->isolated != nullptr).end_object();
   }
   j.end_array();
 }
