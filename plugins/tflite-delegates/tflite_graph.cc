@@ -52,6 +52,14 @@ TfliteGraph::TfliteGraph(const baton_host_api* api, const baton_plugin_host* hos
 }
 
 TfliteGraph::~TfliteGraph() {
+  // Handles the delegate's kernels left on tensors are released as TFLite releases them with its
+  // tensors. Only this delegate's kernels see this graph's tensors, so every handle is its own.
+  for (TfLiteTensor& t : tensors_) {
+    if (t.buffer_handle != kTfLiteNullBufferHandle && delegate_->FreeBufferHandle) {
+      delegate_->FreeBufferHandle(&context_, delegate_, &t.buffer_handle);
+    }
+    t.buffer_handle = kTfLiteNullBufferHandle;
+  }
   for (TfLiteTensor& t : tensors_) {
     std::free(t.dims);
     std::free(const_cast<TfLiteIntArray*>(t.dims_signature));

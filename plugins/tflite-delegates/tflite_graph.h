@@ -108,6 +108,13 @@ class TfliteGraph {
 // One partition run by the delegate's kernel registration: init at partition_init, prepare, invoke,
 // free. Holds the delegate node TFLite would have made: the partition's inputs (constants included,
 // as TFLite lists them), outputs, and the kernel's user data.
+//
+// Buffer handles: a delegate may keep a tensor's data in its own buffer (it sets the tensor's
+// buffer_handle, and data_is_stale when the host memory is behind). baton's boundary tensors live in
+// host memory, which the other partitions and op packs read and write, so before each invoke the
+// kernel's boundary inputs that have a handle get CopyToBufferHandle (the host memory holds what their
+// producer wrote), and after it every boundary output whose data is stale gets CopyFromBufferHandle
+// (then data_is_stale is cleared). FreeBufferHandle runs for every handle left when the graph ends.
 class TfliteKernel {
  public:
   static baton_status create(TfliteGraph& graph, const baton_partition* partition, TfliteKernel** out,
@@ -119,6 +126,8 @@ class TfliteKernel {
  private:
   explicit TfliteKernel(TfliteGraph& graph) : graph_(graph) {}
   TfliteGraph& graph_;
+  baton_status sync_inputs(baton_error* error);
+  baton_status sync_outputs(baton_error* error);
   TfLiteDelegateParams params_{};
   TfLiteNode node_{};
   std::vector<int> inputs_;   // non-constant boundary inputs
