@@ -166,6 +166,20 @@ void TfliteGraph::refresh_shape(int index) {
   t.bytes = api_->tensor_byte_size(handles_[index]);
 }
 
+TfLiteRegistrationExternal* TfliteGraph::node_registration(int index) {
+  if (index < 0 || static_cast<size_t>(index) >= nodes_.size() || !nodes_[index].present) return nullptr;
+  if (node_registrations_.empty()) node_registrations_.resize(nodes_.size());
+  auto& r = node_registrations_[index];
+  if (!r) {
+    const TfLiteRegistration& from = nodes_[index].registration;
+    r = std::make_unique<TfLiteRegistrationExternal>();
+    r->builtin_code = from.builtin_code;
+    r->custom_name = from.custom_name;
+    r->version = from.version;
+  }
+  return r.get();
+}
+
 std::string TfliteGraph::take_reported() {
   std::string out = problem_.empty() ? reported_ : problem_ + (reported_.empty() ? "" : "; " + reported_);
   problem_.clear();
