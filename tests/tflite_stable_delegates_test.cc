@@ -145,6 +145,45 @@ TEST(TfliteStableDelegates, AnotherStableDelegateAbiIsSkippedWithTheReason) {
   EXPECT_TRUE(skipped) << log_text(*r.setup);
 }
 
+// The misbehaviour our stable delegate shows while it lives (BATON_TEST_STABLE_MODE, read at create).
+struct StableMode {
+  explicit StableMode(const char* mode) { setenv("BATON_TEST_STABLE_MODE", mode, 1); }
+  ~StableMode() { unsetenv("BATON_TEST_STABLE_MODE"); }
+};
+
+// A bad ReplaceNodeSubsetsWithDelegateKernels call through the opaque context is refused as the
+// TfLiteContext one is: the delegate takes nothing, the log names it and the reason, the model runs.
+TEST(TfliteStableDelegates, BadReplaceCallsAreRefusedWithTheReason) {
+  const std::pair<const char*, const char*> cases[] = {{"twice", "is listed twice"},
+                                                       {"null-registration", "no kernel registration (NULL)"}};
+  for (const auto& [mode, reason] : cases) {
+    StableMode m(mode);
+    AddMulRun r = run_add_mul({kStable}, "delegates = baton_test_stable\n");
+    ASSERT_TRUE(r.interp) << mode;
+    expect_near(r.out, expected_add_mul());
+    EXPECT_EQ(delegated_nodes(*r.interp, "baton_test_stable"), 0u) << mode;
+    const std::string log = log_text(*r.setup);
+    EXPECT_NE(log.find("delegate baton_test_stable: node selection failed"), std::string::npos) << log;
+    EXPECT_NE(log.find(reason), std::string::npos) << mode << ": " << log;
+  }
+}
+
+// A kernel that fails prepare or invoke (with a message through TfLiteOpaqueContextReportError) loses
+// its partition to the op packs, with that message as the reason.
+TEST(TfliteStableDelegates, FailingPrepareAndInvokeFallBack) {
+  for (const std::string mode : {"prepare-fails", "invoke-fails"}) {
+    StableMode m(mode.c_str());
+    AddMulRun r = run_add_mul({kStable}, "delegates = baton_test_stable\n");
+    ASSERT_TRUE(r.interp) << mode;
+    expect_near(r.out, expected_add_mul());
+    const std::vector<Fallback> fallbacks = r.interp->fallbacks();
+    ASSERT_FALSE(fallbacks.empty()) << mode;
+    EXPECT_EQ(fallbacks.front().plugin, "baton_test_stable");
+    EXPECT_EQ(fallbacks.front().stage, mode == "prepare-fails" ? "prepare" : "invoke");
+    EXPECT_NE(fallbacks.front().reason.find("simulated"), std::string::npos) << fallbacks.front().reason;
+  }
+}
+
 // A stable delegate takes TFLiteSettings, not baton options: a key in its section is a config error that
 // names the key, not a string it silently ignores.
 TEST(TfliteStableDelegates, OptionsAreRefused) {

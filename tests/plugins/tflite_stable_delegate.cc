@@ -5,11 +5,18 @@
 // TFLite is). It takes float32 ADD and MUL nodes without a fused activation whose inputs have the
 // output's shape, and computes them (its own buffers for the tensors inside a partition).
 //
+// A stable delegate takes no options, so the tests choose a misbehaviour through the environment
+// variable BATON_TEST_STABLE_MODE, read at create: twice (a node listed twice to
+// ReplaceNodeSubsetsWithDelegateKernels), null-registration (no registration), prepare-fails and
+// invoke-fails (the kernel reports through TfLiteOpaqueContextReportError and fails).
+//
 // Built three ways (tests/meson.build): as is ("baton_test_stable"); with BATON_TEST_CREATE_FAILS, a
 // delegate whose create returns NULL and whose get_delegate_errno says 42 ("baton_test_stable_null");
 // with BATON_TEST_ABI_VERSION, one that declares another stable delegate ABI.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <map>
 #include <vector>
 
@@ -28,6 +35,7 @@ constexpr int kOpAdd = 0, kOpMul = 18, kOpDelegate = 51;  // TfLiteBuiltinOperat
 struct Delegate {
   int magic = 0x5ab1e;
   TfLiteOpaqueDelegate* opaque = nullptr;
+  std::string mode;
 };
 
 struct Step {
@@ -36,6 +44,7 @@ struct Step {
 };
 
 struct Kernel {
+  std::string mode;
   std::vector<Step> steps;
   std::vector<int> boundary_outputs;
   std::map<int, std::vector<float>> own;  // tensors inside the partition
@@ -60,6 +69,7 @@ void* kernel_init(TfLiteOpaqueContext* context, const char* buffer, size_t) {
     return nullptr;
   }
   auto* k = new Kernel;
+  k->mode = d->mode;
   for (int i = 0; i < params->nodes_to_replace->size; ++i) {
     TfLiteOpaqueNode* node = nullptr;
     TfLiteRegistrationExternal* reg = nullptr;
@@ -80,6 +90,10 @@ void kernel_free(TfLiteOpaqueContext*, void* data) { delete static_cast<Kernel*>
 TfLiteStatus kernel_prepare(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node) {
   auto* k = static_cast<Kernel*>(TfLiteOpaqueNodeGetUserData(node));
   if (!k) return kTfLiteError;
+  if (k->mode == "prepare-fails") {
+    TfLiteOpaqueContextReportError(context, "simulated prepare failure in %s", "the stable test delegate");
+    return kTfLiteError;
+  }
   // A delegate node's builtin data is its TfLiteOpaqueDelegateParams, as in TFLite.
   const auto* params = static_cast<const TfLiteOpaqueDelegateParams*>(TfLiteOpaqueNodeGetBuiltinData(node));
   if (!params || params->nodes_to_replace->size != static_cast<int>(k->steps.size())) {
@@ -99,6 +113,10 @@ TfLiteStatus kernel_prepare(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node
 
 TfLiteStatus kernel_invoke(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node) {
   auto* k = static_cast<Kernel*>(TfLiteOpaqueNodeGetUserData(node));
+  if (k->mode == "invoke-fails") {
+    TfLiteOpaqueContextReportError(context, "simulated invoke failure");
+    return kTfLiteError;
+  }
   auto data = [&](int t) -> float* {
     auto it = k->own.find(t);
     return it != k->own.end() ? it->second.data()
@@ -119,7 +137,8 @@ TfLiteStatus kernel_invoke(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node)
 }
 
 [[maybe_unused]] TfLiteStatus delegate_prepare(TfLiteOpaqueContext* context, TfLiteOpaqueDelegate* delegate, void* data) {
-  if (static_cast<Delegate*>(data)->magic != 0x5ab1e || TfLiteOpaqueDelegateGetData(delegate) != data) {
+  const auto* d = static_cast<const Delegate*>(data);
+  if (d->magic != 0x5ab1e || TfLiteOpaqueDelegateGetData(delegate) != data) {
     TfLiteOpaqueContextReportError(context, "Prepare got another delegate's data");
     return kTfLiteError;
   }
@@ -143,11 +162,16 @@ TfLiteStatus kernel_invoke(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node)
     }
     if (ok) take.push_back(plan->data[i]);
   }
+  if (d->mode == "twice" && !take.empty()) take.push_back(take.front());
   TfLiteRegistrationExternal* kernel = TfLiteRegistrationExternalCreate(kOpDelegate, "baton-test-stable", 1);
   TfLiteRegistrationExternalSetInit(kernel, kernel_init);
   TfLiteRegistrationExternalSetFree(kernel, kernel_free);
   TfLiteRegistrationExternalSetPrepare(kernel, kernel_prepare);
   TfLiteRegistrationExternalSetInvoke(kernel, kernel_invoke);
+  if (d->mode == "null-registration") {
+    TfLiteRegistrationExternalDelete(kernel);
+    kernel = nullptr;
+  }
   std::vector<int> array(take.size() + 1);
   array[0] = static_cast<int>(take.size());
   for (size_t i = 0; i < take.size(); ++i) array[i + 1] = take[i];
@@ -177,6 +201,7 @@ TfLiteOpaqueDelegate* create(const void* settings) {
     return nullptr;
   }
   auto* d = new Delegate;
+  if (const char* mode = std::getenv("BATON_TEST_STABLE_MODE")) d->mode = mode;
   TfLiteOpaqueDelegateBuilder builder{};
   builder.data = d;
   builder.Prepare = delegate_prepare;
