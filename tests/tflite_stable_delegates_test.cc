@@ -108,6 +108,17 @@ TEST(TfliteStableDelegates, RealModelMatchesTheReference) {
   compare_with_reference(*interp, "face_detection_full_range", 1e-3);
 }
 
+// Written with TFLite 2.16's names for the registration functions (TfLiteOperatorCreate, ...): the same
+// delegate, the same result.
+TEST(TfliteStableDelegates, TfLiteOperatorNamesWorkToo) {
+  AddMulRun r = run_add_mul({{"tflite_stable_operator_delegate", "libvendor_op.so"}},
+                            "delegates = baton_test_stable_operator\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  EXPECT_EQ(delegated_nodes(*r.interp, "baton_test_stable_operator"), 4u) << log_text(*r.setup);
+  EXPECT_TRUE(r.interp->fallbacks().empty());
+}
+
 TEST(TfliteStableDelegates, PlanShowsWhatItTook) {
   auto s = setup({kStable}, "delegates = baton_test_stable\n");
   ASSERT_TRUE(s);

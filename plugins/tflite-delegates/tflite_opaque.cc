@@ -391,35 +391,25 @@ void TfLiteOpaqueContextReportError(TfLiteOpaqueContext* c, const char* format, 
 
 // TFLite 2.16 renamed TfLiteRegistrationExternal to TfLiteOperator, with the same signatures: a stable
 // delegate built against a later TFLite finds these names.
-__attribute__((visibility("default"))) TfLiteRegistrationExternal* TfLiteOperatorCreate(TfLiteBuiltinOperatorCode code,
-                                                                                          const char* name, int version) {
+TfLiteOperator* TfLiteOperatorCreate(TfLiteBuiltinOperatorCode code, const char* name, int version) {
   return TfLiteRegistrationExternalCreate(code, name, version);
 }
-__attribute__((visibility("default"))) void TfLiteOperatorDelete(TfLiteRegistrationExternal* r) { delete r; }
-__attribute__((visibility("default"))) TfLiteBuiltinOperatorCode TfLiteOperatorGetBuiltInCode(
-    const TfLiteRegistrationExternal* r) {
+void TfLiteOperatorDelete(TfLiteOperator* r) { delete r; }
+TfLiteBuiltinOperatorCode TfLiteOperatorGetBuiltInCode(const TfLiteOperator* r) {
   return TfLiteRegistrationExternalGetBuiltInCode(r);
 }
-__attribute__((visibility("default"))) const char* TfLiteOperatorGetCustomName(const TfLiteRegistrationExternal* r) {
-  return TfLiteRegistrationExternalGetCustomName(r);
-}
-__attribute__((visibility("default"))) int TfLiteOperatorGetVersion(const TfLiteRegistrationExternal* r) {
-  return TfLiteRegistrationExternalGetVersion(r);
-}
-__attribute__((visibility("default"))) void TfLiteOperatorSetInit(TfLiteRegistrationExternal* r,
-                                                                  void* (*init)(TfLiteOpaqueContext*, const char*, size_t)) {
+const char* TfLiteOperatorGetCustomName(const TfLiteOperator* r) { return TfLiteRegistrationExternalGetCustomName(r); }
+int TfLiteOperatorGetVersion(const TfLiteOperator* r) { return TfLiteRegistrationExternalGetVersion(r); }
+void TfLiteOperatorSetInit(TfLiteOperator* r, void* (*init)(TfLiteOpaqueContext*, const char*, size_t)) {
   TfLiteRegistrationExternalSetInit(r, init);
 }
-__attribute__((visibility("default"))) void TfLiteOperatorSetFree(TfLiteRegistrationExternal* r,
-                                                                  void (*free)(TfLiteOpaqueContext*, void*)) {
+void TfLiteOperatorSetFree(TfLiteOperator* r, void (*free)(TfLiteOpaqueContext*, void*)) {
   TfLiteRegistrationExternalSetFree(r, free);
 }
-__attribute__((visibility("default"))) void TfLiteOperatorSetPrepare(
-    TfLiteRegistrationExternal* r, TfLiteStatus (*prepare)(TfLiteOpaqueContext*, TfLiteOpaqueNode*)) {
+void TfLiteOperatorSetPrepare(TfLiteOperator* r, TfLiteStatus (*prepare)(TfLiteOpaqueContext*, TfLiteOpaqueNode*)) {
   TfLiteRegistrationExternalSetPrepare(r, prepare);
 }
-__attribute__((visibility("default"))) void TfLiteOperatorSetInvoke(
-    TfLiteRegistrationExternal* r, TfLiteStatus (*invoke)(TfLiteOpaqueContext*, TfLiteOpaqueNode*)) {
+void TfLiteOperatorSetInvoke(TfLiteOperator* r, TfLiteStatus (*invoke)(TfLiteOpaqueContext*, TfLiteOpaqueNode*)) {
   TfLiteRegistrationExternalSetInvoke(r, invoke);
 }
 

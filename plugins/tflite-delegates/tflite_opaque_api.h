@@ -102,6 +102,26 @@ BATON_TFLITE_OPAQUE_API void TfLiteRegistrationExternalSetPrepare(
 BATON_TFLITE_OPAQUE_API void TfLiteRegistrationExternalSetInvoke(
     TfLiteRegistrationExternal* registration, TfLiteStatus (*invoke)(TfLiteOpaqueContext* context, TfLiteOpaqueNode* node));
 
+// The same functions under TFLite 2.16's names (TfLiteOperator is what TfLiteRegistrationExternal became).
+typedef TfLiteRegistrationExternal TfLiteOperator;
+BATON_TFLITE_OPAQUE_API TfLiteOperator* TfLiteOperatorCreate(TfLiteBuiltinOperatorCode builtin_code,
+                                                             const char* custom_name, int version);
+BATON_TFLITE_OPAQUE_API void TfLiteOperatorDelete(TfLiteOperator* registration);
+BATON_TFLITE_OPAQUE_API TfLiteBuiltinOperatorCode TfLiteOperatorGetBuiltInCode(const TfLiteOperator* registration);
+BATON_TFLITE_OPAQUE_API const char* TfLiteOperatorGetCustomName(const TfLiteOperator* registration);
+BATON_TFLITE_OPAQUE_API int TfLiteOperatorGetVersion(const TfLiteOperator* registration);
+BATON_TFLITE_OPAQUE_API void TfLiteOperatorSetInit(TfLiteOperator* registration,
+                                                   void* (*init)(TfLiteOpaqueContext* context, const char* buffer,
+                                                                 size_t length));
+BATON_TFLITE_OPAQUE_API void TfLiteOperatorSetFree(TfLiteOperator* registration,
+                                                   void (*free)(TfLiteOpaqueContext* context, void* data));
+BATON_TFLITE_OPAQUE_API void TfLiteOperatorSetPrepare(TfLiteOperator* registration,
+                                                      TfLiteStatus (*prepare)(TfLiteOpaqueContext* context,
+                                                                              TfLiteOpaqueNode* node));
+BATON_TFLITE_OPAQUE_API void TfLiteOperatorSetInvoke(TfLiteOperator* registration,
+                                                     TfLiteStatus (*invoke)(TfLiteOpaqueContext* context,
+                                                                            TfLiteOpaqueNode* node));
+
 // ---- tensors ----
 BATON_TFLITE_OPAQUE_API TfLiteType TfLiteOpaqueTensorType(const TfLiteOpaqueTensor* tensor);
 BATON_TFLITE_OPAQUE_API int32_t TfLiteOpaqueTensorNumDims(const TfLiteOpaqueTensor* tensor);

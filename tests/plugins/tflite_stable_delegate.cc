@@ -10,9 +10,11 @@
 // ReplaceNodeSubsetsWithDelegateKernels), null-registration (no registration), prepare-fails and
 // invoke-fails (the kernel reports through TfLiteOpaqueContextReportError and fails).
 //
-// Built three ways (tests/meson.build): as is ("baton_test_stable"); with BATON_TEST_CREATE_FAILS, a
+// Built four ways (tests/meson.build): as is ("baton_test_stable"); with BATON_TEST_CREATE_FAILS, a
 // delegate whose create returns NULL and whose get_delegate_errno says 42 ("baton_test_stable_null");
-// with BATON_TEST_ABI_VERSION, one that declares another stable delegate ABI.
+// with BATON_TEST_ABI_VERSION, one that declares another stable delegate ABI; with
+// BATON_TEST_OPERATOR_NAMES, one written with TFLite 2.16's TfLiteOperator* names
+// ("baton_test_stable_operator").
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +25,18 @@
 #include "tflite_opaque_api.h"
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
+
+// Built against TFLite 2.16's names of the registration functions.
+#ifdef BATON_TEST_OPERATOR_NAMES
+#define TfLiteRegistrationExternal TfLiteOperator
+#define TfLiteRegistrationExternalCreate TfLiteOperatorCreate
+#define TfLiteRegistrationExternalDelete TfLiteOperatorDelete
+#define TfLiteRegistrationExternalGetBuiltInCode TfLiteOperatorGetBuiltInCode
+#define TfLiteRegistrationExternalSetInit TfLiteOperatorSetInit
+#define TfLiteRegistrationExternalSetFree TfLiteOperatorSetFree
+#define TfLiteRegistrationExternalSetPrepare TfLiteOperatorSetPrepare
+#define TfLiteRegistrationExternalSetInvoke TfLiteOperatorSetInvoke
+#endif
 
 #ifndef BATON_TEST_ABI_VERSION
 #define BATON_TEST_ABI_VERSION TFL_STABLE_DELEGATE_ABI_VERSION
@@ -228,6 +242,8 @@ EXPORT const TfLiteStableDelegate TFL_TheStableDelegate = {
     "baton_test_stable_null",
 #elif defined(BATON_TEST_ABI_MISMATCH)
     "baton_test_stable_v2",
+#elif defined(BATON_TEST_OPERATOR_NAMES)
+    "baton_test_stable_operator",
 #else
     "baton_test_stable",
 #endif
