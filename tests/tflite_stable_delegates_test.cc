@@ -38,9 +38,9 @@ std::string command_output(const std::string& cmd) {
   return out;
 }
 
-std::string baton_cli(const Setup& s, const std::string& args) {
-  return command_output("XDG_STATE_HOME=" + test_state_dir() + " BATON_PLUGIN_PATH= " + std::string(BATON_EXE) + " " +
-                        args + " --plugin-dir " + s.plugins.path() + " --config " + s.conf.file("baton.conf"));
+std::string baton_cli(const Setup& s, const std::string& args, const std::string& env = "") {
+  return command_output(env + " XDG_STATE_HOME=" + test_state_dir() + " BATON_PLUGIN_PATH= " + std::string(BATON_EXE) +
+                        " " + args + " --plugin-dir " + s.plugins.path() + " --config " + s.conf.file("baton.conf"));
 }
 
 TEST(TfliteStableDelegates, FoundUnderItsDelegateNameWithKindAndVersion) {
@@ -154,6 +154,18 @@ TEST(TfliteStableDelegates, AnotherStableDelegateAbiIsSkippedWithTheReason) {
                sk.reason.find("delegate_abi_version 2.0.0 is not supported") != std::string::npos;
   }
   EXPECT_TRUE(skipped) << log_text(*r.setup);
+}
+
+// With another TFLite runtime's opaque API first in the process's global scope (preloaded here), a
+// stable delegate would bind to it and be handed baton's context: the loader refuses it with the reason.
+TEST(TfliteStableDelegates, RefusedWhenAnotherTfliteRuntimeProvidesTheOpaqueApi) {
+  auto s = setup({kStable}, "delegates = baton_test_stable\n");
+  ASSERT_TRUE(s);
+  // verify_asan_link_order=0: in the sanitizer build the preloaded library comes before AddressSanitizer's.
+  const std::string listing = baton_cli(*s, "plugins", "LD_PRELOAD=" + test_plugin("fake_tflite_runtime") +
+                                                           " ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0");
+  EXPECT_NE(listing.find("fake_tflite_runtime.so) already provides TFLite's opaque API"), std::string::npos) << listing;
+  EXPECT_EQ(listing.find("baton_test_stable 1.2.3 (delegate"), std::string::npos) << listing;
 }
 
 // The misbehaviour our stable delegate shows while it lives (BATON_TEST_STABLE_MODE, read at create).
