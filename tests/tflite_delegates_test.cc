@@ -18,60 +18,13 @@
 #include "plugin_registry.h"
 #include "reference_run.h"
 #include "test_support.h"
+#include "tflite_delegates_support.h"
 #include "tiny_model.h"
 
 namespace baton::test {
 namespace {
 
-namespace fs = std::filesystem;
-
-bool have_tflite() { return fs::exists(TFLITE_C_LIB); }
-
-// A plugin folder with the loader, the builtin and mediapipe packs and the given test plugins (file stem
-// -> the name to give the file), and a config.
-struct Setup {
-  TempDir plugins, conf;
-  std::shared_ptr<Captured> log = std::make_shared<Captured>();
-  std::shared_ptr<Environment> env;
-
-  // An interpreter of the model at `path` in this environment, or null with the failure recorded.
-  std::unique_ptr<Interpreter> open(const std::string& path) const {
-    auto model = load_model_file(path);
-    EXPECT_TRUE(model) << model.error();
-    if (!model) return nullptr;
-    auto interp = Interpreter::create(env, model.value());
-    EXPECT_TRUE(interp) << interp.error();
-    return interp ? std::move(interp.value()) : nullptr;
-  }
-};
-
-std::unique_ptr<Setup> setup(const std::vector<std::pair<std::string, std::string>>& test_plugins,
-                             const std::string& config, bool with_vulkan = false) {
-  auto s = std::make_unique<Setup>();
-  fs::copy_file(std::string(TFLITE_LOADER_DIR) + "/libbaton_tflite_delegates.so",
-                s->plugins.file("libbaton_tflite_delegates.so"));
-  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", s->plugins.file("libbaton_builtin.so"));
-  fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", s->plugins.file("libbaton_mediapipe.so"));
-#ifdef VULKAN_PLUGIN_DIR
-  if (with_vulkan) {
-    fs::copy_file(std::string(VULKAN_PLUGIN_DIR) + "/libbaton_vulkan.so", s->plugins.file("libbaton_vulkan.so"));
-  }
-#endif
-  (void)with_vulkan;
-  for (const auto& [stem, as] : test_plugins) s->plugins.add_plugin(stem, as);
-  s->conf.write("baton.conf", config);
-  auto env = isolated_environment({s->plugins.path()}, s->conf.file("baton.conf"), s->log);
-  EXPECT_TRUE(env) << env.error();
-  if (!env) return nullptr;
-  s->env = env.value();
-  return s;
-}
-
-std::string log_text(const Setup& s) {
-  std::string out;
-  for (const std::string& l : s.log->lines) out += l + "\n";
-  return out;
-}
+using namespace tflite_delegates;  // NOLINT: the shared set-up
 
 // ---- Google's XNNPACK delegate on the real models ------------------------------------------------------
 
@@ -139,64 +92,6 @@ TEST(TfliteDelegates, DiscoveryNamesKindAndOptions) {
 }
 
 // ---- our own TFLite delegate: computes, and misbehaves -------------------------------------------------
-
-// x, y -> a = x + y -> m = a * c (constant) -> s = m + x -> LOGISTIC (never taken by the delegate) ->
-// out = sig * c: the delegate's nodes form two partitions, [0, 1, 2] and [4].
-std::vector<uint8_t> add_mul_model() {
-  TinyModel m;
-  m.tensors = {{{1, 4}, 0, {}, "x"},
-               {{1, 4}, 0, {}, "y"},
-               {{1, 4}, 0, {}, "a"},
-               {{1, 4}, 0, floats({0.5f, -2.0f, 3.0f, 1.0f}), "c"},
-               {{1, 4}, 0, {}, "m"},
-               {{1, 4}, 0, {}, "s"},
-               {{1, 4}, 0, {}, "sig"},
-               {{1, 4}, 0, {}, "out"}};
-  m.ops = {{0, "", 1, {0, 1}, {2}, 0}, {18, "", 1, {2, 3}, {4}}, {0, "", 1, {4, 0}, {5}, 0}, {14, "", 1, {5}, {6}},
-           {18, "", 1, {6, 3}, {7}}};
-  m.inputs = {0, 1};
-  m.outputs = {7};
-  return m.build();
-}
-
-struct AddMulRun {
-  std::unique_ptr<Setup> setup;
-  std::unique_ptr<Interpreter> interp;
-  std::vector<float> out;
-};
-
-AddMulRun run_add_mul(const std::vector<std::pair<std::string, std::string>>& plugins, const std::string& config,
-                      const std::vector<uint8_t>& bytes = add_mul_model()) {
-  AddMulRun r;
-  r.setup = setup(plugins, config);
-  EXPECT_TRUE(r.setup);
-  if (!r.setup) return r;
-  TempDir dir;
-  dir.write("m.tflite", std::string(bytes.begin(), bytes.end()));
-  r.interp = r.setup->open(dir.file("m.tflite"));
-  if (!r.interp) return r;
-  const float x[4] = {1, 2, 3, 4}, y[4] = {0.5f, -1, 2, -3};
-  std::memcpy(r.interp->input(0).data, x, sizeof x);
-  std::memcpy(r.interp->input(1).data, y, sizeof y);
-  Status st = r.interp->invoke();
-  EXPECT_TRUE(st) << st.message();
-  const float* out = reinterpret_cast<const float*>(r.interp->output(0).data);
-  r.out.assign(out, out + 4);
-  return r;
-}
-
-// What the model computes, written out.
-std::vector<float> expected_add_mul() {
-  const float x[4] = {1, 2, 3, 4}, y[4] = {0.5f, -1, 2, -3}, c[4] = {0.5f, -2.0f, 3.0f, 1.0f};
-  std::vector<float> out(4);
-  for (int i = 0; i < 4; ++i) out[i] = c[i] / (1.0f + std::exp(-((x[i] + y[i]) * c[i] + x[i])));
-  return out;
-}
-
-void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
-}
 
 const std::pair<std::string, std::string> kOurs = {"tflite_test_delegate", "libtfl_test.so"};
 
@@ -283,6 +178,42 @@ TEST(TfliteDelegates, FailingPrepareAndInvokeFallBack) {
     EXPECT_EQ(f.stage, mode == "prepare-fails" ? "prepare" : "invoke");
     EXPECT_NE(f.reason.find("simulated"), std::string::npos) << f.reason;
   }
+}
+
+// A delegate that keeps its boundary tensors in buffers of its own (buffer handles) and never touches
+// the host's memory: the adapter fills its buffers before each invoke (CopyToBufferHandle) and brings
+// back what it wrote (CopyFromBufferHandle), so the op pack between its partitions and the caller read
+// this invoke's values; the handles are freed with the graph.
+TEST(TfliteDelegates, BufferHandlesAreCopiedAcrossPartitionBoundaries) {
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n[plugin.tfl_test]\nmode = buffer-handles\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 4u);
+  EXPECT_TRUE(r.interp->fallbacks().empty()) << log_text(*r.setup);
+  void* lib = dlopen(r.setup->plugins.file(kOurs.second).c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(lib, nullptr);
+  auto counter = [&](const char* name) {
+    auto fn = reinterpret_cast<int (*)()>(dlsym(lib, name));
+    return fn ? fn() : -1;
+  };
+  // Another invoke with other inputs: partition [0, 1, 2] copies x and y in and s out, partition [4]
+  // copies sig in and out out.
+  const int to = counter("baton_test_tflite_copies_to"), from = counter("baton_test_tflite_copies_from");
+  EXPECT_GE(to, 3);
+  EXPECT_GE(from, 2);
+  Interpreter& in = *r.interp;
+  const float x[4] = {-1, 0.25f, 5, 2}, y[4] = {2, 2, -7, 0.5f}, c[4] = {0.5f, -2.0f, 3.0f, 1.0f};
+  std::memcpy(in.input(0).data, x, sizeof x);
+  std::memcpy(in.input(1).data, y, sizeof y);
+  ASSERT_TRUE(in.invoke());
+  const float* out = reinterpret_cast<const float*>(in.output(0).data);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(out[i], c[i] / (1.0f + std::exp(-((x[i] + y[i]) * c[i] + x[i]))), 1e-6) << i;
+  EXPECT_EQ(counter("baton_test_tflite_copies_to"), to + 3);
+  EXPECT_EQ(counter("baton_test_tflite_copies_from"), from + 2);
+  EXPECT_EQ(counter("baton_test_tflite_handles_freed"), 0);
+  r.interp.reset();
+  EXPECT_EQ(counter("baton_test_tflite_handles_freed"), 5);  // x, y, s, sig, out
+  dlclose(lib);
 }
 
 TEST(TfliteDelegates, CreateReturningNullIsSkippedWithItsMessage) {

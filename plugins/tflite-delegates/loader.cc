@@ -1,10 +1,14 @@
-// The tflite-delegates loader: wraps TFLite external delegates (shared objects exporting
-// tflite_plugin_create_delegate and tflite_plugin_destroy_delegate, the interface of TFLite's
-// external_delegate) found in a plugin folder into ordinary baton delegates. Each wrapped file is a
-// delegate named after its file (libedgetpu.so.1 -> edgetpu); the keys of its [plugin.NAME] section are
-// passed to tflite_plugin_create_delegate as strings. The delegate chooses its nodes through TFLite's
-// own Prepare / ReplaceNodeSubsetsWithDelegateKernels, over a TfLiteContext that baton emulates
-// (tflite_graph.h), and each partition runs its kernel.
+// The tflite-delegates loader: wraps TFLite delegates found in a plugin folder into ordinary baton
+// delegates.
+// - External delegates (shared objects exporting tflite_plugin_create_delegate and
+//   tflite_plugin_destroy_delegate, the interface of TFLite's external_delegate): named after their file
+//   (libedgetpu.so.1 -> edgetpu); the keys of their [plugin.NAME] section are passed to
+//   tflite_plugin_create_delegate as strings.
+// - Stable delegates (TFL_TheStableDelegate, TFLite 2.12+): named by their delegate_name, created with
+//   an empty TFLiteSettings table (stable_delegates.h); they take no options. Their delegate uses TFLite's
+//   opaque API, which this loader provides (tflite_opaque.cc).
+// The delegate chooses its nodes through TFLite's own Prepare / ReplaceNodeSubsetsWithDelegateKernels,
+// over a TfLiteContext that baton emulates (tflite_graph.h), and each partition runs its kernel.
 #include <dlfcn.h>
 
 #include <cctype>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "stable_delegates.h"
 #include "tflite_graph.h"
 
 namespace tflite_delegates {
@@ -35,6 +40,8 @@ struct External {
   CreateFn create = nullptr;
   DestroyFn destroy = nullptr;
   TfLiteDelegate* object = nullptr;
+  const TfLiteStableDelegate* stable = nullptr;
+  std::string version = "unknown", description;
   baton_plugin_desc desc{};
 };
 
@@ -87,6 +94,16 @@ baton_status wrapped_create(const baton_plugin_host* host, void** state, baton_e
     *state = new Wrapped{external, host, external->object, false};
     return BATON_OK;
   }
+  if (external->stable) {
+    std::string why;
+    TfLiteDelegate* delegate = create_stable_delegate(external->stable, &why);
+    if (!delegate) {
+      g_api->error_set(error, why.c_str());
+      return BATON_ERROR;
+    }
+    *state = new Wrapped{external, host, delegate, true};
+    return BATON_OK;
+  }
   std::vector<std::string> keys, values;
   const char* key = nullptr;
   const char* value = nullptr;
@@ -113,7 +130,11 @@ baton_status wrapped_create(const baton_plugin_host* host, void** state, baton_e
 void wrapped_destroy(void* state) {
   auto* w = static_cast<Wrapped*>(state);
   if (!w) return;
-  if (w->owned) w->external->destroy(w->delegate);
+  if (w->owned && w->external->stable) {
+    destroy_stable_delegate(w->external->stable, w->delegate);
+  } else if (w->owned) {
+    w->external->destroy(w->delegate);
+  }
   delete w;
 }
 
@@ -160,16 +181,17 @@ const baton_delegate_api kDelegateApi = {
 };
 
 // Fills the descriptor of a wrapped delegate and keeps it (g_files_mutex held).
-const baton_plugin_desc* keep(std::unique_ptr<External> external, const char* description) {
+const baton_plugin_desc* keep(std::unique_ptr<External> external, std::string description) {
+  external->description = std::move(description);
   baton_plugin_desc& d = external->desc;
   d.struct_size = sizeof(baton_plugin_desc);
   d.abi_major = BATON_ABI_VERSION_MAJOR;
   d.abi_minor = BATON_ABI_VERSION_MINOR;
   d.name = external->name.c_str();
-  d.version = "unknown";
+  d.version = external->version.c_str();
   d.kind = BATON_PLUGIN_DELEGATE;
-  d.description = description;
-  d.flags = BATON_PLUGIN_FLAG_ANY_OPTIONS;
+  d.description = external->description.c_str();
+  d.flags = external->stable ? 0 : BATON_PLUGIN_FLAG_ANY_OPTIONS;  // a stable delegate takes TFLiteSettings only
   d.create = wrapped_create;
   d.destroy = wrapped_destroy;
   d.delegate = &kDelegateApi;
@@ -177,18 +199,33 @@ const baton_plugin_desc* keep(std::unique_ptr<External> external, const char* de
   return &files().insert_or_assign(path, std::move(external)).first->second->desc;
 }
 
-// Offered each file without a baton entry point: ours when it exports tflite_plugin_create_delegate.
-const baton_plugin_desc* wrap_file(void*, const char* path, baton_error* error) {
-  if (g_api->file_exports_symbol(path, "tflite_plugin_create_delegate") != 1) {
-    if (g_api->file_exports_symbol(path, "TFL_TheStableDelegate") == 1) {
-      g_api->error_set(error, "a TFLite stable delegate (TFL_TheStableDelegate): not supported yet, only "
-                              "external delegates (tflite_plugin_create_delegate)");
-    }
+// A stable delegate's file (g_files_mutex held).
+const baton_plugin_desc* wrap_stable(const char* path, baton_error* error) {
+  StableFile file;
+  std::string why;
+  if (!open_stable_delegate(path, &file, &why)) {
+    g_api->error_set(error, why.c_str());
     return nullptr;
   }
+  auto external = std::make_unique<External>();
+  external->path = path;
+  external->name = file.name;
+  external->version = file.version;
+  external->stable = file.symbol;
+  return keep(std::move(external), "TFLite stable delegate '" + std::string(file.symbol->delegate_name) +
+                                       "' (stable delegate ABI " + file.abi + "); created with default TFLiteSettings, "
+                                       "it takes no options");
+}
+
+// Offered each file without a baton entry point: ours when it exports tflite_plugin_create_delegate or
+// TFL_TheStableDelegate.
+const baton_plugin_desc* wrap_file(void*, const char* path, baton_error* error) {
+  const bool external_delegate = g_api->file_exports_symbol(path, "tflite_plugin_create_delegate") == 1;
+  if (!external_delegate && g_api->file_exports_symbol(path, TFL_STABLE_DELEGATE_SYMBOL) != 1) return nullptr;
   std::lock_guard<std::mutex> lock(g_files_mutex);
   auto it = files().find(path);
   if (it != files().end()) return &it->second->desc;
+  if (!external_delegate) return wrap_stable(path, error);
   void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char* why = dlerror();
@@ -234,7 +271,8 @@ const baton_plugin_desc kLoader = [] {
   d.name = "tflite-delegates";
   d.version = "1.0";
   d.kind = BATON_PLUGIN_LOADER;
-  d.description = "hosts TFLite external delegates (tflite_plugin_create_delegate) found in plugin folders";
+  d.description = "hosts TFLite external delegates (tflite_plugin_create_delegate) and stable delegates "
+                  "(TFL_TheStableDelegate) found in plugin folders";
   d.loader = &kLoaderApi;
   return d;
 }();

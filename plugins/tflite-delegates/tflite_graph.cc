@@ -52,6 +52,14 @@ TfliteGraph::TfliteGraph(const baton_host_api* api, const baton_plugin_host* hos
 }
 
 TfliteGraph::~TfliteGraph() {
+  // Handles the delegate's kernels left on tensors are released as TFLite releases them with its
+  // tensors. Only this delegate's kernels see this graph's tensors, so every handle is its own.
+  for (TfLiteTensor& t : tensors_) {
+    if (t.buffer_handle != kTfLiteNullBufferHandle && delegate_->FreeBufferHandle) {
+      delegate_->FreeBufferHandle(&context_, delegate_, &t.buffer_handle);
+    }
+    t.buffer_handle = kTfLiteNullBufferHandle;
+  }
   for (TfLiteTensor& t : tensors_) {
     std::free(t.dims);
     std::free(const_cast<TfLiteIntArray*>(t.dims_signature));
@@ -156,6 +164,20 @@ void TfliteGraph::refresh_shape(int index) {
     t.dims = int_array(dims, rank);
   }
   t.bytes = api_->tensor_byte_size(handles_[index]);
+}
+
+TfLiteRegistrationExternal* TfliteGraph::node_registration(int index) {
+  if (index < 0 || static_cast<size_t>(index) >= nodes_.size() || !nodes_[index].present) return nullptr;
+  if (node_registrations_.empty()) node_registrations_.resize(nodes_.size());
+  auto& r = node_registrations_[index];
+  if (!r) {
+    const TfLiteRegistration& from = nodes_[index].registration;
+    r = std::make_unique<TfLiteRegistrationExternal>();
+    r->builtin_code = from.builtin_code;
+    r->custom_name = from.custom_name;
+    r->version = from.version;
+  }
+  return r.get();
 }
 
 std::string TfliteGraph::take_reported() {

@@ -18,6 +18,7 @@
 
 #include "baton/plugin_api.h"
 #include "tensorflow/lite/c/common.h"
+#include "tflite_opaque_internal.h"
 #include "tflite_params.h"
 
 namespace tflite_delegates {
@@ -48,6 +49,18 @@ class TfliteGraph {
   std::string take_reported();
   // Brings a tensor's dims and bytes to the host's current shape (after an input resize).
   void refresh_shape(int index);
+
+  // For the opaque API (tflite_opaque.cc): the graph behind a context, the number of nodes, why a call
+  // was refused (fails the delegate's Prepare with that reason), the registration TFLite's opaque
+  // GetNodeAndRegistration gives for a node (owned by the graph), and the opaque kernel registration
+  // a stable delegate handed to ReplaceNodeSubsetsWithDelegateKernels (owned by the graph from then on,
+  // as TFLite owns it; null for a delegate of the TfLiteContext API).
+  static TfliteGraph* of(const TfLiteContext* context) { return self(context); }
+  size_t node_count() const { return nodes_.size(); }
+  void refuse(const std::string& why) { problem_ = why; }
+  TfLiteRegistrationExternal* node_registration(int index);
+  void adopt_opaque_kernel(TfLiteRegistrationExternal* registration) { opaque_kernel_.reset(registration); }
+  const TfLiteRegistrationExternal* opaque_kernel() const { return opaque_kernel_.get(); }
 
  private:
   static TfliteGraph* self(const TfLiteContext* context);
@@ -103,11 +116,21 @@ class TfliteGraph {
   // PreviewDelegatePartitioning's answer, owned until the next call or the graph's end (as in TFLite).
   std::vector<TfLiteDelegateParams> preview_;
   std::vector<void*> preview_owned_;
+  std::vector<std::unique_ptr<TfLiteRegistrationExternal>> node_registrations_;  // per node, made on demand
+  std::unique_ptr<TfLiteRegistrationExternal> opaque_kernel_;
 };
 
 // One partition run by the delegate's kernel registration: init at partition_init, prepare, invoke,
 // free. Holds the delegate node TFLite would have made: the partition's inputs (constants included,
-// as TFLite lists them), outputs, and the kernel's user data.
+// as TFLite lists them), outputs, and the kernel's user data. A kernel registered through the opaque
+// API gets TfLiteOpaqueDelegateParams (also as its node's builtin data, as in TFLite).
+//
+// Buffer handles: a delegate may keep a tensor's data in its own buffer (it sets the tensor's
+// buffer_handle, and data_is_stale when the host memory is behind). baton's boundary tensors live in
+// host memory, which the other partitions and op packs read and write, so before each invoke the
+// kernel's boundary inputs that have a handle get CopyToBufferHandle (the host memory holds what their
+// producer wrote), and after it every boundary output whose data is stale gets CopyFromBufferHandle
+// (then data_is_stale is cleared). FreeBufferHandle runs for every handle left when the graph ends.
 class TfliteKernel {
  public:
   static baton_status create(TfliteGraph& graph, const baton_partition* partition, TfliteKernel** out,
@@ -119,7 +142,10 @@ class TfliteKernel {
  private:
   explicit TfliteKernel(TfliteGraph& graph) : graph_(graph) {}
   TfliteGraph& graph_;
+  baton_status sync_inputs(baton_error* error);
+  baton_status sync_outputs(baton_error* error);
   TfLiteDelegateParams params_{};
+  TfLiteOpaqueDelegateParams opaque_params_{};
   TfLiteNode node_{};
   std::vector<int> inputs_;   // non-constant boundary inputs
   std::vector<int> outputs_;  // boundary outputs

@@ -61,8 +61,16 @@ baton_status TfliteKernel::create(TfliteGraph& graph, const baton_partition* par
     return BATON_OUT_OF_MEMORY;
   }
   graph.take_reported();
-  const TfLiteRegistration& kernel = graph.kernel();
-  if (kernel.init) {
+  k->node_.builtin_data = &k->params_;  // TFLite gives a delegate node its params as builtin data too
+  if (const TfLiteRegistrationExternal* opaque_kernel = graph.opaque_kernel()) {
+    k->opaque_params_ = {opaque(graph.delegate()), TfLiteOpaqueDelegateGetData(opaque(graph.delegate())),
+                         k->params_.nodes_to_replace, k->params_.input_tensors, k->params_.output_tensors};
+    k->node_.builtin_data = &k->opaque_params_;
+    if (opaque_kernel->init) {
+      k->node_.user_data = opaque_kernel->init(opaque(graph.context()), reinterpret_cast<const char*>(&k->opaque_params_),
+                                               0);
+    }
+  } else if (const TfLiteRegistration& kernel = graph.kernel(); kernel.init) {
     k->node_.user_data = kernel.init(graph.context(), reinterpret_cast<const char*>(&k->params_), 0);
   }
   k->initialised_ = true;
@@ -77,18 +85,26 @@ baton_status TfliteKernel::create(TfliteGraph& graph, const baton_partition* par
 }
 
 TfliteKernel::~TfliteKernel() {
+  const TfLiteRegistrationExternal* opaque_kernel = graph_.opaque_kernel();
   const TfLiteRegistration& kernel = graph_.kernel();
-  if (initialised_ && kernel.free) kernel.free(graph_.context(), node_.user_data);
+  if (initialised_ && opaque_kernel && opaque_kernel->free) {
+    opaque_kernel->free(opaque(graph_.context()), node_.user_data);
+  } else if (initialised_ && !opaque_kernel && kernel.free) {
+    kernel.free(graph_.context(), node_.user_data);
+  }
   for (void* p : owned_) std::free(p);
 }
 
 baton_status TfliteKernel::prepare(baton_error* error) {
   for (int index : inputs_) graph_.refresh_shape(index);
   graph_.take_reported();
-  const TfLiteRegistration& kernel = graph_.kernel();
-  if (kernel.prepare && kernel.prepare(graph_.context(), &node_) != kTfLiteOk) {
-    return fail(graph_.api(), error, "the delegate kernel's prepare failed", graph_.take_reported());
+  TfLiteStatus st = kTfLiteOk;
+  if (const TfLiteRegistrationExternal* opaque_kernel = graph_.opaque_kernel()) {
+    if (opaque_kernel->prepare) st = opaque_kernel->prepare(opaque(graph_.context()), opaque(&node_));
+  } else if (const TfLiteRegistration& kernel = graph_.kernel(); kernel.prepare) {
+    st = kernel.prepare(graph_.context(), &node_);
   }
+  if (st != kTfLiteOk) return fail(graph_.api(), error, "the delegate kernel's prepare failed", graph_.take_reported());
   return BATON_OK;
 }
 
@@ -99,8 +115,52 @@ baton_status TfliteKernel::invoke(baton_error* error) {
     graph_.tensor(index).data.raw_const = static_cast<const char*>(api->tensor_data(graph_.handle(index)));
   }
   for (int index : outputs_) graph_.tensor(index).data.raw = static_cast<char*>(api->tensor_mutable_data(graph_.handle(index)));
-  if (graph_.kernel().invoke(graph_.context(), &node_) != kTfLiteOk) {
-    return fail(api, error, "the delegate kernel's invoke failed", graph_.take_reported());
+  if (sync_inputs(error) != BATON_OK) return BATON_ERROR;
+  const TfLiteRegistrationExternal* opaque_kernel = graph_.opaque_kernel();
+  const TfLiteStatus st = opaque_kernel ? opaque_kernel->invoke(opaque(graph_.context()), opaque(&node_))
+                                        : graph_.kernel().invoke(graph_.context(), &node_);
+  if (st != kTfLiteOk) return fail(api, error, "the delegate kernel's invoke failed", graph_.take_reported());
+  return sync_outputs(error);
+}
+
+// Host memory -> the delegate's buffer, for boundary inputs the delegate gave a buffer handle.
+baton_status TfliteKernel::sync_inputs(baton_error* error) {
+  TfLiteDelegate* delegate = graph_.delegate();
+  for (int index : inputs_) {
+    TfLiteTensor& t = graph_.tensor(index);
+    if (t.buffer_handle == kTfLiteNullBufferHandle) continue;
+    if (!delegate->CopyToBufferHandle) {
+      const std::string why = "tensor " + std::to_string(index) + " has a buffer handle but the delegate has no "
+                              "CopyToBufferHandle";
+      graph_.api()->error_set(error, why.c_str());
+      return BATON_ERROR;
+    }
+    if (delegate->CopyToBufferHandle(graph_.context(), delegate, t.buffer_handle, &t) != kTfLiteOk) {
+      return fail(graph_.api(), error, "the delegate's CopyToBufferHandle failed for tensor " + std::to_string(index),
+                  graph_.take_reported());
+    }
+  }
+  return BATON_OK;
+}
+
+// The delegate's buffer -> host memory, for boundary outputs whose host copy is stale, so that the
+// partitions and op packs that read them find this invoke's values.
+baton_status TfliteKernel::sync_outputs(baton_error* error) {
+  TfLiteDelegate* delegate = graph_.delegate();
+  for (int index : outputs_) {
+    TfLiteTensor& t = graph_.tensor(index);
+    if (t.buffer_handle == kTfLiteNullBufferHandle || !t.data_is_stale) continue;
+    if (!delegate->CopyFromBufferHandle) {
+      const std::string why = "tensor " + std::to_string(index) + " is stale in a buffer of the delegate, which has no "
+                              "CopyFromBufferHandle";
+      graph_.api()->error_set(error, why.c_str());
+      return BATON_ERROR;
+    }
+    if (delegate->CopyFromBufferHandle(graph_.context(), delegate, t.buffer_handle, &t) != kTfLiteOk) {
+      return fail(graph_.api(), error, "the delegate's CopyFromBufferHandle failed for tensor " + std::to_string(index),
+                  graph_.take_reported());
+    }
+    t.data_is_stale = false;
   }
   return BATON_OK;
 }

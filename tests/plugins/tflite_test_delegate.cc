@@ -5,7 +5,10 @@
 // held (ReplaceNodeSubsetsWithDelegateKernels with a node listed twice, a node that does not exist, a
 // node not in its execution plan), null-registration, prepare-fails, invoke-fails, create-fails; and
 // `preview`: it asks PreviewDelegatePartitioning how its nodes group, expects two partitions, and
-// replaces only the larger one (as TFLite's GPU delegate keeps its largest partitions).
+// replaces only the larger one (as TFLite's GPU delegate keeps its largest partitions); `buffer-handles`:
+// it keeps its partitions' boundary tensors in buffers of its own (buffer handles, as a GPU delegate
+// keeps them on the device), reads its inputs only from those buffers (filled by CopyToBufferHandle),
+// writes its outputs only there and marks them stale, so the host must call CopyFromBufferHandle.
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -24,7 +27,10 @@ constexpr int kOpAdd = 0, kOpMul = 18, kOpDelegate = 51;
 struct Delegate {
   TfLiteDelegate base{};
   std::string mode;
+  std::vector<std::vector<float>> buffers;  // indexed by buffer handle
 };
+
+int g_copies_from = 0, g_copies_to = 0, g_handles_freed = 0;  // for the tests
 
 struct Step {
   int op;
@@ -34,6 +40,8 @@ struct Step {
 
 struct Kernel {
   std::string mode;
+  Delegate* delegate = nullptr;
+  std::vector<int> boundary_inputs;  // non-constant
   std::vector<Step> steps;
   std::vector<int> boundary_outputs;
   std::map<int, std::vector<float>> own;  // tensors inside the partition
@@ -51,7 +59,12 @@ bool same_dims(const TfLiteIntArray* a, const TfLiteIntArray* b) {
 void* kernel_init(TfLiteContext* context, const char* buffer, size_t) {
   const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
   auto* k = new Kernel;
-  k->mode = static_cast<Delegate*>(params->delegate->data_)->mode;
+  k->delegate = static_cast<Delegate*>(params->delegate->data_);
+  k->mode = k->delegate->mode;
+  for (int i = 0; i < params->input_tensors->size; ++i) {
+    const int t = params->input_tensors->data[i];
+    if (context->tensors[t].allocation_type != kTfLiteMmapRo) k->boundary_inputs.push_back(t);
+  }
   for (int i = 0; i < params->nodes_to_replace->size; ++i) {
     TfLiteNode* node = nullptr;
     TfLiteRegistration* reg = nullptr;
@@ -79,6 +92,17 @@ TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
     return std::vector<int>(d->data, d->data + d->size);
   };
   k->shapes.clear();
+  if (k->mode == "buffer-handles") {
+    std::vector<int> boundary = k->boundary_inputs;
+    boundary.insert(boundary.end(), k->boundary_outputs.begin(), k->boundary_outputs.end());
+    for (int t : boundary) {
+      TfLiteTensor& tensor = context->tensors[t];
+      if (tensor.buffer_handle != kTfLiteNullBufferHandle) continue;
+      tensor.buffer_handle = static_cast<int>(k->delegate->buffers.size());
+      tensor.delegate = &k->delegate->base;
+      k->delegate->buffers.emplace_back(tensor.bytes / sizeof(float), 0.0f);
+    }
+  }
   for (Step& s : k->steps) {
     const std::vector<int> shape = shape_of(s.a);
     if (shape != shape_of(s.b)) {
@@ -112,13 +136,21 @@ TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   auto data = [&](int t) -> float* {
     auto it = k->own.find(t);
-    return it != k->own.end() ? it->second.data() : context->tensors[t].data.f;
+    if (it != k->own.end()) return it->second.data();
+    const TfLiteTensor& tensor = context->tensors[t];
+    if (k->mode == "buffer-handles" && tensor.buffer_handle != kTfLiteNullBufferHandle) {
+      return k->delegate->buffers[tensor.buffer_handle].data();  // never the host's memory
+    }
+    return tensor.data.f;
   };
   for (const Step& s : k->steps) {
     const float* a = data(s.a);
     const float* b = data(s.b);
     float* out = data(s.out);
     for (size_t i = 0; i < s.count; ++i) out[i] = s.op == kOpAdd ? a[i] + b[i] : a[i] * b[i];
+  }
+  if (k->mode == "buffer-handles") {
+    for (int t : k->boundary_outputs) context->tensors[t].data_is_stale = true;
   }
   ++g_invokes;
   return kTfLiteOk;
@@ -196,6 +228,30 @@ TfLiteStatus delegate_prepare(TfLiteContext* context, TfLiteDelegate* delegate) 
   return st;
 }
 
+TfLiteStatus copy_from_buffer_handle(TfLiteContext*, TfLiteDelegate* delegate, TfLiteBufferHandle handle,
+                                     TfLiteTensor* tensor) {
+  auto* d = static_cast<Delegate*>(delegate->data_);
+  if (handle < 0 || static_cast<size_t>(handle) >= d->buffers.size() || !tensor->data.raw) return kTfLiteError;
+  std::memcpy(tensor->data.raw, d->buffers[handle].data(), tensor->bytes);
+  ++g_copies_from;
+  return kTfLiteOk;
+}
+
+TfLiteStatus copy_to_buffer_handle(TfLiteContext*, TfLiteDelegate* delegate, TfLiteBufferHandle handle,
+                                   TfLiteTensor* tensor) {
+  auto* d = static_cast<Delegate*>(delegate->data_);
+  if (handle < 0 || static_cast<size_t>(handle) >= d->buffers.size() || !tensor->data.raw) return kTfLiteError;
+  d->buffers[handle].resize(tensor->bytes / sizeof(float));
+  std::memcpy(d->buffers[handle].data(), tensor->data.raw, tensor->bytes);
+  ++g_copies_to;
+  return kTfLiteOk;
+}
+
+void free_buffer_handle(TfLiteContext*, TfLiteDelegate*, TfLiteBufferHandle* handle) {
+  *handle = kTfLiteNullBufferHandle;
+  ++g_handles_freed;
+}
+
 }  // namespace
 
 EXPORT TfLiteDelegate* tflite_plugin_create_delegate(char** keys, char** values, size_t count,
@@ -212,6 +268,11 @@ EXPORT TfLiteDelegate* tflite_plugin_create_delegate(char** keys, char** values,
   d->base.data_ = d;
   d->base.Prepare = delegate_prepare;
   d->base.flags = kTfLiteDelegateFlagsNone;
+  if (d->mode == "buffer-handles") {
+    d->base.CopyFromBufferHandle = copy_from_buffer_handle;
+    d->base.CopyToBufferHandle = copy_to_buffer_handle;
+    d->base.FreeBufferHandle = free_buffer_handle;
+  }
   return &d->base;
 }
 
@@ -220,3 +281,6 @@ EXPORT void tflite_plugin_destroy_delegate(TfLiteDelegate* delegate) {
 }
 
 EXPORT int baton_test_tflite_invokes(void) { return g_invokes; }
+EXPORT int baton_test_tflite_copies_from(void) { return g_copies_from; }
+EXPORT int baton_test_tflite_copies_to(void) { return g_copies_to; }
+EXPORT int baton_test_tflite_handles_freed(void) { return g_handles_freed; }
