@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "baton/c_api.h"
 #include "interpreter.h"
 #include "isolated_plugin.h"
 #include "test_support.h"
@@ -250,6 +251,46 @@ TEST(Isolation, InterpretersInThreadsShareOneChild) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(good, std::vector<int>(4, 25));
   EXPECT_GT(s.env->registry().find("crashdeleg")->isolated->pid(), 0);
+}
+
+// The C API names the plugins to isolate (the C++ API's Environment takes the same options).
+TEST(Isolation, TheCApiIsolatesByName) {
+  Rig rig;  // for its temporary folders
+  rig.dir.add_plugin("libcrashdeleg");
+  rig.dir.write("baton.conf", "delegates = crashdeleg\n[plugin.crashdeleg]\nfail = abort-invoke\n");
+  const char* previous_state = std::getenv("XDG_STATE_HOME");
+  const std::string saved = previous_state ? previous_state : "";
+  ::setenv("XDG_STATE_HOME", rig.state.path().c_str(), 1);  // this test's crash journal
+  const std::string plugins = rig.dir.path(), config = rig.dir.file("baton.conf");
+  const char* dirs[] = {plugins.c_str(), BUILTIN_PACK_DIR};
+  const char* isolate[] = {"crashdeleg"};
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.config_path = config.c_str();
+  o.plugin_dirs = dirs;
+  o.plugin_dir_count = 2;
+  o.threads = 1;
+  o.no_default_dirs = 1;
+  o.isolate = isolate;
+  o.isolate_count = 1;
+  baton_environment* env = baton_environment_create(&o);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  const std::vector<uint8_t> bytes = add_mul_model();
+  baton_interpreter* interp = baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(interp, nullptr) << baton_last_error();
+  ASSERT_EQ(baton_interpreter_set_input(interp, 0, kX.data(), sizeof(float) * 6), BATON_OK);
+  ASSERT_EQ(baton_interpreter_set_input(interp, 1, kY.data(), sizeof(float) * 6), BATON_OK);
+  EXPECT_EQ(baton_interpreter_invoke(interp), BATON_OK) << baton_interpreter_last_error(interp);
+  std::vector<float> out(6);
+  EXPECT_EQ(baton_interpreter_get_output(interp, 0, out.data(), sizeof(float) * 6), BATON_OK);
+  EXPECT_EQ(out, expected());
+  baton_interpreter_destroy(interp);
+  baton_environment_destroy(env);
+  if (saved.empty()) {
+    ::unsetenv("XDG_STATE_HOME");
+  } else {
+    ::setenv("XDG_STATE_HOME", saved.c_str(), 1);
+  }
 }
 
 TEST(Isolation, ConfigErrorsNameTheKey) {

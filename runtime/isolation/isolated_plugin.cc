@@ -25,6 +25,7 @@ namespace baton::isolation {
 namespace {
 
 thread_local std::vector<ChildDeath> deaths;
+constexpr int kLoadTimeoutMs = 30000;
 
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -222,7 +223,9 @@ Expected<IsolatedPlugin::Reply> IsolatedPlugin::exchange(Writer& request, const 
 Status IsolatedPlugin::load_descriptor(bool first) {
   Writer request;
   request.put(Message::load);
-  auto got = exchange(request, {}, settings_.prepare_timeout_ms, "loading");
+  // Starting a process and opening a library may take long on a loaded machine (or under a sanitizer):
+  // loading gets at least kLoadTimeoutMs whatever the prepare timeout.
+  auto got = exchange(request, {}, std::max(settings_.prepare_timeout_ms, kLoadTimeoutMs), "loading");
   if (!got) return got.status();
   const Reply& reply = *got;
   if (reply.status != BATON_OK) {

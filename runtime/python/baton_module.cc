@@ -195,7 +195,7 @@ class PyInterpreter {
   PyInterpreter(py::object model_path, py::object model_content, py::object experimental_delegates,
                 py::object num_threads, py::object config, py::object plugin_dirs, py::object delegates,
                 bool no_delegates, bool strict, size_t max_model_bytes, size_t max_tensor_bytes,
-                size_t max_arena_bytes) {
+                size_t max_arena_bytes, py::object isolate) {
     if (!experimental_delegates.is_none() && py::len(experimental_delegates) > 0) {
       throw py::value_error(
           "baton.Interpreter: experimental_delegates: tf.lite delegate objects cannot be hosted by baton; "
@@ -216,6 +216,14 @@ class PyInterpreter {
     eo.plugin_dirs = string_list(plugin_dirs, "plugin_dirs");
     if (!delegates.is_none()) eo.delegates = string_list(delegates, "delegates");
     eo.no_delegates = no_delegates;
+    if (py::isinstance<py::str>(isolate)) isolate = py::make_tuple(isolate);
+    for (const std::string& name : string_list(isolate, "isolate")) {
+      if (name == "all") {
+        eo.isolate_all = true;
+      } else {
+        eo.isolate.push_back(name);
+      }
+    }
     eo.max_model_bytes = max_model_bytes;
     eo.max_tensor_bytes = max_tensor_bytes;
     eo.max_arena_bytes = max_arena_bytes;
@@ -656,15 +664,17 @@ PYBIND11_MODULE(baton, m) {
                             "delegates=[...]. baton's own keywords: config (a config file, replacing the search),\n"
                             "plugin_dirs (searched first), delegates (the chain, in order, replacing the\n"
                             "configured one), no_delegates, strict (fail when a node would fall back to op\n"
-                            "packs), max_model_bytes / max_tensor_bytes / max_arena_bytes (0: the config's).\n"
+                            "packs), max_model_bytes / max_tensor_bytes / max_arena_bytes (0: the config's),\n"
+                            "isolate (plugin names, or \"all\", to run in a process of their own: a crash or hang\n"
+                            "there falls back instead of taking Python down; like isolation = process).\n"
                             "A bad argument, config or model raises ValueError with baton's message.")
       .def(py::init<py::object, py::object, py::object, py::object, py::object, py::object, py::object, bool, bool,
-                    size_t, size_t, size_t>(),
+                    size_t, size_t, size_t, py::object>(),
            py::arg("model_path") = py::none(), py::arg("model_content") = py::none(),
            py::arg("experimental_delegates") = py::none(), py::arg("num_threads") = py::none(), py::kw_only(),
            py::arg("config") = py::none(), py::arg("plugin_dirs") = py::none(), py::arg("delegates") = py::none(),
            py::arg("no_delegates") = false, py::arg("strict") = false, py::arg("max_model_bytes") = 0,
-           py::arg("max_tensor_bytes") = 0, py::arg("max_arena_bytes") = 0)
+           py::arg("max_tensor_bytes") = 0, py::arg("max_arena_bytes") = 0, py::arg("isolate") = py::none())
       .def("allocate_tensors", &PyInterpreter::allocate_tensors,
            "Prepares and plans memory again after resize_tensor_input (baton prepares at load). RuntimeError on failure.")
       .def("invoke", &PyInterpreter::invoke,

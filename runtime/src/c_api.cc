@@ -69,6 +69,10 @@ baton_environment* baton_environment_create(const baton_environment_options* opt
       eo.max_model_bytes = o.max_model_bytes;
       eo.max_tensor_bytes = o.max_tensor_bytes;
       eo.max_arena_bytes = o.max_arena_bytes;
+      for (size_t i = 0; i < o.isolate_count && o.isolate; ++i) {
+        if (o.isolate[i]) eo.isolate.push_back(o.isolate[i]);
+      }
+      eo.isolate_all = o.isolate_all != 0;
     }
     auto env = baton::Environment::create(eo);
     if (!env) return fail<baton_environment>(env.error());

@@ -45,6 +45,12 @@ typedef struct baton_environment_options {
   size_t max_model_bytes;
   size_t max_tensor_bytes;
   size_t max_arena_bytes;
+  /* Plugins to run in a process of their own (baton-plugin-host), by name, so that a crash or hang in
+   * them falls back instead of taking the application down; isolate_all non-zero: every plugin. The
+   * config's `isolation` keys add to these. */
+  const char* const* isolate;
+  size_t isolate_count;
+  int32_t isolate_all;
 } baton_environment_options;
 
 /* Returns the reason the last failed call on this thread failed ("" if none). Borrowed until the next

@@ -1,0 +1,45 @@
+"""isolate=[...]: a plugin in a process of its own. A delegate that segfaults there costs Python nothing:
+the run completes on the rest of the chain with the outputs of a run without it; a well-behaved delegate
+(xnnpack) gives the same bits isolated as in process."""
+import pathlib
+import shutil
+
+import numpy as np
+
+import baton
+from conftest import BUILTIN_DIR, TEST_PLUGIN_DIR, XNNPACK_DIR, real_model
+
+
+def run(path, **kwargs):
+    interp = baton.Interpreter(model_path=str(path), num_threads=1, **kwargs)
+    rng = np.random.default_rng(7)
+    for d in interp.get_input_details():
+        interp.set_tensor(d["index"], rng.random(d["shape"], dtype=np.float32))
+    interp.invoke()
+    return [interp.get_tensor(d["index"]) for d in interp.get_output_details()]
+
+
+def test_xnnpack_isolated_gives_the_same_bits():
+    model = real_model("hand_landmark_lite")
+    dirs = [XNNPACK_DIR, BUILTIN_DIR]
+    in_process = run(model, plugin_dirs=dirs, delegates=["xnnpack"])
+    isolated = run(model, plugin_dirs=dirs, delegates=["xnnpack"], isolate=["xnnpack"])
+    for a, b in zip(in_process, isolated):
+        assert np.array_equal(a, b)
+
+
+def test_a_delegate_that_segfaults_in_its_process_leaves_python_running(tmp_path, caplog):
+    model = real_model("hand_landmark_lite")
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(pathlib.Path(TEST_PLUGIN_DIR) / "libcrashdeleg.so", plugins / "libcrashdeleg.so")
+    config = tmp_path / "baton.conf"
+    config.write_text("[plugin.crashdeleg]\nfail = segv-invoke\n")
+    without = run(model, plugin_dirs=[BUILTIN_DIR], no_delegates=True)
+    with caplog.at_level("WARNING", logger="baton"):
+        survived = run(model, plugin_dirs=[str(plugins), BUILTIN_DIR], delegates=["crashdeleg"], config=str(config),
+                       isolate="crashdeleg")
+    for a, b in zip(without, survived):
+        assert np.array_equal(a, b)
+    assert "isolated plugin crashdeleg failed in partition invoke: its process was killed by signal 11 (SIGSEGV)" \
+        in caplog.text
