@@ -108,6 +108,10 @@ struct Failure {
 };
 
 std::string what_the_warning_says(const std::string& kind) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // A sanitizer in the child catches the segfault, reports it and exits with its own status.
+  if (kind == "segv") return "exited with status";
+#endif
   if (kind == "segv") return "was killed by signal 11 (SIGSEGV)";
   if (kind == "abort") return "was killed by signal 6 (SIGABRT)";
   if (kind == "exit") return "exited with status 3";
