@@ -44,6 +44,7 @@ const codes = {
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
   RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
+  HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -56,7 +57,9 @@ function model(name, op, version, options, tensors, io, peerArgs = []) {
       buffers.push({data: t.data});
       o.buffer = buffers.length - 1;
     }
-    if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
+    // q: [scale, zero_point], or [[scales], [zero_points], dimension] per channel.
+    if (t.q && Array.isArray(t.q[0])) o.quantization = {scale: t.q[0], zero_point: t.q[1], quantized_dimension: t.q[2]};
+    else if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
     return o;
   });
   const operator = {opcode_index: 0, inputs: io.opInputs, outputs: io.opOutputs ?? io.outputs};
@@ -405,6 +408,42 @@ add('local_response_normalization', 'LOCAL_RESPONSE_NORMALIZATION', 1, (n, v) =>
     lrn(2, 1.5, 0.3, 0.75), [T([1, 2, 3, 7]), T([1, 2, 3, 7])]));
 add('local_response_normalization_beta_half', 'LOCAL_RESPONSE_NORMALIZATION', 1, (n, v) => simple(n, 'LOCAL_RESPONSE_NORMALIZATION', v,
     lrn(1, 0.5, 2, 0.5), [T([2, 1, 2, 5]), T([2, 1, 2, 5])]));
+
+// ---- 8-bit HARD_SWISH, LOG_SOFTMAX, PRELU, SQUARED_DIFFERENCE, REDUCE_PROD, RESIZE_BILINEAR ----
+const s8 = (v) => v.map((x) => x & 0xff);  // int8 constants as bytes
+add('hard_swish_u8', 'HARD_SWISH', 1, (n, v) => simple(n, 'HARD_SWISH', v, null,
+    [T([4, 64], 'UINT8', {q: [0.05, 120]}), T([4, 64], 'UINT8', {q: [0.04, 30]})]));
+add('hard_swish_i8', 'HARD_SWISH', 1, (n, v) => simple(n, 'HARD_SWISH', v, null,
+    [T([4, 64], 'INT8', {q: [0.03, -10]}), T([4, 64], 'INT8', {q: [0.025, -100]})]));
+// An input scale wide enough that the relu-ish multiplier shifts left (and saturates).
+add('hard_swish_i8_wide_input', 'HARD_SWISH', 1, (n, v) => simple(n, 'HARD_SWISH', v, null,
+    [T([4, 64], 'INT8', {q: [0.6, 5]}), T([4, 64], 'INT8', {q: [0.5, -20]})]));
+const logSoftmax = ['LogSoftmaxOptions', {}];
+add('log_softmax_u8', 'LOG_SOFTMAX', 1, (n, v) => simple(n, 'LOG_SOFTMAX', v, logSoftmax,
+    [T([3, 40], 'UINT8', {q: [0.1, 128]}), T([3, 40], 'UINT8', {q: [16 / 256, 255]})]));
+add('prelu_f32_channel', 'PRELU', 1, (n, v) => simple(n, 'PRELU', v, null,
+    [T([1, 3, 4, 3]), C([3], 'FLOAT32', f32([0.25, -0.5, 2])), T([1, 3, 4, 3])]));
+add('prelu_u8_channel', 'PRELU', 1, (n, v) => simple(n, 'PRELU', v, null,
+    [T([1, 3, 4, 3], 'UINT8', {q: [0.05, 128]}), C([3], 'UINT8', [10, 128, 250], {q: [0.01, 128]}), T([1, 3, 4, 3], 'UINT8', {q: [0.04, 100]})]));
+add('prelu_i8_broadcast', 'PRELU', 1, (n, v) => simple(n, 'PRELU', v, null,
+    [T([2, 3, 4], 'INT8', {q: [0.05, -3]}), C([3, 1], 'INT8', s8([-40, 25, 127]), {q: [0.02, 0]}), T([2, 3, 4], 'INT8', {q: [0.03, 10]})]));
+add('squared_difference_i8_broadcast', 'SQUARED_DIFFERENCE', 2, (n, v) => simple(n, 'SQUARED_DIFFERENCE', v, null,
+    [T([2, 3, 4], 'INT8', {q: [0.05, 3]}), T([4], 'INT8', {q: [0.08, -2]}), T([2, 3, 4], 'INT8', {q: [0.1, -128]})]));
+add('squared_difference_i8_same_scale', 'SQUARED_DIFFERENCE', 2, (n, v) => simple(n, 'SQUARED_DIFFERENCE', v, null,
+    [T([5, 8], 'INT8', {q: [0.02, 0]}), T([5, 8], 'INT8', {q: [0.02, 0]}), T([5, 8], 'INT8', {q: [0.003, -128]})]));
+add('reduce_prod_i8', 'REDUCE_PROD', 2, (n, v) => simple(n, 'REDUCE_PROD', v, reducer(false),
+    [T([3, 4], 'INT8', {q: [0.1, 0]}), C([1], 'INT32', i32([1])), T([3], 'INT8', {q: [0.05, 0]})]));
+const bilinear = (align_corners, half_pixel_centers) => ['ResizeBilinearOptions', {align_corners, half_pixel_centers}];
+add('resize_bilinear_f32_half_pixel', 'RESIZE_BILINEAR', 3, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, true),
+    [T([1, 3, 5, 2]), C([2], 'INT32', i32([5, 7])), T([1, 5, 7, 2])]));
+add('resize_bilinear_u8_2x', 'RESIZE_BILINEAR', 1, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, false),
+    [T([1, 3, 4, 3], 'UINT8', {q: [0.1, 5]}), C([2], 'INT32', i32([6, 8])), T([1, 6, 8, 3], 'UINT8', {q: [0.1, 5]})]));
+add('resize_bilinear_u8_half_pixel', 'RESIZE_BILINEAR', 3, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, true),
+    [T([2, 3, 5, 2], 'UINT8', {q: [0.1, 5]}), C([2], 'INT32', i32([5, 7])), T([2, 5, 7, 2], 'UINT8', {q: [0.1, 5]})]));
+add('resize_bilinear_i8_align_corners', 'RESIZE_BILINEAR', 2, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(true, false),
+    [T([1, 4, 3, 3], 'INT8', {q: [0.1, -20]}), C([2], 'INT32', i32([7, 5])), T([1, 7, 5, 3], 'INT8', {q: [0.1, -20]})]));
+add('resize_bilinear_i8_half_pixel_down', 'RESIZE_BILINEAR', 3, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, true),
+    [T([1, 6, 6, 1], 'INT8', {q: [0.1, 0]}), C([2], 'INT32', i32([4, 3])), T([1, 4, 3, 1], 'INT8', {q: [0.1, 0]})]));
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);

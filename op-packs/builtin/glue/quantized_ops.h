@@ -6,6 +6,7 @@
 #define BATON_BUILTIN_GLUE_QUANTIZED_OPS_H
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "glue/op_context.h"
@@ -38,6 +39,12 @@ void quantized_logistic_prepare(OpContext& ctx);
 // has the input's shape (already set) and type, any scale and zero point.
 void quantized_table_prepare(OpContext& ctx, float (*f)(float));
 void quantized_softmax_prepare(OpContext& ctx);
+// glue/quantized_activation_ops.cc: HARD_SWISH and LOG_SOFTMAX (input shape checked by the caller);
+// PRELU and SQUARED_DIFFERENCE with the broadcast output shape the float prepare computed (and set).
+void quantized_hard_swish_prepare(OpContext& ctx);
+void quantized_log_softmax_prepare(OpContext& ctx);
+void quantized_prelu_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+void quantized_squared_difference_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
 // glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
 void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.
