@@ -5,7 +5,7 @@
 // scalars, empty tensors, align_corners / half_pixel_centers, ...).
 //
 //   node tools/op-models.mjs OUT_DIR            one-op cases: OUT_DIR/NAME.json and NAME.args
-//   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..8 (vNAME_V.json), for
+//   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..10 (vNAME_V.json), for
 //                                               finding the version range the native library registers
 //   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops, for
 //                                               timing against TFLite (tools/bench-vs-tflite.sh)
@@ -44,7 +44,8 @@ const codes = {
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
   RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
-  HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23,
+  HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23, CONV_2D: 3, DEPTHWISE_CONV_2D: 4,
+  FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
 };
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
@@ -445,6 +446,63 @@ add('resize_bilinear_i8_align_corners', 'RESIZE_BILINEAR', 2, (n, v) => simple(n
 add('resize_bilinear_i8_half_pixel_down', 'RESIZE_BILINEAR', 3, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, true),
     [T([1, 6, 6, 1], 'INT8', {q: [0.1, 0]}), C([2], 'INT32', i32([4, 3])), T([1, 4, 3, 1], 'INT8', {q: [0.1, 0]})]));
 
+// ---- 16x8: int16 activations (zero point 0), int8 weights, int64 bias ----
+// Deterministic int8 weights (a small LCG), as bytes.
+const weights8 = (count, seed) => {
+  let x = seed;
+  return Array.from({length: count}, () => { x = (x * 1103515245 + 12345) % 2147483648; return ((x >> 16) % 255 - 127) & 0xff; });
+};
+const q16 = (scale) => ({q: [scale, 0]});
+const elementwise16 = (act) => [{fused_activation_function: act, pot_scale_int16: false}];
+add('add_i16_broadcast', 'ADD', 3, (n, v) => simple(n, 'ADD', v, ['AddOptions', ...elementwise16('NONE')],
+    [T([2, 3, 4], 'INT16', q16(0.001)), T([4], 'INT16', q16(0.0007)), T([2, 3, 4], 'INT16', q16(0.0015))]));
+add('sub_i16_relu', 'SUB', 3, (n, v) => simple(n, 'SUB', v, ['SubOptions', ...elementwise16('RELU')],
+    [T([3, 5], 'INT16', q16(0.002)), T([3, 5], 'INT16', q16(0.002)), T([3, 5], 'INT16', q16(0.003))]));
+add('mul_i16_broadcast', 'MUL', 4, (n, v) => simple(n, 'MUL', v, ['MulOptions', {fused_activation_function: 'NONE'}],
+    [T([4, 1, 3], 'INT16', q16(0.0004)), T([2, 3], 'INT16', q16(0.0003)), T([4, 2, 3], 'INT16', q16(0.005))]));
+add('fully_connected_16x8', 'FULLY_CONNECTED', 7, (n, v) => simple(n, 'FULLY_CONNECTED', v,
+    ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
+    [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT8', weights8(40, 1), {q: [0.01, 0]}),
+     C([5], 'INT64', i64([1000, -25000, 0, 70000, -3]), {q: [0.00002, 0]}), T([2, 5], 'INT16', q16(0.005))],
+    ['--int-range', '-3000:3000']));
+add('fully_connected_16x8_relu_no_bias', 'FULLY_CONNECTED', 7, (n, v) => model(n, 'FULLY_CONNECTED', v,
+    ['FullyConnectedOptions', {fused_activation_function: 'RELU'}],
+    [T([3, 6], 'INT16', q16(0.001)), C([4, 6], 'INT8', weights8(24, 7), {q: [0.02, 0]}), T([3, 4], 'INT16', q16(0.002))],
+    {inputs: [0], outputs: [2], opInputs: [0, 1, -1]}, ['--int-range', '-2000:2000']));
+add('conv_2d_16x8_per_channel', 'CONV_2D', 4, (n, v) => simple(n, 'CONV_2D', v,
+    ['Conv2DOptions', {padding: 'SAME', stride_w: 2, stride_h: 2, fused_activation_function: 'RELU6', dilation_w_factor: 1, dilation_h_factor: 1}],
+    [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', weights8(108, 3), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 0]}),
+     C([4], 'INT64', i64([500, -1200, 0, 30000]), {q: [[0.00001, 0.00002, 0.000005, 0.000015], [0, 0, 0, 0], 0]}),
+     T([1, 3, 3, 4], 'INT16', q16(0.0004))], ['--int-range', '-2000:2000']));
+add('conv_2d_16x8_dilated_valid', 'CONV_2D', 4, (n, v) => simple(n, 'CONV_2D', v,
+    ['Conv2DOptions', {padding: 'VALID', stride_w: 1, stride_h: 1, fused_activation_function: 'NONE', dilation_w_factor: 2, dilation_h_factor: 2}],
+    [T([2, 6, 6, 2], 'INT16', q16(0.0005)), C([3, 2, 2, 2], 'INT8', weights8(24, 5), {q: [0.01, 0]}),
+     C([3], 'INT64', i64([10, 20, -30]), {q: [0.000005, 0]}), T([2, 4, 4, 3], 'INT16', q16(0.0002))], ['--int-range', '-4000:4000']));
+add('depthwise_conv_2d_16x8', 'DEPTHWISE_CONV_2D', 5, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v,
+    ['DepthwiseConv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, depth_multiplier: 2, fused_activation_function: 'NONE', dilation_w_factor: 1, dilation_h_factor: 1}],
+    [T([1, 4, 4, 2], 'INT16', q16(0.001)), C([1, 3, 3, 4], 'INT8', weights8(36, 9), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 3]}),
+     C([4], 'INT64', i64([100, -200, 300, -400]), {q: [[0.00001, 0.00002, 0.000005, 0.000015], [0, 0, 0, 0], 0]}),
+     T([1, 4, 4, 4], 'INT16', q16(0.0003))], ['--int-range', '-5000:5000']));
+// int16 (and 8-bit) codes through the data-movement ops.
+add('concatenation_i16', 'CONCATENATION', 3, (n, v) => simple(n, 'CONCATENATION', v, ['ConcatenationOptions', {axis: 1, fused_activation_function: 'NONE'}],
+    [T([2, 3], 'INT16', q16(0.001)), T([2, 2], 'INT16', q16(0.001)), T([2, 5], 'INT16', q16(0.001))]));
+add('reshape_i16', 'RESHAPE', 1, (n, v) => simple(n, 'RESHAPE', v, null,
+    [T([2, 6], 'INT16', q16(0.001)), C([3], 'INT32', i32([3, 2, 2])), T([3, 2, 2], 'INT16', q16(0.001))]));
+add('transpose_i16', 'TRANSPOSE', 5, (n, v) => simple(n, 'TRANSPOSE', v, null,
+    [T([2, 3, 4], 'INT16', q16(0.001)), C([3], 'INT32', i32([2, 0, 1])), T([4, 2, 3], 'INT16', q16(0.001))]));
+add('pad_i16', 'PAD', 4, (n, v) => simple(n, 'PAD', v, null,
+    [T([2, 3], 'INT16', q16(0.001)), C([2, 2], 'INT32', i32([1, 0, 2, 1])), T([3, 6], 'INT16', q16(0.001))]));
+add('strided_slice_i16', 'STRIDED_SLICE', 4, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {}],
+    [T([4, 6], 'INT16', q16(0.001)), C([2], 'INT32', i32([1, 5])), C([2], 'INT32', i32([4, 0])), C([2], 'INT32', i32([2, -2])),
+     T([2, 3], 'INT16', q16(0.001))]));
+add('strided_slice_i8', 'STRIDED_SLICE', 2, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {}],
+    [T([4, 6], 'INT8', {q: [0.1, -3]}), C([2], 'INT32', i32([0, 1])), C([2], 'INT32', i32([4, 6])), C([2], 'INT32', i32([3, 2])),
+     T([2, 3], 'INT8', {q: [0.1, -3]})]));
+add('gather_u8', 'GATHER', 1, (n, v) => simple(n, 'GATHER', v, ['GatherOptions', {axis: 1}],
+    [T([2, 5], 'UINT8', {q: [0.1, 7]}), C([3], 'INT32', i32([4, 0, 4])), T([2, 3], 'UINT8', {q: [0.1, 7]})]));
+add('gather_i16', 'GATHER', 1, (n, v) => simple(n, 'GATHER', v, ['GatherOptions', {axis: 0}],
+    [T([4, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([3, 1])), T([2, 3], 'INT16', q16(0.001))]));
+
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
   b('cast', 'CAST', null, [T([256, 256]), T([256, 256], 'INT32')]);
@@ -466,7 +524,7 @@ if (bench) {
   for (const c of cases) {
     if (seen.has(c.op)) continue;
     seen.add(c.op);
-    for (let v = 1; v <= 8; ++v) c.fn(`v${c.op}_${v}`, v);
+    for (let v = 1; v <= 10; ++v) c.fn(`v${c.op}_${v}`, v);
   }
 } else {
   for (const c of cases) c.fn(c.name, c.version);

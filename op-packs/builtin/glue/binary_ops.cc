@@ -1,7 +1,7 @@
 // Broadcasting binary ops: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM and PRELU. The
 // broadcast is planned in prepare; invoke is one kernel call. uint8 / int8 ADD, SUB and MUL go to
 // glue/quantized_ops.cc with the same plan; int32 / int64 ADD, SUB, MUL, MINIMUM and MAXIMUM to
-// binary_integer(); 8-bit PRELU and int8 SQUARED_DIFFERENCE to glue/quantized_activation_ops.cc.
+// binary_integer(); int16 ADD, SUB and MUL (16x8) to glue/q16x8_ops.cc; 8-bit PRELU and int8 SQUARED_DIFFERENCE to glue/quantized_activation_ops.cc.
 #include <vector>
 
 #include "glue/op_context.h"
@@ -47,6 +47,7 @@ void binary_prepare(OpContext& ctx) {
   const bool quantized = eight_bit && (code == op::kAdd || code == op::kSub || code == op::kMul);
   // 8-bit PRELU and int8 SQUARED_DIFFERENCE: their own kernels, after the broadcast check below.
   const bool quantized_other = eight_bit && (prelu || code == op::kSquaredDifference);
+  const bool int16 = at == BATON_TYPE_INT16 && (code == op::kAdd || code == op::kSub || code == op::kMul);
   const bool integer = integer_op(code, at);
   if (integer) {
     ctx.require_type(b, "second input", {at});
@@ -54,7 +55,7 @@ void binary_prepare(OpContext& ctx) {
     const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul;
     ctx.require(!fused || ctx.options().u.elementwise.activation == 0,
                 "a fused activation on integer inputs is not supported");
-  } else if (!quantized && !quantized_other) {
+  } else if (!quantized && !quantized_other && !int16) {
     if (code == op::kAdd || code == op::kSub || code == op::kMul || prelu) {
       ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
     }
@@ -82,6 +83,7 @@ void binary_prepare(OpContext& ctx) {
       plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));
   ctx.set_output_shape(ctx.output(0), out);
   if (quantized) return quantized_binary_prepare(ctx, plan);
+  if (int16) return binary_16_prepare(ctx, out);
   if (quantized_other && prelu) return quantized_prelu_prepare(ctx, out);
   if (quantized_other) return quantized_squared_difference_prepare(ctx, out);
   auto& s = ctx.state<BinaryState>();

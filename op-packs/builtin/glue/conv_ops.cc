@@ -97,6 +97,7 @@ void float_conv_prepare(OpContext& ctx) {
 void conv_prepare(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0)), f = ctx.type(ctx.input(1));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_conv_prepare(ctx);
+  if (in == BATON_TYPE_INT16) return conv_16x8_prepare(ctx);
   if (in == BATON_TYPE_FLOAT32 && f == BATON_TYPE_INT8) return hybrid_conv_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
@@ -157,6 +158,7 @@ namespace {
 void depthwise_prepare(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_depthwise_prepare(ctx);
+  if (in == BATON_TYPE_INT16) return depthwise_16x8_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (ctx.type(ctx.input(1)) == BATON_TYPE_INT8) {
     ctx.fail(BATON_UNSUPPORTED, "int8 filter with float32 input (dynamic-range DEPTHWISE_CONV_2D) is not supported "
@@ -227,8 +229,8 @@ void transpose_conv_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kConv2d, "CONV_2D", 1, 8, conv_prepare, conv_invoke},
-    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, depthwise_prepare, depthwise_invoke},
+    {op::kConv2d, "CONV_2D", 1, 5, conv_prepare, conv_invoke},
+    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 6, depthwise_prepare, depthwise_invoke},
     {op::kTransposeConv, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
 };
 

@@ -45,6 +45,12 @@ void quantized_hard_swish_prepare(OpContext& ctx);
 void quantized_log_softmax_prepare(OpContext& ctx);
 void quantized_prelu_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
 void quantized_squared_difference_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+// glue/q16x8_ops.cc: int16 activations with int8 weights (16x8); FULLY_CONNECTED once the float prepare
+// has set the output shape, ADD / SUB / MUL with the broadcast output shape (set).
+void conv_16x8_prepare(OpContext& ctx);
+void depthwise_16x8_prepare(OpContext& ctx);
+void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batch);
+void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
 // glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
 void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.

@@ -233,13 +233,13 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
          g.tensors[1].constant = false;
        },
        "node 0 CONV_2D: filter must be a constant tensor"},
-      {"int16 activations",
+      {"int16 activations with a zero point",
        [&](FakeGraph& g) {
-         const int a = quantized(g, BATON_TYPE_INT16, {4}, 0.5f, 0, &bytes);
+         const int a = quantized(g, BATON_TYPE_INT16, {4}, 0.5f, 3, &bytes);
          const int out = quantized(g, BATON_TYPE_INT16, {}, 0.5f, 0);
          g.add_node(op::kAdd, {a, a}, {out}, 3);
        },
-       "node 0 ADD: input type INT16 not supported by the builtin pack (FLOAT32, UINT8, INT8)"},
+       "node 0 ADD: input (tensor 0 't') has zero point 3 (int16 activations are symmetric: zero point 0)"},
       {"a softmax output that is not 1/256",
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_UINT8, {1, 4}, 0.5f, 0, &bytes);
