@@ -45,6 +45,7 @@ const codes = {
   RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
   HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23, CONV_2D: 3, DEPTHWISE_CONV_2D: 4,
+  WHERE: 109, UNIQUE: 103, NON_MAX_SUPPRESSION_V4: 120, NON_MAX_SUPPRESSION_V5: 121,
   FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
 };
 
@@ -502,6 +503,49 @@ add('gather_u8', 'GATHER', 1, (n, v) => simple(n, 'GATHER', v, ['GatherOptions',
     [T([2, 5], 'UINT8', {q: [0.1, 7]}), C([3], 'INT32', i32([4, 0, 4])), T([2, 3], 'UINT8', {q: [0.1, 7]})]));
 add('gather_i16', 'GATHER', 1, (n, v) => simple(n, 'GATHER', v, ['GatherOptions', {axis: 0}],
     [T([4, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([3, 1])), T([2, 3], 'INT16', q16(0.001))]));
+
+// ---- outputs whose shape depends on the data: WHERE, UNIQUE, NON_MAX_SUPPRESSION_V4 / V5 ----
+// The model's output shapes are placeholders; the kernels set them from the values.
+add('where_bool', 'WHERE', 1, (n, v) => simple(n, 'WHERE', v, null, [T([3, 4], 'BOOL'), T([0, 2], 'INT64')], seed(3)));
+add('where_f32_rank3', 'WHERE', 1, (n, v) => simple(n, 'WHERE', v, null, [T([2, 3, 2]), T([0, 3], 'INT64')]));
+add('where_i32_none_true', 'WHERE', 1, (n, v) => simple(n, 'WHERE', v, null, [T([5], 'INT32'), T([0, 1], 'INT64')], ['--int-range', '0:0']));
+add('where_constant_u8', 'WHERE', 1, (n, v) => model(n, 'WHERE', v, null, [C([2, 3], 'UINT8', [0, 3, 0, 250, 1, 0]), T([0, 2], 'INT64')],
+    {inputs: [], outputs: [1], opInputs: [0]}));
+const unique = (name, type, size, idx, peerArgs) => add(name, 'UNIQUE', 1, (n, v) => model(n, 'UNIQUE', v,
+    ['UniqueOptions', {idx_out_type: idx}],
+    [T([size], type, type.endsWith('INT8') ? {q: [0.1, 0]} : {}), T([0], type, type.endsWith('INT8') ? {q: [0.1, 0]} : {}), T([size], idx)],
+    {inputs: [0], outputs: [1, 2], opInputs: [0]}, peerArgs));
+unique('unique_i32', 'INT32', 12, 'INT32', ['--int-range', '-3:3']);
+unique('unique_i64_idx64', 'INT64', 9, 'INT64', ['--int-range', '0:4']);
+unique('unique_i8', 'INT8', 10, 'INT32', ['--int-range', '-2:2']);
+add('unique_f32_given', 'UNIQUE', 1, (n, v) => {
+  const file = path.resolve(outDir, `${n}.in_0.npy`);
+  npyF32(file, [9], [1.5, -2, 1.5, 0, -0.0, 7.25, -2, 7.25, 3]);
+  model(n, 'UNIQUE', v, ['UniqueOptions', {}], [T([9]), T([0]), T([9], 'INT32')],
+        {inputs: [0], outputs: [1, 2], opInputs: [0]}, ['--inputs', file]);
+});
+// Overlapping boxes (corners in either order, one empty box), random scores.
+const nmsBoxes = [0, 0, 1, 1, 0.1, 0.1, 1.1, 1.1, 1, 1, 0, 0, 0, 2, 1, 3, 0.05, 2.1, 1, 3.1, 0.5, 0.5, 0.5, 0.9,
+                  2, 2, 3, 3, 2.2, 2.3, 3.1, 3.4];
+const nms = (name, op, maxOut, iou, scoreThreshold, sigma) => add(name, op, 1, (n, v) => {
+  const file = path.resolve(outDir, `${n}.in_0.npy`);
+  npyF32(file, [8, 4], nmsBoxes);
+  const v5 = op === 'NON_MAX_SUPPRESSION_V5';
+  const tensors = [T([8, 4]), T([8]), C([], 'INT32', i32([maxOut])), C([], 'FLOAT32', f32([iou])), C([], 'FLOAT32', f32([scoreThreshold]))];
+  if (v5) tensors.push(C([], 'FLOAT32', f32([sigma])));
+  const first = tensors.length;
+  tensors.push(T([maxOut], 'INT32'));
+  if (v5) tensors.push(T([maxOut]));
+  tensors.push(T([], 'INT32'));
+  const outs = v5 ? [first, first + 1, first + 2] : [first, first + 1];
+  const scores = path.resolve(outDir, `${n}.in_1.npy`);
+  npyF32(scores, [8], [0.9, 0.75, 0.8, 0.3, 0.85, 0.6, 0.7, 0.7]);
+  model(n, op, v, null, tensors, {inputs: [0, 1], outputs: outs, opInputs: [...Array(first).keys()]}, ['--inputs', `${file},${scores}`]);
+});
+nms('non_max_suppression_v4', 'NON_MAX_SUPPRESSION_V4', 6, 0.5, 0.1, 0);
+nms('non_max_suppression_v4_padded', 'NON_MAX_SUPPRESSION_V4', 10, 0.3, 0.65, 0);
+nms('non_max_suppression_v5_soft', 'NON_MAX_SUPPRESSION_V5', 6, 0.6, 0.2, 0.5);
+nms('non_max_suppression_v5_hard', 'NON_MAX_SUPPRESSION_V5', 4, 0.4, 0.0, 0);
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
