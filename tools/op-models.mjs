@@ -46,6 +46,7 @@ const codes = {
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
   HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23, CONV_2D: 3, DEPTHWISE_CONV_2D: 4,
   WHERE: 109, UNIQUE: 103, NON_MAX_SUPPRESSION_V4: 120, NON_MAX_SUPPRESSION_V5: 121,
+  SOFTMAX: 25, LOGISTIC: 14,
   FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
 };
 
@@ -484,6 +485,20 @@ add('depthwise_conv_2d_16x8', 'DEPTHWISE_CONV_2D', 5, (n, v) => simple(n, 'DEPTH
     [T([1, 4, 4, 2], 'INT16', q16(0.001)), C([1, 3, 3, 4], 'INT8', weights8(36, 9), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 3]}),
      C([4], 'INT64', i64([100, -200, 300, -400]), {q: [[0.00001, 0.00002, 0.000005, 0.000015], [0, 0, 0, 0], 0]}),
      T([1, 4, 4, 4], 'INT16', q16(0.0003))], ['--int-range', '-5000:5000']));
+// int16 SOFTMAX (TFLite's exp and 1 / (1 + x) lookup tables), LOGISTIC and TANH (its sigmoid table).
+add('softmax_i16', 'SOFTMAX', 3, (n, v) => simple(n, 'SOFTMAX', v, ['SoftmaxOptions', {beta: 1}],
+    [T([3, 20], 'INT16', q16(0.001)), T([3, 20], 'INT16', q16(1 / 32768))], ['--int-range', '-6000:6000']));
+add('softmax_i16_beta', 'SOFTMAX', 3, (n, v) => simple(n, 'SOFTMAX', v, ['SoftmaxOptions', {beta: 0.5}],
+    [T([2, 3, 7], 'INT16', q16(0.0005)), T([2, 3, 7], 'INT16', q16(1 / 32768))]));
+add('logistic_i16', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
+    [T([4, 64], 'INT16', q16(0.0007)), T([4, 64], 'INT16', q16(1 / 32768))]));
+add('tanh_i16', 'TANH', 3, (n, v) => simple(n, 'TANH', v, null,
+    [T([4, 64], 'INT16', q16(0.0005)), T([4, 64], 'INT16', q16(1 / 32768))]));
+// Wider input ranges over more elements, so that every segment of the sigmoid table is used.
+add('logistic_i16_whole_table', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
+    [T([16, 1024], 'INT16', q16(0.0004)), T([16, 1024], 'INT16', q16(1 / 32768))], seed(11)));
+add('tanh_i16_whole_table', 'TANH', 3, (n, v) => simple(n, 'TANH', v, null,
+    [T([16, 1024], 'INT16', q16(0.0002)), T([16, 1024], 'INT16', q16(1 / 32768))], seed(12)));
 // int16 (and 8-bit) codes through the data-movement ops.
 add('concatenation_i16', 'CONCATENATION', 3, (n, v) => simple(n, 'CONCATENATION', v, ['ConcatenationOptions', {axis: 1, fused_activation_function: 'NONE'}],
     [T([2, 3], 'INT16', q16(0.001)), T([2, 2], 'INT16', q16(0.001)), T([2, 5], 'INT16', q16(0.001))]));

@@ -1,5 +1,5 @@
 // TFLite's 16x8 quantization (int16 activations with zero point 0, int8 weights, int64 bias): CONV_2D,
-// DEPTHWISE_CONV_2D, FULLY_CONNECTED, and int16 ADD, SUB and MUL. The float prepares hand a node here
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED, int16 ADD, SUB and MUL, and int16 SOFTMAX, LOGISTIC and TANH. The float prepares hand a node here
 // when its input is int16; the checks are TFLite 2.9's Prepare's, the arithmetic its reference kernels'
 // (kernels/q16x8.h; ADD / SUB / MUL share the 8-bit rule of kernels/qelementwise.h with a 15-bit left
 // shift for ADD and SUB).
@@ -11,6 +11,7 @@
 
 #include "glue/quantized_ops.h"
 #include "kernels/broadcast_index.h"
+#include "kernels/q16_activation.h"
 #include "kernels/q16x8.h"
 #include "kernels/qelementwise.h"
 #include "op_codes.h"
@@ -131,7 +132,62 @@ void binary_16_invoke(OpContext& ctx) {
   });
 }
 
+struct Q16SoftmaxState : OpState {
+  Q16SoftmaxParams p;
+};
+
+void softmax_16_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  q16_softmax(ctx.state<Q16SoftmaxState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+              ctx.element_count(input) / depth, depth);
+}
+
+struct Q16SigmoidState : OpState {
+  Q16SigmoidParams p;
+};
+
+void logistic_16_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  q16_logistic(ctx.state<Q16SigmoidState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+               ctx.element_count(input));
+}
+
+void tanh_16_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  q16_tanh(ctx.state<Q16SigmoidState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+           ctx.element_count(input));
+}
+
+// The output TFLite's int16 SOFTMAX, LOGISTIC and TANH write: scale 1/32768 (zero point 0, checked).
+void require_unit_output_16(const OpContext& ctx) {
+  const float scale = int16_scale(ctx, ctx.output(0), "output");
+  ctx.require(std::abs(scale - 1.0f / 32768) <= 0.001f / 32768,
+              "output scale " + std::to_string(scale) + " is not 1/32768, which TFLite's int16 kernel writes");
+}
+
 }  // namespace
+
+void softmax_16_prepare(OpContext& ctx) {
+  const float in_scale = int16_scale(ctx, ctx.input(0), "input");
+  require_unit_output_16(ctx);
+  const float beta = ctx.options().u.softmax.beta;
+  ctx.require(beta > 0.0f && std::isfinite(beta), "beta must be positive and finite, is " + std::to_string(beta));
+  q16_softmax_prepare(ctx.state<Q16SoftmaxState>().p, in_scale, beta);
+  ctx.set_output_shape(ctx.output(0), ctx.shape(ctx.input(0)));
+  ctx.set_invoke(softmax_16_invoke);
+}
+
+void sigmoid_16_prepare(OpContext& ctx, bool tanh) {
+  const float in_scale = int16_scale(ctx, ctx.input(0), "input");
+  require_unit_output_16(ctx);
+  ctx.require(q16_sigmoid_prepare(ctx.state<Q16SigmoidState>().p, in_scale, tanh),
+              "input scale " + std::to_string(in_scale) +
+                  " is the power of two TFLite runs through another int16 kernel (gemmlowp's), not written yet");
+  ctx.set_output_shape(ctx.output(0), ctx.shape(ctx.input(0)));
+  ctx.set_invoke(tanh ? tanh_16_invoke : logistic_16_invoke);
+}
 
 void conv_16x8_prepare(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();

@@ -51,6 +51,9 @@ void conv_16x8_prepare(OpContext& ctx);
 void depthwise_16x8_prepare(OpContext& ctx);
 void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batch);
 void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+// SOFTMAX, LOGISTIC (tanh = false) and TANH; the output shape is set here.
+void softmax_16_prepare(OpContext& ctx);
+void sigmoid_16_prepare(OpContext& ctx, bool tanh);
 // glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
 void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.

@@ -59,6 +59,7 @@ void same_shape_prepare(OpContext& ctx) {
   if (code == op::kHardSwish) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   const bool table_8bit = code == op::kLogistic || code == op::kTanh;
+  if (table_8bit && ctx.type(input) == BATON_TYPE_INT16) return sigmoid_16_prepare(ctx, code == op::kTanh);
   if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
     if (code == op::kLogistic) return quantized_logistic_prepare(ctx);
@@ -105,6 +106,7 @@ void softmax_prepare(OpContext& ctx) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
     return quantized_softmax_prepare(ctx);
   }
+  if (ctx.type(input) == BATON_TYPE_INT16) return softmax_16_prepare(ctx);
   ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   same_shape_prepare(ctx);
 }
