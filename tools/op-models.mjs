@@ -46,7 +46,7 @@ const codes = {
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
   HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23, CONV_2D: 3, DEPTHWISE_CONV_2D: 4,
   WHERE: 109, UNIQUE: 103, NON_MAX_SUPPRESSION_V4: 120, NON_MAX_SUPPRESSION_V5: 121,
-  SOFTMAX: 25, LOGISTIC: 14,
+  SOFTMAX: 25, LOGISTIC: 14, QUANTIZE: 114, DEQUANTIZE: 6,
   FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
 };
 
@@ -494,6 +494,11 @@ add('logistic_i16', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
     [T([4, 64], 'INT16', q16(0.0007)), T([4, 64], 'INT16', q16(1 / 32768))]));
 add('tanh_i16', 'TANH', 3, (n, v) => simple(n, 'TANH', v, null,
     [T([4, 64], 'INT16', q16(0.0005)), T([4, 64], 'INT16', q16(1 / 32768))]));
+// The ends of a 16x8 model: QUANTIZE from float and between int16 and int8, DEQUANTIZE.
+add('quantize_f32_i16', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16]), T([4, 16], 'INT16', q16(0.00003))]));
+add('quantize_i16_i8', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16], 'INT8', {q: [0.05, -3]})]));
+add('quantize_i16_i16', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16], 'INT16', q16(0.0007))]));
+add('dequantize_i16', 'DEQUANTIZE', 1, (n, v) => simple(n, 'DEQUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16])]));
 // Wider input ranges over more elements, so that every segment of the sigmoid table is used.
 add('logistic_i16_whole_table', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
     [T([16, 1024], 'INT16', q16(0.0004)), T([16, 1024], 'INT16', q16(1 / 32768))], seed(11)));
