@@ -424,6 +424,13 @@ add('hard_swish_i8_wide_input', 'HARD_SWISH', 1, (n, v) => simple(n, 'HARD_SWISH
 const logSoftmax = ['LogSoftmaxOptions', {}];
 add('log_softmax_u8', 'LOG_SOFTMAX', 1, (n, v) => simple(n, 'LOG_SOFTMAX', v, logSoftmax,
     [T([3, 40], 'UINT8', {q: [0.1, 128]}), T([3, 40], 'UINT8', {q: [16 / 256, 255]})]));
+add('log_softmax_i8', 'LOG_SOFTMAX', 2, (n, v) => simple(n, 'LOG_SOFTMAX', v, logSoftmax,
+    [T([3, 40], 'INT8', {q: [0.07, -5]}), T([3, 40], 'INT8', {q: [16 / 256, 127]})]));
+// A wide input scale: most differences fall below the kernel's range and give -128.
+add('log_softmax_i8_wide_input', 'LOG_SOFTMAX', 2, (n, v) => simple(n, 'LOG_SOFTMAX', v, logSoftmax,
+    [T([2, 3, 9], 'INT8', {q: [0.5, 0]}), T([2, 3, 9], 'INT8', {q: [16 / 256, 127]})]));
+add('log_softmax_i8_narrow_input', 'LOG_SOFTMAX', 2, (n, v) => simple(n, 'LOG_SOFTMAX', v, logSoftmax,
+    [T([4, 100], 'INT8', {q: [0.01, 3]}), T([4, 100], 'INT8', {q: [16 / 256, 127]})]));
 add('prelu_f32_channel', 'PRELU', 1, (n, v) => simple(n, 'PRELU', v, null,
     [T([1, 3, 4, 3]), C([3], 'FLOAT32', f32([0.25, -0.5, 2])), T([1, 3, 4, 3])]));
 add('prelu_u8_channel', 'PRELU', 1, (n, v) => simple(n, 'PRELU', v, null,

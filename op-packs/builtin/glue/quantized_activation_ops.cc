@@ -1,4 +1,4 @@
-// 8-bit HARD_SWISH, uint8 LOG_SOFTMAX, 8-bit PRELU and int8 SQUARED_DIFFERENCE: the checks TFLite 2.9's
+// 8-bit HARD_SWISH, 8-bit LOG_SOFTMAX, 8-bit PRELU and int8 SQUARED_DIFFERENCE: the checks TFLite 2.9's
 // Prepare makes and the multipliers it computes (kernels/qactivation.h has the arithmetic).
 #include <array>
 #include <span>
@@ -6,6 +6,7 @@
 
 #include "glue/quantized_ops.h"
 #include "kernels/qactivation.h"
+#include "kernels/qlog_softmax.h"
 #include "kernels/qlookup.h"
 
 namespace baton::builtin {
@@ -39,6 +40,18 @@ void quantized_log_softmax_invoke(OpContext& ctx) {
   if (depth == 0) return;
   qlog_softmax_u8(s.table, s.in_scale, s.out_scale, s.out_zero, ctx.data<uint8_t>(input),
                   ctx.mutable_data<uint8_t>(ctx.output(0)), ctx.element_count(input) / depth, depth);
+}
+
+struct QLogSoftmaxInt8State : OpState {
+  QLogSoftmaxParams p;
+};
+
+void quantized_log_softmax_i8_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  qlog_softmax_i8(ctx.state<QLogSoftmaxInt8State>().p, ctx.data<int8_t>(input), ctx.mutable_data<int8_t>(ctx.output(0)),
+                  ctx.element_count(input) / depth, depth);
 }
 
 struct QPreluState : OpState {
@@ -90,12 +103,17 @@ void quantized_log_softmax_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* output = ctx.output(0);
   require_same_type(ctx, input, output, "output");
-  ctx.require(ctx.type(input) == BATON_TYPE_UINT8,
-              "int8 LOG_SOFTMAX (TFLite's fixed-point log and exp) is not supported yet; uint8 is");
   const ActQuant qi = ctx.act_quant(input, "input"), qo = ctx.act_quant(output, "output");
-  ctx.require(qo.scale == 16.0f / 256 && qo.zero_point == 255,
-              "output must have scale 16/256 and zero point 255 (as TFLite requires), has " + std::to_string(qo.scale) +
-                  " and " + std::to_string(qo.zero_point));
+  const int32_t zero = qi.is_signed ? 127 : 255;
+  ctx.require(qo.scale == 16.0f / 256 && qo.zero_point == zero,
+              "output must have scale 16/256 and zero point " + std::to_string(zero) + " (as TFLite requires), has " +
+                  std::to_string(qo.scale) + " and " + std::to_string(qo.zero_point));
+  if (qi.is_signed) {
+    ctx.require(qlog_softmax_prepare(ctx.state<QLogSoftmaxInt8State>().p, qi.scale),
+                "input scale " + std::to_string(qi.scale) + " is too small for TFLite's int8 kernel");
+    ctx.set_output_shape(output, ctx.shape(input));
+    return ctx.set_invoke(quantized_log_softmax_i8_invoke);
+  }
   auto& s = ctx.state<QLogSoftmaxState>();
   softmax_table(qi.scale, 1.0f, s.table);
   s.in_scale = qi.scale;

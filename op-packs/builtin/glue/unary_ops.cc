@@ -1,6 +1,6 @@
 // Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
 // output has the input's shape.
-// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc, 8-bit HARD_SWISH and uint8
+// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc, 8-bit HARD_SWISH and
 // LOG_SOFTMAX by glue/quantized_activation_ops.cc; uint8 / int8 TANH and GELU
 // and int8 ELU run through a 256-entry table of the float function over the input codes, as TFLite
 // 2.9's kernels do; 8-bit L2_NORMALIZATION and the ReLUs rescale in fixed point.

@@ -1,4 +1,4 @@
-// 8-bit HARD_SWISH, uint8 LOG_SOFTMAX, 8-bit PRELU and int8 SQUARED_DIFFERENCE with TFLite 2.9's
+// 8-bit HARD_SWISH, uint8 LOG_SOFTMAX (int8: kernels/qlog_softmax.h), 8-bit PRELU and int8 SQUARED_DIFFERENCE with TFLite 2.9's
 // arithmetic:
 //  - HARD_SWISH: the input (minus its zero point, times 128) is carried in int16 fixed point; a
 //    "relu-ish" factor in [0, 1] (the input rescaled so that 3 is 32768, saturated, mapped from
