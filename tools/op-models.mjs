@@ -332,6 +332,14 @@ add('mul_i32_rank3', 'MUL', 1, (n, v) => simple(n, 'MUL', v, null, [T([2, 1, 3],
 add('minimum_i32_broadcast', 'MINIMUM', 1, (n, v) => simple(n, 'MINIMUM', v, null, [T([3, 4], 'INT32'), T([4], 'INT32'), T([3, 4], 'INT32')]));
 add('maximum_i64_broadcast', 'MAXIMUM', 1, (n, v) => simple(n, 'MAXIMUM', v, null, [T([4, 1], 'INT64'), T([3], 'INT64'), T([4, 3], 'INT64')]));
 
+// 8-bit and int16 MINIMUM / MAXIMUM compare codes.
+add('maximum_u8_broadcast', 'MAXIMUM', 2, (n, v) => simple(n, 'MAXIMUM', v, null,
+    [T([3, 4], 'UINT8', {q: [0.1, 10]}), T([4], 'UINT8', {q: [0.1, 10]}), T([3, 4], 'UINT8', {q: [0.1, 10]})]));
+add('minimum_i8', 'MINIMUM', 2, (n, v) => simple(n, 'MINIMUM', v, null,
+    [T([2, 5], 'INT8', {q: [0.05, -2]}), T([2, 5], 'INT8', {q: [0.05, -2]}), T([2, 5], 'INT8', {q: [0.05, -2]})]));
+add('maximum_i16', 'MAXIMUM', 4, (n, v) => simple(n, 'MAXIMUM', v, null,
+    [T([2, 1, 3], 'INT16', {q: [0.001, 0]}), T([4, 1], 'INT16', {q: [0.001, 0]}), T([2, 4, 3], 'INT16', {q: [0.001, 0]})]));
+
 // ---- MIRROR_PAD, CUMSUM, ONE_HOT, GELU: the ops whose options the ABI carries since 1.2 ----
 const mirror = (mode) => ['MirrorPadOptions', {mode}];
 add('mirror_pad_reflect_f32', 'MIRROR_PAD', 1, (n, v) => simple(n, 'MIRROR_PAD', v, mirror('REFLECT'),
