@@ -46,7 +46,7 @@ const codes = {
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
   HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23, CONV_2D: 3, DEPTHWISE_CONV_2D: 4,
   WHERE: 109, UNIQUE: 103, NON_MAX_SUPPRESSION_V4: 120, NON_MAX_SUPPRESSION_V5: 121,
-  SOFTMAX: 25, LOGISTIC: 14, QUANTIZE: 114, DEQUANTIZE: 6,
+  SOFTMAX: 25, LOGISTIC: 14, TRANSPOSE_CONV: 67, QUANTIZE: 114, DEQUANTIZE: 6,
   FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
 };
 
@@ -514,6 +514,19 @@ add('quantize_f32_i16', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, 
 add('quantize_i16_i8', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16], 'INT8', {q: [0.05, -3]})]));
 add('quantize_i16_i16', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16], 'INT16', q16(0.0007))]));
 add('dequantize_i16', 'DEQUANTIZE', 1, (n, v) => simple(n, 'DEQUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16])]));
+// uint8, int8 (per channel) and 16x8 TRANSPOSE_CONV: output_shape, filter, input, bias.
+const transposeConv = (padding, stride) => ['TransposeConvOptions', {padding, stride_w: stride, stride_h: stride}];
+add('transpose_conv_u8', 'TRANSPOSE_CONV', 1, (n, v) => simple(n, 'TRANSPOSE_CONV', v, transposeConv('SAME', 2),
+    [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'UINT8', weights8(54, 21).map((b) => (b + 128) & 0xff), {q: [0.02, 120]}),
+     T([1, 3, 3, 3], 'UINT8', {q: [0.05, 128]}), C([2], 'INT32', i32([300, -700]), {q: [0.001, 0]}), T([1, 6, 6, 2], 'UINT8', {q: [0.08, 100]})]));
+add('transpose_conv_i8_per_channel', 'TRANSPOSE_CONV', 2, (n, v) => simple(n, 'TRANSPOSE_CONV', v, transposeConv('VALID', 2),
+    [C([4], 'INT32', i32([2, 7, 7, 3])), C([3, 3, 3, 2], 'INT8', weights8(54, 22), {q: [[0.01, 0.02, 0.005], [0, 0, 0], 0]}),
+     T([2, 3, 3, 2], 'INT8', {q: [0.05, -3]}), C([3], 'INT32', i32([100, -2000, 50]), {q: [[0.0005, 0.001, 0.00025], [0, 0, 0], 0]}),
+     T([2, 7, 7, 3], 'INT8', {q: [0.06, 5]})]));
+add('transpose_conv_16x8', 'TRANSPOSE_CONV', 3, (n, v) => simple(n, 'TRANSPOSE_CONV', v, transposeConv('SAME', 1),
+    [C([4], 'INT32', i32([1, 4, 4, 2])), C([2, 3, 3, 2], 'INT8', weights8(36, 23), {q: [[0.01, 0.02], [0, 0], 0]}),
+     T([1, 4, 4, 2], 'INT16', q16(0.001)), C([2], 'INT64', i64([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
+     T([1, 4, 4, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
 // Wider input ranges over more elements, so that every segment of the sigmoid table is used.
 add('logistic_i16_whole_table', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
     [T([16, 1024], 'INT16', q16(0.0004)), T([16, 1024], 'INT16', q16(1 / 32768))], seed(11)));

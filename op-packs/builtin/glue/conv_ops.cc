@@ -188,8 +188,9 @@ void transpose_conv_prepare(OpContext& ctx) {
   baton_tensor* output_shape = ctx.input(0);
   baton_tensor* filter = ctx.input(1);
   baton_tensor* input = ctx.input(2);
-  ctx.require_float(input, "input");
-  ctx.require_float(filter, "filter");
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT16});
+  const bool quantized = ctx.type(input) != BATON_TYPE_FLOAT32;
+  if (!quantized) ctx.require_float(filter, "filter");
   ctx.require_rank(input, "input", 4);
   ctx.require_rank(filter, "filter", 4);
   const std::vector<int64_t> out_shape = ctx.constant_ints(output_shape, "output_shape (input 0)");
@@ -217,8 +218,12 @@ void transpose_conv_prepare(OpContext& ctx) {
   p.stride_w = o.stride_w;
   p.range = ctx.activation(o.activation);
   transpose_conv_compute_padding(ctx.padding(o.padding), p);
-  check_bias(ctx, 3, p.out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.out_c});
+  if (quantized) {
+    ctx.require(o.activation == BATON_ACT_NONE, "a fused activation on a quantized TRANSPOSE_CONV is not supported");
+    return quantized_transpose_conv_prepare(ctx, p);
+  }
+  check_bias(ctx, 3, p.out_c);
 }
 
 void transpose_conv_invoke(OpContext& ctx) {
@@ -231,7 +236,7 @@ void transpose_conv_invoke(OpContext& ctx) {
 constexpr OpDef kOps[] = {
     {op::kConv2d, "CONV_2D", 1, 5, conv_prepare, conv_invoke},
     {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 6, depthwise_prepare, depthwise_invoke},
-    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
+    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 3, transpose_conv_prepare, transpose_conv_invoke},
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "kernels/binary.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/pool.h"
+#include "kernels/transpose_conv.h"
 
 namespace baton::builtin {
 
@@ -54,6 +55,9 @@ void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
 // SOFTMAX, LOGISTIC (tanh = false) and TANH; the output shape is set here.
 void softmax_16_prepare(OpContext& ctx);
 void sigmoid_16_prepare(OpContext& ctx, bool tanh);
+// glue/quantized_transpose_conv_ops.cc: uint8, int8 and 16x8 TRANSPOSE_CONV with the geometry the float
+// prepare computed (it has set the output shape).
+void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams& geometry);
 // glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
 void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.
