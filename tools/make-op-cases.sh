@@ -13,7 +13,7 @@
 # PRNG inputs (seed 0 unless the case picks another, narrowed by its --int-range where it has one; a
 # few cases give their inputs as .npy). Each case directory gets
 #   model.tflite  in_I.npy  out_I.npy  meta.json (op, types, library version; no paths or timings)
-# and versions.json lists, per op, the versions the library accepts (a model of each op at versions 1..8
+# and versions.json lists, per op, the versions the library accepts (a model of each op at versions 1..10
 # either loads or is refused by the op resolver). tests/op_cases_test.cc runs every case with the
 # builtin pack (float outputs within 1e-5 of the largest reference magnitude, the rest bit for bit) and
 # checks the pack declares those version ranges.

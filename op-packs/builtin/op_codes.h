@@ -111,6 +111,10 @@ inline constexpr int32_t kLocalResponseNormalization = 13;
 inline constexpr int32_t kTopkV2 = 48;
 inline constexpr int32_t kScatterNd = 122;
 inline constexpr int32_t kSegmentSum = 125;
+inline constexpr int32_t kUnique = 103;
+inline constexpr int32_t kWhere = 109;
+inline constexpr int32_t kNonMaxSuppressionV4 = 120;
+inline constexpr int32_t kNonMaxSuppressionV5 = 121;
 
 }  // namespace baton::builtin::op
 

@@ -1,16 +1,45 @@
 // Broadcasting binary ops: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM and PRELU. The
 // broadcast is planned in prepare; invoke is one kernel call. uint8 / int8 ADD, SUB and MUL go to
 // glue/quantized_ops.cc with the same plan; int32 / int64 ADD, SUB, MUL, MINIMUM and MAXIMUM to
-// binary_integer().
+// binary_integer(); uint8 / int8 / int16 MINIMUM and MAXIMUM compare codes here; int16 ADD, SUB and MUL (16x8) to glue/q16x8_ops.cc; 8-bit PRELU and int8 SQUARED_DIFFERENCE to glue/quantized_activation_ops.cc.
+#include <algorithm>
+#include <array>
+#include <span>
 #include <vector>
 
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
 #include "kernels/binary.h"
+#include "kernels/broadcast_index.h"
 #include "op_codes.h"
 
 namespace baton::builtin {
 namespace {
+
+// MINIMUM / MAXIMUM on uint8, int8 or int16 codes: TFLite compares the codes as they are.
+struct CodeMinMaxState : OpState {
+  IndexPlan plan;
+};
+
+template <typename T>
+void code_min_max(const IndexPlan& plan, bool maximum, const T* a, const T* b, T* out) {
+  for_each_index(plan, [&](int64_t o, int64_t i, int64_t j, int64_t) {
+    out[o] = maximum ? std::max(a[i], b[j]) : std::min(a[i], b[j]);
+  });
+}
+
+void code_min_max_invoke(OpContext& ctx) {
+  const IndexPlan& plan = ctx.state<CodeMinMaxState>().plan;
+  const bool maximum = ctx.op_code() == op::kMaximum;
+  baton_tensor* a = ctx.input(0);
+  baton_tensor* b = ctx.input(1);
+  baton_tensor* out = ctx.output(0);
+  switch (ctx.type(a)) {
+    case BATON_TYPE_UINT8: return code_min_max(plan, maximum, ctx.data<uint8_t>(a), ctx.data<uint8_t>(b), ctx.mutable_data<uint8_t>(out));
+    case BATON_TYPE_INT8: return code_min_max(plan, maximum, ctx.data<int8_t>(a), ctx.data<int8_t>(b), ctx.mutable_data<int8_t>(out));
+    default: return code_min_max(plan, maximum, ctx.data<int16_t>(a), ctx.data<int16_t>(b), ctx.mutable_data<int16_t>(out));
+  }
+}
 
 struct BinaryState : OpState {
   BroadcastPlan plan;
@@ -43,8 +72,12 @@ void binary_prepare(OpContext& ctx) {
   const bool prelu = ctx.op_code() == op::kPrelu;
   const int32_t code = ctx.op_code();
   const baton_tensor_type at = ctx.type(a);
-  const bool quantized = (at == BATON_TYPE_UINT8 || at == BATON_TYPE_INT8) &&
-                         (code == op::kAdd || code == op::kSub || code == op::kMul);
+  const bool eight_bit = at == BATON_TYPE_UINT8 || at == BATON_TYPE_INT8;
+  const bool quantized = eight_bit && (code == op::kAdd || code == op::kSub || code == op::kMul);
+  // 8-bit PRELU and int8 SQUARED_DIFFERENCE: their own kernels, after the broadcast check below.
+  const bool quantized_other = eight_bit && (prelu || code == op::kSquaredDifference);
+  const bool int16 = at == BATON_TYPE_INT16 && (code == op::kAdd || code == op::kSub || code == op::kMul);
+  const bool code_min_max = (eight_bit || at == BATON_TYPE_INT16) && (code == op::kMinimum || code == op::kMaximum);
   const bool integer = integer_op(code, at);
   if (integer) {
     ctx.require_type(b, "second input", {at});
@@ -52,8 +85,11 @@ void binary_prepare(OpContext& ctx) {
     const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul;
     ctx.require(!fused || ctx.options().u.elementwise.activation == 0,
                 "a fused activation on integer inputs is not supported");
-  } else if (!quantized) {
-    if (code == op::kAdd || code == op::kSub || code == op::kMul) {
+  } else if (code_min_max) {
+    ctx.require_type(b, "second input", {at});
+    ctx.require_type(ctx.output(0), "output", {at});
+  } else if (!quantized && !quantized_other && !int16) {
+    if (code == op::kAdd || code == op::kSub || code == op::kMul || prelu) {
       ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
     }
     ctx.require_float(a, "input");
@@ -80,6 +116,14 @@ void binary_prepare(OpContext& ctx) {
       plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));
   ctx.set_output_shape(ctx.output(0), out);
   if (quantized) return quantized_binary_prepare(ctx, plan);
+  if (int16) return binary_16_prepare(ctx, out);
+  if (code_min_max) {
+    const std::array<std::span<const int32_t>, 2> ins = {sa, sb};
+    ctx.state<CodeMinMaxState>().plan = plan_index(out, ins);
+    return ctx.set_invoke(code_min_max_invoke);
+  }
+  if (quantized_other && prelu) return quantized_prelu_prepare(ctx, out);
+  if (quantized_other) return quantized_squared_difference_prepare(ctx, out);
   auto& s = ctx.state<BinaryState>();
   s.plan = plan;
   s.type = integer ? at : BATON_TYPE_FLOAT32;

@@ -97,6 +97,7 @@ void float_conv_prepare(OpContext& ctx) {
 void conv_prepare(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0)), f = ctx.type(ctx.input(1));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_conv_prepare(ctx);
+  if (in == BATON_TYPE_INT16) return conv_16x8_prepare(ctx);
   if (in == BATON_TYPE_FLOAT32 && f == BATON_TYPE_INT8) return hybrid_conv_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
@@ -157,6 +158,7 @@ namespace {
 void depthwise_prepare(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_depthwise_prepare(ctx);
+  if (in == BATON_TYPE_INT16) return depthwise_16x8_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (ctx.type(ctx.input(1)) == BATON_TYPE_INT8) {
     ctx.fail(BATON_UNSUPPORTED, "int8 filter with float32 input (dynamic-range DEPTHWISE_CONV_2D) is not supported "
@@ -186,8 +188,9 @@ void transpose_conv_prepare(OpContext& ctx) {
   baton_tensor* output_shape = ctx.input(0);
   baton_tensor* filter = ctx.input(1);
   baton_tensor* input = ctx.input(2);
-  ctx.require_float(input, "input");
-  ctx.require_float(filter, "filter");
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT16});
+  const bool quantized = ctx.type(input) != BATON_TYPE_FLOAT32;
+  if (!quantized) ctx.require_float(filter, "filter");
   ctx.require_rank(input, "input", 4);
   ctx.require_rank(filter, "filter", 4);
   const std::vector<int64_t> out_shape = ctx.constant_ints(output_shape, "output_shape (input 0)");
@@ -215,8 +218,12 @@ void transpose_conv_prepare(OpContext& ctx) {
   p.stride_w = o.stride_w;
   p.range = ctx.activation(o.activation);
   transpose_conv_compute_padding(ctx.padding(o.padding), p);
-  check_bias(ctx, 3, p.out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.out_c});
+  if (quantized) {
+    ctx.require(o.activation == BATON_ACT_NONE, "a fused activation on a quantized TRANSPOSE_CONV is not supported");
+    return quantized_transpose_conv_prepare(ctx, p);
+  }
+  check_bias(ctx, 3, p.out_c);
 }
 
 void transpose_conv_invoke(OpContext& ctx) {
@@ -227,9 +234,9 @@ void transpose_conv_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kConv2d, "CONV_2D", 1, 8, conv_prepare, conv_invoke},
-    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, depthwise_prepare, depthwise_invoke},
-    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
+    {op::kConv2d, "CONV_2D", 1, 5, conv_prepare, conv_invoke},
+    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 6, depthwise_prepare, depthwise_invoke},
+    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 3, transpose_conv_prepare, transpose_conv_invoke},
 };
 
 }  // namespace

@@ -27,7 +27,8 @@ void fully_connected_prepare(OpContext& ctx) {
   const baton_tensor_type input_type = ctx.type(input);
   const bool quantized = input_type == BATON_TYPE_UINT8 || input_type == BATON_TYPE_INT8;
   const bool hybrid = input_type == BATON_TYPE_FLOAT32 && ctx.type(weights) == BATON_TYPE_INT8;
-  if (!quantized && !hybrid) {
+  const bool int16 = input_type == BATON_TYPE_INT16;
+  if (!quantized && !hybrid && !int16) {
     ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
     ctx.require_type(weights, "weights", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
   }
@@ -47,7 +48,7 @@ void fully_connected_prepare(OpContext& ctx) {
                                                        std::to_string(p.depth));
   p.batch = static_cast<int>(count / p.depth);
   baton_tensor* bias = ctx.optional_input(2);
-  if (bias && !quantized) {
+  if (bias && !quantized && !int16) {
     ctx.require_float(bias, "bias");
     ctx.require(ctx.element_count(bias) == p.units, "bias has " + std::to_string(ctx.element_count(bias)) +
                                                         " elements, the layer has " + std::to_string(p.units) +
@@ -64,6 +65,7 @@ void fully_connected_prepare(OpContext& ctx) {
     ctx.set_output_shape(ctx.output(0), {p.batch, p.units});
   }
   if (quantized) return quantized_fully_connected_prepare(ctx, p.units, p.depth, p.batch);
+  if (int16) return fully_connected_16x8_prepare(ctx, p.units, p.depth, p.batch);
   if (hybrid) return hybrid_fully_connected_prepare(ctx, p.units, p.depth, p.batch);
   if (fully_connected_uses_gemm(p)) {
     s.packed_weights.resize(fully_connected_packed_weights_size(p));
@@ -147,7 +149,7 @@ void batch_matmul_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kFullyConnected, "FULLY_CONNECTED", 1, 13, fully_connected_prepare, fully_connected_invoke},
+    {op::kFullyConnected, "FULLY_CONNECTED", 1, 9, fully_connected_prepare, fully_connected_invoke},
     {op::kBatchMatmul, "BATCH_MATMUL", 1, 4, batch_matmul_prepare, batch_matmul_invoke},
 };
 

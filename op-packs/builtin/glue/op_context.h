@@ -227,6 +227,7 @@ std::span<const OpDef> reduce_ops();
 std::span<const OpDef> mirror_pad_ops();
 std::span<const OpDef> scan_ops();
 std::span<const OpDef> index_ops();
+std::span<const OpDef> data_shape_ops();
 
 }  // namespace baton::builtin
 

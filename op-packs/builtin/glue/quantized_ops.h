@@ -6,6 +6,7 @@
 #define BATON_BUILTIN_GLUE_QUANTIZED_OPS_H
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "glue/op_context.h"
@@ -13,6 +14,7 @@
 #include "kernels/binary.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/pool.h"
+#include "kernels/transpose_conv.h"
 
 namespace baton::builtin {
 
@@ -38,6 +40,24 @@ void quantized_logistic_prepare(OpContext& ctx);
 // has the input's shape (already set) and type, any scale and zero point.
 void quantized_table_prepare(OpContext& ctx, float (*f)(float));
 void quantized_softmax_prepare(OpContext& ctx);
+// glue/quantized_activation_ops.cc: HARD_SWISH and LOG_SOFTMAX (input shape checked by the caller);
+// PRELU and SQUARED_DIFFERENCE with the broadcast output shape the float prepare computed (and set).
+void quantized_hard_swish_prepare(OpContext& ctx);
+void quantized_log_softmax_prepare(OpContext& ctx);
+void quantized_prelu_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+void quantized_squared_difference_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+// glue/q16x8_ops.cc: int16 activations with int8 weights (16x8); FULLY_CONNECTED once the float prepare
+// has set the output shape, ADD / SUB / MUL with the broadcast output shape (set).
+void conv_16x8_prepare(OpContext& ctx);
+void depthwise_16x8_prepare(OpContext& ctx);
+void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batch);
+void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+// SOFTMAX, LOGISTIC (tanh = false) and TANH; the output shape is set here.
+void softmax_16_prepare(OpContext& ctx);
+void sigmoid_16_prepare(OpContext& ctx, bool tanh);
+// glue/quantized_transpose_conv_ops.cc: uint8, int8 and 16x8 TRANSPOSE_CONV with the geometry the float
+// prepare computed (it has set the output shape).
+void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams& geometry);
 // glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
 void quantized_mean_prepare(OpContext& ctx);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.

@@ -4,7 +4,9 @@
 // folded into its output, the order TFLite's reference reduction uses, so float sums round the same way.
 // 8-bit REDUCE_MAX / REDUCE_MIN compare codes, which needs the output to share the input's quantization
 // (as TFLite requires); 8-bit SUM sums codes when the output shares the input's quantization and
-// rescales in float as TFLite does otherwise; 8-bit PROD is refused here.
+// rescales in float as TFLite does otherwise; int8 REDUCE_PROD multiplies codes (minus the zero point)
+// in input order, rescaling each product by in_scale / out_scale^(1/n) (n = elements per output) with
+// TFLite's int64 fixed-point multiply, and once more at the end.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -88,6 +90,11 @@ struct ReduceState : OpState {
   float scale = 1.0f, bias = 0.0f;
   int32_t out_zero = 0;
   std::vector<int32_t> sums;
+  // int8 REDUCE_PROD
+  bool quantized_prod = false;
+  QuantizedMultiplier prod_step;
+  int32_t prod_in_zero = 0;
+  std::vector<int64_t> products;
 };
 
 void reduce_prepare(OpContext& ctx) {
@@ -102,13 +109,16 @@ void reduce_prepare(OpContext& ctx) {
     case op::kSum:
       ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_INT8});
       break;
-    default: ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64}); break;
+    default: ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_INT8}); break;
   }
   ctx.require(ctx.type(out) == ctx.type(in), std::string("output type ") + type_name(ctx.type(out)) +
                                                  " differs from the input's " + type_name(ctx.type(in)));
   auto& state = ctx.state<ReduceState>();
   state.rescale = false;
-  if (ctx.type(in) == BATON_TYPE_UINT8 || ctx.type(in) == BATON_TYPE_INT8) {
+  state.quantized_prod = code == op::kReduceProd && ctx.type(in) == BATON_TYPE_INT8;
+  if (state.quantized_prod) {
+    state.prod_in_zero = ctx.act_quant(in, "input").zero_point;
+  } else if (ctx.type(in) == BATON_TYPE_UINT8 || ctx.type(in) == BATON_TYPE_INT8) {
     const ActQuant a = ctx.act_quant(in, "input"), b = ctx.act_quant(out, "output");
     const bool same = a.scale == b.scale && a.zero_point == b.zero_point;
     ctx.require(same || code == op::kSum,
@@ -135,6 +145,14 @@ void reduce_prepare(OpContext& ctx) {
   }
   ctx.set_output_shape(out, out_shape);
   state.plan = plan_fold(shape, reduced);
+  if (state.quantized_prod) {
+    ctx.require(state.plan.in_count > 0, "an empty input is not supported (TFLite leaves the output unset)");
+    const double in_scale = ctx.act_quant(in, "input").scale, out_scale = ctx.act_quant(out, "output").scale;
+    const int64_t count = state.plan.in_count / state.plan.out_count;
+    state.prod_step = quantize_multiplier(in_scale / std::pow(out_scale, 1.0 / static_cast<double>(count)));
+    state.out_zero = ctx.act_quant(out, "output").zero_point;
+    state.products.assign(static_cast<size_t>(state.plan.out_count), 0);
+  }
   if (state.rescale) {
     const int64_t count = state.plan.out_count > 0 ? state.plan.in_count / state.plan.out_count : 0;
     state.bias = state.bias * state.scale * static_cast<float>(count);
@@ -150,6 +168,24 @@ void rescaled_sum(ReduceState& s, const T* in, T* out) {
   for (int64_t i = 0; i < s.plan.out_count; ++i) {
     const int32_t value = static_cast<int32_t>(std::round(static_cast<float>(s.sums[i]) * s.scale + s.bias)) + s.out_zero;
     out[i] = static_cast<T>(value);
+  }
+}
+
+// int8 REDUCE_PROD: the first element of each output is taken as is, each further one multiplies and
+// rescales (kFirst marks an output not reached yet).
+void quantized_prod(ReduceState& s, const int8_t* in, int8_t* out) {
+  constexpr int64_t kFirst = std::numeric_limits<int64_t>::min();
+  std::fill(s.products.begin(), s.products.end(), kFirst);
+  const int32_t zero = s.prod_in_zero;
+  const QuantizedMultiplier step = s.prod_step;
+  fold(s.plan, in, s.products.data(), [zero, step](int64_t acc, int8_t v) -> int64_t {
+    const int32_t x = static_cast<int32_t>(v) - zero;
+    if (acc == kFirst) return x;
+    return multiply_by_quantized_multiplier_64(acc * x, step);
+  });
+  for (int64_t i = 0; i < s.plan.out_count; ++i) {
+    const int32_t v = multiply_by_quantized_multiplier_64(s.products[i], step) + s.out_zero;
+    out[i] = static_cast<int8_t>(std::clamp(v, -128, 127));
   }
 }
 
@@ -180,6 +216,7 @@ void reduce_invoke(OpContext& ctx) {
   const FoldPlan& p = state.plan;
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
+  if (state.quantized_prod) return quantized_prod(state, ctx.data<int8_t>(in), ctx.mutable_data<int8_t>(out));
   if (state.rescale) {
     if (ctx.type(in) == BATON_TYPE_UINT8) return rescaled_sum(state, ctx.data<uint8_t>(in), ctx.mutable_data<uint8_t>(out));
     return rescaled_sum(state, ctx.data<int8_t>(in), ctx.mutable_data<int8_t>(out));
@@ -318,6 +355,11 @@ struct QMeanState : OpState {
   float scale = 1.0f, float_bias = 0.0f;
   CodeRange range;
   std::vector<int32_t> sums;
+  // int8 REDUCE_PROD
+  bool quantized_prod = false;
+  QuantizedMultiplier prod_step;
+  int32_t prod_in_zero = 0;
+  std::vector<int64_t> products;
 };
 
 template <typename T>

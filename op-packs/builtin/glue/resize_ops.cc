@@ -1,4 +1,6 @@
-// RESIZE_BILINEAR: the size (input 1) must be constant.
+// RESIZE_BILINEAR (float32, uint8, int8): the size (input 1) must be constant. 8-bit codes are
+// interpolated as they are: TFLite's kernel ignores the quantization parameters, and so does this one.
+#include <string>
 #include <vector>
 
 #include "glue/op_context.h"
@@ -10,18 +12,24 @@ namespace {
 
 struct ResizeState : OpState {
   ResizeBilinearParams params;
+  bool eight_bit = false, is_signed = false;
 };
 
 void resize_bilinear_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require_float(input, "input");
+  ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  auto& state = ctx.state<ResizeState>();
+  state.eight_bit = ctx.type(input) != BATON_TYPE_FLOAT32;
+  state.is_signed = ctx.type(input) == BATON_TYPE_INT8;
+  ctx.require(ctx.type(ctx.output(0)) == ctx.type(input), std::string("output type ") + type_name(ctx.type(ctx.output(0))) +
+                                                             " differs from the input's " + type_name(ctx.type(input)));
   ctx.require_rank(input, "input", 4);
   const std::vector<int64_t> size = ctx.constant_ints(ctx.input(1), "size (input 1)");
   ctx.require(size.size() == 2 && size[0] > 0 && size[1] > 0, "size must hold two positive values");
   const auto& o = ctx.options().u.resize;
   ctx.require(!(o.align_corners && o.half_pixel_centers), "align_corners and half_pixel_centers are exclusive");
   const auto in = ctx.shape(input);
-  ResizeBilinearParams& p = ctx.state<ResizeState>().params;
+  ResizeBilinearParams& p = state.params;
   p.batch = in[0];
   p.in_h = in[1];
   p.in_w = in[2];
@@ -34,6 +42,11 @@ void resize_bilinear_prepare(OpContext& ctx) {
 }
 
 void resize_bilinear_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<ResizeState>();
+  if (s.eight_bit) {
+    return resize_bilinear_8bit(s.params, s.is_signed, ctx.data<uint8_t>(ctx.input(0)),
+                                ctx.mutable_data<uint8_t>(ctx.output(0)));
+  }
   resize_bilinear(ctx.state<ResizeState>().params, ctx.data<float>(ctx.input(0)),
                   ctx.mutable_data<float>(ctx.output(0)));
 }

@@ -10,8 +10,10 @@
 namespace baton::builtin {
 namespace {
 
+// 8-bit and int16 codes move unchanged, as in TFLite.
 constexpr std::initializer_list<baton_tensor_type> kMoveTypes = {BATON_TYPE_FLOAT32, BATON_TYPE_INT32,
-                                                                  BATON_TYPE_INT64};
+                                                                  BATON_TYPE_INT64,   BATON_TYPE_UINT8,
+                                                                  BATON_TYPE_INT8,    BATON_TYPE_INT16};
 
 struct StridedSliceState : OpState {
   StridedSlicePlan plan;
@@ -109,8 +111,8 @@ void gather_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kStridedSlice, "STRIDED_SLICE", 1, 8, strided_slice_prepare, strided_slice_invoke},
-    {op::kGather, "GATHER", 1, 7, gather_prepare, gather_invoke},
+    {op::kStridedSlice, "STRIDED_SLICE", 1, 6, strided_slice_prepare, strided_slice_invoke},
+    {op::kGather, "GATHER", 1, 5, gather_prepare, gather_invoke},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Elementwise unary ops (activations, math functions), SOFTMAX, LOG_SOFTMAX and L2_NORMALIZATION: the
 // output has the input's shape.
-// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc; uint8 / int8 TANH and GELU
+// uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc, 8-bit HARD_SWISH and
+// LOG_SOFTMAX by glue/quantized_activation_ops.cc; uint8 / int8 TANH and GELU
 // and int8 ELU run through a 256-entry table of the float function over the input codes, as TFLite
 // 2.9's kernels do; 8-bit L2_NORMALIZATION and the ReLUs rescale in fixed point.
 #include <algorithm>
@@ -54,8 +55,11 @@ void same_shape_prepare(OpContext& ctx) {
   const int32_t code = ctx.op_code();
   const bool relu = code == op::kRelu || code == op::kRelu6 || code == op::kReluN1To1;
   if (relu && is_8bit(ctx, input)) return quantized_relu_prepare(ctx);
+  if (code == op::kHardSwish && is_8bit(ctx, input)) return quantized_hard_swish_prepare(ctx);
+  if (code == op::kHardSwish) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   const bool table_8bit = code == op::kLogistic || code == op::kTanh;
+  if (table_8bit && ctx.type(input) == BATON_TYPE_INT16) return sigmoid_16_prepare(ctx, code == op::kTanh);
   if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
     if (code == op::kLogistic) return quantized_logistic_prepare(ctx);
@@ -102,6 +106,7 @@ void softmax_prepare(OpContext& ctx) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
     return quantized_softmax_prepare(ctx);
   }
+  if (ctx.type(input) == BATON_TYPE_INT16) return softmax_16_prepare(ctx);
   ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   same_shape_prepare(ctx);
 }
@@ -117,6 +122,8 @@ void softmax_invoke(OpContext& ctx) {
 
 void log_softmax_prepare(OpContext& ctx) {
   ctx.require(ctx.rank(ctx.input(0)) >= 1, "input must have rank >= 1");
+  if (is_8bit(ctx, ctx.input(0))) return quantized_log_softmax_prepare(ctx);
+  ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8});
   same_shape_prepare(ctx);
 }
 

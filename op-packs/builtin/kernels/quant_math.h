@@ -84,6 +84,17 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, QuantizedMultiplier m
   return ties_upward ? rounding_divide_by_pot_upward(high, right) : rounding_divide_by_pot(high, right);
 }
 
+// TFLite's MultiplyByQuantizedMultiplier for an int64 value (16x8 kernels' int64 accumulators, the
+// rescaled products of 8-bit REDUCE_PROD): the multiplier rounded to 16 bits, one rounding shift with
+// ties upward, the result narrowed to int32 as TFLite narrows it.
+inline int32_t multiply_by_quantized_multiplier_64(int64_t x, QuantizedMultiplier m) {
+  const int64_t reduced = m.multiplier < 0x7FFF0000 ? (m.multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - m.shift;
+  const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(reduced)) +
+                    (int64_t{1} << (total_shift - 1));
+  return static_cast<int32_t>(v >> total_shift);
+}
+
 // An int32 accumulator to an output code: rescale, add the zero point, clamp to [lo, hi].
 struct Requantize {
   QuantizedMultiplier m;

@@ -18,6 +18,37 @@ void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point
   }
 }
 
+void quantize_floats_int16(const float* in, int64_t n, float scale, int32_t zero_point, int16_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    float q = std::round(in[i] / scale);
+    if (std::isnan(q)) q = 0.0f;
+    q = std::fmax(-1e9f, std::fmin(1e9f, q));
+    const int64_t v = static_cast<int64_t>(q) + zero_point;
+    out[i] = static_cast<int16_t>(std::clamp<int64_t>(v, -32768, 32767));
+  }
+}
+
+void requantize_any(const void* in, CodeType in_type, int64_t n, int32_t in_zero, QuantizedMultiplier m,
+                    int32_t out_zero, void* out, CodeType out_type) {
+  const int32_t lo = out_type == CodeType::kUint8 ? 0 : out_type == CodeType::kInt8 ? -128 : -32768;
+  const int32_t hi = out_type == CodeType::kUint8 ? 255 : out_type == CodeType::kInt8 ? 127 : 32767;
+  const Requantize rq{m, out_zero, lo, hi};
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t x;
+    switch (in_type) {
+      case CodeType::kUint8: x = static_cast<const uint8_t*>(in)[i]; break;
+      case CodeType::kInt8: x = static_cast<const int8_t*>(in)[i]; break;
+      default: x = static_cast<const int16_t*>(in)[i]; break;
+    }
+    const int32_t v = requantize(x - in_zero, rq);
+    switch (out_type) {
+      case CodeType::kUint8: static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(v); break;
+      case CodeType::kInt8: static_cast<int8_t*>(out)[i] = static_cast<int8_t>(v); break;
+      default: static_cast<int16_t*>(out)[i] = static_cast<int16_t>(v); break;
+    }
+  }
+}
+
 void requantize_codes(const uint8_t* in, int64_t n, bool in_signed, int32_t in_zero, QuantizedMultiplier m,
                       int32_t out_zero, bool out_signed, uint8_t* out) {
   const CodeRange r = code_range(out_signed);

@@ -21,6 +21,13 @@ void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point
 void requantize_codes(const uint8_t* in, int64_t n, bool in_signed, int32_t in_zero, QuantizedMultiplier m,
                       int32_t out_zero, bool out_signed, uint8_t* out);
 
+// The same two with int16 codes on either side (TFLite's 16x8 QUANTIZE): round(x / scale) + zero point
+// clamped to int16; and the requantize rule between uint8, int8 and int16 codes.
+void quantize_floats_int16(const float* in, int64_t n, float scale, int32_t zero_point, int16_t* out);
+enum class CodeType { kUint8, kInt8, kInt16 };
+void requantize_any(const void* in, CodeType in_type, int64_t n, int32_t in_zero, QuantizedMultiplier m,
+                    int32_t out_zero, void* out, CodeType out_type);
+
 // One input of a requantizing concatenation.
 struct ConcatScaling {
   bool copy = true;  // same parameters as the output

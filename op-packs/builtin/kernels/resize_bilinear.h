@@ -5,6 +5,8 @@
 #ifndef BATON_BUILTIN_KERNELS_RESIZE_BILINEAR_H
 #define BATON_BUILTIN_KERNELS_RESIZE_BILINEAR_H
 
+#include <cstdint>
+
 namespace baton::builtin {
 
 struct ResizeBilinearParams {
@@ -14,6 +16,11 @@ struct ResizeBilinearParams {
 };
 
 void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* output);
+// uint8 / int8 codes, interpolated without rescaling (TFLite's kernels ignore the quantization). uint8:
+// the same weights in float, the weighted sum plus 0.5 truncated; int8: TFLite's integer kernel, the
+// coordinates in 10-bit fixed point (scale = round(1024 * in / out)), the weighted sum in int64 with
+// 20 fractional bits, rounded half away from zero.
+void resize_bilinear_8bit(const ResizeBilinearParams& p, bool is_signed, const uint8_t* input, uint8_t* output);
 
 }  // namespace baton::builtin
 

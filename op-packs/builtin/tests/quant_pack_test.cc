@@ -233,13 +233,13 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
          g.tensors[1].constant = false;
        },
        "node 0 CONV_2D: filter must be a constant tensor"},
-      {"int16 activations",
+      {"int16 activations with a zero point",
        [&](FakeGraph& g) {
-         const int a = quantized(g, BATON_TYPE_INT16, {4}, 0.5f, 0, &bytes);
+         const int a = quantized(g, BATON_TYPE_INT16, {4}, 0.5f, 3, &bytes);
          const int out = quantized(g, BATON_TYPE_INT16, {}, 0.5f, 0);
          g.add_node(op::kAdd, {a, a}, {out}, 3);
        },
-       "node 0 ADD: input type INT16 not supported by the builtin pack (FLOAT32, UINT8, INT8)"},
+       "node 0 ADD: input (tensor 0 't') has zero point 3 (int16 activations are symmetric: zero point 0)"},
       {"a softmax output that is not 1/256",
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_UINT8, {1, 4}, 0.5f, 0, &bytes);
@@ -280,13 +280,13 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        },
        "node 0 DEPTHWISE_CONV_2D: int8 filter with float32 input (dynamic-range DEPTHWISE_CONV_2D) is not "
        "supported by the builtin pack"},
-      {"quantizing to int16",
+      {"requantizing int8 to int16 (TFLite 2.9 refuses it too)",
        [&](FakeGraph& g) {
-         const int a = g.floats({2}, {1.0f, 2.0f});
+         const int a = quantized(g, BATON_TYPE_INT8, {2}, 0.5f, 0, &bytes);
          const int out = quantized(g, BATON_TYPE_INT16, {}, 0.5f, 0);
          g.add_node(op::kQuantize, {a}, {out}, 2);
        },
-       "node 0 QUANTIZE: output type INT16 not supported by the builtin pack (UINT8, INT8)"},
+       "node 0 QUANTIZE: output of an 8-bit input type INT16 not supported by the builtin pack (UINT8, INT8)"},
   };
   for (const Refusal& c : cases) {
     FakeGraph g;

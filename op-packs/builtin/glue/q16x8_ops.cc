@@ -1,0 +1,258 @@
+// TFLite's 16x8 quantization (int16 activations with zero point 0, int8 weights, int64 bias): CONV_2D,
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED, int16 ADD, SUB and MUL, and int16 SOFTMAX, LOGISTIC and TANH. The float prepares hand a node here
+// when its input is int16; the checks are TFLite 2.9's Prepare's, the arithmetic its reference kernels'
+// (kernels/q16x8.h; ADD / SUB / MUL share the 8-bit rule of kernels/qelementwise.h with a 15-bit left
+// shift for ADD and SUB).
+#include <array>
+#include <cmath>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "glue/quantized_ops.h"
+#include "kernels/broadcast_index.h"
+#include "kernels/q16_activation.h"
+#include "kernels/q16x8.h"
+#include "kernels/qelementwise.h"
+#include "op_codes.h"
+
+namespace baton::builtin {
+namespace {
+
+// The scale of an int16 activation tensor: per tensor, positive, zero point 0 (TFLite's 16x8 rule).
+float int16_scale(const OpContext& ctx, const baton_tensor* t, const char* role) {
+  ctx.require_type(t, role, {BATON_TYPE_INT16});
+  const TensorQuant q = ctx.quant(t);
+  const std::string who = std::string(role) + " (" + ctx.tensor_label(t) + ")";
+  ctx.require(q.count == 1, who + " needs one scale (int16 activations are quantized per tensor), has " +
+                                std::to_string(q.count));
+  ctx.require(q.scale() > 0.0f && std::isfinite(q.scale()), who + " has scale " + std::to_string(q.scale()));
+  ctx.require(q.zero_point() == 0, who + " has zero point " + std::to_string(q.zero_point()) +
+                                       " (int16 activations are symmetric: zero point 0)");
+  return q.scale();
+}
+
+// The int8 weights' scales, one per output channel (a per-tensor scale repeated); zero points 0.
+std::vector<float> weight_scales(const OpContext& ctx, const baton_tensor* w, int channels, int channel_dim) {
+  ctx.require_type(w, "filter", {BATON_TYPE_INT8});
+  const TensorQuant q = ctx.quant(w);
+  const std::string who = "filter (" + ctx.tensor_label(w) + ")";
+  ctx.require(q.count == 1 || (q.count == channels && q.dimension == channel_dim),
+              who + " has " + std::to_string(q.count) + " scales along dimension " + std::to_string(q.dimension) +
+                  "; one, or one per output channel (" + std::to_string(channels) + ") along dimension " +
+                  std::to_string(channel_dim) + ", is needed");
+  std::vector<float> scales(channels);
+  for (int c = 0; c < channels; ++c) {
+    const int i = q.count == 1 ? 0 : c;
+    ctx.require(q.scale(i) > 0.0f && std::isfinite(q.scale(i)), who + " has scale " + std::to_string(q.scale(i)));
+    ctx.require(q.zero_point(i) == 0, who + " has zero point " + std::to_string(q.zero_point(i)) +
+                                          " (16x8 weights are symmetric)");
+    scales[c] = q.scale(i);
+  }
+  return scales;
+}
+
+// The codes a fused activation leaves of an int16 output (TFLite's CalculateActivationRangeQuantized).
+CodeRange int16_activation(const OpContext& ctx, int32_t fused, float scale) {
+  CodeRange r{-32768, 32767};
+  auto code = [&](float v) { return quantize_value(v, scale, 0); };
+  switch (fused) {
+    case BATON_ACT_NONE: break;
+    case BATON_ACT_RELU: r.lo = 0; break;
+    case BATON_ACT_RELU6: r.lo = 0; r.hi = std::min(r.hi, code(6.0f)); break;
+    case BATON_ACT_RELU_N1_TO_1: r.lo = std::max(r.lo, code(-1.0f)); r.hi = std::min(r.hi, code(1.0f)); break;
+    default: ctx.fail(BATON_UNSUPPORTED, "fused activation " + std::to_string(fused) + " not supported on int16");
+  }
+  return r;
+}
+
+struct Q16WeightsState : OpState {
+  ConvParams conv;
+  DepthwiseParams depthwise;
+  int batch = 1, units = 1, depth = 1;
+  std::vector<QuantizedMultiplier> mults;
+  CodeRange range;
+};
+
+const int64_t* bias_of(const OpContext& ctx, int channels) {
+  baton_tensor* bias = ctx.optional_input(2);
+  if (!bias) return nullptr;
+  ctx.require_type(bias, "bias", {BATON_TYPE_INT64});
+  ctx.require(ctx.element_count(bias) == channels, "bias has " + std::to_string(ctx.element_count(bias)) +
+                                                       " elements for " + std::to_string(channels) + " output channels");
+  return ctx.data<int64_t>(bias);
+}
+
+// Multipliers in_scale * filter_scale / out_scale, in double as TFLite forms them; the clamp.
+void prepare_output(OpContext& ctx, Q16WeightsState& s, const std::vector<float>& filter_scales, int32_t fused) {
+  const double in_scale = int16_scale(ctx, ctx.input(0), "input");
+  const float out_scale = int16_scale(ctx, ctx.output(0), "output");
+  s.mults.clear();
+  for (float f : filter_scales) {
+    const QuantizedMultiplier m = quantize_multiplier(in_scale * static_cast<double>(f) / static_cast<double>(out_scale));
+    ctx.require(m.shift >= -31 && m.shift < 8, "the scales give a multiplier out of TFLite's range");
+    s.mults.push_back(m);
+  }
+  s.range = int16_activation(ctx, fused, out_scale);
+}
+
+Q16Output output_of(const Q16WeightsState& s) { return {s.mults.data(), s.range.lo, s.range.hi}; }
+
+void conv_16x8_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<Q16WeightsState>();
+  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_of(ctx, s.conv.out_c),
+            output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
+}
+
+void depthwise_16x8_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<Q16WeightsState>();
+  const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
+  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_of(ctx, out_c),
+                 output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
+}
+
+void fully_connected_16x8_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<Q16WeightsState>();
+  fully_connected_16x8(s.batch, s.units, s.depth, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)),
+                       bias_of(ctx, s.units), output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
+}
+
+struct Q16BinaryState : OpState {
+  QBinaryParams q;
+  IndexPlan plan;
+};
+
+void binary_16_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<Q16BinaryState>();
+  const int16_t* a = ctx.data<int16_t>(ctx.input(0));
+  const int16_t* b = ctx.data<int16_t>(ctx.input(1));
+  int16_t* out = ctx.mutable_data<int16_t>(ctx.output(0));
+  for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) {
+    out[o] = static_cast<int16_t>(qbinary_one(s.q, a[i], b[j]));
+  });
+}
+
+struct Q16SoftmaxState : OpState {
+  Q16SoftmaxParams p;
+};
+
+void softmax_16_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  const int64_t depth = ctx.shape(input).back();
+  if (depth == 0) return;
+  q16_softmax(ctx.state<Q16SoftmaxState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+              ctx.element_count(input) / depth, depth);
+}
+
+struct Q16SigmoidState : OpState {
+  Q16SigmoidParams p;
+};
+
+void logistic_16_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  q16_logistic(ctx.state<Q16SigmoidState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+               ctx.element_count(input));
+}
+
+void tanh_16_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  q16_tanh(ctx.state<Q16SigmoidState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+           ctx.element_count(input));
+}
+
+// The output TFLite's int16 SOFTMAX, LOGISTIC and TANH write: scale 1/32768 (zero point 0, checked).
+void require_unit_output_16(const OpContext& ctx) {
+  const float scale = int16_scale(ctx, ctx.output(0), "output");
+  ctx.require(std::abs(scale - 1.0f / 32768) <= 0.001f / 32768,
+              "output scale " + std::to_string(scale) + " is not 1/32768, which TFLite's int16 kernel writes");
+}
+
+}  // namespace
+
+void softmax_16_prepare(OpContext& ctx) {
+  const float in_scale = int16_scale(ctx, ctx.input(0), "input");
+  require_unit_output_16(ctx);
+  const float beta = ctx.options().u.softmax.beta;
+  ctx.require(beta > 0.0f && std::isfinite(beta), "beta must be positive and finite, is " + std::to_string(beta));
+  q16_softmax_prepare(ctx.state<Q16SoftmaxState>().p, in_scale, beta);
+  ctx.set_output_shape(ctx.output(0), ctx.shape(ctx.input(0)));
+  ctx.set_invoke(softmax_16_invoke);
+}
+
+void sigmoid_16_prepare(OpContext& ctx, bool tanh) {
+  const float in_scale = int16_scale(ctx, ctx.input(0), "input");
+  require_unit_output_16(ctx);
+  ctx.require(q16_sigmoid_prepare(ctx.state<Q16SigmoidState>().p, in_scale, tanh),
+              "input scale " + std::to_string(in_scale) +
+                  " is the power of two TFLite runs through another int16 kernel (gemmlowp's), not written yet");
+  ctx.set_output_shape(ctx.output(0), ctx.shape(ctx.input(0)));
+  ctx.set_invoke(tanh ? tanh_16_invoke : logistic_16_invoke);
+}
+
+void conv_16x8_prepare(OpContext& ctx) {
+  auto& s = ctx.state<Q16WeightsState>();
+  s.conv = conv_geometry(ctx);
+  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
+  prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
+  bias_of(ctx, s.conv.out_c);
+  ctx.set_output_shape(ctx.output(0), {s.conv.batch, s.conv.out_h, s.conv.out_w, s.conv.out_c});
+  ctx.set_invoke(conv_16x8_invoke);
+}
+
+void depthwise_16x8_prepare(OpContext& ctx) {
+  auto& s = ctx.state<Q16WeightsState>();
+  s.depthwise = depthwise_geometry(ctx);
+  const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
+  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), out_c, 3);
+  prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
+  bias_of(ctx, out_c);
+  ctx.set_output_shape(ctx.output(0), {s.depthwise.batch, s.depthwise.out_h, s.depthwise.out_w, out_c});
+  ctx.set_invoke(depthwise_16x8_invoke);
+}
+
+void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batch) {
+  auto& s = ctx.state<Q16WeightsState>();
+  s.units = units;
+  s.depth = depth;
+  s.batch = batch;
+  const TensorQuant wq = ctx.quant(ctx.input(1));
+  ctx.require(wq.count <= 1, "per-channel weights are not supported by TFLite 2.9's FULLY_CONNECTED");
+  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), 1, 0);
+  prepare_output(ctx, s, std::vector<float>(units, scales[0]), ctx.options().u.fully_connected.activation);
+  bias_of(ctx, units);
+  ctx.set_invoke(fully_connected_16x8_invoke);
+}
+
+void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape) {
+  const int32_t code = ctx.op_code();
+  const float a = int16_scale(ctx, ctx.input(0), "input");
+  const float b = int16_scale(ctx, ctx.input(1), "second input");
+  const float o = int16_scale(ctx, ctx.output(0), "output");
+  const auto& opts = ctx.options().u.elementwise;
+  // TFLite's power-of-two int16 ADD / SUB (pot_scale_int16, the schema's default) is another kernel:
+  // taken only when every scale is a power of two; models from the converter turn it off.
+  if (code != op::kMul && opts.pot_scale_int16) {
+    auto pot = [](float s) { int e = 0; return std::frexp(s, &e) == 0.5f; };
+    ctx.require(!(pot(a) && pot(b) && pot(o)),
+                "int16 ADD / SUB with pot_scale_int16 and power-of-two scales (TFLite's older int16 kernel) is not "
+                "supported");
+  }
+  auto& s = ctx.state<Q16BinaryState>();
+  s.q = QBinaryParams{};
+  s.q.op = code == op::kMul ? QBinaryOp::kMul : code == op::kSub ? QBinaryOp::kSub : QBinaryOp::kAdd;
+  ctx.require(qbinary_prepare(s.q, a, b, o), "the input scales cannot be rescaled to the output scale");
+  if (s.q.op != QBinaryOp::kMul) {
+    // 15 bits of headroom instead of 20: (65535 << 15) still fits an int32.
+    s.q.left_shift = 15;
+    const double twice_max = 2.0 * static_cast<double>(std::max(a, b));
+    s.q.out_mult = quantize_multiplier(twice_max / ((1 << s.q.left_shift) * static_cast<double>(o)));
+  }
+  const CodeRange r = int16_activation(ctx, opts.activation, o);
+  s.q.lo = r.lo;
+  s.q.hi = r.hi;
+  const std::array<std::span<const int32_t>, 2> ins = {ctx.shape(ctx.input(0)), ctx.shape(ctx.input(1))};
+  s.plan = plan_index(out_shape, ins);
+  ctx.set_invoke(binary_16_invoke);
+}
+
+}  // namespace baton::builtin

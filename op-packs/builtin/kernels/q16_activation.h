@@ -1,0 +1,39 @@
+// int16 SOFTMAX, LOGISTIC and TANH as TFLite 2.9's integer kernels compute them (outputs scale 1/32768,
+// zero point 0):
+//  - SOFTMAX: each difference to the row's maximum rescaled so that [-65535, 0] spans [-10, 0], looked
+//    up (with linear interpolation between 512 entries) in a table of exp; the sum of the row's exps
+//    normalised to [1, 2) and its reciprocal looked up in a table of 1 / (1 + x); the tables are TFLite's
+//    (each entry biased by half the interpolation error at its midpoint).
+//  - LOGISTIC / TANH: the input rescaled to 1/(3 * 4096) (an integer multiplier and a right shift), then
+//    a 256-entry table of sigmoid(i / 24) in 0.16 fixed point (midpoint-corrected), interpolated; tanh(x) = 2 sigmoid(2x) - 1.
+#ifndef BATON_BUILTIN_KERNELS_Q16_ACTIVATION_H
+#define BATON_BUILTIN_KERNELS_Q16_ACTIVATION_H
+
+#include <cstdint>
+
+#include "kernels/quant_math.h"
+
+namespace baton::builtin {
+
+struct Q16SoftmaxParams {
+  QuantizedMultiplier input;  // in_scale * beta / (10 / 65535)
+  int16_t exp_table[513] = {};
+  int16_t reciprocal_table[513] = {};
+};
+
+void q16_softmax_prepare(Q16SoftmaxParams& p, float in_scale, float beta);
+void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int64_t rows, int64_t depth);
+
+struct Q16SigmoidParams {
+  int32_t multiplier = 0;
+  int left_shift = 0;
+};
+
+// False for the scales TFLite sends to another kernel (input scale 2^-12, for TANH also 2^-11).
+bool q16_sigmoid_prepare(Q16SigmoidParams& p, float in_scale, bool tanh);
+void q16_logistic(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, int64_t n);
+void q16_tanh(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, int64_t n);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_Q16_ACTIVATION_H

@@ -1,0 +1,59 @@
+// 8-bit HARD_SWISH, uint8 LOG_SOFTMAX (int8: kernels/qlog_softmax.h), 8-bit PRELU and int8 SQUARED_DIFFERENCE with TFLite 2.9's
+// arithmetic:
+//  - HARD_SWISH: the input (minus its zero point, times 128) is carried in int16 fixed point; a
+//    "relu-ish" factor in [0, 1] (the input rescaled so that 3 is 32768, saturated, mapped from
+//    [-1, 1] to [0, 1]) multiplies the input rescaled to the output scale, with int16 multipliers made
+//    from TFLite's 32-bit ones (rounded to their top 16 bits).
+//  - LOG_SOFTMAX (uint8): the float exp table of the 8-bit SOFTMAX, log of the row's sum, and each
+//    output rint((in_scale * (x - max) - log(sum)) / out_scale) + zero point, in float as TFLite's
+//    optimized kernel computes it; the output is scale 16/256, zero point 255.
+//  - PRELU: x - in_zero >= 0 scales by in_scale / out_scale, else (x - in_zero) * (alpha - alpha_zero)
+//    by in_scale * alpha_scale / out_scale; plus the output zero point, clamped to the type.
+//  - SQUARED_DIFFERENCE (int8): both sides shifted left 7 bits and rescaled to twice the larger input
+//    scale, the difference squared in int32 and rescaled to the output.
+#ifndef BATON_BUILTIN_KERNELS_QACTIVATION_H
+#define BATON_BUILTIN_KERNELS_QACTIVATION_H
+
+#include <cstdint>
+
+#include "kernels/broadcast_index.h"
+#include "kernels/quant_math.h"
+
+namespace baton::builtin {
+
+struct QHardSwishParams {
+  bool is_signed = false;
+  int32_t in_zero = 0, out_zero = 0;
+  int16_t reluish_multiplier = 0, output_multiplier = 0;
+  int reluish_exponent = 0, output_exponent = 0;
+};
+
+// False when the output multiplier would have to shift left (output scale below in_scale / 128).
+bool qhard_swish_prepare(QHardSwishParams& p, float in_scale, float out_scale);
+void qhard_swish(const QHardSwishParams& p, const uint8_t* in, uint8_t* out, int64_t n);
+
+// `table` from softmax_table(in_scale, 1, table) (kernels/qlookup.h).
+void qlog_softmax_u8(const float table[256], float in_scale, float out_scale, int32_t out_zero, const uint8_t* in,
+                     uint8_t* out, int64_t rows, int64_t depth);
+
+struct QPreluParams {
+  bool is_signed = false;
+  int32_t in_zero = 0, alpha_zero = 0, out_zero = 0;
+  QuantizedMultiplier positive, negative;
+};
+
+// Input 0 of the plan is the input, input 1 the alpha.
+void qprelu(const QPreluParams& p, const IndexPlan& plan, const uint8_t* in, const uint8_t* alpha, uint8_t* out);
+
+struct QSquaredDifferenceParams {
+  int32_t a_zero = 0, b_zero = 0, out_zero = 0;
+  QuantizedMultiplier a_mult, b_mult, out_mult;
+};
+
+void qsquared_difference_prepare(QSquaredDifferenceParams& p, float a_scale, float b_scale, float out_scale);
+void qsquared_difference_i8(const QSquaredDifferenceParams& p, const IndexPlan& plan, const int8_t* a,
+                            const int8_t* b, int8_t* out);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_QACTIVATION_H
