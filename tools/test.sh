@@ -43,8 +43,9 @@ if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
     meson setup build-tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false >/dev/null
   fi
   # Only what the concurrency test loads: the whole tree (both delegates, every suite) would triple the time.
+  # The isolation tests' plugins by name too: a kept build folder lists its targets as of its last configure.
   ninja -C build-tsan -j "$jobs" tests/concurrency_tests tests/isolation_tests runtime/baton-plugin-host \
-    op-packs/builtin/libbaton_builtin.so $(ninja -C build-tsan -t targets all | sed -nE 's|^(tests/[a-z_]+\.so):.*|\1|p') >/dev/null
+    tests/libcrashdeleg.so tests/libcrashpack.so op-packs/builtin/libbaton_builtin.so $(ninja -C build-tsan -t targets all | sed -nE 's|^(tests/[a-z_]+\.so):.*|\1|p') >/dev/null
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 concurrency
   # Interpreters in threads sharing one isolated plugin, and a child that dies under them.
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} build-tsan/tests/isolation_tests \
