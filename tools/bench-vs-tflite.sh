@@ -4,10 +4,10 @@
 # alternately over several rounds in one session, with ratios. A developer tool, not a test.
 #
 # usage: tools/bench-vs-tflite.sh [--rounds N] [--runs N] [--threads "1 2"] [--xnnpack on|off]
-#                                 [--baton-args "..."] MODEL.tflite...
+#                                 [--baton-args "..."] [--peer-args "..."] MODEL.tflite...
 # env: TFLITE_PEER (default /tmp/tflite-native/tflite-peer, where ../shared/reference/tflite-native/build.sh puts it), BATON (default build/tools/baton/baton)
 set -euo pipefail
-rounds=3 runs=50 threads="1" xnnpack=off baton_args="--no-delegates"
+rounds=3 runs=50 threads="1" xnnpack=off baton_args="--no-delegates" peer_args=""
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -15,6 +15,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --xnnpack) xnnpack=$2; shift 2 ;;
     --baton-args) baton_args=$2; shift 2 ;;
+    --peer-args) peer_args=$2; shift 2 ;;  # e.g. --xnnpack-claim-custom for MediaPipe's custom ops
     -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
@@ -35,7 +36,7 @@ for model in "$@"; do
       bmed+=("$(sed -E 's/.*"median":([0-9.e+-]+).*/\1/' <<< "$out")")
       bmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
       bload+=("$(sed -E 's/.*"load_ms":([0-9.e+-]+),"first_run_ms":([0-9.e+-]+).*/\1 \2/' <<< "$out" | awk '{print $1 + $2}')")
-      all=$("$peer" "$model" --threads "$t" --xnnpack "$xnnpack" --bench "$runs" --quiet 2>&1)
+      all=$("$peer" "$model" --threads "$t" --xnnpack "$xnnpack" --bench "$runs" --quiet $peer_args 2>&1)
       pload+=("$(sed -nE 's/^load:.*total ([0-9.]+) ms; first invoke ([0-9.]+) ms.*/\1 \2/p' <<< "$all" | awk '{print $1 + $2}')")
       out=$(grep '^bench:' <<< "$all")
       pmed+=("$(sed -E 's/.*median=([0-9.]+) ms.*/\1/' <<< "$out")")

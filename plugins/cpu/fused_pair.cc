@@ -1,0 +1,172 @@
+#include "fused_pair.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "baton/plugin_kit.hpp"
+
+namespace baton::cpu {
+namespace {
+
+using kit::refuse;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+Clamp activation_clamp(int32_t activation, const char* node) {
+  switch (activation) {
+    case BATON_ACT_NONE: return {-kInf, kInf};
+    case BATON_ACT_RELU: return {0.0f, kInf};
+    case BATON_ACT_RELU_N1_TO_1: return {-1.0f, 1.0f};
+    case BATON_ACT_RELU6: return {0.0f, 6.0f};
+  }
+  refuse(std::string(node) + ": fused activation " + std::to_string(activation) + " (NONE and the RELUs only)");
+}
+
+std::vector<int32_t> shape_of(const baton_host_api* api, const baton_tensor* t) {
+  const int32_t* dims = nullptr;
+  const int32_t rank = api->tensor_shape(t, &dims);
+  return std::vector<int32_t>(dims, dims + rank);
+}
+
+void expect_float(const baton_host_api* api, const baton_tensor* t, const char* what) {
+  if (api->tensor_type(t) != BATON_TYPE_FLOAT32) {
+    refuse(std::string(what) + " of type " + baton_tensor_type_name(api->tensor_type(t)) + " (FLOAT32 only)");
+  }
+}
+
+const float* constant_floats(const baton_host_api* api, const baton_tensor* t, const std::vector<int32_t>& shape,
+                             const char* what) {
+  expect_float(api, t, what);
+  if (!api->tensor_is_constant(t) || !api->tensor_data(t)) refuse(std::string("non-constant ") + what);
+  if (shape_of(api, t) != shape) {
+    std::string text;
+    for (int32_t d : shape) text += (text.empty() ? "" : ",") + std::to_string(d);
+    refuse(std::string(what) + " not of shape [" + text + "]");
+  }
+  return static_cast<const float*>(api->tensor_data(t));
+}
+
+}  // namespace
+
+PairSpec PairSpec::read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv) {
+  PairSpec s;
+  if (api->node_input_count(depthwise) < 2 || api->node_output_count(depthwise) != 1) {
+    refuse("depthwise convolution without input and filter, or with other than one output");
+  }
+  const baton_tensor* in = api->node_input(depthwise, 0);
+  const baton_tensor* filter = api->node_input(depthwise, 1);
+  const baton_tensor* mid = api->node_output(depthwise, 0);
+  if (!in || !filter) refuse("depthwise convolution without input or filter");
+  expect_float(api, in, "depthwise input");
+  expect_float(api, mid, "depthwise output");
+  const std::vector<int32_t> in_shape = shape_of(api, in), f_shape = shape_of(api, filter);
+  if (in_shape.size() != 4) refuse("depthwise input of rank " + std::to_string(in_shape.size()) + " (NHWC only)");
+  if (f_shape.size() != 4 || f_shape[0] != 1 || f_shape[1] != f_shape[2] || (f_shape[1] != 3 && f_shape[1] != 5)) {
+    refuse("depthwise window other than 3x3 or 5x5");
+  }
+  s.kernel = f_shape[1];
+  s.channels = in_shape[3];
+  if (s.channels < 1 || f_shape[3] != s.channels) refuse("depthwise depth multiplier other than 1");
+  const baton_conv_options& dw = api->node_builtin_options(depthwise)->u.conv;
+  if (dw.dilation_h != 1 || dw.dilation_w != 1) refuse("dilated depthwise convolution");
+  if (dw.stride_h < 1 || dw.stride_h > 2 || dw.stride_w < 1 || dw.stride_w > 2) refuse("depthwise stride other than 1 or 2");
+  if (dw.padding != BATON_PADDING_SAME && dw.padding != BATON_PADDING_VALID) refuse("unknown depthwise padding");
+  s.stride_h = dw.stride_h;
+  s.stride_w = dw.stride_w;
+  s.same_padding = dw.padding == BATON_PADDING_SAME;
+  s.depthwise_clamp = activation_clamp(dw.activation, "depthwise convolution");
+  s.depthwise_weights = constant_floats(api, filter, f_shape, "depthwise filter");
+  if (api->node_input_count(depthwise) > 2 && api->node_input(depthwise, 2)) {
+    s.depthwise_bias = constant_floats(api, api->node_input(depthwise, 2), {s.channels}, "depthwise bias");
+  }
+
+  if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1 || api->node_input(conv, 0) != mid) {
+    refuse("the convolution does not read the depthwise output as its input");
+  }
+  const baton_tensor* cf = api->node_input(conv, 1);
+  if (!cf) refuse("convolution without filter");
+  const std::vector<int32_t> cf_shape = shape_of(api, cf);
+  if (cf_shape.size() != 4 || cf_shape[1] != 1 || cf_shape[2] != 1) refuse("convolution window other than 1x1");
+  if (cf_shape[3] != s.channels) refuse("convolution filter depth differs from the depthwise output's channels");
+  s.out_channels = cf_shape[0];
+  if (s.out_channels < 1) refuse("convolution without output channels");
+  const baton_conv_options& co = api->node_builtin_options(conv)->u.conv;
+  if (co.stride_h != 1 || co.stride_w != 1) refuse("1x1 convolution with a stride");
+  s.conv_clamp = activation_clamp(co.activation, "convolution");
+  expect_float(api, api->node_output(conv, 0), "convolution output");
+  s.conv_weights = constant_floats(api, cf, cf_shape, "convolution filter");
+  if (api->node_input_count(conv) > 2 && api->node_input(conv, 2)) {
+    s.conv_bias = constant_floats(api, api->node_input(conv, 2), {s.out_channels}, "convolution bias");
+  }
+  return s;
+}
+
+FusedPair::FusedPair(const PairSpec& spec, const Kernels& kernels) : spec_(spec), kernels_(kernels) {
+  depthwise_bias_.assign(static_cast<size_t>(spec.channels), 0.0f);
+  if (spec.depthwise_bias) std::copy(spec.depthwise_bias, spec.depthwise_bias + spec.channels, depthwise_bias_.begin());
+  packed_conv_.resize(packed_b_size(spec.out_channels, spec.channels, kernels.nr));
+  pack_b(spec.conv_weights, spec.out_channels, spec.channels, kernels.nr, packed_conv_.data());
+  const int padded = (spec.out_channels + kernels.nr - 1) / kernels.nr * kernels.nr;
+  conv_bias_.assign(static_cast<size_t>(padded), 0.0f);
+  if (spec.conv_bias) std::copy(spec.conv_bias, spec.conv_bias + spec.out_channels, conv_bias_.begin());
+}
+
+std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
+  if (rank != 4 || in_dims[3] != spec_.channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
+    refuse("input shape is not [batch, height, width, " + std::to_string(spec_.channels) + "]");
+  }
+  DepthwiseGeometry& g = geometry_;
+  g.in_h = in_dims[1];
+  g.in_w = in_dims[2];
+  g.channels = spec_.channels;
+  g.kernel = spec_.kernel;
+  g.stride_h = spec_.stride_h;
+  g.stride_w = spec_.stride_w;
+  // TFLite's SAME: ceil(in / stride) outputs, half the total padding (rounded down) before.
+  auto axis = [&](int in, int stride, int& out, int& before) {
+    if (spec_.same_padding) {
+      out = (in + stride - 1) / stride;
+      const int total = std::max(0, (out - 1) * stride + spec_.kernel - in);
+      before = total / 2;
+    } else {
+      if (in < spec_.kernel) refuse("the depthwise window does not fit the input (VALID padding)");
+      out = (in - spec_.kernel) / stride + 1;
+      before = 0;
+    }
+  };
+  axis(g.in_h, g.stride_h, g.out_h, g.pad_top);
+  axis(g.in_w, g.stride_w, g.out_w, g.pad_left);
+  batch_ = in_dims[0];
+
+  // Rows per block: the depthwise block (rows * out_w * channels floats) about 32 KiB, so it stays in
+  // L1/L2 while the matrix product passes over it once per panel of the 1x1 weights.
+  constexpr size_t kBlockBytes = 32 * 1024;
+  const size_t row_bytes = static_cast<size_t>(g.out_w) * static_cast<size_t>(g.channels) * sizeof(float);
+  rows_per_block_ = static_cast<int>(std::clamp<size_t>(kBlockBytes / row_bytes, 1, static_cast<size_t>(g.out_h)));
+  blocks_per_image_ = (g.out_h + rows_per_block_ - 1) / rows_per_block_;
+  // kernels_.mr rows more than a block: the last row tile of the product may read (and discard) them.
+  scratch_.assign((static_cast<size_t>(rows_per_block_) * g.out_w + static_cast<size_t>(kernels_.mr)) * g.channels, 0.0f);
+  return {batch_, g.out_h, g.out_w, spec_.out_channels};
+}
+
+void FusedPair::run_blocks(const float* in, float* out, int first_block, int end_block, float* scratch) const {
+  const DepthwiseGeometry& g = geometry_;
+  const size_t image_in = static_cast<size_t>(g.in_h) * g.in_w * g.channels;
+  const size_t image_out = static_cast<size_t>(g.out_h) * g.out_w * spec_.out_channels;
+  for (int b = first_block; b < end_block; ++b) {
+    const int image = b / blocks_per_image_;
+    const int row0 = (b % blocks_per_image_) * rows_per_block_;
+    const int row1 = std::min(g.out_h, row0 + rows_per_block_);
+    kernels_.depthwise_rows(g, in + image * image_in, spec_.depthwise_weights, depthwise_bias_.data(),
+                            spec_.depthwise_clamp, row0, row1, scratch);
+    float* dst = out + image * image_out + static_cast<size_t>(row0) * g.out_w * spec_.out_channels;
+    kernels_.gemm((row1 - row0) * g.out_w, spec_.out_channels, g.channels, scratch, g.channels, packed_conv_.data(),
+                  conv_bias_.data(), spec_.conv_clamp, dst, spec_.out_channels);
+  }
+}
+
+void FusedPair::run(const float* in, float* out) {
+  run_blocks(in, out, 0, blocks_per_image_ * batch_, scratch_.data());
+}
+
+}  // namespace baton::cpu

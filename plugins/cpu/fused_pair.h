@@ -1,0 +1,61 @@
+// A depthwise convolution and the 1x1 convolution that reads it, run as one step: block by block of
+// output rows, the depthwise rows go into a small per-thread buffer that stays in cache, and the matrix
+// product of the 1x1 convolution reads them from there. The depthwise output never reaches memory.
+//
+// What a pair is made of comes from the model once (PairSpec: checked at selection, weights packed at
+// partition init); the geometry follows the input shape at prepare, which also sizes the buffers, so
+// run() allocates nothing.
+#ifndef BATON_CPU_FUSED_PAIR_H
+#define BATON_CPU_FUSED_PAIR_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "kernels.h"
+
+namespace baton::cpu {
+
+// The pattern, read from the two nodes. Throws kit::Refusal naming what does not fit.
+struct PairSpec {
+  int kernel = 3, stride_h = 1, stride_w = 1;
+  bool same_padding = true;
+  int channels = 0, out_channels = 0;
+  Clamp depthwise_clamp{}, conv_clamp{};
+  const float* depthwise_weights = nullptr;  // [k][k][channels], the model's (lives as long as it)
+  const float* depthwise_bias = nullptr;     // [channels] or null
+  const float* conv_weights = nullptr;       // [out_channels][channels]
+  const float* conv_bias = nullptr;          // [out_channels] or null
+
+  // `depthwise` must be DEPTHWISE_CONV_2D and `conv` a CONV_2D whose input 0 is the depthwise output.
+  static PairSpec read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv);
+};
+
+class FusedPair {
+ public:
+  FusedPair(const PairSpec& spec, const Kernels& kernels);
+
+  // For an input of [batch, height, width, channels]: the output dims; sizes the block buffer.
+  // Throws kit::Refusal for a shape the pair cannot take.
+  std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank);
+  // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]), on the caller's thread.
+  void run(const float* in, float* out);
+
+ private:
+  void run_blocks(const float* in, float* out, int first_block, int end_block, float* scratch) const;
+
+  PairSpec spec_;
+  const Kernels& kernels_;
+  std::vector<float> depthwise_bias_;  // the model's, or zeros
+  std::vector<float> packed_conv_;     // conv weights packed for kernels_.nr
+  std::vector<float> conv_bias_;       // out_channels rounded up to nr, zero padded
+
+  DepthwiseGeometry geometry_;
+  int batch_ = 0, rows_per_block_ = 1, blocks_per_image_ = 0;
+  std::vector<float> scratch_;  // one block of depthwise rows
+};
+
+}  // namespace baton::cpu
+
+#endif  // BATON_CPU_FUSED_PAIR_H

@@ -1,0 +1,310 @@
+#include "kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace baton::cpu {
+namespace {
+
+// GCC vector types: one body, instantiated with the vector width of each instruction set (16 floats in a
+// zmm, 8 in a ymm, 4 in an xmm). Loads and stores go through memcpy (unaligned, no aliasing trouble).
+typedef float V16 __attribute__((vector_size(64)));
+typedef float V8 __attribute__((vector_size(32)));
+typedef float V4 __attribute__((vector_size(16)));
+
+#define BATON_INLINE inline __attribute__((always_inline))
+
+template <class V>
+BATON_INLINE V load(const float* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V>
+BATON_INLINE void store(float* p, V v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <class V>
+BATON_INLINE V clamp(V v, Clamp c) {
+  const V lo = V{} + c.min, hi = V{} + c.max;
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+BATON_INLINE float clamp(float v, Clamp c) { return std::min(std::max(v, c.min), c.max); }
+
+// ---- depthwise ----------------------------------------------------------------------------------
+
+// Channels [c, c + width of V) of one output pixel whose window lies inside the input: K*K taps, no checks.
+template <int K, class V>
+BATON_INLINE void depthwise_inside(const float* in, int row_stride, int channels, const float* weights,
+                                   const float* bias, Clamp clamp_to, int c, float* dst) {
+  V acc = load<V>(bias + c);
+#pragma GCC unroll 5
+  for (int ky = 0; ky < K; ++ky) {
+#pragma GCC unroll 5
+    for (int kx = 0; kx < K; ++kx) {
+      acc += load<V>(in + ky * row_stride + kx * channels + c) * load<V>(weights + (ky * K + kx) * channels + c);
+    }
+  }
+  store(dst + c, clamp(acc, clamp_to));
+}
+
+// The same for a pixel at the border: only taps [ky0, ky1) x [kx0, kx1) fall inside the input.
+template <int K, class V>
+BATON_INLINE void depthwise_border(const float* in, int row_stride, int channels, const float* weights,
+                                   const float* bias, Clamp clamp_to, int c, int ky0, int ky1, int kx0, int kx1,
+                                   float* dst) {
+  V acc = load<V>(bias + c);
+  for (int ky = ky0; ky < ky1; ++ky) {
+    for (int kx = kx0; kx < kx1; ++kx) {
+      acc += load<V>(in + ky * row_stride + kx * channels + c) * load<V>(weights + (ky * K + kx) * channels + c);
+    }
+  }
+  store(dst + c, clamp(acc, clamp_to));
+}
+
+// One output pixel, all channels: vectors V, then narrower ones, then single floats. `in` points at the
+// window's top-left tap (which may lie outside the input when `inside` is false; only taps in
+// [ky0, ky1) x [kx0, kx1) are read).
+template <class V>
+constexpr int lanes = static_cast<int>(sizeof(V) / sizeof(float));
+
+template <int K, bool kInside, class V>
+BATON_INLINE void depthwise_pixel(const float* in, int row_stride, int channels, const float* weights,
+                                  const float* bias, Clamp clamp_to, int ky0, int ky1, int kx0, int kx1, float* dst) {
+  int c = 0;
+  auto run = [&](auto tag) {
+    using W = decltype(tag);
+    if constexpr (kInside) {
+      depthwise_inside<K, W>(in, row_stride, channels, weights, bias, clamp_to, c, dst);
+    } else {
+      depthwise_border<K, W>(in, row_stride, channels, weights, bias, clamp_to, c, ky0, ky1, kx0, kx1, dst);
+    }
+  };
+  // Vectors of the widest width this instruction set has, then the narrower ones for the rest.
+  for (; c + lanes<V> <= channels; c += lanes<V>) run(V{});
+  if constexpr (lanes<V> > 8) {
+    if (c + 8 <= channels) { run(V8{}); c += 8; }
+  }
+  if constexpr (lanes<V> > 4) {
+    if (c + 4 <= channels) { run(V4{}); c += 4; }
+  }
+  for (; c < channels; ++c) {
+    float acc = bias[c];
+    for (int ky = ky0; ky < ky1; ++ky) {
+      for (int kx = kx0; kx < kx1; ++kx) acc += in[ky * row_stride + kx * channels + c] * weights[(ky * K + kx) * channels + c];
+    }
+    dst[c] = clamp(acc, clamp_to);
+  }
+}
+
+// Channels [c, c + lanes of W) of P neighbouring output pixels (x stride `step` floats apart in the
+// input) whose windows lie across the input's width, rows [ky0, ky1) of the window: P independent
+// accumulators, each weight loaded once for all of them.
+template <int K, int P, class W>
+BATON_INLINE void depthwise_run(const float* in, int row_stride, int step, int channels, const float* weights,
+                                const float* bias, Clamp clamp_to, int c, int ky0, int ky1, float* dst) {
+  W acc[P];
+  const W b = load<W>(bias + c);
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) acc[p] = b;
+  for (int ky = ky0; ky < ky1; ++ky) {
+    const float* row = in + ky * row_stride + c;
+#pragma GCC unroll 5
+    for (int kx = 0; kx < K; ++kx) {
+      const W w = load<W>(weights + (ky * K + kx) * channels + c);
+#pragma GCC unroll 8
+      for (int p = 0; p < P; ++p) acc[p] += load<W>(row + p * step + kx * channels) * w;
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) store(dst + p * channels + c, clamp(acc[p], clamp_to));
+}
+
+// P pixels, all channels: vectors V, then narrower ones, then single floats.
+template <int K, int P, class V>
+BATON_INLINE void depthwise_pixels(const float* in, int row_stride, int step, int channels, const float* weights,
+                                   const float* bias, Clamp clamp_to, int ky0, int ky1, float* dst) {
+  int c = 0;
+  for (; c + lanes<V> <= channels; c += lanes<V>) {
+    depthwise_run<K, P, V>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst);
+  }
+  if constexpr (lanes<V> > 8) {
+    if (c + 8 <= channels) {
+      depthwise_run<K, P, V8>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst);
+      c += 8;
+    }
+  }
+  if constexpr (lanes<V> > 4) {
+    if (c + 4 <= channels) {
+      depthwise_run<K, P, V4>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst);
+      c += 4;
+    }
+  }
+  for (; c < channels; ++c) {
+    for (int p = 0; p < P; ++p) {
+      float acc = bias[c];
+      for (int ky = ky0; ky < ky1; ++ky) {
+        for (int kx = 0; kx < K; ++kx) {
+          acc += in[ky * row_stride + p * step + kx * channels + c] * weights[(ky * K + kx) * channels + c];
+        }
+      }
+      dst[p * channels + c] = clamp(acc, clamp_to);
+    }
+  }
+}
+
+template <int K, class V>
+BATON_INLINE void depthwise_rows_k(const DepthwiseGeometry& g, const float* in, const float* weights,
+                                   const float* bias, Clamp clamp_to, int row_begin, int row_end, float* dst) {
+  const int C = g.channels, row_stride = g.in_w * C, step = g.stride_w * C;
+  // Output columns whose window lies across the input's width: [inner_begin, inner_end).
+  const int inner_begin = std::min(g.out_w, (g.pad_left + g.stride_w - 1) / g.stride_w);
+  const int inner_end = std::max(inner_begin, std::min(g.out_w, (g.in_w - K + g.pad_left) / g.stride_w + 1));
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    const int iy = oy * g.stride_h - g.pad_top;
+    const int ky0 = std::max(0, -iy), ky1 = std::min(K, g.in_h - iy);
+    float* out = dst + static_cast<ptrdiff_t>(oy - row_begin) * g.out_w * C;
+    // The window's top-left tap, possibly outside the input: only offsets inside it are added to it.
+    auto window = [&](int ox) {
+      return in + static_cast<ptrdiff_t>(iy) * row_stride + static_cast<ptrdiff_t>(ox * g.stride_w - g.pad_left) * C;
+    };
+    auto border = [&](int ox) {
+      const int ix = ox * g.stride_w - g.pad_left;
+      const int kx0 = std::max(0, -ix), kx1 = std::min(K, g.in_w - ix);
+      depthwise_pixel<K, false, V>(window(ox), row_stride, C, weights, bias, clamp_to, ky0, ky1, kx0, kx1, out + ox * C);
+    };
+    for (int ox = 0; ox < inner_begin; ++ox) border(ox);
+    int ox = inner_begin;
+    for (; ox + 4 <= inner_end; ox += 4) {
+      depthwise_pixels<K, 4, V>(window(ox), row_stride, step, C, weights, bias, clamp_to, ky0, ky1, out + ox * C);
+    }
+    for (; ox < inner_end; ++ox) {
+      depthwise_pixels<K, 1, V>(window(ox), row_stride, step, C, weights, bias, clamp_to, ky0, ky1, out + ox * C);
+    }
+    for (ox = inner_end; ox < g.out_w; ++ox) border(ox);
+  }
+}
+
+template <class V>
+BATON_INLINE void depthwise_rows_impl(const DepthwiseGeometry& g, const float* in, const float* weights,
+                                      const float* bias, Clamp clamp_to, int row_begin, int row_end, float* dst) {
+  if (g.kernel == 3) {
+    depthwise_rows_k<3, V>(g, in, weights, bias, clamp_to, row_begin, row_end, dst);
+  } else {
+    depthwise_rows_k<5, V>(g, in, weights, bias, clamp_to, row_begin, row_end, dst);
+  }
+}
+
+// ---- matrix product -------------------------------------------------------------------------------
+
+// One MR x (NV vectors) tile of C over the whole depth k; `rows` and `cols` say how much of it is real (the
+// rest is computed from repeated rows and zero columns, and not stored).
+template <class V, int MR, int NV>
+BATON_INLINE void gemm_tile(int k, const float* a, int lda, const float* panel, const float* bias, Clamp clamp_to,
+                            float* c, int ldc, int rows, int cols) {
+  constexpr int L = lanes<V>, NR = L * NV;
+  V acc[MR][NV];
+  const float* ap[MR];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    ap[i] = a + static_cast<ptrdiff_t>(std::min(i, rows - 1)) * lda;
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) acc[i][j] = load<V>(bias + L * j);
+  }
+  for (int p = 0; p < k; ++p) {
+    V b[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) b[j] = load<V>(panel + p * NR + L * j);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const float x = ap[i][p];
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[i][j] += x * b[j];
+    }
+  }
+  if (rows == MR && cols == NR) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) store(c + static_cast<ptrdiff_t>(i) * ldc + L * j, clamp(acc[i][j], clamp_to));
+    }
+    return;
+  }
+  for (int i = 0; i < rows; ++i) {
+    float tile[NR];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) store(tile + L * j, clamp(acc[i][j], clamp_to));
+    std::memcpy(c + static_cast<ptrdiff_t>(i) * ldc, tile, static_cast<size_t>(cols) * sizeof(float));
+  }
+}
+
+// Panel by panel (a panel of B, k x NR, stays in L1 while every row tile of A passes it).
+template <class V, int MR, int NV>
+BATON_INLINE void gemm_impl(int m, int n, int k, const float* a, int lda, const float* packed_b, const float* bias,
+                            Clamp clamp_to, float* c, int ldc) {
+  constexpr int L = lanes<V>, NR = L * NV;
+  for (int n0 = 0; n0 < n; n0 += NR) {
+    const float* panel = packed_b + static_cast<ptrdiff_t>(n0 / NR) * k * NR;
+    const int cols = std::min(NR, n - n0);
+    for (int m0 = 0; m0 < m; m0 += MR) {
+      gemm_tile<V, MR, NV>(k, a + static_cast<ptrdiff_t>(m0) * lda, lda, panel, bias + n0, clamp_to,
+                        c + static_cast<ptrdiff_t>(m0) * ldc + n0, ldc, std::min(MR, m - m0), cols);
+    }
+  }
+}
+
+// One copy of both kernels per instruction set, in its own vector width and with the tile that fits its
+// registers: 12 x 32 in 24 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm.
+#define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV)                                                     \
+  ATTRIBUTES void depthwise_rows_##SUFFIX(const DepthwiseGeometry& g, const float* in, const float* w,     \
+                                          const float* bias, Clamp cl, int r0, int r1, float* dst) {      \
+    depthwise_rows_impl<V>(g, in, w, bias, cl, r0, r1, dst);                                                  \
+  }                                                                                                        \
+  ATTRIBUTES void gemm_##SUFFIX(int m, int n, int k, const float* a, int lda, const float* b,             \
+                                const float* bias, Clamp cl, float* c, int ldc) {                         \
+    gemm_impl<V, MR, NV>(m, n, k, a, lda, b, bias, cl, c, ldc);                                               \
+  }                                                                                                        \
+  const Kernels kKernels_##SUFFIX = {#SUFFIX, MR, lanes<V> * NV, depthwise_rows_##SUFFIX, gemm_##SUFFIX};
+
+BATON_CPU_KERNELS(baseline, , V4, 4, 2)
+#if defined(__x86_64__) && defined(__GNUC__)
+BATON_CPU_KERNELS(avx2, __attribute__((target("avx2,fma"))), V8, 6, 2)
+BATON_CPU_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))), V16, 12, 2)
+#endif
+
+}  // namespace
+
+std::vector<const Kernels*> available_kernels() {
+  std::vector<const Kernels*> out;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx512);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx2);
+#endif
+  out.push_back(&kKernels_baseline);
+  return out;
+}
+
+const Kernels& best_kernels() {
+  static const Kernels* best = available_kernels().front();
+  return *best;
+}
+
+size_t packed_b_size(int n, int k, int nr) {
+  const size_t panels = static_cast<size_t>((n + nr - 1) / nr);
+  return panels * static_cast<size_t>(k) * static_cast<size_t>(nr);
+}
+
+void pack_b(const float* b, int n, int k, int nr, float* packed) {
+  for (int n0 = 0; n0 < n; n0 += nr) {
+    float* panel = packed + static_cast<ptrdiff_t>(n0 / nr) * k * nr;
+    for (int kk = 0; kk < k; ++kk) {
+      for (int j = 0; j < nr; ++j) {
+        panel[kk * nr + j] = n0 + j < n ? b[static_cast<ptrdiff_t>(n0 + j) * k + kk] : 0.0f;
+      }
+    }
+  }
+}
+
+}  // namespace baton::cpu

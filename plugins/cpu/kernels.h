@@ -1,0 +1,55 @@
+// The cpu delegate's compute kernels: a depthwise convolution (square 3x3 or 5x5 window, stride 1 or 2)
+// that writes a block of output rows into a small buffer, and a matrix product with packed weights that
+// turns such a block into the 1x1 convolution's output. Each is compiled for AVX-512, for AVX2+FMA and
+// for the baseline x86-64 (or whatever the target is) from one body written with GCC vector types, and
+// the best one this CPU runs is chosen at run time. Nothing here allocates.
+#ifndef BATON_CPU_KERNELS_H
+#define BATON_CPU_KERNELS_H
+
+#include <cstddef>
+#include <vector>
+
+namespace baton::cpu {
+
+struct Clamp {
+  float min, max;  // the fused activation: -inf/+inf for none
+};
+
+// One image of a depthwise convolution with depth multiplier 1 and a square window of `kernel` (3 or 5).
+struct DepthwiseGeometry {
+  int in_h = 0, in_w = 0, channels = 0;
+  int kernel = 3, stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0;
+  int out_h = 0, out_w = 0;
+};
+
+// Output rows [row_begin, row_end) of one image: in is [in_h][in_w][channels], weights
+// [kernel][kernel][channels] (TFLite's [1, k, k, channels]), bias [channels]; dst receives
+// [(row - row_begin) * out_w + x][channels].
+using DepthwiseRowsFn = void (*)(const DepthwiseGeometry& g, const float* in, const float* weights, const float* bias,
+                                 Clamp clamp, int row_begin, int row_end, float* dst);
+
+// C[m][n] = clamp(bias[n] + sum_k A[m][k] * B[n][k]) with A row-major (leading dimension lda) and B packed
+// by pack_b for this kernel's nr; bias has n rounded up to nr entries.
+using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const float* packed_b, const float* bias,
+                        Clamp clamp, float* c, int ldc);
+
+struct Kernels {
+  const char* isa;  // "avx512", "avx2", "baseline"
+  int mr, nr;       // the GEMM tile
+  DepthwiseRowsFn depthwise_rows;
+  GemmFn gemm;
+};
+
+// The kernels this CPU runs, best first (the first is what the delegate uses).
+std::vector<const Kernels*> available_kernels();
+const Kernels& best_kernels();
+
+// B ([n][k], row-major) in panels of nr columns: panel p holds B[p*nr + j][kk] at [kk][j], columns past n
+// zero. packed_b_size gives the floats needed.
+size_t packed_b_size(int n, int k, int nr);
+void pack_b(const float* b, int n, int k, int nr, float* packed);
+
+}  // namespace baton::cpu
+
+#endif  // BATON_CPU_KERNELS_H

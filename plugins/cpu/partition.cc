@@ -1,0 +1,169 @@
+#include "partition.h"
+
+#include <unordered_map>
+
+#include "baton/plugin_kit.hpp"
+
+namespace baton::cpu {
+namespace {
+
+using kit::refuse;
+
+constexpr int32_t kConv2d = 3, kDepthwiseConv2d = 4;
+
+int32_t index_of(const baton_host_api* api, const baton_tensor* t) { return t ? api->tensor_index(t) : -1; }
+
+}  // namespace
+
+baton_status PluginState::select(const baton_graph* graph, const int32_t* free_nodes, int32_t count,
+                                 uint8_t* selected, baton_error* error) const {
+  if (threads > 1) {
+    // Measured (hand_landmark_lite, 2 threads): a second thread pool beside XNNPACK's costs more in
+    // wake-ups and contention on the cores than the fused pairs save, so with threads they stay there.
+    api->error_set(error, ("runs on one thread; with " + std::to_string(threads) +
+                           " threads the delegates after it run these pairs faster")
+                              .c_str());
+    return BATON_OK;
+  }
+  // Who reads each tensor: a depthwise output qualifies only when one node reads it, once.
+  std::unordered_map<int32_t, int> readers;
+  std::unordered_map<int32_t, int32_t> reader_node;
+  for (int32_t n = 0; n < api->graph_node_count(graph); ++n) {
+    const baton_node* node = api->graph_node(graph, n);
+    if (!node) continue;
+    for (int32_t i = 0; i < api->node_input_count(node); ++i) {
+      const int32_t t = index_of(api, api->node_input(node, i));
+      if (t < 0) continue;
+      ++readers[t];
+      reader_node[t] = n;
+    }
+  }
+  std::unordered_map<int32_t, int32_t> position;  // free node index -> position in free_nodes
+  for (int32_t i = 0; i < count; ++i) position[free_nodes[i]] = i;
+
+  int pairs = 0;
+  std::string last_reason;
+  for (int32_t i = 0; i < count; ++i) {
+    const baton_node* dw = api->graph_node(graph, free_nodes[i]);
+    if (!dw || api->node_builtin_code(dw) != kDepthwiseConv2d || api->node_output_count(dw) != 1) continue;
+    const int32_t mid = index_of(api, api->node_output(dw, 0));
+    if (readers[mid] != 1) continue;
+    const auto conv_at = position.find(reader_node[mid]);
+    if (conv_at == position.end()) continue;
+    const baton_node* conv = api->graph_node(graph, reader_node[mid]);
+    if (api->node_builtin_code(conv) != kConv2d) continue;
+    try {
+      (void)PairSpec::read(api, dw, conv);
+    } catch (const kit::Refusal& r) {
+      last_reason = r.what();
+      continue;
+    }
+    selected[i] = 1;
+    selected[conv_at->second] = 1;
+    ++pairs;
+  }
+  std::string why = "takes only a DEPTHWISE_CONV_2D (float32, 3x3 or 5x5, stride 1 or 2) together with the 1x1 "
+                    "CONV_2D that alone reads it";
+  if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
+  api->error_set(error, why.c_str());
+  return BATON_OK;
+}
+
+void Partition::build(const baton_partition* partition) {
+  const baton_host_api* api = plugin_.api;
+  std::unordered_map<int32_t, baton_tensor*> outputs;  // partition outputs by tensor index
+  for (int32_t i = 0; i < api->partition_output_count(partition); ++i) {
+    baton_tensor* t = api->partition_output(partition, i);
+    outputs[api->tensor_index(t)] = t;
+  }
+  std::unordered_map<int32_t, baton_tensor*> inputs;
+  for (int32_t i = 0; i < api->partition_input_count(partition); ++i) {
+    baton_tensor* t = api->partition_input(partition, i);
+    inputs[api->tensor_index(t)] = t;
+  }
+  const int32_t count = api->partition_node_count(partition);
+  std::vector<bool> used(static_cast<size_t>(count), false);
+  std::unordered_map<int32_t, Place> produced;  // conv outputs of earlier steps, by tensor index
+  for (int32_t n = 0; n < count; ++n) {
+    const baton_node* dw = api->partition_node(partition, n);
+    if (used[n]) continue;
+    if (api->node_builtin_code(dw) != kDepthwiseConv2d) {
+      refuse("node " + std::to_string(api->node_index(dw)) + " is not the depthwise half of a pair");
+    }
+    const int32_t mid = index_of(api, api->node_output(dw, 0));
+    if (outputs.count(mid)) refuse("the depthwise output is read outside the pair");
+    int32_t c = -1;
+    for (int32_t k = n + 1; k < count && c < 0; ++k) {
+      const baton_node* node = api->partition_node(partition, k);
+      if (!used[k] && api->node_builtin_code(node) == kConv2d && index_of(api, api->node_input(node, 0)) == mid) c = k;
+    }
+    if (c < 0) refuse("node " + std::to_string(api->node_index(dw)) + ": no 1x1 convolution reads its output");
+    const baton_node* conv = api->partition_node(partition, c);
+    used[n] = used[c] = true;
+
+    Step step;
+    step.pair = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv), *plugin_.kernels);
+    const int32_t in = index_of(api, api->node_input(dw, 0));
+    if (auto p = produced.find(in); p != produced.end()) {
+      step.in = p->second;
+    } else if (auto h = inputs.find(in); h != inputs.end()) {
+      step.in.host = h->second;
+      step.in_tensor = h->second;
+    } else {
+      refuse("tensor " + std::to_string(in) + " is read before the partition produces it");
+    }
+    const int32_t out = index_of(api, api->node_output(conv, 0));
+    if (auto h = outputs.find(out); h != outputs.end()) {
+      step.out.host = h->second;
+    } else {
+      step.out.buffer = static_cast<int>(buffers_.size());
+      buffers_.emplace_back();
+    }
+    produced[out] = step.out;
+    steps_.push_back(std::move(step));
+  }
+}
+
+baton_status Partition::prepare(const baton_partition*, baton_error* error) {
+  const baton_host_api* api = plugin_.api;
+  std::vector<std::vector<int32_t>> buffer_dims(buffers_.size());
+  for (Step& s : steps_) {
+    std::vector<int32_t> in_dims;
+    if (s.in.host) {
+      const int32_t* dims = nullptr;
+      const int32_t rank = api->tensor_shape(s.in.host, &dims);
+      in_dims.assign(dims, dims + rank);
+    } else if (s.in.buffer >= 0) {
+      in_dims = buffer_dims[static_cast<size_t>(s.in.buffer)];
+    }
+    s.out_dims = s.pair->prepare(in_dims.data(), static_cast<int32_t>(in_dims.size()));
+    if (s.out.host) {
+      const baton_status st = api->tensor_set_shape(s.out.host, 4, s.out_dims.data(), error);
+      if (st != BATON_OK) return st;
+    } else {
+      size_t n = 1;
+      for (int32_t d : s.out_dims) n *= static_cast<size_t>(d);
+      buffers_[static_cast<size_t>(s.out.buffer)].assign(n, 0.0f);
+      buffer_dims[static_cast<size_t>(s.out.buffer)] = s.out_dims;
+    }
+  }
+  return BATON_OK;
+}
+
+baton_status Partition::invoke(baton_error* error) {
+  const baton_host_api* api = plugin_.api;
+  for (Step& s : steps_) {
+    const float* in = s.in.host ? static_cast<const float*>(api->tensor_data(s.in.host))
+                                : buffers_[static_cast<size_t>(s.in.buffer)].data();
+    float* out = s.out.host ? static_cast<float*>(api->tensor_mutable_data(s.out.host))
+                            : buffers_[static_cast<size_t>(s.out.buffer)].data();
+    if (!in || !out) {
+      api->error_set(error, "a boundary tensor of the partition has no memory");
+      return BATON_ERROR;
+    }
+    s.pair->run(in, out);
+  }
+  return BATON_OK;
+}
+
+}  // namespace baton::cpu

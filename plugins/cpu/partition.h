@@ -1,0 +1,58 @@
+// The cpu delegate's state (the kernels this CPU runs, the host's thread count) and its partitions. The delegate
+// chooses its nodes from the whole graph (select_nodes): every DEPTHWISE_CONV_2D whose only reader is a
+// 1x1 CONV_2D, both of a form FusedPair runs. A partition is one or more such pairs in execution order
+// (the host groups connected pairs); a tensor that passes between two pairs of one partition lives in a
+// buffer of the partition, the others in the host's memory.
+#ifndef BATON_CPU_PARTITION_H
+#define BATON_CPU_PARTITION_H
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "fused_pair.h"
+
+namespace baton::cpu {
+
+struct PluginState {
+  const baton_host_api* api = nullptr;
+  const baton_plugin_host* host = nullptr;
+  const Kernels* kernels = nullptr;
+  int threads = 1;  // the host's: the delegate takes pairs only when it is 1 (see select)
+
+  // Sets selected[i] for the free nodes that form pairs; writes why the others were not taken.
+  baton_status select(const baton_graph* graph, const int32_t* free_nodes, int32_t count, uint8_t* selected,
+                      baton_error* error) const;
+};
+
+class Partition {
+ public:
+  explicit Partition(PluginState& plugin) : plugin_(plugin) {}
+
+  // Pairs the partition's nodes and packs the weights. Throws kit::Refusal.
+  void build(const baton_partition* partition);
+  baton_status prepare(const baton_partition* partition, baton_error* error);
+  baton_status invoke(baton_error* error);
+
+ private:
+  // Where a step reads or writes: a host tensor, or the partition's buffer `buffer`.
+  struct Place {
+    baton_tensor* host = nullptr;
+    int buffer = -1;
+  };
+  struct Step {
+    std::unique_ptr<FusedPair> pair;
+    const baton_tensor* in_tensor = nullptr;  // for its shape when it is a partition input
+    Place in, out;
+    std::vector<int32_t> out_dims;
+  };
+
+  PluginState& plugin_;
+  std::vector<Step> steps_;
+  std::vector<std::vector<float>> buffers_;  // tensors between two pairs of this partition
+};
+
+}  // namespace baton::cpu
+
+#endif  // BATON_CPU_PARTITION_H
