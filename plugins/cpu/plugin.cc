@@ -16,6 +16,11 @@ namespace {
 
 const baton_host_api* g_api = nullptr;
 
+const baton_option_decl kOptions[] = {
+    {sizeof(baton_option_decl), "threads", BATON_OPTION_INT, "0",
+     "the threads of the run, 0 = the host's; the delegate runs on one thread and takes pairs only when this is 1"},
+};
+
 // Runs a subset (depthwise + 1x1 pairs) faster than a general CPU delegate and gives the rest on.
 constexpr int32_t kPreference = 10;
 
@@ -25,7 +30,8 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     state->api = g_api;
     state->host = host;
     state->kernels = &best_kernels();
-    int32_t threads = g_api->thread_count(host);
+    int32_t threads = static_cast<int32_t>(g_api->option_int(host, "threads", 0));
+    if (threads <= 0) threads = g_api->thread_count(host);
     if (threads <= 0) threads = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
     state->threads = threads;
     *plugin_state = state.release();
@@ -103,8 +109,8 @@ const baton_plugin_desc* describe() {
       "float32 depthwise + 1x1 convolution pairs fused row block by row block on the CPU",
       decls,
       sizeof(decls) / sizeof(decls[0]),
-      nullptr,
-      0,
+      kOptions,
+      sizeof(kOptions) / sizeof(kOptions[0]),
       0,  // not reentrant: a partition's buffers are used by every invoke
       plugin_create,
       plugin_destroy,

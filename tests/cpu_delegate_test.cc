@@ -1,0 +1,368 @@
+// The cpu delegate (plugins/cpu): its kernels (every instruction set this CPU runs) against values
+// worked by hand and a plain loop written here; depthwise + 1x1 pairs of many shapes through the
+// delegate against the builtin pack alone; and the real float models through the chain [cpu, xnnpack]
+// at one thread against the committed reference outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+#include "interpreter.h"
+#include "kernels.h"
+#include "op_graph.h"
+#include "reference_run.h"
+#include "test_support.h"
+#include "tflite_generated.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace fb = baton::tflite;
+using cpu::Clamp;
+using cpu::DepthwiseGeometry;
+using cpu::Kernels;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// ---- kernels -------------------------------------------------------------------------------------------
+
+DepthwiseGeometry geometry(int h, int w, int c, int k, int stride, bool same) {
+  DepthwiseGeometry g;
+  g.in_h = h, g.in_w = w, g.channels = c, g.kernel = k, g.stride_h = stride, g.stride_w = stride;
+  auto axis = [&](int in, int& out, int& before) {
+    out = same ? (in + stride - 1) / stride : (in - k) / stride + 1;
+    before = same ? std::max(0, (out - 1) * stride + k - in) / 2 : 0;
+  };
+  axis(h, g.out_h, g.pad_top);
+  axis(w, g.out_w, g.pad_left);
+  return g;
+}
+
+// A direct depthwise convolution, one tap at a time, in double.
+std::vector<float> plain_depthwise(const DepthwiseGeometry& g, const std::vector<float>& in, const std::vector<float>& w,
+                                   const std::vector<float>& bias, Clamp cl) {
+  std::vector<float> out(static_cast<size_t>(g.out_h) * g.out_w * g.channels);
+  for (int oy = 0; oy < g.out_h; ++oy)
+    for (int ox = 0; ox < g.out_w; ++ox)
+      for (int c = 0; c < g.channels; ++c) {
+        double acc = bias[c];
+        for (int ky = 0; ky < g.kernel; ++ky)
+          for (int kx = 0; kx < g.kernel; ++kx) {
+            const int iy = oy * g.stride_h - g.pad_top + ky, ix = ox * g.stride_w - g.pad_left + kx;
+            if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
+            acc += static_cast<double>(in[(static_cast<size_t>(iy) * g.in_w + ix) * g.channels + c]) *
+                   w[(static_cast<size_t>(ky) * g.kernel + kx) * g.channels + c];
+          }
+        out[(static_cast<size_t>(oy) * g.out_w + ox) * g.channels + c] =
+            static_cast<float>(std::min<double>(std::max<double>(acc, cl.min), cl.max));
+      }
+  return out;
+}
+
+std::vector<float> floats_of(size_t n, uint32_t seed) {
+  const std::vector<uint8_t> bytes = random_floats(n, seed);
+  std::vector<float> out(n);
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+TEST(CpuKernels, DepthwiseByHand) {
+  // Input of ones, weights of ones, bias 0.5, SAME 3x3 stride 1 on 3x3: a corner sees 4 taps, an edge 6,
+  // the centre 9. Channel 1 has weights of two: twice that. Then stride 2 on 3x3 keeps the corners.
+  for (const Kernels* k : cpu::available_kernels()) {
+    SCOPED_TRACE(k->isa);
+    DepthwiseGeometry g = geometry(3, 3, 2, 3, 1, true);
+    const std::vector<float> in(18, 1.0f), bias = {0.5f, 0.5f};
+    std::vector<float> w(18);
+    for (int t = 0; t < 9; ++t) w[t * 2] = 1.0f, w[t * 2 + 1] = 2.0f;
+    std::vector<float> out(9 * 2, -1.0f);
+    k->depthwise_rows(g, in.data(), w.data(), bias.data(), {-kInf, kInf}, 0, 3, out.data());
+    const float taps[9] = {4, 6, 4, 6, 9, 6, 4, 6, 4};
+    for (int p = 0; p < 9; ++p) {
+      EXPECT_EQ(out[p * 2], taps[p] + 0.5f) << "pixel " << p;
+      EXPECT_EQ(out[p * 2 + 1], 2 * taps[p] + 0.5f) << "pixel " << p;
+    }
+    // Rows 1..2 only, clamped to RELU6: the buffer starts at row 1.
+    k->depthwise_rows(g, in.data(), w.data(), bias.data(), {0.0f, 6.0f}, 1, 3, out.data());
+    EXPECT_EQ(out[0], 6.0f);          // row 1, x 0, channel 0: 6.5 clamped
+    EXPECT_EQ(out[2 * 2 + 0], 6.0f);  // row 1, x 2
+    EXPECT_EQ(out[3 * 2 + 0], 4.5f);  // row 2, x 0
+    g = geometry(3, 3, 2, 3, 2, true);  // SAME stride 2: 2x2 outputs, padding 1 before
+    ASSERT_EQ(g.out_h, 2);
+    k->depthwise_rows(g, in.data(), w.data(), bias.data(), {-kInf, kInf}, 0, 2, out.data());
+    EXPECT_EQ(out[0], 4.5f);  // (0,0): taps (0..1, 0..1)
+    EXPECT_EQ(out[2], 4.5f);  // (0,1): taps (0..1, 1..2)
+    EXPECT_EQ(out[6], 4.5f);  // (1,1)
+  }
+}
+
+TEST(CpuKernels, DepthwiseMatchesAPlainLoop) {
+  struct Case { int h, w, c, k, stride; bool same; };
+  const Case cases[] = {{7, 9, 19, 3, 1, true},  {11, 13, 33, 3, 2, true}, {10, 8, 24, 5, 1, true},
+                        {13, 11, 21, 5, 2, true}, {9, 12, 16, 3, 2, false}, {12, 9, 7, 5, 1, false},
+                        {2, 3, 5, 3, 1, true},    {1, 1, 40, 5, 2, true}};
+  for (const Kernels* k : cpu::available_kernels()) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(k->isa) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +
+                   " k" + std::to_string(c.k) + " s" + std::to_string(c.stride) + (c.same ? " same" : " valid"));
+      const DepthwiseGeometry g = geometry(c.h, c.w, c.c, c.k, c.stride, c.same);
+      const auto in = floats_of(static_cast<size_t>(c.h) * c.w * c.c, 1);
+      const auto w = floats_of(static_cast<size_t>(c.k) * c.k * c.c, 2);
+      const auto bias = floats_of(static_cast<size_t>(c.c), 3);
+      const Clamp cl{-0.5f, 1.5f};
+      const auto want = plain_depthwise(g, in, w, bias, cl);
+      std::vector<float> got(want.size(), NAN);
+      k->depthwise_rows(g, in.data(), w.data(), bias.data(), cl, 0, g.out_h, got.data());
+      EXPECT_LE(relative_error(got.data(), want.data(), want.size()), 1e-6);
+    }
+  }
+}
+
+TEST(CpuKernels, GemmMatchesAPlainLoop) {
+  struct Case { int m, n, k; };
+  const Case cases[] = {{1, 1, 1}, {13, 37, 19}, {12, 32, 64}, {25, 8, 3}, {7, 100, 130}, {50, 17, 5}};
+  for (const Kernels* kn : cpu::available_kernels()) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(kn->isa) + " m" + std::to_string(c.m) + " n" + std::to_string(c.n) + " k" + std::to_string(c.k));
+      const int lda = c.k + 3, ldc = c.n + 2;  // leading dimensions wider than the matrices
+      // A gets mr rows more than m: the kernel may read (never use) rows of its last tile past m.
+      const auto a = floats_of(static_cast<size_t>(c.m + kn->mr) * lda, 4);
+      const auto b = floats_of(static_cast<size_t>(c.n) * c.k, 5);
+      std::vector<float> bias = floats_of(static_cast<size_t>(c.n), 6);
+      std::vector<float> packed(cpu::packed_b_size(c.n, c.k, kn->nr));
+      cpu::pack_b(b.data(), c.n, c.k, kn->nr, packed.data());
+      bias.resize(static_cast<size_t>((c.n + kn->nr - 1) / kn->nr * kn->nr), 0.0f);
+      const Clamp cl{-2.0f, kInf};
+      std::vector<float> got(static_cast<size_t>(c.m) * ldc, 123.0f), want(got);
+      for (int i = 0; i < c.m; ++i)
+        for (int j = 0; j < c.n; ++j) {
+          double acc = bias[j];
+          for (int p = 0; p < c.k; ++p) acc += static_cast<double>(a[i * lda + p]) * b[j * c.k + p];
+          want[i * ldc + j] = static_cast<float>(std::max(acc, -2.0));
+        }
+      kn->gemm(c.m, c.n, c.k, a.data(), lda, packed.data(), bias.data(), cl, got.data(), ldc);
+      EXPECT_LE(relative_error(got.data(), want.data(), want.size()), 1e-6);  // padding columns untouched too
+    }
+  }
+}
+
+// ---- pairs through the delegate -----------------------------------------------------------------------
+
+enum : int32_t { kConv2d = 3, kDepthwiseConv2d = 4, kAdd = 0 };
+
+struct PairCase {
+  std::vector<int32_t> in;  // NHWC
+  int kernel, stride;
+  fb::Padding padding;
+  int dw_act, conv_act, out_channels;
+  bool bias;
+};
+
+// in -> DEPTHWISE_CONV_2D -> CONV_2D 1x1 -> out; `second` appends another pair (and reads the first
+// pair's output only through it, so the two share one partition and a buffer).
+OpGraph pair_graph(const PairCase& p, bool second = false) {
+  OpGraph g;
+  const int32_t in = g.input(p.in);
+  int32_t x = in;
+  std::vector<int32_t> shape = p.in;
+  for (int round = 0; round < (second ? 2 : 1); ++round) {
+    const int c = shape[3];
+    const uint32_t seed = 10 * static_cast<uint32_t>(round);
+    const int32_t dw_f = random_weights(g, {1, p.kernel, p.kernel, c}, seed + 1);
+    const int32_t dw_b = p.bias ? random_weights(g, {c}, seed + 2) : -1;
+    auto out = [&](int n) {
+      return p.padding == fb::Padding_SAME ? (n + p.stride - 1) / p.stride : (n - p.kernel) / p.stride + 1;
+    };
+    const std::vector<int32_t> mid_shape = {shape[0], out(shape[1]), out(shape[2]), c};
+    const int32_t mid = g.add(mid_shape);
+    const int32_t cf = random_weights(g, {p.out_channels, 1, 1, c}, seed + 3);
+    const int32_t cb = p.bias ? random_weights(g, {p.out_channels}, seed + 4) : -1;
+    shape = {mid_shape[0], mid_shape[1], mid_shape[2], p.out_channels};
+    const bool last = round == (second ? 1 : 0);
+    const int32_t y = last ? g.output(shape) : g.add(shape);
+    const int stride = p.stride, dw_act = p.dw_act, conv_act = p.conv_act;
+    const fb::Padding padding = p.padding;
+    g.ops.push_back({kDepthwiseConv2d, {x, dw_f, dw_b}, {mid}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
+                                             fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, 1, act(dw_act)).Union());
+                     }});
+    g.ops.push_back({kConv2d, {mid, cf, cb}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                             fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(conv_act)).Union());
+                     }});
+    x = y;
+  }
+  return g;
+}
+
+struct Envs {
+  TempDir plugins, conf;
+  std::shared_ptr<Environment> cpu, builtin;
+};
+
+// delegates = cpu, xnnpack (where built) at `threads`, the builtin and mediapipe packs for the rest; and
+// the builtin and mediapipe packs alone.
+std::unique_ptr<Envs> make_envs(int threads, bool with_xnnpack) {
+  auto e = std::make_unique<Envs>();
+  fs::copy_file(std::string(CPU_PLUGIN_DIR) + "/libbaton_cpu.so", e->plugins.file("libbaton_cpu.so"));
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", e->plugins.file("libbaton_builtin.so"));
+  fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", e->plugins.file("libbaton_mediapipe.so"));
+#ifdef XNNPACK_PLUGIN_DIR
+  if (with_xnnpack) {
+    fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", e->plugins.file("libbaton_xnnpack.so"));
+  }
+#else
+  with_xnnpack = false;
+#endif
+  const std::string t = "threads = " + std::to_string(threads) + "\n";
+  e->conf.write("baton.conf", std::string("delegates = cpu") + (with_xnnpack ? ", xnnpack" : "") + "\n[plugin.cpu]\n" + t +
+                                  (with_xnnpack ? "[plugin.xnnpack]\n" + t : ""));
+  auto c = isolated_environment({e->plugins.path()}, e->conf.file("baton.conf"));
+  EXPECT_TRUE(c) << c.error();
+  auto b = isolated_environment({BUILTIN_PACK_DIR, MEDIAPIPE_PACK_DIR});
+  EXPECT_TRUE(b) << b.error();
+  if (!c || !b) return nullptr;
+  e->cpu = c.value();
+  e->builtin = b.value();
+  return e;
+}
+
+// Runs `g` with [cpu] at `threads` and with the builtin pack alone; returns how many nodes cpu took.
+size_t run_against_builtin(const OpGraph& g, const std::string& what, int threads,
+                           const std::vector<int32_t>& resize = {}) {
+  SCOPED_TRACE(what);
+  auto envs = make_envs(threads, false);
+  if (!envs) return 0;
+  auto model = load_model_buffer(g.build(), what + ".tflite");
+  EXPECT_TRUE(model) << model.error();
+  auto ci = Interpreter::create(envs->cpu, model.value());
+  auto bi = Interpreter::create(envs->builtin, model.value());
+  EXPECT_TRUE(ci && bi);
+  if (!ci || !bi) return 0;
+  Interpreter& c = *ci.value();
+  Interpreter& b = *bi.value();
+  if (!resize.empty()) {
+    EXPECT_TRUE(c.resize_input(0, resize));
+    EXPECT_TRUE(b.resize_input(0, resize));
+  }
+  EXPECT_TRUE(c.ensure_prepared());
+  EXPECT_TRUE(b.ensure_prepared());
+  const auto data = random_floats(c.input(0).bytes / 4, 7);
+  std::memcpy(c.input(0).data, data.data(), data.size());
+  std::memcpy(b.input(0).data, data.data(), data.size());
+  for (int run = 0; run < 2; ++run) {  // twice: buffers are reused, results must not change
+    Status sc = c.invoke();
+    EXPECT_TRUE(sc) << sc.message();
+  }
+  Status sb = b.invoke();
+  EXPECT_TRUE(sb) << sb.message();
+  EXPECT_TRUE(c.fallbacks().empty());
+  EXPECT_EQ(c.output(0).shape, b.output(0).shape);
+  EXPECT_LE(relative_error(reinterpret_cast<const float*>(c.output(0).data),
+                           reinterpret_cast<const float*>(b.output(0).data), b.output(0).bytes / 4),
+            1e-5);
+  return delegated_nodes(c, "cpu");
+}
+
+TEST(CpuDelegate, PairsMatchTheBuiltinPack) {
+  const PairCase cases[] = {
+      {{1, 9, 11, 19}, 3, 1, fb::Padding_SAME, 3, 0, 13, true},    // channels no multiple of a vector
+      {{1, 13, 10, 33}, 3, 2, fb::Padding_SAME, 1, 3, 40, true},   // stride 2, odd rows
+      {{1, 12, 12, 24}, 5, 1, fb::Padding_SAME, 0, 1, 7, false},   // 5x5, no biases
+      {{1, 17, 15, 16}, 5, 2, fb::Padding_SAME, 2, 2, 48, true},   // RELU_N1_TO_1 on both
+      {{1, 11, 9, 8}, 3, 2, fb::Padding_VALID, 0, 0, 5, true},     // VALID stride 2
+      {{2, 7, 7, 20}, 3, 1, fb::Padding_SAME, 3, 3, 33, true},     // batch 2
+      {{1, 64, 40, 32}, 3, 1, fb::Padding_SAME, 3, 0, 24, true},   // many row blocks
+  };
+  int i = 0;
+  for (const PairCase& p : cases) {
+    EXPECT_EQ(run_against_builtin(pair_graph(p), "pair case " + std::to_string(i), 1), 2u) << "case " << i;
+    ++i;
+  }
+}
+
+TEST(CpuDelegate, ChainedPairsShareAPartition) {
+  const PairCase p = {{1, 14, 13, 12}, 3, 2, fb::Padding_SAME, 3, 0, 20, true};
+  EXPECT_EQ(run_against_builtin(pair_graph(p, true), "two pairs", 1), 4u);
+}
+
+TEST(CpuDelegate, ANewInputShapeIsPrepared) {
+  const PairCase p = {{1, 9, 9, 10}, 5, 2, fb::Padding_SAME, 1, 0, 6, true};
+  EXPECT_EQ(run_against_builtin(pair_graph(p), "resized", 1, {1, 21, 6, 10}), 2u);
+}
+
+TEST(CpuDelegate, RefusesWithReasons) {
+  auto envs = make_envs(1, false);
+  ASSERT_TRUE(envs);
+  // The depthwise output read twice (by the 1x1 convolution and by an ADD): no pair.
+  PairCase p = {{1, 6, 6, 4}, 3, 1, fb::Padding_SAME, 0, 0, 4, true};
+  OpGraph g = pair_graph(p);
+  const int32_t extra = g.output({1, 6, 6, 4});
+  g.ops.push_back({kAdd, {g.ops[0].outputs[0], g.ops[1].outputs[0]}, {extra}, [](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union()); }});
+  auto model = load_model_buffer(g.build(), "shared.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto in = Interpreter::create(envs->cpu, model.value());
+  ASSERT_TRUE(in) << in.error();
+  EXPECT_EQ(delegated_nodes(*in.value(), "cpu"), 0u);
+  ASSERT_FALSE(in.value()->refusals(0).empty());
+  EXPECT_NE(in.value()->refusals(0).back().reason.find("1x1 CONV_2D that alone reads it"), std::string::npos);
+
+  // A 7x7 window: the last pair refused is named.
+  p.kernel = 7;
+  p.in = {1, 9, 9, 4};
+  auto model7 = load_model_buffer(pair_graph(p).build(), "seven.tflite");
+  ASSERT_TRUE(model7);
+  auto in7 = Interpreter::create(envs->cpu, model7.value());
+  ASSERT_TRUE(in7) << in7.error();
+  EXPECT_EQ(delegated_nodes(*in7.value(), "cpu"), 0u);
+  EXPECT_NE(in7.value()->refusals(0).back().reason.find("3x3 or 5x5"), std::string::npos);
+}
+
+TEST(CpuDelegate, TwoThreadsLeaveThePairsToTheNextDelegate) {
+  const PairCase p = {{1, 9, 11, 19}, 3, 1, fb::Padding_SAME, 3, 0, 13, true};
+  EXPECT_EQ(run_against_builtin(pair_graph(p), "two threads", 2), 0u);
+}
+
+// ---- real models -----------------------------------------------------------------------------------------
+
+std::string model_cache() {
+  const char* c = std::getenv("BATON_MODEL_CACHE");
+  return c ? c : "";
+}
+
+class CpuRealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuRealModel, MatchesTheReferenceThroughCpuThenXnnpack) {
+  const std::string name = GetParam();
+  const std::string path = model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite";
+  if (!fs::exists(path)) {
+    if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path << " (run tools/fetch-models.sh)";
+    GTEST_SKIP() << "missing " << path;
+  }
+  auto envs = make_envs(1, true);
+  ASSERT_TRUE(envs);
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(envs->cpu, model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_TRUE(run_reference_inputs(in, name, 2));
+  EXPECT_TRUE(in.fallbacks().empty());
+  const double worst = compare_with_reference(in, name, 1e-3);
+  std::printf("[ cpu      ] %s: cpu took %zu nodes; worst |diff|/max|ref| = %.3g\n", name.c_str(),
+              delegated_nodes(in, "cpu"), worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, CpuRealModel,
+                         ::testing::ValuesIn(reference_case_names([](const ReferenceCase& c) { return c.float_input; })),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace baton::test
