@@ -1084,12 +1084,14 @@ TEST_F(VulkanCli, PluginsListsTheDevicesAndTheDefaultChain) {
       << r.out;
   EXPECT_NE(r.out.find("cpu: "), std::string::npos) << r.out;  // xnnpack's
   if (only_cpu) {
-    EXPECT_NE(r.out.find("delegate chain: xnnpack\n"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("1. xnnpack: best device cpu"), std::string::npos) << r.out;
+    // The build tree's cpu delegate (preference 10) goes before xnnpack.
+    EXPECT_NE(r.out.find("delegate chain: cpu xnnpack\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1. cpu: best device cpu"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("2. xnnpack: best device cpu"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("vulkan: left out: its only devices are emulated (" + listing.devices[0].name), std::string::npos)
         << r.out;
   } else {
-    EXPECT_NE(r.out.find("delegate chain: vulkan xnnpack\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("delegate chain: vulkan cpu xnnpack\n"), std::string::npos) << r.out;
   }
   // Named, it is in the chain and takes the node (with its device named).
   work_.write("lavapipe.conf", "[plugin.vulkan]\ndevice = 0\n");
