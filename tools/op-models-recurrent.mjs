@@ -35,7 +35,7 @@ export default function recurrentCases({add, f32, i32, outDir}) {
 
   // A graph of `steps` copies of one node. `tensors`: [{shape, type, data, q, variable}]; `node(k)` gives
   // the k-th copy's {inputs, outputs} (tensor indices, -1 = omitted); model inputs and outputs are listed.
-  function graph(name, op, version, options, tensors, nodes, inputs, outputs) {
+  function graph(name, op, version, options, tensors, nodes, inputs, outputs, args = []) {
     const buffers = [{}];
     const ts = tensors.map((t, i) => {
       const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
@@ -48,7 +48,8 @@ export default function recurrentCases({add, f32, i32, outDir}) {
       return o;
     });
     const operators = nodes.map((n) => ({opcode_index: 0, inputs: n.inputs, outputs: n.outputs,
-                                         builtin_options_type: options[0], builtin_options: options[1]}));
+                                         builtin_options_type: options[0], builtin_options: options[1],
+                                         ...(n.intermediates ? {intermediates: n.intermediates} : {})}));
     const m = {
       version: 3,
       operator_codes: [{deprecated_builtin_code: codes[op], builtin_code: op, version}],
@@ -57,13 +58,14 @@ export default function recurrentCases({add, f32, i32, outDir}) {
       buffers,
     };
     fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
-    fs.writeFileSync(path.join(outDir, `${name}.args`), '\n');
+    fs.writeFileSync(path.join(outDir, `${name}.args`), args.join(' ') + '\n');
   }
 
   // One op's case and its chain of `steps` nodes: `weights` are the constant tensors (after the input),
   // `state` the variable tensor(s), `io(x, consts, states, y)` the node's input and output lists,
   // `input` / `output` the per-step tensors.
-  function cell(name, op, version, options, {input, weights, states, output, io}, steps = 3) {
+  function cell(name, op, version, options, {input, weights, states, output, io, intermediates = [], args = []},
+                steps = 3) {
     const build = (n, v, count) => {
       const tensors = [];
       const push = (t) => tensors.push(t) - 1;
@@ -75,9 +77,12 @@ export default function recurrentCases({add, f32, i32, outDir}) {
         const y = Array.isArray(output) ? output.map(push) : push(output);
         xs.push(x);
         ys.push(...[y].flat());
-        nodes.push(io(x, consts, st, y));
+        // Each node's intermediates (tensors that only carry a quantization) are its own.
+        const node = io(x, consts, st, y);
+        if (intermediates.length) node.intermediates = intermediates.map(push);
+        nodes.push(node);
       }
-      graph(n, op, v, options, tensors, nodes, xs, ys);
+      graph(n, op, v, options, tensors, nodes, xs, ys, args);
     };
     add(name, op, version, (n, v) => build(n, v, 1));
     if (steps > 1) {
@@ -229,6 +234,75 @@ export default function recurrentCases({add, f32, i32, outDir}) {
         seed: 351, steps: 2});
   lstm('unidirectional_sequence_lstm_batch_major_peephole', 'UNIDIRECTIONAL_SEQUENCE_LSTM', seqLstmOptions('TANH', false),
        {inShape: [3, 2, 4], batch: 3, inputs: 4, cells: 2, outputs: 2, peephole: true, seed: 381, steps: 1});
+
+  // Full-integer LSTMs (TFLite's 8x8_16 kernel): int8 input, weights and output state, int32 biases, int16
+  // cell state (a power-of-two scale), int16 peepholes and layer-norm coefficients, and five intermediates
+  // the kernel reads only the quantization of: the four gates' matmul outputs (used with layer norm) and
+  // the hidden value before the projection. `act16` makes the input, output and output state int16 (16x8).
+  const lstmInt = (name, op, options, {inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
+                                       projectionBias, norm, seed, steps, act16 = false, inQ = [0.02, 5],
+                                       stateQ = [1 / 128, 2], hiddenQ = [1 / 128, 2], cellScale = 2 ** -11,
+                                       gateScales = [0.0007, 0.0006, 0.0009, 0.0008]}) => {
+    const slots = new Array(norm ? 24 : 20).fill(null);
+    const act = act16 ? 'INT16' : 'INT8';
+    const wScale = 0.004;
+    const I8 = (shape, k) => ({shape, type: 'INT8', data: i8(ints(seed + k, shape.reduce((a, b) => a * b, 1), -127, 127)),
+                               q: [wScale, 0]});
+    const I16 = (shape, k, lo, hi, scale) => ({shape, type: 'INT16', data: i16(ints(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi)),
+                                               q: [scale, 0]});
+    // A bias of real values in [lo, hi] in units of `unit`.
+    const B = (shape, k, lo, hi, unit) => ({shape, type: 'INT32',
+                                           data: i32(uniform(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi).map((r) => Math.round(r / unit))),
+                                           q: [unit, 0]});
+    const normScale = 5e-5;
+    for (let g = 0; g < 4; ++g) {
+      if (g === 0 && cifg) continue;
+      slots[1 + g] = I8([cells, inputs], 1 + g);
+      slots[5 + g] = I8([cells, outputs], 5 + g);
+      // The gate's bias is added to the input matmul (units input scale x weight scale), or after the layer
+      // norm (units coefficient scale / 1024).
+      const unit = norm ? normScale / 1024 : inQ[0] * wScale;
+      slots[12 + g] = B([cells], 12 + g, g === 1 ? 0.5 : -0.2, g === 1 ? 1.5 : 0.2, unit);
+      if (norm) slots[20 + g] = I16([cells], 20 + g, 10000, 30000, normScale);
+    }
+    if (peephole) {
+      if (!cifg) slots[9] = I16([cells], 9, -20000, 20000, 2.5e-5);
+      slots[10] = I16([cells], 10, -20000, 20000, 2.5e-5);
+      slots[11] = I16([cells], 11, -20000, 20000, 2.5e-5);
+    }
+    if (projection) slots[16] = I8([outputs, cells], 16);
+    if (projectionBias) slots[17] = B([outputs], 17, -0.1, 0.1, hiddenQ[0] * wScale);
+    const weights = slots.filter((t) => t);
+    const intermediates = [...gateScales.map((s) => T([], 'INT16', {q: [s, 0]})), T([], 'INT8', {q: hiddenQ})];
+    cell(name, op, 1, options, {
+      input: T(inShape, act, {q: inQ}), output: T([...inShape.slice(0, -1), outputs], act, {q: stateQ}), weights,
+      states: [T([batch, outputs], act, {q: stateQ}), T([batch, cells], 'INT16', {q: [cellScale, 0]})],
+      intermediates, args: act16 ? ['--int-range', '-3000:3000'] : [],
+      io: (x, consts, [h, c], y) => {
+        let next = 0;
+        const inputsList = slots.map((t, i) => (i === 0 ? x : i === 18 ? h : i === 19 ? c : t ? consts[next++] : -1));
+        return {inputs: inputsList, outputs: [y]};
+      }}, steps);
+  };
+  lstmInt('lstm_i8', 'LSTM', lstmOptions('TANH'),
+          {inShape: [2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, seed: 801, steps: 3});
+  lstmInt('lstm_i8_cifg_peephole_projection_clip', 'LSTM', lstmOptions('TANH', 0.3, 0.15),
+          {inShape: [1, 2], batch: 1, inputs: 2, cells: 5, outputs: 3, cifg: true, peephole: true, projection: true,
+           projectionBias: true, hiddenQ: [1 / 256, -3], seed: 831, steps: 3});
+  lstmInt('lstm_i8_peephole_layer_norm', 'LSTM', lstmOptions('TANH'),
+          {inShape: [3, 4], batch: 3, inputs: 4, cells: 4, outputs: 4, peephole: true, norm: true, seed: 861, steps: 2});
+  lstmInt('unidirectional_sequence_lstm_i8_time_major', 'UNIDIRECTIONAL_SEQUENCE_LSTM', seqLstmOptions('TANH', true),
+          {inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, seed: 921, steps: 2});
+  lstmInt('unidirectional_sequence_lstm_i8_batch_major_cifg_norm_projection', 'UNIDIRECTIONAL_SEQUENCE_LSTM',
+          seqLstmOptions('TANH', false, 0.4, 0),
+          {inShape: [2, 4, 2], batch: 2, inputs: 2, cells: 4, outputs: 2, cifg: true, norm: true, projection: true,
+           hiddenQ: [1 / 256, 1], seed: 951, steps: 2});
+  // Peepholes with fewer outputs than cells on a batch of 2: TFLite 2.9 walks each peephole product over the
+  // output width per batch row.
+  lstmInt('unidirectional_sequence_lstm_i8_peephole_projection', 'UNIDIRECTIONAL_SEQUENCE_LSTM',
+          seqLstmOptions('TANH', true),
+          {inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 2, peephole: true, projection: true,
+           projectionBias: true, seed: 981, steps: 2});
 
   // BIDIRECTIONAL_SEQUENCE_LSTM: 48 inputs; each direction's 17 tensors laid out as LSTM's 1-17 (forward
   // at 1, backward at 18), the states at 35-38, the auxiliary input and weights at 39-47 (omitted).

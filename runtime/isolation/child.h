@@ -35,7 +35,7 @@ struct baton_tensor {
 struct baton_node {
   int32_t index = 0, code = 0, version = 1;
   std::string custom_name;
-  std::vector<baton_tensor*> inputs, outputs;
+  std::vector<baton_tensor*> inputs, outputs, intermediates;
   baton_builtin_options options{};
   std::vector<int32_t> option_array;
   std::vector<uint8_t> custom_options;

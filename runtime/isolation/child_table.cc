@@ -86,6 +86,10 @@ int32_t node_output_count(const baton_node* n) { return n ? static_cast<int32_t>
 baton_tensor* node_output(const baton_node* n, int32_t i) {
   return n && i >= 0 && static_cast<size_t>(i) < n->outputs.size() ? n->outputs[i] : nullptr;
 }
+int32_t node_intermediate_count(const baton_node* n) { return n ? static_cast<int32_t>(n->intermediates.size()) : 0; }
+baton_tensor* node_intermediate(const baton_node* n, int32_t i) {
+  return n && i >= 0 && static_cast<size_t>(i) < n->intermediates.size() ? n->intermediates[i] : nullptr;
+}
 const baton_builtin_options* node_builtin_options(const baton_node* n) {
   static const baton_builtin_options none{sizeof(baton_builtin_options), 0, {}};
   return n ? &n->options : &none;
@@ -242,6 +246,8 @@ const baton_host_api* host_table() {
     a.graph_tensor = graph_tensor;
     a.partition_selection = partition_selection;
     a.tensor_set_dynamic = tensor_set_dynamic;
+    a.node_intermediate_count = node_intermediate_count;
+    a.node_intermediate = node_intermediate;
     return a;
   }();
   return &api;
@@ -313,6 +319,7 @@ bool read_group(Reader& r, Group& g, std::string& why) {
       n->options.u.bucketize.boundaries_count = static_cast<int32_t>(n->option_array.size());
     }
     n->custom_options = r.get_vector<uint8_t>();
+    for (int32_t s : r.get_vector<int32_t>()) n->intermediates.push_back(slot(s));
     g.nodes.push_back(std::move(n));
   }
   if (r.failed()) return why = "truncated group", false;

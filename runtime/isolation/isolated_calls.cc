@@ -3,6 +3,7 @@
 // child's answer back: status, message, output shapes. Tensor data never travels: constants are places in
 // the mapped model file (or, for constants the host made, inline once at init), other tensors places in
 // the shared arena at each invoke.
+#include <cstddef>
 #include <cstring>
 #include <unordered_map>
 
@@ -80,11 +81,19 @@ void put_tensor(Writer& w, HostGroup& g, baton_tensor* t) {
   }
 }
 
+// A node's intermediates, where the host table has them (ABI 1.3).
+int32_t intermediate_count(const baton_node* n) {
+  const bool has = api().struct_size >= offsetof(baton_host_api, node_intermediate) + sizeof(api().node_intermediate) &&
+                   api().node_intermediate_count && api().node_intermediate;
+  return has ? api().node_intermediate_count(n) : 0;
+}
+
 void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& nodes) {
   // Slots first, so that tensors can be written before the nodes that name them.
   for (const baton_node* n : nodes) {
     for (int32_t i = 0; i < api().node_input_count(n); ++i) slot(g, api().node_input(n, i));
     for (int32_t i = 0; i < api().node_output_count(n); ++i) slot(g, api().node_output(n, i));
+    for (int32_t i = 0; i < intermediate_count(n); ++i) slot(g, api().node_intermediate(n, i));
   }
   w.put<uint32_t>(static_cast<uint32_t>(g.slots.size()));
   for (baton_tensor* t : g.slots) put_tensor(w, g, t);
@@ -117,6 +126,9 @@ void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& no
     size_t size = 0;
     const uint8_t* custom_options = api().node_custom_options(n, &size);
     w.put_bytes(custom_options, custom_options ? size : 0);
+    std::vector<int32_t> intermediates;
+    for (int32_t i = 0; i < intermediate_count(n); ++i) intermediates.push_back(slot(g, api().node_intermediate(n, i)));
+    w.put_vector(intermediates);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ struct Tensor {
   size_t capacity = 0;
 };
 
+// A variable tensor's value at load and after reset_variables(): zero, and for an int8 tensor its zero
+// point (the real value 0), as TFLite resets variables (its integer LSTMs start from that state).
+inline void reset_variable(Tensor& t) {
+  if (!t.data) return;
+  int value = 0;
+  if (t.type == BATON_TYPE_INT8 && t.info && !t.info->quant.zero_points.empty()) {
+    value = static_cast<int>(t.info->quant.zero_points[0]);
+  }
+  std::memset(t.data, value, t.bytes);
+}
+
 // Nodes the runtime runs itself rather than a plugin (control_flow.cc); delegates never see them.
 enum class RuntimeOp { none, while_loop, if_else, call_once, var_handle, read_variable, assign_variable };
 RuntimeOp runtime_op(int32_t op_code);
@@ -47,6 +59,7 @@ struct Node {
   RuntimeOp runtime = RuntimeOp::none;
   std::vector<Tensor*> inputs;  // null for an omitted optional input
   std::vector<Tensor*> outputs;
+  std::vector<Tensor*> intermediates;  // quantization carriers (NodeInfo::intermediates)
   // Op-pack placement.
   LoadedPlugin* plugin = nullptr;
   const baton_kernel* kernel = nullptr;

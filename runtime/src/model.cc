@@ -773,6 +773,14 @@ class ModelLoader {
           node.outputs.push_back(t);
         }
       }
+      if (op->intermediates()) {
+        for (int32_t t : *op->intermediates()) {
+          if (t < 0 || static_cast<size_t>(t) >= sg.tensors.size()) {
+            return fail(where + ": " + nname + " intermediate tensor " + std::to_string(t) + " is out of range");
+          }
+          node.intermediates.push_back(t);
+        }
+      }
       parse_options(op, node.options);
       default_options(node.op_code, node.options);
       if (Status s = read_control_options(op, node, where + ": " + nname); !s) return s;

@@ -8,12 +8,14 @@
 // The bidirectional op has 48: the forward direction's weights at 1-17 as above, the backward one's at
 // 18-34, the states at 35-38 (forward output and cell, backward output and cell), no layer norm, and an
 // auxiliary input with its weights at 39-47; it gives two outputs, or one with both directions side by side
-// (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (symmetric). Refused: the
-// hybrid kernel's asymmetric inputs, integer LSTMs, the BASIC kernel type, the auxiliary input.
+// (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (symmetric); an int8 input
+// the full-integer kernel (glue/lstm_integer_ops.cc). Refused: the hybrid kernel's asymmetric inputs, the
+// bidirectional op's integer form, the BASIC kernel type, the auxiliary input.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "glue/lstm_integer_ops.h"
 #include "glue/op_context.h"
 #include "glue/recurrent_checks.h"
 #include "kernels/lstm.h"
@@ -192,6 +194,9 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
                 "takes 20 or 24 inputs, the node has " + std::to_string(ctx.input_count()));
   }
   baton_tensor* input = ctx.input(0);
+  if (kind != LstmKind::bidirectional && ctx.type(input) != BATON_TYPE_FLOAT32) {
+    return lstm_integer_prepare(ctx, kind == LstmKind::single);
+  }
   ctx.require_float(input, "input");
   auto& s = ctx.state<LstmState>();
   const SequenceLayout layout = sequence_layout(ctx, input, kind == LstmKind::single, o.time_major);
