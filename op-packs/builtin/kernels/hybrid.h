@@ -15,6 +15,27 @@ void symmetric_quantize_row(const float* x, int n, int8_t* q, float* scale);
 // `scale` and `zero_point` get the row's parameters (1 and 0 for an all-zero row).
 void asymmetric_quantize_row(const float* x, int n, int8_t* q, float* scale, int32_t* zero_point);
 
+// One row either way (`asymmetric`: TFLite's asymmetric_quantize_inputs); the zero point is 0 when symmetric.
+inline void quantize_row(const float* x, int n, int8_t* q, float* scale, int32_t* zero_point, bool asymmetric) {
+  if (asymmetric) {
+    asymmetric_quantize_row(x, n, q, scale, zero_point);
+  } else {
+    symmetric_quantize_row(x, n, q, scale);
+    *zero_point = 0;
+  }
+}
+
+// The int32 dot product of an int8 weight row with a quantized row of zero point `zero_point`: TFLite's
+// sum of w * q less zero_point times the row's sum of weights.
+inline int32_t hybrid_dot(const int8_t* w, const int8_t* q, int n, int32_t zero_point) {
+  int32_t dot = 0, row_sum = 0;
+  for (int d = 0; d < n; ++d) {
+    dot += static_cast<int32_t>(w[d]) * q[d];
+    row_sum += w[d];
+  }
+  return dot - row_sum * zero_point;
+}
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_HYBRID_H
