@@ -431,7 +431,13 @@ class PyInterpreter {
   void reset_all_variables() {
     Busy busy(*state_);
     for (const Tensor& t : interp().tensors()) {
-      if (t.info->is_variable && t.data) std::memset(t.data, 0, t.bytes);
+      if (!t.info->is_variable || !t.data) continue;
+      // Zero, and an int8 tensor its zero point, as tf.lite resets them.
+      int value = 0;
+      if (t.info->type == BATON_TYPE_INT8 && !t.info->quant.zero_points.empty()) {
+        value = static_cast<int>(t.info->quant.zero_points[0]);
+      }
+      std::memset(t.data, value, t.bytes);
     }
   }
 

@@ -164,6 +164,8 @@ void lstm_integer_prepare(OpContext& ctx, bool single_step) {
     if (g == 0 && p.cifg) {
       ctx.require(ctx.optional_input(12) == nullptr, "input gate bias given without input gate weights (CIFG)");
       ctx.require(ctx.optional_input(9) == nullptr, "cell-to-input weights given without input gate weights (CIFG)");
+      ctx.require(ctx.input_count() < 24 || ctx.optional_input(20) == nullptr,
+                  "input layer-norm coefficients given without input gate weights (CIFG)");
       continue;
     }
     const std::string name = kGates[g];
