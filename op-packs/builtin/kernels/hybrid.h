@@ -25,15 +25,16 @@ inline void quantize_row(const float* x, int n, int8_t* q, float* scale, int32_t
   }
 }
 
-// The int32 dot product of an int8 weight row with a quantized row of zero point `zero_point`: TFLite's
-// sum of w * q less zero_point times the row's sum of weights.
+// out[r] = the int32 dot product of weight row r (of `depth` int8 codes) with a quantized row q of zero
+// point `zero_point`: TFLite's sum of w * q less zero_point times the row's sum of weights. Integer only
+// (exact); compiled for AVX2 and the baseline, picked at run time.
+void hybrid_row_dots(const int8_t* w, int rows, int depth, const int8_t* q, int32_t zero_point, int32_t* out);
+
+// The same for one row.
 inline int32_t hybrid_dot(const int8_t* w, const int8_t* q, int n, int32_t zero_point) {
-  int32_t dot = 0, row_sum = 0;
-  for (int d = 0; d < n; ++d) {
-    dot += static_cast<int32_t>(w[d]) * q[d];
-    row_sum += w[d];
-  }
-  return dot - row_sum * zero_point;
+  int32_t dot = 0;
+  hybrid_row_dots(w, 1, n, q, zero_point, &dot);
+  return dot;
 }
 
 }  // namespace baton::builtin

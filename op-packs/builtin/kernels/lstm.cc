@@ -56,9 +56,12 @@ void add_quantized_matrix_times(const int8_t* m, float m_scale, int rows, int de
     const int8_t* x = q + static_cast<int64_t>(b) * depth;
     const float factor = row_scales[b] * m_scale;
     float* o = out + static_cast<int64_t>(b) * rows;
-    for (int r = 0; r < rows; ++r) {
-      const int32_t dot = hybrid_dot(m + static_cast<int64_t>(r) * depth, x, depth, row_zero_points[b]);
-      o[r] += static_cast<float>(dot) * factor;
+    constexpr int kChunk = 64;
+    int32_t dots[kChunk];
+    for (int r0 = 0; r0 < rows; r0 += kChunk) {
+      const int n = std::min(kChunk, rows - r0);
+      hybrid_row_dots(m + static_cast<int64_t>(r0) * depth, n, depth, x, row_zero_points[b], dots);
+      for (int r = 0; r < n; ++r) o[r0 + r] += static_cast<float>(dots[r]) * factor;
     }
   }
 }
