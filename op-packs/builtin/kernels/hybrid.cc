@@ -11,6 +11,9 @@
 namespace baton::builtin {
 namespace {
 
+// min(hi, max(lo, v)) as fmin / fmax give it (a NaN becomes hi), without their library calls.
+inline float clamp_code(float v, float lo, float hi) { return !(v <= hi) ? hi : (v < lo ? lo : v); }
+
 void row_dots_scalar(const int8_t* w, int rows, int depth, const int8_t* q, int32_t zero_point, int32_t* out) {
   for (int r = 0; r < rows; ++r) {
     const int8_t* row = w + static_cast<int64_t>(r) * depth;
@@ -83,7 +86,7 @@ void symmetric_quantize_row(const float* x, int n, int8_t* q, float* scale) {
   const float inverse = 127.0f / range;
   for (int i = 0; i < n; ++i) {
     // Clamped in float before the conversion, so an infinite or NaN input cannot overflow it.
-    const float v = std::fmax(-127.0f, std::fmin(127.0f, std::round(x[i] * inverse)));
+    const float v = clamp_code(std::round(x[i] * inverse), -127.0f, 127.0f);
     q[i] = static_cast<int8_t>(v);
   }
 }
@@ -118,7 +121,7 @@ void asymmetric_quantize_row(const float* x, int n, int8_t* q, float* scale, int
   const float inverse = static_cast<float>(1.0 / static_cast<double>(*scale));
   for (int i = 0; i < n; ++i) {
     const float product = x[i] * inverse;
-    const float v = std::fmax(-128.0f, std::fmin(127.0f, std::round(static_cast<float>(nudged) + product)));
+    const float v = clamp_code(std::round(static_cast<float>(nudged) + product), -128.0f, 127.0f);
     q[i] = static_cast<int8_t>(v);
   }
 }

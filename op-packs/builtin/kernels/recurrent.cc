@@ -80,9 +80,12 @@ void rnn_step_hybrid(const RnnStepParams& p, const float* input, const RnnHybrid
       quantize_row(rows + static_cast<int64_t>(b) * depth, depth, q, &scale, &zero_point, w.asymmetric);
       const float factor = scale * weights_scale;
       float* out = output + static_cast<int64_t>(b) * output_stride;
-      for (int u = 0; u < p.units; ++u) {
-        const int32_t dot = hybrid_dot(weights + static_cast<int64_t>(u) * depth, q, depth, zero_point);
-        out[u] += static_cast<float>(dot) * factor;
+      constexpr int kChunk = 64;
+      int32_t dots[kChunk];
+      for (int u0 = 0; u0 < p.units; u0 += kChunk) {
+        const int n = std::min(kChunk, p.units - u0);
+        hybrid_row_dots(weights + static_cast<int64_t>(u0) * depth, n, depth, q, zero_point, dots);
+        for (int u = 0; u < n; ++u) out[u0 + u] += static_cast<float>(dots[u]) * factor;
       }
     }
   };
@@ -144,9 +147,14 @@ void svdf_hybrid(const SvdfParams& p, const float* input, const int8_t* weights_
                  asymmetric);
     const float factor = scale * feature_scale;
     float* rows = state + static_cast<int64_t>(b) * p.filters * p.memory;
+    constexpr int kChunk = 64;
+    int32_t dots[kChunk];
     for (int f = 0; f < p.filters; ++f) {
-      const int32_t acc =
-          hybrid_dot(weights_feature + static_cast<int64_t>(f) * p.input_size, quantized, p.input_size, zero_point);
+      if (f % kChunk == 0) {
+        hybrid_row_dots(weights_feature + static_cast<int64_t>(f) * p.input_size, std::min(kChunk, p.filters - f),
+                        p.input_size, quantized, zero_point, dots);
+      }
+      const int32_t acc = dots[f % kChunk];
       rows[static_cast<int64_t>(f) * p.memory + p.memory - 1] = 0.0f + static_cast<float>(acc) * factor;
     }
   }
