@@ -121,11 +121,21 @@ std::string plugin_name_from_file(const std::string& path) {
 
 namespace {
 
-// Disabled names are compared with '_' read as '-', as plugin_name_from_file reads file names.
+// Names guessed from a file (plugin_name_from_file) read '_' as '-': so are they compared with names.
+bool same_name(std::string a, std::string b) {
+  std::replace(a.begin(), a.end(), '_', '-');
+  std::replace(b.begin(), b.end(), '_', '-');
+  return a == b;
+}
+
+// The section of plugin `name`: an exact match, else one whose name differs only in '_' and '-'.
 const PluginSection* section_of(const Config* config, const std::string& name) {
   if (!config) return nullptr;
-  auto it = config->plugins.find(name);
-  return it == config->plugins.end() ? nullptr : &it->second;
+  if (auto it = config->plugins.find(name); it != config->plugins.end()) return &it->second;
+  for (const auto& [section, body] : config->plugins) {
+    if (same_name(section, name)) return &body;
+  }
+  return nullptr;
 }
 
 // Whether the plugin `name` runs in a child process: its config section decides, then the API's list,
@@ -134,8 +144,19 @@ bool isolated(const RegistryOptions& options, const std::string& name) {
   if (const PluginSection* section = section_of(options.config, name); section && section->isolate) {
     return *section->isolate;
   }
-  if (std::find(options.isolate.begin(), options.isolate.end(), name) != options.isolate.end()) return true;
+  for (const std::string& n : options.isolate) {
+    if (same_name(n, name)) return true;
+  }
   return options.isolate_all;
+}
+
+isolation::IsolationSettings isolation_settings(const RegistryOptions& options, const std::string& name) {
+  isolation::IsolationSettings settings;
+  if (const PluginSection* section = section_of(options.config, name)) {
+    settings.invoke_timeout_ms = section->invoke_timeout_ms.value_or(settings.invoke_timeout_ms);
+    settings.prepare_timeout_ms = section->prepare_timeout_ms.value_or(settings.prepare_timeout_ms);
+  }
+  return settings;
 }
 
 bool is_disabled(const Config* config, const std::string& name) {
@@ -336,12 +357,7 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
 
 // A plugin that runs in a child process: opened there only, never here (not even its constructors).
 void PluginRegistry::load_isolated(const std::string& path, const std::string& name, const RegistryOptions& options) {
-  isolation::IsolationSettings settings;
-  if (const PluginSection* section = section_of(options.config, name)) {
-    settings.invoke_timeout_ms = section->invoke_timeout_ms.value_or(settings.invoke_timeout_ms);
-    settings.prepare_timeout_ms = section->prepare_timeout_ms.value_or(settings.prepare_timeout_ms);
-  }
-  auto started = isolation::IsolatedPlugin::start(path, settings);
+  auto started = isolation::IsolatedPlugin::start(path, isolation_settings(options, name));
   if (!started) {
     skipped_.push_back({path, "isolated: " + started.status().message()});
     if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
@@ -481,7 +497,8 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
     if (d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*)) plugin->probe_fn = d.probe_devices;
   }
 
-  if (plugin->kind == BATON_PLUGIN_LOADER) {
+  // An isolated loader has no functions here: it wraps each file in a child of that file's own.
+  if (plugin->kind == BATON_PLUGIN_LOADER && !plugin->isolated) {
     if (d.struct_size < offsetof(baton_plugin_desc, loader) + sizeof(void*) || !d.loader ||
         d.loader->struct_size < offsetof(baton_loader_api, wrap_file) + sizeof(void*) || !d.loader->wrap_file) {
       return skip("loader plugin gives no wrap_file function");
@@ -523,7 +540,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
   plugin->create_fn = d.create;
   // Op packs and loaders are created now; a delegate only when it enters a delegate chain, so one that is not used
   // costs no memory and no start-up time (a GPU delegate would open its driver in create).
-  if (plugin->kind == BATON_PLUGIN_OP_PACK || plugin->kind == BATON_PLUGIN_LOADER) {
+  if (plugin->kind == BATON_PLUGIN_OP_PACK || (plugin->kind == BATON_PLUGIN_LOADER && !plugin->isolated)) {
     if (Status s = plugin->ensure_created(); !s) return skip(s.message());
   }
   if (options.log) {
@@ -545,6 +562,31 @@ void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
     const std::string& not_baton = file.second;
     bool taken = false;
     for (LoadedPlugin* loader : loaders) {
+      // The file is isolated when its loader is, or when the name its file says is (the name the loader
+      // gives may differ: a stable delegate names itself; then only isolation of all or of the loader
+      // decides before the file is opened).
+      const std::string guessed = plugin_name_from_file(path);
+      if (loader->isolated || isolated(options, guessed)) {
+        bool declined = false;
+        auto started = isolation::IsolatedPlugin::start(
+            loader->path, isolation_settings(options, section_of(options.config, guessed) ? guessed : loader->name),
+            path, &declined);
+        if (declined) continue;
+        taken = true;
+        if (!started) {
+          skipped_.push_back({path, loader->name + " cannot use it (isolated): " + started.status().message()});
+          if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
+          break;
+        }
+        auto plugin = std::make_unique<LoadedPlugin>();
+        plugin->path = path;
+        plugin->log = options.log;
+        plugin->loaded_by = loader->name;
+        plugin->isolated = *started;
+        const baton_plugin_desc* desc = plugin->isolated->descriptor();
+        adopt(std::move(plugin), desc, options);
+        break;
+      }
       baton_error error;
       const baton_plugin_desc* desc = nullptr;
       guarded_call(*loader, error, [&] {
@@ -577,7 +619,12 @@ Expected<LoadedPlugin*> PluginRegistry::wrap_object(const std::string& format, v
   std::snprintf(address, sizeof address, "%p", object);
   const std::string path = format + "@" + address;
   for (const auto& loader : plugins_) {
-    if (loader->kind != BATON_PLUGIN_LOADER || !loader->wrap_object_fn) continue;
+    if (loader->kind != BATON_PLUGIN_LOADER) continue;
+    if (loader->isolated) {
+      return Status::error(path + ": " + loader->name + " runs in its own process, and an object of this process "
+                                  "cannot be hosted there (set isolation = in-process for " + loader->name + ")");
+    }
+    if (!loader->wrap_object_fn) continue;
     baton_error error;
     const baton_plugin_desc* desc = nullptr;
     LoadedPlugin* l = loader.get();
