@@ -80,11 +80,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     Node& node = *step.node;
     node.deferred = false;
     if (node.runtime != RuntimeOp::none) {
-      if (const Tensor* t = dynamic_input(node.inputs)) {
-        problems.push_back(node_label(node) + ": input tensor " + std::to_string(t->index) +
-                           " gets its shape only at invoke; control flow over such values is not supported yet");
-        continue;
-      }
+      // Control flow over values whose shapes come at invoke is deferred there (control_flow.cc).
       if (Status s = prepare_runtime_node(node); !s) problems.push_back(node_label(node) + ": " + s.message());
       continue;
     }
