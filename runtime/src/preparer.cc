@@ -48,10 +48,14 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     return nullptr;
   };
   std::vector<std::string> problems;  // nodes without a kernel, nodes no op pack could prepare
+  // The crash journal records every prepare of the entry subgraph, and of a subgraph that control flow
+  // runs until it has run once: a loop body prepared again for the shapes of each iteration would pay a
+  // file written and removed per iteration (about 100 us, against 5 us for the rest of the iteration).
+  const bool journaled = index_ == state_.entry || !invoked_;
   for (const Step& step : steps_) {
     baton_error error;
     baton_status st = BATON_OK;
-    if (step.partition || step.node->plugin) {
+    if (journaled && (step.partition || step.node->plugin)) {
       state_.journal->enter(step.partition ? step.partition->plugin->name : step.node->plugin->name, "prepare");
     }
     if (step.partition) {

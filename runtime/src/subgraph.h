@@ -86,6 +86,7 @@ struct RunState {
   // run: its state has moved.
   bool stateful = false;
   std::vector<std::unique_ptr<Subgraph>> subgraphs;  // by model index; null where nothing runs it
+  int entry = 0;                                     // the subgraph invoke starts from
   std::vector<ResourceVariable> variables;           // by resource id
   // The id of the variable (container, shared_name), made on first use.
   int32_t variable_id(const std::string& container, const std::string& shared_name);
