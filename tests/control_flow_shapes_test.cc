@@ -5,6 +5,10 @@
 // longer values than the model declares. Later invokes are checked against the library's other case (the
 // two IF cases share their input values) or derived by hand from its outputs. Nodes whose shapes hold
 // still keep their plan: their outputs stay in the arena.
+#include <chrono>
+#include <climits>
+#include <thread>
+
 #include "control_flow_support.h"
 
 namespace baton::test {
@@ -57,6 +61,26 @@ TEST(ChangingShapes, ALoopThatGrowsAVariableIsPreparedForEachIteration) {
   EXPECT_EQ(int_of(in->output(0)), 7);
   ASSERT_EQ(in->output(1).shape, (std::vector<int32_t>{1, 2}));
   expect_near(floats(in->output(1)), x, "acc from i = 7");
+}
+
+// From i = INT32_MIN the growing loop would run 2^31 iterations: a cancel from another thread stops it between
+// two of them, and the next invoke runs normally.
+TEST(ChangingShapes, AGrowingLoopIsCancelledFromAnotherThread) {
+  const std::string name = "while_grows";
+  auto in = open(name, false);
+  ASSERT_TRUE(in);
+  feed(*in, name);
+  set_int(in->input(0), INT32_MIN);
+  Status result = Status::ok();
+  std::thread runner([&] { result = in->invoke(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  in->cancel();
+  runner.join();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.message(), "invoke cancelled");
+  feed(*in, name);
+  ASSERT_TRUE(in->invoke());
+  expect_outputs_match(*in, name);
 }
 
 // A loop whose body keeps every shape stays planned: its outputs in the arena, nothing prepared at invoke.
