@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "child.h"
+#include "elf_symbols.h"
 #include "option_values.h"
 #include "protocol.h"
 
@@ -190,12 +191,20 @@ int32_t option_entry(const baton_plugin_host* host, int32_t i, const char** name
   if (value) *value = it->second.c_str();
   return 1;
 }
-int32_t file_exports_symbol(const char*, const char*) { return -1; }
-int32_t graph_node_count(const baton_graph*) { return 0; }
-const baton_node* graph_node(const baton_graph*, int32_t) { return nullptr; }
-int32_t graph_tensor_count(const baton_graph*) { return 0; }
-baton_tensor* graph_tensor(const baton_graph*, int32_t) { return nullptr; }
-void* partition_selection(const baton_partition*) { return nullptr; }
+int32_t file_exports_symbol(const char* path, const char* symbol) {
+  if (!path || !symbol) return -1;
+  const std::optional<bool> has = elf_exports_symbol(path, symbol);
+  return has ? (*has ? 1 : 0) : -1;
+}
+int32_t graph_node_count(const baton_graph* g) { return g ? static_cast<int32_t>(g->nodes.size()) : 0; }
+const baton_node* graph_node(const baton_graph* g, int32_t i) {
+  return g && i >= 0 && static_cast<size_t>(i) < g->nodes.size() ? g->nodes[i] : nullptr;
+}
+int32_t graph_tensor_count(const baton_graph* g) { return g ? static_cast<int32_t>(g->tensors.size()) : 0; }
+baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
+  return g && i >= 0 && static_cast<size_t>(i) < g->tensors.size() ? g->tensors[i] : nullptr;
+}
+void* partition_selection(const baton_partition* p) { return p ? p->selection : nullptr; }
 
 const baton_host_api* host_table() {
   static const baton_host_api api = [] {
@@ -287,10 +296,11 @@ bool read_group(Reader& r, Group& g, std::string& why) {
       if (n) std::memcpy(at, bytes, n);
       t->constant_data = at;
     }
-    g.tensors.push_back(std::move(t));
+    g.tensors.push_back(t.get());
+    g.owned_tensors.push_back(std::move(t));
   }
   auto slot = [&](int32_t s) -> baton_tensor* {
-    return s >= 0 && static_cast<size_t>(s) < g.tensors.size() ? g.tensors[s].get() : nullptr;
+    return s >= 0 && static_cast<size_t>(s) < g.tensors.size() ? g.tensors[s] : nullptr;
   };
   const uint32_t node_count = r.get<uint32_t>();
   if (node_count > 10000000) return why = "implausible node count", false;
@@ -320,7 +330,8 @@ bool read_group(Reader& r, Group& g, std::string& why) {
     }
     n->custom_options = r.get_vector<uint8_t>();
     for (int32_t s : r.get_vector<int32_t>()) n->intermediates.push_back(slot(s));
-    g.nodes.push_back(std::move(n));
+    g.nodes.push_back(n.get());
+    g.owned_nodes.push_back(std::move(n));
   }
   if (r.failed()) return why = "truncated group", false;
   return true;
@@ -329,7 +340,7 @@ bool read_group(Reader& r, Group& g, std::string& why) {
 std::vector<baton_tensor*> read_slots(Reader& r, Group& g) {
   std::vector<baton_tensor*> out;
   for (int32_t s : r.get_vector<int32_t>()) {
-    if (s >= 0 && static_cast<size_t>(s) < g.tensors.size()) out.push_back(g.tensors[s].get());
+    if (s >= 0 && static_cast<size_t>(s) < g.tensors.size()) out.push_back(g.tensors[s]);
   }
   return out;
 }
@@ -382,7 +393,7 @@ bool read_places(Reader& r, Group& g, std::string& why) {
     const uint64_t id = r.get<uint64_t>(), offset = r.get<uint64_t>();
     if (s < 0 || static_cast<size_t>(s) >= g.tensors.size()) return why = "bad tensor slot", false;
     auto b = child().blocks.find(id);
-    baton_tensor* t = g.tensors[s].get();
+    baton_tensor* t = g.tensors[s];
     if (b == child().blocks.end() || offset + t->bytes > b->second.size) {
       return why = "tensor " + std::to_string(t->index) + " outside its shared block", false;
     }

@@ -68,10 +68,20 @@ struct Node {
   bool folded = false;   // computed once at load; its outputs are constants now
   bool dropped = false;  // dead at load (nothing reads its outputs): never resolved, prepared or run
   bool called = false;   // CALL_ONCE: its subgraph has run
-  bool deferred = false;  // prepared again at every invoke: an input or output is dynamic
+  // Prepared again at every invoke: an input or output is dynamic. A control-flow or READ_VARIABLE node
+  // that is deferred gives its (dynamic) outputs their shapes at invoke (control_flow.cc).
+  bool deferred = false;
   int32_t variable = -1;  // VAR_HANDLE: the id of its resource variable
   // WHILE: where loop values wait between a body's outputs and its inputs when one of them is both
   std::vector<uint8_t> scratch;
+  // A WHILE whose loop values change shape (it is `deferred`, its outputs dynamic): the values between
+  // iterations, held here while the body and condition are prepared again for their shapes.
+  struct HeldValue {
+    std::vector<int32_t> shape;
+    size_t bytes = 0;
+    std::vector<uint8_t> data;  // grown only when a larger value needs it
+  };
+  std::vector<HeldValue> held;
   bool runs() const { return !folded && !dropped; }
 };
 
