@@ -182,37 +182,33 @@ void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
       // gives may differ: a stable delegate names itself; then only isolation of all or of the loader
       // decides before the file is opened).
       const std::string guessed = plugin_name_from_file(path);
+      std::shared_ptr<isolation::IsolatedPlugin> child;
+      const baton_plugin_desc* desc = nullptr;
+      std::string why;
       if (loader->isolated || isolated(options, guessed)) {
         bool declined = false;
         auto started = isolation::IsolatedPlugin::start(
             loader->path, isolation_settings(options, section_of(options.config, guessed) ? guessed : loader->name),
             path, &declined);
         if (declined) continue;
-        taken = true;
-        if (!started) {
-          skipped_.push_back({path, loader->name + " cannot use it (isolated): " + started.status().message()});
-          if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
-          break;
+        if (started) {
+          child = *started;
+          desc = child->descriptor();
+        } else {
+          why = " (isolated): " + started.status().message();
         }
-        auto plugin = std::make_unique<LoadedPlugin>();
-        plugin->path = path;
-        plugin->log = options.log;
-        plugin->loaded_by = loader->name;
-        plugin->isolated = *started;
-        const baton_plugin_desc* desc = plugin->isolated->descriptor();
-        adopt(std::move(plugin), desc, options);
-        break;
+      } else {
+        baton_error error;
+        guarded_call(*loader, error, [&] {
+          desc = loader->wrap_file_fn(loader->state, path.c_str(), &error);
+          return BATON_OK;
+        });
+        if (!desc && error.message.empty()) continue;
+        why = ": " + error.message;
       }
-      baton_error error;
-      const baton_plugin_desc* desc = nullptr;
-      guarded_call(*loader, error, [&] {
-        desc = loader->wrap_file_fn(loader->state, path.c_str(), &error);
-        return BATON_OK;
-      });
-      if (!desc && error.message.empty()) continue;
       taken = true;
       if (!desc) {
-        skipped_.push_back({path, loader->name + " cannot use it: " + error.message});
+        skipped_.push_back({path, loader->name + " cannot use it" + why});
         if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
         break;
       }
@@ -220,6 +216,7 @@ void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
       plugin->path = path;
       plugin->log = options.log;
       plugin->loaded_by = loader->name;
+      plugin->isolated = std::move(child);
       adopt(std::move(plugin), desc, options);
       break;
     }
