@@ -279,6 +279,34 @@ TEST(Tflite29Limits, AreRefusedWithTheirReasons) {
   EXPECT_NE(e.find("node 2 FAKE_QUANT: narrow_range is not supported"), std::string::npos) << e;
 }
 
+// Integer LSTMs that TFLite 2.9 does not run, or that lack what its kernel computes with, are refused
+// with the reason: int16 activations (TFLite 2.9 has no 16x8 LSTM; its library fails such a model), and
+// an int8 LSTM without the five intermediate tensors that carry its gates' and hidden value's scales.
+TEST(IntegerLstm, IsRefusedWithoutItsIntermediatesOrWithInt16Activations) {
+  OpGraph g;
+  auto lstm = [&](int8_t type) {
+    const int32_t x = g.input({1, 2}, type);
+    const int32_t y = g.add({1, 2}, {}, type);
+    g.outputs.push_back(y);
+    std::vector<int32_t> in(20, -1);
+    in[0] = x;
+    g.op(16 /* LSTM */, in, {y});
+  };
+  lstm(7 /* INT16 */);
+  lstm(9 /* INT8 */);
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "lstm_refusals.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_FALSE(interp);
+  const std::string& e = interp.error();
+  EXPECT_NE(e.find("2 node(s) cannot run"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 0 LSTM: int16 activations (16x8) are not supported: TFLite 2.9's LSTM kernels have no 16x8"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("node 1 LSTM: an integer LSTM needs its 5 intermediate tensors"), std::string::npos) << e;
+}
+
 // Dead nodes are dropped before anything resolves or prepares them: a dead TANH on int32 (which the
 // builtin pack would refuse) and the dead RELU it feeds do not stop the model; the live ABS runs. A
 // custom op is kept even when nothing reads it (it may have effects), so a missing one still fails.

@@ -5,7 +5,8 @@
 // the error reporter, resize then allocate, options and model deleted right after creation, tensor
 // fields as common.h lays them out, quantization parameters), the one-op quantized models against
 // native TFLite 2.9's outputs bit for bit (tests/data/quant-ops), a real float model against LiteRT's
-// (tests/data/reference), the XNNPACK delegate functions, and clear errors for what is not supported.
+// (tests/data/reference), outputs whose shapes an invoke sets (tests/data/control-flow) against native
+// TFLite's, the XNNPACK delegate functions, and clear errors for what is not supported.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -336,6 +337,56 @@ TEST(TfLiteCApi, QuantizedOneOpModelsMatchNativeTfLite) {
     ++checked;
   }
   EXPECT_GE(checked, 30);
+}
+
+// Outputs whose shapes an invoke sets (a loop growing a variable, branches of different shapes, a growing
+// resource variable, a computed RESHAPE: tests/data/control-flow) show their shape, size and memory after
+// TfLiteInterpreterInvoke, as kTfLiteDynamic tensors, against native TFLite 2.9's outputs.
+TEST(TfLiteCApi, ShapesSetAtInvokeShowAfterIt) {
+  const fs::path root = fs::path(BATON_SOURCE_ROOT) / "tests" / "data" / "control-flow";
+  for (const char* name : {"while_grows", "if_shapes_then", "if_shapes_else", "variable_grows", "reshape_computed"}) {
+    const std::string dir = (root / name).string() + "/";
+    SCOPED_TRACE(dir);
+    TfLiteModel* model = TfLiteModelCreateFromFile((dir + "model.tflite").c_str());
+    ASSERT_NE(model, nullptr);
+    Reported r;
+    TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+    TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+    TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+    ASSERT_NE(interp, nullptr) << r.all();
+    ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+    for (int32_t i = 0; i < TfLiteInterpreterGetInputTensorCount(interp); ++i) {
+      auto arr = baton::tool::read_npy(dir + "in_" + std::to_string(i) + ".npy");
+      ASSERT_TRUE(arr) << arr.error();
+      ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, i), arr->data.data(), arr->data.size()),
+                kTfLiteOk);
+    }
+    ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+    int dynamic = 0;
+    for (int32_t o = 0; o < TfLiteInterpreterGetOutputTensorCount(interp); ++o) {
+      auto want = baton::tool::read_npy(dir + "out_" + std::to_string(o) + ".npy");
+      ASSERT_TRUE(want) << want.error();
+      const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, o);
+      dynamic += out->allocation_type == kTfLiteDynamic;
+      ASSERT_EQ(TfLiteTensorNumDims(out), static_cast<int32_t>(want->shape.size())) << "output " << o;
+      for (size_t d = 0; d < want->shape.size(); ++d) EXPECT_EQ(TfLiteTensorDim(out, static_cast<int32_t>(d)), want->shape[d]);
+      std::vector<uint8_t> got(want->data.size());
+      ASSERT_EQ(TfLiteTensorCopyToBuffer(out, got.data(), got.size()), kTfLiteOk) << "output " << o;
+      if (TfLiteTensorType(out) == kTfLiteFloat32) {
+        const float* w = reinterpret_cast<const float*>(want->data.data());
+        const float* g = reinterpret_cast<const float*>(got.data());
+        float peak = 0;
+        for (size_t k = 0; k < got.size() / 4; ++k) peak = std::max(peak, std::fabs(w[k]));
+        for (size_t k = 0; k < got.size() / 4; ++k) EXPECT_NEAR(g[k], w[k], 1e-5f * std::max(peak, 1.0f));
+      } else {
+        EXPECT_EQ(got, want->data) << "output " << o;
+      }
+    }
+    EXPECT_GT(dynamic, 0);
+    TfLiteInterpreterDelete(interp);
+    TfLiteInterpreterOptionsDelete(options);
+    TfLiteModelDelete(model);
+  }
 }
 
 // A real float model against LiteRT's outputs (the model cache; skipped without it unless required).

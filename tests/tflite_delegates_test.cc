@@ -11,8 +11,10 @@
 #include <cstddef>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "interpreter.h"
+#include "isolated_plugin.h"
 #include "npy.h"
 #include "op_graph.h"
 #include "plugin_registry.h"
@@ -64,6 +66,43 @@ TEST_P(GoogleXnnpackRealModel, FirstInTheChainMatchesTheReference) { google_xnnp
 #ifdef VULKAN_PLUGIN_DIR
 TEST_P(GoogleXnnpackRealModel, AfterVulkanMatchesTheReference) { google_xnnpack_case(GetParam(), "vulkan"); }
 #endif
+
+// The same delegate in a child process (the loader opens the file there only): bit for bit the outputs
+// of the in-process run, which match the reference.
+std::vector<std::vector<uint8_t>> output_bytes(const Interpreter& in) {
+  std::vector<std::vector<uint8_t>> out;
+  for (size_t i = 0; i < in.output_count(); ++i) {
+    const auto* d = static_cast<const uint8_t*>(in.output(i).data);
+    out.emplace_back(d, d + in.output(i).bytes);
+  }
+  return out;
+}
+
+TEST_P(GoogleXnnpackRealModel, IsolatedGivesTheBitsOfInProcess) {
+  if (!have_tflite()) GTEST_SKIP() << "no TFLite C library at " << TFLITE_C_LIB;
+  const std::string name = GetParam();
+  const char* cache = std::getenv("BATON_MODEL_CACHE");
+  const std::string path = std::string(cache ? cache : "") + "/" + name.substr(0, name.find('-')) + ".tflite";
+  if (!fs::exists(path)) GTEST_SKIP() << "missing " << path;
+  std::vector<std::vector<uint8_t>> results[2];
+  for (int isolate = 0; isolate < 2; ++isolate) {
+    auto s = setup({{"tflite_xnn_ext", "libxnn_ext.so"}},
+                   std::string("delegates = xnn_ext\n[plugin.xnn_ext]\nlibrary = " TFLITE_C_LIB "\nthreads = 2\n") +
+                       (isolate ? "isolation = process\n" : ""));
+    ASSERT_TRUE(s);
+    const LoadedPlugin* p = s->env->registry().find("xnn_ext");
+    ASSERT_TRUE(p) << log_text(*s);
+    EXPECT_EQ(p->isolated != nullptr, isolate == 1);
+    const std::unique_ptr<Interpreter> interp = s->open(path);
+    ASSERT_TRUE(interp);
+    ASSERT_TRUE(run_reference_inputs(*interp, name, 1));
+    EXPECT_TRUE(interp->fallbacks().empty()) << log_text(*s);
+    EXPECT_GT(delegated_nodes(*interp, "xnn_ext"), 0u) << log_text(*s);
+    compare_with_reference(*interp, name, 1e-3);
+    results[isolate] = output_bytes(*interp);
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
 
 INSTANTIATE_TEST_SUITE_P(Reference, GoogleXnnpackRealModel, ::testing::ValuesIn(float_cases()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
@@ -239,6 +278,100 @@ TEST(TfliteDelegates, LoaderRefusesAnOlderHost) {
   EXPECT_EQ(entry(1, 1, &api, &error), nullptr);
   EXPECT_NE(error.message.find("needs a host with ABI 1.2"), std::string::npos) << error.message;
   dlclose(lib);
+}
+
+}  // namespace
+}  // namespace baton::test
+
+namespace baton::test {
+namespace {
+
+using namespace tflite_delegates;  // NOLINT: the shared set-up
+
+// ---- our delegate isolated: in a child of its own, with the loader opened there too ----------------------
+
+bool maps_file(pid_t pid, const std::string& file) {
+  std::ifstream maps("/proc/" + (pid ? std::to_string(pid) : std::string("self")) + "/maps");
+  const std::string name = fs::path(file).filename().string();
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find(name) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(TfliteDelegatesIsolated, OurDelegateComputesInItsOwnProcessAndNeverInTheHost) {
+  AddMulRun in_process = run_add_mul({kOurs}, "delegates = tfl_test\n");
+  ASSERT_TRUE(in_process.interp);
+  for (const std::string how : {"[plugin.tfl_test]\nisolation = process\n", "isolation = process\n"}) {
+    AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n" + how);
+    ASSERT_TRUE(r.interp) << how;
+    EXPECT_EQ(r.out, in_process.out) << how;
+    expect_near(r.out, expected_add_mul());
+    EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 4u) << log_text(*r.setup);
+    EXPECT_EQ(r.interp->partitions().size(), 2u);
+    EXPECT_TRUE(r.interp->fallbacks().empty()) << log_text(*r.setup);
+    const LoadedPlugin* p = r.setup->env->registry().find("tfl_test");
+    ASSERT_TRUE(p && p->isolated);
+    EXPECT_EQ(p->loaded_by, "tflite-delegates");
+    const pid_t child = p->isolated->pid();
+    ASSERT_GT(child, 0);
+    // The delegate's file is open in its child only (this process has the in-process run's copy,
+    // in another folder).
+    const std::string file = r.setup->plugins.file(kOurs.second);
+    EXPECT_TRUE(maps_file(child, file));
+    std::ifstream self("/proc/self/maps");
+    bool here = false;
+    for (std::string line; std::getline(self, line);) here |= line.find(file) != std::string::npos;
+    EXPECT_FALSE(here) << file;
+  }
+}
+
+// Isolating the loader isolates each file it wraps, each in a child of its own; the loader's code does
+// not wrap anything in the host.
+TEST(TfliteDelegatesIsolated, IsolatingTheLoaderIsolatesWhatItWraps) {
+  AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\n[plugin.tflite-delegates]\nisolation = process\n");
+  ASSERT_TRUE(r.interp);
+  expect_near(r.out, expected_add_mul());
+  const PluginRegistry& reg = r.setup->env->registry();
+  ASSERT_TRUE(reg.find("tflite-delegates") && reg.find("tflite-delegates")->isolated);
+  const LoadedPlugin* p = reg.find("tfl_test");
+  ASSERT_TRUE(p && p->isolated) << log_text(*r.setup);
+  EXPECT_NE(p->isolated->pid(), reg.find("tflite-delegates")->isolated->pid());
+  EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 4u) << log_text(*r.setup);
+}
+
+// A delegate that dies or hangs in its own Prepare over the graph, its kernel's prepare or its kernel's
+// invoke: the child is killed, the first run completes on the op packs with the right outputs, and the
+// warning names the plugin, the stage and the signal or the timeout.
+TEST(TfliteDelegatesIsolated, ADelegateThatCrashesOrHangsDoesNotTakeTheRunDown) {
+  struct Case {
+    std::string mode, stage, why;
+  };
+  const std::vector<Case> cases = {{"segv-select", "node selection", "SIGSEGV"},
+                                   {"abort-prepare", "prepare", "SIGABRT"},
+                                   {"segv-invoke", "invoke", "SIGSEGV"},
+                                   {"hang-invoke", "invoke", "did not answer within 500 ms"}};
+  for (const Case& c : cases) {
+    // The journal would quarantine the plugin for this model after two deaths; each mode's first run is the point.
+    AddMulRun r = run_add_mul({kOurs}, "delegates = tfl_test\ncrash-journal = false\n[plugin.tfl_test]\nisolation = process\n"
+                                       "invoke-timeout-ms = 500\nmode = " + c.mode + "\n");
+    ASSERT_TRUE(r.interp) << c.mode;
+    expect_near(r.out, expected_add_mul());
+    const std::string log = log_text(*r.setup);
+    const std::string call = c.stage == "node selection" ? c.stage : "partition " + c.stage;
+    EXPECT_NE(log.find("isolated plugin tfl_test failed in " + call), std::string::npos) << c.mode << "\n" << log;
+    // Under a sanitizer the child reports its signal and exits.
+    EXPECT_TRUE(log.find(c.why) != std::string::npos || log.find("exited with status") != std::string::npos)
+        << c.mode << "\n" << log;
+    if (c.stage == "node selection") {
+      EXPECT_EQ(delegated_nodes(*r.interp, "tfl_test"), 0u);
+    } else {
+      const std::vector<Fallback> fallbacks = r.interp->fallbacks();
+      ASSERT_FALSE(fallbacks.empty()) << c.mode;
+      EXPECT_EQ(fallbacks.front().plugin, "tfl_test");
+      EXPECT_EQ(fallbacks.front().stage, c.stage) << c.mode;
+    }
+  }
 }
 
 }  // namespace

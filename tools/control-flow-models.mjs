@@ -26,15 +26,15 @@ const i32 = (v) => bytesOf(Int32Array, v);
 const f32 = (v) => bytesOf(Float32Array, v);
 
 const codes = {
-  ADD: 0, MUL: 18, RESHAPE: 22, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
+  ADD: 0, CONCATENATION: 2, MUL: 18, RESHAPE: 22, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
   READ_VARIABLE: 143, ASSIGN_VARIABLE: 144,
 };
 const optionsOf = {
-  ADD: 'AddOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
+  ADD: 'AddOptions', CONCATENATION: 'ConcatenationOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
   VAR_HANDLE: 'VarHandleOptions',
 };
 
-// A model from subgraphs written as {tensors: [{shape, type, data}], inputs, outputs, ops: [[OP, ins,
+// A model from subgraphs written as {tensors: [{shape, type, data, signature}], inputs, outputs, ops: [[OP, ins,
 // outs, options]]}; operator codes are collected across subgraphs.
 function write(name, subgraphs, {signatures = [], peer = []} = {}) {
   const buffers = [{}];
@@ -45,6 +45,7 @@ function write(name, subgraphs, {signatures = [], peer = []} = {}) {
     outputs: g.outputs,
     tensors: g.tensors.map((t, i) => {
       const o = {shape: t.shape, type: t.type, name: t.name ?? `s${s}_t${i}`, buffer: 0};
+      if (t.signature) o.shape_signature = t.signature;  // -1 for a dimension the data decides
       if (t.data) {
         buffers.push({data: t.data});
         o.buffer = buffers.length - 1;
@@ -142,6 +143,71 @@ write('call_once_accumulator', [
    inputs: [], outputs: [], ops: [
      ['VAR_HANDLE', [], [0], {container: '', shared_name: 'acc'}], ['ASSIGN_VARIABLE', [0, 1], []]]},
 ]);
+
+// Loop variables that change shape: while i < 4 { i += 1; acc = concat(acc, x); x = x * 1.5 } from acc = x,
+// so acc gains a row each iteration (the body is prepared again for each new shape); the ADD after the loop
+// reads acc, whose shape is known only at invoke. Converters declare such tensors with -1 dimensions.
+const rows = (n) => ({shape: [n, 2], type: 'FLOAT32', signature: [-1, 2]});
+const x12 = {shape: [1, 2], type: 'FLOAT32'};
+write('while_grows', [
+  {tensors: [scalarI32, x12, scalarI32, x12, rows(1), {shape: [2], type: 'FLOAT32', data: f32([0.5, -1])}, rows(1)],
+   inputs: [0, 1], outputs: [2, 4, 6], ops: [
+     ['WHILE', [0, 1, 1], [2, 3, 4], {cond_subgraph_index: 1, body_subgraph_index: 2}],
+     ['ADD', [4, 5], [6], {}]]},
+  {name: 'cond', tensors: [scalarI32, x12, rows(1), {shape: [], type: 'INT32', data: i32([4])}, {shape: [], type: 'BOOL'}],
+   inputs: [0, 1, 2], outputs: [4], ops: [['LESS', [0, 3], [4]]]},
+  {name: 'body', tensors: [scalarI32, x12, rows(1), {shape: [], type: 'INT32', data: i32([1])}, scalarI32,
+    {shape: [1, 2], type: 'FLOAT32', data: f32([1.5, 1.5])}, x12, rows(2)],
+   inputs: [0, 1, 2], outputs: [4, 6, 7], ops: [
+     ['ADD', [0, 3], [4], {}], ['MUL', [1, 5], [6], {}], ['CONCATENATION', [2, 1], [7], {axis: 0}]]},
+], {peer: ['--int-range', '0:1']});
+
+// IF branches of different shapes: n > 0 ? concat(x, x) : x * 2, twice (the second IF reads the first's
+// output, known only at invoke), then an ADD. Two seeds take the two branches.
+const ifShapes = [
+  {tensors: [scalarI32, {shape: [2, 2], type: 'FLOAT32'}, {shape: [], type: 'INT32', data: i32([0])}, {shape: [], type: 'BOOL'},
+    rows(2), rows(2), {shape: [2], type: 'FLOAT32', data: f32([1, -2])}, rows(2)],
+   inputs: [0, 1], outputs: [4, 7], ops: [
+     ['GREATER', [0, 2], [3]], ['IF', [3, 1], [4], {then_subgraph_index: 1, else_subgraph_index: 2}],
+     ['IF', [3, 4], [5], {then_subgraph_index: 1, else_subgraph_index: 2}], ['ADD', [5, 6], [7], {}]]},
+  {name: 'then', tensors: [rows(2), rows(4)], inputs: [0], outputs: [1], ops: [['CONCATENATION', [0, 0], [1], {axis: 0}]]},
+  {name: 'else', tensors: [rows(2), {shape: [1], type: 'FLOAT32', data: f32([2])}, rows(2)], inputs: [0], outputs: [2],
+   ops: [['MUL', [0, 1], [2], {}]]},
+];
+write('if_shapes_then', ifShapes, {peer: ['--int-range', '1:9']});
+write('if_shapes_else', ifShapes, {peer: ['--int-range', '-9:0']});
+
+// A resource variable that grows: CALL_ONCE sets it to [7]; each invoke reads it, appends x and assigns the
+// longer value back, returning it. The model declares the read [1] and the concatenation [3]: their
+// shapes are the variable's at invoke.
+const vec = (n) => ({shape: [n], type: 'FLOAT32', signature: [-1]});
+write('variable_grows', [
+  {tensors: [f2, {shape: [], type: 'RESOURCE'}, vec(1), vec(3)], inputs: [0], outputs: [3], ops: [
+    ['CALL_ONCE', [], [], {init_subgraph_index: 1}],
+    ['VAR_HANDLE', [], [1], {container: '', shared_name: 'grow'}],
+    ['READ_VARIABLE', [1], [2]],
+    ['CONCATENATION', [2, 0], [3], {axis: 0}],
+    ['ASSIGN_VARIABLE', [1, 3], []]]},
+  {name: 'init', tensors: [{shape: [], type: 'RESOURCE'}, {shape: [1], type: 'FLOAT32', data: f32([7])}],
+   inputs: [], outputs: [], ops: [
+     ['VAR_HANDLE', [], [0], {container: '', shared_name: 'grow'}], ['ASSIGN_VARIABLE', [0, 1], []]]},
+]);
+
+// Two loops share their condition and body with loop variables of different shapes ([3], then [2]): each
+// prepares the body for its own shapes again before it runs (x = x * 1.5 while i < 3). TFLite 2.9 fails
+// its invoke (its first loop copies into the body as the second loop's prepare left it), so the test
+// derives the outputs by hand.
+write('while_shared_body', [
+  {tensors: [scalarI32, f2, {shape: [3], type: 'FLOAT32'}, scalarI32, f2, scalarI32, {shape: [3], type: 'FLOAT32'}],
+   inputs: [0, 1, 2], outputs: [4, 6], ops: [
+     ['WHILE', [0, 2], [5, 6], {cond_subgraph_index: 1, body_subgraph_index: 2}],
+     ['WHILE', [0, 1], [3, 4], {cond_subgraph_index: 1, body_subgraph_index: 2}]]},
+  {name: 'cond', tensors: [scalarI32, vec(2), {shape: [], type: 'INT32', data: i32([3])}, {shape: [], type: 'BOOL'}],
+   inputs: [0, 1], outputs: [3], ops: [['LESS', [0, 2], [3]]]},
+  {name: 'body', tensors: [scalarI32, vec(2), {shape: [], type: 'INT32', data: i32([1])}, scalarI32,
+    {shape: [1], type: 'FLOAT32', data: f32([1.5])}, vec(2)],
+   inputs: [0, 1], outputs: [3, 5], ops: [['ADD', [0, 2], [3], {}], ['MUL', [1, 4], [5], {}]]},
+], {peer: ['--no-reference']});
 
 // A signature on subgraph 1: "double" runs subgraph 0 (x + x), "triple" subgraph 1 (x * 3).
 write('signatures', [

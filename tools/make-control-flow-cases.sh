@@ -10,9 +10,10 @@
 # copy of the schema; tflite-peer runs subgraph 0 once with Google's prebuilt libtensorflowlite_c.so
 # (TFLite 2.9.0, builtin kernels, 1 thread) on the oracle's PRNG inputs (seed 0, narrowed by the case's
 # --int-range). Each case directory gets model.tflite, in_I.npy, out_I.npy and meta.json; a case marked
-# --no-reference (an endless loop, a recursive model) gets its model only. tests/control_flow_test.cc
-# checks baton against them, and derives by hand what the library cannot show (several invokes of a
-# stateful model, a signature on another subgraph).
+# --no-reference (an endless loop, a recursive model, loops sharing a body that TFLite 2.9 fails) gets its
+# model only. tests/control_flow_test.cc and control_flow_shapes_test.cc check baton against them, and
+# derive by hand what the library cannot show (several invokes of a stateful model, a signature on another
+# subgraph, the shared body).
 #
 # Environment: TFLITE_PEER (default ~/.cache/baton/tflite-peer/tflite-peer, else /tmp/tflite-native/tflite-peer).
 # Needs: node >= 20, flatc, bash, coreutils.

@@ -35,7 +35,7 @@ export default function recurrentCases({add, f32, i32, outDir}) {
 
   // A graph of `steps` copies of one node. `tensors`: [{shape, type, data, q, variable}]; `node(k)` gives
   // the k-th copy's {inputs, outputs} (tensor indices, -1 = omitted); model inputs and outputs are listed.
-  function graph(name, op, version, options, tensors, nodes, inputs, outputs) {
+  function graph(name, op, version, options, tensors, nodes, inputs, outputs, args = []) {
     const buffers = [{}];
     const ts = tensors.map((t, i) => {
       const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
@@ -48,7 +48,8 @@ export default function recurrentCases({add, f32, i32, outDir}) {
       return o;
     });
     const operators = nodes.map((n) => ({opcode_index: 0, inputs: n.inputs, outputs: n.outputs,
-                                         builtin_options_type: options[0], builtin_options: options[1]}));
+                                         builtin_options_type: options[0], builtin_options: options[1],
+                                         ...(n.intermediates ? {intermediates: n.intermediates} : {})}));
     const m = {
       version: 3,
       operator_codes: [{deprecated_builtin_code: codes[op], builtin_code: op, version}],
@@ -57,13 +58,14 @@ export default function recurrentCases({add, f32, i32, outDir}) {
       buffers,
     };
     fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
-    fs.writeFileSync(path.join(outDir, `${name}.args`), '\n');
+    fs.writeFileSync(path.join(outDir, `${name}.args`), args.join(' ') + '\n');
   }
 
   // One op's case and its chain of `steps` nodes: `weights` are the constant tensors (after the input),
   // `state` the variable tensor(s), `io(x, consts, states, y)` the node's input and output lists,
   // `input` / `output` the per-step tensors.
-  function cell(name, op, version, options, {input, weights, states, output, io}, steps = 3) {
+  function cell(name, op, version, options, {input, weights, states, output, io, intermediates = [], args = []},
+                steps = 3) {
     const build = (n, v, count) => {
       const tensors = [];
       const push = (t) => tensors.push(t) - 1;
@@ -75,9 +77,12 @@ export default function recurrentCases({add, f32, i32, outDir}) {
         const y = Array.isArray(output) ? output.map(push) : push(output);
         xs.push(x);
         ys.push(...[y].flat());
-        nodes.push(io(x, consts, st, y));
+        // Each node's intermediates (tensors that only carry a quantization) are its own.
+        const node = io(x, consts, st, y);
+        if (intermediates.length) node.intermediates = intermediates.map(push);
+        nodes.push(node);
       }
-      graph(n, op, v, options, tensors, nodes, xs, ys);
+      graph(n, op, v, options, tensors, nodes, xs, ys, args);
     };
     add(name, op, version, (n, v) => build(n, v, 1));
     if (steps > 1) {
@@ -117,16 +122,24 @@ export default function recurrentCases({add, f32, i32, outDir}) {
   rnnHybrid('rnn_hybrid_tanh', 'RNN', rnnOptions('TANH'), [2, 5], 5, 4, 2, 131, 3);
   rnnHybrid('unidirectional_sequence_rnn_hybrid_time_major_relu', 'UNIDIRECTIONAL_SEQUENCE_RNN', seqOptions('RELU', true),
             [3, 2, 4], 4, 3, 2, 141, 2);
+  // asymmetric_quantize_inputs: each row quantized with its own zero point.
+  const asym = ([type, o]) => [type, {...o, asymmetric_quantize_inputs: true}];
+  rnnHybrid('rnn_hybrid_asymmetric_tanh', 'RNN', asym(rnnOptions('TANH')), [2, 5], 5, 4, 2, 151, 3);
+  rnnHybrid('unidirectional_sequence_rnn_hybrid_asymmetric_batch_major_none', 'UNIDIRECTIONAL_SEQUENCE_RNN',
+            asym(seqOptions('NONE', false)), [2, 3, 4], 4, 3, 2, 161, 2);
 
   // BIDIRECTIONAL_SEQUENCE_RNN: input, forward weights, recurrent weights, bias, hidden state, the same
   // backward, then the auxiliary input and its weights (omitted). Two outputs, or one with merge_outputs.
-  const biRnn = (name, {timeMajor, merge, act, inShape, inputSize, fw, bw, batch, seed, steps}) => {
+  const biRnn = (name, {timeMajor, merge, act, inShape, inputSize, fw, bw, batch, seed, steps, hybrid = false,
+                        asymmetric = false}) => {
     const lead = inShape.slice(0, -1);
+    const M = (shape, k) => (hybrid ? Q(shape, k, 0.004) : F(shape, k));
     cell(name, 'BIDIRECTIONAL_SEQUENCE_RNN', 1, ['BidirectionalSequenceRNNOptions',
-        {time_major: timeMajor, fused_activation_function: act, merge_outputs: merge}], {
+        {time_major: timeMajor, fused_activation_function: act, merge_outputs: merge,
+         asymmetric_quantize_inputs: asymmetric}], {
       input: T(inShape), output: merge ? T([...lead, fw + bw]) : [T([...lead, fw]), T([timeMajor ? lead[1] : lead[0], timeMajor ? lead[0] : lead[1], bw])],
-      weights: [F([fw, inputSize], seed), F([fw, fw], seed + 1), F([fw], seed + 2),
-                F([bw, inputSize], seed + 3), F([bw, bw], seed + 4), F([bw], seed + 5)],
+      weights: [M([fw, inputSize], seed), M([fw, fw], seed + 1), F([fw], seed + 2),
+                M([bw, inputSize], seed + 3), M([bw, bw], seed + 4), F([bw], seed + 5)],
       states: [T([batch, fw]), T([batch, bw])],
       io: (x, [w1, r1, b1, w2, r2, b2], [h1, h2], y) => ({inputs: [x, w1, r1, b1, h1, w2, r2, b2, h2, -1, -1, -1],
                                                           outputs: [y].flat()})}, steps);
@@ -136,6 +149,15 @@ export default function recurrentCases({add, f32, i32, outDir}) {
         inputSize: 3, fw: 4, bw: 3, batch: 2, seed: 401, steps: 2});
   biRnn('bidirectional_sequence_rnn_batch_major_merged_relu', {timeMajor: false, merge: true, act: 'RELU',
         inShape: [2, 4, 2], inputSize: 2, fw: 3, bw: 2, batch: 2, seed: 411, steps: 2});
+  // Int8 weights (TFLite's hybrid kernel, which runs a time-major sequence once per step), with and without
+  // asymmetric_quantize_inputs.
+  biRnn('bidirectional_sequence_rnn_hybrid_time_major', {timeMajor: true, merge: false, act: 'TANH',
+        inShape: [3, 2, 4], inputSize: 4, fw: 3, bw: 4, batch: 2, seed: 421, steps: 2, hybrid: true});
+  biRnn('bidirectional_sequence_rnn_hybrid_asymmetric_time_major', {timeMajor: true, merge: false, act: 'TANH',
+        inShape: [3, 2, 4], inputSize: 4, fw: 3, bw: 4, batch: 2, seed: 421, steps: 2, hybrid: true, asymmetric: true});
+  biRnn('bidirectional_sequence_rnn_hybrid_asymmetric_batch_major_merged', {timeMajor: false, merge: true,
+        act: 'RELU', inShape: [2, 3, 3], inputSize: 3, fw: 2, bw: 3, batch: 2, seed: 431, steps: 2, hybrid: true,
+        asymmetric: true});
 
   // ---- SVDF: input, weights_feature, weights_time, bias (optional), state ----
   const svdfOptions = (rank, act) => ['SVDFOptions', {rank, fused_activation_function: act}];
@@ -149,13 +171,15 @@ export default function recurrentCases({add, f32, i32, outDir}) {
   svdf('svdf_f32_rank2_no_bias', {batch: 1, inputSize: 4, filters: 6, memory: 2, rank: 2, act: 'NONE', bias: false, seed: 81, steps: 3});
   svdf('svdf_f32_rank3_tanh', {batch: 3, inputSize: 2, filters: 6, memory: 4, rank: 3, act: 'TANH', bias: true, seed: 91, steps: 1});
   // Hybrid: int8 feature and time weights (one scale each), float input, bias and state.
-  const svdfHybrid = (name, {batch, inputSize, filters, memory, rank, act, seed, steps}) => cell(name, 'SVDF', 1,
-      svdfOptions(rank, act), {
+  const svdfHybrid = (name, {batch, inputSize, filters, memory, rank, act, seed, steps, asymmetric = false}) => cell(name, 'SVDF', 1,
+      [svdfOptions(rank, act)[0], {...svdfOptions(rank, act)[1], asymmetric_quantize_inputs: asymmetric}], {
         input: T([batch, inputSize]), output: T([batch, filters / rank]),
         weights: [Q([filters, inputSize], seed, 0.004), Q([filters, memory], seed + 1, 0.005), F([filters / rank], seed + 2)],
         states: [T([batch, filters * memory])],
         io: (x, [wf, wt, b], [s], y) => ({inputs: [x, wf, wt, b, s], outputs: [y]})}, steps);
   svdfHybrid('svdf_hybrid_rank2_relu', {batch: 2, inputSize: 5, filters: 4, memory: 3, rank: 2, act: 'RELU', seed: 121, steps: 3});
+  svdfHybrid('svdf_hybrid_asymmetric_rank1_none', {batch: 2, inputSize: 5, filters: 3, memory: 4, rank: 1, act: 'NONE',
+                                                   seed: 131, steps: 3, asymmetric: true});
 
   // Full integer: int8 input, feature weights and output, int16 time weights and state, int32 bias.
   const svdfI8 = (name, {batch, inputSize, filters, memory, rank, seed, steps, stateScale}) => cell(name, 'SVDF', 1,
@@ -221,6 +245,12 @@ export default function recurrentCases({add, f32, i32, outDir}) {
   lstm('unidirectional_sequence_lstm_hybrid_cifg_layer_norm', 'UNIDIRECTIONAL_SEQUENCE_LSTM', seqLstmOptions('TANH', true),
        {inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, cifg: true, peephole: true, norm: true,
         hybrid: true, seed: 311, steps: 2});
+  lstm('lstm_hybrid_asymmetric_peephole_projection', 'LSTM', asym(lstmOptions('TANH')),
+       {inShape: [2, 4], batch: 2, inputs: 4, cells: 3, outputs: 2, peephole: true, projection: true,
+        projectionBias: true, hybrid: true, seed: 331, steps: 3});
+  lstm('unidirectional_sequence_lstm_hybrid_asymmetric_batch_major_layer_norm', 'UNIDIRECTIONAL_SEQUENCE_LSTM',
+       asym(seqLstmOptions('TANH', false)),
+       {inShape: [2, 3, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, norm: true, hybrid: true, seed: 341, steps: 2});
   lstm('unidirectional_sequence_lstm_time_major', 'UNIDIRECTIONAL_SEQUENCE_LSTM', seqLstmOptions('TANH', true),
        {inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, seed: 321, steps: 2});
   lstm('unidirectional_sequence_lstm_batch_major_cifg_norm_projection', 'UNIDIRECTIONAL_SEQUENCE_LSTM',
@@ -230,13 +260,84 @@ export default function recurrentCases({add, f32, i32, outDir}) {
   lstm('unidirectional_sequence_lstm_batch_major_peephole', 'UNIDIRECTIONAL_SEQUENCE_LSTM', seqLstmOptions('TANH', false),
        {inShape: [3, 2, 4], batch: 3, inputs: 4, cells: 2, outputs: 2, peephole: true, seed: 381, steps: 1});
 
+  // Full-integer LSTMs (TFLite's 8x8_16 kernel): int8 input, weights and output state, int32 biases, int16
+  // cell state (a power-of-two scale), int16 peepholes and layer-norm coefficients, and five intermediates
+  // the kernel reads only the quantization of: the four gates' matmul outputs (used with layer norm) and
+  // the hidden value before the projection. `act16` makes the input, output and output state int16 (16x8).
+  const lstmInt = (name, op, options, {inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
+                                       projectionBias, norm, seed, steps, act16 = false, inQ = [0.02, 5],
+                                       stateQ = [1 / 128, 2], hiddenQ = [1 / 128, 2], cellScale = 2 ** -11,
+                                       gateScales = [0.0007, 0.0006, 0.0009, 0.0008]}) => {
+    const slots = new Array(norm ? 24 : 20).fill(null);
+    const act = act16 ? 'INT16' : 'INT8';
+    const wScale = 0.004;
+    const I8 = (shape, k) => ({shape, type: 'INT8', data: i8(ints(seed + k, shape.reduce((a, b) => a * b, 1), -127, 127)),
+                               q: [wScale, 0]});
+    const I16 = (shape, k, lo, hi, scale) => ({shape, type: 'INT16', data: i16(ints(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi)),
+                                               q: [scale, 0]});
+    // A bias of real values in [lo, hi] in units of `unit`.
+    const B = (shape, k, lo, hi, unit) => ({shape, type: 'INT32',
+                                           data: i32(uniform(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi).map((r) => Math.round(r / unit))),
+                                           q: [unit, 0]});
+    const normScale = 5e-5;
+    for (let g = 0; g < 4; ++g) {
+      if (g === 0 && cifg) continue;
+      slots[1 + g] = I8([cells, inputs], 1 + g);
+      slots[5 + g] = I8([cells, outputs], 5 + g);
+      // The gate's bias is added to the input matmul (units input scale x weight scale), or after the layer
+      // norm (units coefficient scale / 1024).
+      const unit = norm ? normScale / 1024 : inQ[0] * wScale;
+      slots[12 + g] = B([cells], 12 + g, g === 1 ? 0.5 : -0.2, g === 1 ? 1.5 : 0.2, unit);
+      if (norm) slots[20 + g] = I16([cells], 20 + g, 10000, 30000, normScale);
+    }
+    if (peephole) {
+      if (!cifg) slots[9] = I16([cells], 9, -20000, 20000, 2.5e-5);
+      slots[10] = I16([cells], 10, -20000, 20000, 2.5e-5);
+      slots[11] = I16([cells], 11, -20000, 20000, 2.5e-5);
+    }
+    if (projection) slots[16] = I8([outputs, cells], 16);
+    if (projectionBias) slots[17] = B([outputs], 17, -0.1, 0.1, hiddenQ[0] * wScale);
+    const weights = slots.filter((t) => t);
+    const intermediates = [...gateScales.map((s) => T([], 'INT16', {q: [s, 0]})), T([], 'INT8', {q: hiddenQ})];
+    cell(name, op, 1, options, {
+      input: T(inShape, act, {q: inQ}), output: T([...inShape.slice(0, -1), outputs], act, {q: stateQ}), weights,
+      states: [T([batch, outputs], act, {q: stateQ}), T([batch, cells], 'INT16', {q: [cellScale, 0]})],
+      intermediates, args: act16 ? ['--int-range', '-3000:3000'] : [],
+      io: (x, consts, [h, c], y) => {
+        let next = 0;
+        const inputsList = slots.map((t, i) => (i === 0 ? x : i === 18 ? h : i === 19 ? c : t ? consts[next++] : -1));
+        return {inputs: inputsList, outputs: [y]};
+      }}, steps);
+  };
+  lstmInt('lstm_i8', 'LSTM', lstmOptions('TANH'),
+          {inShape: [2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, seed: 801, steps: 3});
+  lstmInt('lstm_i8_cifg_peephole_projection_clip', 'LSTM', lstmOptions('TANH', 0.3, 0.15),
+          {inShape: [1, 2], batch: 1, inputs: 2, cells: 5, outputs: 3, cifg: true, peephole: true, projection: true,
+           projectionBias: true, hiddenQ: [1 / 256, -3], seed: 831, steps: 3});
+  lstmInt('lstm_i8_peephole_layer_norm', 'LSTM', lstmOptions('TANH'),
+          {inShape: [3, 4], batch: 3, inputs: 4, cells: 4, outputs: 4, peephole: true, norm: true, seed: 861, steps: 2});
+  lstmInt('unidirectional_sequence_lstm_i8_time_major', 'UNIDIRECTIONAL_SEQUENCE_LSTM', seqLstmOptions('TANH', true),
+          {inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, seed: 921, steps: 2});
+  lstmInt('unidirectional_sequence_lstm_i8_batch_major_cifg_norm_projection', 'UNIDIRECTIONAL_SEQUENCE_LSTM',
+          seqLstmOptions('TANH', false, 0.4, 0),
+          {inShape: [2, 4, 2], batch: 2, inputs: 2, cells: 4, outputs: 2, cifg: true, norm: true, projection: true,
+           hiddenQ: [1 / 256, 1], seed: 951, steps: 2});
+  // Peepholes with fewer outputs than cells on a batch of 2: TFLite 2.9 walks each peephole product over the
+  // output width per batch row.
+  lstmInt('unidirectional_sequence_lstm_i8_peephole_projection', 'UNIDIRECTIONAL_SEQUENCE_LSTM',
+          seqLstmOptions('TANH', true),
+          {inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 2, peephole: true, projection: true,
+           projectionBias: true, seed: 981, steps: 2});
+
   // BIDIRECTIONAL_SEQUENCE_LSTM: 48 inputs; each direction's 17 tensors laid out as LSTM's 1-17 (forward
   // at 1, backward at 18), the states at 35-38, the auxiliary input and weights at 39-47 (omitted).
   const biLstm = (name, {timeMajor, merge, inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
-                         seed, steps, cellClip = 0, projClip = 0}) => {
+                         seed, steps, cellClip = 0, projClip = 0, hybrid = false}) => {
     const slots = new Array(48).fill(null);
-    const W = (shape, k, lo = -0.5, hi = 0.5) => ({shape, type: 'FLOAT32',
-                                                 data: f32(uniform(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi))});
+    const F32 = (shape, k, lo = -0.5, hi = 0.5) => ({shape, type: 'FLOAT32',
+                                                   data: f32(uniform(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi))});
+    // Weight matrices and peepholes as int8 codes in a hybrid layer (biases, given a range, stay float).
+    const W = (shape, k, lo, hi) => (hybrid && lo === undefined ? Q(shape, seed + k, 0.004) : F32(shape, k, lo, hi));
     for (const base of [0, 17]) {
       for (let g = 0; g < 4; ++g) {
         if (g === 0 && cifg) continue;
@@ -253,7 +354,8 @@ export default function recurrentCases({add, f32, i32, outDir}) {
     }
     const lead = inShape.slice(0, -1);
     cell(name, 'BIDIRECTIONAL_SEQUENCE_LSTM', 1, ['BidirectionalSequenceLSTMOptions',
-        {fused_activation_function: 'TANH', cell_clip: cellClip, proj_clip: projClip, merge_outputs: merge, time_major: timeMajor}], {
+        {fused_activation_function: 'TANH', cell_clip: cellClip, proj_clip: projClip, merge_outputs: merge, time_major: timeMajor,
+         ...(hybrid ? {asymmetric_quantize_inputs: true} : {})}], {
       input: T(inShape), output: merge ? T([...lead, 2 * outputs]) : [T([...lead, outputs]), T([...lead, outputs])],
       weights: slots.filter((t) => t),
       states: [T([batch, outputs]), T([batch, cells]), T([batch, outputs]), T([batch, cells])],
@@ -272,6 +374,9 @@ export default function recurrentCases({add, f32, i32, outDir}) {
          seed: 601, steps: 2, cellClip: 0.5});
   biLstm('bidirectional_sequence_lstm_batch_major_projection', {timeMajor: false, merge: false, inShape: [2, 3, 3],
          batch: 2, inputs: 3, cells: 3, outputs: 2, projection: true, seed: 701, steps: 1});
+  biLstm('bidirectional_sequence_lstm_hybrid_asymmetric_time_major_peephole', {timeMajor: true, merge: false,
+         inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, peephole: true, seed: 801, steps: 2,
+         hybrid: true});
 
   return carry;
 }

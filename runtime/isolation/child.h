@@ -35,7 +35,7 @@ struct baton_tensor {
 struct baton_node {
   int32_t index = 0, code = 0, version = 1;
   std::string custom_name;
-  std::vector<baton_tensor*> inputs, outputs;
+  std::vector<baton_tensor*> inputs, outputs, intermediates;
   baton_builtin_options options{};
   std::vector<int32_t> option_array;
   std::vector<uint8_t> custom_options;
@@ -44,6 +44,13 @@ struct baton_partition {
   int32_t id = 0;
   std::vector<const baton_node*> nodes;
   std::vector<baton_tensor*> inputs, outputs;
+  void* selection = nullptr;  // the plugin's selection state of the round that made it
+};
+// The whole graph a delegate with select_nodes chooses from: nodes by model index (null where a node
+// does not run), tensors by model index.
+struct baton_graph {
+  std::vector<baton_node*> nodes;
+  std::vector<baton_tensor*> tensors;
 };
 
 namespace baton::isolation {
@@ -60,13 +67,29 @@ struct Instance {
   std::string plugin_path;
 };
 
+struct Selection;
+
+// The nodes of one call with the tensors they touch, by slot. A group read from a message owns them; a
+// partition made from a selection views the selection's (so the plugin, which keeps the graph's tensor
+// handles from its selection, finds this partition's data in them at invoke).
 struct Group {
   Instance* instance = nullptr;
-  std::vector<std::unique_ptr<baton_tensor>> tensors;
-  std::vector<std::unique_ptr<baton_node>> nodes;
+  std::vector<baton_tensor*> tensors;  // by slot
+  std::vector<baton_node*> nodes;
+  std::vector<std::unique_ptr<baton_tensor>> owned_tensors;
+  std::vector<std::unique_ptr<baton_node>> owned_nodes;
+  std::shared_ptr<Selection> selection;  // kept alive by the partitions made from it
   baton_partition partition;
   void* state = nullptr;              // partition_state or node_state
   const baton_kernel* kernel = nullptr;  // op packs
+};
+
+// One select_nodes round: the whole graph (slots are the model's tensor indices) and the plugin's state.
+struct Selection {
+  Group group;
+  baton_graph graph;
+  void* state = nullptr;
+  bool freed = false;  // selection_free was called
 };
 
 struct Block {
@@ -81,6 +104,7 @@ struct Child {
   std::map<uint64_t, std::unique_ptr<Instance>> instances;  // by the host's instance id
   std::map<uint64_t, Block> blocks;
   std::map<uint64_t, std::unique_ptr<Group>> groups;
+  std::map<uint64_t, std::shared_ptr<Selection>> selections;
   uint64_t next_handle = 1;
   std::vector<baton_device> devices;
   std::vector<std::string> device_names;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "child.h"
+#include "elf_symbols.h"
 #include "option_values.h"
 #include "protocol.h"
 
@@ -85,6 +86,10 @@ baton_tensor* node_input(const baton_node* n, int32_t i) {
 int32_t node_output_count(const baton_node* n) { return n ? static_cast<int32_t>(n->outputs.size()) : 0; }
 baton_tensor* node_output(const baton_node* n, int32_t i) {
   return n && i >= 0 && static_cast<size_t>(i) < n->outputs.size() ? n->outputs[i] : nullptr;
+}
+int32_t node_intermediate_count(const baton_node* n) { return n ? static_cast<int32_t>(n->intermediates.size()) : 0; }
+baton_tensor* node_intermediate(const baton_node* n, int32_t i) {
+  return n && i >= 0 && static_cast<size_t>(i) < n->intermediates.size() ? n->intermediates[i] : nullptr;
 }
 const baton_builtin_options* node_builtin_options(const baton_node* n) {
   static const baton_builtin_options none{sizeof(baton_builtin_options), 0, {}};
@@ -186,12 +191,20 @@ int32_t option_entry(const baton_plugin_host* host, int32_t i, const char** name
   if (value) *value = it->second.c_str();
   return 1;
 }
-int32_t file_exports_symbol(const char*, const char*) { return -1; }
-int32_t graph_node_count(const baton_graph*) { return 0; }
-const baton_node* graph_node(const baton_graph*, int32_t) { return nullptr; }
-int32_t graph_tensor_count(const baton_graph*) { return 0; }
-baton_tensor* graph_tensor(const baton_graph*, int32_t) { return nullptr; }
-void* partition_selection(const baton_partition*) { return nullptr; }
+int32_t file_exports_symbol(const char* path, const char* symbol) {
+  if (!path || !symbol) return -1;
+  const std::optional<bool> has = elf_exports_symbol(path, symbol);
+  return has ? (*has ? 1 : 0) : -1;
+}
+int32_t graph_node_count(const baton_graph* g) { return g ? static_cast<int32_t>(g->nodes.size()) : 0; }
+const baton_node* graph_node(const baton_graph* g, int32_t i) {
+  return g && i >= 0 && static_cast<size_t>(i) < g->nodes.size() ? g->nodes[i] : nullptr;
+}
+int32_t graph_tensor_count(const baton_graph* g) { return g ? static_cast<int32_t>(g->tensors.size()) : 0; }
+baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
+  return g && i >= 0 && static_cast<size_t>(i) < g->tensors.size() ? g->tensors[i] : nullptr;
+}
+void* partition_selection(const baton_partition* p) { return p ? p->selection : nullptr; }
 
 const baton_host_api* host_table() {
   static const baton_host_api api = [] {
@@ -242,6 +255,8 @@ const baton_host_api* host_table() {
     a.graph_tensor = graph_tensor;
     a.partition_selection = partition_selection;
     a.tensor_set_dynamic = tensor_set_dynamic;
+    a.node_intermediate_count = node_intermediate_count;
+    a.node_intermediate = node_intermediate;
     return a;
   }();
   return &api;
@@ -281,10 +296,11 @@ bool read_group(Reader& r, Group& g, std::string& why) {
       if (n) std::memcpy(at, bytes, n);
       t->constant_data = at;
     }
-    g.tensors.push_back(std::move(t));
+    g.tensors.push_back(t.get());
+    g.owned_tensors.push_back(std::move(t));
   }
   auto slot = [&](int32_t s) -> baton_tensor* {
-    return s >= 0 && static_cast<size_t>(s) < g.tensors.size() ? g.tensors[s].get() : nullptr;
+    return s >= 0 && static_cast<size_t>(s) < g.tensors.size() ? g.tensors[s] : nullptr;
   };
   const uint32_t node_count = r.get<uint32_t>();
   if (node_count > 10000000) return why = "implausible node count", false;
@@ -313,7 +329,9 @@ bool read_group(Reader& r, Group& g, std::string& why) {
       n->options.u.bucketize.boundaries_count = static_cast<int32_t>(n->option_array.size());
     }
     n->custom_options = r.get_vector<uint8_t>();
-    g.nodes.push_back(std::move(n));
+    for (int32_t s : r.get_vector<int32_t>()) n->intermediates.push_back(slot(s));
+    g.nodes.push_back(n.get());
+    g.owned_nodes.push_back(std::move(n));
   }
   if (r.failed()) return why = "truncated group", false;
   return true;
@@ -322,7 +340,7 @@ bool read_group(Reader& r, Group& g, std::string& why) {
 std::vector<baton_tensor*> read_slots(Reader& r, Group& g) {
   std::vector<baton_tensor*> out;
   for (int32_t s : r.get_vector<int32_t>()) {
-    if (s >= 0 && static_cast<size_t>(s) < g.tensors.size()) out.push_back(g.tensors[s].get());
+    if (s >= 0 && static_cast<size_t>(s) < g.tensors.size()) out.push_back(g.tensors[s]);
   }
   return out;
 }
@@ -375,7 +393,7 @@ bool read_places(Reader& r, Group& g, std::string& why) {
     const uint64_t id = r.get<uint64_t>(), offset = r.get<uint64_t>();
     if (s < 0 || static_cast<size_t>(s) >= g.tensors.size()) return why = "bad tensor slot", false;
     auto b = child().blocks.find(id);
-    baton_tensor* t = g.tensors[s].get();
+    baton_tensor* t = g.tensors[s];
     if (b == child().blocks.end() || offset + t->bytes > b->second.size) {
       return why = "tensor " + std::to_string(t->index) + " outside its shared block", false;
     }

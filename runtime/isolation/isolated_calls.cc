@@ -3,6 +3,7 @@
 // child's answer back: status, message, output shapes. Tensor data never travels: constants are places in
 // the mapped model file (or, for constants the host made, inline once at init), other tensors places in
 // the shared arena at each invoke.
+#include <cstddef>
 #include <cstring>
 #include <unordered_map>
 
@@ -80,11 +81,19 @@ void put_tensor(Writer& w, HostGroup& g, baton_tensor* t) {
   }
 }
 
+// A node's intermediates, where the host table has them (ABI 1.3).
+int32_t intermediate_count(const baton_node* n) {
+  const bool has = api().struct_size >= offsetof(baton_host_api, node_intermediate) + sizeof(api().node_intermediate) &&
+                   api().node_intermediate_count && api().node_intermediate;
+  return has ? api().node_intermediate_count(n) : 0;
+}
+
 void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& nodes) {
   // Slots first, so that tensors can be written before the nodes that name them.
   for (const baton_node* n : nodes) {
     for (int32_t i = 0; i < api().node_input_count(n); ++i) slot(g, api().node_input(n, i));
     for (int32_t i = 0; i < api().node_output_count(n); ++i) slot(g, api().node_output(n, i));
+    for (int32_t i = 0; i < intermediate_count(n); ++i) slot(g, api().node_intermediate(n, i));
   }
   w.put<uint32_t>(static_cast<uint32_t>(g.slots.size()));
   for (baton_tensor* t : g.slots) put_tensor(w, g, t);
@@ -117,6 +126,9 @@ void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& no
     size_t size = 0;
     const uint8_t* custom_options = api().node_custom_options(n, &size);
     w.put_bytes(custom_options, custom_options ? size : 0);
+    std::vector<int32_t> intermediates;
+    for (int32_t i = 0; i < intermediate_count(n); ++i) intermediates.push_back(slot(g, api().node_intermediate(n, i)));
+    w.put_vector(intermediates);
   }
 }
 
@@ -229,6 +241,7 @@ baton_status init_group(IsolatedPlugin& p, Message type, HostGroup& g, const std
   Writer w;
   w.put(type);
   w.put(p.instance());
+  if (partition) w.put<uint64_t>(0);  // not made from a selection
   put_group(w, g, nodes);
   if (partition) {
     std::vector<baton_tensor*> in, out;
@@ -310,6 +323,67 @@ int32_t check_node(void* state, const baton_node* node, baton_error* reason) {
   return yes;
 }
 
+// One select_nodes round in the child: the whole graph as one group, whose slots are the model's tensor
+// indices, and the child's handle of the plugin's selection state.
+struct HostSelection {
+  HostGroup graph;
+  uint64_t handle = 0;
+  uint64_t generation = 0;
+};
+
+baton_status select_nodes(void* state, const baton_graph* graph, const int32_t* free_nodes, int32_t free_count,
+                          uint8_t* selected, void** selection_state, baton_error* error) {
+  IsolatedPlugin& p = plugin_of(state);
+  auto* sel = new HostSelection;
+  *selection_state = sel;  // the host frees it, also after a failure
+  HostGroup& g = sel->graph;
+  const int32_t tensor_count = api().graph_tensor_count(graph);
+  for (int32_t i = 0; i < tensor_count; ++i) {
+    baton_tensor* t = api().graph_tensor(graph, i);
+    if (!t || slot(g, t) != i) return fail(error, "isolation: graph tensor " + std::to_string(i) + " missing"), BATON_ERROR;
+  }
+  const int32_t node_count = api().graph_node_count(graph);
+  std::vector<const baton_node*> nodes;
+  for (int32_t i = 0; i < node_count; ++i) {
+    if (const baton_node* n = api().graph_node(graph, i)) nodes.push_back(n);
+  }
+  Writer w;
+  w.put(Message::select_nodes);
+  w.put(p.instance());
+  put_group(w, g, nodes);
+  if (g.slots.size() != static_cast<size_t>(tensor_count)) {
+    return fail(error, "isolation: a node names a tensor outside the graph"), BATON_ERROR;
+  }
+  w.put(node_count);
+  w.put_vector(std::vector<int32_t>(free_nodes, free_nodes + free_count));
+  auto got = p.call(w, g.blocks, false, "node selection", true);
+  if (!got) return fail(error, got.status().message()), BATON_ERROR;
+  Reader r = got->reader();
+  sel->generation = got->generation;
+  sel->handle = r.get<uint64_t>();
+  const std::vector<uint8_t> chosen = r.get_vector<uint8_t>();
+  if (got->status != BATON_OK) return fail(error, got->error), got->status;
+  if (r.failed() || chosen.size() != static_cast<size_t>(free_count)) {
+    return fail(error, "isolation: malformed reply to node selection"), BATON_ERROR;
+  }
+  std::copy(chosen.begin(), chosen.end(), selected);
+  if (!got->error.empty()) fail(error, got->error);  // the reason for the nodes it left
+  return BATON_OK;
+}
+
+void selection_free(void* state, void* selection_state) {
+  IsolatedPlugin& p = plugin_of(state);
+  auto* sel = static_cast<HostSelection*>(selection_state);
+  if (!sel) return;
+  if (sel->handle && sel->generation == p.generation()) {
+    Writer w;
+    w.put(Message::selection_free);
+    w.put(sel->handle);
+    (void)p.call(w, {}, false, "selection free", false);
+  }
+  delete sel;
+}
+
 baton_status partition_init(void* state, const baton_partition* partition, void** partition_state, baton_error* error) {
   IsolatedPlugin& p = plugin_of(state);
   auto* g = new HostGroup;
@@ -317,7 +391,41 @@ baton_status partition_init(void* state, const baton_partition* partition, void*
   *partition_state = g;
   std::vector<const baton_node*> nodes;
   for (int32_t i = 0; i < api().partition_node_count(partition); ++i) nodes.push_back(api().partition_node(partition, i));
-  return init_group(p, Message::partition_init, *g, nodes, partition, "partition init", error);
+  auto* sel = static_cast<HostSelection*>(api().partition_selection(partition));
+  if (!sel) return init_group(p, Message::partition_init, *g, nodes, partition, "partition init", error);
+  // A partition of a select_nodes round: the child builds it from that round's graph, which the plugin
+  // holds on to, so slots are the graph's.
+  if (sel->generation != p.generation()) {
+    return fail(error, "isolated plugin " + p.name + ": its process was restarted after it selected these nodes"),
+           BATON_ERROR;
+  }
+  g->slots = sel->graph.slots;
+  g->slot_of = sel->graph.slot_of;
+  std::vector<int32_t> indices;
+  for (const baton_node* n : nodes) indices.push_back(api().node_index(n));
+  std::vector<baton_tensor*> in, out;
+  for (int32_t i = 0; i < api().partition_input_count(partition); ++i) in.push_back(api().partition_input(partition, i));
+  for (int32_t i = 0; i < api().partition_output_count(partition); ++i) out.push_back(api().partition_output(partition, i));
+  std::vector<int32_t> in_slots, out_slots;
+  for (baton_tensor* t : in) in_slots.push_back(slot(*g, t));
+  for (baton_tensor* t : out) out_slots.push_back(slot(*g, t));
+  if (g->slots.size() != sel->graph.slots.size()) {
+    return fail(error, "isolation: the partition reads a tensor outside its selection's graph"), BATON_ERROR;
+  }
+  Writer w;
+  w.put(Message::partition_init);
+  w.put(p.instance());
+  w.put(sel->handle);
+  w.put_vector(indices);
+  w.put<int32_t>(api().partition_id(partition));
+  w.put_vector(in_slots);
+  w.put_vector(out_slots);
+  in.insert(in.end(), out.begin(), out.end());
+  set_io(*g, in);
+  auto got = p.call(w, {}, false, "partition init", false);
+  g->generation = got ? got->generation : 0;
+  if (got) g->handle = got->reader().get<uint64_t>();
+  return answer(got, error);
 }
 
 baton_status partition_prepare(void* state, void* partition_state, const baton_partition*, baton_error* error) {
@@ -430,6 +538,13 @@ const baton_delegate_api delegate = [] {
   d.partition_prepare = partition_prepare;
   d.partition_invoke = partition_invoke;
   d.partition_free = partition_free;
+  return d;
+}();
+
+const baton_delegate_api selecting_delegate = [] {
+  baton_delegate_api d = delegate;
+  d.select_nodes = select_nodes;
+  d.selection_free = selection_free;
   return d;
 }();
 

@@ -56,7 +56,8 @@ class PluginProcess {
   using Reply = IsolatedPlugin::Reply;
   using Block = IsolatedPlugin::Block;
   // The process's child for the file and settings, started (and its descriptor read) when there is none.
-  static Expected<std::shared_ptr<PluginProcess>> get(const std::string& path, const IsolationSettings& settings);
+  static Expected<std::shared_ptr<PluginProcess>> get(const std::string& path, const std::string& wrapped,
+                                                      const IsolationSettings& settings, bool* declined);
   ~PluginProcess();
 
   // Makes sure a child runs: a dead one is noticed and, when `may_restart`, replaced (spawn, load, and a
@@ -66,6 +67,7 @@ class PluginProcess {
                            const baton_plugin_host* log_host);
 
   std::string path;
+  std::string wrapped;  // the file the loader at `path` wraps in the child; empty for a baton plugin
   IsolationSettings settings;
   std::mutex mutex;
   pid_t pid = -1;
@@ -77,7 +79,7 @@ class PluginProcess {
 
  private:
   Status spawn();
-  Status load(bool first);
+  Status load(bool first, bool* declined = nullptr);
   void kill_child();
   std::string death_reason(bool timed_out, int timeout_ms);
 
@@ -86,13 +88,17 @@ class PluginProcess {
   uint64_t blocks_generation_ = 0;  // of shared_memory.h when `mapped_` was last pruned
 };
 
-Expected<std::shared_ptr<PluginProcess>> PluginProcess::get(const std::string& path, const IsolationSettings& settings) {
+Expected<std::shared_ptr<PluginProcess>> PluginProcess::get(const std::string& path, const std::string& wrapped,
+                                                            const IsolationSettings& settings, bool* declined) {
   static std::mutex all_mutex;
-  static std::map<std::tuple<std::string, int, int>, std::weak_ptr<PluginProcess>> all;
-  std::error_code ec;
-  std::string key_path = std::filesystem::weakly_canonical(path, ec).string();
-  if (ec) key_path = path;
-  const auto key = std::make_tuple(key_path, settings.prepare_timeout_ms, settings.invoke_timeout_ms);
+  static std::map<std::tuple<std::string, std::string, int, int>, std::weak_ptr<PluginProcess>> all;
+  auto canonical = [](const std::string& p) {
+    std::error_code ec;
+    std::string c = std::filesystem::weakly_canonical(p, ec).string();
+    return ec ? p : c;
+  };
+  const auto key = std::make_tuple(canonical(path), wrapped.empty() ? wrapped : canonical(wrapped),
+                                   settings.prepare_timeout_ms, settings.invoke_timeout_ms);
   std::lock_guard all_lock(all_mutex);
   std::erase_if(all, [](const auto& entry) { return entry.second.expired(); });
   if (auto existing = all[key].lock()) {
@@ -102,12 +108,13 @@ Expected<std::shared_ptr<PluginProcess>> PluginProcess::get(const std::string& p
   }
   std::shared_ptr<PluginProcess> p(new PluginProcess);
   p->path = path;
+  p->wrapped = wrapped;
   p->settings = settings;
-  p->name = path;
+  p->name = wrapped.empty() ? path : wrapped;
   {
     std::lock_guard lock(p->mutex);
     Status s = p->spawn();
-    if (s) s = p->load(true);
+    if (s) s = p->load(true, declined);
     take_child_deaths();  // a child that died while loading is this call's failure, no interpreter's
     if (!s) return s;
   }
@@ -145,8 +152,10 @@ Status PluginProcess::ensure(bool may_restart) {
 }
 
 Expected<std::shared_ptr<IsolatedPlugin>> IsolatedPlugin::start(const std::string& path,
-                                                                const IsolationSettings& settings) {
-  auto process = PluginProcess::get(path, settings);
+                                                                const IsolationSettings& settings,
+                                                                const std::string& wrapped, bool* declined) {
+  if (declined) *declined = false;
+  auto process = PluginProcess::get(path, wrapped, settings, declined);
   if (!process) return process.status();
   std::shared_ptr<IsolatedPlugin> p(new IsolatedPlugin);
   p->process_ = *process;
@@ -310,16 +319,25 @@ Expected<IsolatedPlugin::Reply> PluginProcess::exchange(Writer& request, const s
   }
 }
 
-Status PluginProcess::load(bool first) {
+Status PluginProcess::load(bool first, bool* declined) {
   Writer request;
   request.put(Message::load);
   // Starting a process and opening a library may take long on a loaded machine (or under a sanitizer):
   // loading gets at least kLoadTimeoutMs whatever the prepare timeout.
-  auto got = exchange(request, {}, std::max(settings.prepare_timeout_ms, kLoadTimeoutMs), "loading", nullptr);
+  const int timeout_ms = std::max(settings.prepare_timeout_ms, kLoadTimeoutMs);
+  auto got = exchange(request, {}, timeout_ms, "loading", nullptr);
+  if (got && got->status == BATON_OK && !wrapped.empty()) {
+    // The loader is open in the child: it wraps the file there (its code never runs here either).
+    Writer wrap;
+    wrap.put(Message::wrap);
+    wrap.put_string(wrapped);
+    got = exchange(wrap, {}, timeout_ms, "loading", nullptr);
+    if (got && got->status == BATON_UNSUPPORTED && got->error.empty() && declined) *declined = true;
+  }
   if (!got) return got.status();
   if (got->status != BATON_OK) {
     kill_child();
-    return Status::error(got->error);
+    return Status::error(got->error.empty() ? "the loader does not take it" : got->error);
   }
   Reader r = got->reader();
   r.get<uint32_t>();
@@ -385,12 +403,14 @@ Status IsolatedPlugin::read_descriptor(const Reply& reply) {
   const bool check_node = r.get<uint8_t>() != 0, select_nodes = r.get<uint8_t>() != 0;
   const bool partitions = r.get<uint8_t>() != 0, probe = r.get<uint8_t>() != 0;
   if (r.failed()) return Status::error("isolation: the descriptor from its process is malformed");
-  if (desc_.kind == BATON_PLUGIN_LOADER) return Status::error("loader plugins cannot be isolated (yet): it runs in process only");
+  // A loader's descriptor has no loader functions here: an isolated loader wraps each file in a child of
+  // that file's own (start() with `wrapped`), never in this process.
   if (desc_.kind == BATON_PLUGIN_DELEGATE) {
-    if (select_nodes && !check_node) {
-      return Status::error("isolation does not support delegates that select nodes from the whole graph (select_nodes) yet");
+    if (partitions && select_nodes) {
+      desc_.delegate = &forward::selecting_delegate;
+    } else if (partitions && check_node) {
+      desc_.delegate = &forward::delegate;
     }
-    if (check_node && partitions) desc_.delegate = &forward::delegate;
     if (probe) desc_.probe_devices = &forward::probe;
   }
   desc_.create = &forward::create;

@@ -53,8 +53,11 @@ class PluginProcess;  // one child, shared by the IsolatedPlugins of every Envir
 class IsolatedPlugin {
  public:
   // Starts the child (or joins the one this process already has for the file) and reads the descriptor;
-  // fails with the reason the plugin cannot be used.
-  static Expected<std::shared_ptr<IsolatedPlugin>> start(const std::string& path, const IsolationSettings& settings);
+  // fails with the reason the plugin cannot be used. With `wrapped`, `path` is a loader: the child opens
+  // it and has it wrap the file `wrapped`, whose plugin it then serves; *declined says the loader did not
+  // take the file (not one of its format).
+  static Expected<std::shared_ptr<IsolatedPlugin>> start(const std::string& path, const IsolationSettings& settings,
+                                                         const std::string& wrapped = {}, bool* declined = nullptr);
   ~IsolatedPlugin();
 
   // The descriptor to adopt: the plugin's declarations, with functions that forward to the child.
@@ -117,7 +120,8 @@ class IsolatedPlugin {
 // The forwarding functions the descriptor points at (isolated_calls.cc).
 namespace forward {
 extern const baton_kernel kernel;
-extern const baton_delegate_api delegate;
+extern const baton_delegate_api delegate;            // for a delegate that answers check_node
+extern const baton_delegate_api selecting_delegate;  // for one that gives select_nodes
 baton_status create(const baton_plugin_host* host, void** state, baton_error* error);
 void destroy(void* state);
 baton_status probe(const baton_plugin_host* host, const baton_device** devices, size_t* count, baton_error* error);

@@ -26,27 +26,10 @@ T copy_sized(const void* p, size_t size) {
 
 const char* str(const char* s) { return s ? s : ""; }
 
-// Opens the plugin and reads its descriptor.
-Writer load(const std::string& path) {
-  Writer w;
-  w.put(Message::reply);
-  w.put<int32_t>(BATON_OK);
-  w.put_string("");
-  auto fail = [&](const std::string& why) {
-    Writer f = reply(BATON_ERROR, why);
-    return f;
-  };
-  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) return fail(std::string("cannot be loaded: ") + str(::dlerror()));
-  auto entry = reinterpret_cast<baton_plugin_entry_fn>(::dlsym(library, BATON_PLUGIN_ENTRY_SYMBOL));
-  if (!entry) return fail("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)");
-  baton_error error;
-  const baton_plugin_desc* desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_table(), &error);
-  if (!desc) return fail("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
-  if (desc->struct_size < offsetof(baton_plugin_desc, destroy) + sizeof(void*)) return fail("descriptor too small");
+// The descriptor the host reads (protocol.h), of the plugin this process serves.
+Writer describe(const baton_plugin_desc* desc) {
+  Writer w = reply(BATON_OK, "");
   const baton_plugin_desc d = copy_sized<baton_plugin_desc>(desc, desc->struct_size);
-  child().desc = desc;
-  child().path = path;
   w.put<uint32_t>(d.abi_major);
   w.put<uint32_t>(d.abi_minor);
   w.put_string(str(d.name));
@@ -88,6 +71,56 @@ Writer load(const std::string& path) {
   return w;
 }
 
+// Opens the plugin and reads its descriptor.
+Writer load(const std::string& path) {
+  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) return reply(BATON_ERROR, std::string("cannot be loaded: ") + str(::dlerror()));
+  auto entry = reinterpret_cast<baton_plugin_entry_fn>(::dlsym(library, BATON_PLUGIN_ENTRY_SYMBOL));
+  if (!entry) return reply(BATON_ERROR, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)");
+  baton_error error;
+  const baton_plugin_desc* desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_table(), &error);
+  if (!desc) {
+    return reply(BATON_ERROR, "entry point returned no descriptor: " +
+                                  (error.message.empty() ? "no reason given" : error.message));
+  }
+  if (desc->struct_size < offsetof(baton_plugin_desc, destroy) + sizeof(void*)) {
+    return reply(BATON_ERROR, "descriptor too small");
+  }
+  child().desc = desc;
+  child().path = path;
+  return describe(desc);
+}
+
+// The loaded plugin is a loader: it is created (with its defaults) and asked to wrap `file`, whose
+// descriptor this process serves from then on. A loader that does not take the file answers
+// BATON_UNSUPPORTED with an empty message.
+Writer wrap(const std::string& file) {
+  Child& c = child();
+  const baton_plugin_desc* loader = c.desc;
+  if (!loader || loader->kind != BATON_PLUGIN_LOADER ||
+      loader->struct_size < offsetof(baton_plugin_desc, loader) + sizeof(void*) || !loader->loader ||
+      loader->loader->struct_size < offsetof(baton_loader_api, wrap_file) + sizeof(void*) || !loader->loader->wrap_file) {
+    return reply(BATON_ERROR, c.path + " is not a loader with wrap_file");
+  }
+  static Instance loader_instance;  // the loader's own create: default options, one thread
+  loader_instance.plugin_path = c.path;
+  baton_error error;
+  if (loader->create && !loader_instance.created) {
+    if (loader->create(handle_of(loader_instance), &loader_instance.state, &error) != BATON_OK) {
+      return reply(BATON_ERROR, "loader " + std::string(str(loader->name)) + ": create failed: " + error.message);
+    }
+    loader_instance.created = true;
+  }
+  const baton_plugin_desc* desc = loader->loader->wrap_file(loader_instance.state, file.c_str(), &error);
+  if (!desc) return reply(error.message.empty() ? BATON_UNSUPPORTED : BATON_ERROR, error.message);
+  if (desc->struct_size < offsetof(baton_plugin_desc, destroy) + sizeof(void*)) {
+    return reply(BATON_ERROR, "descriptor too small");
+  }
+  c.desc = desc;
+  c.path = file;
+  return describe(desc);
+}
+
 baton_delegate_api delegate_api() {
   const baton_plugin_desc* d = child().desc;
   if (!d || d->struct_size < offsetof(baton_plugin_desc, delegate) + sizeof(void*) || !d->delegate) return {};
@@ -106,6 +139,10 @@ const baton_kernel* find_kernel(const baton_node& n) {
     return o.kernel;
   }
   return nullptr;
+}
+
+baton_node* graph_node_at(const baton_graph& g, int32_t index) {
+  return index >= 0 && static_cast<size_t>(index) < g.nodes.size() ? g.nodes[index] : nullptr;
 }
 
 template <typename T>
@@ -178,22 +215,70 @@ Writer handle(Message type, Reader& r) {
       if (!in || !in->created) return reply(BATON_INVALID_ARGUMENT, "bad request: no created instance");
       Group g;
       if (!read_group(r, g, why) || g.nodes.size() != 1) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
-      const int32_t answer = delegate_api().check_node(in->state, g.nodes[0].get(), &error);
+      const int32_t answer = delegate_api().check_node(in->state, g.nodes[0], &error);
       Writer w = reply(BATON_OK, "");
       w.put<int32_t>(answer);
       w.put_string(error.message);
       return w;
+    }
+    case Message::select_nodes: {
+      Instance* in = instance(r, false);
+      if (!in || !in->created) return reply(BATON_INVALID_ARGUMENT, "bad request: no created instance");
+      auto sel = std::make_shared<Selection>();
+      sel->group.instance = in;
+      if (!read_group(r, sel->group, why)) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      const int32_t node_count = r.get<int32_t>();
+      const std::vector<int32_t> free_nodes = r.get_vector<int32_t>();
+      if (r.failed() || node_count < 0 || node_count > 10000000) return reply(BATON_INVALID_ARGUMENT, "bad request: graph");
+      sel->graph.tensors = sel->group.tensors;
+      sel->graph.nodes.assign(static_cast<size_t>(node_count), nullptr);
+      for (baton_node* n : sel->group.nodes) {
+        if (n->index < 0 || n->index >= node_count) return reply(BATON_INVALID_ARGUMENT, "bad request: node index");
+        sel->graph.nodes[n->index] = n;
+      }
+      std::vector<uint8_t> selected(free_nodes.size(), 0);
+      const baton_status st = delegate_api().select_nodes(in->state, &sel->graph, free_nodes.data(),
+                                                          static_cast<int32_t>(free_nodes.size()), selected.data(),
+                                                          &sel->state, &error);
+      const uint64_t id = c.next_handle++;
+      c.selections[id] = std::move(sel);  // kept even when the selection failed: the host frees it
+      Writer w = reply(st, error.message);
+      w.put(id);
+      w.put_vector(selected);
+      return w;
+    }
+    case Message::selection_free: {
+      auto it = c.selections.find(r.get<uint64_t>());
+      if (it == c.selections.end()) return reply(BATON_OK, "");
+      if (auto f = delegate_api().selection_free) f(it->second->group.instance->state, it->second->state);
+      it->second->freed = true;
+      c.selections.erase(it);  // partitions made from it keep the graph until they go
+      return reply(BATON_OK, "");
     }
     case Message::partition_init: {
       Instance* in = instance(r, false);
       if (!in || !in->created) return reply(BATON_INVALID_ARGUMENT, "bad request: no created instance");
       auto g = std::make_unique<Group>();
       g->instance = in;
-      if (!read_group(r, *g, why)) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      if (const uint64_t from = r.get<uint64_t>(); from != 0) {
+        // A partition of a select_nodes round: its nodes and tensors are that round's graph's.
+        auto it = c.selections.find(from);
+        if (it == c.selections.end()) return reply(BATON_INVALID_ARGUMENT, "bad request: unknown selection");
+        g->selection = it->second;
+        g->tensors = g->selection->group.tensors;
+        for (int32_t index : r.get_vector<int32_t>()) {
+          baton_node* n = graph_node_at(g->selection->graph, index);
+          if (!n) return reply(BATON_INVALID_ARGUMENT, "bad request: node " + std::to_string(index) + " not in the graph");
+          g->nodes.push_back(n);
+        }
+        g->partition.selection = g->selection->state;
+      } else if (!read_group(r, *g, why)) {
+        return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
+      }
       g->partition.id = r.get<int32_t>();
       g->partition.inputs = read_slots(r, *g);
       g->partition.outputs = read_slots(r, *g);
-      for (auto& n : g->nodes) g->partition.nodes.push_back(n.get());
+      for (baton_node* n : g->nodes) g->partition.nodes.push_back(n);
       const baton_status st = delegate_api().partition_init(in->state, &g->partition, &g->state, &error);
       const uint64_t id = c.next_handle++;
       c.groups[id] = std::move(g);  // kept even when init failed: the host frees it
@@ -210,7 +295,7 @@ Writer handle(Message type, Reader& r) {
       g->kernel = find_kernel(*g->nodes[0]);
       if (!g->kernel) return reply(BATON_ERROR, "the plugin declares no kernel for this node");
       baton_status st = BATON_OK;
-      if (auto init = kernel_fn(g->kernel, &baton_kernel::init)) st = init(in->state, g->nodes[0].get(), &g->state, &error);
+      if (auto init = kernel_fn(g->kernel, &baton_kernel::init)) st = init(in->state, g->nodes[0], &g->state, &error);
       const uint64_t id = c.next_handle++;
       c.groups[id] = std::move(g);
       Writer w = reply(st, error.message);
@@ -228,7 +313,7 @@ Writer handle(Message type, Reader& r) {
           partition ? delegate_api().partition_prepare
                           ? delegate_api().partition_prepare(g->instance->state, g->state, &g->partition, &error)
                           : BATON_OK
-                    : kernel_fn(g->kernel, &baton_kernel::prepare)(g->instance->state, g->state, g->nodes[0].get(),
+                    : kernel_fn(g->kernel, &baton_kernel::prepare)(g->instance->state, g->state, g->nodes[0],
                                                                    &error);
       Writer w = reply(st, error.message);
       write_shapes(w, *g);
@@ -242,7 +327,7 @@ Writer handle(Message type, Reader& r) {
       if (!read_places(r, *g, why)) return reply(BATON_INVALID_ARGUMENT, "bad request: " + why);
       const baton_status st =
           partition ? delegate_api().partition_invoke(g->instance->state, g->state, &g->partition, &error)
-                    : kernel_fn(g->kernel, &baton_kernel::invoke)(g->instance->state, g->state, g->nodes[0].get(),
+                    : kernel_fn(g->kernel, &baton_kernel::invoke)(g->instance->state, g->state, g->nodes[0],
                                                                   &error);
       return reply(st, error.message);
     }
@@ -266,6 +351,7 @@ Writer handle(Message type, Reader& r) {
       // The host frees its work before it destroys the plugin; what is left (a host that lost track)
       // is forgotten, not freed: the plugin's own free functions are not called on state it may have dropped.
       std::erase_if(c.groups, [&](const auto& g) { return g.second->instance == it->second.get(); });
+      std::erase_if(c.selections, [&](const auto& s) { return s.second->group.instance == it->second.get(); });
       if (it->second->created && c.desc->destroy) c.desc->destroy(it->second->state);
       c.instances.erase(it);
       return reply(BATON_OK, "");
@@ -318,8 +404,10 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    Writer w = type == Message::load ? load(argv[1]) : child().desc ? handle(type, r)
-                                                                    : reply(BATON_ERROR, "no plugin loaded");
+    Writer w = type == Message::load ? load(argv[1])
+               : type == Message::wrap ? wrap(r.get_string())
+               : child().desc ? handle(type, r)
+                              : reply(BATON_ERROR, "no plugin loaded");
     send(w);
   }
 }

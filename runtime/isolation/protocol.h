@@ -28,8 +28,9 @@ enum class Message : uint32_t {
   create,              // u64 instance, settings           -> status
   probe,               // u64 instance, settings           -> status, u32 n, n x (string name, i32 kind, i32 preference)
   check_node,          // u64 instance, group                -> i32 answer, string reason
-  partition_init,      // u64 instance, group, i32 id, vector<i32> input slots, vector<i32> output slots
-                       //                                    -> status, u64 handle
+  partition_init,      // u64 instance, u64 selection (0: none), then for none a group, else vector<i32>
+                       // node indices (slots are the selection's: tensor indices), i32 id,
+                       // vector<i32> input slots, vector<i32> output slots -> status, u64 handle
   partition_prepare,   // u64 handle, shapes, places of the data the host has -> status, shapes set,
                        //                                    vector<i32> dynamic slots
   partition_invoke,    // u64 handle, places                 -> status
@@ -39,6 +40,11 @@ enum class Message : uint32_t {
   kernel_invoke,       // u64 handle, places                 -> status
   kernel_free,         // u64 handle                         -> status
   destroy,             // u64 instance                       -> status (the child exits when the host closes the socket)
+  select_nodes,        // u64 instance, group of the whole graph (slot = tensor index), i32 node count,
+                       // vector<i32> free nodes             -> status, u64 selection, vector<u8> selected
+  selection_free,      // u64 selection                      -> status
+  wrap,                // string file (after load, of a loader) -> descriptor of the plugin the loader
+                       //                                       wraps it into (BATON_UNSUPPORTED, no message: not taken)
   // child -> host
   log = 100,           // i32 level, string message
   reply,               // i32 status, string error, then the request's answer

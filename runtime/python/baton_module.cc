@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -159,8 +160,12 @@ py::dict tensor_details(const Tensor& t) {
 
 struct State {
   std::shared_ptr<Environment> env;
+  std::shared_ptr<const Model> model;
   std::unique_ptr<Interpreter> interp;
-  std::mutex busy;  // one call at a time into `interp`
+  // The interpreters of signatures whose subgraph is not subgraph 0, by key, made by their first
+  // get_signature_runner (as the C++ API's Interpreter::Signature makes one).
+  std::map<std::string, std::unique_ptr<Interpreter>> signature_interps;
+  std::mutex busy;  // one call at a time into `interp` or a signature's interpreter
 };
 
 class Busy {
@@ -259,8 +264,9 @@ class PyInterpreter {
         if (!model) {
           error = model.error();
         } else {
+          state_->model = model.value();
           InterpreterOptions o;
-          o.strict = strict || state_->env->config().strict;
+          o.strict = strict_ = strict || state_->env->config().strict;
           auto interp = Interpreter::create(state_->env, model.value(), o);
           if (interp) state_->interp = std::move(interp.value()); else error = interp.error();
         }
@@ -323,11 +329,18 @@ class PyInterpreter {
 
   py::array get_tensor(int tensor_index, int subgraph_index) {
     Busy busy(*state_);
-    if (subgraph_index != 0) throw py::value_error("get_tensor: baton runs subgraph 0 only");
-    const Tensor& t = tensor_at(tensor_index, "get_tensor");
-    const uint8_t* src = readable_memory(t, "get_tensor");
+    if (subgraph_index != 0) {
+      throw py::value_error("get_tensor: this interpreter shows tensors of subgraph 0 only (a signature runner "
+                            "gives the outputs of another subgraph's signature)");
+    }
+    return copy_of(tensor_at(tensor_index, "get_tensor"), "get_tensor", true);
+  }
+
+  // A copy of a tensor's values; `main`: a tensor of this interpreter (not of a signature's own).
+  py::array copy_of(const Tensor& t, const char* what, bool main) {
+    const uint8_t* src = readable_memory(t, what, main);
     py::array out(*numpy_dtype(t.type), std::vector<py::ssize_t>(t.shape.begin(), t.shape.end()));
-    std::memcpy(out.mutable_data(), src, t.bytes);
+    if (t.bytes) std::memcpy(out.mutable_data(), src, t.bytes);
     return out;
   }
 
@@ -385,7 +398,8 @@ class PyInterpreter {
     return out;
   }
 
-  // The signature `key`, checked to be one baton can run.
+  // The signature `key`, checked to be one baton can run; a signature of another subgraph than 0 gets its
+  // interpreter here, on its first use.
   const SignatureInfo& signature(const py::object& key) {
     const auto& sigs = interp().model().signatures;
     const SignatureInfo* found = nullptr;
@@ -408,31 +422,59 @@ class PyInterpreter {
                               (keys.empty() ? "none" : keys) + ")");
       }
     }
-    if (found->subgraph != 0) {
-      throw py::value_error("get_signature_runner: signature \"" + found->key + "\" runs subgraph " +
-                            std::to_string(found->subgraph) + "; baton runs subgraph 0 only");
-    }
-    for (const auto& [name, t] : found->inputs) sig_position(t, true, *found, name);
-    for (const auto& [name, t] : found->outputs) sig_position(t, false, *found, name);
+    Interpreter& runs = target(*found);
+    for (const auto& [name, t] : found->inputs) sig_position(runs, t, true, *found, name);
+    for (const auto& [name, t] : found->outputs) sig_position(runs, t, false, *found, name);
     return *found;
   }
 
-  // Position among the model's inputs (or outputs) of a signature's tensor.
-  size_t sig_position(int32_t tensor, bool input, const SignatureInfo& s, const std::string& name) {
-    const size_t n = input ? interp().input_count() : interp().output_count();
+  // The interpreter that runs a signature: this one for subgraph 0's, else one of the signature's own
+  // (made on first use, with this one's environment and options; its resource variables are its own).
+  Interpreter& target(const SignatureInfo& s) {
+    if (s.subgraph == interp().entry_subgraph()) return interp();
+    if (auto it = state_->signature_interps.find(s.key); it != state_->signature_interps.end()) return *it->second;
+    Busy busy(*state_);
+    InterpreterOptions o;
+    o.signature = s.key;
+    o.strict = strict_;
+    std::string error;
+    std::unique_ptr<Interpreter> made;
+    {
+      py::gil_scoped_release nogil;  // plugins may log from their threads while they prepare
+      auto interp = Interpreter::create(state_->env, state_->model, o);
+      if (interp) made = std::move(interp.value()); else error = interp.error();
+    }
+    if (!made) throw py::value_error("get_signature_runner: signature \"" + s.key + "\": " + error);
+    return *(state_->signature_interps[s.key] = std::move(made));
+  }
+
+  // Where a signature's tensor is among the inputs (or outputs) of the interpreter that runs the signature.
+  size_t sig_position(const Interpreter& runs, int32_t tensor, bool input, const SignatureInfo& s,
+                      const std::string& name) {
+    const size_t n = input ? runs.input_count() : runs.output_count();
     for (size_t i = 0; i < n; ++i) {
-      if ((input ? interp().input(i) : interp().output(i)).index == tensor) return i;
+      if ((input ? runs.input(i) : runs.output(i)).index == tensor) return i;
     }
     throw py::value_error("signature \"" + s.key + "\": " + (input ? "input" : "output") + " \"" + name +
-                          "\" is tensor " + std::to_string(tensor) + ", which is not a model " +
-                          (input ? "input" : "output") + " of subgraph 0");
+                          "\" is tensor " + std::to_string(tensor) + ", which is not an " +
+                          (input ? "input" : "output") + " of its subgraph " + std::to_string(s.subgraph));
   }
 
   void reset_all_variables() {
     Busy busy(*state_);
-    for (const Tensor& t : interp().tensors()) {
-      if (t.info->is_variable && t.data) std::memset(t.data, 0, t.bytes);
-    }
+    // Zero, and an int8 tensor its zero point, as tf.lite resets them.
+    auto zero = [](const Interpreter& runs) {
+      for (const Tensor& t : runs.tensors()) {
+        if (!t.info->is_variable || !t.data) continue;
+        int value = 0;
+        if (t.info->type == BATON_TYPE_INT8 && !t.info->quant.zero_points.empty()) {
+          value = static_cast<int>(t.info->quant.zero_points[0]);
+        }
+        std::memset(t.data, value, t.bytes);
+      }
+    };
+    zero(interp());
+    for (const auto& [key, runs] : state_->signature_interps) zero(*runs);
   }
 
   py::object plan() {
@@ -525,21 +567,25 @@ class PyInterpreter {
 
   // Memory to read a tensor from: its constant data or its arena memory (prepared first if a resize
   // asked for it, as tf.lite needs allocate_tensors before).
-  const uint8_t* readable_memory(const Tensor& t, const char* what) {
+  const uint8_t* readable_memory(const Tensor& t, const char* what, bool main = true) {
     if (!numpy_dtype(t.type) || element_size(t.type) == 0) {
       throw py::value_error(std::string(what) + ": tensor " + std::to_string(t.index) + " \"" + t.info->name +
                             "\" has type " + type_name(t.type) + ", which baton's Python module cannot show");
     }
     const uint8_t* p = t.is_constant ? t.constant : t.data;
-    if ((!p && t.bytes > 0) || (resized_ && !t.is_constant)) {
+    if ((!p && t.bytes > 0) || (main && resized_ && !t.is_constant)) {
       throw py::value_error(std::string(what) + ": tensor " + std::to_string(t.index) + " \"" + t.info->name +
                             "\" has no memory now (call allocate_tensors() after resize_tensor_input)");
     }
     return p;
   }
 
-  void set_input(size_t i, py::handle value, const char* what) {
-    Tensor& t = interp().input(i);
+  void set_input(size_t i, py::handle value, const char* what) { set_input(interp(), i, value, what); }
+
+  // Input `i` of `runs` (this interpreter, or a signature's own).
+  void set_input(Interpreter& runs, size_t i, py::handle value, const char* what) {
+    const bool main = &runs == &interp();
+    Tensor& t = runs.input(i);
     const std::string label = "input " + std::to_string(i) + " \"" + t.info->name + "\" (tensor " +
                               std::to_string(t.index) + ")";
     auto expected = numpy_dtype(t.type);
@@ -558,7 +604,7 @@ class PyInterpreter {
       throw py::value_error(std::string(what) + ": " + label + " has shape " + shape_text(t.shape) + ", got " +
                             shape_text(shape) + " (resize_tensor_input changes an input's shape)");
     }
-    if ((!t.data && t.bytes > 0) || resized_) {
+    if ((!t.data && t.bytes > 0) || (main && resized_)) {
       throw py::value_error(std::string(what) + ": " + label +
                             " has no memory now (call allocate_tensors() after resize_tensor_input)");
     }
@@ -568,6 +614,7 @@ class PyInterpreter {
 
  private:
   std::shared_ptr<State> state_;
+  bool strict_ = false;
   bool resized_ = false;  // resize_tensor_input since the last allocate_tensors or invoke
 };
 
@@ -582,6 +629,8 @@ class SignatureRunner {
   py::dict call(py::kwargs kwargs) {
     PyInterpreter& in = this->in();
     const SignatureInfo& s = sig();
+    Interpreter& runs = in.target(s);
+    const bool main = &runs == &in.interp();
     if (kwargs.size() != s.inputs.size()) {
       throw py::value_error("signature \"" + s.key + "\": expected " + std::to_string(s.inputs.size()) +
                             " inputs, got " + std::to_string(kwargs.size()));
@@ -591,7 +640,7 @@ class SignatureRunner {
       const std::string name = k.cast<std::string>();
       size_t pos = SIZE_MAX;
       for (const auto& [n, t] : s.inputs) {
-        if (n == name) pos = in.sig_position(t, true, s, n);
+        if (n == name) pos = in.sig_position(runs, t, true, s, n);
       }
       if (pos == SIZE_MAX) throw py::value_error("signature \"" + s.key + "\" has no input \"" + name + "\"");
       values.emplace_back(pos, py::module_::import("numpy").attr("asarray")(v));
@@ -599,19 +648,44 @@ class SignatureRunner {
     // Resize what changed shape, as tf.lite's runner does, then set, invoke, copy the outputs out.
     for (auto& [pos, a] : values) {
       std::vector<int32_t> shape(a.shape(), a.shape() + a.ndim());
-      if (shape != in.interp().input(pos).shape) {
-        in.resize_tensor_input(in.interp().input(pos).index, py::cast(shape), false);
+      if (shape == runs.input(pos).shape) continue;
+      if (main) {
+        in.resize_tensor_input(runs.input(pos).index, py::cast(shape), false);
+      } else {
+        Busy busy(in.state());
+        if (Status st = runs.resize_input(pos, shape); !st) throw py::value_error("signature runner: " + st.message());
       }
     }
-    in.allocate_tensors();
+    if (main) {
+      in.allocate_tensors();
+    } else {
+      Busy busy(in.state());
+      Status st;
+      {
+        py::gil_scoped_release nogil;
+        st = runs.ensure_prepared();
+      }
+      if (!st) throw std::runtime_error(st.message());
+    }
     {
       Busy busy(in.state());
-      for (auto& [pos, a] : values) in.set_input(pos, a, "signature runner");
+      for (auto& [pos, a] : values) in.set_input(runs, pos, a, "signature runner");
     }
-    in.invoke();
+    if (main) {
+      in.invoke();
+    } else {
+      Busy busy(in.state());
+      Status st;
+      {
+        py::gil_scoped_release nogil;
+        st = runs.invoke();
+      }
+      if (!st) throw std::runtime_error(st.message());
+    }
+    Busy busy(in.state());
     py::dict out;
     for (const auto& [name, t] : s.outputs) {
-      out[py::str(name)] = in.get_tensor(in.interp().output(in.sig_position(t, false, s, name)).index, 0);
+      out[py::str(name)] = in.copy_of(runs.output(in.sig_position(runs, t, false, s, name)), "signature runner", main);
     }
     return out;
   }
@@ -619,11 +693,12 @@ class SignatureRunner {
   py::dict details(bool inputs) {
     PyInterpreter& in = this->in();
     const SignatureInfo& s = sig();
+    Interpreter& runs = in.target(s);
     Busy busy(in.state());
     py::dict out;
     for (const auto& [name, t] : inputs ? s.inputs : s.outputs) {
-      const size_t pos = in.sig_position(t, inputs, s, name);
-      out[py::str(name)] = tensor_details(inputs ? in.interp().input(pos) : in.interp().output(pos));
+      const size_t pos = in.sig_position(runs, t, inputs, s, name);
+      out[py::str(name)] = tensor_details(inputs ? runs.input(pos) : runs.output(pos));
     }
     return out;
   }
@@ -708,8 +783,8 @@ PYBIND11_MODULE(baton, m) {
             return SignatureRunner(self, s.key);
           },
           py::arg("signature_key") = py::none(),
-          "A SignatureRunner for the signature (None: the only one). ValueError for a signature of a subgraph other "
-          "than 0, which baton does not run.")
+          "A SignatureRunner for the signature (None: the only one). A signature of another subgraph than 0 runs in\n"
+          "an interpreter of its own, made here (its resource variables are its own); ValueError if it cannot run.")
       .def("reset_all_variables", &PyInterpreter::reset_all_variables,
            "Zeroes the model's variable tensors, as baton initialises them at allocation. baton has no resource "
            "variables yet; on a model without variables this is a no-op that succeeds.")

@@ -6,6 +6,7 @@
 // remove to try it again). The config's `crash-journal = false` turns all of it off.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,6 +18,8 @@ class CrashJournal {
   // An empty `dir` disables the journal.
   CrashJournal(std::string dir, uint64_t fingerprint, std::string model);
   ~CrashJournal() { leave(); }
+  CrashJournal(const CrashJournal&) = delete;
+  CrashJournal& operator=(const CrashJournal&) = delete;
   bool enabled() const { return !dir_.empty(); }
 
   // Turns a record left by a process that died into a quarantine, then returns every plugin quarantined
@@ -41,6 +44,8 @@ class CrashJournal {
   std::string instance_;  // "<pid>.<n>": this interpreter's records
   std::string model_;
   std::string current_;  // "plugin\nstage" last written, "" when no record is on disk
+  int fd_ = -1;           // the record, open from the first enter to leave
+  size_t written_ = 0;    // the longest record written through fd_ (shorter ones are padded to it)
 };
 
 }  // namespace baton

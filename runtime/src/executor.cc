@@ -17,6 +17,33 @@ const baton_node* handle(const Node& n) { return reinterpret_cast<const baton_no
 
 }  // namespace
 
+// Memory for a dynamic tensor of `node`'s at its current shape, outside the arena: kept from the last
+// invoke unless the shape needs more.
+Status Subgraph::give_dynamic_memory(const Node& node, Tensor& tensor) {
+  Tensor* out = &tensor;
+  if (out->bytes > state_.env->limits().max_tensor_bytes) {
+    return Status::error(source() + ": " + node_label(node) + ": output tensor " + std::to_string(out->index) +
+                         " needs " + std::to_string(out->bytes) + " bytes at invoke, over the tensor limit of " +
+                         std::to_string(state_.env->limits().max_tensor_bytes));
+  }
+  if (out->bytes > out->capacity || !out->heap) {
+    const size_t size = (std::max<size_t>(out->bytes, 1) + 63) / 64 * 64;
+    out->heap.reset();
+    if (state_.env->shares_memory()) {
+      // A plugin in a child process reads and writes it in place, as it does the arena.
+      if (std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(size)) {
+        out->heap = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
+      }
+    } else {
+      out->heap.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
+    }
+    if (!out->heap) return Status::error(source() + ": " + node_label(node) + ": out of memory for its output");
+    out->capacity = size;
+  }
+  out->data = out->heap.get();
+  return Status::ok();
+}
+
 // A node whose output shapes depend on data is prepared here, with its inputs computed; its outputs get
 // memory of their own, grown only when a larger shape needs it.
 Status Subgraph::prepare_at_invoke(Node& node) {
@@ -29,26 +56,7 @@ Status Subgraph::prepare_at_invoke(Node& node) {
                          ": prepare at invoke failed: " + (error.message.empty() ? "no reason given" : error.message));
   }
   for (Tensor* out : node.outputs) {
-    if (out->bytes > state_.env->limits().max_tensor_bytes) {
-      return Status::error(source() + ": " + node_label(node) + ": output tensor " + std::to_string(out->index) +
-                           " needs " + std::to_string(out->bytes) + " bytes at invoke, over the tensor limit of " +
-                           std::to_string(state_.env->limits().max_tensor_bytes));
-    }
-    if (out->bytes > out->capacity || !out->heap) {
-      const size_t size = (std::max<size_t>(out->bytes, 1) + 63) / 64 * 64;
-      out->heap.reset();
-      if (state_.env->shares_memory()) {
-        // A plugin in a child process reads and writes it in place, as it does the arena.
-        if (std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(size)) {
-          out->heap = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
-        }
-      } else {
-        out->heap.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
-      }
-      if (!out->heap) return Status::error(source() + ": " + node_label(node) + ": out of memory for its output");
-      out->capacity = size;
-    }
-    out->data = out->heap.get();
+    if (Status s = give_dynamic_memory(node, *out); !s) return s;
   }
   return Status::ok();
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ struct Tensor {
   size_t capacity = 0;
 };
 
+// A variable tensor's value at load and after reset_variables(): zero, and for an int8 tensor its zero
+// point (the real value 0), as TFLite resets variables (its integer LSTMs start from that state).
+inline void reset_variable(Tensor& t) {
+  if (!t.data) return;
+  int value = 0;
+  if (t.type == BATON_TYPE_INT8 && t.info && !t.info->quant.zero_points.empty()) {
+    value = static_cast<int>(t.info->quant.zero_points[0]);
+  }
+  std::memset(t.data, value, t.bytes);
+}
+
 // Nodes the runtime runs itself rather than a plugin (control_flow.cc); delegates never see them.
 enum class RuntimeOp { none, while_loop, if_else, call_once, var_handle, read_variable, assign_variable };
 RuntimeOp runtime_op(int32_t op_code);
@@ -47,6 +59,7 @@ struct Node {
   RuntimeOp runtime = RuntimeOp::none;
   std::vector<Tensor*> inputs;  // null for an omitted optional input
   std::vector<Tensor*> outputs;
+  std::vector<Tensor*> intermediates;  // quantization carriers (NodeInfo::intermediates)
   // Op-pack placement.
   LoadedPlugin* plugin = nullptr;
   const baton_kernel* kernel = nullptr;
@@ -55,10 +68,20 @@ struct Node {
   bool folded = false;   // computed once at load; its outputs are constants now
   bool dropped = false;  // dead at load (nothing reads its outputs): never resolved, prepared or run
   bool called = false;   // CALL_ONCE: its subgraph has run
-  bool deferred = false;  // prepared again at every invoke: an input or output is dynamic
+  // Prepared again at every invoke: an input or output is dynamic. A control-flow or READ_VARIABLE node
+  // that is deferred gives its (dynamic) outputs their shapes at invoke (control_flow.cc).
+  bool deferred = false;
   int32_t variable = -1;  // VAR_HANDLE: the id of its resource variable
   // WHILE: where loop values wait between a body's outputs and its inputs when one of them is both
   std::vector<uint8_t> scratch;
+  // A WHILE whose loop values change shape (it is `deferred`, its outputs dynamic): the values between
+  // iterations, held here while the body and condition are prepared again for their shapes.
+  struct HeldValue {
+    std::vector<int32_t> shape;
+    size_t bytes = 0;
+    std::vector<uint8_t> data;  // grown only when a larger value needs it
+  };
+  std::vector<HeldValue> held;
   bool runs() const { return !folded && !dropped; }
 };
 

@@ -76,6 +76,13 @@ baton_tensor* node_output(const baton_node* n, int32_t i) {
   if (!n || i < 0 || static_cast<size_t>(i) >= N(n)->outputs.size()) return nullptr;
   return H(N(n)->outputs[i]);
 }
+int32_t node_intermediate_count(const baton_node* n) {
+  return n ? static_cast<int32_t>(N(n)->intermediates.size()) : 0;
+}
+baton_tensor* node_intermediate(const baton_node* n, int32_t i) {
+  if (!n || i < 0 || static_cast<size_t>(i) >= N(n)->intermediates.size()) return nullptr;
+  return H(N(n)->intermediates[i]);
+}
 const baton_builtin_options* node_builtin_options(const baton_node* n) {
   static const baton_builtin_options none = {sizeof(baton_builtin_options), 0, {}};
   return n ? &N(n)->info->options : &none;
@@ -259,6 +266,8 @@ const baton_host_api kHostApi = {
     graph_tensor,
     partition_selection,
     tensor_set_dynamic,
+    node_intermediate_count,
+    node_intermediate,
 };
 
 }  // namespace

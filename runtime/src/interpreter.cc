@@ -37,6 +37,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
   st.quarantined = st.journal->quarantined();
   for (const auto& [plugin, why] : st.quarantined) st.env->log()(BATON_LOG_WARNING, why);
   st.subgraphs.resize(st.model->subgraphs.size());
+  st.entry = entry;
   std::vector<int> path;
   Status s = interp->build(entry, path);
   if (s) {

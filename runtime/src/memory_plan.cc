@@ -101,7 +101,7 @@ Status Subgraph::plan_memory() {
   if (arena_ && arena_bytes_ > 0) ASAN_UNPOISON_MEMORY_REGION(arena_.get(), arena_bytes_);
 #endif
   // The arena is not cleared (every tensor is written before it is read, and clearing would only move the
-  // first touch of each page out of the first run into load), except variable tensors, which start at zero.
+  // first touch of each page out of the first run into load), except variable tensors, which start at zero (an int8 one at its zero point, as in TFLite).
   // Inputs keep their values across a new plan (a fallback after a failed first run re-runs from them).
   for (size_t i = 0; i < owners.size(); ++i) {
     Tensor& t = *owners[i];
@@ -109,7 +109,7 @@ Status Subgraph::plan_memory() {
     t.data = arena.get() + plan.offsets[i];
     t.planned = nullptr;
     if (t.info->is_variable) {
-      std::memset(t.data, 0, t.bytes);
+      reset_variable(t);
     } else if (old && arena_ && old >= arena_.get() && old + t.bytes <= arena_.get() + arena_bytes_) {
       std::memcpy(t.data, old, t.bytes);
     }

@@ -1,4 +1,5 @@
 #include "model.h"
+#include "builtin_options.h"
 #include "shared_memory.h"
 
 #include <fcntl.h>
@@ -414,247 +415,6 @@ class ModelLoader {
     return Status::ok();
   }
 
-  static void parse_options(const fb::Operator* op, baton_builtin_options& o) {
-    o.struct_size = sizeof(baton_builtin_options);
-    // A union type with no table behind it passes the verifier: read it as absent options (defaults).
-    if (!op->builtin_options()) return;
-    o.kind = op->builtin_options_type();
-    switch (op->builtin_options_type()) {
-      case fb::BuiltinOptions_Conv2DOptions: {
-        auto* p = op->builtin_options_as_Conv2DOptions();
-        o.u.conv = {p->padding(), p->stride_w(), p->stride_h(), p->dilation_w_factor(),
-                    p->dilation_h_factor(), 1, p->fused_activation_function()};
-        break;
-      }
-      case fb::BuiltinOptions_DepthwiseConv2DOptions: {
-        auto* p = op->builtin_options_as_DepthwiseConv2DOptions();
-        o.u.conv = {p->padding(), p->stride_w(), p->stride_h(), p->dilation_w_factor(),
-                    p->dilation_h_factor(), p->depth_multiplier(), p->fused_activation_function()};
-        break;
-      }
-      case fb::BuiltinOptions_Pool2DOptions: {
-        auto* p = op->builtin_options_as_Pool2DOptions();
-        o.u.pool = {p->padding(), p->stride_w(), p->stride_h(), p->filter_width(), p->filter_height(),
-                    p->fused_activation_function()};
-        break;
-      }
-      case fb::BuiltinOptions_FullyConnectedOptions: {
-        auto* p = op->builtin_options_as_FullyConnectedOptions();
-        o.u.fully_connected = {p->fused_activation_function(), p->weights_format(), p->keep_num_dims(),
-                               p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_AddOptions: {
-        auto* p = op->builtin_options_as_AddOptions();
-        o.u.elementwise = {p->fused_activation_function(), p->pot_scale_int16()};
-        break;
-      }
-      case fb::BuiltinOptions_SubOptions: {
-        auto* p = op->builtin_options_as_SubOptions();
-        o.u.elementwise = {p->fused_activation_function(), p->pot_scale_int16()};
-        break;
-      }
-      case fb::BuiltinOptions_MulOptions:
-        o.u.elementwise = {op->builtin_options_as_MulOptions()->fused_activation_function(), 0};
-        break;
-      case fb::BuiltinOptions_DivOptions:
-        o.u.elementwise = {op->builtin_options_as_DivOptions()->fused_activation_function(), 0};
-        break;
-      case fb::BuiltinOptions_ConcatenationOptions: {
-        auto* p = op->builtin_options_as_ConcatenationOptions();
-        o.u.concat = {p->axis(), p->fused_activation_function()};
-        break;
-      }
-      case fb::BuiltinOptions_SoftmaxOptions:
-        o.u.softmax = {op->builtin_options_as_SoftmaxOptions()->beta()};
-        break;
-      case fb::BuiltinOptions_ReshapeOptions: {
-        auto* shape = op->builtin_options_as_ReshapeOptions()->new_shape();
-        o.u.reshape = {shape ? static_cast<int32_t>(shape->size()) : -1, shape ? shape->data() : nullptr};
-        break;
-      }
-      case fb::BuiltinOptions_ResizeBilinearOptions: {
-        auto* p = op->builtin_options_as_ResizeBilinearOptions();
-        o.u.resize = {p->align_corners(), p->half_pixel_centers()};
-        break;
-      }
-      case fb::BuiltinOptions_ResizeNearestNeighborOptions: {
-        auto* p = op->builtin_options_as_ResizeNearestNeighborOptions();
-        o.u.resize = {p->align_corners(), p->half_pixel_centers()};
-        break;
-      }
-      case fb::BuiltinOptions_ReducerOptions:
-        o.u.reducer = {op->builtin_options_as_ReducerOptions()->keep_dims()};
-        break;
-      case fb::BuiltinOptions_StridedSliceOptions: {
-        auto* p = op->builtin_options_as_StridedSliceOptions();
-        o.u.strided_slice = {p->begin_mask(), p->end_mask(), p->ellipsis_mask(), p->new_axis_mask(),
-                             p->shrink_axis_mask(), p->offset()};
-        break;
-      }
-      case fb::BuiltinOptions_SplitOptions:
-        o.u.split = {op->builtin_options_as_SplitOptions()->num_splits()};
-        break;
-      case fb::BuiltinOptions_SplitVOptions:
-        o.u.split = {op->builtin_options_as_SplitVOptions()->num_splits()};
-        break;
-      case fb::BuiltinOptions_PackOptions: {
-        auto* p = op->builtin_options_as_PackOptions();
-        o.u.pack = {p->values_count(), p->axis()};
-        break;
-      }
-      case fb::BuiltinOptions_UnpackOptions: {
-        auto* p = op->builtin_options_as_UnpackOptions();
-        o.u.pack = {p->num(), p->axis()};
-        break;
-      }
-      case fb::BuiltinOptions_DepthToSpaceOptions:
-        o.u.block = {op->builtin_options_as_DepthToSpaceOptions()->block_size()};
-        break;
-      case fb::BuiltinOptions_SpaceToDepthOptions:
-        o.u.block = {op->builtin_options_as_SpaceToDepthOptions()->block_size()};
-        break;
-      case fb::BuiltinOptions_TransposeConvOptions: {
-        auto* p = op->builtin_options_as_TransposeConvOptions();
-        o.u.transpose_conv = {p->padding(), p->stride_w(), p->stride_h(), p->fused_activation_function()};
-        break;
-      }
-      case fb::BuiltinOptions_BatchMatMulOptions: {
-        auto* p = op->builtin_options_as_BatchMatMulOptions();
-        o.u.batch_matmul = {p->adj_x(), p->adj_y(), p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_GatherOptions: {
-        auto* p = op->builtin_options_as_GatherOptions();
-        o.u.gather = {p->axis(), p->batch_dims()};
-        break;
-      }
-      case fb::BuiltinOptions_L2NormOptions:  // its one field is the fused activation
-        o.u.elementwise = {op->builtin_options_as_L2NormOptions()->fused_activation_function(), 0};
-        break;
-      case fb::BuiltinOptions_LeakyReluOptions:
-        o.u.leaky_relu = {op->builtin_options_as_LeakyReluOptions()->alpha()};
-        break;
-      case fb::BuiltinOptions_MirrorPadOptions:
-        o.u.mirror_pad = {op->builtin_options_as_MirrorPadOptions()->mode()};
-        break;
-      case fb::BuiltinOptions_CumsumOptions: {
-        auto* p = op->builtin_options_as_CumsumOptions();
-        o.u.cumsum = {p->exclusive(), p->reverse()};
-        break;
-      }
-      case fb::BuiltinOptions_OneHotOptions:
-        o.u.one_hot = {op->builtin_options_as_OneHotOptions()->axis()};
-        break;
-      case fb::BuiltinOptions_LocalResponseNormalizationOptions: {
-        auto* p = op->builtin_options_as_LocalResponseNormalizationOptions();
-        o.u.lrn = {p->radius(), p->bias(), p->alpha(), p->beta()};
-        break;
-      }
-      case fb::BuiltinOptions_RNNOptions: {
-        auto* p = op->builtin_options_as_RNNOptions();
-        o.u.recurrent = {p->fused_activation_function(), 0, 0, 0, 0.0f, 0.0f, 0, p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_SequenceRNNOptions: {
-        auto* p = op->builtin_options_as_SequenceRNNOptions();
-        o.u.recurrent = {p->fused_activation_function(), p->time_major(), 0, 0, 0.0f, 0.0f, 0,
-                         p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_BidirectionalSequenceRNNOptions: {
-        auto* p = op->builtin_options_as_BidirectionalSequenceRNNOptions();
-        o.u.recurrent = {p->fused_activation_function(), p->time_major(), p->merge_outputs(), 0, 0.0f, 0.0f, 0,
-                         p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_SVDFOptions: {
-        auto* p = op->builtin_options_as_SVDFOptions();
-        o.u.recurrent = {p->fused_activation_function(), 0, 0, p->rank(), 0.0f, 0.0f, 0, p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_LSTMOptions: {
-        auto* p = op->builtin_options_as_LSTMOptions();
-        o.u.recurrent = {p->fused_activation_function(), 0, 0, 0, p->cell_clip(), p->proj_clip(), p->kernel_type(),
-                         p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_UnidirectionalSequenceLSTMOptions: {
-        auto* p = op->builtin_options_as_UnidirectionalSequenceLSTMOptions();
-        o.u.recurrent = {p->fused_activation_function(), p->time_major(), 0, 0, p->cell_clip(), p->proj_clip(), 0,
-                         p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_BidirectionalSequenceLSTMOptions: {
-        auto* p = op->builtin_options_as_BidirectionalSequenceLSTMOptions();
-        o.u.recurrent = {p->fused_activation_function(), p->time_major(), p->merge_outputs(), 0, p->cell_clip(),
-                         p->proj_clip(), 0, p->asymmetric_quantize_inputs()};
-        break;
-      }
-      case fb::BuiltinOptions_GeluOptions:
-        o.u.gelu = {op->builtin_options_as_GeluOptions()->approximate()};
-        break;
-      case fb::BuiltinOptions_Conv3DOptions: {  // CONV_3D and CONV_3D_TRANSPOSE
-        auto* p = op->builtin_options_as_Conv3DOptions();
-        o.u.conv3d = {p->padding(), p->stride_d(), p->stride_w(), p->stride_h(), p->dilation_d_factor(),
-                      p->dilation_w_factor(), p->dilation_h_factor(), p->fused_activation_function()};
-        break;
-      }
-      case fb::BuiltinOptions_BucketizeOptions: {
-        auto* b = op->builtin_options_as_BucketizeOptions()->boundaries();
-        o.u.bucketize = {b ? static_cast<int32_t>(b->size()) : 0, b ? b->data() : nullptr};
-        break;
-      }
-      case fb::BuiltinOptions_ReverseSequenceOptions: {
-        auto* p = op->builtin_options_as_ReverseSequenceOptions();
-        o.u.reverse_sequence = {p->seq_dim(), p->batch_dim()};
-        break;
-      }
-      case fb::BuiltinOptions_FakeQuantOptions: {
-        auto* p = op->builtin_options_as_FakeQuantOptions();
-        o.u.fake_quant = {p->min(), p->max(), p->num_bits(), p->narrow_range()};
-        break;
-      }
-      case fb::BuiltinOptions_SparseToDenseOptions:
-        o.u.sparse_to_dense = {op->builtin_options_as_SparseToDenseOptions()->validate_indices()};
-        break;
-      case fb::BuiltinOptions_WhileOptions:
-      case fb::BuiltinOptions_IfOptions:
-      case fb::BuiltinOptions_CallOnceOptions:
-      case fb::BuiltinOptions_VarHandleOptions:
-        break;  // read_control_options()
-      case fb::BuiltinOptions_SqueezeOptions: {
-        auto* dims = op->builtin_options_as_SqueezeOptions()->squeeze_dims();
-        o.u.squeeze = {dims ? static_cast<int32_t>(dims->size()) : 0, dims ? dims->data() : nullptr};
-        break;
-      }
-      default: break;
-    }
-  }
-
-  // Options that the model leaves out read as TFLite's schema defaults, except where a kernel would
-  // divide by them: those get the value TFLite's own parser substitutes.
-  static void default_options(int32_t op_code, baton_builtin_options& o) {
-    o.struct_size = sizeof(baton_builtin_options);
-    if (o.kind != 0) return;
-    switch (op_code) {
-      case 3: case 4:  // CONV_2D, DEPTHWISE_CONV_2D
-        o.u.conv.dilation_w = o.u.conv.dilation_h = 1;
-        o.u.conv.depth_multiplier = 1;
-        break;
-      case 25:  // SOFTMAX
-        o.u.softmax.beta = 1.0f;
-        break;
-      case 22:  // RESHAPE
-        o.u.reshape.new_shape_count = -1;
-        break;
-      case 132: case 141:  // CONV_3D, CONV_3D_TRANSPOSE: the schema's dilation defaults
-        o.u.conv3d.dilation_d = o.u.conv3d.dilation_w = o.u.conv3d.dilation_h = 1;
-        break;
-      default: break;
-    }
-  }
-
   // The subgraphs a control-flow node runs (each must exist) and a variable's name.
   Status read_control_options(const fb::Operator* op, NodeInfo& node, const std::string& where) {
     if (!is_runtime_op(node.op_code)) return Status::ok();
@@ -773,8 +533,16 @@ class ModelLoader {
           node.outputs.push_back(t);
         }
       }
-      parse_options(op, node.options);
-      default_options(node.op_code, node.options);
+      if (op->intermediates()) {
+        for (int32_t t : *op->intermediates()) {
+          if (t < 0 || static_cast<size_t>(t) >= sg.tensors.size()) {
+            return fail(where + ": " + nname + " intermediate tensor " + std::to_string(t) + " is out of range");
+          }
+          node.intermediates.push_back(t);
+        }
+      }
+      read_builtin_options(op, node.options);
+      default_builtin_options(node.op_code, node.options);
       if (Status s = read_control_options(op, node, where + ": " + nname); !s) return s;
       if (op->custom_options()) node.custom_options = {op->custom_options()->data(), op->custom_options()->size()};
       sg.nodes.push_back(std::move(node));

@@ -59,6 +59,8 @@ struct NodeInfo {
   int32_t version = 1;
   std::vector<int32_t> inputs;  // -1 for an omitted optional input
   std::vector<int32_t> outputs;
+  // Tensors that carry only a quantization a kernel computes with (Operator.intermediates).
+  std::vector<int32_t> intermediates;
   baton_builtin_options options{};
   std::span<const uint8_t> custom_options;
   // The subgraphs a control-flow node runs: WHILE {cond, body}, IF {then, else}, CALL_ONCE {init, -1}.

@@ -1,28 +1,22 @@
+// The plugin registry's reading of descriptors: each plugin's declarations checked and kept (adopt), the
+// plugins' lifecycle and lookups. Which files are plugins, and where they are opened, is
+// plugin_discovery.cc.
 #include "plugin_registry.h"
-
-#include "isolated_plugin.h"
-
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <thread>
 #include <utility>
 
-#include "elf_symbols.h"
 #include "graph.h"
 #include "plugin_call.h"
 
 namespace baton {
 
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -32,13 +26,6 @@ T copy_sized(const void* from, size_t their_size) {
   T out{};
   std::memcpy(&out, from, std::min(sizeof(T), their_size));
   return out;
-}
-
-bool is_elf(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char magic[4] = {};
-  f.read(magic, 4);
-  return f.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
 }
 
 bool valid_name(const std::string& name) {
@@ -110,34 +97,6 @@ const char* device_kind_name(baton_device_kind kind) {
   return "unknown";
 }
 
-std::string plugin_name_from_file(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  if (const size_t so = name.find(".so"); so != std::string::npos) name.resize(so);
-  if (name.rfind("lib", 0) == 0) name.erase(0, 3);
-  if (name.rfind("baton_", 0) == 0 || name.rfind("baton-", 0) == 0) name.erase(0, 6);
-  std::replace(name.begin(), name.end(), '_', '-');
-  return name;
-}
-
-namespace {
-
-// Disabled names are compared with '_' read as '-', as plugin_name_from_file reads file names.
-const PluginSection* section_of(const Config* config, const std::string& name) {
-  if (!config) return nullptr;
-  auto it = config->plugins.find(name);
-  return it == config->plugins.end() ? nullptr : &it->second;
-}
-
-// Whether the plugin `name` runs in a child process: its config section decides, then the API's list,
-// then isolation for all.
-bool isolated(const RegistryOptions& options, const std::string& name) {
-  if (const PluginSection* section = section_of(options.config, name); section && section->isolate) {
-    return *section->isolate;
-  }
-  if (std::find(options.isolate.begin(), options.isolate.end(), name) != options.isolate.end()) return true;
-  return options.isolate_all;
-}
-
 bool is_disabled(const Config* config, const std::string& name) {
   if (!config) return false;
   std::string n = name;
@@ -149,7 +108,6 @@ bool is_disabled(const Config* config, const std::string& name) {
   return false;
 }
 
-}  // namespace
 
 Status LoadedPlugin::ensure_created() {
   std::lock_guard<std::mutex> guard(lifecycle_);
@@ -263,96 +221,6 @@ std::vector<LoadedPlugin*> PluginRegistry::op_packs() const {
     }
   }
   return out;
-}
-
-std::string unsafe_reason(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "";
-  if (st.st_mode & S_IWOTH) return path + " is writable by every user";
-  if (st.st_mode & S_IWGRP) return path + " is writable by its group";
-  if (st.st_uid != 0 && st.st_uid != ::getuid()) {
-    return path + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
-  }
-  return "";
-}
-
-void PluginRegistry::load_file(const std::string& path, const RegistryOptions& options) {
-  auto skip = [&](const std::string& reason) {
-    skipped_.push_back({path, reason});
-    if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + reason);
-  };
-  if (!options.allow_unsafe_dirs) {
-    for (const std::string& p : {std::filesystem::path(path).parent_path().string(), path}) {
-      if (std::string why = unsafe_reason(p); !why.empty()) {
-        return skip("unsafe: " + why + " (set allow-unsafe-plugin-dirs = true in the config to load it anyway)");
-      }
-    }
-  }
-  if (!is_elf(path)) return skip("not a shared object (no ELF header)");
-  // A disabled plugin is not opened at all: none of its code runs, not even its library constructors.
-  if (options.config && is_disabled(options.config, plugin_name_from_file(path))) {
-    disabled_.push_back({path, plugin_name_from_file(path)});
-    if (options.log) options.log(BATON_LOG_DEBUG, "not opening " + path + ": disabled in " + options.config->path);
-    return;
-  }
-
-  // Decided from the file when possible, so a library that is not a plugin never runs its constructors here.
-  // Loaders are asked about such files once every folder has been read (load()).
-  if (elf_exports_symbol(path, BATON_PLUGIN_ENTRY_SYMBOL) == std::optional<bool>(false)) {
-    unclaimed_.push_back({path, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' in its dynamic symbol table (not "
-                                "a baton plugin; not opened)"});
-    return;
-  }
-  if (const std::string name = plugin_name_from_file(path); isolated(options, name)) {
-    return load_isolated(path, name, options);
-  }
-
-  auto plugin = std::make_unique<LoadedPlugin>();
-  plugin->path = path;
-  plugin->log = options.log;
-  try {
-    plugin->library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  } catch (const std::exception& e) {
-    return skip(std::string("cannot be loaded: ") + e.what());
-  }
-  if (!plugin->library.has(BATON_PLUGIN_ENTRY_SYMBOL)) {
-    unclaimed_.push_back({path, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)"});
-    return;
-  }
-  auto& entry = plugin->library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
-
-  baton_error error;
-  const baton_plugin_desc* desc = nullptr;
-  try {
-    desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_api_table(), &error);
-  } catch (...) {
-    return skip("entry point threw an exception across the C boundary");
-  }
-  if (!desc) {
-    return skip("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
-  }
-  adopt(std::move(plugin), desc, options);
-}
-
-// A plugin that runs in a child process: opened there only, never here (not even its constructors).
-void PluginRegistry::load_isolated(const std::string& path, const std::string& name, const RegistryOptions& options) {
-  isolation::IsolationSettings settings;
-  if (const PluginSection* section = section_of(options.config, name)) {
-    settings.invoke_timeout_ms = section->invoke_timeout_ms.value_or(settings.invoke_timeout_ms);
-    settings.prepare_timeout_ms = section->prepare_timeout_ms.value_or(settings.prepare_timeout_ms);
-  }
-  auto started = isolation::IsolatedPlugin::start(path, settings);
-  if (!started) {
-    skipped_.push_back({path, "isolated: " + started.status().message()});
-    if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
-    return;
-  }
-  auto plugin = std::make_unique<LoadedPlugin>();
-  plugin->path = path;
-  plugin->log = options.log;
-  plugin->isolated = *started;
-  const baton_plugin_desc* desc = plugin->isolated->descriptor();
-  adopt(std::move(plugin), desc, options);
 }
 
 // Reads a descriptor, from an entry point or a loader, into `plugin` and keeps it, or skips it.
@@ -481,7 +349,8 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
     if (d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*)) plugin->probe_fn = d.probe_devices;
   }
 
-  if (plugin->kind == BATON_PLUGIN_LOADER) {
+  // An isolated loader has no functions here: it wraps each file in a child of that file's own.
+  if (plugin->kind == BATON_PLUGIN_LOADER && !plugin->isolated) {
     if (d.struct_size < offsetof(baton_plugin_desc, loader) + sizeof(void*) || !d.loader ||
         d.loader->struct_size < offsetof(baton_loader_api, wrap_file) + sizeof(void*) || !d.loader->wrap_file) {
       return skip("loader plugin gives no wrap_file function");
@@ -523,7 +392,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
   plugin->create_fn = d.create;
   // Op packs and loaders are created now; a delegate only when it enters a delegate chain, so one that is not used
   // costs no memory and no start-up time (a GPU delegate would open its driver in create).
-  if (plugin->kind == BATON_PLUGIN_OP_PACK || plugin->kind == BATON_PLUGIN_LOADER) {
+  if (plugin->kind == BATON_PLUGIN_OP_PACK || (plugin->kind == BATON_PLUGIN_LOADER && !plugin->isolated)) {
     if (Status s = plugin->ensure_created(); !s) return skip(s.message());
   }
   if (options.log) {
@@ -531,157 +400,6 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
                                      plugin->kind_name() + ") from " + path);
   }
   plugins_.push_back(std::move(plugin));
-}
-
-// Files without a baton entry point go to the loaders, in load order; the first that wraps one wins.
-// A file no loader takes is skipped with the reason it was not a baton plugin.
-void PluginRegistry::offer_to_loaders(const RegistryOptions& options) {
-  std::vector<LoadedPlugin*> loaders;
-  for (const auto& p : plugins_) {
-    if (p->kind == BATON_PLUGIN_LOADER) loaders.push_back(p.get());
-  }
-  for (const auto& file : std::exchange(unclaimed_, {})) {
-    const std::string& path = file.first;  // not a structured binding: the lambda below captures it
-    const std::string& not_baton = file.second;
-    bool taken = false;
-    for (LoadedPlugin* loader : loaders) {
-      baton_error error;
-      const baton_plugin_desc* desc = nullptr;
-      guarded_call(*loader, error, [&] {
-        desc = loader->wrap_file_fn(loader->state, path.c_str(), &error);
-        return BATON_OK;
-      });
-      if (!desc && error.message.empty()) continue;
-      taken = true;
-      if (!desc) {
-        skipped_.push_back({path, loader->name + " cannot use it: " + error.message});
-        if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + skipped_.back().reason);
-        break;
-      }
-      auto plugin = std::make_unique<LoadedPlugin>();
-      plugin->path = path;
-      plugin->log = options.log;
-      plugin->loaded_by = loader->name;
-      adopt(std::move(plugin), desc, options);
-      break;
-    }
-    if (!taken) {
-      skipped_.push_back({path, not_baton});
-      if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + not_baton);
-    }
-  }
-}
-
-Expected<LoadedPlugin*> PluginRegistry::wrap_object(const std::string& format, void* object, const std::string& name) {
-  char address[32];
-  std::snprintf(address, sizeof address, "%p", object);
-  const std::string path = format + "@" + address;
-  for (const auto& loader : plugins_) {
-    if (loader->kind != BATON_PLUGIN_LOADER || !loader->wrap_object_fn) continue;
-    baton_error error;
-    const baton_plugin_desc* desc = nullptr;
-    LoadedPlugin* l = loader.get();
-    guarded_call(*l, error, [&] {
-      desc = l->wrap_object_fn(l->state, format.c_str(), object, name.c_str(), &error);
-      return BATON_OK;
-    });
-    if (!desc && error.message.empty()) continue;
-    if (!desc) return Status::error(path + ": " + loader->name + " cannot use it: " + error.message);
-    auto plugin = std::make_unique<LoadedPlugin>();
-    plugin->path = path;
-    plugin->log = options_.log;
-    plugin->loaded_by = loader->name;
-    const size_t before = plugins_.size();
-    adopt(std::move(plugin), desc, options_);
-    if (plugins_.size() == before) return Status::error(path + ": " + skipped_.back().reason);
-    return plugins_.back().get();
-  }
-  return Status::error(path + ": no loaded plugin wraps a " + format + " (the loader that does is not installed)");
-}
-
-Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOptions& options) {
-  auto registry = std::make_unique<PluginRegistry>();
-  registry->options_ = options;
-  std::set<std::string> seen_dirs;
-  for (const std::string& dir : options.dirs) {
-    std::error_code ec;
-    fs::path canonical = fs::weakly_canonical(dir, ec);
-    const std::string key = ec ? dir : canonical.string();
-    if (!seen_dirs.insert(key).second) continue;
-    registry->dirs_.push_back(dir);
-    if (!fs::is_directory(dir, ec)) {
-      if (options.log) options.log(BATON_LOG_DEBUG, "plugin directory " + dir + " does not exist");
-      continue;
-    }
-    std::vector<std::string> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      const std::string name = entry.path().filename().string();
-      const bool so = name.size() > 3 && (name.ends_with(".so") || name.find(".so.") != std::string::npos);
-      if (so && entry.is_regular_file(ec)) files.push_back(entry.path().string());
-    }
-    std::sort(files.begin(), files.end());
-    for (const std::string& f : files) registry->load_file(f, options);
-  }
-  registry->offer_to_loaders(options);
-  if (options.config) {
-    const Config& config = *options.config;
-    registry->precedence_ = config.op_pack_precedence;
-    for (const auto& [name, section] : config.plugins) {
-      LoadedPlugin* plugin = registry->find(name);
-      if (!plugin) {
-        if (is_disabled(&config, name)) continue;
-        return Status::error(config.where(section.line) + "section [plugin." + name + "]: no plugin named '" + name +
-                             "' is loaded");
-      }
-      if (section.isolate.value_or(false) && !plugin->isolated) {
-        // Isolation is decided from the file's name, before anything of the plugin runs.
-        return Status::error(config.where(section.line) + "section [plugin." + name + "]: isolation = process, but " +
-                             name + " was loaded in process from " + plugin->path + ", whose file name does not say '" +
-                             name + "' (name the file lib" + name + ".so, or set isolation = process for all plugins)");
-      }
-      for (const auto& option : section.options) {
-        const std::string& key = option.first;  // named, not bound: lambdas below capture it
-        const ConfigValue& value = option.second;
-        if (plugin->kind == BATON_PLUGIN_DELEGATE && (key == "min-nodes-per-partition" || key == "max-partitions")) {
-          char* end = nullptr;
-          errno = 0;
-          const long long n = std::strtoll(value.value.c_str(), &end, 10);
-          const long long lowest = key == "max-partitions" ? 0 : 1;
-          if (value.value.empty() || errno != 0 || *end != '\0' || n < lowest || n > 1000000) {
-            return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name +
-                                 "]: bad value '" + value.value + "': expected a whole number from " +
-                                 std::to_string(lowest));
-          }
-          (key == "max-partitions" ? plugin->max_partitions : plugin->min_nodes_per_partition) = static_cast<size_t>(n);
-          continue;
-        }
-        auto decl = std::find_if(plugin->options.begin(), plugin->options.end(),
-                                 [&](const OptionDecl& o) { return o.name == key; });
-        if (decl == plugin->options.end() && (plugin->flags & BATON_PLUGIN_FLAG_ANY_OPTIONS)) continue;
-        if (decl == plugin->options.end()) {
-          std::string known;
-          for (const OptionDecl& o : plugin->options) known += (known.empty() ? "" : ", ") + o.name;
-          if (plugin->kind == BATON_PLUGIN_DELEGATE) known += (known.empty() ? "" : ", ") + std::string("min-nodes-per-partition, max-partitions");
-          return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name + "]: " + name +
-                               " has no option '" + key + "' (options: " + (known.empty() ? "none" : known) + ")");
-        }
-        if (Status s = check_option_value(decl->type, value.value); !s) {
-          return Status::error(config.where(value.line) + "key '" + key + "' in [plugin." + name + "]: bad value '" +
-                               value.value + "': " + s.message());
-        }
-      }
-    }
-    for (const std::string& name : config.op_pack_precedence) {
-      if (!registry->find(name)) {
-        const int line = config.lines.count("op-pack-precedence") ? config.lines.at("op-pack-precedence") : 0;
-        if (options.log) {
-          options.log(BATON_LOG_WARNING, config.where(line) + "op-pack-precedence names '" + name +
-                                             "', which is not loaded");
-        }
-      }
-    }
-  }
-  return registry;
 }
 
 }  // namespace baton

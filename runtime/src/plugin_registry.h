@@ -157,6 +157,9 @@ std::string plugin_name_from_file(const std::string& path);
 // Why `path` (a plugin folder or file) is unsafe to load from, or "" when it is safe.
 std::string unsafe_reason(const std::string& path);
 
+// Whether the config disables plugin `name` ('_' read as '-', as plugin_name_from_file reads files).
+bool is_disabled(const Config* config, const std::string& name);
+
 class PluginRegistry {
  public:
   // Loads every usable plugin. Fails only on a config error (a plugin section or option that does not

@@ -82,6 +82,7 @@ Subgraph::Subgraph(RunState& state, int index)
     node.runtime = runtime_op(node.info->op_code);
     for (int32_t t : node.info->inputs) node.inputs.push_back(t < 0 ? nullptr : &tensors_[t]);
     for (int32_t t : node.info->outputs) node.outputs.push_back(&tensors_[t]);
+    for (int32_t t : node.info->intermediates) node.intermediates.push_back(&tensors_[t]);
   }
 }
 
@@ -116,7 +117,7 @@ std::vector<int> Subgraph::callees() const {
 
 void Subgraph::reset_state() {
   for (Tensor& t : tensors_) {
-    if (t.info->is_variable && !t.is_constant && t.data) std::memset(t.data, 0, t.bytes);
+    if (t.info->is_variable && !t.is_constant) reset_variable(t);
   }
   for (Node& n : nodes_) n.called = false;
 }

@@ -7,7 +7,8 @@
 //   preparer.cc      prepare: shapes propagate in execution order; a failing partition falls back
 //   memory_plan.cc   plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
 //   executor.cc      invoke: the steps in order; a failing first run falls back and repeats
-//   control_flow.cc  the nodes the runtime runs itself: WHILE, IF, CALL_ONCE and resource variables
+//   control_flow.cc  the nodes the runtime runs itself: CALL_ONCE, resource variables, and
+//                    loops_and_branches.cc: WHILE and IF (dynamic outputs where shapes change at invoke)
 //
 // Subgraph 0 (or a signature's subgraph) is where an Interpreter starts; WHILE, IF and CALL_ONCE run
 // other subgraphs, each resolved, folded, partitioned, planned and prepared like the first, so their
@@ -85,6 +86,7 @@ struct RunState {
   // run: its state has moved.
   bool stateful = false;
   std::vector<std::unique_ptr<Subgraph>> subgraphs;  // by model index; null where nothing runs it
+  int entry = 0;                                     // the subgraph invoke starts from
   std::vector<ResourceVariable> variables;           // by resource id
   // The id of the variable (container, shared_name), made on first use.
   int32_t variable_id(const std::string& container, const std::string& shared_name);
@@ -164,12 +166,21 @@ class Subgraph {
   Status prepare(Partition** failed, std::string* reason);
   // executor.cc
   Status prepare_at_invoke(Node& node);
+  Status give_dynamic_memory(const Node& node, Tensor& tensor);
   // memory_plan.cc
   Status plan_memory();
   // control_flow.cc
   Status prepare_runtime_node(Node& node);
   Status invoke_runtime_node(Node& node);
   Subgraph& callee(const Node& node, int which) const;
+  bool read_may_change_shape(const Node& read) const;
+  // loops_and_branches.cc: WHILE and IF, whose outputs may change shape at invoke
+  Status prepare_while(Node& node);
+  Status prepare_if(Node& node);
+  Status invoke_while(Node& node);
+  Status invoke_dynamic_while(Node& node);
+  Status invoke_if(Node& node);
+  Status invoke_dynamic_if(Node& node);
 
   std::string node_label(const Node& node) const;
   const std::string& source() const { return state_.model->source(); }

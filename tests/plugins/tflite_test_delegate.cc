@@ -5,10 +5,15 @@
 // held (ReplaceNodeSubsetsWithDelegateKernels with a node listed twice, a node that does not exist, a
 // node not in its execution plan), null-registration, prepare-fails, invoke-fails, create-fails; and
 // `preview`: it asks PreviewDelegatePartitioning how its nodes group, expects two partitions, and
-// replaces only the larger one (as TFLite's GPU delegate keeps its largest partitions); `buffer-handles`:
+// replaces only the larger one (as TFLite's GPU delegate keeps its largest partitions); segv-select,
+// abort-prepare, segv-invoke, hang-invoke: it dies (or never answers) in its Prepare over the graph, its
+// kernel's prepare or its kernel's invoke, as a broken vendor delegate would (for isolation); `buffer-handles`:
 // it keeps its partitions' boundary tensors in buffers of its own (buffer handles, as a GPU delegate
 // keeps them on the device), reads its inputs only from those buffers (filled by CopyToBufferHandle),
 // writes its outputs only there and marks them stale, so the host must call CopyFromBufferHandle.
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -83,6 +88,7 @@ TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
     context->ReportError(context, "simulated prepare failure in %s", "the test delegate");
     return kTfLiteError;
   }
+  if (k->mode == "abort-prepare") std::abort();
   // Shapes flow through the steps, as after an input resize: inputs' from the context (the host keeps
   // them current), inner tensors' from the kernel itself; outputs are resized through the context.
   auto shape_of = [&](int t) {
@@ -134,6 +140,10 @@ TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
     context->ReportError(context, "simulated invoke failure");
     return kTfLiteError;
   }
+  if (k->mode == "segv-invoke") std::raise(SIGSEGV);
+  if (k->mode == "hang-invoke") {
+    for (;;) pause();
+  }
   auto data = [&](int t) -> float* {
     auto it = k->own.find(t);
     if (it != k->own.end()) return it->second.data();
@@ -158,6 +168,7 @@ TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 TfLiteStatus delegate_prepare(TfLiteContext* context, TfLiteDelegate* delegate) {
   const std::string& mode = static_cast<Delegate*>(delegate->data_)->mode;
+  if (mode == "segv-select") std::raise(SIGSEGV);
   TfLiteIntArray* plan = nullptr;
   if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return kTfLiteError;
   std::vector<int> take;

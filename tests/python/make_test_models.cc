@@ -1,7 +1,7 @@
 // Writes the small models the Python tests need and no committed model has, into the folder given:
 //   add_signatures.tflite  sum = relu(x + y), x and y float32 [1, 4] with shape signature [-1, 4];
 //                          signature "serving_default" (subgraph 0: x, y -> sum) and "on_copy" naming
-//                          subgraph 1, a copy, which baton does not run
+//                          subgraph 1, a copy (run by the signature's own interpreter)
 //   throw_in_invoke.tflite y = ThrowInInvoke(x), x float32 [2]: the misbehaving test pack throws there
 #include <cstdio>
 #include <string>

@@ -68,3 +68,22 @@ def test_interpreters_of_one_process_share_the_plugins_child():
     assert len(plugin_host_children()) == len(before) + 1
     assert np.array_equal(first.get_tensor(first.get_output_details()[0]["index"]),
                           second.get_tensor(second.get_output_details()[0]["index"]))
+
+
+def test_control_flow_whose_shapes_change_runs_with_its_kernels_isolated():
+    # tests/data/control-flow: a loop growing a variable, branches of different shapes, a growing resource
+    # variable; dynamic tensors live in shared memory for the builtin pack's process. Against native
+    # TFLite 2.9's outputs.
+    from conftest import SOURCE_ROOT, load_case
+    for name in ["while_grows", "if_shapes_then", "if_shapes_else", "variable_grows"]:
+        folder = SOURCE_ROOT / "tests" / "data" / "control-flow" / name
+        inputs, outputs = load_case(folder)
+        interp = baton.Interpreter(str(folder / "model.tflite"), plugin_dirs=[BUILTIN_DIR], no_delegates=True,
+                                   isolate=["builtin"])
+        for d, x in zip(interp.get_input_details(), inputs):
+            interp.set_tensor(d["index"], x)
+        interp.invoke()
+        for d, want in zip(interp.get_output_details(), outputs):
+            got = interp.get_tensor(d["index"])
+            assert got.shape == want.shape, name
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)

@@ -1,9 +1,12 @@
-"""get_signature_runner: calls by name, resizes, and refuses what baton cannot run."""
+"""get_signature_runner: calls by name, resizes, runs signatures of any subgraph, and refuses what baton
+cannot run."""
 import numpy as np
 import pytest
 
 import baton
-from conftest import BUILTIN_DIR, MODELS_DIR, REFERENCE, load_case, real_model
+from conftest import BUILTIN_DIR, MODELS_DIR, REFERENCE, SOURCE_ROOT, load_case, real_model
+
+CONTROL_FLOW = SOURCE_ROOT / "tests" / "data" / "control-flow"
 
 
 def interpreter():
@@ -30,9 +33,6 @@ def test_runner_refusals():
         interp.get_signature_runner()  # two signatures
     with pytest.raises(ValueError, match="no signature \"nope\""):
         interp.get_signature_runner("nope")
-    # A signature of another subgraph is not run on subgraph 0.
-    with pytest.raises(ValueError, match="subgraph 1; baton runs subgraph 0 only"):
-        interp.get_signature_runner("on_copy")
     runner = interp.get_signature_runner("serving_default")
     x = np.zeros((1, 4), np.float32)
     with pytest.raises(ValueError, match="expected 2 inputs, got 1"):
@@ -56,3 +56,37 @@ def test_dtln_signature_matches_litert():
     for name, want in zip(["activation_2", "tf.stack_2"], outputs):
         assert got[name].shape == want.shape
         assert np.max(np.abs(got[name] - want)) <= 1e-3 * np.max(np.abs(want))
+
+
+def test_signature_of_another_subgraph():
+    # "on_copy" names subgraph 1, a copy of subgraph 0: relu(x + y), in an interpreter of its own.
+    interp = interpreter()
+    runner = interp.get_signature_runner("on_copy")
+    x = np.array([[1, -2, 3, -4]], np.float32)
+    y = np.array([[0.5, 0.5, 0.5, 0.5]], np.float32)
+    np.testing.assert_array_equal(runner(x=x, y=y)["sum"], [[1.5, 0, 3.5, 0]])
+    np.testing.assert_array_equal(interp.get_signature_runner("serving_default")(x=x, y=y)["sum"],
+                                  [[1.5, 0, 3.5, 0]])
+
+
+def test_control_flow_signatures_on_subgraphs_0_and_1():
+    # tests/data/control-flow/signatures: "double" runs subgraph 0 (x + x; native TFLite 2.9's output is
+    # committed), "triple" subgraph 1 (x * 3, derived by hand).
+    folder = CONTROL_FLOW / "signatures"
+    (x,), (doubled,) = load_case(folder)
+    interp = baton.Interpreter(str(folder / "model.tflite"), plugin_dirs=[BUILTIN_DIR], no_delegates=True)
+    assert interp.get_signature_list() == {"double": {"inputs": ["x"], "outputs": ["y"]},
+                                           "triple": {"inputs": ["x"], "outputs": ["y"]}}
+    triple = interp.get_signature_runner("triple")
+    assert list(triple.get_input_details()["x"]["shape"]) == [2]
+    np.testing.assert_allclose(triple(x=x)["y"], x * 3, rtol=1e-6)
+    np.testing.assert_allclose(interp.get_signature_runner("double")(x=x)["y"], doubled, rtol=1e-6)
+    # The runner resizes its own interpreter's input: [1, 2] times the constant [3, 3].
+    out = triple(x=np.array([[1, -2]], np.float32))["y"]
+    assert out.shape == (1, 2)
+    np.testing.assert_array_equal(out, [[3, -6]])
+    assert list(triple.get_output_details()["y"]["shape"]) == [1, 2]
+    # The interpreter's own inputs stay subgraph 0's.
+    assert [d["shape"].tolist() for d in interp.get_input_details()] == [[2]]
+    with pytest.raises(ValueError, match="expects float32 values, got float64"):
+        triple(x=np.zeros(2))

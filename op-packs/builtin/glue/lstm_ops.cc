@@ -8,12 +8,15 @@
 // The bidirectional op has 48: the forward direction's weights at 1-17 as above, the backward one's at
 // 18-34, the states at 35-38 (forward output and cell, backward output and cell), no layer norm, and an
 // auxiliary input with its weights at 39-47; it gives two outputs, or one with both directions side by side
-// (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (symmetric). Refused: the
-// hybrid kernel's asymmetric inputs, integer LSTMs, the BASIC kernel type, the auxiliary input.
+// (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (rows quantized
+// symmetrically, or asymmetrically with asymmetric_quantize_inputs); an int8 input the full-integer kernel
+// (glue/lstm_integer_ops.cc). Refused: the bidirectional op's integer form, the BASIC kernel type, the
+// auxiliary input.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "glue/lstm_integer_ops.h"
 #include "glue/op_context.h"
 #include "glue/recurrent_checks.h"
 #include "kernels/lstm.h"
@@ -49,6 +52,7 @@ struct LstmDirection {
   LstmWeights hybrid_scales;
   std::vector<int8_t> quantized;
   std::vector<float> row_scales;
+  std::vector<int32_t> row_zero_points;
 };
 
 struct LstmState : OpState {
@@ -118,10 +122,7 @@ int lstm_direction_prepare(OpContext& ctx, LstmDirection& d, int input_size, int
   // int8 weights with the float input: TFLite's hybrid kernel.
   const bool hybrid = ctx.type(to_output) == BATON_TYPE_INT8;
   p.hybrid = hybrid;
-  if (hybrid) {
-    ctx.require(o.asymmetric_quantize_inputs == 0,
-                "asymmetric_quantize_inputs (the hybrid kernel's asymmetric form) is not supported yet");
-  }
+  p.asymmetric = hybrid && o.asymmetric_quantize_inputs != 0;
   LstmWeights& hs = d.hybrid_scales;
   hs = LstmWeights{};
   LstmGate* gates[4] = {&hs.input, &hs.forget, &hs.cell, &hs.output};
@@ -192,6 +193,9 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
                 "takes 20 or 24 inputs, the node has " + std::to_string(ctx.input_count()));
   }
   baton_tensor* input = ctx.input(0);
+  if (kind != LstmKind::bidirectional && ctx.type(input) != BATON_TYPE_FLOAT32) {
+    return lstm_integer_prepare(ctx, kind == LstmKind::single);
+  }
   ctx.require_float(input, "input");
   auto& s = ctx.state<LstmState>();
   const SequenceLayout layout = sequence_layout(ctx, input, kind == LstmKind::single, o.time_major);
@@ -224,6 +228,7 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
     d.scratch.resize(d.step.scratch_size());
     d.quantized.resize(d.step.hybrid ? d.step.quantized_size() : 0);
     d.row_scales.resize(d.step.hybrid ? static_cast<size_t>(2 * d.step.batch + d.step.cells) : 0);
+    d.row_zero_points.resize(d.step.hybrid ? static_cast<size_t>(2 * d.step.batch) : 0);
   }
   for (int k = 0; k < ctx.output_count(); ++k) {
     baton_tensor* output = ctx.output(k);
@@ -284,7 +289,7 @@ void lstm_invoke(OpContext& ctx) {
         // Rows of p.batch vectors: time-major, step t holds the batch; batch-major, row b * time + t.
         const int64_t row = s.time_major ? static_cast<int64_t>(t) * p.batch : static_cast<int64_t>(b) * s.time + t;
         lstm_step(p, w, input + row * s.input_size, h, c, output + row * width, width, d.scratch.data(),
-                  d.quantized.data(), d.row_scales.data());
+                  d.quantized.data(), d.row_scales.data(), d.row_zero_points.data());
       }
     }
   }

@@ -117,6 +117,14 @@ std::optional<std::vector<int64_t>> OpContext::shape_ints(const baton_tensor* t,
   return values;
 }
 
+int OpContext::intermediate_count() const {
+  const bool has = api_.struct_size >= offsetof(baton_host_api, node_intermediate) + sizeof(api_.node_intermediate) &&
+                   api_.node_intermediate_count && api_.node_intermediate;
+  return has ? api_.node_intermediate_count(node_) : 0;
+}
+
+const baton_tensor* OpContext::intermediate(int i) const { return api_.node_intermediate(node_, i); }
+
 void OpContext::set_dynamic(baton_tensor* t) const {
   const bool has = api_.struct_size >= offsetof(baton_host_api, tensor_set_dynamic) + sizeof(api_.tensor_set_dynamic) &&
                    api_.tensor_set_dynamic;

@@ -115,6 +115,9 @@ class OpContext {
   // Fails when missing.
   baton_tensor* input(int i) const;
   baton_tensor* output(int i) const;
+  // The node's intermediate tensors (quantization only; ABI 1.3): 0 on an older host.
+  int intermediate_count() const;
+  const baton_tensor* intermediate(int i) const;
 
   baton_tensor_type type(const baton_tensor* t) const { return api_.tensor_type(t); }
   std::span<const int32_t> shape(const baton_tensor* t) const;

@@ -1,8 +1,8 @@
 // RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN and SVDF: the recurrent ops whose state is a
 // variable tensor per direction (an input the kernel updates in place; the runtime zeroes it at load and at
 // reset_variables, as TFLite zeroes its variable tensors). Float32 throughout, and TFLite's full-integer
-// SVDF; the RNNs and SVDF also with int8 weights (TFLite's hybrid kernels, symmetric). Their TFLite options are ABI
-// 1.2's `recurrent` member.
+// SVDF; the RNNs and SVDF also with int8 weights (TFLite's hybrid kernels, their rows quantized symmetrically
+// or, with asymmetric_quantize_inputs, asymmetrically). Their TFLite options are ABI 1.3's `recurrent` member.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -55,8 +55,7 @@ int rnn_direction_prepare(OpContext& ctx, RnnDirection& d, int input_size, int b
   if (d.hybrid) {
     // TFLite's hybrid kernel: int8 weights and recurrent weights, float bias and state.
     ctx.require_type(recurrent, "recurrent weights", {BATON_TYPE_INT8});
-    ctx.require(ctx.options().u.recurrent.asymmetric_quantize_inputs == 0,
-                "asymmetric_quantize_inputs (the hybrid kernel's asymmetric form) is not supported yet");
+    d.hybrid_scales.asymmetric = ctx.options().u.recurrent.asymmetric_quantize_inputs != 0;
     d.hybrid_scales.weights_scale = symmetric_weights_scale(ctx, weights, "weights");
     d.hybrid_scales.recurrent_scale = symmetric_weights_scale(ctx, recurrent, "recurrent weights");
   } else {
@@ -137,6 +136,11 @@ void bidirectional_rnn_prepare(OpContext& ctx) { rnn_prepare_common(ctx, RnnKind
 void rnn_invoke(OpContext& ctx) {
   auto& s = ctx.state<RnnState>();
   const float* input = ctx.data<float>(ctx.input(0));
+  // TFLite 2.9's hybrid BIDIRECTIONAL_SEQUENCE_RNN, time-major, runs the whole sequence (forward, then
+  // backward) once per time step, each pass starting from the states the last one left; the same here.
+  const bool repeats = s.direction_count == 2 && s.time_major && s.directions[0].hybrid;
+  const int passes = repeats ? s.time : 1;
+  for (int pass = 0; pass < passes; ++pass)
   for (int k = 0; k < s.direction_count; ++k) {
     const RnnDirection& d = s.directions[k];
     const RnnStepParams& p = d.step;
@@ -178,6 +182,7 @@ struct SvdfState : OpState {
   float feature_scale = 1.0f, time_scale = 1.0f;
   std::vector<float> weights_time;
   std::vector<int8_t> quantized;
+  bool asymmetric = false;  // asymmetric_quantize_inputs
 };
 
 float one_scale(const OpContext& ctx, const baton_tensor* t, const char* role) {
@@ -202,7 +207,8 @@ void svdf_hybrid_invoke(OpContext& ctx) {
   baton_tensor* bias = ctx.optional_input(3);
   svdf_hybrid(s.q.shape, ctx.data<float>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), s.feature_scale,
               s.weights_time.data(), bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.input(4)),
-              s.scratch.data(), ctx.mutable_data<float>(ctx.output(0)), s.quantized.data());
+              s.scratch.data(), ctx.mutable_data<float>(ctx.output(0)), s.quantized.data(),
+              s.asymmetric);
 }
 
 void svdf_prepare(OpContext& ctx) {
@@ -239,8 +245,7 @@ void svdf_prepare(OpContext& ctx) {
     if (hybrid) {
       // TFLite's hybrid kernel: int8 feature and time weights (symmetric), float bias, state and output.
       ctx.require_type(time, "weights_time", {BATON_TYPE_INT8});
-      ctx.require(o.asymmetric_quantize_inputs == 0,
-                  "asymmetric_quantize_inputs (the hybrid kernel's asymmetric form) is not supported yet");
+      s.asymmetric = o.asymmetric_quantize_inputs != 0;
       s.feature_scale = one_scale(ctx, feature, "weights_feature");
       s.time_scale = one_scale(ctx, time, "weights_time");
       ctx.require(ctx.quant(feature).zero_point() == 0, "weights_feature must be symmetric (zero point 0)");

@@ -15,6 +15,28 @@ void symmetric_quantize_row(const float* x, int n, int8_t* q, float* scale);
 // `scale` and `zero_point` get the row's parameters (1 and 0 for an all-zero row).
 void asymmetric_quantize_row(const float* x, int n, int8_t* q, float* scale, int32_t* zero_point);
 
+// One row either way (`asymmetric`: TFLite's asymmetric_quantize_inputs); the zero point is 0 when symmetric.
+inline void quantize_row(const float* x, int n, int8_t* q, float* scale, int32_t* zero_point, bool asymmetric) {
+  if (asymmetric) {
+    asymmetric_quantize_row(x, n, q, scale, zero_point);
+  } else {
+    symmetric_quantize_row(x, n, q, scale);
+    *zero_point = 0;
+  }
+}
+
+// out[r] = the int32 dot product of weight row r (of `depth` int8 codes) with a quantized row q of zero
+// point `zero_point`: TFLite's sum of w * q less zero_point times the row's sum of weights. Integer only
+// (exact); compiled for AVX2 and the baseline, picked at run time.
+void hybrid_row_dots(const int8_t* w, int rows, int depth, const int8_t* q, int32_t zero_point, int32_t* out);
+
+// The same for one row.
+inline int32_t hybrid_dot(const int8_t* w, const int8_t* q, int n, int32_t zero_point) {
+  int32_t dot = 0;
+  hybrid_row_dots(w, 1, n, q, zero_point, &dot);
+  return dot;
+}
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_HYBRID_H

@@ -51,23 +51,26 @@ void sigmoid(float* v, int n) {
 // rows [batch, n] += (m [rows_of_m, depth] . q [batch, depth]) * row_scales[b] * m_scale: the hybrid
 // product of int8 weights and int8 rows, each int32 dot scaled and added to the float sum.
 void add_quantized_matrix_times(const int8_t* m, float m_scale, int rows, int depth, const int8_t* q,
-                                const float* row_scales, int batch, float* out) {
+                                const float* row_scales, const int32_t* row_zero_points, int batch, float* out) {
   for (int b = 0; b < batch; ++b) {
     const int8_t* x = q + static_cast<int64_t>(b) * depth;
     const float factor = row_scales[b] * m_scale;
     float* o = out + static_cast<int64_t>(b) * rows;
-    for (int r = 0; r < rows; ++r) {
-      const int8_t* row = m + static_cast<int64_t>(r) * depth;
-      int32_t dot = 0;
-      for (int d = 0; d < depth; ++d) dot += static_cast<int32_t>(row[d]) * x[d];
-      o[r] += static_cast<float>(dot) * factor;
+    constexpr int kChunk = 64;
+    int32_t dots[kChunk];
+    for (int r0 = 0; r0 < rows; r0 += kChunk) {
+      const int n = std::min(kChunk, rows - r0);
+      hybrid_row_dots(m + static_cast<int64_t>(r0) * depth, n, depth, x, row_zero_points[b], dots);
+      for (int r = 0; r < n; ++r) o[r0 + r] += static_cast<float>(dots[r]) * factor;
     }
   }
 }
 
-void quantize_rows(const float* v, int n, int batch, int8_t* q, float* row_scales) {
+void quantize_rows(const float* v, int n, int batch, int8_t* q, float* row_scales, int32_t* row_zero_points,
+                   bool asymmetric) {
   for (int b = 0; b < batch; ++b) {
-    symmetric_quantize_row(v + static_cast<int64_t>(b) * n, n, q + static_cast<int64_t>(b) * n, &row_scales[b]);
+    quantize_row(v + static_cast<int64_t>(b) * n, n, q + static_cast<int64_t>(b) * n, &row_scales[b],
+                 &row_zero_points[b], asymmetric);
   }
 }
 
@@ -76,8 +79,10 @@ void quantize_rows(const float* v, int n, int batch, int8_t* q, float* row_scale
 struct HybridRows {
   const int8_t* input = nullptr;
   const float* input_scales = nullptr;
+  const int32_t* input_zero_points = nullptr;
   const int8_t* state = nullptr;
   const float* state_scales = nullptr;
+  const int32_t* state_zero_points = nullptr;
   float* peephole = nullptr;
 };
 
@@ -89,9 +94,10 @@ void gate_sum(const LstmParams& p, const LstmGate& g, const float* input, const 
   fill_rows(out, p.layer_norm ? nullptr : g.bias, n, p.batch);
   const float* peephole = g.peephole;
   if (p.hybrid) {
-    add_quantized_matrix_times(g.input_weights_q, g.input_scale, n, p.inputs, hy.input, hy.input_scales, p.batch, out);
+    add_quantized_matrix_times(g.input_weights_q, g.input_scale, n, p.inputs, hy.input, hy.input_scales,
+                               hy.input_zero_points, p.batch, out);
     add_quantized_matrix_times(g.recurrent_weights_q, g.recurrent_scale, n, p.outputs, hy.state, hy.state_scales,
-                               p.batch, out);
+                               hy.state_zero_points, p.batch, out);
     if (g.peephole_q) {
       for (int i = 0; i < n; ++i) hy.peephole[i] = static_cast<float>(g.peephole_q[i]) * g.peephole_scale;
       peephole = hy.peephole;
@@ -121,7 +127,8 @@ void clip(float* v, int n, float limit) {
 }  // namespace
 
 void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, float* output_state, float* cell_state,
-               float* output, int output_stride, float* scratch, int8_t* quantized, float* scales) {
+               float* output, int output_stride, float* scratch, int8_t* quantized, float* scales,
+               int32_t* zero_points) {
   const int n = p.batch * p.cells;
   float* in_gate = scratch;
   float* forget = scratch + n;
@@ -131,9 +138,9 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
   if (p.hybrid) {
     int8_t* q_input = quantized;
     int8_t* q_state = quantized + static_cast<int64_t>(p.batch) * p.inputs;
-    quantize_rows(input, p.inputs, p.batch, q_input, scales);
-    quantize_rows(output_state, p.outputs, p.batch, q_state, scales + p.batch);
-    hy = {q_input, scales, q_state, scales + p.batch, scales + 2 * p.batch};
+    quantize_rows(input, p.inputs, p.batch, q_input, scales, zero_points, p.asymmetric);
+    quantize_rows(output_state, p.outputs, p.batch, q_state, scales + p.batch, zero_points + p.batch, p.asymmetric);
+    hy = {q_input, scales, zero_points, q_state, scales + p.batch, zero_points + p.batch, scales + 2 * p.batch};
   }
   // Every gate reads the previous h (output_state) and c; c is updated only after all three.
   if (!p.cifg) {
@@ -184,9 +191,9 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
   if (w.projection || w.projection_q) {
     fill_rows(output_state, w.projection_bias, p.outputs, p.batch);
     if (p.hybrid) {
-      quantize_rows(cell, p.cells, p.batch, quantized, scales);
-      add_quantized_matrix_times(w.projection_q, w.projection_scale, p.outputs, p.cells, quantized, scales, p.batch,
-                                 output_state);
+      quantize_rows(cell, p.cells, p.batch, quantized, scales, zero_points, p.asymmetric);
+      add_quantized_matrix_times(w.projection_q, w.projection_scale, p.outputs, p.cells, quantized, scales, zero_points,
+                                 p.batch, output_state);
     } else {
       add_matrix_times(w.projection, p.outputs, p.cells, cell, p.batch, output_state);
     }

@@ -50,10 +50,12 @@ struct LstmParams {
   int batch = 1, inputs = 1, cells = 1, outputs = 1;
   bool cifg = false, layer_norm = false;
   // TFLite's hybrid kernel: each batch row of the input, of the output state and of the hidden value
-  // before the projection is quantized to int8 on the fly (symmetric, kernels/hybrid.h); an int32 dot
+  // before the projection is quantized to int8 on the fly (symmetric, or asymmetric with a zero point
+  // whose term is taken out of the dot product, kernels/hybrid.h); an int32 dot
   // product times the row's scale and the weights' is added to the float sum; int8 peepholes are
   // dequantized (code times scale) before use.
   bool hybrid = false;
+  bool asymmetric = false;  // the rows quantized asymmetrically (asymmetric_quantize_inputs)
   size_t quantized_size() const {
     return static_cast<size_t>(batch) * (inputs + std::max(outputs, cells));
   }
@@ -64,10 +66,11 @@ struct LstmParams {
 
 // input [batch, inputs]; output_state [batch, outputs]; cell_state [batch, cells]; output [batch,
 // outputs] (rows `output_stride` apart); scratch of scratch_size() floats; for a hybrid layer,
-// `quantized` of quantized_size() bytes and `scales` of 2 * batch + cells floats (else both unused).
+// `quantized` of quantized_size() bytes, `scales` of 2 * batch + cells floats and `zero_points` of
+// 2 * batch values (else all three unused).
 void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, float* output_state, float* cell_state,
                float* output, int output_stride, float* scratch, int8_t* quantized = nullptr,
-               float* scales = nullptr);
+               float* scales = nullptr, int32_t* zero_points = nullptr);
 
 }  // namespace baton::builtin
 

@@ -75,15 +75,17 @@ void rnn_step_hybrid(const RnnStepParams& p, const float* input, const RnnHybrid
   auto accumulate = [&](const float* rows, int depth, const int8_t* weights, float weights_scale) {
     for (int b = 0; b < p.batch; ++b) {
       float scale = 1.0f;
+      int32_t zero_point = 0;
       int8_t* q = quantized;
-      symmetric_quantize_row(rows + static_cast<int64_t>(b) * depth, depth, q, &scale);
+      quantize_row(rows + static_cast<int64_t>(b) * depth, depth, q, &scale, &zero_point, w.asymmetric);
       const float factor = scale * weights_scale;
       float* out = output + static_cast<int64_t>(b) * output_stride;
-      for (int u = 0; u < p.units; ++u) {
-        const int8_t* row = weights + static_cast<int64_t>(u) * depth;
-        int32_t dot = 0;
-        for (int d = 0; d < depth; ++d) dot += static_cast<int32_t>(row[d]) * q[d];
-        out[u] += static_cast<float>(dot) * factor;
+      constexpr int kChunk = 64;
+      int32_t dots[kChunk];
+      for (int u0 = 0; u0 < p.units; u0 += kChunk) {
+        const int n = std::min(kChunk, p.units - u0);
+        hybrid_row_dots(weights + static_cast<int64_t>(u0) * depth, n, depth, q, zero_point, dots);
+        for (int u = 0; u < n; ++u) out[u0 + u] += static_cast<float>(dots[u]) * factor;
       }
     }
   };
@@ -137,16 +139,22 @@ void svdf_float(const SvdfParams& p, const float* input, const float* weights_fe
 
 void svdf_hybrid(const SvdfParams& p, const float* input, const int8_t* weights_feature, float feature_scale,
                  const float* weights_time, const float* bias, float* state, float* scratch, float* output,
-                 int8_t* quantized) {
+                 int8_t* quantized, bool asymmetric) {
   for (int b = 0; b < p.batch; ++b) {
     float scale = 1.0f;
-    symmetric_quantize_row(input + static_cast<int64_t>(b) * p.input_size, p.input_size, quantized, &scale);
+    int32_t zero_point = 0;
+    quantize_row(input + static_cast<int64_t>(b) * p.input_size, p.input_size, quantized, &scale, &zero_point,
+                 asymmetric);
     const float factor = scale * feature_scale;
     float* rows = state + static_cast<int64_t>(b) * p.filters * p.memory;
+    constexpr int kChunk = 64;
+    int32_t dots[kChunk];
     for (int f = 0; f < p.filters; ++f) {
-      const int8_t* w = weights_feature + static_cast<int64_t>(f) * p.input_size;
-      int32_t acc = 0;
-      for (int i = 0; i < p.input_size; ++i) acc += static_cast<int32_t>(w[i]) * quantized[i];
+      if (f % kChunk == 0) {
+        hybrid_row_dots(weights_feature + static_cast<int64_t>(f) * p.input_size, std::min(kChunk, p.filters - f),
+                        p.input_size, quantized, zero_point, dots);
+      }
+      const int32_t acc = dots[f % kChunk];
       rows[static_cast<int64_t>(f) * p.memory + p.memory - 1] = 0.0f + static_cast<float>(acc) * factor;
     }
   }

@@ -35,12 +35,13 @@ void rnn_step(const RnnStepParams& p, const float* input, const float* weights, 
 
 // TFLite's hybrid RNN step: int8 weights (symmetric, one scale each) with float activations. Each batch
 // row of the input and of the hidden state is quantized to int8 on the fly (kernels/hybrid.h's
-// symmetric rows); each int32 dot product, times the row's scale and the weights', is added to the
+// symmetric rows, or asymmetric ones whose zero point's term leaves the dot product); each int32 dot product, times the row's scale and the weights', is added to the
 // float sum. `quantized` needs batch * max(input_size, units) bytes.
 struct RnnHybridWeights {
   const int8_t* weights = nullptr;
   const int8_t* recurrent = nullptr;
   float weights_scale = 1.0f, recurrent_scale = 1.0f;
+  bool asymmetric = false;  // rows quantized asymmetrically (asymmetric_quantize_inputs)
 };
 void rnn_step_hybrid(const RnnStepParams& p, const float* input, const RnnHybridWeights& w, const float* bias,
                      float* hidden, float* output, int output_stride, int8_t* quantized);
@@ -57,11 +58,11 @@ void svdf_float(const SvdfParams& p, const float* input, const float* weights_fe
                 const float* bias, float* state, float* scratch, float* output);
 
 // TFLite's hybrid SVDF: int8 feature weights (symmetric, `feature_scale`) applied to each input row
-// quantized on the fly; the time weights come dequantized to float (int8 code times its scale).
-// `quantized` needs input_size bytes.
+// quantized on the fly (symmetric, or asymmetric); the time weights come dequantized to float (int8 code
+// times its scale). `quantized` needs input_size bytes.
 void svdf_hybrid(const SvdfParams& p, const float* input, const int8_t* weights_feature, float feature_scale,
                  const float* weights_time, const float* bias, float* state, float* scratch, float* output,
-                 int8_t* quantized);
+                 int8_t* quantized, bool asymmetric);
 
 // TFLite's full-integer SVDF: int8 input and feature weights, int16 time weights and state (symmetric),
 // int32 bias, int8 output. feature_scale = input * weights_feature / state scales; time_scale = state *

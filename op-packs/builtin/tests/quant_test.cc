@@ -653,5 +653,29 @@ TEST(Hybrid, AsymmetricRowQuantization) {
   EXPECT_EQ(q[1], 127);
 }
 
+TEST(Hybrid, RowDotsTakeTheZeroPointsTermOut) {
+  // Depths around the 16-code blocks of the vector path, extreme codes included; each result is
+  // sum w * (q - zero point), formed here one product at a time in int64.
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> code(-128, 127);
+  for (int depth : {1, 15, 16, 17, 64, 77}) {
+    const int rows = 5;
+    std::vector<int8_t> w(static_cast<size_t>(rows) * depth), q(static_cast<size_t>(depth));
+    for (auto& v : w) v = static_cast<int8_t>(code(rng));
+    for (auto& v : q) v = static_cast<int8_t>(code(rng));
+    w[0] = -128;
+    q[0] = -128;
+    for (int32_t zero : {0, -128, 37, 127}) {
+      std::vector<int32_t> out(rows);
+      hybrid_row_dots(w.data(), rows, depth, q.data(), zero, out.data());
+      for (int r = 0; r < rows; ++r) {
+        int64_t want = 0;
+        for (int d = 0; d < depth; ++d) want += int64_t{w[static_cast<size_t>(r) * depth + d]} * (q[d] - zero);
+        EXPECT_EQ(out[r], want) << "depth " << depth << " zero point " << zero << " row " << r;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace baton::builtin::testing

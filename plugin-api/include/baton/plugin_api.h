@@ -5,7 +5,8 @@
  * `tensor_set_dynamic`, and the options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and
  * LOCAL_RESPONSE_NORMALIZATION in `baton_builtin_options`; 1.3 added the options of CONV_3D,
  * CONV_3D_TRANSPOSE, BUCKETIZE, REVERSE_SEQUENCE, FAKE_QUANT, SPARSE_TO_DENSE and of the recurrent
- * ops: RNN, SVDF, LSTM and their sequence and bidirectional forms).
+ * ops: RNN, SVDF, LSTM and their sequence and bidirectional forms, and a node's intermediate tensors,
+ * `node_intermediate_count` / `node_intermediate`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -482,6 +483,14 @@ typedef struct baton_host_api {
    * such outputs lives outside the planned arena. Nodes that read such an output are prepared at invoke
    * the same way, and delegates are never given them. Only during prepare, only for the node's outputs. */
   baton_status (*tensor_set_dynamic)(baton_tensor* tensor, baton_error* error);
+
+  /* ABI 1.3. Absent (past struct_size) in an older host. */
+  /* A node's intermediate tensors (the schema's Operator.intermediates), in the model's order: tensors no
+   * node reads or writes, which carry a quantization a kernel computes with (TFLite's integer LSTMs take
+   * the scales of their gate matmuls and of the hidden value from them). Read them with tensor_type,
+   * tensor_shape and tensor_quantization; they have no data. Borrowed, valid as long as the node. */
+  int32_t (*node_intermediate_count)(const baton_node* node);
+  baton_tensor* (*node_intermediate)(const baton_node* node, int32_t i);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------

@@ -164,6 +164,7 @@ struct TfLiteInterpreter {
   Reporter reporter;
   std::vector<TfLiteTensor> tensors;  // by tensor index of subgraph 0, laid out as TFLite's
   std::vector<int32_t> inputs, outputs;
+  std::vector<size_t> dynamic;  // tensors whose shape and memory an invoke sets: synced after each
   bool allocated = false;
 
   ~TfLiteInterpreter() {
@@ -174,21 +175,31 @@ struct TfLiteInterpreter {
     }
   }
 
-  // Makes every TfLiteTensor say what baton's tensor says now: shape, size, memory.
+  // Makes every TfLiteTensor say what baton's tensor says now: shape, size, memory; and notes the dynamic
+  // ones (their shape and memory are set at invoke, kTfLiteDynamic as in TFLite).
   void sync() {
     const std::vector<baton::Tensor>& bt = interp->tensors();
+    dynamic.clear();
     for (size_t i = 0; i < bt.size(); ++i) {
-      TfLiteTensor& t = tensors[i];
-      if (!TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(bt[i].shape.size()), bt[i].shape.data())) {
-        TfLiteIntArrayFree(t.dims);
-        t.dims = int_array(bt[i].shape);
-      }
-      t.bytes = bt[i].bytes;
-      if (bt[i].is_constant) {
-        t.data.raw = reinterpret_cast<char*>(const_cast<uint8_t*>(bt[i].constant));
-      } else {
-        t.data.raw = allocated ? reinterpret_cast<char*>(bt[i].data) : nullptr;
-      }
+      sync(i);
+      if (bt[i].dynamic) dynamic.push_back(i);
+      tensors[i].allocation_type = bt[i].is_constant ? kTfLiteMmapRo : bt[i].dynamic ? kTfLiteDynamic : kTfLiteArenaRw;
+    }
+  }
+
+  void sync(size_t i) {
+    const baton::Tensor& bt = interp->tensors()[i];
+    TfLiteTensor& t = tensors[i];
+    // A scalar's dims are an array of size 0, as in TFLite (TfLiteIntArrayEqualsArray takes null for one).
+    if (!t.dims || !TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(bt.shape.size()), bt.shape.data())) {
+      TfLiteIntArrayFree(t.dims);
+      t.dims = int_array(bt.shape);
+    }
+    t.bytes = bt.bytes;
+    if (bt.is_constant) {
+      t.data.raw = reinterpret_cast<char*>(const_cast<uint8_t*>(bt.constant));
+    } else {
+      t.data.raw = allocated ? reinterpret_cast<char*>(bt.data) : nullptr;
     }
   }
 
@@ -397,6 +408,7 @@ TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
     report(interpreter->reporter, s.message());
     return kTfLiteError;
   }
+  for (size_t i : interpreter->dynamic) interpreter->sync(i);  // none in a model whose shapes are fixed
   return kTfLiteOk;
 }
 

@@ -1,0 +1,69 @@
+// One time step of TFLite's full-integer LSTM cell (its "8x8_16" kernel): int8 input and output state,
+// int8 weights, int32 biases, an int16 cell state whose scale is a power of two, int16 peepholes and
+// layer-norm coefficients. Each gate is an int16 value in Q3.12 (or, with layer norm, at the scale of the
+// node's intermediate tensor for that gate before normalization):
+//   gate = W x + R h (each an int32 dot product plus a precomputed bias that folds in the zero points,
+//          rescaled to the gate's scale and added with int16 saturation) + peephole . c
+//   with layer norm: TFLite's integer normalization (mean and variance in int64, an inverse square root
+//          multiplier), times the coefficients, plus the bias, rescaled to Q3.12
+//   i, f, o = sigmoid (gemmlowp's fixed-point logistic, Q3.12 in, Q0.15 out); g = tanh (Q3.12 in)
+//   c' = f . c >> 15 + i . g >> (30 + log2 of the cell scale), saturated, clipped
+//   h = o . tanh(c') rescaled to the hidden intermediate's scale, the projection (if any) to the output
+// The arithmetic follows TFLite 2.9's reference (portable) kernels, rounding for rounding.
+#ifndef BATON_BUILTIN_KERNELS_LSTM_INTEGER_H
+#define BATON_BUILTIN_KERNELS_LSTM_INTEGER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/quant_math.h"
+
+namespace baton::builtin {
+
+// One gate's constants. The biases are per cell: the gate bias (0 under layer norm) plus the input zero
+// point's term for the input matmul; the output state zero point's term for the recurrent one.
+struct LstmIntegerGate {
+  const int8_t* input_weights = nullptr;      // [cells, inputs]
+  const int8_t* recurrent_weights = nullptr;  // [cells, outputs]
+  const int16_t* peephole = nullptr;          // [cells] or null
+  const int16_t* norm = nullptr;              // [cells] or null
+  const int32_t* norm_bias = nullptr;         // the gate bias, added after the layer norm
+  std::vector<int32_t> input_bias, recurrent_bias;
+  QuantizedMultiplier input_scale, recurrent_scale, peephole_scale, norm_scale;
+  int32_t variance_guard = 1;  // the variance used when a row's is below 1
+};
+
+struct LstmIntegerParams {
+  int batch = 1, inputs = 1, cells = 1, outputs = 1;
+  bool cifg = false;
+  LstmIntegerGate input, forget, cell, output;
+  int cell_shift = -11;       // log2 of the cell state's scale
+  int16_t cell_clip = 0;      // 0: none
+  int8_t proj_clip = 0;       // 0: none
+  QuantizedMultiplier hidden_scale;
+  int32_t hidden_zero_point = 0;
+  int32_t output_state_zero_point = 0;
+  const int8_t* projection = nullptr;  // [outputs, cells] or null
+  std::vector<int32_t> projection_bias;  // with the hidden zero point's term
+  QuantizedMultiplier projection_scale;
+  // TFLite 2.9 runs each peephole product over `outputs` values per batch row instead of `cells` (the
+  // width it passes); the same walk is reproduced (prepare refuses outputs > cells with peepholes).
+  int peephole_width() const { return outputs; }
+  size_t scratch16_size() const { return static_cast<size_t>(batch) * cells * 4; }
+  size_t scratch8_size() const { return static_cast<size_t>(batch) * cells; }
+};
+
+// input [batch, inputs]; output_state [batch, outputs] and cell_state [batch, cells], read and
+// overwritten; output [batch, outputs]; scratch of scratch16_size() and scratch8_size() values.
+void lstm_integer_step(const LstmIntegerParams& p, const int8_t* input, int8_t* output_state, int16_t* cell_state,
+                       int8_t* output, int16_t* scratch16, int8_t* scratch8);
+
+// gemmlowp's fixed-point logistic and tanh on int16 (exposed for tests): logistic takes Q3.12, tanh a
+// value with `integer_bits` integer bits (0..6); both give Q0.15.
+int16_t fixed_logistic16(int16_t x);
+int16_t fixed_tanh16(int16_t x, int integer_bits);
+
+}  // namespace baton::builtin
+
+#endif  // BATON_BUILTIN_KERNELS_LSTM_INTEGER_H
