@@ -277,21 +277,27 @@ TEST(CpuDelegate, PairsMatchTheBuiltinPack) {
       {{2, 7, 7, 20}, 3, 1, fb::Padding_SAME, 3, 3, 33, true},     // batch 2
       {{1, 64, 40, 32}, 3, 1, fb::Padding_SAME, 3, 0, 24, true},   // many row blocks
   };
-  int i = 0;
-  for (const PairCase& p : cases) {
-    EXPECT_EQ(run_against_builtin(pair_graph(p), "pair case " + std::to_string(i), 1), 2u) << "case " << i;
-    ++i;
+  // One thread, and the row blocks split in two and three shares (uneven, fewer blocks than threads).
+  for (int threads : {1, 2, 3}) {
+    int i = 0;
+    for (const PairCase& p : cases) {
+      EXPECT_EQ(run_against_builtin(pair_graph(p), "pair case " + std::to_string(i), threads), 2u)
+          << "case " << i << ", " << threads << " threads";
+      ++i;
+    }
   }
 }
 
 TEST(CpuDelegate, ChainedPairsShareAPartition) {
   const PairCase p = {{1, 14, 13, 12}, 3, 2, fb::Padding_SAME, 3, 0, 20, true};
   EXPECT_EQ(run_against_builtin(pair_graph(p, true), "two pairs", 1), 4u);
+  EXPECT_EQ(run_against_builtin(pair_graph(p, true), "two pairs, two threads", 2), 4u);
 }
 
 TEST(CpuDelegate, ANewInputShapeIsPrepared) {
   const PairCase p = {{1, 9, 9, 10}, 5, 2, fb::Padding_SAME, 1, 0, 6, true};
   EXPECT_EQ(run_against_builtin(pair_graph(p), "resized", 1, {1, 21, 6, 10}), 2u);
+  EXPECT_EQ(run_against_builtin(pair_graph(p), "resized, two threads", 2, {1, 21, 6, 10}), 2u);
 }
 
 TEST(CpuDelegate, RefusesWithReasons) {
@@ -321,9 +327,48 @@ TEST(CpuDelegate, RefusesWithReasons) {
   EXPECT_NE(in7.value()->refusals(0).back().reason.find("3x3 or 5x5"), std::string::npos);
 }
 
-TEST(CpuDelegate, TwoThreadsLeaveThePairsToTheNextDelegate) {
-  const PairCase p = {{1, 9, 11, 19}, 3, 1, fb::Padding_SAME, 3, 0, 13, true};
-  EXPECT_EQ(run_against_builtin(pair_graph(p), "two threads", 2), 0u);
+size_t threads_of_this_process() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// cpu and xnnpack in one chain at 3 threads run on one pthreadpool the host keeps for them (shared_object,
+// "pthreadpool/3"): two workers beside the caller's thread, not two pools of two workers each.
+TEST(CpuDelegate, SharesOneThreadPoolWithXnnpack) {
+#ifndef XNNPACK_PLUGIN_DIR
+  GTEST_SKIP() << "the xnnpack delegate is not built";
+#else
+  TempDir plugins, conf;
+  fs::copy_file(std::string(CPU_PLUGIN_DIR) + "/libbaton_cpu.so", plugins.file("libbaton_cpu.so"));
+  fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", plugins.file("libbaton_xnnpack.so"));
+  conf.write("baton.conf", "delegates = cpu, xnnpack\n[plugin.cpu]\nthreads = 3\n[plugin.xnnpack]\nthreads = 3\n");
+  // A pair for cpu, then an ADD of its output to itself for xnnpack.
+  OpGraph g = pair_graph({{1, 12, 10, 8}, 3, 1, fb::Padding_SAME, 0, 0, 6, true});
+  const int32_t pair_out = g.ops[1].outputs[0];
+  const int32_t sum = g.output({1, 12, 10, 6});
+  g.ops.push_back({kAdd, {pair_out, pair_out}, {sum}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union());
+                   }});
+  const size_t before = threads_of_this_process();
+  {
+    auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
+    ASSERT_TRUE(env) << env.error();
+    auto model = load_model_buffer(g.build(), "pair-add.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& in = *interp.value();
+    ASSERT_TRUE(in.ensure_prepared());
+    std::memset(in.input(0).data, 0, in.input(0).bytes);
+    Status st = in.invoke();
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(delegated_nodes(in, "cpu"), 2u);
+    EXPECT_EQ(delegated_nodes(in, "xnnpack"), 1u);
+    EXPECT_EQ(threads_of_this_process(), before + 2) << "one pool of three threads for both delegates";
+  }
+  EXPECT_EQ(threads_of_this_process(), before) << "the pool ends with the environment";
+#endif
 }
 
 // ---- real models -----------------------------------------------------------------------------------------
@@ -342,18 +387,21 @@ TEST_P(CpuRealModel, MatchesTheReferenceThroughCpuThenXnnpack) {
     if (std::getenv("BATON_REQUIRE_MODELS")) FAIL() << "missing " << path << " (run tools/fetch-models.sh)";
     GTEST_SKIP() << "missing " << path;
   }
-  auto envs = make_envs(1, true);
-  ASSERT_TRUE(envs);
-  auto model = load_model_file(path);
-  ASSERT_TRUE(model) << model.error();
-  auto interp = Interpreter::create(envs->cpu, model.value());
-  ASSERT_TRUE(interp) << interp.error();
-  Interpreter& in = *interp.value();
-  ASSERT_TRUE(run_reference_inputs(in, name, 2));
-  EXPECT_TRUE(in.fallbacks().empty());
-  const double worst = compare_with_reference(in, name, 1e-3);
-  std::printf("[ cpu      ] %s: cpu took %zu nodes; worst |diff|/max|ref| = %.3g\n", name.c_str(),
-              delegated_nodes(in, "cpu"), worst);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    auto envs = make_envs(threads, true);
+    ASSERT_TRUE(envs);
+    auto model = load_model_file(path);
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(envs->cpu, model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& in = *interp.value();
+    ASSERT_TRUE(run_reference_inputs(in, name, 2));
+    EXPECT_TRUE(in.fallbacks().empty());
+    const double worst = compare_with_reference(in, name, 1e-3);
+    std::printf("[ cpu      ] %s, %d threads: cpu took %zu nodes; worst |diff|/max|ref| = %.3g\n", name.c_str(),
+                threads, delegated_nodes(in, "cpu"), worst);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, CpuRealModel,

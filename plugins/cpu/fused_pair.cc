@@ -101,7 +101,9 @@ PairSpec PairSpec::read(const baton_host_api* api, const baton_node* depthwise, 
   return s;
 }
 
-FusedPair::FusedPair(const PairSpec& spec, const Kernels& kernels) : spec_(spec), kernels_(kernels) {
+FusedPair::FusedPair(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool)
+    : spec_(spec), kernels_(kernels), pool_(pool) {
+  shares_ = pool ? static_cast<int>(std::max<size_t>(1, pthreadpool_get_threads_count(pool))) : 1;
   depthwise_bias_.assign(static_cast<size_t>(spec.channels), 0.0f);
   if (spec.depthwise_bias) std::copy(spec.depthwise_bias, spec.depthwise_bias + spec.channels, depthwise_bias_.begin());
   packed_conv_.resize(packed_b_size(spec.out_channels, spec.channels, kernels.nr));
@@ -145,7 +147,8 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   rows_per_block_ = static_cast<int>(std::clamp<size_t>(kBlockBytes / row_bytes, 1, static_cast<size_t>(g.out_h)));
   blocks_per_image_ = (g.out_h + rows_per_block_ - 1) / rows_per_block_;
   // kernels_.mr rows more than a block: the last row tile of the product may read (and discard) them.
-  scratch_.assign((static_cast<size_t>(rows_per_block_) * g.out_w + static_cast<size_t>(kernels_.mr)) * g.channels, 0.0f);
+  scratch_floats_ = (static_cast<size_t>(rows_per_block_) * g.out_w + static_cast<size_t>(kernels_.mr)) * g.channels;
+  scratch_.assign(scratch_floats_ * static_cast<size_t>(shares_), 0.0f);
   return {batch_, g.out_h, g.out_w, spec_.out_channels};
 }
 
@@ -165,8 +168,26 @@ void FusedPair::run_blocks(const float* in, float* out, int first_block, int end
   }
 }
 
+void FusedPair::run_share(void* context, size_t share) {
+  const auto* self = static_cast<const FusedPair*>(context);
+  const int blocks = self->blocks_per_image_ * self->batch_;
+  const long shares = self->run_shares_;
+  const int first = static_cast<int>(static_cast<long>(blocks) * static_cast<long>(share) / shares);
+  const int end = static_cast<int>(static_cast<long>(blocks) * static_cast<long>(share + 1) / shares);
+  self->run_blocks(self->run_in_, self->run_out_, first, end,
+                   const_cast<float*>(self->scratch_.data()) + share * self->scratch_floats_);
+}
+
 void FusedPair::run(const float* in, float* out) {
-  run_blocks(in, out, 0, blocks_per_image_ * batch_, scratch_.data());
+  const int blocks = blocks_per_image_ * batch_;
+  if (shares_ == 1 || blocks < 2) {
+    run_blocks(in, out, 0, blocks, scratch_.data());
+    return;
+  }
+  run_in_ = in;
+  run_out_ = out;
+  run_shares_ = std::min(shares_, blocks);
+  pthreadpool_parallelize_1d(pool_, run_share, this, static_cast<size_t>(run_shares_), 0);
 }
 
 }  // namespace baton::cpu

@@ -8,6 +8,8 @@
 #ifndef BATON_CPU_FUSED_PAIR_H
 #define BATON_CPU_FUSED_PAIR_H
 
+#include <pthreadpool.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,16 +36,19 @@ struct PairSpec {
 
 class FusedPair {
  public:
-  FusedPair(const PairSpec& spec, const Kernels& kernels);
+  // `pool` (NULL: the caller's thread only) runs the row blocks in as many contiguous shares as it has
+  // threads, each share with its own block buffer.
+  FusedPair(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool);
 
-  // For an input of [batch, height, width, channels]: the output dims; sizes the block buffer.
+  // For an input of [batch, height, width, channels]: the output dims; sizes the block buffers.
   // Throws kit::Refusal for a shape the pair cannot take.
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank);
-  // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]), on the caller's thread.
+  // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]).
   void run(const float* in, float* out);
 
  private:
   void run_blocks(const float* in, float* out, int first_block, int end_block, float* scratch) const;
+  static void run_share(void* context, size_t share);
 
   PairSpec spec_;
   const Kernels& kernels_;
@@ -53,7 +58,13 @@ class FusedPair {
 
   DepthwiseGeometry geometry_;
   int batch_ = 0, rows_per_block_ = 1, blocks_per_image_ = 0;
-  std::vector<float> scratch_;  // one block of depthwise rows
+  pthreadpool_t pool_ = nullptr;
+  int shares_ = 1;              // the pool's threads (1 without a pool)
+  size_t scratch_floats_ = 0;   // one block of depthwise rows
+  std::vector<float> scratch_;  // shares_ block buffers, scratch_floats_ each
+  const float* run_in_ = nullptr;  // the current run's tensors, for run_share
+  float* run_out_ = nullptr;
+  int run_shares_ = 1;
 };
 
 }  // namespace baton::cpu

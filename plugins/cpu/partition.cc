@@ -17,14 +17,6 @@ int32_t index_of(const baton_host_api* api, const baton_tensor* t) { return t ? 
 
 baton_status PluginState::select(const baton_graph* graph, const int32_t* free_nodes, int32_t count,
                                  uint8_t* selected, baton_error* error) const {
-  if (threads > 1) {
-    // Measured (hand_landmark_lite, 2 threads): a second thread pool beside XNNPACK's costs more in
-    // wake-ups and contention on the cores than the fused pairs save, so with threads they stay there.
-    api->error_set(error, ("runs on one thread; with " + std::to_string(threads) +
-                           " threads the delegates after it run these pairs faster")
-                              .c_str());
-    return BATON_OK;
-  }
   // Who reads each tensor: a depthwise output qualifies only when one node reads it, once.
   std::unordered_map<int32_t, int> readers;
   std::unordered_map<int32_t, int32_t> reader_node;
@@ -102,7 +94,7 @@ void Partition::build(const baton_partition* partition) {
     used[n] = used[c] = true;
 
     Step step;
-    step.pair = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv), *plugin_.kernels);
+    step.pair = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv), *plugin_.kernels, plugin_.pool.get());
     const int32_t in = index_of(api, api->node_input(dw, 0));
     if (auto p = produced.find(in); p != produced.end()) {
       step.in = p->second;

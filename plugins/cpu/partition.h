@@ -1,4 +1,4 @@
-// The cpu delegate's state (the kernels this CPU runs, the host's thread count) and its partitions. The delegate
+// The cpu delegate's state (the kernels this CPU runs, the host's thread pool) and its partitions. The delegate
 // chooses its nodes from the whole graph (select_nodes): every DEPTHWISE_CONV_2D whose only reader is a
 // 1x1 CONV_2D, both of a form FusedPair runs. A partition is one or more such pairs in execution order
 // (the host groups connected pairs); a tensor that passes between two pairs of one partition lives in a
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "baton/plugin_kit_pthreadpool.hpp"
 #include "fused_pair.h"
 
 namespace baton::cpu {
@@ -19,7 +20,8 @@ struct PluginState {
   const baton_host_api* api = nullptr;
   const baton_plugin_host* host = nullptr;
   const Kernels* kernels = nullptr;
-  int threads = 1;  // the host's: the delegate takes pairs only when it is 1 (see select)
+  int threads = 1;        // the host's
+  kit::SharedPool pool;   // the host's pool of that many threads, shared with other plugins (none for 1)
 
   // Sets selected[i] for the free nodes that form pairs; writes why the others were not taken.
   baton_status select(const baton_graph* graph, const int32_t* free_nodes, int32_t count, uint8_t* selected,

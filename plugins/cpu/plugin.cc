@@ -1,7 +1,7 @@
 // The cpu delegate's entry point and C boundary: the descriptor (the two ops it fuses, its options, a CPU
 // device preferred before general CPU delegates, so that in the default chain it picks its pairs before
-// xnnpack takes the rest), create/destroy (the kernels for this CPU) and the delegate calls. It runs on
-// the caller's thread, and only when the host runs one thread (see PluginState::select). Every call catches everything and turns it into a status.
+// xnnpack takes the rest), create/destroy (the kernels for this CPU, the host's shared thread pool) and the
+// delegate calls. Every call catches everything and turns it into a status.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -18,7 +18,7 @@ const baton_host_api* g_api = nullptr;
 
 const baton_option_decl kOptions[] = {
     {sizeof(baton_option_decl), "threads", BATON_OPTION_INT, "0",
-     "the threads of the run, 0 = the host's; the delegate runs on one thread and takes pairs only when this is 1"},
+     "threads of the pthreadpool the pairs run on (the host's, shared with other plugins asking for as many); 0 = the host's thread count"},
 };
 
 // Runs a subset (depthwise + 1x1 pairs) faster than a general CPU delegate and gives the rest on.
@@ -34,6 +34,11 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     if (threads <= 0) threads = g_api->thread_count(host);
     if (threads <= 0) threads = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
     state->threads = threads;
+    // The host's pool for this many threads: the one XNNPACK's delegate runs on too (ABI 1.4), so the
+    // two never keep workers spinning on the same cores.
+    if (!state->pool.start(g_api, host, threads)) {
+      kit::refuse("cpu: cannot start a pool of " + std::to_string(threads) + " threads");
+    }
     *plugin_state = state.release();
     return BATON_OK;
   });

@@ -6,7 +6,6 @@
 namespace baton::xnnpack {
 
 PluginState::~PluginState() {
-  if (pool) pthreadpool_destroy(pool);
   if (initialized) xnn_deinitialize();
 }
 
@@ -87,7 +86,7 @@ void Partition::build(const baton_partition* partition) {
     out_shapes.push_back(builder.dims(NodeView(api, api->partition_node(partition_, 0), plugin_.quantized), externals_[inputs + i]));
   }
   xnn_runtime_t runtime = nullptr;
-  const xnn_status st = xnn_create_runtime_v2(raw, plugin_.pool, plugin_.runtime_flags, &runtime);
+  const xnn_status st = xnn_create_runtime_v2(raw, plugin_.pool.get(), plugin_.runtime_flags, &runtime);
   if (st != xnn_status_success) {
     refuse("XNNPACK could not create the runtime (status " + std::to_string(st) + ")");
   }

@@ -8,6 +8,8 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include "baton/plugin_kit_pthreadpool.hpp"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,7 +24,7 @@ struct PluginState {
   std::string unavailable;  // non-empty when XNNPACK did not initialise: every node is refused with it
   bool initialized = false;
   int threads = 1;
-  pthreadpool_t pool = nullptr;  // NULL with one thread: XNNPACK runs on the caller's thread
+  kit::SharedPool pool;  // none with one thread: XNNPACK runs on the caller's thread
   uint32_t runtime_flags = 0;
   bool quantized = false;  // take uint8/int8 quantized nodes (option `quantized`)
 

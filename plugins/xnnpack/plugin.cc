@@ -1,5 +1,6 @@
 // The XNNPACK delegate's entry point and C boundary: the descriptor (ops with their version ranges, the
-// options), plugin create/destroy (XNNPACK initialised once, one pthreadpool for every partition), and
+// options), plugin create/destroy (XNNPACK initialised once, one pthreadpool for every partition, shared
+// through the host with other plugins of the same thread count), and
 // the delegate calls (the plugin kit's, over PluginState::check and Partition). Every call catches
 // everything and turns it into a status and a message.
 #include <dlfcn.h>
@@ -27,7 +28,7 @@ using Calls = kit::DelegateCalls<PluginState, Partition>;
 
 const baton_option_decl kOptions[] = {
     {sizeof(baton_option_decl), "threads", BATON_OPTION_INT, "0",
-     "threads of the plugin's pthreadpool, shared by all partitions; 0 = the host's thread count"},
+     "threads of the pthreadpool all partitions run on (the host's, shared with other plugins asking for as many); 0 = the host's thread count"},
     {sizeof(baton_option_decl), "sparse-inference", BATON_OPTION_BOOL, "false",
      "let XNNPACK run sparse weights in its NCHW sparse kernels (XNN_FLAG_HINT_SPARSE_INFERENCE)"},
     {sizeof(baton_option_decl), "quantized", BATON_OPTION_BOOL, "false",
@@ -63,9 +64,9 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     if (threads <= 0) threads = g_api->thread_count(host);
     if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
     state->threads = static_cast<int>(std::min<int64_t>(threads, 256));
-    if (state->initialized && state->threads > 1) {
-      state->pool = pthreadpool_create(static_cast<size_t>(state->threads));
-      if (!state->pool) refuse("xnnpack: cannot start a pool of " + std::to_string(state->threads) + " threads");
+    // The host's pool for this many threads, shared with other plugins that compute on one (ABI 1.4).
+    if (state->initialized && !state->pool.start(g_api, host, state->threads)) {
+      refuse("xnnpack: cannot start a pool of " + std::to_string(state->threads) + " threads");
     }
     if (g_api->option_bool(host, "sparse-inference", 0)) state->runtime_flags |= XNN_FLAG_HINT_SPARSE_INFERENCE;
     state->quantized = g_api->option_bool(host, "quantized", 0) != 0;

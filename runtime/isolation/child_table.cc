@@ -206,6 +206,19 @@ baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
 }
 void* partition_selection(const baton_partition* p) { return p ? p->selection : nullptr; }
 
+// The child runs one plugin (and what it wraps), so it shares only with itself; the objects live until the
+// process ends (it leaves with _exit once the host closes the socket), so they are never destroyed here.
+void* shared_object(const baton_plugin_host*, const char* key, void* (*create)(void*), void (*)(void*), void* context) {
+  static std::mutex mutex;
+  static auto* objects = new std::map<std::string, void*>;
+  if (!key) return nullptr;
+  std::lock_guard<std::mutex> hold(mutex);
+  if (auto it = objects->find(key); it != objects->end()) return it->second;
+  void* object = create ? create(context) : nullptr;
+  if (object) (*objects)[key] = object;
+  return object;
+}
+
 const baton_host_api* host_table() {
   static const baton_host_api api = [] {
     baton_host_api a{};
@@ -257,6 +270,7 @@ const baton_host_api* host_table() {
     a.tensor_set_dynamic = tensor_set_dynamic;
     a.node_intermediate_count = node_intermediate_count;
     a.node_intermediate = node_intermediate;
+    a.shared_object = shared_object;
     return a;
   }();
   return &api;

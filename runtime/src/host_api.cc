@@ -219,6 +219,17 @@ baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
 }
 void* partition_selection(const baton_partition* p) { return p ? P(p)->selection : nullptr; }
 
+void* shared_object(const baton_plugin_host* host, const char* key, void* (*create)(void*), void (*destroy)(void*),
+                    void* context) {
+  LoadedPlugin* plugin = LoadedPlugin::from(host);
+  if (!plugin || !plugin->shared || !key) return nullptr;
+  try {
+    return plugin->shared->get(key, create, destroy, context);
+  } catch (...) {
+    return nullptr;  // out of memory for the key: as if create had failed
+  }
+}
+
 const baton_host_api kHostApi = {
     sizeof(baton_host_api),
     BATON_ABI_VERSION_MAJOR,
@@ -268,6 +279,7 @@ const baton_host_api kHostApi = {
     tensor_set_dynamic,
     node_intermediate_count,
     node_intermediate,
+    shared_object,
 };
 
 }  // namespace

@@ -181,12 +181,35 @@ Expected<std::vector<DeviceInfo>> LoadedPlugin::devices() {
   return devices_;
 }
 
-LoadedPlugin::~LoadedPlugin() {
+LoadedPlugin::~LoadedPlugin() { release(); }
+
+void LoadedPlugin::release() {
   if (!created || !destroy_fn) return;
+  created = false;
   try {
     destroy_fn(state);
   } catch (...) {
     if (log) log(BATON_LOG_WARNING, "plugin " + name + ": destroy threw an exception across the C boundary");
+  }
+}
+
+void* SharedObjects::get(const std::string& key, void* (*create)(void*), void (*destroy)(void*), void* context) {
+  std::lock_guard<std::mutex> hold(mutex_);
+  for (const Entry& e : entries_) {
+    if (e.key == key) return e.object;
+  }
+  if (!create) return nullptr;
+  void* object = create(context);
+  if (object) entries_.push_back({key, object, destroy});
+  return object;
+}
+
+void SharedObjects::clear() {
+  std::lock_guard<std::mutex> hold(mutex_);
+  while (!entries_.empty()) {
+    Entry e = entries_.back();
+    entries_.pop_back();
+    if (e.destroy) e.destroy(e.object);
   }
 }
 
@@ -198,7 +221,10 @@ const OpDecl* LoadedPlugin::find_op(int32_t op_code, const std::string& custom, 
 }
 
 PluginRegistry::~PluginRegistry() {
-  // Unload in reverse order of loading.
+  // Every plugin's state first (in reverse order of loading), then what they shared (its code lives in
+  // their libraries or in libraries they loaded), then the libraries.
+  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) (*it)->release();
+  shared_.clear();
   while (!plugins_.empty()) plugins_.pop_back();
 }
 
@@ -388,6 +414,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
     if (configured > 0) threads = configured;
   }
   plugin->threads = std::max(1, threads);
+  plugin->shared = &shared_;
 
   plugin->create_fn = d.create;
   // Op packs and loaders are created now; a delegate only when it enters a delegate chain, so one that is not used

@@ -57,9 +57,31 @@ struct DeviceInfo {
 const char* device_kind_name(baton_device_kind kind);
 
 // One loaded plugin. Its address is the plugin's `baton_plugin_host` handle.
+// Objects the plugins of one registry share by key (the host table's shared_object, ABI 1.4): created
+// by the first plugin that asks, destroyed by the registry after every plugin's destroy and before any
+// plugin's library is unloaded, in the reverse order of creation.
+class SharedObjects {
+ public:
+  // The object kept under `key`, created with create(context) on the first call (NULL is not kept).
+  void* get(const std::string& key, void* (*create)(void*), void (*destroy)(void*), void* context);
+  void clear();
+  ~SharedObjects() { clear(); }
+
+ private:
+  struct Entry {
+    std::string key;
+    void* object;
+    void (*destroy)(void*);
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
 class LoadedPlugin {
  public:
   ~LoadedPlugin();
+  // Calls the plugin's destroy when it was created (once; the library stays loaded).
+  void release();
 
   boost::dll::shared_library library;  // first member: unloaded after everything below is released
   std::string path;
@@ -77,6 +99,7 @@ class LoadedPlugin {
   void* state = nullptr;
   bool created = false;
   int threads = 1;  // what thread_count() answers
+  SharedObjects* shared = nullptr;  // the registry's, for shared_object()
   // Delegates only, from the config's [plugin.NAME] section (host-level keys, the same for every
   // delegate): partitions with fewer nodes are given back; at most this many partitions (0: no limit).
   size_t min_nodes_per_partition = 1;
@@ -191,6 +214,7 @@ class PluginRegistry {
   std::vector<DisabledPlugin> disabled_;
   std::vector<std::string> dirs_;
   std::vector<std::string> precedence_;
+  SharedObjects shared_;  // outlives every plugin's state, not their libraries (see ~PluginRegistry)
 };
 
 // The host function table handed to every plugin.

@@ -1,12 +1,13 @@
 /*
- * baton plugin ABI, version 1.3 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
+ * baton plugin ABI, version 1.4 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
  * loader plugins, which wrap files of foreign plugin formats, delegates that select their nodes by
  * looking at the whole graph, `select_nodes`, outputs whose shape depends on the data,
  * `tensor_set_dynamic`, and the options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and
  * LOCAL_RESPONSE_NORMALIZATION in `baton_builtin_options`; 1.3 added the options of CONV_3D,
  * CONV_3D_TRANSPOSE, BUCKETIZE, REVERSE_SEQUENCE, FAKE_QUANT, SPARSE_TO_DENSE and of the recurrent
  * ops: RNN, SVDF, LSTM and their sequence and bidirectional forms, and a node's intermediate tensors,
- * `node_intermediate_count` / `node_intermediate`).
+ * `node_intermediate_count` / `node_intermediate`; 1.4 added objects the plugins of one host share,
+ * `shared_object`, so that plugins run on one thread pool instead of one pool each).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -51,7 +52,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 3
+#define BATON_ABI_VERSION_MINOR 4
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -491,6 +492,20 @@ typedef struct baton_host_api {
    * tensor_shape and tensor_quantization; they have no data. Borrowed, valid as long as the node. */
   int32_t (*node_intermediate_count)(const baton_node* node);
   baton_tensor* (*node_intermediate)(const baton_node* node, int32_t i);
+
+  /* ABI 1.4. Absent (past struct_size) in an older host. */
+  /* An object the plugins of one host share, by key. The first call with a key calls create(context)
+   * and keeps what it returns (when that is NULL, nothing is kept and NULL is returned); every later call
+   * with the key, from any plugin, returns the kept object without calling create. The host calls
+   * destroy(object) once, after every plugin's destroy and before any plugin's library is unloaded, in
+   * the reverse order of creation (a plugin in an isolated process shares with itself only, and its
+   * objects end with that process). Thread-safe; the object itself must be safe for every plugin that
+   * may use it from several threads.
+   * Convention: the key "pthreadpool/N" names a `pthreadpool_t` of N threads (libpthreadpool), made by
+   * pthreadpool_create(N) and ended by pthreadpool_destroy; plugins that compute on such a pool share
+   * one set of threads instead of each starting N threads that compete for the same cores. */
+  void* (*shared_object)(const baton_plugin_host* host, const char* key, void* (*create)(void* context),
+                         void (*destroy)(void* object), void* context);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
