@@ -149,6 +149,62 @@ TEST(CpuKernels, GemmMatchesAPlainLoop) {
   }
 }
 
+// A plain loop for a convolution with TFLite's padding, in double.
+std::vector<float> plain_conv(const cpu::ConvGeometry& g, const std::vector<float>& in, const std::vector<float>& w,
+                              const std::vector<float>& bias, Clamp cl) {
+  std::vector<float> out(static_cast<size_t>(g.out_h) * g.out_w * g.out_channels);
+  for (int oy = 0; oy < g.out_h; ++oy)
+    for (int ox = 0; ox < g.out_w; ++ox)
+      for (int co = 0; co < g.out_channels; ++co) {
+        double acc = bias[co];
+        for (int ky = 0; ky < g.kernel_h; ++ky)
+          for (int kx = 0; kx < g.kernel_w; ++kx) {
+            const int iy = oy * g.stride_h - g.pad_top + ky, ix = ox * g.stride_w - g.pad_left + kx;
+            if (iy < 0 || ix < 0 || iy >= g.in_h || ix >= g.in_w) continue;
+            for (int c = 0; c < g.channels; ++c) {
+              acc += static_cast<double>(in[(static_cast<size_t>(iy) * g.in_w + ix) * g.channels + c]) *
+                     w[((static_cast<size_t>(co) * g.kernel_h + ky) * g.kernel_w + kx) * g.channels + c];
+            }
+          }
+        out[(static_cast<size_t>(oy) * g.out_w + ox) * g.out_channels + co] =
+            static_cast<float>(std::min<double>(std::max<double>(acc, cl.min), cl.max));
+      }
+  return out;
+}
+
+TEST(CpuKernels, NarrowConvMatchesAPlainLoop) {
+  struct Case { int h, w, c, kh, kw, stride, out_c; bool same; };
+  const Case cases[] = {{16, 16, 8, 3, 3, 1, 1, true},   {13, 11, 19, 3, 3, 2, 2, true}, {9, 12, 3, 5, 5, 1, 4, true},
+                        {10, 7, 33, 1, 1, 1, 3, true},   {12, 9, 16, 2, 2, 1, 1, false}, {11, 13, 7, 7, 7, 2, 2, true},
+                        {8, 8, 40, 3, 1, 1, 1, false},   {1, 1, 5, 3, 3, 1, 2, true}};
+  for (const Kernels* k : cpu::available_kernels()) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(k->isa) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +
+                   " k" + std::to_string(c.kh) + "x" + std::to_string(c.kw) + " s" + std::to_string(c.stride) + " out " +
+                   std::to_string(c.out_c) + (c.same ? " same" : " valid"));
+      cpu::ConvGeometry g;
+      g.in_h = c.h, g.in_w = c.w, g.channels = c.c, g.kernel_h = c.kh, g.kernel_w = c.kw;
+      g.stride_h = g.stride_w = c.stride, g.out_channels = c.out_c;
+      auto axis = [&](int in, int kernel, int& out, int& before) {  // TFLite's SAME / VALID, worked out here
+        out = c.same ? (in + c.stride - 1) / c.stride : (in - kernel) / c.stride + 1;
+        before = c.same ? std::max(0, (out - 1) * c.stride + kernel - in) / 2 : 0;
+      };
+      axis(c.h, c.kh, g.out_h, g.pad_top);
+      axis(c.w, c.kw, g.out_w, g.pad_left);
+      const auto in = floats_of(static_cast<size_t>(c.h) * c.w * c.c, 7);
+      const auto w = floats_of(static_cast<size_t>(c.out_c) * c.kh * c.kw * c.c, 8);
+      const auto bias = floats_of(static_cast<size_t>(c.out_c), 9);
+      const Clamp cl{-1.0f, 2.5f};
+      const auto want = plain_conv(g, in, w, bias, cl);
+      std::vector<float> got(want.size(), NAN);
+      const int split = g.out_h / 2;  // two row ranges, as two threads would take them
+      k->narrow_conv_rows(g, in.data(), w.data(), bias.data(), cl, 0, split, got.data());
+      k->narrow_conv_rows(g, in.data(), w.data(), bias.data(), cl, split, g.out_h, got.data());
+      EXPECT_LE(relative_error(got.data(), want.data(), want.size()), 1e-6);
+    }
+  }
+}
+
 // ---- pairs through the delegate -----------------------------------------------------------------------
 
 enum : int32_t { kConv2d = 3, kDepthwiseConv2d = 4, kAdd = 0 };
@@ -285,6 +341,78 @@ TEST(CpuDelegate, PairsMatchTheBuiltinPack) {
           << "case " << i << ", " << threads << " threads";
       ++i;
     }
+  }
+}
+
+struct ConvCase {
+  std::vector<int32_t> in;  // NHWC
+  int kernel_h, kernel_w, stride;
+  fb::Padding padding;
+  int act, out_channels;
+  bool bias;
+};
+
+// in -> CONV_2D -> out.
+OpGraph conv_graph(const ConvCase& p) {
+  OpGraph g;
+  const int32_t in = g.input(p.in);
+  const int32_t f = random_weights(g, {p.out_channels, p.kernel_h, p.kernel_w, p.in[3]}, 21);
+  const int32_t b = p.bias ? random_weights(g, {p.out_channels}, 22) : -1;
+  auto out = [&](int n, int k) {
+    return p.padding == fb::Padding_SAME ? (n + p.stride - 1) / p.stride : (n - k) / p.stride + 1;
+  };
+  const int32_t y = g.output({p.in[0], out(p.in[1], p.kernel_h), out(p.in[2], p.kernel_w), p.out_channels});
+  const int stride = p.stride, a = p.act;
+  const fb::Padding padding = p.padding;
+  g.ops.push_back({kConv2d, {in, f, b}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                           fb::CreateConv2DOptions(fbb, padding, stride, stride, act(a)).Union());
+                   }});
+  return g;
+}
+
+TEST(CpuDelegate, NarrowConvolutionsMatchTheBuiltinPack) {
+  const ConvCase cases[] = {
+      {{1, 64, 64, 8}, 3, 3, 1, fb::Padding_SAME, 0, 1, true},    // a segmentation head's shape
+      {{1, 80, 72, 19}, 3, 3, 2, fb::Padding_SAME, 3, 2, true},   // channels past a vector, stride 2, RELU6
+      {{2, 33, 35, 3}, 5, 5, 1, fb::Padding_SAME, 1, 4, false},   // batch 2, fewer channels than a vector
+      {{1, 48, 48, 48}, 1, 1, 1, fb::Padding_SAME, 2, 1, true},   // 1x1 (face detection's head)
+      {{1, 41, 37, 16}, 2, 2, 1, fb::Padding_VALID, 0, 3, true},  // even window, VALID
+  };
+  for (int threads : {1, 2, 3}) {
+    int i = 0;
+    for (const ConvCase& p : cases) {
+      EXPECT_EQ(run_against_builtin(conv_graph(p), "conv case " + std::to_string(i), threads), 1u)
+          << "case " << i << ", " << threads << " threads";
+      ++i;
+    }
+  }
+  // Resized after load: the geometry follows the new shape.
+  EXPECT_EQ(run_against_builtin(conv_graph(cases[1]), "conv resized", 2, {1, 51, 29, 19}), 1u);
+}
+
+TEST(CpuDelegate, WideOrSmallConvolutionsStayWithTheNextDelegate) {
+  auto envs = make_envs(1, false);
+  ASSERT_TRUE(envs);
+  struct Refused {
+    ConvCase c;
+    const char* reason;
+  };
+  const Refused cases[] = {
+      {{{1, 64, 64, 8}, 3, 3, 1, fb::Padding_SAME, 0, 5, true}, "more than 4 output channels"},
+      {{{1, 16, 16, 8}, 3, 3, 1, fb::Padding_SAME, 0, 1, true}, "smaller than 1024 pixels"},
+      {{{1, 64, 64, 8}, 9, 9, 1, fb::Padding_SAME, 0, 1, true}, "larger than 7x7"},
+  };
+  for (const Refused& r : cases) {
+    SCOPED_TRACE(r.reason);
+    auto model = load_model_buffer(conv_graph(r.c).build(), "refused.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto in = Interpreter::create(envs->cpu, model.value());
+    ASSERT_TRUE(in) << in.error();
+    EXPECT_EQ(delegated_nodes(*in.value(), "cpu"), 0u);
+    ASSERT_FALSE(in.value()->refusals(0).empty());
+    EXPECT_NE(in.value()->refusals(0).back().reason.find(r.reason), std::string::npos)
+        << in.value()->refusals(0).back().reason;
   }
 }
 

@@ -4,47 +4,12 @@
 #include <limits>
 
 #include "baton/plugin_kit.hpp"
+#include "node_reading.h"
 
 namespace baton::cpu {
 namespace {
 
 using kit::refuse;
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-Clamp activation_clamp(int32_t activation, const char* node) {
-  switch (activation) {
-    case BATON_ACT_NONE: return {-kInf, kInf};
-    case BATON_ACT_RELU: return {0.0f, kInf};
-    case BATON_ACT_RELU_N1_TO_1: return {-1.0f, 1.0f};
-    case BATON_ACT_RELU6: return {0.0f, 6.0f};
-  }
-  refuse(std::string(node) + ": fused activation " + std::to_string(activation) + " (NONE and the RELUs only)");
-}
-
-std::vector<int32_t> shape_of(const baton_host_api* api, const baton_tensor* t) {
-  const int32_t* dims = nullptr;
-  const int32_t rank = api->tensor_shape(t, &dims);
-  return std::vector<int32_t>(dims, dims + rank);
-}
-
-void expect_float(const baton_host_api* api, const baton_tensor* t, const char* what) {
-  if (api->tensor_type(t) != BATON_TYPE_FLOAT32) {
-    refuse(std::string(what) + " of type " + baton_tensor_type_name(api->tensor_type(t)) + " (FLOAT32 only)");
-  }
-}
-
-const float* constant_floats(const baton_host_api* api, const baton_tensor* t, const std::vector<int32_t>& shape,
-                             const char* what) {
-  expect_float(api, t, what);
-  if (!api->tensor_is_constant(t) || !api->tensor_data(t)) refuse(std::string("non-constant ") + what);
-  if (shape_of(api, t) != shape) {
-    std::string text;
-    for (int32_t d : shape) text += (text.empty() ? "" : ",") + std::to_string(d);
-    refuse(std::string(what) + " not of shape [" + text + "]");
-  }
-  return static_cast<const float*>(api->tensor_data(t));
-}
 
 }  // namespace
 

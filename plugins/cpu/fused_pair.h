@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "cpu_op.h"
 #include "kernels.h"
 
 namespace baton::cpu {
@@ -34,7 +35,7 @@ struct PairSpec {
   static PairSpec read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv);
 };
 
-class FusedPair {
+class FusedPair : public CpuOp {
  public:
   // `pool` (NULL: the caller's thread only) runs the row blocks in as many contiguous shares as it has
   // threads, each share with its own block buffer.
@@ -42,9 +43,9 @@ class FusedPair {
 
   // For an input of [batch, height, width, channels]: the output dims; sizes the block buffers.
   // Throws kit::Refusal for a shape the pair cannot take.
-  std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank);
+  std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
   // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]).
-  void run(const float* in, float* out);
+  void run(const float* in, float* out) override;
 
  private:
   void run_blocks(const float* in, float* out, int first_block, int end_block, float* scratch) const;

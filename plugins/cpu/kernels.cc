@@ -1,6 +1,7 @@
 #include "kernels.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace baton::cpu {
@@ -254,7 +255,53 @@ BATON_INLINE void gemm_impl(int m, int n, int k, const float* a, int lda, const 
   }
 }
 
-// One copy of both kernels per instruction set, in its own vector width and with the tile that fits its
+// ---- convolution with few output channels ---------------------------------------------------------
+
+// Every output channel of one pixel: the taps [ky0, ky1) x [kx0, kx1) of the window that start at input
+// element `first` (an index: the window's top-left tap, which may lie outside the input).
+template <class V>
+BATON_INLINE void narrow_conv_pixel(const ConvGeometry& g, const float* in, ptrdiff_t first, const float* weights,
+                                    const float* bias, Clamp clamp_to, int ky0, int ky1, int kx0, int kx1,
+                                    float* dst) {
+  constexpr int L = lanes<V>;
+  const int C = g.channels, vector_end = C / L * L;
+  const ptrdiff_t filter = static_cast<ptrdiff_t>(g.kernel_h) * g.kernel_w * C;
+  for (int co = 0; co < g.out_channels; ++co) {
+    const float* w = weights + co * filter;
+    V acc{};
+    float tail = 0.0f;
+    for (int ky = ky0; ky < ky1; ++ky) {
+      for (int kx = kx0; kx < kx1; ++kx) {
+        const float* p = in + (first + (static_cast<ptrdiff_t>(ky) * g.in_w + kx) * C);  // inside the input
+        const float* q = w + (static_cast<ptrdiff_t>(ky) * g.kernel_w + kx) * C;
+        int c = 0;
+        for (; c < vector_end; c += L) acc += load<V>(p + c) * load<V>(q + c);
+        for (; c < C; ++c) tail += p[c] * q[c];
+      }
+    }
+    float sum = bias[co] + tail;
+    for (int l = 0; l < L; ++l) sum += acc[l];
+    dst[co] = clamp(sum, clamp_to);
+  }
+}
+
+template <class V>
+BATON_INLINE void narrow_conv_rows_impl(const ConvGeometry& g, const float* in, const float* weights,
+                                        const float* bias, Clamp clamp_to, int row_begin, int row_end, float* out) {
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    const int iy = oy * g.stride_h - g.pad_top;
+    const int ky0 = std::max(0, -iy), ky1 = std::min(g.kernel_h, g.in_h - iy);
+    for (int ox = 0; ox < g.out_w; ++ox) {
+      const int ix = ox * g.stride_w - g.pad_left;
+      const int kx0 = std::max(0, -ix), kx1 = std::min(g.kernel_w, g.in_w - ix);
+      const ptrdiff_t first = (static_cast<ptrdiff_t>(iy) * g.in_w + ix) * g.channels;
+      narrow_conv_pixel<V>(g, in, first, weights, bias, clamp_to, ky0, ky1, kx0, kx1,
+                           out + (static_cast<ptrdiff_t>(oy) * g.out_w + ox) * g.out_channels);
+    }
+  }
+}
+
+// One copy of the kernels per instruction set, in its own vector width and with the tile that fits its
 // registers: 12 x 32 in 24 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm.
 #define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV)                                                     \
   ATTRIBUTES void depthwise_rows_##SUFFIX(const DepthwiseGeometry& g, const float* in, const float* w,     \
@@ -265,7 +312,12 @@ BATON_INLINE void gemm_impl(int m, int n, int k, const float* a, int lda, const 
                                 const float* bias, Clamp cl, float* c, int ldc) {                         \
     gemm_impl<V, MR, NV>(m, n, k, a, lda, b, bias, cl, c, ldc);                                               \
   }                                                                                                        \
-  const Kernels kKernels_##SUFFIX = {#SUFFIX, MR, lanes<V> * NV, depthwise_rows_##SUFFIX, gemm_##SUFFIX};
+  ATTRIBUTES void narrow_conv_rows_##SUFFIX(const ConvGeometry& g, const float* in, const float* w,       \
+                                            const float* bias, Clamp cl, int r0, int r1, float* out) {    \
+    narrow_conv_rows_impl<V>(g, in, w, bias, cl, r0, r1, out);                                                \
+  }                                                                                                        \
+  const Kernels kKernels_##SUFFIX = {#SUFFIX, MR, lanes<V> * NV, depthwise_rows_##SUFFIX, gemm_##SUFFIX,     \
+                                     narrow_conv_rows_##SUFFIX};
 
 BATON_CPU_KERNELS(baseline, , V4, 4, 2)
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -1,6 +1,6 @@
 // The cpu delegate's compute kernels: a depthwise convolution (square 3x3 or 5x5 window, stride 1 or 2)
-// that writes a block of output rows into a small buffer, and a matrix product with packed weights that
-// turns such a block into the 1x1 convolution's output. Each is compiled for AVX-512, for AVX2+FMA and
+// that writes a block of output rows into a small buffer, a matrix product with packed weights that
+// turns such a block into the 1x1 convolution's output, and a convolution with few output channels. Each is compiled for AVX-512, for AVX2+FMA and
 // for the baseline x86-64 (or whatever the target is) from one body written with GCC vector types, and
 // the best one this CPU runs is chosen at run time. Nothing here allocates.
 #ifndef BATON_CPU_KERNELS_H
@@ -34,11 +34,28 @@ using DepthwiseRowsFn = void (*)(const DepthwiseGeometry& g, const float* in, co
 using GemmFn = void (*)(int m, int n, int k, const float* a, int lda, const float* packed_b, const float* bias,
                         Clamp clamp, float* c, int ldc);
 
+// One image of a convolution with few output channels (a detection or segmentation head: one to four
+// maps from a handful of channels), which general GEMM tiles waste most of their width on.
+struct ConvGeometry {
+  int in_h = 0, in_w = 0, channels = 0;
+  int kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0;
+  int out_h = 0, out_w = 0, out_channels = 0;
+};
+
+// Output rows [row_begin, row_end) of one image: in is [in_h][in_w][channels], weights
+// [out_channels][kernel_h][kernel_w][channels] (TFLite's filter), bias [out_channels]; out is the image's
+// [out_h][out_w][out_channels]. Each output value is a dot product of its window with a filter, taken over
+// the channels in vectors; taps outside the input are skipped (zero padding).
+using NarrowConvRowsFn = void (*)(const ConvGeometry& g, const float* in, const float* weights, const float* bias,
+                                  Clamp clamp, int row_begin, int row_end, float* out);
+
 struct Kernels {
   const char* isa;  // "avx512", "avx2", "baseline"
   int mr, nr;       // the GEMM tile
   DepthwiseRowsFn depthwise_rows;
   GemmFn gemm;
+  NarrowConvRowsFn narrow_conv_rows;
 };
 
 // The kernels this CPU runs, best first (the first is what the delegate uses).

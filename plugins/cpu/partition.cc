@@ -54,9 +54,24 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     selected[conv_at->second] = 1;
     ++pairs;
   }
+  // Convolutions with few output channels, among those no pair took.
+  std::string last_conv_reason;
+  for (int32_t i = 0; i < count; ++i) {
+    const baton_node* conv = api->graph_node(graph, free_nodes[i]);
+    if (selected[i] || !conv || api->node_builtin_code(conv) != kConv2d) continue;
+    try {
+      (void)NarrowConvSpec::read(api, conv);
+      selected[i] = 1;
+    } catch (const kit::Refusal& r) {
+      last_conv_reason = r.what();
+    }
+  }
   std::string why = "takes only a DEPTHWISE_CONV_2D (float32, 3x3 or 5x5, stride 1 or 2) together with the 1x1 "
-                    "CONV_2D that alone reads it";
+                    "CONV_2D that alone reads it, and CONV_2D with at most " +
+                    std::to_string(NarrowConvSpec::kMaxOutChannels) + " output channels over at least " +
+                    std::to_string(NarrowConvSpec::kMinOutputPixels) + " output pixels";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
+  if (!last_conv_reason.empty()) why += " (last convolution refused: " + last_conv_reason + ")";
   api->error_set(error, why.c_str());
   return BATON_OK;
 }
@@ -75,12 +90,39 @@ void Partition::build(const baton_partition* partition) {
   }
   const int32_t count = api->partition_node_count(partition);
   std::vector<bool> used(static_cast<size_t>(count), false);
-  std::unordered_map<int32_t, Place> produced;  // conv outputs of earlier steps, by tensor index
+  std::unordered_map<int32_t, Place> produced;  // outputs of earlier steps, by tensor index
+  // Where a step reads tensor `in` (an earlier step's output, or a partition input) and writes `out` (a
+  // partition output, or a buffer of the partition); then the step joins the list.
+  auto place = [&](Step& step, int32_t in, int32_t out) {
+    if (auto p = produced.find(in); p != produced.end()) {
+      step.in = p->second;
+    } else if (auto h = inputs.find(in); h != inputs.end()) {
+      step.in.host = h->second;
+      step.in_tensor = h->second;
+    } else {
+      refuse("tensor " + std::to_string(in) + " is read before the partition produces it");
+    }
+    if (auto h = outputs.find(out); h != outputs.end()) {
+      step.out.host = h->second;
+    } else {
+      step.out.buffer = static_cast<int>(buffers_.size());
+      buffers_.emplace_back();
+    }
+    produced[out] = step.out;
+    steps_.push_back(std::move(step));
+  };
   for (int32_t n = 0; n < count; ++n) {
     const baton_node* dw = api->partition_node(partition, n);
     if (used[n]) continue;
+    if (api->node_builtin_code(dw) == kConv2d) {  // a convolution alone, with few output channels
+      used[n] = true;
+      Step step;
+      step.op = std::make_unique<NarrowConv>(NarrowConvSpec::read(api, dw), *plugin_.kernels, plugin_.pool.get());
+      place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
+      continue;
+    }
     if (api->node_builtin_code(dw) != kDepthwiseConv2d) {
-      refuse("node " + std::to_string(api->node_index(dw)) + " is not the depthwise half of a pair");
+      refuse("node " + std::to_string(api->node_index(dw)) + " is neither a depthwise half of a pair nor a convolution");
     }
     const int32_t mid = index_of(api, api->node_output(dw, 0));
     if (outputs.count(mid)) refuse("the depthwise output is read outside the pair");
@@ -94,25 +136,8 @@ void Partition::build(const baton_partition* partition) {
     used[n] = used[c] = true;
 
     Step step;
-    step.pair = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv), *plugin_.kernels, plugin_.pool.get());
-    const int32_t in = index_of(api, api->node_input(dw, 0));
-    if (auto p = produced.find(in); p != produced.end()) {
-      step.in = p->second;
-    } else if (auto h = inputs.find(in); h != inputs.end()) {
-      step.in.host = h->second;
-      step.in_tensor = h->second;
-    } else {
-      refuse("tensor " + std::to_string(in) + " is read before the partition produces it");
-    }
-    const int32_t out = index_of(api, api->node_output(conv, 0));
-    if (auto h = outputs.find(out); h != outputs.end()) {
-      step.out.host = h->second;
-    } else {
-      step.out.buffer = static_cast<int>(buffers_.size());
-      buffers_.emplace_back();
-    }
-    produced[out] = step.out;
-    steps_.push_back(std::move(step));
+    step.op = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv), *plugin_.kernels, plugin_.pool.get());
+    place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(conv, 0)));
   }
 }
 
@@ -128,7 +153,7 @@ baton_status Partition::prepare(const baton_partition*, baton_error* error) {
     } else if (s.in.buffer >= 0) {
       in_dims = buffer_dims[static_cast<size_t>(s.in.buffer)];
     }
-    s.out_dims = s.pair->prepare(in_dims.data(), static_cast<int32_t>(in_dims.size()));
+    s.out_dims = s.op->prepare(in_dims.data(), static_cast<int32_t>(in_dims.size()));
     if (s.out.host) {
       const baton_status st = api->tensor_set_shape(s.out.host, 4, s.out_dims.data(), error);
       if (st != BATON_OK) return st;
@@ -153,7 +178,7 @@ baton_status Partition::invoke(baton_error* error) {
       api->error_set(error, "a boundary tensor of the partition has no memory");
       return BATON_ERROR;
     }
-    s.pair->run(in, out);
+    s.op->run(in, out);
   }
   return BATON_OK;
 }

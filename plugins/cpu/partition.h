@@ -1,8 +1,9 @@
 // The cpu delegate's state (the kernels this CPU runs, the host's thread pool) and its partitions. The delegate
 // chooses its nodes from the whole graph (select_nodes): every DEPTHWISE_CONV_2D whose only reader is a
-// 1x1 CONV_2D, both of a form FusedPair runs. A partition is one or more such pairs in execution order
-// (the host groups connected pairs); a tensor that passes between two pairs of one partition lives in a
-// buffer of the partition, the others in the host's memory.
+// 1x1 CONV_2D, both of a form FusedPair runs, and every other CONV_2D NarrowConv runs (few output
+// channels, large output). A partition is one or more such steps in execution order (the host groups
+// connected ones); a tensor that passes between two steps of one partition lives in a buffer of the
+// partition, the others in the host's memory.
 #ifndef BATON_CPU_PARTITION_H
 #define BATON_CPU_PARTITION_H
 
@@ -12,7 +13,9 @@
 
 #include "baton/plugin_api.h"
 #include "baton/plugin_kit_pthreadpool.hpp"
+#include "cpu_op.h"
 #include "fused_pair.h"
+#include "narrow_conv.h"
 
 namespace baton::cpu {
 
@@ -44,7 +47,7 @@ class Partition {
     int buffer = -1;
   };
   struct Step {
-    std::unique_ptr<FusedPair> pair;
+    std::unique_ptr<CpuOp> op;
     const baton_tensor* in_tensor = nullptr;  // for its shape when it is a partition input
     Place in, out;
     std::vector<int32_t> out_dims;

@@ -1,0 +1,55 @@
+// What the cpu delegate's patterns read from the model's nodes: fused activations as clamps, shapes, and
+// constant float32 weights, each check refusing (kit::Refusal) with what did not fit.
+#ifndef BATON_CPU_NODE_READING_H
+#define BATON_CPU_NODE_READING_H
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "baton/plugin_api.h"
+#include "baton/plugin_kit.hpp"
+#include "kernels.h"
+
+namespace baton::cpu {
+
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+
+inline Clamp activation_clamp(int32_t activation, const char* node) {
+  switch (activation) {
+    case BATON_ACT_NONE: return {-kInf, kInf};
+    case BATON_ACT_RELU: return {0.0f, kInf};
+    case BATON_ACT_RELU_N1_TO_1: return {-1.0f, 1.0f};
+    case BATON_ACT_RELU6: return {0.0f, 6.0f};
+  }
+  kit::refuse(std::string(node) + ": fused activation " + std::to_string(activation) + " (NONE and the RELUs only)");
+}
+
+inline std::vector<int32_t> shape_of(const baton_host_api* api, const baton_tensor* t) {
+  const int32_t* dims = nullptr;
+  const int32_t rank = api->tensor_shape(t, &dims);
+  return std::vector<int32_t>(dims, dims + rank);
+}
+
+inline void expect_float(const baton_host_api* api, const baton_tensor* t, const char* what) {
+  if (api->tensor_type(t) != BATON_TYPE_FLOAT32) {
+    kit::refuse(std::string(what) + " of type " + baton_tensor_type_name(api->tensor_type(t)) + " (FLOAT32 only)");
+  }
+}
+
+inline const float* constant_floats(const baton_host_api* api, const baton_tensor* t,
+                                   const std::vector<int32_t>& shape, const char* what) {
+  expect_float(api, t, what);
+  if (!api->tensor_is_constant(t) || !api->tensor_data(t)) kit::refuse(std::string("non-constant ") + what);
+  if (shape_of(api, t) != shape) {
+    std::string text;
+    for (int32_t d : shape) text += (text.empty() ? "" : ",") + std::to_string(d);
+    kit::refuse(std::string(what) + " not of shape [" + text + "]");
+  }
+  return static_cast<const float*>(api->tensor_data(t));
+}
+
+}  // namespace baton::cpu
+
+#endif  // BATON_CPU_NODE_READING_H
