@@ -257,46 +257,69 @@ BATON_INLINE void gemm_impl(int m, int n, int k, const float* a, int lda, const 
 
 // ---- convolution with few output channels ---------------------------------------------------------
 
-// Every output channel of one pixel: the taps [ky0, ky1) x [kx0, kx1) of the window that start at input
-// element `first` (an index: the window's top-left tap, which may lie outside the input).
-template <class V>
-BATON_INLINE void narrow_conv_pixel(const ConvGeometry& g, const float* in, ptrdiff_t first, const float* weights,
-                                    const float* bias, Clamp clamp_to, int ky0, int ky1, int kx0, int kx1,
-                                    float* dst) {
+// P output pixels of one row at once (P independent accumulators, so the multiply-adds do not wait on one
+// another), every output channel: the taps [ky0, ky1) x [kx0, kx1) of windows that start at input
+// elements first + j * step (j < P; indices, as a window's top-left tap may lie outside the input). Within
+// one window row the taps kx0..kx1 are contiguous in the input and in the filter, so each row is one dot
+// product of (kx1 - kx0) * channels floats.
+template <class V, int P>
+BATON_INLINE void narrow_conv_pixels(const ConvGeometry& g, const float* in, ptrdiff_t first, ptrdiff_t step,
+                                     const float* weights, const float* bias, Clamp clamp_to, int ky0, int ky1,
+                                     int kx0, int kx1, float* dst) {
   constexpr int L = lanes<V>;
-  const int C = g.channels, vector_end = C / L * L;
+  const int C = g.channels;
+  const int n = (kx1 - kx0) * C, vector_end = n / L * L;
   const ptrdiff_t filter = static_cast<ptrdiff_t>(g.kernel_h) * g.kernel_w * C;
   for (int co = 0; co < g.out_channels; ++co) {
-    const float* w = weights + co * filter;
-    V acc{};
-    float tail = 0.0f;
+    V acc[P] = {};
+    float tail[P] = {};
     for (int ky = ky0; ky < ky1; ++ky) {
-      for (int kx = kx0; kx < kx1; ++kx) {
-        const float* p = in + (first + (static_cast<ptrdiff_t>(ky) * g.in_w + kx) * C);  // inside the input
-        const float* q = w + (static_cast<ptrdiff_t>(ky) * g.kernel_w + kx) * C;
-        int c = 0;
-        for (; c < vector_end; c += L) acc += load<V>(p + c) * load<V>(q + c);
-        for (; c < C; ++c) tail += p[c] * q[c];
+      const ptrdiff_t tap = (static_cast<ptrdiff_t>(ky) * g.in_w + kx0) * C;
+      const float* p = in + (first + tap);  // inside the input for every pixel
+      const float* q = weights + co * filter + (static_cast<ptrdiff_t>(ky) * g.kernel_w + kx0) * C;
+      int c = 0;
+      for (; c < vector_end; c += L) {
+        const V w = load<V>(q + c);
+#pragma GCC unroll 4
+        for (int j = 0; j < P; ++j) acc[j] += load<V>(p + j * step + c) * w;
+      }
+      for (; c < n; ++c) {
+#pragma GCC unroll 4
+        for (int j = 0; j < P; ++j) tail[j] += p[j * step + c] * q[c];
       }
     }
-    float sum = bias[co] + tail;
-    for (int l = 0; l < L; ++l) sum += acc[l];
-    dst[co] = clamp(sum, clamp_to);
+#pragma GCC unroll 4
+    for (int j = 0; j < P; ++j) {
+      float sum = bias[co] + tail[j];
+      for (int l = 0; l < L; ++l) sum += acc[j][l];
+      dst[j * g.out_channels + co] = clamp(sum, clamp_to);
+    }
   }
 }
 
 template <class V>
 BATON_INLINE void narrow_conv_rows_impl(const ConvGeometry& g, const float* in, const float* weights,
                                         const float* bias, Clamp clamp_to, int row_begin, int row_end, float* out) {
+  constexpr int P = 4;
+  const ptrdiff_t step = static_cast<ptrdiff_t>(g.stride_w) * g.channels;
   for (int oy = row_begin; oy < row_end; ++oy) {
     const int iy = oy * g.stride_h - g.pad_top;
     const int ky0 = std::max(0, -iy), ky1 = std::min(g.kernel_h, g.in_h - iy);
-    for (int ox = 0; ox < g.out_w; ++ox) {
+    float* row_out = out + static_cast<ptrdiff_t>(oy) * g.out_w * g.out_channels;
+    for (int ox = 0; ox < g.out_w;) {
       const int ix = ox * g.stride_w - g.pad_left;
-      const int kx0 = std::max(0, -ix), kx1 = std::min(g.kernel_w, g.in_w - ix);
       const ptrdiff_t first = (static_cast<ptrdiff_t>(iy) * g.in_w + ix) * g.channels;
-      narrow_conv_pixel<V>(g, in, first, weights, bias, clamp_to, ky0, ky1, kx0, kx1,
-                           out + (static_cast<ptrdiff_t>(oy) * g.out_w + ox) * g.out_channels);
+      const int last_ix = ix + (P - 1) * g.stride_w;  // the window start of the group's last pixel
+      if (ox + P <= g.out_w && ix >= 0 && last_ix + g.kernel_w <= g.in_w) {  // whole windows in x: P at once
+        narrow_conv_pixels<V, P>(g, in, first, step, weights, bias, clamp_to, ky0, ky1, 0, g.kernel_w,
+                                 row_out + static_cast<ptrdiff_t>(ox) * g.out_channels);
+        ox += P;
+      } else {
+        const int kx0 = std::max(0, -ix), kx1 = std::min(g.kernel_w, g.in_w - ix);
+        narrow_conv_pixels<V, 1>(g, in, first, step, weights, bias, clamp_to, ky0, ky1, kx0, kx1,
+                                 row_out + static_cast<ptrdiff_t>(ox) * g.out_channels);
+        ox += 1;
+      }
     }
   }
 }
