@@ -215,6 +215,7 @@ struct PairCase {
   fb::Padding padding;
   int dw_act, conv_act, out_channels;
   bool bias;
+  int32_t between = -1;  // the builtin code of an activation node between the two (RELU 19, RELU6 21, ...)
 };
 
 // in -> DEPTHWISE_CONV_2D -> CONV_2D 1x1 -> out; `second` appends another pair (and reads the first
@@ -233,7 +234,8 @@ OpGraph pair_graph(const PairCase& p, bool second = false) {
       return p.padding == fb::Padding_SAME ? (n + p.stride - 1) / p.stride : (n - p.kernel) / p.stride + 1;
     };
     const std::vector<int32_t> mid_shape = {shape[0], out(shape[1]), out(shape[2]), c};
-    const int32_t mid = g.add(mid_shape);
+    const int32_t dw_out = g.add(mid_shape);
+    const int32_t mid = p.between >= 0 ? g.add(mid_shape) : dw_out;
     const int32_t cf = random_weights(g, {p.out_channels, 1, 1, c}, seed + 3);
     const int32_t cb = p.bias ? random_weights(g, {p.out_channels}, seed + 4) : -1;
     shape = {mid_shape[0], mid_shape[1], mid_shape[2], p.out_channels};
@@ -241,10 +243,11 @@ OpGraph pair_graph(const PairCase& p, bool second = false) {
     const int32_t y = last ? g.output(shape) : g.add(shape);
     const int stride = p.stride, dw_act = p.dw_act, conv_act = p.conv_act;
     const fb::Padding padding = p.padding;
-    g.ops.push_back({kDepthwiseConv2d, {x, dw_f, dw_b}, {mid}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({kDepthwiseConv2d, {x, dw_f, dw_b}, {dw_out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                                              fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, 1, act(dw_act)).Union());
                      }});
+    if (p.between >= 0) g.ops.push_back({p.between, {dw_out}, {mid}, nullptr});
     g.ops.push_back({kConv2d, {mid, cf, cb}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                              fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(conv_act)).Union());
@@ -414,6 +417,26 @@ TEST(CpuDelegate, WideOrSmallConvolutionsStayWithTheNextDelegate) {
     EXPECT_NE(in.value()->refusals(0).back().reason.find(r.reason), std::string::npos)
         << in.value()->refusals(0).back().reason;
   }
+}
+
+// MobileNetV3-style converters leave the depthwise activation as a node of its own: it joins the pair.
+TEST(CpuDelegate, AnActivationNodeBetweenJoinsThePair) {
+  const PairCase cases[] = {
+      {{1, 17, 15, 16}, 3, 1, fb::Padding_SAME, 0, 0, 24, true, 19},  // RELU
+      {{1, 13, 10, 33}, 5, 2, fb::Padding_SAME, 0, 3, 40, true, 21},  // RELU6, stride 2
+      {{2, 9, 11, 19}, 3, 1, fb::Padding_VALID, 0, 0, 13, false, 20}, // RELU_N1_TO_1, batch 2
+  };
+  for (int threads : {1, 2}) {
+    int i = 0;
+    for (const PairCase& p : cases) {
+      EXPECT_EQ(run_against_builtin(pair_graph(p), "activation case " + std::to_string(i), threads), 3u)
+          << "case " << i << ", " << threads << " threads";
+      ++i;
+    }
+  }
+  // A fused activation on the depthwise and another node after it: not a pattern the pair takes.
+  const PairCase twice = {{1, 9, 9, 8}, 3, 1, fb::Padding_SAME, 1, 0, 8, true, 19};
+  EXPECT_EQ(run_against_builtin(pair_graph(twice), "two activations", 1), 0u);
 }
 
 TEST(CpuDelegate, ChainedPairsShareAPartition) {

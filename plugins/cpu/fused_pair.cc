@@ -13,14 +13,15 @@ using kit::refuse;
 
 }  // namespace
 
-PairSpec PairSpec::read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv) {
+PairSpec PairSpec::read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv,
+                        const baton_node* activation) {
   PairSpec s;
   if (api->node_input_count(depthwise) < 2 || api->node_output_count(depthwise) != 1) {
     refuse("depthwise convolution without input and filter, or with other than one output");
   }
   const baton_tensor* in = api->node_input(depthwise, 0);
   const baton_tensor* filter = api->node_input(depthwise, 1);
-  const baton_tensor* mid = api->node_output(depthwise, 0);
+  const baton_tensor* mid = api->node_output(depthwise, 0);  // what the 1x1 convolution reads
   if (!in || !filter) refuse("depthwise convolution without input or filter");
   expect_float(api, in, "depthwise input");
   expect_float(api, mid, "depthwise output");
@@ -45,6 +46,17 @@ PairSpec PairSpec::read(const baton_host_api* api, const baton_node* depthwise, 
     s.depthwise_bias = constant_floats(api, api->node_input(depthwise, 2), {s.channels}, "depthwise bias");
   }
 
+  if (activation) {
+    const std::optional<Clamp> c = activation_node_clamp(api->node_builtin_code(activation));
+    if (!c || api->node_input_count(activation) != 1 || api->node_output_count(activation) != 1 ||
+        api->node_input(activation, 0) != mid) {
+      refuse("the node between the depthwise and the 1x1 convolution is not a RELU, RELU6 or RELU_N1_TO_1 of it");
+    }
+    if (dw.activation != BATON_ACT_NONE) refuse("a depthwise convolution with a fused activation and another after it");
+    s.depthwise_clamp = *c;
+    mid = api->node_output(activation, 0);
+    expect_float(api, mid, "activation output");
+  }
   if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1 || api->node_input(conv, 0) != mid) {
     refuse("the convolution does not read the depthwise output as its input");
   }

@@ -31,8 +31,11 @@ struct PairSpec {
   const float* conv_weights = nullptr;       // [out_channels][channels]
   const float* conv_bias = nullptr;          // [out_channels] or null
 
-  // `depthwise` must be DEPTHWISE_CONV_2D and `conv` a CONV_2D whose input 0 is the depthwise output.
-  static PairSpec read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv);
+  // `depthwise` must be DEPTHWISE_CONV_2D and `conv` a CONV_2D whose input 0 is the depthwise output, or,
+  // when `activation` is given (a RELU, RELU6 or RELU_N1_TO_1 node the converter left unfused), the
+  // output of that node, which reads the depthwise output; its clamp then becomes the depthwise one.
+  static PairSpec read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv,
+                       const baton_node* activation = nullptr);
 };
 
 class FusedPair : public CpuOp {

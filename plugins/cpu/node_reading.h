@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,19 @@ inline Clamp activation_clamp(int32_t activation, const char* node) {
     case BATON_ACT_RELU6: return {0.0f, 6.0f};
   }
   kit::refuse(std::string(node) + ": fused activation " + std::to_string(activation) + " (NONE and the RELUs only)");
+}
+
+// The builtin codes of the activations a converter may leave as nodes of their own.
+inline constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
+
+// The clamp of such an activation node, or nothing for another op.
+inline std::optional<Clamp> activation_node_clamp(int32_t code) {
+  switch (code) {
+    case kRelu: return Clamp{0.0f, kInf};
+    case kReluN1To1: return Clamp{-1.0f, 1.0f};
+    case kRelu6: return Clamp{0.0f, 6.0f};
+  }
+  return std::nullopt;
 }
 
 inline std::vector<int32_t> shape_of(const baton_host_api* api, const baton_tensor* t) {

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "baton/plugin_kit.hpp"
+#include "node_reading.h"
 
 namespace baton::cpu {
 namespace {
@@ -38,18 +39,29 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* dw = api->graph_node(graph, free_nodes[i]);
     if (!dw || api->node_builtin_code(dw) != kDepthwiseConv2d || api->node_output_count(dw) != 1) continue;
-    const int32_t mid = index_of(api, api->node_output(dw, 0));
+    int32_t mid = index_of(api, api->node_output(dw, 0));
     if (readers[mid] != 1) continue;
+    // An activation node the converter left between the two (read only by the convolution) joins them.
+    const baton_node* activation = api->graph_node(graph, reader_node[mid]);
+    const auto activation_at = position.find(reader_node[mid]);
+    if (activation && activation_at != position.end() && activation_node_clamp(api->node_builtin_code(activation)) &&
+        api->node_output_count(activation) == 1) {
+      mid = index_of(api, api->node_output(activation, 0));
+      if (readers[mid] != 1) continue;
+    } else {
+      activation = nullptr;
+    }
     const auto conv_at = position.find(reader_node[mid]);
     if (conv_at == position.end()) continue;
     const baton_node* conv = api->graph_node(graph, reader_node[mid]);
     if (api->node_builtin_code(conv) != kConv2d) continue;
     try {
-      (void)PairSpec::read(api, dw, conv);
+      (void)PairSpec::read(api, dw, conv, activation);
     } catch (const kit::Refusal& r) {
       last_reason = r.what();
       continue;
     }
+    if (activation) selected[activation_at->second] = 1;
     selected[i] = 1;
     selected[conv_at->second] = 1;
     ++pairs;
@@ -67,7 +79,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     }
   }
   std::string why = "takes only a DEPTHWISE_CONV_2D (float32, 3x3 or 5x5, stride 1 or 2) together with the 1x1 "
-                    "CONV_2D that alone reads it, and CONV_2D with at most " +
+                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), and CONV_2D with at most " +
                     std::to_string(NarrowConvSpec::kMaxOutChannels) + " output channels over at least " +
                     std::to_string(NarrowConvSpec::kMinOutputPixels) + " output pixels";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
@@ -124,19 +136,33 @@ void Partition::build(const baton_partition* partition) {
     if (api->node_builtin_code(dw) != kDepthwiseConv2d) {
       refuse("node " + std::to_string(api->node_index(dw)) + " is neither a depthwise half of a pair nor a convolution");
     }
-    const int32_t mid = index_of(api, api->node_output(dw, 0));
+    int32_t mid = index_of(api, api->node_output(dw, 0));
     if (outputs.count(mid)) refuse("the depthwise output is read outside the pair");
-    int32_t c = -1;
-    for (int32_t k = n + 1; k < count && c < 0; ++k) {
-      const baton_node* node = api->partition_node(partition, k);
-      if (!used[k] && api->node_builtin_code(node) == kConv2d && index_of(api, api->node_input(node, 0)) == mid) c = k;
+    // The node that reads it: the 1x1 convolution, or an activation node the convolution reads.
+    auto reader = [&](int32_t tensor, auto&& is_wanted) {
+      for (int32_t k = n + 1; k < count; ++k) {
+        const baton_node* node = api->partition_node(partition, k);
+        if (!used[k] && is_wanted(node) && index_of(api, api->node_input(node, 0)) == tensor) return k;
+      }
+      return -1;
+    };
+    const baton_node* activation = nullptr;
+    const int32_t a = reader(mid, [&](const baton_node* node) {
+      return activation_node_clamp(api->node_builtin_code(node)).has_value();
+    });
+    if (a >= 0) {
+      activation = api->partition_node(partition, a);
+      mid = index_of(api, api->node_output(activation, 0));
+      if (outputs.count(mid)) refuse("the activation's output is read outside the pair");
+      used[a] = true;
     }
+    const int32_t c = reader(mid, [&](const baton_node* node) { return api->node_builtin_code(node) == kConv2d; });
     if (c < 0) refuse("node " + std::to_string(api->node_index(dw)) + ": no 1x1 convolution reads its output");
     const baton_node* conv = api->partition_node(partition, c);
     used[n] = used[c] = true;
 
     Step step;
-    step.op = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv), *plugin_.kernels, plugin_.pool.get());
+    step.op = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv, activation), *plugin_.kernels, plugin_.pool.get());
     place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(conv, 0)));
   }
 }
