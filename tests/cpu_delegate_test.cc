@@ -205,6 +205,59 @@ TEST(CpuKernels, NarrowConvMatchesAPlainLoop) {
   }
 }
 
+// A transposed convolution the way its definition reads (each input pixel scatters into the output, as
+// the mediapipe pack computes it), in double; the kernel gathers per output value instead.
+std::vector<float> plain_transpose_conv(const cpu::ConvGeometry& g, const std::vector<float>& in,
+                                        const std::vector<float>& w, const std::vector<float>& bias) {
+  std::vector<double> acc(static_cast<size_t>(g.out_h) * g.out_w * g.out_channels);
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = bias[i % g.out_channels];
+  for (int iy = 0; iy < g.in_h; ++iy)
+    for (int ix = 0; ix < g.in_w; ++ix)
+      for (int ky = 0; ky < g.kernel_h; ++ky)
+        for (int kx = 0; kx < g.kernel_w; ++kx) {
+          const int oy = iy * g.stride_h - g.pad_top + ky, ox = ix * g.stride_w - g.pad_left + kx;
+          if (oy < 0 || ox < 0 || oy >= g.out_h || ox >= g.out_w) continue;
+          for (int co = 0; co < g.out_channels; ++co)
+            for (int c = 0; c < g.channels; ++c)
+              acc[(static_cast<size_t>(oy) * g.out_w + ox) * g.out_channels + co] +=
+                  static_cast<double>(in[(static_cast<size_t>(iy) * g.in_w + ix) * g.channels + c]) *
+                  w[((static_cast<size_t>(co) * g.kernel_h + ky) * g.kernel_w + kx) * g.channels + c];
+        }
+  return std::vector<float>(acc.begin(), acc.end());
+}
+
+TEST(CpuKernels, NarrowTransposeConvMatchesAPlainLoop) {
+  struct Case { int h, w, c, k, stride, out_c, pad; };
+  const Case cases[] = {{16, 16, 16, 2, 2, 1, 0},  // selfie segmentation's head (window == stride: one tap each)
+                        {7, 9, 32, 2, 2, 3, 0},    // the same path, three outputs (values cross pixels)
+                        {5, 6, 48, 3, 3, 2, 0},    // and window 3, stride 3
+                        {6, 5, 16, 2, 2, 1, 1},    // window == stride with an offset: the general path
+                        {9, 7, 19, 3, 2, 2, 0},    // overlapping windows, channels past a vector
+                        {6, 11, 5, 4, 2, 3, 1},    // padding offset
+                        {5, 5, 8, 3, 1, 4, 1},     // stride 1
+                        {7, 6, 33, 5, 3, 1, 2}};
+  for (const Kernels* k : cpu::available_kernels()) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(k->isa) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +
+                   " k" + std::to_string(c.k) + " s" + std::to_string(c.stride) + " pad " + std::to_string(c.pad));
+      cpu::ConvGeometry g;
+      g.in_h = c.h, g.in_w = c.w, g.channels = c.c, g.kernel_h = g.kernel_w = c.k;
+      g.stride_h = g.stride_w = c.stride, g.out_channels = c.out_c, g.pad_top = g.pad_left = c.pad;
+      g.out_h = c.stride * (c.h - 1) + c.k - 2 * c.pad;
+      g.out_w = c.stride * (c.w - 1) + c.k - 2 * c.pad;
+      const auto in = floats_of(static_cast<size_t>(c.h) * c.w * c.c, 11);
+      const auto w = floats_of(static_cast<size_t>(c.out_c) * c.k * c.k * c.c, 12);
+      const auto bias = floats_of(static_cast<size_t>(c.out_c), 13);
+      const auto want = plain_transpose_conv(g, in, w, bias);
+      std::vector<float> got(want.size(), NAN);
+      const int split = g.out_h / 3;
+      k->narrow_transpose_conv_rows(g, in.data(), w.data(), bias.data(), 0, split, got.data());
+      k->narrow_transpose_conv_rows(g, in.data(), w.data(), bias.data(), split, g.out_h, got.data());
+      EXPECT_LE(relative_error(got.data(), want.data(), want.size()), 1e-6);
+    }
+  }
+}
+
 // ---- pairs through the delegate -----------------------------------------------------------------------
 
 enum : int32_t { kConv2d = 3, kDepthwiseConv2d = 4, kAdd = 0 };
@@ -392,6 +445,34 @@ TEST(CpuDelegate, NarrowConvolutionsMatchTheBuiltinPack) {
   }
   // Resized after load: the geometry follows the new shape.
   EXPECT_EQ(run_against_builtin(conv_graph(cases[1]), "conv resized", 2, {1, 51, 29, 19}), 1u);
+}
+
+// in -> Convolution2DTransposeBias (MediaPipe's custom op, options as raw TfLiteTransposeConvParams) -> out.
+OpGraph transpose_bias_graph(std::vector<int32_t> in_shape, int kernel, int stride, bool same, int out_channels) {
+  OpGraph g;
+  const int32_t in = g.input(in_shape);
+  const int32_t w = random_weights(g, {out_channels, kernel, kernel, in_shape[3]}, 31);
+  const int32_t b = random_weights(g, {out_channels}, 32);
+  auto out = [&](int n) { return stride * (n - 1) + kernel - (same ? std::max(0, kernel - (n - 1) % stride - 1) : 0); };
+  const int32_t y = g.output({in_shape[0], out(in_shape[1]), out(in_shape[2]), out_channels});
+  GraphOp op;
+  op.code = 32;
+  op.custom = "Convolution2DTransposeBias";
+  op.inputs = {in, w, b};
+  op.outputs = {y};
+  for (int32_t v : {same ? 1 : 2, stride, stride}) {
+    for (int byte = 0; byte < 4; ++byte) op.custom_options.push_back(static_cast<uint8_t>(static_cast<uint32_t>(v) >> (8 * byte)));
+  }
+  g.ops.push_back(op);
+  return g;
+}
+
+TEST(CpuDelegate, TransposedHeadsMatchTheMediapipePack) {
+  for (int threads : {1, 2}) {
+    EXPECT_EQ(run_against_builtin(transpose_bias_graph({1, 32, 32, 16}, 2, 2, true, 1), "selfie's head", threads), 1u);
+    EXPECT_EQ(run_against_builtin(transpose_bias_graph({1, 20, 23, 19}, 3, 2, true, 2), "overlapping, SAME", threads), 1u);
+    EXPECT_EQ(run_against_builtin(transpose_bias_graph({2, 17, 16, 8}, 4, 2, false, 4), "VALID, batch 2", threads), 1u);
+  }
 }
 
 TEST(CpuDelegate, WideOrSmallConvolutionsStayWithTheNextDelegate) {

@@ -33,6 +33,29 @@ BATON_INLINE V clamp(V v, Clamp c) {
 }
 BATON_INLINE float clamp(float v, Clamp c) { return std::min(std::max(v, c.min), c.max); }
 
+// Horizontal sums. fold4 adds a vector's halves down to four lanes; sum4 turns four such vectors into
+// the vector of their four sums (a transpose and two adds), so four dot products end in a handful of
+// shuffles instead of a chain of scalar additions each.
+BATON_INLINE V4 fold4(V4 v) { return v; }
+BATON_INLINE V4 fold4(V8 v) {
+  V4 lo, hi;
+  std::memcpy(&lo, &v, sizeof lo);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+  return lo + hi;
+}
+BATON_INLINE V4 fold4(V16 v) {
+  V8 lo, hi;
+  std::memcpy(&lo, &v, sizeof lo);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+  return fold4(lo + hi);
+}
+BATON_INLINE V4 sum4(V4 a, V4 b, V4 c, V4 d) {
+  typedef int I4 __attribute__((vector_size(16)));
+  const V4 ab = __builtin_shuffle(a, b, I4{0, 4, 1, 5}) + __builtin_shuffle(a, b, I4{2, 6, 3, 7});
+  const V4 cd = __builtin_shuffle(c, d, I4{0, 4, 1, 5}) + __builtin_shuffle(c, d, I4{2, 6, 3, 7});
+  return __builtin_shuffle(ab, cd, I4{0, 1, 4, 5}) + __builtin_shuffle(ab, cd, I4{2, 3, 6, 7});
+}
+
 // ---- depthwise ----------------------------------------------------------------------------------
 
 // Channels [c, c + width of V) of one output pixel whose window lies inside the input: K*K taps, no checks.
@@ -288,11 +311,16 @@ BATON_INLINE void narrow_conv_pixels(const ConvGeometry& g, const float* in, ptr
         for (int j = 0; j < P; ++j) tail[j] += p[j * step + c] * q[c];
       }
     }
+    if constexpr (P == 4) {
+      const V4 sums = sum4(fold4(acc[0]), fold4(acc[1]), fold4(acc[2]), fold4(acc[3]));
 #pragma GCC unroll 4
-    for (int j = 0; j < P; ++j) {
-      float sum = bias[co] + tail[j];
-      for (int l = 0; l < L; ++l) sum += acc[j][l];
-      dst[j * g.out_channels + co] = clamp(sum, clamp_to);
+      for (int j = 0; j < P; ++j) dst[j * g.out_channels + co] = clamp(bias[co] + tail[j] + sums[j], clamp_to);
+    } else {
+      for (int j = 0; j < P; ++j) {
+        float sum = bias[co] + tail[j];
+        for (int l = 0; l < L; ++l) sum += acc[j][l];
+        dst[j * g.out_channels + co] = clamp(sum, clamp_to);
+      }
     }
   }
 }
@@ -324,6 +352,141 @@ BATON_INLINE void narrow_conv_rows_impl(const ConvGeometry& g, const float* in, 
   }
 }
 
+// Output rows of a transposed convolution. Output (oy, ox) is reached by the taps ky = ty mod stride_h,
+// + stride_h, ... below kernel_h from input rows iy = ty div stride_h, - 1, ... (ty = oy + pad_top), and the
+// same in x. The row's values (pixel by pixel, channel within) go four at a time, each its own vector
+// of products, summed together at the end (sum4); the x pair (tx mod stride_w, tx div stride_w) is
+// stepped along the row, so the inner loops divide nothing.
+template <class V>
+struct TransposeTaps {
+  const ConvGeometry& g;
+  const float* in;
+  const float* weights;
+  int ky_first, iy_first;
+
+  // Channel products of value (co, pixel whose x taps start at kx_first / ix_first): the vector part in
+  // the return value, the rest added to `tail`.
+  BATON_INLINE V dot(int co, int kx_first, int ix_first, float& tail) const {
+    constexpr int L = lanes<V>;
+    const int C = g.channels, vector_end = C / L * L;
+    const float* w = weights + static_cast<ptrdiff_t>(co) * g.kernel_h * g.kernel_w * C;
+    V acc{};
+    for (int ky = ky_first, iy = iy_first; ky < g.kernel_h && iy >= 0; ky += g.stride_h, --iy) {
+      if (iy >= g.in_h) continue;
+      for (int kx = kx_first, ix = ix_first; kx < g.kernel_w && ix >= 0; kx += g.stride_w, --ix) {
+        if (ix >= g.in_w) continue;
+        const float* p = in + (static_cast<ptrdiff_t>(iy) * g.in_w + ix) * C;
+        const float* q = w + (static_cast<ptrdiff_t>(ky) * g.kernel_w + kx) * C;
+        int c = 0;
+        for (; c < vector_end; c += L) acc += load<V>(p + c) * load<V>(q + c);
+        for (; c < C; ++c) tail += p[c] * q[c];
+      }
+    }
+    return acc;
+  }
+};
+
+// The common head (window == stride, as a 2x upsampling with 2x2 windows; no left offset; channels a
+// whole number of vectors, at most four): every output takes exactly one tap, output row oy is input row
+// iy through filter row ky, and the values come out in memory order, pixel by pixel of the input: its
+// channels, loaded once, times each (kx, co) filter, four values summed together at a time.
+template <class V, int NV>
+BATON_INLINE void transpose_row_one_tap(const ConvGeometry& g, const float* in_row, const float* weights,
+                                        const float* bias, int ky, float* out) {
+  constexpr int L = lanes<V>;
+  const int C = g.channels;
+  const ptrdiff_t filter = static_cast<ptrdiff_t>(g.kernel_h) * g.kernel_w * C;
+  V acc[4];
+  float b[4];
+  int n = 0;
+  for (int ix = 0, ox = 0; ix < g.in_w && ox < g.out_w; ++ix) {
+    V x[NV];
+#pragma GCC unroll 4
+    for (int k = 0; k < NV; ++k) x[k] = load<V>(in_row + static_cast<ptrdiff_t>(ix) * C + k * L);
+    for (int kx = 0; kx < g.stride_w && ox < g.out_w; ++kx, ++ox) {
+      const float* w = weights + (static_cast<ptrdiff_t>(ky) * g.kernel_w + kx) * C;
+      for (int co = 0; co < g.out_channels; ++co) {
+        const float* q = w + co * filter;
+        V a = x[0] * load<V>(q);
+#pragma GCC unroll 4
+        for (int k = 1; k < NV; ++k) a += x[k] * load<V>(q + k * L);
+        acc[n] = a;
+        b[n] = bias[co];
+        if (++n == 4) {
+          const V4 sums = sum4(fold4(acc[0]), fold4(acc[1]), fold4(acc[2]), fold4(acc[3]));
+#pragma GCC unroll 4
+          for (int j = 0; j < 4; ++j) out[j] = b[j] + sums[j];
+          out += 4;
+          n = 0;
+        }
+      }
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    float sum = b[j];
+    for (int l = 0; l < L; ++l) sum += acc[j][l];
+    out[j] = sum;
+  }
+}
+
+template <class V>
+BATON_INLINE void narrow_transpose_conv_rows_impl(const ConvGeometry& g, const float* in, const float* weights,
+                                                  const float* bias, int row_begin, int row_end, float* out) {
+  constexpr int L = lanes<V>;
+  const int values = g.out_w * g.out_channels;
+  const int vectors = g.channels % L == 0 ? g.channels / L : 0;
+  if (g.kernel_h == g.stride_h && g.kernel_w == g.stride_w && g.pad_left == 0 && vectors >= 1 && vectors <= 4) {
+    for (int oy = row_begin; oy < row_end; ++oy) {
+      const int ty = oy + g.pad_top;
+      const float* in_row = in + static_cast<ptrdiff_t>(ty / g.stride_h) * g.in_w * g.channels;
+      float* dst = out + static_cast<ptrdiff_t>(oy) * values;
+      const int ky = ty % g.stride_h;
+      switch (vectors) {
+        case 1: transpose_row_one_tap<V, 1>(g, in_row, weights, bias, ky, dst); break;
+        case 2: transpose_row_one_tap<V, 2>(g, in_row, weights, bias, ky, dst); break;
+        case 3: transpose_row_one_tap<V, 3>(g, in_row, weights, bias, ky, dst); break;
+        default: transpose_row_one_tap<V, 4>(g, in_row, weights, bias, ky, dst); break;
+      }
+    }
+    return;
+  }
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    const int ty = oy + g.pad_top;
+    const TransposeTaps<V> taps{g, in, weights, ty % g.stride_h, ty / g.stride_h};
+    float* dst = out + static_cast<ptrdiff_t>(oy) * values;
+    int co = 0, kx_first = g.pad_left % g.stride_w, ix_first = g.pad_left / g.stride_w;  // of the next value
+    auto next = [&] {
+      if (++co < g.out_channels) return;
+      co = 0;
+      if (++kx_first == g.stride_w) {
+        kx_first = 0;
+        ++ix_first;
+      }
+    };
+    int v = 0;
+    for (; v + 4 <= values; v += 4) {
+      V acc[4];
+      float tail[4];
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        tail[j] = bias[co];
+        acc[j] = taps.dot(co, kx_first, ix_first, tail[j]);
+        next();
+      }
+      const V4 sums = sum4(fold4(acc[0]), fold4(acc[1]), fold4(acc[2]), fold4(acc[3]));
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) dst[v + j] = tail[j] + sums[j];
+    }
+    for (; v < values; ++v) {
+      float sum = bias[co];
+      const V acc = taps.dot(co, kx_first, ix_first, sum);
+      for (int l = 0; l < L; ++l) sum += acc[l];
+      dst[v] = sum;
+      next();
+    }
+  }
+}
+
 // One copy of the kernels per instruction set, in its own vector width and with the tile that fits its
 // registers: 12 x 32 in 24 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm.
 #define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV)                                                     \
@@ -339,8 +502,12 @@ BATON_INLINE void narrow_conv_rows_impl(const ConvGeometry& g, const float* in, 
                                             const float* bias, Clamp cl, int r0, int r1, float* out) {    \
     narrow_conv_rows_impl<V>(g, in, w, bias, cl, r0, r1, out);                                                \
   }                                                                                                        \
+  ATTRIBUTES void narrow_transpose_conv_rows_##SUFFIX(const ConvGeometry& g, const float* in, const float* w, \
+                                                      const float* bias, int r0, int r1, float* out) {     \
+    narrow_transpose_conv_rows_impl<V>(g, in, w, bias, r0, r1, out);                                          \
+  }                                                                                                        \
   const Kernels kKernels_##SUFFIX = {#SUFFIX, MR, lanes<V> * NV, depthwise_rows_##SUFFIX, gemm_##SUFFIX,     \
-                                     narrow_conv_rows_##SUFFIX};
+                                     narrow_conv_rows_##SUFFIX, narrow_transpose_conv_rows_##SUFFIX};
 
 BATON_CPU_KERNELS(baseline, , V4, 4, 2)
 #if defined(__x86_64__) && defined(__GNUC__)

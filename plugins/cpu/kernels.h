@@ -50,12 +50,20 @@ struct ConvGeometry {
 using NarrowConvRowsFn = void (*)(const ConvGeometry& g, const float* in, const float* weights, const float* bias,
                                   Clamp clamp, int row_begin, int row_end, float* out);
 
+// The same for a transposed convolution (gradient form): pad_top/pad_left are the offsets TFLite
+// subtracts, so input pixel (iy, ix) and tap (ky, kx) reach output (iy * stride_h - pad_top + ky,
+// ix * stride_w - pad_left + kx). Each output value sums, over the taps that reach it, the dot product of
+// an input pixel's channels with a filter's; bias first.
+using NarrowTransposeConvRowsFn = void (*)(const ConvGeometry& g, const float* in, const float* weights,
+                                           const float* bias, int row_begin, int row_end, float* out);
+
 struct Kernels {
   const char* isa;  // "avx512", "avx2", "baseline"
   int mr, nr;       // the GEMM tile
   DepthwiseRowsFn depthwise_rows;
   GemmFn gemm;
   NarrowConvRowsFn narrow_conv_rows;
+  NarrowTransposeConvRowsFn narrow_transpose_conv_rows;
 };
 
 // The kernels this CPU runs, best first (the first is what the delegate uses).

@@ -53,6 +53,57 @@ NarrowConvSpec NarrowConvSpec::read(const baton_host_api* api, const baton_node*
   return s;
 }
 
+NarrowConvSpec NarrowConvSpec::read_transpose_bias(const baton_host_api* api, const baton_node* conv) {
+  NarrowConvSpec s;
+  s.transposed = true;
+  if (api->node_input_count(conv) != 3 || api->node_output_count(conv) != 1) {
+    refuse("Convolution2DTransposeBias without input, weights and bias, or with other than one output");
+  }
+  const baton_tensor* in = api->node_input(conv, 0);
+  const baton_tensor* filter = api->node_input(conv, 1);
+  const baton_tensor* bias = api->node_input(conv, 2);
+  const baton_tensor* out = api->node_output(conv, 0);
+  if (!in || !filter || !bias || !out) refuse("Convolution2DTransposeBias without input, weights, bias or output");
+  expect_float(api, in, "transposed convolution input");
+  expect_float(api, out, "transposed convolution output");
+  const std::vector<int32_t> in_shape = shape_of(api, in), f_shape = shape_of(api, filter),
+                             out_shape = shape_of(api, out);
+  if (in_shape.size() != 4 || out_shape.size() != 4) refuse("transposed convolution of other than rank 4 (NHWC only)");
+  if (f_shape.size() != 4 || f_shape[0] < 1 || f_shape[0] > kMaxOutChannels) {
+    refuse("transposed convolution with more than " + std::to_string(kMaxOutChannels) + " output channels");
+  }
+  if (f_shape[1] < 1 || f_shape[2] < 1 || f_shape[1] > kMaxWindow || f_shape[2] > kMaxWindow) {
+    refuse("transposed convolution window larger than " + std::to_string(kMaxWindow) + "x" + std::to_string(kMaxWindow));
+  }
+  s.out_channels = f_shape[0];
+  s.kernel_h = f_shape[1];
+  s.kernel_w = f_shape[2];
+  s.channels = in_shape[3];
+  if (s.channels < 1 || f_shape[3] != s.channels) refuse("transposed convolution weights' depth differs from the input's channels");
+  if (static_cast<int64_t>(out_shape[1]) * out_shape[2] < kMinOutputPixels) {
+    refuse("transposed convolution output smaller than " + std::to_string(kMinOutputPixels) + " pixels");
+  }
+  size_t size = 0;
+  const uint8_t* o = api->node_custom_options(conv, &size);
+  if (!o || size < 12) refuse("Convolution2DTransposeBias options shorter than 12 bytes");
+  auto le32 = [&](size_t at) {
+    return static_cast<int32_t>(static_cast<uint32_t>(o[at]) | static_cast<uint32_t>(o[at + 1]) << 8 |
+                                static_cast<uint32_t>(o[at + 2]) << 16 | static_cast<uint32_t>(o[at + 3]) << 24);
+  };
+  const int32_t padding = le32(0);
+  s.stride_w = le32(4);
+  s.stride_h = le32(8);
+  if (padding != 1 && padding != 2) refuse("Convolution2DTransposeBias padding other than SAME (1) or VALID (2)");
+  if (s.stride_h < 1 || s.stride_w < 1 || s.stride_h > kMaxWindow || s.stride_w > kMaxWindow) {
+    refuse("transposed convolution stride out of 1.." + std::to_string(kMaxWindow));
+  }
+  s.same_padding = padding == 1;
+  s.clamp = {-kInf, kInf};
+  s.weights = constant_floats(api, filter, f_shape, "transposed convolution weights");
+  s.bias = constant_floats(api, bias, {s.out_channels}, "transposed convolution bias");
+  return s;
+}
+
 NarrowConv::NarrowConv(const NarrowConvSpec& spec, const Kernels& kernels, pthreadpool_t pool)
     : spec_(spec), kernels_(kernels), pool_(pool) {
   shares_ = pool ? static_cast<int>(std::max<size_t>(1, pthreadpool_get_threads_count(pool))) : 1;
@@ -76,6 +127,12 @@ std::vector<int32_t> NarrowConv::prepare(const int32_t* in_dims, int32_t rank) {
   // TFLite's padding: SAME gives ceil(in / stride) outputs with half the total padding (rounded down)
   // before; VALID only windows that fit.
   auto axis = [&](int in, int kernel, int stride, int& out, int& before) {
+    if (spec_.transposed) {  // MediaPipe's sizes (the op pack's): stride * (in - 1) + kernel, less SAME's padding
+      const int total = spec_.same_padding ? std::max(0, kernel - (in - 1) % stride - 1) : 0;
+      out = stride * (in - 1) + kernel - total;
+      before = total / 2;
+      return;
+    }
     if (spec_.same_padding) {
       out = (in + stride - 1) / stride;
       before = std::max(0, (out - 1) * stride + kernel - in) / 2;
@@ -104,8 +161,13 @@ void NarrowConv::run_share(void* context, size_t share) {
     const long image = r / g.out_h;
     const int row = static_cast<int>(r % g.out_h);
     const int row_end = static_cast<int>(std::min<long>(g.out_h, row + (end - r)));
-    self->kernels_.narrow_conv_rows(g, self->run_in_ + image * image_in, self->spec_.weights, self->bias_.data(),
-                                    self->spec_.clamp, row, row_end, self->run_out_ + image * image_out);
+    if (self->spec_.transposed) {
+      self->kernels_.narrow_transpose_conv_rows(g, self->run_in_ + image * image_in, self->spec_.weights,
+                                                self->bias_.data(), row, row_end, self->run_out_ + image * image_out);
+    } else {
+      self->kernels_.narrow_conv_rows(g, self->run_in_ + image * image_in, self->spec_.weights, self->bias_.data(),
+                                      self->spec_.clamp, row, row_end, self->run_out_ + image * image_out);
+    }
     r += row_end - row;
   }
 }

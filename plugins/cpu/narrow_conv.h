@@ -1,5 +1,5 @@
-// A CONV_2D with at most four output channels over a large output (a segmentation or heatmap head: one
-// map at 256x256 from eight channels). XNNPACK runs it as a matrix product whose 16-wide tiles are
+// A CONV_2D, or MediaPipe's transposed Convolution2DTransposeBias, with at most four output channels over
+// a large output (a segmentation or heatmap head: one map at 256x256 from eight or sixteen channels). XNNPACK runs it as a matrix product whose 16-wide tiles are
 // mostly padding; here each output value is one dot product of its window with a filter, vectorised
 // over the input channels, and the output rows are split over the host's shared thread pool.
 #ifndef BATON_CPU_NARROW_CONV_H
@@ -23,6 +23,7 @@ struct NarrowConvSpec {
 
   int kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
   bool same_padding = true;
+  bool transposed = false;  // MediaPipe's Convolution2DTransposeBias (no activation)
   int channels = 0, out_channels = 0;
   Clamp clamp{};
   const float* weights = nullptr;  // [out_channels][kernel_h][kernel_w][channels], the model's
@@ -31,6 +32,10 @@ struct NarrowConvSpec {
   // `conv` must be a CONV_2D. Throws kit::Refusal naming what does not fit (the output size included,
   // from the model's shapes).
   static NarrowConvSpec read(const baton_host_api* api, const baton_node* conv);
+  // `conv` must be the custom op Convolution2DTransposeBias (v1): input, weights [out_channels, kh, kw,
+  // channels], bias; its options are TFLite's TfLiteTransposeConvParams as raw bytes (padding, stride_w,
+  // stride_h, little-endian int32).
+  static NarrowConvSpec read_transpose_bias(const baton_host_api* api, const baton_node* conv);
 };
 
 class NarrowConv : public CpuOp {

@@ -14,6 +14,11 @@ constexpr int32_t kConv2d = 3, kDepthwiseConv2d = 4;
 
 int32_t index_of(const baton_host_api* api, const baton_tensor* t) { return t ? api->tensor_index(t) : -1; }
 
+bool is_transpose_conv_bias(const baton_host_api* api, const baton_node* node) {
+  const char* name = api->node_builtin_code(node) == BATON_OP_CUSTOM ? api->node_custom_name(node) : nullptr;
+  return name && std::string(name) == "Convolution2DTransposeBias" && api->node_version(node) == 1;
+}
+
 }  // namespace
 
 baton_status PluginState::select(const baton_graph* graph, const int32_t* free_nodes, int32_t count,
@@ -70,16 +75,18 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   std::string last_conv_reason;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* conv = api->graph_node(graph, free_nodes[i]);
-    if (selected[i] || !conv || api->node_builtin_code(conv) != kConv2d) continue;
+    if (selected[i] || !conv) continue;
+    const bool transposed = is_transpose_conv_bias(api, conv);
+    if (!transposed && api->node_builtin_code(conv) != kConv2d) continue;
     try {
-      (void)NarrowConvSpec::read(api, conv);
+      (void)(transposed ? NarrowConvSpec::read_transpose_bias(api, conv) : NarrowConvSpec::read(api, conv));
       selected[i] = 1;
     } catch (const kit::Refusal& r) {
       last_conv_reason = r.what();
     }
   }
   std::string why = "takes only a DEPTHWISE_CONV_2D (float32, 3x3 or 5x5, stride 1 or 2) together with the 1x1 "
-                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), and CONV_2D with at most " +
+                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), and CONV_2D or Convolution2DTransposeBias with at most " +
                     std::to_string(NarrowConvSpec::kMaxOutChannels) + " output channels over at least " +
                     std::to_string(NarrowConvSpec::kMinOutputPixels) + " output pixels";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
@@ -126,10 +133,13 @@ void Partition::build(const baton_partition* partition) {
   for (int32_t n = 0; n < count; ++n) {
     const baton_node* dw = api->partition_node(partition, n);
     if (used[n]) continue;
-    if (api->node_builtin_code(dw) == kConv2d) {  // a convolution alone, with few output channels
+    const bool transposed = is_transpose_conv_bias(api, dw);
+    if (transposed || api->node_builtin_code(dw) == kConv2d) {  // a convolution alone, with few output channels
       used[n] = true;
       Step step;
-      step.op = std::make_unique<NarrowConv>(NarrowConvSpec::read(api, dw), *plugin_.kernels, plugin_.pool.get());
+      step.op = std::make_unique<NarrowConv>(
+          transposed ? NarrowConvSpec::read_transpose_bias(api, dw) : NarrowConvSpec::read(api, dw), *plugin_.kernels,
+          plugin_.pool.get());
       place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
       continue;
     }

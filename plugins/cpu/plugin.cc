@@ -1,4 +1,4 @@
-// The cpu delegate's entry point and C boundary: the descriptor (the two ops it fuses, its options, a CPU
+// The cpu delegate's entry point and C boundary: the descriptor (the ops of its patterns, its options, a CPU
 // device preferred before general CPU delegates, so that in the default chain it picks its pairs before
 // xnnpack takes the rest), create/destroy (the kernels for this CPU, the host's shared thread pool) and the
 // delegate calls. Every call catches everything and turns it into a status.
@@ -103,6 +103,11 @@ const baton_plugin_desc* describe() {
   static const baton_op_decl decls[] = {
       {sizeof(baton_op_decl), 4 /* DEPTHWISE_CONV_2D */, nullptr, 1, 7, nullptr},
       {sizeof(baton_op_decl), 3 /* CONV_2D */, nullptr, 1, 8, nullptr},
+      // Between a depthwise and its 1x1 convolution, as the depthwise clamp (float32 only).
+      {sizeof(baton_op_decl), 19 /* RELU */, nullptr, 1, 3, nullptr},
+      {sizeof(baton_op_decl), 20 /* RELU_N1_TO_1 */, nullptr, 1, 1, nullptr},
+      {sizeof(baton_op_decl), 21 /* RELU6 */, nullptr, 1, 3, nullptr},
+      {sizeof(baton_op_decl), BATON_OP_CUSTOM, "Convolution2DTransposeBias", 1, 1, nullptr},
   };
   static const baton_plugin_desc desc = {
       sizeof(baton_plugin_desc),
