@@ -149,6 +149,21 @@ TEST(CpuKernels, GemmMatchesAPlainLoop) {
   }
 }
 
+TEST(CpuKernels, HardSwishMatchesTFLitesFormula) {
+  for (const Kernels* kn : cpu::available_kernels()) {
+    for (long n : {1L, 7L, 16L, 37L, 300L}) {  // whole vectors and tails
+      SCOPED_TRACE(std::string(kn->isa) + " n" + std::to_string(n));
+      std::vector<float> x = floats_of(static_cast<size_t>(n), 8);
+      for (float& v : x) v *= 8.0f;  // past -3 and 3, where the formula saturates
+      x[0] = -3.0f;
+      std::vector<float> want(x.size());
+      for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] * std::min(6.0f, std::max(0.0f, x[i] + 3.0f)) / 6.0f;
+      kn->hard_swish(x.data(), n);
+      EXPECT_LE(relative_error(x.data(), want.data(), want.size()), 1e-7);
+    }
+  }
+}
+
 // A plain loop for a convolution with TFLite's padding, in double.
 std::vector<float> plain_conv(const cpu::ConvGeometry& g, const std::vector<float>& in, const std::vector<float>& w,
                               const std::vector<float>& bias, Clamp cl) {
@@ -372,10 +387,19 @@ size_t run_against_builtin(const OpGraph& g, const std::string& what, int thread
   Status sb = b.invoke();
   EXPECT_TRUE(sb) << sb.message();
   EXPECT_TRUE(c.fallbacks().empty());
-  EXPECT_EQ(c.output(0).shape, b.output(0).shape);
-  EXPECT_LE(relative_error(reinterpret_cast<const float*>(c.output(0).data),
-                           reinterpret_cast<const float*>(b.output(0).data), b.output(0).bytes / 4),
-            1e-5);
+  for (size_t n = 0; n < g.ops.size(); ++n) {
+    for (const auto& r : c.refusals(n)) {
+      if (r.reason.find("init failed") != std::string::npos) ADD_FAILURE() << "node " << n << ": " << r.reason;
+    }
+  }
+  EXPECT_EQ(c.output_count(), b.output_count());
+  for (size_t i = 0; i < std::min(c.output_count(), b.output_count()); ++i) {
+    EXPECT_EQ(c.output(i).shape, b.output(i).shape) << "output " << i;
+    EXPECT_LE(relative_error(reinterpret_cast<const float*>(c.output(i).data),
+                             reinterpret_cast<const float*>(b.output(i).data), b.output(i).bytes / 4),
+              1e-5)
+        << "output " << i;
+  }
   return delegated_nodes(c, "cpu");
 }
 
@@ -447,6 +471,56 @@ TEST(CpuDelegate, NarrowConvolutionsMatchTheBuiltinPack) {
   EXPECT_EQ(run_against_builtin(conv_graph(cases[1]), "conv resized", 2, {1, 51, 29, 19}), 1u);
 }
 
+// 1x1 convolutions on their own: one matrix product over the pixels, rows split over the pool.
+TEST(CpuDelegate, PointwiseConvolutionsMatchTheBuiltinPack) {
+  const ConvCase cases[] = {
+      {{1, 32, 32, 16}, 1, 1, 1, fb::Padding_SAME, 0, 16, true},   // selfie_segmentation's first 1x1
+      {{1, 13, 11, 19}, 1, 1, 1, fb::Padding_SAME, 3, 37, true},   // odd rows, channels past a vector, RELU6
+      {{2, 9, 10, 40}, 1, 1, 1, fb::Padding_VALID, 1, 96, false},  // batch 2, no bias, RELU
+      {{1, 8, 8, 120}, 1, 1, 1, fb::Padding_SAME, 2, 24, true},    // deep, few rows
+  };
+  for (int threads : {1, 2, 3}) {
+    int i = 0;
+    for (const ConvCase& p : cases) {
+      EXPECT_EQ(run_against_builtin(conv_graph(p), "pointwise case " + std::to_string(i), threads), 1u)
+          << "case " << i << ", " << threads << " threads";
+      ++i;
+    }
+  }
+  EXPECT_EQ(run_against_builtin(conv_graph(cases[1]), "pointwise resized", 2, {1, 21, 6, 19}), 1u);
+}
+
+// in -> CONV_2D 1x1 (activation `act`) -> HARD_SWISH -> out.
+OpGraph pointwise_hard_swish_graph(std::vector<int32_t> in_shape, int out_channels, int a) {
+  OpGraph g;
+  const int32_t in = g.input(in_shape);
+  const int32_t f = random_weights(g, {out_channels, 1, 1, in_shape[3]}, 41);
+  const int32_t b = random_weights(g, {out_channels}, 42);
+  const std::vector<int32_t> shape = {in_shape[0], in_shape[1], in_shape[2], out_channels};
+  const int32_t mid = g.add(shape);
+  const int32_t y = g.output(shape);
+  g.ops.push_back({kConv2d, {in, f, b}, {mid}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                           fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(a)).Union());
+                   }});
+  g.ops.push_back({117 /* HARD_SWISH */, {mid}, {y}, nullptr});
+  return g;
+}
+
+// MobileNetV3's expansions: a 1x1 convolution, then HARD_SWISH, run as one step.
+TEST(CpuDelegate, AHardSwishAfterAPointwiseJoinsIt) {
+  for (int threads : {1, 2}) {
+    EXPECT_EQ(run_against_builtin(pointwise_hard_swish_graph({1, 32, 32, 16}, 16, 0), "hard swish", threads), 2u);
+    EXPECT_EQ(run_against_builtin(pointwise_hard_swish_graph({2, 17, 9, 24}, 72, 0), "hard swish, batch 2", threads), 2u);
+  }
+  // With a fused activation before it, the HARD_SWISH is not part of the pattern: the next delegate runs it.
+  EXPECT_EQ(run_against_builtin(pointwise_hard_swish_graph({1, 16, 16, 16}, 16, 1), "relu then hard swish", 1), 1u);
+  // The convolution's output is a model output too: the two run as two steps, both outputs written.
+  OpGraph both = pointwise_hard_swish_graph({1, 16, 16, 16}, 16, 0);
+  both.outputs.push_back(both.ops[0].outputs[0]);
+  EXPECT_EQ(run_against_builtin(both, "convolution output read outside", 1), 2u);
+}
+
 // in -> Convolution2DTransposeBias (MediaPipe's custom op, options as raw TfLiteTransposeConvParams) -> out.
 OpGraph transpose_bias_graph(std::vector<int32_t> in_shape, int kernel, int stride, bool same, int out_channels) {
   OpGraph g;
@@ -486,6 +560,9 @@ TEST(CpuDelegate, WideOrSmallConvolutionsStayWithTheNextDelegate) {
       {{{1, 64, 64, 8}, 3, 3, 1, fb::Padding_SAME, 0, 5, true}, "more than 4 output channels"},
       {{{1, 16, 16, 8}, 3, 3, 1, fb::Padding_SAME, 0, 1, true}, "smaller than 1024 pixels"},
       {{{1, 64, 64, 8}, 9, 9, 1, fb::Padding_SAME, 0, 1, true}, "larger than 7x7"},
+      {{{1, 4, 4, 64}, 1, 1, 1, fb::Padding_SAME, 0, 64, true}, "smaller than 64 output pixels"},
+      {{{1, 16, 16, 8}, 1, 1, 1, fb::Padding_SAME, 0, 8, true}, "or 65536 multiply-adds"},
+      {{{1, 32, 32, 8}, 1, 1, 2, fb::Padding_SAME, 0, 8, true}, "1x1 convolution with a stride"},
   };
   for (const Refused& r : cases) {
     SCOPED_TRACE(r.reason);
@@ -518,6 +595,60 @@ TEST(CpuDelegate, AnActivationNodeBetweenJoinsThePair) {
   // A fused activation on the depthwise and another node after it: not a pattern the pair takes.
   const PairCase twice = {{1, 9, 9, 8}, 3, 1, fb::Padding_SAME, 1, 0, 8, true, 19};
   EXPECT_EQ(run_against_builtin(pair_graph(twice), "two activations", 1), 0u);
+}
+
+// The last op of `g` (its output a model output) gets a residual ADD of its output and `residual`
+// (with `add_act` fused), and after it, when `relu_after` is a builtin code, that activation node.
+OpGraph with_residual(OpGraph g, int32_t residual, int add_act, int32_t relu_after = -1) {
+  const int32_t t = g.ops.back().outputs[0];
+  const std::vector<int32_t> shape = g.tensors[static_cast<size_t>(t)].shape;
+  g.outputs.clear();
+  const int32_t sum = relu_after >= 0 ? g.add(shape) : g.output(shape);
+  g.ops.push_back({kAdd, {t, residual}, {sum}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(add_act)).Union());
+                   }});
+  if (relu_after >= 0) g.ops.push_back({relu_after, {sum}, {g.output(shape)}, nullptr});
+  return g;
+}
+
+// MobileNetV2's inverted residuals: the ADD after the 1x1 convolution runs in the same step, each block of
+// output rows while it is still in cache.
+TEST(CpuDelegate, AResidualAddJoinsThePattern) {
+  const PairCase pair = {{1, 17, 15, 24}, 3, 1, fb::Padding_SAME, 3, 0, 24, true};
+  const ConvCase pointwise = {{1, 20, 19, 16}, 1, 1, 1, fb::Padding_SAME, 0, 16, true};
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    OpGraph p = pair_graph(pair);
+    EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 0), "pair + ADD", threads), 3u);
+    EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 3), "pair + ADD with RELU6", threads), 3u);
+    EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 0, 19), "pair + ADD, then RELU", threads), 4u);
+    OpGraph c = conv_graph(pointwise);
+    EXPECT_EQ(run_against_builtin(with_residual(c, c.inputs[0], 1), "1x1 + ADD with RELU", threads), 2u);
+    // The ADD's operands the other way round, batch 2.
+    OpGraph b = conv_graph({{2, 9, 10, 40}, 1, 1, 1, fb::Padding_SAME, 0, 40, false});
+    OpGraph swapped = with_residual(b, b.inputs[0], 0);
+    std::swap(swapped.ops.back().inputs[0], swapped.ops.back().inputs[1]);
+    EXPECT_EQ(run_against_builtin(swapped, "input + 1x1", threads), 2u);
+  }
+  // The residual made by the cpu delegate's own step before the pattern (a 1x1 convolution feeding both):
+  // in -> 1x1 A -> x; x -> DW -> 1x1 -> y; ADD(y, x).
+  OpGraph chain = conv_graph(pointwise);
+  const int32_t x = chain.ops.back().outputs[0];
+  chain.outputs.clear();
+  OpGraph second = pair_graph({{1, 20, 19, 16}, 3, 1, fb::Padding_SAME, 0, 0, 16, true});
+  const int32_t offset = static_cast<int32_t>(chain.tensors.size());
+  for (const TinyTensor& t : second.tensors) chain.tensors.push_back(t);
+  for (GraphOp op : second.ops) {
+    for (int32_t& i : op.inputs) i = i == second.inputs[0] ? x : i < 0 ? i : i + offset;
+    for (int32_t& o : op.outputs) o += offset;
+    chain.ops.push_back(op);
+  }
+  chain.outputs.push_back(second.outputs[0] + offset);
+  EXPECT_EQ(run_against_builtin(with_residual(chain, x, 0), "residual from an earlier step", 2), 4u);
+  // A broadcasting ADD (a per-channel constant) is not a residual: the pattern ends at the convolution.
+  OpGraph c = conv_graph(pointwise);
+  const int32_t bias = random_weights(c, {16}, 51);
+  EXPECT_EQ(run_against_builtin(with_residual(c, bias, 0), "broadcasting ADD", 1), 1u);
 }
 
 TEST(CpuDelegate, ChainedPairsShareAPartition) {

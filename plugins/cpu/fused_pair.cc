@@ -129,7 +129,8 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   return {batch_, g.out_h, g.out_w, spec_.out_channels};
 }
 
-void FusedPair::run_blocks(const float* in, float* out, int first_block, int end_block, float* scratch) const {
+void FusedPair::run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
+                           float* scratch) const {
   const DepthwiseGeometry& g = geometry_;
   const size_t image_in = static_cast<size_t>(g.in_h) * g.in_w * g.channels;
   const size_t image_out = static_cast<size_t>(g.out_h) * g.out_w * spec_.out_channels;
@@ -139,9 +140,13 @@ void FusedPair::run_blocks(const float* in, float* out, int first_block, int end
     const int row1 = std::min(g.out_h, row0 + rows_per_block_);
     kernels_.depthwise_rows(g, in + image * image_in, spec_.depthwise_weights, depthwise_bias_.data(),
                             spec_.depthwise_clamp, row0, row1, scratch);
-    float* dst = out + image * image_out + static_cast<size_t>(row0) * g.out_w * spec_.out_channels;
+    const size_t at = image * image_out + static_cast<size_t>(row0) * g.out_w * spec_.out_channels;
     kernels_.gemm((row1 - row0) * g.out_w, spec_.out_channels, g.channels, scratch, g.channels, packed_conv_.data(),
-                  conv_bias_.data(), spec_.conv_clamp, dst, spec_.out_channels);
+                  conv_bias_.data(), spec_.conv_clamp, out + at, spec_.out_channels);
+    if (residual) {  // the block's output is still in cache
+      kernels_.add_clamp(out + at, residual + at, static_cast<long>(row1 - row0) * g.out_w * spec_.out_channels,
+                         residual_clamp_);
+    }
   }
 }
 
@@ -151,17 +156,18 @@ void FusedPair::run_share(void* context, size_t share) {
   const long shares = self->run_shares_;
   const int first = static_cast<int>(static_cast<long>(blocks) * static_cast<long>(share) / shares);
   const int end = static_cast<int>(static_cast<long>(blocks) * static_cast<long>(share + 1) / shares);
-  self->run_blocks(self->run_in_, self->run_out_, first, end,
+  self->run_blocks(self->run_in_, self->run_residual_, self->run_out_, first, end,
                    const_cast<float*>(self->scratch_.data()) + share * self->scratch_floats_);
 }
 
-void FusedPair::run(const float* in, float* out) {
+void FusedPair::run(const float* in, const float* residual, float* out) {
   const int blocks = blocks_per_image_ * batch_;
   if (shares_ == 1 || blocks < 2) {
-    run_blocks(in, out, 0, blocks, scratch_.data());
+    run_blocks(in, residual, out, 0, blocks, scratch_.data());
     return;
   }
   run_in_ = in;
+  run_residual_ = residual;
   run_out_ = out;
   run_shares_ = std::min(shares_, blocks);
   pthreadpool_parallelize_1d(pool_, run_share, this, static_cast<size_t>(run_shares_), 0);

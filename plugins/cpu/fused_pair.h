@@ -48,10 +48,12 @@ class FusedPair : public CpuOp {
   // Throws kit::Refusal for a shape the pair cannot take.
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
   // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]).
-  void run(const float* in, float* out) override;
+  void run(const float* in, const float* residual, float* out) override;
+  bool takes_residual() const override { return true; }
 
  private:
-  void run_blocks(const float* in, float* out, int first_block, int end_block, float* scratch) const;
+  void run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
+                  float* scratch) const;
   static void run_share(void* context, size_t share);
 
   PairSpec spec_;
@@ -67,6 +69,7 @@ class FusedPair : public CpuOp {
   size_t scratch_floats_ = 0;   // one block of depthwise rows
   std::vector<float> scratch_;  // shares_ block buffers, scratch_floats_ each
   const float* run_in_ = nullptr;  // the current run's tensors, for run_share
+  const float* run_residual_ = nullptr;
   float* run_out_ = nullptr;
   int run_shares_ = 1;
 };

@@ -487,6 +487,29 @@ BATON_INLINE void narrow_transpose_conv_rows_impl(const ConvGeometry& g, const f
   }
 }
 
+// ---- HARD_SWISH in place ----------------------------------------------------------------------------
+
+// x * min(max(x + 3, 0), 6) / 6, as TFLite's float kernel computes it.
+template <class V>
+BATON_INLINE void hard_swish_impl(float* data, long n) {
+  constexpr int L = lanes<V>;
+  const Clamp relu6{0.0f, 6.0f};
+  long i = 0;
+  for (; i + L <= n; i += L) {
+    const V x = load<V>(data + i);
+    store(data + i, x * clamp(x + 3.0f, relu6) / 6.0f);
+  }
+  for (; i < n; ++i) data[i] = data[i] * clamp(data[i] + 3.0f, relu6) / 6.0f;
+}
+
+template <class V>
+BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp c) {
+  constexpr int L = lanes<V>;
+  long i = 0;
+  for (; i + L <= n; i += L) store(data + i, clamp(load<V>(data + i) + load<V>(other + i), c));
+  for (; i < n; ++i) data[i] = clamp(data[i] + other[i], c);
+}
+
 // One copy of the kernels per instruction set, in its own vector width and with the tile that fits its
 // registers: 12 x 32 in 24 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm.
 #define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV)                                                     \
@@ -506,8 +529,13 @@ BATON_INLINE void narrow_transpose_conv_rows_impl(const ConvGeometry& g, const f
                                                       const float* bias, int r0, int r1, float* out) {     \
     narrow_transpose_conv_rows_impl<V>(g, in, w, bias, r0, r1, out);                                          \
   }                                                                                                        \
+  ATTRIBUTES void hard_swish_##SUFFIX(float* data, long n) { hard_swish_impl<V>(data, n); }                 \
+  ATTRIBUTES void add_clamp_##SUFFIX(float* data, const float* other, long n, Clamp cl) {                  \
+    add_clamp_impl<V>(data, other, n, cl);                                                                    \
+  }                                                                                                        \
   const Kernels kKernels_##SUFFIX = {#SUFFIX, MR, lanes<V> * NV, depthwise_rows_##SUFFIX, gemm_##SUFFIX,     \
-                                     narrow_conv_rows_##SUFFIX, narrow_transpose_conv_rows_##SUFFIX};
+                                     narrow_conv_rows_##SUFFIX, narrow_transpose_conv_rows_##SUFFIX, hard_swish_##SUFFIX, \
+                                     add_clamp_##SUFFIX};
 
 BATON_CPU_KERNELS(baseline, , V4, 4, 2)
 #if defined(__x86_64__) && defined(__GNUC__)

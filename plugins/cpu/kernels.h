@@ -57,6 +57,11 @@ using NarrowConvRowsFn = void (*)(const ConvGeometry& g, const float* in, const 
 using NarrowTransposeConvRowsFn = void (*)(const ConvGeometry& g, const float* in, const float* weights,
                                            const float* bias, int row_begin, int row_end, float* out);
 
+// HARD_SWISH over n floats in place.
+using HardSwishFn = void (*)(float* data, long n);
+// data[i] = clamp(data[i] + other[i]) over n floats (a residual ADD).
+using AddClampFn = void (*)(float* data, const float* other, long n, Clamp clamp);
+
 struct Kernels {
   const char* isa;  // "avx512", "avx2", "baseline"
   int mr, nr;       // the GEMM tile
@@ -64,6 +69,8 @@ struct Kernels {
   GemmFn gemm;
   NarrowConvRowsFn narrow_conv_rows;
   NarrowTransposeConvRowsFn narrow_transpose_conv_rows;
+  HardSwishFn hard_swish;
+  AddClampFn add_clamp;
 };
 
 // The kernels this CPU runs, best first (the first is what the delegate uses).

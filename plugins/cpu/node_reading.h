@@ -28,7 +28,7 @@ inline Clamp activation_clamp(int32_t activation, const char* node) {
 }
 
 // The builtin codes of the activations a converter may leave as nodes of their own.
-inline constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
+inline constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kHardSwish = 117;
 
 // The clamp of such an activation node, or nothing for another op.
 inline std::optional<Clamp> activation_node_clamp(int32_t code) {

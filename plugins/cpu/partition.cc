@@ -1,5 +1,6 @@
 #include "partition.h"
 
+#include <optional>
 #include <unordered_map>
 
 #include "baton/plugin_kit.hpp"
@@ -10,13 +11,50 @@ namespace {
 
 using kit::refuse;
 
-constexpr int32_t kConv2d = 3, kDepthwiseConv2d = 4;
+constexpr int32_t kAdd = 0, kConv2d = 3, kDepthwiseConv2d = 4;
 
 int32_t index_of(const baton_host_api* api, const baton_tensor* t) { return t ? api->tensor_index(t) : -1; }
 
 bool is_transpose_conv_bias(const baton_host_api* api, const baton_node* node) {
   const char* name = api->node_builtin_code(node) == BATON_OP_CUSTOM ? api->node_custom_name(node) : nullptr;
   return name && std::string(name) == "Convolution2DTransposeBias" && api->node_version(node) == 1;
+}
+
+// The convolution's spec when it is one NarrowConv runs, else nothing.
+std::optional<NarrowConvSpec> narrow_spec(const baton_host_api* api, const baton_node* conv) {
+  try {
+    return NarrowConvSpec::read(api, conv);
+  } catch (const kit::Refusal&) {
+    return std::nullopt;
+  }
+}
+
+// The ADD that reads tensor `t` and another of the same shape (no broadcasting), float32: the index of
+// its other input, or -1 when `add` is not such a node.
+int32_t residual_of(const baton_host_api* api, const baton_node* add, int32_t t) {
+  if (!add || api->node_builtin_code(add) != kAdd || api->node_input_count(add) != 2 ||
+      api->node_output_count(add) != 1) {
+    return -1;
+  }
+  const baton_tensor* a = api->node_input(add, 0);
+  const baton_tensor* b = api->node_input(add, 1);
+  const baton_tensor* out = api->node_output(add, 0);
+  if (!a || !b || !out || index_of(api, a) == index_of(api, b)) return -1;
+  const baton_tensor* other = index_of(api, a) == t ? b : index_of(api, b) == t ? a : nullptr;
+  if (!other) return -1;
+  for (const baton_tensor* x : {a, b, out}) {
+    if (api->tensor_type(x) != BATON_TYPE_FLOAT32 || shape_of(api, x) != shape_of(api, out)) return -1;
+  }
+  return index_of(api, other);
+}
+
+// The clamp of the ADD's fused activation, or nothing for one the cpu delegate does not take.
+std::optional<Clamp> add_clamp_of(const baton_host_api* api, const baton_node* add) {
+  try {
+    return activation_clamp(api->node_builtin_options(add)->u.elementwise.activation, "ADD");
+  } catch (const kit::Refusal&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -38,6 +76,33 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   }
   std::unordered_map<int32_t, int32_t> position;  // free node index -> position in free_nodes
   for (int32_t i = 0; i < count; ++i) position[free_nodes[i]] = i;
+  std::unordered_map<int32_t, int32_t> producer;  // tensor -> the node that writes it
+  for (int32_t n = 0; n < api->graph_node_count(graph); ++n) {
+    const baton_node* node = api->graph_node(graph, n);
+    for (int32_t i = 0; node && i < api->node_output_count(node); ++i) producer[index_of(api, api->node_output(node, i))] = n;
+  }
+  // Whether node `n` (not selected) reads, through any chain of nodes, an output of a selected one: an
+  // ADD of its output and a selected pattern's would put another delegate's nodes between two of this
+  // delegate's, which the host then cannot keep in one partition.
+  auto depends_on_selected = [&](int32_t n) {
+    std::vector<int32_t> todo = {n};
+    std::unordered_map<int32_t, bool> seen;
+    while (!todo.empty()) {
+      const baton_node* node = api->graph_node(graph, todo.back());
+      todo.pop_back();
+      for (int32_t i = 0; node && i < api->node_input_count(node); ++i) {
+        const auto p = producer.find(index_of(api, api->node_input(node, i)));
+        if (p == producer.end() || seen[p->second]) continue;
+        seen[p->second] = true;
+        const auto at = position.find(p->second);
+        if (at != position.end() && selected[at->second]) return true;
+        todo.push_back(p->second);
+      }
+    }
+    return false;
+  };
+  // Patterns that end in a 1x1 convolution's output, which a residual ADD may join: (first node, output).
+  std::vector<std::pair<int32_t, int32_t>> ends;
 
   int pairs = 0;
   std::string last_reason;
@@ -69,9 +134,11 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     if (activation) selected[activation_at->second] = 1;
     selected[i] = 1;
     selected[conv_at->second] = 1;
+    ends.emplace_back(free_nodes[i], index_of(api, api->node_output(conv, 0)));
     ++pairs;
   }
-  // Convolutions with few output channels, among those no pair took.
+  // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH that
+  // alone reads them).
   std::string last_conv_reason;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* conv = api->graph_node(graph, free_nodes[i]);
@@ -81,14 +148,71 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     try {
       (void)(transposed ? NarrowConvSpec::read_transpose_bias(api, conv) : NarrowConvSpec::read(api, conv));
       selected[i] = 1;
+      continue;
     } catch (const kit::Refusal& r) {
       last_conv_reason = r.what();
     }
+    if (transposed || api->node_output_count(conv) != 1) continue;
+    const int32_t out = index_of(api, api->node_output(conv, 0));
+    const auto hard_swish_at = readers[out] == 1 ? position.find(reader_node[out]) : position.end();
+    const baton_node* hard_swish =
+        hard_swish_at != position.end() ? api->graph_node(graph, reader_node[out]) : nullptr;
+    if (hard_swish && (selected[hard_swish_at->second] || api->node_builtin_code(hard_swish) != kHardSwish)) {
+      hard_swish = nullptr;
+    }
+    try {
+      (void)PointwiseSpec::read(api, conv, hard_swish);
+    } catch (const kit::Refusal&) {
+      hard_swish = nullptr;
+      try {
+        (void)PointwiseSpec::read(api, conv);
+      } catch (const kit::Refusal& r) {
+        last_conv_reason += std::string("; as a 1x1 convolution: ") + r.what();
+        continue;
+      }
+    }
+    selected[i] = 1;
+    if (hard_swish) {
+      selected[hard_swish_at->second] = 1;
+    } else {
+      ends.emplace_back(free_nodes[i], out);
+    }
+  }
+  // A residual ADD that alone reads a pattern's output (and an activation node that alone reads the ADD,
+  // when the ADD has none of its own) joins the pattern. Its other input must exist before the pattern
+  // runs: made by a node of another delegate, or by one of these that comes first.
+  for (const auto& [first, t] : ends) {
+    if (readers[t] != 1) continue;
+    const auto add_at = position.find(reader_node[t]);
+    if (add_at == position.end() || selected[add_at->second]) continue;
+    const baton_node* add = api->graph_node(graph, reader_node[t]);
+    const int32_t other = residual_of(api, add, t);
+    if (other < 0 || !add_clamp_of(api, add)) continue;
+    if (const auto p = producer.find(other); p != producer.end()) {
+      const auto at = position.find(p->second);
+      const bool ours = at != position.end() && selected[at->second];
+      if (ours ? p->second > first : depends_on_selected(p->second)) continue;
+    }
+    selected[add_at->second] = 1;
+    const int32_t sum = index_of(api, api->node_output(add, 0));
+    if (api->node_builtin_options(add)->u.elementwise.activation != BATON_ACT_NONE || readers[sum] != 1) continue;
+    const auto act_at = position.find(reader_node[sum]);
+    if (act_at == position.end() || selected[act_at->second]) continue;
+    const baton_node* act = api->graph_node(graph, reader_node[sum]);
+    if (activation_node_clamp(api->node_builtin_code(act)) && api->node_output_count(act) == 1) {
+      selected[act_at->second] = 1;
+    }
   }
   std::string why = "takes only a DEPTHWISE_CONV_2D (float32, 3x3 or 5x5, stride 1 or 2) together with the 1x1 "
-                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), and CONV_2D or Convolution2DTransposeBias with at most " +
+                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), CONV_2D or "
+                    "Convolution2DTransposeBias with at most " +
                     std::to_string(NarrowConvSpec::kMaxOutChannels) + " output channels over at least " +
-                    std::to_string(NarrowConvSpec::kMinOutputPixels) + " output pixels";
+                    std::to_string(NarrowConvSpec::kMinOutputPixels) +
+                    " output pixels, and 1x1 CONV_2D (stride 1, at least " +
+                    std::to_string(PointwiseSpec::kMinOutputPixels) + " output pixels and " +
+                    std::to_string(PointwiseSpec::kMinMultiplyAdds) +
+                    " multiply-adds) with the HARD_SWISH that alone reads it; an ADD of such a 1x1 convolution "
+                    "and a tensor of its shape (and a RELU after it) with the convolution";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
   if (!last_conv_reason.empty()) why += " (last convolution refused: " + last_conv_reason + ")";
   api->error_set(error, why.c_str());
@@ -130,16 +254,104 @@ void Partition::build(const baton_partition* partition) {
     produced[out] = step.out;
     steps_.push_back(std::move(step));
   };
+  // Where a place for tensor `t` is, if it exists before the current step runs.
+  auto existing = [&](int32_t t, Place& where, const baton_tensor*& host) {
+    if (auto p = produced.find(t); p != produced.end()) {
+      where = p->second;
+      return true;
+    }
+    if (auto h = inputs.find(t); h != inputs.end()) {
+      where.host = h->second;
+      host = h->second;
+      return true;
+    }
+    return false;
+  };
+  // The residual ADD select took after a step that writes `out` (and the activation node after it): the
+  // step takes it, and `out` becomes what the last of them writes.
+  std::unordered_map<int32_t, int> reads;  // how often the partition's nodes read each tensor
+  for (int32_t n = 0; n < count; ++n) {
+    const baton_node* node = api->partition_node(partition, n);
+    for (int32_t i = 0; i < api->node_input_count(node); ++i) ++reads[index_of(api, api->node_input(node, i))];
+  }
+  auto join_residual = [&](Step& step, int32_t& out, int32_t after) {
+    // As select: only an ADD that alone reads the output (which no node outside the partition reads).
+    if (!step.op->takes_residual() || outputs.count(out) || reads[out] != 1) return;
+    for (int32_t k = after + 1; k < count; ++k) {
+      const baton_node* add = api->partition_node(partition, k);
+      const int32_t other = used[k] ? -1 : residual_of(api, add, out);
+      if (other < 0) continue;
+      if (!existing(other, step.residual, step.residual_tensor)) {
+        refuse("node " + std::to_string(api->node_index(add)) + ": the residual is made after the convolution");
+      }
+      const std::optional<Clamp> add_clamp = add_clamp_of(api, add);
+      if (!add_clamp) refuse("node " + std::to_string(api->node_index(add)) + ": ADD with an activation other than the RELUs");
+      used[k] = true;
+      Clamp clamp = *add_clamp;
+      out = index_of(api, api->node_output(add, 0));
+      for (int32_t j = k + 1; j < count && !outputs.count(out); ++j) {
+        const baton_node* act = api->partition_node(partition, j);
+        const std::optional<Clamp> c = activation_node_clamp(api->node_builtin_code(act));
+        if (!used[j] && c && index_of(api, api->node_input(act, 0)) == out) {
+          used[j] = true;
+          clamp = *c;
+          out = index_of(api, api->node_output(act, 0));
+          break;
+        }
+      }
+      step.op->add_residual(clamp);
+      return;
+    }
+  };
   for (int32_t n = 0; n < count; ++n) {
     const baton_node* dw = api->partition_node(partition, n);
     if (used[n]) continue;
     const bool transposed = is_transpose_conv_bias(api, dw);
-    if (transposed || api->node_builtin_code(dw) == kConv2d) {  // a convolution alone, with few output channels
+    if (transposed || api->node_builtin_code(dw) == kConv2d) {  // a convolution alone
       used[n] = true;
       Step step;
-      step.op = std::make_unique<NarrowConv>(
-          transposed ? NarrowConvSpec::read_transpose_bias(api, dw) : NarrowConvSpec::read(api, dw), *plugin_.kernels,
-          plugin_.pool.get());
+      int32_t out = index_of(api, api->node_output(dw, 0));
+      if (transposed) {
+        step.op = std::make_unique<NarrowConv>(NarrowConvSpec::read_transpose_bias(api, dw), *plugin_.kernels,
+                                               plugin_.pool.get());
+      } else if (auto narrow = narrow_spec(api, dw)) {
+        step.op = std::make_unique<NarrowConv>(*narrow, *plugin_.kernels, plugin_.pool.get());
+      } else {  // a 1x1 convolution, with the HARD_SWISH that reads it when select took that too
+        const baton_node* hard_swish = nullptr;
+        for (int32_t k = n + 1; k < count && !outputs.count(out); ++k) {
+          const baton_node* node = api->partition_node(partition, k);
+          if (!used[k] && api->node_builtin_code(node) == kHardSwish && index_of(api, api->node_input(node, 0)) == out) {
+            hard_swish = node;
+            used[k] = true;
+            break;
+          }
+        }
+        step.op = std::make_unique<Pointwise>(PointwiseSpec::read(api, dw, hard_swish), *plugin_.kernels,
+                                              plugin_.pool.get());
+        if (hard_swish) out = index_of(api, api->node_output(hard_swish, 0));
+        join_residual(step, out, n);
+      }
+      place(step, index_of(api, api->node_input(dw, 0)), out);
+      continue;
+    }
+    // A node select took with a 1x1 convolution that cannot be one step with it here (its convolution's
+    // output is read outside this partition): a step of its own.
+    const int32_t code = api->node_builtin_code(dw);
+    if (code == kHardSwish || code == kAdd || activation_node_clamp(code)) {
+      used[n] = true;
+      Step step;
+      if (code == kHardSwish) {
+        step.op = std::make_unique<Elementwise>(Elementwise::Kind::kHardSwish, Clamp{-kInf, kInf}, *plugin_.kernels);
+      } else if (code == kAdd) {
+        const int32_t b = residual_of(api, dw, index_of(api, api->node_input(dw, 0)));
+        const std::optional<Clamp> clamp = add_clamp_of(api, dw);
+        if (b < 0 || !clamp || !existing(b, step.residual, step.residual_tensor)) {
+          refuse("node " + std::to_string(api->node_index(dw)) + ": an ADD the cpu delegate cannot run on its own");
+        }
+        step.op = std::make_unique<Elementwise>(Elementwise::Kind::kAdd, *clamp, *plugin_.kernels);
+      } else {
+        step.op = std::make_unique<Elementwise>(Elementwise::Kind::kClamp, *activation_node_clamp(code), *plugin_.kernels);
+      }
       place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
       continue;
     }
@@ -173,7 +385,9 @@ void Partition::build(const baton_partition* partition) {
 
     Step step;
     step.op = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv, activation), *plugin_.kernels, plugin_.pool.get());
-    place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(conv, 0)));
+    int32_t out = index_of(api, api->node_output(conv, 0));
+    join_residual(step, out, c);
+    place(step, index_of(api, api->node_input(dw, 0)), out);
   }
 }
 
@@ -190,8 +404,22 @@ baton_status Partition::prepare(const baton_partition*, baton_error* error) {
       in_dims = buffer_dims[static_cast<size_t>(s.in.buffer)];
     }
     s.out_dims = s.op->prepare(in_dims.data(), static_cast<int32_t>(in_dims.size()));
+    if (s.op->has_residual()) {
+      std::vector<int32_t> r_dims;
+      if (s.residual.host) {
+        const int32_t* dims = nullptr;
+        const int32_t rank = api->tensor_shape(s.residual.host, &dims);
+        r_dims.assign(dims, dims + rank);
+      } else {
+        r_dims = buffer_dims[static_cast<size_t>(s.residual.buffer)];
+      }
+      if (r_dims != s.out_dims) {
+        api->error_set(error, "the residual ADD's other input no longer has the convolution output's shape");
+        return BATON_ERROR;
+      }
+    }
     if (s.out.host) {
-      const baton_status st = api->tensor_set_shape(s.out.host, 4, s.out_dims.data(), error);
+      const baton_status st = api->tensor_set_shape(s.out.host, static_cast<int32_t>(s.out_dims.size()), s.out_dims.data(), error);
       if (st != BATON_OK) return st;
     } else {
       size_t n = 1;
@@ -214,7 +442,16 @@ baton_status Partition::invoke(baton_error* error) {
       api->error_set(error, "a boundary tensor of the partition has no memory");
       return BATON_ERROR;
     }
-    s.op->run(in, out);
+    const float* residual = nullptr;
+    if (s.op->has_residual()) {
+      residual = s.residual.host ? static_cast<const float*>(api->tensor_data(s.residual.host))
+                                 : buffers_[static_cast<size_t>(s.residual.buffer)].data();
+      if (!residual) {
+        api->error_set(error, "the residual ADD's other input has no memory");
+        return BATON_ERROR;
+      }
+    }
+    s.op->run(in, residual, out);
   }
   return BATON_OK;
 }

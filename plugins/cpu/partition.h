@@ -16,6 +16,7 @@
 #include "cpu_op.h"
 #include "fused_pair.h"
 #include "narrow_conv.h"
+#include "pointwise.h"
 
 namespace baton::cpu {
 
@@ -49,7 +50,8 @@ class Partition {
   struct Step {
     std::unique_ptr<CpuOp> op;
     const baton_tensor* in_tensor = nullptr;  // for its shape when it is a partition input
-    Place in, out;
+    const baton_tensor* residual_tensor = nullptr;
+    Place in, out, residual;  // residual: the other input of a residual ADD the step ends in
     std::vector<int32_t> out_dims;
   };
 

@@ -103,11 +103,15 @@ const baton_plugin_desc* describe() {
   static const baton_op_decl decls[] = {
       {sizeof(baton_op_decl), 4 /* DEPTHWISE_CONV_2D */, nullptr, 1, 7, nullptr},
       {sizeof(baton_op_decl), 3 /* CONV_2D */, nullptr, 1, 8, nullptr},
-      // Between a depthwise and its 1x1 convolution, as the depthwise clamp (float32 only).
+      // Between a depthwise and its 1x1 convolution, as the depthwise clamp, or after a residual ADD
+      // (float32 only).
       {sizeof(baton_op_decl), 19 /* RELU */, nullptr, 1, 3, nullptr},
       {sizeof(baton_op_decl), 20 /* RELU_N1_TO_1 */, nullptr, 1, 1, nullptr},
       {sizeof(baton_op_decl), 21 /* RELU6 */, nullptr, 1, 3, nullptr},
       {sizeof(baton_op_decl), BATON_OP_CUSTOM, "Convolution2DTransposeBias", 1, 1, nullptr},
+      // After a 1x1 convolution that it alone reads (float32 only).
+      {sizeof(baton_op_decl), 117 /* HARD_SWISH */, nullptr, 1, 1, nullptr},
+      {sizeof(baton_op_decl), 0 /* ADD */, nullptr, 1, 5, nullptr},
   };
   static const baton_plugin_desc desc = {
       sizeof(baton_plugin_desc),
@@ -116,7 +120,7 @@ const baton_plugin_desc* describe() {
       "cpu",
       "0.1.0",
       BATON_PLUGIN_DELEGATE,
-      "float32 depthwise + 1x1 convolution pairs fused row block by row block on the CPU",
+      "float32 depthwise + 1x1 convolution pairs fused row block by row block, 1x1 and narrow convolutions, on the CPU",
       decls,
       sizeof(decls) / sizeof(decls[0]),
       kOptions,

@@ -1,0 +1,131 @@
+#include "pointwise.h"
+
+#include <algorithm>
+#include <string>
+
+#include "baton/plugin_kit.hpp"
+#include "node_reading.h"
+
+namespace baton::cpu {
+
+using kit::refuse;
+
+PointwiseSpec PointwiseSpec::read(const baton_host_api* api, const baton_node* conv, const baton_node* hard_swish) {
+  PointwiseSpec s;
+  if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1) {
+    refuse("convolution without input and filter, or with other than one output");
+  }
+  const baton_tensor* in = api->node_input(conv, 0);
+  const baton_tensor* filter = api->node_input(conv, 1);
+  const baton_tensor* out = api->node_output(conv, 0);
+  if (!in || !filter || !out) refuse("convolution without input, filter or output");
+  expect_float(api, in, "convolution input");
+  expect_float(api, out, "convolution output");
+  const std::vector<int32_t> in_shape = shape_of(api, in), f_shape = shape_of(api, filter),
+                             out_shape = shape_of(api, out);
+  if (in_shape.size() != 4 || out_shape.size() != 4) refuse("convolution of other than rank 4 (NHWC only)");
+  if (f_shape.size() != 4 || f_shape[1] != 1 || f_shape[2] != 1) refuse("convolution window other than 1x1");
+  s.out_channels = f_shape[0];
+  s.channels = in_shape[3];
+  if (s.out_channels < 1) refuse("convolution without output channels");
+  if (s.channels < 1 || f_shape[3] != s.channels) refuse("convolution filter depth differs from the input's channels");
+  const baton_conv_options& o = api->node_builtin_options(conv)->u.conv;
+  if (o.stride_h != 1 || o.stride_w != 1) refuse("1x1 convolution with a stride");
+  const int64_t pixels = static_cast<int64_t>(out_shape[0]) * out_shape[1] * out_shape[2];
+  if (pixels < kMinOutputPixels || pixels * s.channels * s.out_channels < kMinMultiplyAdds) {
+    refuse("1x1 convolution smaller than " + std::to_string(kMinOutputPixels) + " output pixels or " +
+           std::to_string(kMinMultiplyAdds) + " multiply-adds");
+  }
+  s.clamp = activation_clamp(o.activation, "convolution");
+  if (hard_swish) {
+    if (api->node_builtin_code(hard_swish) != kHardSwish || api->node_input_count(hard_swish) != 1 ||
+        api->node_output_count(hard_swish) != 1 || api->node_input(hard_swish, 0) != out) {
+      refuse("the node after the 1x1 convolution is not a HARD_SWISH of it");
+    }
+    if (o.activation != BATON_ACT_NONE) refuse("a 1x1 convolution with a fused activation and a HARD_SWISH after it");
+    expect_float(api, api->node_output(hard_swish, 0), "HARD_SWISH output");
+    s.hard_swish = true;
+  }
+  s.weights = constant_floats(api, filter, f_shape, "convolution filter");
+  if (api->node_input_count(conv) > 2 && api->node_input(conv, 2)) {
+    s.bias = constant_floats(api, api->node_input(conv, 2), {s.out_channels}, "convolution bias");
+  }
+  return s;
+}
+
+Pointwise::Pointwise(const PointwiseSpec& spec, const Kernels& kernels, pthreadpool_t pool)
+    : spec_(spec), kernels_(kernels), pool_(pool) {
+  shares_ = pool ? static_cast<int>(std::max<size_t>(1, pthreadpool_get_threads_count(pool))) : 1;
+  packed_.resize(packed_b_size(spec.out_channels, spec.channels, kernels.nr));
+  pack_b(spec.weights, spec.out_channels, spec.channels, kernels.nr, packed_.data());
+  const int padded = (spec.out_channels + kernels.nr - 1) / kernels.nr * kernels.nr;
+  bias_.assign(static_cast<size_t>(padded), 0.0f);
+  if (spec.bias) std::copy(spec.bias, spec.bias + spec.out_channels, bias_.begin());
+}
+
+std::vector<int32_t> Pointwise::prepare(const int32_t* in_dims, int32_t rank) {
+  if (rank != 4 || in_dims[3] != spec_.channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
+    refuse("input shape is not [batch, height, width, " + std::to_string(spec_.channels) + "]");
+  }
+  rows_ = static_cast<long>(in_dims[0]) * in_dims[1] * in_dims[2];
+  return {in_dims[0], in_dims[1], in_dims[2], spec_.out_channels};
+}
+
+void Pointwise::run_rows(const float* in, const float* residual, float* out, long first, long end) const {
+  // With something after the product, blocks of rows small enough that the block's output is still in
+  // cache for it.
+  const bool after = spec_.hard_swish || residual;
+  const long block =
+      after ? std::max<long>(kernels_.mr, 8192 / spec_.out_channels / kernels_.mr * kernels_.mr) : end - first;
+  for (long r = first; r < end; r += block) {
+    const long n = std::min(block, end - r);
+    const long at = r * spec_.out_channels;
+    kernels_.gemm(static_cast<int>(n), spec_.out_channels, spec_.channels, in + r * spec_.channels, spec_.channels,
+                  packed_.data(), bias_.data(), spec_.clamp, out + at, spec_.out_channels);
+    if (spec_.hard_swish) kernels_.hard_swish(out + at, n * spec_.out_channels);
+    if (residual) kernels_.add_clamp(out + at, residual + at, n * spec_.out_channels, residual_clamp_);
+  }
+}
+
+void Pointwise::run_share(void* context, size_t share) {
+  const auto* self = static_cast<const Pointwise*>(context);
+  const long first = self->rows_ * static_cast<long>(share) / self->run_shares_;
+  const long end = self->rows_ * static_cast<long>(share + 1) / self->run_shares_;
+  self->run_rows(self->run_in_, self->run_residual_, self->run_out_, first, end);
+}
+
+void Pointwise::run(const float* in, const float* residual, float* out) {
+  run_in_ = in;
+  run_residual_ = residual;
+  run_out_ = out;
+  run_shares_ = static_cast<int>(std::max<long>(1, std::min<long>(shares_, rows_ / kernels_.mr)));
+  if (run_shares_ == 1) {
+    run_rows(in, residual, out, 0, rows_);
+    return;
+  }
+  pthreadpool_parallelize_1d(pool_, run_share, this, static_cast<size_t>(run_shares_), 0);
+}
+
+std::vector<int32_t> Elementwise::prepare(const int32_t* in_dims, int32_t rank) {
+  size_ = 1;
+  for (int32_t i = 0; i < rank; ++i) size_ *= in_dims[i];
+  return std::vector<int32_t>(in_dims, in_dims + rank);
+}
+
+void Elementwise::run(const float* in, const float* residual, float* out) {
+  switch (kind_) {
+    case Kind::kHardSwish:
+      std::copy(in, in + size_, out);
+      kernels_.hard_swish(out, size_);
+      return;
+    case Kind::kAdd:
+      std::copy(in, in + size_, out);
+      kernels_.add_clamp(out, residual, size_, clamp_);
+      return;
+    case Kind::kClamp:
+      for (long i = 0; i < size_; ++i) out[i] = std::min(std::max(in[i], clamp_.min), clamp_.max);
+      return;
+  }
+}
+
+}  // namespace baton::cpu
