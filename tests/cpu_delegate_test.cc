@@ -645,6 +645,12 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
   }
   chain.outputs.push_back(second.outputs[0] + offset);
   EXPECT_EQ(run_against_builtin(with_residual(chain, x, 0), "residual from an earlier step", 2), 4u);
+  // The pair's output is a model output too: the ADD and the RELU after it run as steps of their own.
+  OpGraph p = pair_graph(pair);
+  const int32_t pair_out = p.ops.back().outputs[0];
+  OpGraph split = with_residual(p, p.inputs[0], 0, 19);
+  split.outputs.push_back(pair_out);
+  EXPECT_EQ(run_against_builtin(split, "pair output read outside", 2), 4u);
   // A broadcasting ADD (a per-channel constant) is not a residual: the pattern ends at the convolution.
   OpGraph c = conv_graph(pointwise);
   const int32_t bias = random_weights(c, {16}, 51);
