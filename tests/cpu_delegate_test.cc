@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "interpreter.h"
+#include "buffer_slots.h"
 #include "kernels.h"
 #include "op_graph.h"
 #include "reference_run.h"
@@ -162,6 +163,25 @@ TEST(CpuKernels, HardSwishMatchesTFLitesFormula) {
       EXPECT_LE(relative_error(x.data(), want.data(), want.size()), 1e-7);
     }
   }
+}
+
+// Tensors between steps of a partition share slots when their lives do not overlap.
+TEST(CpuBufferSlots, TensorsApartShareASlotAndNoStepWritesWhatItReads) {
+  // A chain a -> b -> c -> d (each read by the next step only), and e written at step 0 and read at step 3.
+  const std::vector<size_t> size = {100, 300, 200, 50, 10};
+  const std::vector<int> written = {0, 1, 2, 3, 0}, last_read = {1, 2, 3, 4, 3};
+  std::vector<size_t> slot_size;
+  const std::vector<int> slot = cpu::assign_slots(size, written, last_read, slot_size);
+  ASSERT_EQ(slot.size(), size.size());
+  for (size_t x = 0; x < size.size(); ++x) {
+    EXPECT_GE(slot_size[static_cast<size_t>(slot[x])], size[x]);
+    for (size_t y = x + 1; y < size.size(); ++y) {
+      const bool overlap = written[x] <= last_read[y] && written[y] <= last_read[x];
+      if (overlap) EXPECT_NE(slot[x], slot[y]) << x << " and " << y;
+    }
+  }
+  EXPECT_EQ(slot[0], slot[2]);      // a is free once b is written; c takes its slot
+  EXPECT_EQ(slot_size.size(), 3u);  // two of the chain at a time, and e
 }
 
 // A plain loop for a convolution with TFLite's padding, in double.

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "baton/plugin_kit.hpp"
+#include "buffer_slots.h"
 #include "node_reading.h"
 
 namespace baton::cpu {
@@ -248,8 +249,7 @@ void Partition::build(const baton_partition* partition) {
     if (auto h = outputs.find(out); h != outputs.end()) {
       step.out.host = h->second;
     } else {
-      step.out.buffer = static_cast<int>(buffers_.size());
-      buffers_.emplace_back();
+      step.out.buffer = buffers_++;
     }
     produced[out] = step.out;
     steps_.push_back(std::move(step));
@@ -393,7 +393,11 @@ void Partition::build(const baton_partition* partition) {
 
 baton_status Partition::prepare(const baton_partition*, baton_error* error) {
   const baton_host_api* api = plugin_.api;
-  std::vector<std::vector<int32_t>> buffer_dims(buffers_.size());
+  const size_t buffers = static_cast<size_t>(buffers_);
+  std::vector<std::vector<int32_t>> buffer_dims(buffers);
+  std::vector<size_t> sizes(buffers, 0);
+  std::vector<int> written(buffers, -1), last_read(buffers, -1);
+  int step_index = 0;
   for (Step& s : steps_) {
     std::vector<int32_t> in_dims;
     if (s.in.host) {
@@ -424,10 +428,19 @@ baton_status Partition::prepare(const baton_partition*, baton_error* error) {
     } else {
       size_t n = 1;
       for (int32_t d : s.out_dims) n *= static_cast<size_t>(d);
-      buffers_[static_cast<size_t>(s.out.buffer)].assign(n, 0.0f);
+      sizes[static_cast<size_t>(s.out.buffer)] = n;
+      written[static_cast<size_t>(s.out.buffer)] = step_index;
       buffer_dims[static_cast<size_t>(s.out.buffer)] = s.out_dims;
     }
+    for (const Place* p : {&s.in, &s.residual}) {
+      if (p->buffer >= 0) last_read[static_cast<size_t>(p->buffer)] = step_index;
+    }
+    ++step_index;
   }
+  std::vector<size_t> slot_size;
+  slot_of_ = assign_slots(sizes, written, last_read, slot_size);
+  slots_.resize(slot_size.size());
+  for (size_t i = 0; i < slots_.size(); ++i) slots_[i].resize(slot_size[i]);
   return BATON_OK;
 }
 
@@ -435,9 +448,9 @@ baton_status Partition::invoke(baton_error* error) {
   const baton_host_api* api = plugin_.api;
   for (Step& s : steps_) {
     const float* in = s.in.host ? static_cast<const float*>(api->tensor_data(s.in.host))
-                                : buffers_[static_cast<size_t>(s.in.buffer)].data();
+                                : buffer(s.in.buffer);
     float* out = s.out.host ? static_cast<float*>(api->tensor_mutable_data(s.out.host))
-                            : buffers_[static_cast<size_t>(s.out.buffer)].data();
+                            : buffer(s.out.buffer);
     if (!in || !out) {
       api->error_set(error, "a boundary tensor of the partition has no memory");
       return BATON_ERROR;
@@ -445,7 +458,7 @@ baton_status Partition::invoke(baton_error* error) {
     const float* residual = nullptr;
     if (s.op->has_residual()) {
       residual = s.residual.host ? static_cast<const float*>(api->tensor_data(s.residual.host))
-                                 : buffers_[static_cast<size_t>(s.residual.buffer)].data();
+                                 : buffer(s.residual.buffer);
       if (!residual) {
         api->error_set(error, "the residual ADD's other input has no memory");
         return BATON_ERROR;

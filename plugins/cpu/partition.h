@@ -57,7 +57,12 @@ class Partition {
 
   PluginState& plugin_;
   std::vector<Step> steps_;
-  std::vector<std::vector<float>> buffers_;  // tensors between two pairs of this partition
+  // Tensors between two steps of this partition: `buffers_` of them, each in a slot that tensors with
+  // lives apart share (buffer_slots.h), planned at prepare.
+  int buffers_ = 0;
+  std::vector<int> slot_of_;
+  std::vector<std::vector<float>> slots_;
+  float* buffer(int b) { return slots_[static_cast<size_t>(slot_of_[static_cast<size_t>(b)])].data(); }
 };
 
 }  // namespace baton::cpu
