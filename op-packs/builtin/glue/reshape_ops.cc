@@ -56,15 +56,15 @@ void reshape_prepare(OpContext& ctx) {
   std::vector<int64_t> requested;
   baton_tensor* shape = ctx.optional_input(1);
   const auto& o = ctx.options().u.reshape;
-  if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32 && ctx.is_constant(shape)) {
-    requested = *ctx.known_ints(shape, "shape (input 1)");
-  } else if (o.new_shape_count >= 0 && ctx.options().kind != 0) {
-    requested.assign(o.new_shape, o.new_shape + o.new_shape_count);
-  } else if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32) {
-    // Computed at run time: known at invoke, when baton prepares this node again with the values.
+  // As TFLite: an int32 vector shape input decides, constant or computed (then known at invoke, when the
+  // host prepares this node again with the values), even where the options also give a new_shape (which
+  // a converter wrote for the shapes of its day: a resized input can make the two differ).
+  if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32) {
     auto values = ctx.shape_ints(shape, "shape (input 1)");
     if (!values) return;
     requested = std::move(*values);
+  } else if (o.new_shape_count >= 0 && ctx.options().kind != 0) {
+    requested.assign(o.new_shape, o.new_shape + o.new_shape_count);
   } else if (shape) {
     ctx.fail(BATON_UNSUPPORTED, "the shape (input 1) must be a vector of INT32");
   } else {
