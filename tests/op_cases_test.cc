@@ -2,8 +2,9 @@
 // reductions, more math), as one-op models (tests/data/op-cases, made by tools/make-op-cases.sh: our own
 // small models, one per op, type and option that matters) run by the builtin pack alone against the
 // outputs of the native TensorFlow Lite 2.9 library on the same inputs: float outputs within 1e-5 of
-// the largest reference magnitude, every other type bit for bit. Also: a model with several nodes that
-// cannot run is refused with one error naming all of them. Needs neither the model cache nor ../shared.
+// the largest reference magnitude, every other type bit for bit; cases with computed axes and sizes also
+// with their inputs resized between invokes, and with out-of-range values. Also: a model with several
+// nodes that cannot run is refused with one error naming all of them. Needs neither the model cache nor ../shared.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,6 +76,39 @@ void set_input(Interpreter& in, size_t i, const std::string& file) {
   if (!arr->data.empty()) std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
 }
 
+// Feeds every input from DIR/in_I.npy; an input whose .npy has another shape than the input has now is
+// resized to it first (as tflite-peer resizes it for TFLite), so one interpreter runs cases of one model
+// with other input shapes one after another.
+void set_inputs(Interpreter& in, const std::string& dir) {
+  bool resized = false;
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    auto arr = tool::read_npy(dir + "in_" + std::to_string(i) + ".npy");
+    ASSERT_TRUE(arr) << arr.error();
+    if (arr->shape == in.input(i).shape) continue;
+    Status s = in.resize_input(i, arr->shape);
+    ASSERT_TRUE(s) << s.message();
+    resized = true;
+  }
+  if (resized) {
+    Status s = in.ensure_prepared();
+    ASSERT_TRUE(s) << s.message();
+  }
+  for (size_t i = 0; i < in.input_count(); ++i) {
+    ASSERT_NO_FATAL_FAILURE(set_input(in, i, dir + "in_" + std::to_string(i) + ".npy"));
+  }
+}
+
+// Invokes and compares every output with DIR/out_O.npy.
+void invoke_and_compare(Interpreter& in, const std::string& dir, const std::string& what) {
+  Status s = in.invoke();
+  ASSERT_TRUE(s) << what << ": " << s.message();
+  for (size_t o = 0; o < in.output_count(); ++o) {
+    auto want = tool::read_npy(dir + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(want) << want.error();
+    expect_matches(in.output(o), *want, what + " output " + std::to_string(o));
+  }
+}
+
 class OpCase : public ::testing::TestWithParam<std::string> {};
 
 // Runs one case with the builtin pack, in process or in a baton-plugin-host child (`isolate`): every
@@ -96,16 +130,8 @@ void run_case(const std::string& name, bool isolate) {
   auto interp = Interpreter::create(env.value(), model.value());
   ASSERT_TRUE(interp) << interp.error();
   Interpreter& in = *interp.value();
-  for (size_t i = 0; i < in.input_count(); ++i) {
-    ASSERT_NO_FATAL_FAILURE(set_input(in, i, dir + "in_" + std::to_string(i) + ".npy"));
-  }
-  Status s = in.invoke();
-  ASSERT_TRUE(s) << s.message();
-  for (size_t o = 0; o < in.output_count(); ++o) {
-    auto want = tool::read_npy(dir + "out_" + std::to_string(o) + ".npy");
-    ASSERT_TRUE(want) << want.error();
-    expect_matches(in.output(o), *want, name + " output " + std::to_string(o));
-  }
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in, dir));
+  invoke_and_compare(in, dir, name);
 }
 
 TEST_P(OpCase, MatchesNativeTfLite) { run_case(GetParam(), false); }
@@ -117,12 +143,14 @@ TEST_P(OpCase, MatchesNativeTfLiteWithTheBuiltinPackInItsOwnProcess) { run_case(
 // over one shared state tensor, run by TFLite in one invoke), gives the chain's outputs one by one: each
 // invoke starts from the state the last one left. reset_variables() zeroes the state, so the next invoke
 // gives the chain's first output again.
-std::vector<std::pair<std::string, std::string>> carry_pairs() {
+// Pairs of case names from a list tools/make-op-cases.sh writes (objects {"KEY1": "NAME", "KEY2": "NAME"},
+// as JSON.stringify writes them).
+std::vector<std::pair<std::string, std::string>> case_pairs(const std::string& file, const std::string& first_key,
+                                                            const std::string& second_key) {
   std::vector<std::pair<std::string, std::string>> out;
-  std::ifstream f(cases_dir() + "/carry.json");
+  std::ifstream f(cases_dir() + "/" + file);
   if (!f) return out;
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  // Objects of the form {"case": "NAME", "chain": "NAME"}, as JSON.stringify writes them.
   auto value_after = [&](size_t& at, const std::string& key) {
     at = text.find("\"" + key + "\"", at);
     if (at == std::string::npos) return std::string();
@@ -132,14 +160,16 @@ std::vector<std::pair<std::string, std::string>> carry_pairs() {
     return text.substr(open + 1, close - open - 1);
   };
   for (size_t at = 0;;) {
-    std::string single = value_after(at, "case");
+    std::string first = value_after(at, first_key);
     if (at == std::string::npos) break;
-    std::string chain = value_after(at, "chain");
+    std::string second = value_after(at, second_key);
     if (at == std::string::npos) break;
-    out.emplace_back(single, chain);
+    out.emplace_back(first, second);
   }
   return out;
 }
+
+std::vector<std::pair<std::string, std::string>> carry_pairs() { return case_pairs("carry.json", "case", "chain"); }
 
 class StateCarry : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
 
@@ -178,6 +208,78 @@ INSTANTIATE_TEST_SUITE_P(Cases, StateCarry, ::testing::ValuesIn(carry_pairs()),
                          [](const ::testing::TestParamInfo<std::pair<std::string, std::string>>& info) {
                            return info.param.first;
                          });
+
+// Computed axes, permutations, sizes and k with inputs resized between invokes (tests/data/op-cases/
+// resized.json, written by tools/op-models-computed.mjs): one interpreter runs a case, then its twin (the
+// same model with other input shapes and values: ranks, axes and output shapes change), then the first
+// again, each against native TFLite's outputs.
+class ResizedBetweenInvokes : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(ResizedBetweenInvokes, GivesEachShapesOutputs) {
+  const std::string first = cases_dir() + "/" + GetParam().first + "/";
+  const std::string second = cases_dir() + "/" + GetParam().second + "/";
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(first + "model.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in, first));
+  ASSERT_NO_FATAL_FAILURE(invoke_and_compare(in, first, GetParam().first));
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in, second));
+  ASSERT_NO_FATAL_FAILURE(invoke_and_compare(in, second, GetParam().second));
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in, first));
+  ASSERT_NO_FATAL_FAILURE(invoke_and_compare(in, first, GetParam().first + " after " + GetParam().second));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ResizedBetweenInvokes, ::testing::ValuesIn(case_pairs("resized.json", "case", "resized")),
+                         [](const ::testing::TestParamInfo<std::pair<std::string, std::string>>& info) {
+                           return info.param.first;
+                         });
+
+// A computed axis, permutation, size or k that is out of range fails that invoke with the node and the
+// value named (an output shape set at invoke, or, for CUMSUM and REVERSE_V2 whose outputs keep the
+// input's shape, the axis read at invoke); the next invoke with good values runs.
+struct BadValue {
+  const char* name;
+  std::vector<int32_t> values;  // for input 1
+  const char* message;
+};
+
+class ComputedValueOutOfRange : public ::testing::TestWithParam<BadValue> {};
+
+TEST_P(ComputedValueOutOfRange, FailsTheInvokeNamingTheNode) {
+  const BadValue& bad = GetParam();
+  const std::string dir = cases_dir() + "/" + bad.name + "/";
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(dir + "model.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in, dir));
+  ASSERT_EQ(in.input(1).type, BATON_TYPE_INT32);
+  ASSERT_EQ(in.input(1).bytes, bad.values.size() * sizeof(int32_t));
+  std::memcpy(in.input(1).data, bad.values.data(), in.input(1).bytes);
+  Status s = in.invoke();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find(bad.message), std::string::npos) << s.message();
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in, dir));
+  ASSERT_NO_FATAL_FAILURE(invoke_and_compare(in, dir, std::string(bad.name) + " after a failed invoke"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ComputedValueOutOfRange,
+    ::testing::Values(BadValue{"mean_f32_computed_axes_keep", {7, 0}, "node 0 MEAN: axis 7 out of range for rank 3"},
+                      BadValue{"cumsum_f32_computed_axis_exclusive", {3}, "node 0 CUMSUM: axis 3 out of range for rank 3"},
+                      BadValue{"reverse_v2_computed_axis", {-4}, "node 0 REVERSE_V2: axis -4 out of range for rank 3"},
+                      BadValue{"transpose_f32_computed_perm", {0, 2, 0}, "node 0 TRANSPOSE: perm repeats dimension 0"},
+                      BadValue{"split_v_computed_sizes_axis", {2, 2, 2},
+                               "node 0 SPLIT_V: size_splits add up to 6, dimension 1 has 7"},
+                      BadValue{"topk_v2_f32_computed_k", {11}, "node 0 TOPK_V2: k 11 outside [0, 10]"}),
+    [](const ::testing::TestParamInfo<BadValue>& info) { return std::string(info.param.name); });
 
 // The version range the native library registers for each op of the cases (tests/data/op-cases/
 // versions.json, found by tools/make-op-cases.sh) is the one the builtin pack declares: a model TFLite 2.9

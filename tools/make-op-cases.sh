@@ -14,7 +14,9 @@
 # few cases give their inputs as .npy). Each case directory gets
 #   model.tflite  in_I.npy  out_I.npy  meta.json (op, types, library version; no paths or timings)
 # carry.json pairs each stateful op's single-node case with its chain case (the node repeated over one
-# shared state tensor), and versions.json lists, per op, the versions the library accepts (a model of each op at versions 1..10
+# shared state tensor), resized.json each case with computed axes or sizes whose model also runs with
+# other input shapes with that case (NAME_resized: its inputs are resized, by the peer as by the test),
+# and versions.json lists, per op, the versions the library accepts (a model of each op at versions 1..10
 # either loads or is refused by the op resolver). tests/op_cases_test.cc runs every case with the
 # builtin pack (float outputs within 1e-5 of the largest reference magnitude, the rest bit for bit) and
 # checks the pack declares those version ranges.
@@ -47,6 +49,7 @@ node "$here/op-models.mjs" --versions "$tmp/versions"
 rm -rf "$outdir"
 mkdir -p "$outdir"
 cp "$tmp/json/carry.json" "$outdir/carry.json"  # the stateful ops' single-node cases and their chains
+cp "$tmp/json/resized.json" "$outdir/resized.json"  # cases that share a model, with other input shapes
 
 # Version ranges: the versions whose model the library loads.
 for json in "$tmp"/versions/*.json; do
@@ -76,7 +79,7 @@ fs.writeFileSync(process.argv[1], JSON.stringify(out, null, 1) + "\n");
 
 for json in "$tmp"/json/*.json; do
   name=$(basename "$json" .json)
-  [ "$name" = carry ] && continue
+  case "$name" in carry|resized) continue ;; esac
   flatc -b -o "$tmp/bin" "$root/runtime/model/tflite.fbs" "$json"
   args=$(cat "$tmp/json/$name.args")
   seed="--seed 0"

@@ -11,8 +11,9 @@
 //                                               timing against TFLite (tools/bench-vs-tflite.sh)
 //
 // The 8-bit and 16x8 cases live in tools/op-models-quantized.mjs, those whose output shapes depend on
-// the data in tools/op-models-data-shape.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions
-// in tools/op-models-array.mjs; all are called from here with the helpers below.
+// the data in tools/op-models-data-shape.mjs, those whose axes, permutations, sizes and the like are
+// computed in tools/op-models-computed.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions in
+// tools/op-models-array.mjs; all are called from here with the helpers below.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
 // range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
 // flatc and runs the native TFLite library for the reference outputs. Constants are fixed here, so a
@@ -21,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import arrayCases from './op-models-array.mjs';
+import computedCases from './op-models-computed.mjs';
 import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
@@ -48,7 +50,7 @@ const codes = {
   REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
   REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
   GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
-  ADD_N: 106, ADD: 0, SUB: 41, MUL: 18, MINIMUM: 57, MAXIMUM: 55, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
+  ADD_N: 106, SPLIT: 49, ADD: 0, SUB: 41, MUL: 18, MINIMUM: 57, MAXIMUM: 55, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
   ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
   RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
   SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
@@ -441,6 +443,7 @@ quantizedCases(kit);
 dataShapeCases(kit);
 arrayCases(kit);
 const carry = recurrentCases(kit);
+const resized = computedCases(kit);
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
@@ -468,4 +471,5 @@ if (bench) {
 } else {
   for (const c of cases) c.fn(c.name, c.version);
   fs.writeFileSync(path.join(outDir, 'carry.json'), JSON.stringify(carry, null, 1) + '\n');
+  fs.writeFileSync(path.join(outDir, 'resized.json'), JSON.stringify(resized, null, 1) + '\n');
 }

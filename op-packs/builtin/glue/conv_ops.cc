@@ -1,4 +1,5 @@
-// CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV: options and tensors into kernel parameters. A constant
+// CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV: options and tensors into kernel parameters (a computed
+// TRANSPOSE_CONV output_shape makes the output dynamic: prepared again at invoke with the values). A constant
 // CONV_2D filter is packed for the GEMM once, in prepare; a computed one (e.g. a DEQUANTIZE output) is
 // packed at each invoke into a buffer sized in prepare. 8-bit and int8-weight convolutions are
 // prepared by glue/quantized_conv_ops.cc from the same geometry.
@@ -193,7 +194,9 @@ void transpose_conv_prepare(OpContext& ctx) {
   if (!quantized) ctx.require_float(filter, "filter");
   ctx.require_rank(input, "input", 4);
   ctx.require_rank(filter, "filter", 4);
-  const std::vector<int64_t> out_shape = ctx.constant_ints(output_shape, "output_shape (input 0)");
+  const auto out_shape_value = ctx.shape_ints(output_shape, "output_shape (input 0)");
+  if (!out_shape_value) return;  // computed: prepared again at invoke with the values
+  const std::vector<int64_t>& out_shape = *out_shape_value;
   ctx.require(out_shape.size() == 4, "output_shape must have 4 values, has " + std::to_string(out_shape.size()));
   const auto& o = ctx.options().u.transpose_conv;
   check_window(ctx, o.stride_h, o.stride_w, 1, 1);

@@ -1,7 +1,8 @@
 // Ops that put values at positions given by index tensors: ONE_HOT (int32 or int64 indices; float32,
 // int32, int64, int8, uint8 or bool values, as TFLite 2.9's kernel runs them (it fails int16 at invoke);
-// on / off read at invoke). The depth must be constant:
-// prepare sets the output shape.
+// on / off read at invoke); TOPK_V2, SCATTER_ND, SEGMENT_SUM, EMBEDDING_LOOKUP. ONE_HOT's depth, TOPK_V2's
+// k, SCATTER_ND's shape and SEGMENT_SUM's ids set the output shape: read at prepare when constant, else
+// the output is dynamic and prepare runs again at invoke with the values (OpContext::shape_ints).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -36,9 +37,10 @@ void one_hot_prepare(OpContext& ctx) {
                                                   type_name(ctx.type(out)));
     ctx.require(ctx.element_count(v) == 1, std::string(v == on ? "on_value" : "off_value") + " must be a scalar");
   }
-  const std::vector<int64_t> depth_value = ctx.constant_ints(depth, "depth (input 1)");
-  ctx.require(depth_value.size() == 1, "depth (input 1) must be a scalar");
-  ctx.require(depth_value[0] >= 0, "depth " + std::to_string(depth_value[0]) + " is negative");
+  const auto depth_value = ctx.shape_ints(depth, "depth (input 1)");
+  if (!depth_value) return;  // computed: prepared again at invoke with the value
+  ctx.require(depth_value->size() == 1, "depth (input 1) must be a scalar");
+  ctx.require((*depth_value)[0] >= 0, "depth " + std::to_string((*depth_value)[0]) + " is negative");
   const auto shape = ctx.shape(indices);
   const int rank = static_cast<int>(shape.size());
   const int32_t axis_option = ctx.options().u.one_hot.axis;
@@ -50,7 +52,7 @@ void one_hot_prepare(OpContext& ctx) {
   s.prefix = s.suffix = 1;
   for (int d = 0; d < axis; ++d) s.prefix *= shape[d];
   for (int d = axis; d < rank; ++d) s.suffix *= shape[d];
-  s.depth = depth_value[0];
+  s.depth = (*depth_value)[0];
   s.element = element_size(ctx.type(out));
   std::vector<int32_t> out_shape(shape.begin(), shape.end());
   out_shape.insert(out_shape.begin() + axis, static_cast<int32_t>(s.depth));
@@ -157,7 +159,9 @@ void topk_prepare(OpContext& ctx) {
   ctx.require_type(ctx.output(1), "indices (output 1)", {BATON_TYPE_INT32});
   const auto shape = ctx.shape(in);
   ctx.require(!shape.empty(), "input must have rank >= 1");
-  const std::vector<int64_t> k = ctx.constant_ints(ctx.input(1), "k (input 1)");
+  const auto k_value = ctx.shape_ints(ctx.input(1), "k (input 1)");
+  if (!k_value) return;  // computed: prepared again at invoke with the value
+  const std::vector<int64_t>& k = *k_value;
   ctx.require(k.size() == 1, "k (input 1) must hold one value");
   auto& s = ctx.state<TopKState>();
   s.depth = shape.back();
@@ -213,7 +217,9 @@ void scatter_nd_prepare(OpContext& ctx) {
   ctx.require_type(updates, "updates (input 1)", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64,
                                                   BATON_TYPE_UINT8, BATON_TYPE_INT8});
   require_like_input(ctx, updates, out);
-  const std::vector<int64_t> shape = ctx.constant_ints(ctx.input(2), "shape (input 2)");
+  const auto shape_value = ctx.shape_ints(ctx.input(2), "shape (input 2)");
+  if (!shape_value) return;  // computed: prepared again at invoke with the values
+  const std::vector<int64_t>& shape = *shape_value;
   const auto ishape = ctx.shape(indices);
   const auto ushape = ctx.shape(updates);
   ctx.require(!ishape.empty(), "indices must have rank >= 1");
@@ -292,10 +298,12 @@ void segment_sum_prepare(OpContext& ctx) {
   const auto shape = ctx.shape(data);
   ctx.require(!shape.empty(), "data must have rank >= 1");
   ctx.require(ctx.rank(ids) == 1 && ctx.shape(ids)[0] == shape[0], "segment ids must be one per row of data");
+  const auto id_values = ctx.shape_ints(ids, "segment ids (input 1)");
+  if (!id_values) return;  // computed: prepared again at invoke with the values
   auto& s = ctx.state<SegmentState>();
   s.ids.clear();
   int64_t previous = 0;
-  for (int64_t id : ctx.constant_ints(ids, "segment ids (input 1)")) {
+  for (int64_t id : *id_values) {
     ctx.require(id - previous == 0 || (id - previous == 1 && !s.ids.empty()),
                 "segment ids must start at 0 and grow by 0 or 1, as TFLite 2.9 requires (" + std::to_string(id) +
                     (s.ids.empty() ? " first)" : " after " + std::to_string(previous) + ")"));

@@ -2,8 +2,9 @@
 // at invoke, so int16 is refused here). The codes of a
 // quantized tensor are mirrored unchanged, so the output shares the input's quantization.
 // REFLECT mirrors about the edge element (a b c -> c b a b c b a), SYMMETRIC repeats it (b a a b c c b),
-// so a side may add at most dim - 1 (REFLECT) or dim (SYMMETRIC) elements. The paddings must be
-// constant: prepare sets the output shape and one source index per output position of each dimension.
+// so a side may add at most dim - 1 (REFLECT) or dim (SYMMETRIC) elements. Prepare sets the output
+// shape and one source index per output position of each dimension: at load for constant paddings, at
+// invoke (the output dynamic) for computed ones.
 #include <cstring>
 #include <vector>
 
@@ -47,9 +48,11 @@ void mirror_pad_prepare(OpContext& ctx) {
   const int rank = static_cast<int>(shape.size());
   ctx.require(rank >= 1 && rank <= kMaxRank, "input rank " + std::to_string(rank) + " not supported (1 to 8)");
   baton_tensor* paddings = ctx.input(1);
-  const std::vector<int64_t> pad = ctx.constant_ints(paddings, "paddings (input 1)");
   ctx.require(ctx.rank(paddings) == 2 && ctx.shape(paddings)[0] == rank && ctx.shape(paddings)[1] == 2,
               "paddings must have shape [" + std::to_string(rank) + ", 2]");
+  const auto pad_value = ctx.shape_ints(paddings, "paddings (input 1)");
+  if (!pad_value) return;  // computed: prepared again at invoke with the values
+  const std::vector<int64_t>& pad = *pad_value;
   auto& s = ctx.state<MirrorPadState>();
   s.rank = rank;
   s.element = element_size(ctx.type(in));

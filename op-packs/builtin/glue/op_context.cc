@@ -82,37 +82,25 @@ void OpContext::require_constant(const baton_tensor* t, const char* what) const 
   }
 }
 
-std::vector<int64_t> OpContext::constant_ints(const baton_tensor* t, const char* what) const {
-  require_constant(t, what);
-  const int64_t n = element_count(t);
-  std::vector<int64_t> values(static_cast<size_t>(n));
-  if (type(t) == BATON_TYPE_INT32) {
-    const auto* d = data<int32_t>(t);
-    for (int64_t i = 0; i < n; ++i) values[i] = d[i];
-  } else if (type(t) == BATON_TYPE_INT64) {
-    const auto* d = data<int64_t>(t);
-    for (int64_t i = 0; i < n; ++i) values[i] = d[i];
-  } else {
+void OpContext::require_int_type(const baton_tensor* t, const char* what) const {
+  if (type(t) != BATON_TYPE_INT32 && type(t) != BATON_TYPE_INT64) {
     fail(BATON_UNSUPPORTED, std::string(what) + " type " + type_name(type(t)) + " not supported (int32 or int64)");
   }
+}
+
+std::optional<std::vector<int64_t>> OpContext::known_ints(const baton_tensor* t, const char* what) const {
+  require_int_type(t, what);
+  if (!is_constant(t) && !data<void>(t)) return std::nullopt;
+  const int64_t n = element_count(t);
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[i] = int_value(t, i);
   return values;
 }
 
 std::optional<std::vector<int64_t>> OpContext::shape_ints(const baton_tensor* t, const char* what) const {
-  if (!is_constant(t) && !data<void>(t)) {
+  std::optional<std::vector<int64_t>> values = known_ints(t, what);
+  if (!values) {
     for (int i = 0; i < output_count(); ++i) set_dynamic(output(i));
-    return std::nullopt;
-  }
-  const int64_t n = element_count(t);
-  std::vector<int64_t> values(static_cast<size_t>(n));
-  if (type(t) == BATON_TYPE_INT32) {
-    const auto* d = data<int32_t>(t);
-    for (int64_t i = 0; i < n; ++i) values[i] = d[i];
-  } else if (type(t) == BATON_TYPE_INT64) {
-    const auto* d = data<int64_t>(t);
-    for (int64_t i = 0; i < n; ++i) values[i] = d[i];
-  } else {
-    fail(BATON_UNSUPPORTED, std::string(what) + " type " + type_name(type(t)) + " not supported (int32 or int64)");
   }
   return values;
 }

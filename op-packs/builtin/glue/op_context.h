@@ -139,12 +139,21 @@ class OpContext {
     return data<T>(t);
   }
   void require_constant(const baton_tensor* t, const char* what) const;
-  // The values of a constant int32 or int64 tensor, widened.
-  std::vector<int64_t> constant_ints(const baton_tensor* t, const char* what) const;
+  // The values of an int32 or int64 input when prepare can read them: a constant, or any input when the
+  // host prepares the node at invoke; nothing otherwise (a computed input at load).
+  std::optional<std::vector<int64_t>> known_ints(const baton_tensor* t, const char* what) const;
   // The values of an int32 or int64 input that sets the output shapes: read when the tensor is constant,
   // or when the host prepares the node at invoke with the values; otherwise the node's outputs are
   // marked dynamic (set_dynamic) and nothing is returned, so that prepare returns and runs again then.
+  // A constant costs nothing at invoke: its node keeps the shapes and memory planned at load.
   std::optional<std::vector<int64_t>> shape_ints(const baton_tensor* t, const char* what) const;
+  // Element i of an int32 or int64 tensor whose type prepare has checked, read at invoke (an axis that
+  // leaves the output shape alone, so that prepare need not know it).
+  int64_t int_value(const baton_tensor* t, int64_t i) const {
+    return type(t) == BATON_TYPE_INT64 ? data<int64_t>(t)[i] : data<int32_t>(t)[i];
+  }
+  // An int32 or int64 input (axis, sizes, paddings), else fails naming it.
+  void require_int_type(const baton_tensor* t, const char* what) const;
 
   // An output whose shape needs input values that prepare does not have yet (data() is null): the host
   // prepares the node again at invoke, with them (tensor_set_dynamic, ABI 1.2). Fails on an older host.

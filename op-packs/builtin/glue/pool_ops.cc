@@ -68,8 +68,10 @@ void mean_prepare(OpContext& ctx) {
   const auto in = ctx.shape(input);
   const int rank = static_cast<int>(in.size());
   ctx.require(rank <= kMaxReduceRank, "rank above " + std::to_string(kMaxReduceRank) + " not supported");
+  const auto axes = ctx.shape_ints(ctx.input(1), "axis (input 1)");
+  if (!axes) return;  // computed: prepared again at invoke with the values
   uint32_t mask = 0;
-  for (int64_t axis : ctx.constant_ints(ctx.input(1), "axis (input 1)")) {
+  for (int64_t axis : *axes) {
     ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
                                                   std::to_string(rank));
     mask |= 1u << (axis < 0 ? axis + rank : axis);
@@ -80,7 +82,7 @@ void mean_prepare(OpContext& ctx) {
     else if (ctx.options().u.reducer.keep_dims) out.push_back(1);
   }
   ctx.set_output_shape(ctx.output(0), out);
-  if (ctx.type(input) != BATON_TYPE_FLOAT32) return quantized_mean_prepare(ctx);
+  if (ctx.type(input) != BATON_TYPE_FLOAT32) return quantized_mean_prepare(ctx, *axes);
   ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
 }
 

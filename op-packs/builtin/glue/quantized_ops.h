@@ -65,8 +65,9 @@ void sigmoid_16_prepare(OpContext& ctx, bool tanh);
 // glue/quantized_transpose_conv_ops.cc: uint8, int8 and 16x8 TRANSPOSE_CONV with the geometry the float
 // prepare computed (it has set the output shape).
 void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams& geometry);
-// glue/reduce_ops.cc: MEAN once the float prepare has set the output shape.
-void quantized_mean_prepare(OpContext& ctx);
+// glue/reduce_ops.cc: MEAN once the float prepare has read the axes (constant, or computed and read at
+// invoke) and set the output shape.
+void quantized_mean_prepare(OpContext& ctx, const std::vector<int64_t>& axes);
 // CONCATENATION with the layout the float prepare computed: checks the parameters, sets the scaling.
 void quantized_concat_prepare(OpContext& ctx, int64_t outer, std::vector<int64_t> chunks);
 

@@ -1,6 +1,7 @@
 // Reductions other than MEAN (glue/pool_ops.cc): SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY,
-// REDUCE_ALL over a constant list of axes (negative and repeated axes allowed, keep_dims honoured), and
-// ARG_MAX / ARG_MIN over one constant axis. The input is walked once in row-major order and each element
+// REDUCE_ALL over a list of axes (negative and repeated axes allowed, keep_dims honoured), and ARG_MAX /
+// ARG_MIN over one axis. Computed axes make the output dynamic, as in TFLite: prepare runs again at
+// invoke with the values (OpContext::shape_ints). The input is walked once in row-major order and each element
 // folded into its output, the order TFLite's reference reduction uses, so float sums round the same way.
 // 8-bit REDUCE_MAX / REDUCE_MIN compare codes, which needs the output to share the input's quantization
 // (as TFLite requires); 8-bit SUM sums codes when the output shares the input's quantization and
@@ -135,9 +136,10 @@ void reduce_prepare(OpContext& ctx) {
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
   ctx.require(rank <= kMaxRank, "rank above " + std::to_string(kMaxRank) + " not supported");
-  const std::vector<int64_t> axes = ctx.constant_ints(ctx.input(1), "axes (input 1)");
+  const auto axes = ctx.shape_ints(ctx.input(1), "axes (input 1)");
+  if (!axes) return;  // computed: prepared again at invoke with the values
   std::vector<bool> reduced(rank, false);
-  for (int64_t a : axes) {
+  for (int64_t a : *axes) {
     ctx.require(a >= -rank && a < rank, "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
     reduced[a < 0 ? a + rank : a] = true;
   }
@@ -251,10 +253,10 @@ void arg_prepare(OpContext& ctx) {
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
   ctx.require(rank >= 1, "input must have rank >= 1");
-  const std::vector<int64_t> axis = ctx.constant_ints(ctx.input(1), "axis (input 1)");
-  ctx.require(axis.size() == 1, "axis must hold one value, has " + std::to_string(axis.size()));
-  ctx.require(axis[0] >= -rank && axis[0] < rank, "axis " + std::to_string(axis[0]) + " out of range for rank " + std::to_string(rank));
-  const int a = static_cast<int>(axis[0] < 0 ? axis[0] + rank : axis[0]);
+  const auto axis = ctx.shape_ints(ctx.input(1), "axis (input 1)");
+  if (!axis) return;  // computed: prepared again at invoke with the value
+  ctx.require(axis->size() == 1, "axis must hold one value, has " + std::to_string(axis->size()));
+  const int a = normalize_axis(ctx, (*axis)[0], rank);
   ctx.require(shape[a] > 0, "the reduced dimension is empty");
   auto& s = ctx.state<ArgState>();
   s.outer = s.inner = 1;
@@ -405,7 +407,7 @@ void quantized_mean_invoke(OpContext& ctx) {
 
 }  // namespace
 
-void quantized_mean_prepare(OpContext& ctx) {
+void quantized_mean_prepare(OpContext& ctx, const std::vector<int64_t>& axes) {
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
   ctx.require(ctx.type(out) == ctx.type(in), std::string("output type ") + type_name(ctx.type(out)) +
@@ -416,7 +418,6 @@ void quantized_mean_prepare(OpContext& ctx) {
   const ActQuant qo = wide ? ActQuant{int16_scale(ctx, out, "output"), 0, true} : ctx.act_quant(out, "output");
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
-  const std::vector<int64_t> axes = ctx.constant_ints(ctx.input(1), "axis (input 1)");
   std::vector<bool> reduced(rank, false);
   for (int64_t a : axes) reduced[normalize_axis(ctx, a, rank)] = true;
   auto& s = ctx.state<QMeanState>();

@@ -1,6 +1,7 @@
 // Ops that move data without arithmetic: RESHAPE, PAD, PADV2, CONCATENATION, PACK, UNPACK, SPLIT, SPLIT_V,
 // DEPTH_TO_SPACE and TRANSPOSE, on float32, int32, int64 and 8-bit codes; shapes and chunk sizes are
-// fixed in prepare. 8-bit PAD writes the zero point (0.0); an 8-bit CONCATENATION whose inputs have
+// fixed in prepare, at load for constant shapes, axes, sizes and permutations, at invoke (the outputs
+// dynamic) for computed ones. 8-bit PAD writes the zero point (0.0); an 8-bit CONCATENATION whose inputs have
 // other scales than the output rescales them (glue/quantized_ops.cc).
 #include <cstring>
 #include <vector>
@@ -55,15 +56,15 @@ void reshape_prepare(OpContext& ctx) {
   std::vector<int64_t> requested;
   baton_tensor* shape = ctx.optional_input(1);
   const auto& o = ctx.options().u.reshape;
-  if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32 && ctx.is_constant(shape)) {
-    requested = ctx.constant_ints(shape, "shape (input 1)");
+  // As TFLite: an int32 vector shape input decides, constant or computed (then known at invoke, when the
+  // host prepares this node again with the values), even where the options also give a new_shape (which
+  // a converter wrote for the shapes of its day: a resized input can make the two differ).
+  if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32) {
+    auto values = ctx.shape_ints(shape, "shape (input 1)");
+    if (!values) return;
+    requested = std::move(*values);
   } else if (o.new_shape_count >= 0 && ctx.options().kind != 0) {
     requested.assign(o.new_shape, o.new_shape + o.new_shape_count);
-  } else if (shape && ctx.rank(shape) == 1 && ctx.type(shape) == BATON_TYPE_INT32) {
-    // Computed at run time: known at invoke, when baton prepares this node again with the values.
-    const int32_t* values = ctx.data<int32_t>(shape);
-    if (!values) return ctx.set_dynamic(ctx.output(0));
-    requested.assign(values, values + ctx.element_count(shape));
   } else if (shape) {
     ctx.fail(BATON_UNSUPPORTED, "the shape (input 1) must be a vector of INT32");
   } else {
@@ -264,12 +265,15 @@ void split_prepare(OpContext& ctx) {
                                                          " of size " + std::to_string(count));
     sizes.assign(count, 1);
   } else {
-    const std::vector<int64_t> axis_value = ctx.constant_ints(ctx.input(split_v ? 2 : 0), split_v ? "axis (input 2)" : "axis (input 0)");
-    ctx.require(axis_value.size() == 1, "axis must hold one value");
-    axis = normalize_axis(ctx, axis_value[0], rank);
+    // Computed axis or sizes make every output dynamic: prepared again at invoke with the values.
+    const auto axis_value = ctx.shape_ints(ctx.input(split_v ? 2 : 0), split_v ? "axis (input 2)" : "axis (input 0)");
+    const auto sizes_value = split_v && axis_value ? ctx.shape_ints(ctx.input(1), "size_splits (input 1)") : std::nullopt;
+    if (!axis_value || (split_v && !sizes_value)) return;
+    ctx.require(axis_value->size() == 1, "axis must hold one value");
+    axis = normalize_axis(ctx, (*axis_value)[0], rank);
     if (split_v) {
       // size_splits: one size per output, at most one -1 (the rest of the dimension).
-      sizes = ctx.constant_ints(ctx.input(1), "size_splits (input 1)");
+      sizes = *sizes_value;
       count = static_cast<int>(sizes.size());
       int64_t known = 0;
       int unknown = -1;
@@ -353,7 +357,9 @@ void transpose_prepare(OpContext& ctx) {
   const auto in = ctx.shape(input);
   const int rank = static_cast<int>(in.size());
   ctx.require(rank <= kMaxTransposeRank, "rank above " + std::to_string(kMaxTransposeRank) + " not supported");
-  const std::vector<int64_t> perm = ctx.constant_ints(ctx.input(1), "perm (input 1)");
+  const auto perm_value = ctx.shape_ints(ctx.input(1), "perm (input 1)");
+  if (!perm_value) return;  // computed: prepared again at invoke with the values
+  const std::vector<int64_t>& perm = *perm_value;
   ctx.require(static_cast<int>(perm.size()) == rank, "perm has " + std::to_string(perm.size()) +
                                                          " values, the input rank is " + std::to_string(rank));
   auto& s = ctx.state<TransposeState>();

@@ -1,5 +1,6 @@
-// CUMSUM on float32, int32 and int64 along one constant axis, inclusive or exclusive, forward or
-// reversed. Each output is the running sum in the order TFLite 2.9 adds (from the start, or from the
+// CUMSUM on float32, int32 and int64 along one axis, inclusive or exclusive, forward or reversed. The
+// output has the input's shape, so a computed axis is read at invoke (as TFLite reads it), a constant one
+// at prepare. Each output is the running sum in the order TFLite 2.9 adds (from the start, or from the
 // end when reversed), so float sums round the same way; integer sums wrap as TFLite's do.
 #include <cstdint>
 #include <type_traits>
@@ -14,7 +15,19 @@ namespace {
 struct CumsumState : OpState {
   int64_t outer = 1, length = 1, inner = 1;
   bool exclusive = false, reverse = false;
+  bool axis_at_invoke = false;  // a computed axis: the output keeps the input's shape, so invoke reads it
 };
+
+// The walk along the axis (one value, negative counted from the end), from the input's shape.
+void plan_cumsum(const OpContext& ctx, CumsumState& s) {
+  const auto shape = ctx.shape(ctx.input(0));
+  const int rank = static_cast<int>(shape.size());
+  const int axis = normalize_axis(ctx, ctx.int_value(ctx.input(1), 0), rank);
+  s.outer = s.inner = 1;
+  for (int d = 0; d < axis; ++d) s.outer *= shape[d];
+  for (int d = axis + 1; d < rank; ++d) s.inner *= shape[d];
+  s.length = shape[axis];
+}
 
 void cumsum_prepare(OpContext& ctx) {
   ctx.require_host_abi_minor(2, "CUMSUM's exclusive and reverse");
@@ -23,17 +36,12 @@ void cumsum_prepare(OpContext& ctx) {
   require_like_input(ctx, in, ctx.output(0));
   baton_tensor* axis_tensor = ctx.input(1);
   ctx.require_type(axis_tensor, "axis (input 1)", {BATON_TYPE_INT32});
-  const std::vector<int64_t> axis_value = ctx.constant_ints(axis_tensor, "axis (input 1)");
-  ctx.require(axis_value.size() == 1, "axis (input 1) must hold one value");
+  ctx.require(ctx.element_count(axis_tensor) == 1, "axis (input 1) must hold one value");
   const auto shape = ctx.shape(in);
-  const int rank = static_cast<int>(shape.size());
-  ctx.require(rank >= 1, "input must have rank >= 1");
-  const int axis = normalize_axis(ctx, axis_value[0], rank);
+  ctx.require(!shape.empty(), "input must have rank >= 1");
   auto& s = ctx.state<CumsumState>();
-  s.outer = s.inner = 1;
-  for (int d = 0; d < axis; ++d) s.outer *= shape[d];
-  for (int d = axis + 1; d < rank; ++d) s.inner *= shape[d];
-  s.length = shape[axis];
+  s.axis_at_invoke = !ctx.is_constant(axis_tensor);
+  if (!s.axis_at_invoke) plan_cumsum(ctx, s);
   s.exclusive = ctx.options().u.cumsum.exclusive != 0;
   s.reverse = ctx.options().u.cumsum.reverse != 0;
   ctx.set_output_shape(ctx.output(0), shape);
@@ -71,7 +79,8 @@ void cumsum(const CumsumState& s, const T* in, T* out) {
 }
 
 void cumsum_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<CumsumState>();
+  auto& s = ctx.state<CumsumState>();
+  if (s.axis_at_invoke) plan_cumsum(ctx, s);
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
   switch (ctx.type(in)) {

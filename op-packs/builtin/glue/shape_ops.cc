@@ -1,9 +1,10 @@
 // Ops that change a tensor's shape or type or move its elements, on every type TFLite 2.9's kernels take
 // for them: CAST, SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE, TILE, BROADCAST_TO, SLICE, REVERSE_V2,
 // SPACE_TO_DEPTH and GATHER_ND (SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and RESIZE_NEAREST_NEIGHBOR are in
-// glue/spatial_ops.cc, FILL and RANGE in glue/fill_ops.cc). Axes must be constant; TILE's multiples,
+// glue/spatial_ops.cc, FILL and RANGE in glue/fill_ops.cc). EXPAND_DIMS's axis, TILE's multiples,
 // BROADCAST_TO's shape and SLICE's begin / size may be computed, and then the output is dynamic
-// (OpContext::shape_ints): prepare runs again at invoke with the values. Moves work on element sizes, so an 8-bit tensor moves its
+// (OpContext::shape_ints): prepare runs again at invoke with the values. REVERSE_V2's output keeps the
+// input's shape, so a computed axis is read at invoke. Moves work on element sizes, so an 8-bit tensor moves its
 // codes (the output must share the input's quantization).
 #include <cmath>
 #include <cstring>
@@ -209,11 +210,12 @@ void expand_dims_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   ctx.require(element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
   require_like_input(ctx, in, ctx.output(0));
-  const std::vector<int64_t> axis = ctx.constant_ints(ctx.input(1), "axis (input 1)");
-  ctx.require(axis.size() == 1, "axis must hold one value, has " + std::to_string(axis.size()));
+  const auto axis = ctx.shape_ints(ctx.input(1), "axis (input 1)");
+  if (!axis) return;  // computed: prepared again at invoke with the value
+  ctx.require(axis->size() == 1, "axis must hold one value, has " + std::to_string(axis->size()));
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
-  const int d = normalize_axis(ctx, axis[0], rank + 1);
+  const int d = normalize_axis(ctx, (*axis)[0], rank + 1);
   std::vector<int32_t> out(shape.begin(), shape.end());
   out.insert(out.begin() + d, 1);
   ctx.set_output_shape(ctx.output(0), out);
@@ -390,26 +392,49 @@ void slice_prepare(OpContext& ctx) {
 
 // ---- REVERSE_V2 ----
 
+// The output has the input's shape whatever the axes, so a computed axis does not make it dynamic: as in
+// TFLite, prepare sets the shape and invoke reads the axes and plans the walk (no allocation).
+struct ReverseState : MoveState {
+  bool axes_at_invoke = false;
+};
+
+void plan_reverse(const OpContext& ctx, ReverseState& s) {
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* axes = ctx.input(1);
+  const auto shape = ctx.shape(in);
+  const int rank = static_cast<int>(shape.size());
+  bool flip[kMaxRank] = {};
+  for (int64_t i = 0; i < ctx.element_count(axes); ++i) flip[normalize_axis(ctx, ctx.int_value(axes, i), rank)] = true;
+  MovePlan p;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    p.dims[d] = shape[d];
+    if (flip[d] && shape[d] > 0) p.in_start += (shape[d] - 1) * stride;
+    p.in_strides[d] = flip[d] ? -stride : stride;
+    stride *= shape[d];
+  }
+  p.rank = rank;
+  finish_plan(p, shape, element_size(ctx.type(in)));
+  s.plan = p;
+}
+
 void reverse_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   require_element_type(ctx, in, kAnyFixedSize);
   require_rank_at_most(ctx, in, "input");
   require_like_input(ctx, in, ctx.output(0));
-  const auto shape = ctx.shape(in);
-  const int rank = static_cast<int>(shape.size());
-  const std::vector<int64_t> axes = ctx.constant_ints(ctx.input(1), "axis (input 1)");
-  std::vector<bool> flip(rank, false);
-  for (int64_t a : axes) flip[normalize_axis(ctx, a, rank)] = true;
-  const auto strides = strides_of(shape);
-  MovePlan p;
-  for (int d = 0; d < rank; ++d) {
-    p.dims[p.rank] = shape[d];
-    if (flip[d] && shape[d] > 0) p.in_start += (shape[d] - 1) * strides[d];
-    p.in_strides[p.rank++] = flip[d] ? -strides[d] : strides[d];
-  }
-  finish_plan(p, shape, element_size(ctx.type(in)));
-  ctx.set_output_shape(ctx.output(0), shape);
-  ctx.state<MoveState>().plan = p;
+  baton_tensor* axes = ctx.input(1);
+  ctx.require_int_type(axes, "axis (input 1)");
+  auto& s = ctx.state<ReverseState>();
+  s.axes_at_invoke = !ctx.is_constant(axes);
+  if (!s.axes_at_invoke) plan_reverse(ctx, s);
+  ctx.set_output_shape(ctx.output(0), ctx.shape(in));
+}
+
+void reverse_invoke(OpContext& ctx) {
+  auto& s = ctx.state<ReverseState>();
+  if (s.axes_at_invoke) plan_reverse(ctx, s);
+  move_invoke(ctx);
 }
 
 // ---- SPACE_TO_DEPTH ----
@@ -512,7 +537,7 @@ constexpr OpDef kOps[] = {
     {op::kTile, "TILE", 1, 3, tile_prepare, tile_invoke},
     {op::kBroadcastTo, "BROADCAST_TO", 2, 3, broadcast_to_prepare, move_invoke},
     {op::kSlice, "SLICE", 1, 5, slice_prepare, move_invoke},
-    {op::kReverseV2, "REVERSE_V2", 1, 3, reverse_prepare, move_invoke},
+    {op::kReverseV2, "REVERSE_V2", 1, 3, reverse_prepare, reverse_invoke},
     {op::kSpaceToDepth, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, move_invoke},
     {op::kGatherNd, "GATHER_ND", 1, 3, gather_nd_prepare, gather_nd_invoke},
 };

@@ -1,5 +1,6 @@
-// STRIDED_SLICE and GATHER: the begin/end/strides of a slice must be constant (they decide the output
-// shape); GATHER's indices may be computed, only their shape matters in prepare.
+// STRIDED_SLICE and GATHER: the begin/end/strides of a slice decide the output shape (computed ones make
+// it dynamic: prepared again at invoke with the values); GATHER's indices may be computed, only their
+// shape matters in prepare.
 #include <vector>
 
 #include "glue/op_context.h"

@@ -1,6 +1,6 @@
 // Spatial rearrangements of NHWC (and N-D) tensors, moving elements without arithmetic: SPACE_TO_BATCH_ND
-// and BATCH_TO_SPACE_ND (constant block shape and paddings / crops; 8-bit padding is the zero point) and
-// RESIZE_NEAREST_NEIGHBOR (its size may be computed: the output is then dynamic).
+// and BATCH_TO_SPACE_ND (8-bit padding is the zero point) and RESIZE_NEAREST_NEIGHBOR. A computed block
+// shape, paddings, crops or size makes the output dynamic: prepared again at invoke with the values.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -97,8 +97,13 @@ void batch_space_prepare(OpContext& ctx) {
   const auto s = ctx.shape(in);
   ctx.require(s.size() == 3 || s.size() == 4, "input must have rank 3 or 4");
   const int spatial = static_cast<int>(s.size()) - 2;
-  const std::vector<int64_t> block = ctx.constant_ints(ctx.input(1), "block_shape (input 1)");
-  const std::vector<int64_t> pads = ctx.constant_ints(ctx.input(2), to_batch ? "paddings (input 2)" : "crops (input 2)");
+  // Computed block shape, paddings or crops: the output is dynamic, prepared again at invoke with them.
+  const auto block_value = ctx.shape_ints(ctx.input(1), "block_shape (input 1)");
+  const auto pads_value = block_value ? ctx.shape_ints(ctx.input(2), to_batch ? "paddings (input 2)" : "crops (input 2)")
+                                      : std::nullopt;
+  if (!pads_value) return;
+  const std::vector<int64_t>& block = *block_value;
+  const std::vector<int64_t>& pads = *pads_value;
   ctx.require(static_cast<int>(block.size()) == spatial && static_cast<int>(pads.size()) == 2 * spatial,
               "block_shape needs " + std::to_string(spatial) + " values and the " + (to_batch ? "paddings " : "crops ") +
                   std::to_string(2 * spatial));

@@ -90,6 +90,14 @@ const baton_host_api kApi = [] {
     T(t)->data.assign(byte_size(*T(t)), 0xAB);  // garbage, so a kernel that skips an element shows
     return BATON_OK;
   };
+  api.tensor_set_dynamic = [](baton_tensor* t, baton_error* e) {
+    if (T(t)->constant) {
+      if (e) e->message = "cannot make a constant dynamic";
+      return BATON_INVALID_ARGUMENT;
+    }
+    T(t)->dynamic = true;
+    return BATON_OK;
+  };
   return api;
 }();
 
@@ -173,6 +181,10 @@ baton_status FakeHost::run(FakeGraph& graph, std::string* error) {
     graph.preparing = true;
     status = kernel->prepare(plugin_state_, state, handle, &e);
     graph.preparing = false;
+    if (status != BATON_OK) break;
+    bool dynamic = false;
+    for (int32_t out : node.outputs) dynamic = dynamic || graph.tensors[out].dynamic;
+    if (dynamic) status = kernel->prepare(plugin_state_, state, handle, &e);  // with the values, as at invoke
     if (status != BATON_OK) break;
     status = kernel->invoke(plugin_state_, state, handle, &e);
     if (status != BATON_OK) break;

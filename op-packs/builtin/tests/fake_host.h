@@ -1,6 +1,7 @@
 // A minimal in-memory host for testing the pack through its C ABI without the runtime: tensors and
 // nodes in vectors, the host table implemented over them, and a loop that resolves, prepares and
-// invokes nodes in order the way the runtime does (non-constant data unreadable during prepare).
+// invokes nodes in order the way the runtime does (non-constant data unreadable during prepare; a node
+// that marks an output dynamic is prepared again with its inputs' values just before invoke).
 #ifndef BATON_BUILTIN_TESTS_FAKE_HOST_H
 #define BATON_BUILTIN_TESTS_FAKE_HOST_H
 
@@ -26,6 +27,7 @@ struct FakeTensor {
   std::vector<int32_t> dims;
   std::vector<unsigned char> data;
   bool constant = false;
+  bool dynamic = false;  // its shape needs input values: the node is prepared again before invoke
   std::vector<float> scales;
   std::vector<int64_t> zero_points;
   int32_t quantized_dimension = 0;

@@ -222,17 +222,29 @@ TEST_F(PackTest, ConcatNegativeAxisAndPackUnpack) {
   EXPECT_EQ(g.values<float>(u1), (std::vector<float>{4, 6}));
 }
 
-// PAD, SLICE, TILE, FILL and the like take computed shape inputs (their outputs become dynamic);
-// TRANSPOSE's permutation must still be constant.
-TEST_F(PackTest, ComputedShapeInputIsRefusedClearly) {
+// Computed shape inputs (TRANSPOSE's permutation here; axes, sizes, paddings and the like alike) make
+// the output dynamic: the node is prepared again with the values, and a bad value fails that prepare
+// naming the node and the value.
+TEST_F(PackTest, ComputedPermutationIsReadWhenPreparedWithTheValues) {
   FakeGraph g;
-  const int input = g.floats({2, 2}, {1, 2, 3, 4});
-  const int perm = g.add_tensor(BATON_TYPE_INT32, {2});  // not constant
+  const int input = g.floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  const std::vector<int32_t> swap = {1, 0};
+  const int perm = g.add_tensor(BATON_TYPE_INT32, {2}, swap.data());  // not constant
   const int out = g.output();
   g.add_node(op::kTranspose, {input, perm}, {out});
   std::string error;
-  EXPECT_EQ(host.run(g, &error), BATON_UNSUPPORTED);
-  EXPECT_EQ(error.rfind("node 0 TRANSPOSE: perm (input 1) must be a constant tensor", 0), 0u) << error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_TRUE(g.tensors[out].dynamic);
+  EXPECT_EQ(g.tensors[out].dims, (std::vector<int32_t>{3, 2}));
+  EXPECT_EQ(g.values<float>(out), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+
+  FakeGraph bad;
+  const int x = bad.floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  const std::vector<int32_t> wrong = {2, 0};
+  const int p = bad.add_tensor(BATON_TYPE_INT32, {2}, wrong.data());
+  bad.add_node(op::kTranspose, {x, p}, {bad.output()});
+  EXPECT_EQ(host.run(bad, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 TRANSPOSE: axis 2 out of range for rank 2");
 }
 
 TEST_F(PackTest, ThreadedPackMatchesSerial) {
