@@ -101,6 +101,11 @@ export default function complexCases({add, T, C, i32, f32, seed, outDir}) {
   constant('complex_abs_c128_constant', 'COMPLEX_ABS', 'COMPLEX128', [...specials, 1e300, 1e300, 3e-300, -4e-300]);
   constant('real_c128_constant', 'REAL', 'COMPLEX128', [3, 4, -1.5, 2, 1e300, -7e-300]);
   constant('imag_c128_constant', 'IMAG', 'COMPLEX128', [3, 4, -1.5, 2, 1e300, -7e-300]);
+  // Folded at load by baton (a constant complex64 in, not a model output), then added to the input.
+  add('real_c64_constant_folded', 'REAL', 1, (n, v) => graph(n,
+      [C([3], 'COMPLEX64', c64([1, 2, -3, 4.5, 0.25, -1])), T([3]), T([3]), T([3])],
+      [{op: 'REAL', version: v, inputs: [0], outputs: [1]}, {op: 'ADD', inputs: [1, 2], outputs: [3], options: ['AddOptions', {}]}],
+      [2], [3]));
 
   // ---- a spectrogram front end, as TFLite's converter writes tf.signal.stft: frames times a window,
   // a row dimension added, a 1 x 512 RFFT2D (400 samples zero-padded), the row dimension dropped (on the
