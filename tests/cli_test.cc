@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "config.h"
 #include "npy.h"
@@ -107,6 +109,60 @@ TEST_F(CliTest, GeneratedInputsMatchTheReferenceRunnersStream) {
     ASSERT_EQ(ours.size(), 6u);
     ASSERT_GE(theirs.size(), 6u);
     EXPECT_EQ(ours, std::vector<float>(theirs.begin(), theirs.begin() + 6)) << "stream " << i;
+  }
+}
+
+// A complex64 tensor crosses `baton run` as NumPy's '<c8' both ways: x (complex64 [2, 3]) comes back
+// through RESHAPE byte for byte and through COMPLEX_ABS as |x| (the builtin pack runs both); a generated
+// complex input takes its real and imaginary parts from the float stream.
+TEST_F(CliTest, RunReadsAndWritesComplex64Npy) {
+  TinyModel m;
+  const int32_t target[] = {3, 2};
+  std::vector<uint8_t> shape(sizeof target);
+  std::memcpy(shape.data(), target, sizeof target);
+  m.tensors = {{{2, 3}, 8, {}, "x"}, {{2}, 2, shape, "shape"}, {{3, 2}, 8, {}, "moved"}, {{2, 3}, 0, {}, "magnitude"}};
+  m.ops = {{22, "", 1, {0, 1}, {2}}, {135, "", 1, {0}, {3}}};
+  m.inputs = {0};
+  m.outputs = {2, 3};
+  const std::vector<uint8_t> bytes = m.build();
+  const std::string model = work_.file("complex.tflite");
+  std::ofstream(model, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+
+  const std::vector<float> parts = {3, 4, -1, 0, 0.5f, -2, 6, 8, -5, 12, 0, 0};
+  tool::NpyArray x;
+  x.type = BATON_TYPE_COMPLEX64;
+  x.shape = {2, 3};
+  x.data.resize(parts.size() * 4);
+  std::memcpy(x.data.data(), parts.data(), x.data.size());
+  ASSERT_TRUE(tool::write_npy(work_.file("x.npy"), x));
+  std::ifstream written(work_.file("x.npy"), std::ios::binary);
+  const std::string head((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_NE(head.find("'descr': '<c8'"), std::string::npos) << head.substr(0, 64);
+
+  Result r = baton("run " + model + " --input " + work_.file("x.npy") + " --output-dir " + work_.file("c") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("COMPLEX64"), std::string::npos) << r.out;
+  auto moved = tool::read_npy(work_.file("c/out_0.npy"));
+  ASSERT_TRUE(moved) << moved.error();
+  EXPECT_EQ(moved->type, BATON_TYPE_COMPLEX64);
+  EXPECT_EQ(moved->shape, (std::vector<int32_t>{3, 2}));
+  EXPECT_TRUE(moved->data == x.data);
+  EXPECT_EQ(read_floats(work_.file("c/out_1.npy")), (std::vector<float>{5, 1, std::hypot(0.5f, -2.0f), 10, 13, 0}));
+
+  r = baton("run " + model + " --seed 3 --output-dir " + work_.file("g") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto generated = tool::read_npy(work_.file("g/in_0.npy"));
+  auto out = tool::read_npy(work_.file("g/out_0.npy"));
+  ASSERT_TRUE(generated && out);
+  EXPECT_EQ(generated->type, BATON_TYPE_COMPLEX64);
+  EXPECT_EQ(generated->data.size(), 48u);
+  EXPECT_TRUE(out->data == generated->data);
+  std::vector<float> g(12);
+  std::memcpy(g.data(), generated->data.data(), 48);
+  EXPECT_NE(g[0], g[1]);  // real and imaginary parts are different draws
+  for (float v : g) {
+    EXPECT_GE(v, -1.0f);
+    EXPECT_LT(v, 1.0f);
   }
 }
 

@@ -128,6 +128,81 @@ TEST(TfLiteCApi, LifecycleAsTfLiteDocumentsIt) {
   TfLiteInterpreterDelete(interp);
 }
 
+// Complex64 tensors as TFLite's C API shows them (kTfLiteComplex64, 8 bytes an element, data.c64): x
+// [2, 3] in, back out through RESHAPE byte for byte, its real parts and magnitudes through REAL and
+// COMPLEX_ABS; then a spectrogram (frames, window, RFFT2D, COMPLEX_ABS: tests/data/op-cases) against
+// native TFLite 2.9's magnitudes.
+TEST(TfLiteCApi, Complex64Tensors) {
+  constexpr int8_t kComplex64 = 8;
+  baton::test::OpGraph g;
+  const int32_t x = g.input({2, 3}, kComplex64);
+  const int32_t target[] = {3, 2};
+  std::vector<uint8_t> target_bytes(sizeof target);
+  std::memcpy(target_bytes.data(), target, sizeof target);
+  const int32_t shape = g.add({2}, target_bytes, 2);
+  const int32_t moved = g.add({3, 2}, {}, kComplex64);
+  g.outputs.push_back(moved);
+  const int32_t real = g.output({2, 3});
+  const int32_t magnitude = g.output({2, 3});
+  g.op(22 /* RESHAPE */, {x, shape}, {moved});
+  g.op(134 /* REAL */, {x}, {real});
+  g.op(135 /* COMPLEX_ABS */, {x}, {magnitude});
+  const std::vector<uint8_t> bytes = g.build();
+  TfLiteModel* model = TfLiteModelCreate(bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+  TfLiteTensor* in = TfLiteInterpreterGetInputTensor(interp, 0);
+  EXPECT_EQ(TfLiteTensorType(in), kTfLiteComplex64);
+  EXPECT_STREQ(TfLiteTypeGetName(kTfLiteComplex64), "COMPLEX64");
+  ASSERT_EQ(TfLiteTensorByteSize(in), 48u);
+  const float parts[12] = {3, 4, -1, 0, 0.5f, -2, 6, 8, -5, 12, 0, 0};
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(in, parts, sizeof parts), kTfLiteOk);
+  EXPECT_EQ(static_cast<void*>(in->data.c64), TfLiteTensorData(in));
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, 0);
+  EXPECT_EQ(TfLiteTensorType(out), kTfLiteComplex64);
+  ASSERT_EQ(TfLiteTensorNumDims(out), 2);
+  EXPECT_EQ(TfLiteTensorDim(out, 0), 3);
+  ASSERT_EQ(TfLiteTensorByteSize(out), sizeof parts);
+  EXPECT_EQ(std::memcmp(TfLiteTensorData(out), parts, sizeof parts), 0);
+  const TfLiteTensor* re = TfLiteInterpreterGetOutputTensor(interp, 1);
+  const TfLiteTensor* abs = TfLiteInterpreterGetOutputTensor(interp, 2);
+  ASSERT_EQ(TfLiteTensorType(re), kTfLiteFloat32);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(re->data.f[i], parts[2 * i]);
+    EXPECT_EQ(abs->data.f[i], std::hypot(parts[2 * i], parts[2 * i + 1]));
+  }
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+
+  const std::string dir = std::string(BATON_SOURCE_ROOT) + "/tests/data/op-cases/rfft2d_spectrogram_expand_squeeze/";
+  model = TfLiteModelCreateFromFile((dir + "model.tflite").c_str());
+  ASSERT_NE(model, nullptr);
+  interp = TfLiteInterpreterCreate(model, nullptr);
+  ASSERT_NE(interp, nullptr);
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk);
+  auto frames = baton::tool::read_npy(dir + "in_0.npy");
+  auto want = baton::tool::read_npy(dir + "out_0.npy");
+  ASSERT_TRUE(frames && want);
+  ASSERT_EQ(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(interp, 0), frames->data.data(),
+                                       frames->data.size()), kTfLiteOk);
+  ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk);
+  out = TfLiteInterpreterGetOutputTensor(interp, 0);
+  ASSERT_EQ(TfLiteTensorByteSize(out), want->data.size());
+  const float* w = reinterpret_cast<const float*>(want->data.data());
+  float peak = 0;
+  for (size_t k = 0; k < want->data.size() / 4; ++k) peak = std::max(peak, std::fabs(w[k]));
+  for (size_t k = 0; k < want->data.size() / 4; ++k) EXPECT_NEAR(out->data.f[k], w[k], 1e-5f * peak) << k;
+  TfLiteInterpreterDelete(interp);
+  TfLiteModelDelete(model);
+}
+
 // Resize, then the new shape shows at once, invoke fails until AllocateTensors, after which the data
 // pointer is valid for the new size.
 TEST(TfLiteCApi, ResizeThenAllocate) {

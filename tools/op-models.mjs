@@ -13,7 +13,8 @@
 // The 8-bit and 16x8 cases live in tools/op-models-quantized.mjs, those whose output shapes depend on
 // the data in tools/op-models-data-shape.mjs, those whose axes, permutations, sizes and the like are
 // computed in tools/op-models-computed.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions in
-// tools/op-models-array.mjs; all are called from here with the helpers below.
+// tools/op-models-array.mjs, the complex tensors' (RFFT2D, REAL, IMAG, COMPLEX_ABS, complex CAST) in
+// tools/op-models-complex.mjs; all are called from here with the helpers below.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
 // range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
 // flatc and runs the native TFLite library for the reference outputs. Constants are fixed here, so a
@@ -22,6 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import arrayCases from './op-models-array.mjs';
+import complexCases from './op-models-complex.mjs';
 import computedCases from './op-models-computed.mjs';
 import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
@@ -442,6 +444,7 @@ const kit = {add, simple, model, T, C, i32, i64, f32, seed, reducer, npyF32, out
 quantizedCases(kit);
 dataShapeCases(kit);
 arrayCases(kit);
+complexCases(kit);
 const carry = recurrentCases(kit);
 const resized = computedCases(kit);
 

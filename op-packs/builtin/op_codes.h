@@ -133,6 +133,10 @@ inline constexpr int32_t kUnidirectionalSequenceRnn = 35;
 inline constexpr int32_t kUnidirectionalSequenceLstm = 44;
 inline constexpr int32_t kBidirectionalSequenceRnn = 46;
 inline constexpr int32_t kBidirectionalSequenceLstm = 52;
+inline constexpr int32_t kRfft2d = 131;
+inline constexpr int32_t kImag = 133;
+inline constexpr int32_t kReal = 134;
+inline constexpr int32_t kComplexAbs = 135;
 
 }  // namespace baton::builtin::op
 

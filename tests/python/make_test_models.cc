@@ -3,7 +3,10 @@
 //                          signature "serving_default" (subgraph 0: x, y -> sum) and "on_copy" naming
 //                          subgraph 1, a copy (run by the signature's own interpreter)
 //   throw_in_invoke.tflite y = ThrowInInvoke(x), x float32 [2]: the misbehaving test pack throws there
+//   complex_parts.tflite   x complex64 [2, 3] -> RESHAPE to [3, 2] (complex64), REAL, IMAG, COMPLEX_ABS
+//                          (float32 [2, 3]), four outputs in that order
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -49,7 +52,20 @@ int main(int argc, char** argv) {
   thrower.inputs = {0};
   thrower.outputs = {1};
 
-  if (!write(dir + "/add_signatures.tflite", add.build()) || !write(dir + "/throw_in_invoke.tflite", thrower.build())) {
+  TinyModel complex_parts;
+  const int32_t target[] = {3, 2};
+  std::vector<uint8_t> target_bytes(sizeof target);
+  std::memcpy(target_bytes.data(), target, sizeof target);
+  constexpr int8_t kComplex64 = 8;
+  complex_parts.tensors = {{{2, 3}, kComplex64, {}, "x"},        {{2}, 2, target_bytes, "shape"},
+                           {{3, 2}, kComplex64, {}, "reshaped"}, {{2, 3}, 0, {}, "real"},
+                           {{2, 3}, 0, {}, "imag"},              {{2, 3}, 0, {}, "abs"}};
+  complex_parts.ops = {{22, "", 1, {0, 1}, {2}}, {134, "", 1, {0}, {3}}, {133, "", 1, {0}, {4}}, {135, "", 1, {0}, {5}}};
+  complex_parts.inputs = {0};
+  complex_parts.outputs = {2, 3, 4, 5};
+
+  if (!write(dir + "/add_signatures.tflite", add.build()) || !write(dir + "/throw_in_invoke.tflite", thrower.build()) ||
+      !write(dir + "/complex_parts.tflite", complex_parts.build())) {
     std::fprintf(stderr, "make-python-test-models: cannot write into %s\n", dir.c_str());
     return 1;
   }

@@ -199,3 +199,25 @@ def test_xnnpack_delegate_through_the_keyword():
     interp.set_tensor(y, np.array([[1, 1, 1, 1]], np.float32))
     interp.invoke()
     np.testing.assert_array_equal(interp.get_tensor(interp.get_output_details()[0]["index"]), [[2.5, 0, 4, 0]])
+
+
+def test_complex64_tensors_round_trip_as_numpy_complex64():
+    # complex_parts.tflite (tests/python/make_test_models.cc): x complex64 [2, 3] -> RESHAPE [3, 2], REAL,
+    # IMAG, COMPLEX_ABS, all run by the builtin pack.
+    interp = builtin_interpreter(MODELS_DIR / "complex_parts.tflite")
+    interp.allocate_tensors()
+    (x_detail,) = interp.get_input_details()
+    assert x_detail["dtype"] is np.complex64
+    x = np.array([[3 + 4j, -1 + 0j, 0.5 - 2j], [6 + 8j, -5 + 12j, 0j]], dtype=np.complex64)
+    with pytest.raises(ValueError, match="complex64"):
+        interp.set_tensor(x_detail["index"], x.astype(np.complex128))
+    interp.set_tensor(x_detail["index"], x)
+    interp.invoke()
+    reshaped, real, imag, magnitude = (interp.get_tensor(d["index"]) for d in interp.get_output_details())
+    assert reshaped.dtype == np.complex64 and reshaped.shape == (3, 2)
+    np.testing.assert_array_equal(reshaped, x.reshape(3, 2))
+    np.testing.assert_array_equal(real, x.real)
+    np.testing.assert_array_equal(imag, x.imag)
+    assert magnitude.dtype == np.float32
+    np.testing.assert_allclose(magnitude, np.abs(x), rtol=1e-7)
+    np.testing.assert_array_equal(interp.get_tensor(x_detail["index"]), x)

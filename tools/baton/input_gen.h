@@ -4,6 +4,7 @@
 // numbers as the reference did.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -38,10 +39,11 @@ inline bool generate_input(baton_tensor_type type, size_t count, uint32_t seed, 
       std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
     }
   };
+  auto next_float = [&] { return static_cast<float>((rng.next() >> 8) / 16777216.0 * 2.0 - 1.0); };
   switch (type) {
-    case BATON_TYPE_FLOAT32:
-      fill([&] { return static_cast<float>((rng.next() >> 8) / 16777216.0 * 2.0 - 1.0); });
-      return true;
+    case BATON_TYPE_FLOAT32: fill(next_float); return true;
+    // Real and imaginary parts in turn from the float stream (the reference runner makes no complex inputs).
+    case BATON_TYPE_COMPLEX64: fill([&] { return std::array<float, 2>{next_float(), next_float()}; }); return true;
     case BATON_TYPE_UINT8: fill([&] { return static_cast<uint8_t>(rng.next() >> 24); }); return true;
     case BATON_TYPE_INT8: fill([&] { return static_cast<int8_t>(static_cast<int>(rng.next() >> 24) - 128); }); return true;
     case BATON_TYPE_INT32: fill([&] { return static_cast<int32_t>(rng.next()); }); return true;

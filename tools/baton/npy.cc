@@ -19,6 +19,7 @@ const DescrType kTypes[] = {
     {"|u1", BATON_TYPE_UINT8},   {"<i8", BATON_TYPE_INT64},   {"|b1", BATON_TYPE_BOOL},
     {"<i2", BATON_TYPE_INT16},   {"|i1", BATON_TYPE_INT8},    {"<f8", BATON_TYPE_FLOAT64},
     {"<u8", BATON_TYPE_UINT64},  {"<u4", BATON_TYPE_UINT32},  {"<u2", BATON_TYPE_UINT16},
+    {"<c8", BATON_TYPE_COMPLEX64}, {"<c16", BATON_TYPE_COMPLEX128},
 };
 
 // Value of `key` in the header dict, as raw text up to the next top-level comma or brace.

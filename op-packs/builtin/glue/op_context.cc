@@ -18,6 +18,12 @@ size_t element_size(baton_tensor_type type) {
   }
 }
 
+size_t reshape_element_size(baton_tensor_type type) {
+  if (type == BATON_TYPE_COMPLEX64) return 8;
+  if (type == BATON_TYPE_COMPLEX128) return 16;
+  return element_size(type);
+}
+
 int normalize_axis(const OpContext& ctx, int64_t axis, int rank) {
   ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " +
                                                 std::to_string(rank));

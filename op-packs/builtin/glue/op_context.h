@@ -206,6 +206,10 @@ class OpContext {
 
 // Element size of the types data-movement ops accept (float32, int32, int64, ...); 0 if none.
 size_t element_size(baton_tensor_type type);
+// Element size of the types RESHAPE, SQUEEZE and EXPAND_DIMS move as bytes: element_size's, and
+// COMPLEX64 and COMPLEX128 (TFLite 2.9 moves any type through these three; its other data-movement ops
+// refuse complex tensors).
+size_t reshape_element_size(baton_tensor_type type);
 
 // Calls f with a zero of the C++ type of a numeric tensor type: float32, int32, int64, uint8 or int8
 // (any other type does nothing; prepare has refused it).
@@ -253,6 +257,7 @@ std::span<const OpDef> discretize_ops();
 std::span<const OpDef> conv3d_ops();
 std::span<const OpDef> recurrent_ops();
 std::span<const OpDef> lstm_ops();
+std::span<const OpDef> complex_ops();
 
 }  // namespace baton::builtin
 

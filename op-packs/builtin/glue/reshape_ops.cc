@@ -51,7 +51,7 @@ int64_t product(std::span<const int32_t> dims, size_t begin, size_t end) {
 
 void reshape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require(element_size(ctx.type(input)) > 0, std::string("input type ") + type_name(ctx.type(input)) +
+  ctx.require(reshape_element_size(ctx.type(input)) > 0, std::string("input type ") + type_name(ctx.type(input)) +
                                                      " not supported by the builtin pack");
   std::vector<int64_t> requested;
   baton_tensor* shape = ctx.optional_input(1);
@@ -97,7 +97,7 @@ void reshape_prepare(OpContext& ctx) {
 
 void copy_invoke(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  const size_t bytes = static_cast<size_t>(ctx.element_count(input)) * element_size(ctx.type(input));
+  const size_t bytes = static_cast<size_t>(ctx.element_count(input)) * reshape_element_size(ctx.type(input));
   if (bytes) std::memcpy(ctx.mutable_data<void>(ctx.output(0)), ctx.data<void>(input), bytes);
 }
 

@@ -1,11 +1,12 @@
 // Ops that change a tensor's shape or type or move its elements, on every type TFLite 2.9's kernels take
-// for them: CAST, SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE, TILE, BROADCAST_TO, SLICE, REVERSE_V2,
+// for them (complex64 in CAST, SQUEEZE and EXPAND_DIMS too): CAST, SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE, TILE, BROADCAST_TO, SLICE, REVERSE_V2,
 // SPACE_TO_DEPTH and GATHER_ND (SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and RESIZE_NEAREST_NEIGHBOR are in
 // glue/spatial_ops.cc, FILL and RANGE in glue/fill_ops.cc). EXPAND_DIMS's axis, TILE's multiples,
 // BROADCAST_TO's shape and SLICE's begin / size may be computed, and then the output is dynamic
 // (OpContext::shape_ints): prepare runs again at invoke with the values. REVERSE_V2's output keeps the
 // input's shape, so a computed axis is read at invoke. Moves work on element sizes, so an 8-bit tensor moves its
 // codes (the output must share the input's quantization).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -39,9 +40,10 @@ constexpr std::initializer_list<baton_tensor_type> kAnyFixedSize = {
     BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
     BATON_TYPE_INT8,    BATON_TYPE_INT16, BATON_TYPE_BOOL};
 
+// SQUEEZE and EXPAND_DIMS (complex tensors too, as in TFLite).
 void copy_invoke(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  const size_t bytes = static_cast<size_t>(ctx.element_count(in)) * element_size(ctx.type(in));
+  const size_t bytes = static_cast<size_t>(ctx.element_count(in)) * reshape_element_size(ctx.type(in));
   if (bytes) std::memcpy(ctx.mutable_data<void>(ctx.output(0)), ctx.data<void>(in), bytes);
 }
 
@@ -156,16 +158,61 @@ void with_cast_type(baton_tensor_type t, F&& f) {
   }
 }
 
+// TFLite 2.9's CAST also takes COMPLEX64 on either side, the other side COMPLEX64 or one of its types but
+// FLOAT64 and UINT16: a complex number casts its real part (as a float would), a number becomes the real
+// part of one with a zero imaginary part.
+bool casts_with_complex64(baton_tensor_type other) {
+  if (other == BATON_TYPE_COMPLEX64) return true;
+  return other != BATON_TYPE_FLOAT64 && other != BATON_TYPE_UINT16 &&
+         std::find(kCastTypes.begin(), kCastTypes.end(), other) != kCastTypes.end();
+}
+
 void cast_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  ctx.require_type(in, "input", kCastTypes);
-  ctx.require_type(ctx.output(0), "output", kCastTypes);
-  ctx.set_output_shape(ctx.output(0), ctx.shape(in));
+  baton_tensor* out = ctx.output(0);
+  const baton_tensor_type from = ctx.type(in), to = ctx.type(out);
+  if (from == BATON_TYPE_COMPLEX64 || to == BATON_TYPE_COMPLEX64) {
+    ctx.require(casts_with_complex64(from == BATON_TYPE_COMPLEX64 ? to : from),
+                std::string("a cast from ") + type_name(from) + " to " + type_name(to) +
+                    " is not supported (TFLite 2.9 casts COMPLEX64 to and from FLOAT32, BOOL, COMPLEX64 and the "
+                    "integer types but UINT16)");
+  } else {
+    ctx.require_type(in, "input", kCastTypes);
+    ctx.require_type(out, "output", kCastTypes);
+  }
+  ctx.set_output_shape(out, ctx.shape(in));
+}
+
+void cast_complex_invoke(OpContext& ctx) {
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  const int64_t n = ctx.element_count(in);
+  if (ctx.type(in) == BATON_TYPE_COMPLEX64 && ctx.type(out) == BATON_TYPE_COMPLEX64) {
+    if (n) std::memcpy(ctx.mutable_data<void>(out), ctx.data<void>(in), static_cast<size_t>(n) * 8);
+  } else if (ctx.type(in) == BATON_TYPE_COMPLEX64) {
+    const float* src = ctx.data<float>(in);
+    with_cast_type(ctx.type(out), [&](auto to) {
+      using To = decltype(to);
+      To* dst = ctx.mutable_data<To>(out);
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<To>(src[2 * i]);
+    });
+  } else {
+    float* dst = ctx.mutable_data<float>(out);
+    with_cast_type(ctx.type(in), [&](auto from) {
+      using From = decltype(from);
+      const From* src = ctx.data<From>(in);
+      for (int64_t i = 0; i < n; ++i) {
+        dst[2 * i] = static_cast<float>(src[i]);
+        dst[2 * i + 1] = 0.0f;
+      }
+    });
+  }
 }
 
 void cast_invoke(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
+  if (ctx.type(in) == BATON_TYPE_COMPLEX64 || ctx.type(out) == BATON_TYPE_COMPLEX64) return cast_complex_invoke(ctx);
   const int64_t n = ctx.element_count(in);
   with_cast_type(ctx.type(in), [&](auto from) {
     using From = decltype(from);
@@ -183,7 +230,7 @@ void cast_invoke(OpContext& ctx) {
 
 void squeeze_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  ctx.require(element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
+  ctx.require(reshape_element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
   require_like_input(ctx, in, ctx.output(0));
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
@@ -208,7 +255,7 @@ void squeeze_prepare(OpContext& ctx) {
 
 void expand_dims_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  ctx.require(element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
+  ctx.require(reshape_element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
   require_like_input(ctx, in, ctx.output(0));
   const auto axis = ctx.shape_ints(ctx.input(1), "axis (input 1)");
   if (!axis) return;  // computed: prepared again at invoke with the value
