@@ -244,6 +244,7 @@ std::span<const OpDef> discretize_ops();
 std::span<const OpDef> conv3d_ops();
 std::span<const OpDef> recurrent_ops();
 std::span<const OpDef> lstm_ops();
+std::span<const OpDef> random_ops();
 
 }  // namespace baton::builtin
 
