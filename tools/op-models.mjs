@@ -12,7 +12,9 @@
 //
 // The 8-bit and 16x8 cases live in tools/op-models-quantized.mjs, those whose output shapes depend on
 // the data in tools/op-models-data-shape.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions
-// in tools/op-models-array.mjs; all are called from here with the helpers below.
+// in tools/op-models-array.mjs, the random and legacy lookup ops in tools/op-models-random.mjs; all are
+// called from here with the helpers below. invokes.json lists the cases whose later invokes give other
+// outputs (the random ops'), which tools/make-op-cases.sh also runs several times.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
 // range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
 // flatc and runs the native TFLite library for the reference outputs. Constants are fixed here, so a
@@ -23,6 +25,7 @@ import path from 'node:path';
 import arrayCases from './op-models-array.mjs';
 import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
+import randomCases, {randomOpCodes} from './op-models-random.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
 
 const args = process.argv.slice(2);
@@ -59,6 +62,8 @@ const codes = {
   RANK: 110, BROADCAST_ARGS: 145, BUCKETIZE: 147, SPARSE_TO_DENSE: 68, REVERSE_SEQUENCE: 112, MATRIX_DIAG: 113,
   MATRIX_SET_DIAG: 115, DYNAMIC_UPDATE_SLICE: 151, FAKE_QUANT: 80, CONV_3D: 132, CONV_3D_TRANSPOSE: 141,
 };
+
+Object.assign(codes, randomOpCodes);
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
 // subgraph's inputs and outputs and the operator's inputs (tensor indices; -1 = omitted) and outputs.
@@ -441,6 +446,7 @@ quantizedCases(kit);
 dataShapeCases(kit);
 arrayCases(kit);
 const carry = recurrentCases(kit);
+const invokes = randomCases(kit);
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
@@ -468,4 +474,5 @@ if (bench) {
 } else {
   for (const c of cases) c.fn(c.name, c.version);
   fs.writeFileSync(path.join(outDir, 'carry.json'), JSON.stringify(carry, null, 1) + '\n');
+  fs.writeFileSync(path.join(outDir, 'invokes.json'), JSON.stringify(invokes, null, 1) + '\n');
 }
