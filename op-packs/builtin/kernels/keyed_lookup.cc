@@ -38,13 +38,13 @@ void hashtable_lookup(const int32_t* lookups, int64_t count, const int32_t* keys
                       size_t row_bytes, uint8_t* out, uint8_t* hits) {
   for (int64_t i = 0; i < count; ++i) {
     const int64_t row = find_key(lookups[i], keys, rows);
+    hits[i] = row < 0 ? 0 : 1;
+    if (row_bytes == 0) continue;  // rows of no elements: the tensors may have no memory at all
     uint8_t* dst = out + static_cast<size_t>(i) * row_bytes;
     if (row < 0) {
       std::memset(dst, 0, row_bytes);
-      hits[i] = 0;
     } else {
       std::memcpy(dst, values + static_cast<size_t>(row) * row_bytes, row_bytes);
-      hits[i] = 1;
     }
   }
 }
