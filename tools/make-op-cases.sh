@@ -16,14 +16,18 @@
 # carry.json pairs each stateful op's single-node case with its chain case (the node repeated over one
 # shared state tensor), resized.json each case with computed axes or sizes whose model also runs with
 # other input shapes with that case (NAME_resized: its inputs are resized, by the peer as by the test),
-# and versions.json lists, per op, the versions the library accepts (a model of each op at versions 1..10
+# invokes.json lists the cases whose later invokes give other outputs (the random
+# ops'): tools/tflite-invokes.c runs each of those 3 times in one interpreter of the same library and
+# writes out_I.invoke_K.npy for invokes 2 and 3 (invoke 1 must equal out_I.npy); versions.json lists, per
+# op, the versions the library accepts (a model of each op at versions 1..10
 # either loads or is refused by the op resolver). tests/op_cases_test.cc runs every case with the
 # builtin pack (float outputs within 1e-5 of the largest reference magnitude, the rest bit for bit) and
 # checks the pack declares those version ranges.
 #
 # Environment: TFLITE_PEER (default /tmp/tflite-native/tflite-peer; built by
 # ../shared/reference/tflite-native/build.sh when missing).
-# Needs: node >= 20, flatc, bash, coreutils.
+# Needs: node >= 20, flatc, gcc, bash, coreutils; TFLite 2.9's C headers and library
+# (tools/fetch-tflite-c.sh fetches them when missing).
 set -euo pipefail
 
 prog=make-op-cases
@@ -44,12 +48,16 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+tflite_c=$("$here/fetch-tflite-c.sh")
+gcc -std=c11 -O2 -Wall -I"$tflite_c/include" -o "$tmp/tflite-invokes" "$here/tflite-invokes.c" \
+    -L"$tflite_c/lib" -ltensorflowlite_c -Wl,-rpath,"$tflite_c/lib"
 node "$here/op-models.mjs" "$tmp/json"
 node "$here/op-models.mjs" --versions "$tmp/versions"
 rm -rf "$outdir"
 mkdir -p "$outdir"
 cp "$tmp/json/carry.json" "$outdir/carry.json"  # the stateful ops' single-node cases and their chains
 cp "$tmp/json/resized.json" "$outdir/resized.json"  # cases that share a model, with other input shapes
+cp "$tmp/json/invokes.json" "$outdir/invokes.json"  # the cases run several times
 
 # Version ranges: the versions whose model the library loads.
 for json in "$tmp"/versions/*.json; do
@@ -79,7 +87,7 @@ fs.writeFileSync(process.argv[1], JSON.stringify(out, null, 1) + "\n");
 
 for json in "$tmp"/json/*.json; do
   name=$(basename "$json" .json)
-  case "$name" in carry|resized) continue ;; esac
+  case "$name" in carry|resized|invokes) continue ;; esac
   flatc -b -o "$tmp/bin" "$root/runtime/model/tflite.fbs" "$json"
   args=$(cat "$tmp/json/$name.args")
   seed="--seed 0"
@@ -94,6 +102,18 @@ for json in "$tmp"/json/*.json; do
   case "$(cat "$tmp/json/$name.args")" in *--inputs*) from="given by tools/op-models.mjs" ;; esac
   node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
       "tools/make-op-cases.sh (tools/op-models.mjs, flatc, tflite-peer)" "$from"
+  if grep -qF "\"$name\"" "$tmp/json/invokes.json"; then
+    # shellcheck disable=SC2046
+    "$tmp/tflite-invokes" "$outdir/$name/model.tflite" 3 "$outdir/$name" $(ls "$outdir/$name"/in_*.npy 2>/dev/null | sort -V)
+    for first in "$outdir/$name"/out_*.invoke_1.npy; do
+      node --input-type=module -e '
+import fs from "node:fs";
+const data = (f) => { const b = fs.readFileSync(f); return b.subarray(10 + b.readUInt16LE(8)); };
+process.exit(data(process.argv[1]).equals(data(process.argv[2])) ? 0 : 1);
+' "$first" "${first%.invoke_1.npy}.npy" || die "$name: tflite-invokes' first invoke differs from tflite-peer's"
+      rm "$first"
+    done
+  fi
   echo "$prog: $name"
 done
 echo "$prog: done; $(find "$outdir" -mindepth 1 -maxdepth 1 -type d | wc -l) cases, $(du -sh "$outdir" | cut -f1) in $outdir"

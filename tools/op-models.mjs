@@ -14,7 +14,9 @@
 // the data in tools/op-models-data-shape.mjs, those whose axes, permutations, sizes and the like are
 // computed in tools/op-models-computed.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions in
 // tools/op-models-array.mjs, the complex tensors' (RFFT2D, REAL, IMAG, COMPLEX_ABS, complex CAST) in
-// tools/op-models-complex.mjs; all are called from here with the helpers below.
+// tools/op-models-complex.mjs, the random and legacy lookup ops in tools/op-models-random.mjs; all are
+// called from here with the helpers below. invokes.json lists the cases whose later invokes give other
+// outputs (the random ops'), which tools/make-op-cases.sh also runs several times.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
 // range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
 // flatc and runs the native TFLite library for the reference outputs. Constants are fixed here, so a
@@ -27,6 +29,7 @@ import complexCases from './op-models-complex.mjs';
 import computedCases from './op-models-computed.mjs';
 import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
+import randomCases, {randomOpCodes} from './op-models-random.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
 
 const args = process.argv.slice(2);
@@ -63,6 +66,8 @@ const codes = {
   RANK: 110, BROADCAST_ARGS: 145, BUCKETIZE: 147, SPARSE_TO_DENSE: 68, REVERSE_SEQUENCE: 112, MATRIX_DIAG: 113,
   MATRIX_SET_DIAG: 115, DYNAMIC_UPDATE_SLICE: 151, FAKE_QUANT: 80, CONV_3D: 132, CONV_3D_TRANSPOSE: 141,
 };
+
+Object.assign(codes, randomOpCodes);
 
 // One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
 // subgraph's inputs and outputs and the operator's inputs (tensor indices; -1 = omitted) and outputs.
@@ -447,6 +452,7 @@ arrayCases(kit);
 complexCases(kit);
 const carry = recurrentCases(kit);
 const resized = computedCases(kit);
+const invokes = randomCases(kit);
 
 if (bench) {
   const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
@@ -475,4 +481,5 @@ if (bench) {
   for (const c of cases) c.fn(c.name, c.version);
   fs.writeFileSync(path.join(outDir, 'carry.json'), JSON.stringify(carry, null, 1) + '\n');
   fs.writeFileSync(path.join(outDir, 'resized.json'), JSON.stringify(resized, null, 1) + '\n');
+  fs.writeFileSync(path.join(outDir, 'invokes.json'), JSON.stringify(invokes, null, 1) + '\n');
 }

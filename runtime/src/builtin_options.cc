@@ -212,6 +212,17 @@ void read_builtin_options(const fb::Operator* op, baton_builtin_options& o) {
     case fb::BuiltinOptions_SparseToDenseOptions:
       o.u.sparse_to_dense = {op->builtin_options_as_SparseToDenseOptions()->validate_indices()};
       break;
+    case fb::BuiltinOptions_RandomOptions: {  // RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL
+      auto* p = op->builtin_options_as_RandomOptions();
+      o.u.random = {p->seed(), p->seed2()};
+      break;
+    }
+    case fb::BuiltinOptions_EmbeddingLookupSparseOptions:
+      o.u.embedding_lookup_sparse = {op->builtin_options_as_EmbeddingLookupSparseOptions()->combiner()};
+      break;
+    case fb::BuiltinOptions_LSHProjectionOptions:
+      o.u.lsh_projection = {op->builtin_options_as_LSHProjectionOptions()->type()};
+      break;
     case fb::BuiltinOptions_WhileOptions:
     case fb::BuiltinOptions_IfOptions:
     case fb::BuiltinOptions_CallOnceOptions:

@@ -66,7 +66,7 @@ Status Interpreter::build(int index, std::vector<int>& path) {
   st.subgraphs[index] = std::move(owned);
   if (Status s = g.resolve(); !s) return s;
   for (const Node& n : g.nodes()) {
-    st.stateful = st.stateful || n.runtime == RuntimeOp::assign_variable;
+    st.stateful = st.stateful || n.runtime == RuntimeOp::assign_variable || is_random_op(n.info->op_code);
   }
   for (const Tensor& t : g.tensors()) st.stateful = st.stateful || t.info->is_variable;
   path.push_back(index);

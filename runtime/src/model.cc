@@ -79,13 +79,17 @@ bool is_runtime_op(int32_t op_code) {
   }
 }
 
+bool is_random_op(int32_t op_code) {
+  return op_code == 146 || op_code == 148 || op_code == 149;  // RANDOM_STANDARD_NORMAL, RANDOM_UNIFORM, MULTINOMIAL
+}
+
 std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
   std::vector<bool> constant(g.tensors.size(), false), output(g.tensors.size(), false);
   for (const TensorInfo& t : g.tensors) constant[t.index] = t.is_constant;
   for (int32_t t : g.outputs) output[t] = true;
   std::vector<bool> foldable(g.nodes.size(), false);
   for (const NodeInfo& n : g.nodes) {
-    if (n.op_code == BATON_OP_CUSTOM || is_runtime_op(n.op_code)) continue;
+    if (n.op_code == BATON_OP_CUSTOM || is_runtime_op(n.op_code) || is_random_op(n.op_code)) continue;
     bool any = false, all = true;
     for (int32_t t : n.inputs) {
       if (t < 0) continue;

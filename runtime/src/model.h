@@ -152,9 +152,14 @@ Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t
 // nodes the runtime runs itself; never folded, never offered to plugins.
 bool is_runtime_op(int32_t op_code);
 
+// RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL: builtin ops whose outputs are not a function of
+// their inputs (each invoke draws new numbers from the node's generator), so never folded, and a model
+// with one is not run twice for one invoke.
+bool is_random_op(int32_t op_code);
+
 // Which nodes of a subgraph can be computed once at load: builtin ops (not custom ones, which may keep
-// state) whose inputs are all constant, counting the outputs of earlier foldable nodes as constant, and
-// whose outputs are neither subgraph outputs nor variables.
+// state, nor random ones) whose inputs are all constant, counting the outputs of earlier foldable nodes
+// as constant, and whose outputs are neither subgraph outputs nor variables.
 std::vector<bool> foldable_nodes(const SubgraphInfo& graph);
 
 // Which nodes of a subgraph compute nothing anyone reads: none of their outputs is a subgraph output or

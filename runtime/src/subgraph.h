@@ -82,8 +82,8 @@ struct RunState {
   std::unique_ptr<CrashJournal> journal;
   std::map<std::string, std::string> quarantined;  // plugins the crash journal keeps away, with the reason
   std::atomic<bool> cancel_requested{false};
-  // A model that keeps state (variable tensors, resource variables) is never re-run after a failing first
-  // run: its state has moved.
+  // A model that keeps state (variable tensors, resource variables, random ops' generators) is never re-run
+  // after a failing first run: its state has moved.
   bool stateful = false;
   std::vector<std::unique_ptr<Subgraph>> subgraphs;  // by model index; null where nothing runs it
   int entry = 0;                                     // the subgraph invoke starts from

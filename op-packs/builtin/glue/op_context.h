@@ -258,6 +258,8 @@ std::span<const OpDef> conv3d_ops();
 std::span<const OpDef> recurrent_ops();
 std::span<const OpDef> lstm_ops();
 std::span<const OpDef> complex_ops();
+std::span<const OpDef> random_ops();
+std::span<const OpDef> lookup_table_ops();
 
 }  // namespace baton::builtin
 

@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.4 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
+ * baton plugin ABI, version 1.5 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
  * loader plugins, which wrap files of foreign plugin formats, delegates that select their nodes by
  * looking at the whole graph, `select_nodes`, outputs whose shape depends on the data,
  * `tensor_set_dynamic`, and the options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and
@@ -7,7 +7,9 @@
  * CONV_3D_TRANSPOSE, BUCKETIZE, REVERSE_SEQUENCE, FAKE_QUANT, SPARSE_TO_DENSE and of the recurrent
  * ops: RNN, SVDF, LSTM and their sequence and bidirectional forms, and a node's intermediate tensors,
  * `node_intermediate_count` / `node_intermediate`; 1.4 added objects the plugins of one host share,
- * `shared_object`, so that plugins run on one thread pool instead of one pool each).
+ * `shared_object`, so that plugins run on one thread pool instead of one pool each; 1.5 added the
+ * options of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL (their seeds), EMBEDDING_LOOKUP_SPARSE
+ * and LSH_PROJECTION).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -52,7 +54,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 4
+#define BATON_ABI_VERSION_MINOR 5
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -330,6 +332,23 @@ typedef struct baton_recurrent_options {
   int32_t asymmetric_quantize_inputs;
 } baton_recurrent_options;
 
+/* ABI 1.5: RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL. Both 0: seeded from the system's entropy. */
+typedef struct baton_random_options {
+  int64_t seed, seed2;
+} baton_random_options;
+
+/* ABI 1.5: EMBEDDING_LOOKUP_SPARSE's combiner, TFLite's CombinerType. */
+typedef enum baton_combiner { BATON_COMBINER_SUM = 0, BATON_COMBINER_MEAN = 1, BATON_COMBINER_SQRTN = 2 } baton_combiner;
+
+typedef struct baton_embedding_lookup_sparse_options { /* ABI 1.5 */
+  int32_t combiner;                                    /* baton_combiner */
+} baton_embedding_lookup_sparse_options;
+
+/* ABI 1.5: LSH_PROJECTION's type, TFLite's LSHProjectionType (0 = UNKNOWN, 1 = SPARSE, 2 = DENSE). */
+typedef struct baton_lsh_projection_options {
+  int32_t type;
+} baton_lsh_projection_options;
+
 typedef struct baton_builtin_options {
   size_t struct_size;
   int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
@@ -363,6 +382,9 @@ typedef struct baton_builtin_options {
     baton_fake_quant_options fake_quant;             /* ABI 1.3 */
     baton_sparse_to_dense_options sparse_to_dense;   /* ABI 1.3 */
     baton_recurrent_options recurrent;               /* ABI 1.3 */
+    baton_random_options random;                     /* ABI 1.5 */
+    baton_embedding_lookup_sparse_options embedding_lookup_sparse; /* ABI 1.5 */
+    baton_lsh_projection_options lsh_projection;     /* ABI 1.5 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
