@@ -12,18 +12,9 @@ using kit::refuse;
 
 NarrowConvSpec NarrowConvSpec::read(const baton_host_api* api, const baton_node* conv) {
   NarrowConvSpec s;
-  if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1) {
-    refuse("convolution without input and filter, or with other than one output");
-  }
-  const baton_tensor* in = api->node_input(conv, 0);
-  const baton_tensor* filter = api->node_input(conv, 1);
-  const baton_tensor* out = api->node_output(conv, 0);
-  if (!in || !filter || !out) refuse("convolution without input, filter or output");
-  expect_float(api, in, "convolution input");
-  expect_float(api, out, "convolution output");
-  const std::vector<int32_t> in_shape = shape_of(api, in), f_shape = shape_of(api, filter),
-                             out_shape = shape_of(api, out);
-  if (in_shape.size() != 4 || out_shape.size() != 4) refuse("convolution of other than rank 4 (NHWC only)");
+  const ConvTensors c = conv_tensors(api, conv);
+  const baton_tensor* filter = c.filter;
+  const std::vector<int32_t>&in_shape = c.in_shape, &f_shape = c.filter_shape, &out_shape = c.out_shape;
   if (f_shape.size() != 4 || f_shape[0] < 1 || f_shape[0] > kMaxOutChannels) {
     refuse("convolution with more than " + std::to_string(kMaxOutChannels) + " output channels");
   }

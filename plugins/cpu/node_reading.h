@@ -52,6 +52,27 @@ inline void expect_float(const baton_host_api* api, const baton_tensor* t, const
   }
 }
 
+// A CONV_2D's input, filter and output, the input and output float32 of rank 4 (NHWC), with their shapes.
+struct ConvTensors {
+  const baton_tensor *in, *filter, *out;
+  std::vector<int32_t> in_shape, filter_shape, out_shape;
+};
+
+inline ConvTensors conv_tensors(const baton_host_api* api, const baton_node* conv) {
+  if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1) {
+    kit::refuse("convolution without input and filter, or with other than one output");
+  }
+  ConvTensors c{api->node_input(conv, 0), api->node_input(conv, 1), api->node_output(conv, 0), {}, {}, {}};
+  if (!c.in || !c.filter || !c.out) kit::refuse("convolution without input, filter or output");
+  expect_float(api, c.in, "convolution input");
+  expect_float(api, c.out, "convolution output");
+  c.in_shape = shape_of(api, c.in);
+  c.filter_shape = shape_of(api, c.filter);
+  c.out_shape = shape_of(api, c.out);
+  if (c.in_shape.size() != 4 || c.out_shape.size() != 4) kit::refuse("convolution of other than rank 4 (NHWC only)");
+  return c;
+}
+
 inline const float* constant_floats(const baton_host_api* api, const baton_tensor* t,
                                    const std::vector<int32_t>& shape, const char* what) {
   expect_float(api, t, what);

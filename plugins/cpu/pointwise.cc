@@ -12,18 +12,9 @@ using kit::refuse;
 
 PointwiseSpec PointwiseSpec::read(const baton_host_api* api, const baton_node* conv, const baton_node* hard_swish) {
   PointwiseSpec s;
-  if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1) {
-    refuse("convolution without input and filter, or with other than one output");
-  }
-  const baton_tensor* in = api->node_input(conv, 0);
-  const baton_tensor* filter = api->node_input(conv, 1);
-  const baton_tensor* out = api->node_output(conv, 0);
-  if (!in || !filter || !out) refuse("convolution without input, filter or output");
-  expect_float(api, in, "convolution input");
-  expect_float(api, out, "convolution output");
-  const std::vector<int32_t> in_shape = shape_of(api, in), f_shape = shape_of(api, filter),
-                             out_shape = shape_of(api, out);
-  if (in_shape.size() != 4 || out_shape.size() != 4) refuse("convolution of other than rank 4 (NHWC only)");
+  const ConvTensors c = conv_tensors(api, conv);
+  const baton_tensor* filter = c.filter;
+  const std::vector<int32_t>&in_shape = c.in_shape, &f_shape = c.filter_shape, &out_shape = c.out_shape;
   if (f_shape.size() != 4 || f_shape[1] != 1 || f_shape[2] != 1) refuse("convolution window other than 1x1");
   s.out_channels = f_shape[0];
   s.channels = in_shape[3];
@@ -39,7 +30,7 @@ PointwiseSpec PointwiseSpec::read(const baton_host_api* api, const baton_node* c
   s.clamp = activation_clamp(o.activation, "convolution");
   if (hard_swish) {
     if (api->node_builtin_code(hard_swish) != kHardSwish || api->node_input_count(hard_swish) != 1 ||
-        api->node_output_count(hard_swish) != 1 || api->node_input(hard_swish, 0) != out) {
+        api->node_output_count(hard_swish) != 1 || api->node_input(hard_swish, 0) != c.out) {
       refuse("the node after the 1x1 convolution is not a HARD_SWISH of it");
     }
     if (o.activation != BATON_ACT_NONE) refuse("a 1x1 convolution with a fused activation and a HARD_SWISH after it");
