@@ -17,19 +17,10 @@ const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).
 const c64 = (pairs) => bytesOf(Float32Array, pairs);
 const c128 = (pairs) => bytesOf(Float64Array, pairs);
 
-export default function complexCases({add, T, C, i32, f32, seed, outDir}) {
+export default function complexCases({add, writeModel, T, C, i32, f32, seed, outDir}) {
   // A model of several operators. `ops`: [{op, version, options, inputs, outputs}]; `tensors` as
-  // tools/op-models.mjs's model() takes them (shape, type, constant data).
+  // tools/op-models.mjs's writeModel() takes them (shape, type, constant data).
   function graph(name, tensors, ops, inputs, outputs, peerArgs = []) {
-    const buffers = [{}];
-    const ts = tensors.map((t, i) => {
-      const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
-      if (t.data) {
-        buffers.push({data: t.data});
-        o.buffer = buffers.length - 1;
-      }
-      return o;
-    });
     const keys = [...new Set(ops.map((o) => `${o.op}:${o.version ?? 1}`))];
     const operatorCodes = keys.map((k) => {
       const [op, version] = k.split(':');
@@ -43,15 +34,7 @@ export default function complexCases({add, T, C, i32, f32, seed, outDir}) {
       }
       return r;
     });
-    const m = {
-      version: 3,
-      operator_codes: operatorCodes,
-      subgraphs: [{tensors: ts, inputs, outputs, operators, name: 'main'}],
-      description: `baton op case ${name}`,
-      buffers,
-    };
-    fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
-    fs.writeFileSync(path.join(outDir, `${name}.args`), peerArgs.join(' ') + '\n');
+    writeModel(name, operatorCodes, tensors, inputs, outputs, operators, peerArgs);
   }
   const spectrumShape = (inShape, len) => [...inShape.slice(0, -2), len[0], len[1] / 2 + 1];
 

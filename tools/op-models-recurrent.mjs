@@ -7,8 +7,6 @@
 // each step leaves for the next. OUT_DIR/carry.json pairs each chain with its single-node case:
 // tests/op_cases_test.cc invokes the single node once per chain input and expects the chain's outputs,
 // which is the state carried across invokes.
-import fs from 'node:fs';
-import path from 'node:path';
 
 const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
 const i8 = (v) => bytesOf(Int8Array, v);
@@ -28,7 +26,7 @@ const uniform = (seed, n, lo, hi) => {
 };
 const ints = (seed, n, lo, hi) => uniform(seed, n, lo, hi + 1).map(Math.floor);
 
-export default function recurrentCases({add, f32, i32, outDir}) {
+export default function recurrentCases({add, writeModel, f32, i32}) {
   const codes = {RNN: 24, SVDF: 27, UNIDIRECTIONAL_SEQUENCE_RNN: 35, LSTM: 16, UNIDIRECTIONAL_SEQUENCE_LSTM: 44,
                  BIDIRECTIONAL_SEQUENCE_RNN: 46, BIDIRECTIONAL_SEQUENCE_LSTM: 52};
   const carry = [];
@@ -36,29 +34,11 @@ export default function recurrentCases({add, f32, i32, outDir}) {
   // A graph of `steps` copies of one node. `tensors`: [{shape, type, data, q, variable}]; `node(k)` gives
   // the k-th copy's {inputs, outputs} (tensor indices, -1 = omitted); model inputs and outputs are listed.
   function graph(name, op, version, options, tensors, nodes, inputs, outputs, args = []) {
-    const buffers = [{}];
-    const ts = tensors.map((t, i) => {
-      const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
-      if (t.data) {
-        buffers.push({data: t.data});
-        o.buffer = buffers.length - 1;
-      }
-      if (t.variable) o.is_variable = true;
-      if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
-      return o;
-    });
     const operators = nodes.map((n) => ({opcode_index: 0, inputs: n.inputs, outputs: n.outputs,
                                          builtin_options_type: options[0], builtin_options: options[1],
                                          ...(n.intermediates ? {intermediates: n.intermediates} : {})}));
-    const m = {
-      version: 3,
-      operator_codes: [{deprecated_builtin_code: codes[op], builtin_code: op, version}],
-      subgraphs: [{tensors: ts, inputs, outputs, operators, name: 'main'}],
-      description: `baton op case ${name}`,
-      buffers,
-    };
-    fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
-    fs.writeFileSync(path.join(outDir, `${name}.args`), args.join(' ') + '\n');
+    writeModel(name, [{deprecated_builtin_code: codes[op], builtin_code: op, version}], tensors, inputs, outputs,
+               operators, args);
   }
 
   // One op's case and its chain of `steps` nodes: `weights` are the constant tensors (after the input),

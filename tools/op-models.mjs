@@ -69,9 +69,10 @@ const codes = {
 
 Object.assign(codes, randomOpCodes);
 
-// One case. `tensors`: [{shape, type, data (constant bytes), q: [scale, zero_point]}]; `io`: the
-// subgraph's inputs and outputs and the operator's inputs (tensor indices; -1 = omitted) and outputs.
-function model(name, op, version, options, tensors, io, peerArgs = []) {
+// Writes OUT_DIR/NAME.json (a one-subgraph model) and NAME.args (extra tflite-peer arguments).
+// `tensors`: [{shape, type, data (constant bytes), q, variable}], where q is [scale, zero_point] or, per
+// channel, [[scales], [zero_points], dimension]; `operators` as the schema has them.
+function writeModel(name, operatorCodes, tensors, inputs, outputs, operators, peerArgs = []) {
   const buffers = [{}];
   const ts = tensors.map((t, i) => {
     const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
@@ -79,25 +80,32 @@ function model(name, op, version, options, tensors, io, peerArgs = []) {
       buffers.push({data: t.data});
       o.buffer = buffers.length - 1;
     }
-    // q: [scale, zero_point], or [[scales], [zero_points], dimension] per channel.
+    if (t.variable) o.is_variable = true;
     if (t.q && Array.isArray(t.q[0])) o.quantization = {scale: t.q[0], zero_point: t.q[1], quantized_dimension: t.q[2]};
     else if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
     return o;
   });
-  const operator = {opcode_index: 0, inputs: io.opInputs, outputs: io.opOutputs ?? io.outputs};
-  if (options) {
-    operator.builtin_options_type = options[0];
-    operator.builtin_options = options[1];
-  }
   const m = {
     version: 3,
-    operator_codes: [{deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version}],
-    subgraphs: [{tensors: ts, inputs: io.inputs, outputs: io.outputs, operators: [operator], name: 'main'}],
+    operator_codes: operatorCodes,
+    subgraphs: [{tensors: ts, inputs, outputs, operators, name: 'main'}],
     description: `baton op case ${name}`,
     buffers,
   };
   fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
   fs.writeFileSync(path.join(outDir, `${name}.args`), peerArgs.join(' ') + '\n');
+}
+
+// One case. `tensors` as writeModel takes them; `io`: the subgraph's inputs and outputs and the
+// operator's inputs (tensor indices; -1 = omitted) and outputs.
+function model(name, op, version, options, tensors, io, peerArgs = []) {
+  const operator = {opcode_index: 0, inputs: io.opInputs, outputs: io.opOutputs ?? io.outputs};
+  if (options) {
+    operator.builtin_options_type = options[0];
+    operator.builtin_options = options[1];
+  }
+  writeModel(name, [{deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version}], tensors,
+             io.inputs, io.outputs, [operator], peerArgs);
 }
 
 // Shorthands: a graph whose non-constant tensors are inputs (in order) except the last, the output.
@@ -445,7 +453,7 @@ add('local_response_normalization_beta_half', 'LOCAL_RESPONSE_NORMALIZATION', 1,
     lrn(1, 0.5, 2, 0.5), [T([2, 1, 2, 5]), T([2, 1, 2, 5])]));
 
 // 8-bit and 16x8 variants, and outputs shaped by the data: their own files.
-const kit = {add, simple, model, T, C, i32, i64, f32, seed, reducer, npyF32, outDir};
+const kit = {add, simple, model, writeModel, T, C, i32, i64, f32, seed, reducer, npyF32, outDir};
 quantizedCases(kit);
 dataShapeCases(kit);
 arrayCases(kit);
