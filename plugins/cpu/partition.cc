@@ -235,26 +235,8 @@ void Partition::build(const baton_partition* partition) {
   const int32_t count = api->partition_node_count(partition);
   std::vector<bool> used(static_cast<size_t>(count), false);
   std::unordered_map<int32_t, Place> produced;  // outputs of earlier steps, by tensor index
-  // Where a step reads tensor `in` (an earlier step's output, or a partition input) and writes `out` (a
-  // partition output, or a buffer of the partition); then the step joins the list.
-  auto place = [&](Step& step, int32_t in, int32_t out) {
-    if (auto p = produced.find(in); p != produced.end()) {
-      step.in = p->second;
-    } else if (auto h = inputs.find(in); h != inputs.end()) {
-      step.in.host = h->second;
-      step.in_tensor = h->second;
-    } else {
-      refuse("tensor " + std::to_string(in) + " is read before the partition produces it");
-    }
-    if (auto h = outputs.find(out); h != outputs.end()) {
-      step.out.host = h->second;
-    } else {
-      step.out.buffer = buffers_++;
-    }
-    produced[out] = step.out;
-    steps_.push_back(std::move(step));
-  };
-  // Where a place for tensor `t` is, if it exists before the current step runs.
+  // Where tensor `t` is, if it exists before the current step runs: an earlier step's output, or a
+  // partition input.
   auto existing = [&](int32_t t, Place& where, const baton_tensor*& host) {
     if (auto p = produced.find(t); p != produced.end()) {
       where = p->second;
@@ -266,6 +248,20 @@ void Partition::build(const baton_partition* partition) {
       return true;
     }
     return false;
+  };
+  // Where a step reads tensor `in` and writes `out` (a partition output, or a buffer of the partition);
+  // then the step joins the list.
+  auto place = [&](Step& step, int32_t in, int32_t out) {
+    if (!existing(in, step.in, step.in_tensor)) {
+      refuse("tensor " + std::to_string(in) + " is read before the partition produces it");
+    }
+    if (auto h = outputs.find(out); h != outputs.end()) {
+      step.out.host = h->second;
+    } else {
+      step.out.buffer = buffers_++;
+    }
+    produced[out] = step.out;
+    steps_.push_back(std::move(step));
   };
   // The residual ADD select took after a step that writes `out` (and the activation node after it): the
   // step takes it, and `out` becomes what the last of them writes.
