@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "interpreter.h"
-#include "buffer_slots.h"
+#include "baton/plugin_kit_scratch.hpp"
 #include "kernels.h"
 #include "op_graph.h"
 #include "reference_run.h"
@@ -165,23 +165,28 @@ TEST(CpuKernels, HardSwishMatchesTFLitesFormula) {
   }
 }
 
-// Tensors between steps of a partition share slots when their lives do not overlap.
-TEST(CpuBufferSlots, TensorsApartShareASlotAndNoStepWritesWhatItReads) {
+// Tensors between steps of a partition share bytes of the scratch block when their lives do not overlap
+// (the planner the host's arena uses too).
+TEST(CpuScratchPlan, TensorsApartShareBytesAndNoStepWritesWhatItReads) {
   // A chain a -> b -> c -> d (each read by the next step only), and e written at step 0 and read at step 3.
-  const std::vector<size_t> size = {100, 300, 200, 50, 10};
-  const std::vector<int> written = {0, 1, 2, 3, 0}, last_read = {1, 2, 3, 4, 3};
-  std::vector<size_t> slot_size;
-  const std::vector<int> slot = cpu::assign_slots(size, written, last_read, slot_size);
-  ASSERT_EQ(slot.size(), size.size());
-  for (size_t x = 0; x < size.size(); ++x) {
-    EXPECT_GE(slot_size[static_cast<size_t>(slot[x])], size[x]);
-    for (size_t y = x + 1; y < size.size(); ++y) {
-      const bool overlap = written[x] <= last_read[y] && written[y] <= last_read[x];
-      if (overlap) EXPECT_NE(slot[x], slot[y]) << x << " and " << y;
+  const std::vector<kit::Lifetime> blocks = {{6400, 0, 1}, {19200, 1, 2}, {12800, 2, 3}, {3200, 3, 4}, {640, 0, 3}};
+  size_t total = 0;
+  const std::vector<size_t> at = kit::plan_offsets(blocks, 64, &total);
+  ASSERT_EQ(at.size(), blocks.size());
+  size_t sum = 0;
+  for (size_t x = 0; x < blocks.size(); ++x) {
+    EXPECT_EQ(at[x] % 64, 0u);
+    EXPECT_LE(at[x] + blocks[x].bytes, total);
+    sum += blocks[x].bytes;
+    for (size_t y = x + 1; y < blocks.size(); ++y) {
+      const bool alive_together = blocks[x].first <= blocks[y].last && blocks[y].first <= blocks[x].last;
+      const bool share = at[x] < at[y] + blocks[y].bytes && at[y] < at[x] + blocks[x].bytes;
+      if (alive_together) EXPECT_FALSE(share) << x << " and " << y;
     }
   }
-  EXPECT_EQ(slot[0], slot[2]);      // a is free once b is written; c takes its slot
-  EXPECT_EQ(slot_size.size(), 3u);  // two of the chain at a time, and e
+  EXPECT_EQ(at[0], at[2]);              // a is dead once b is written; c takes its place
+  EXPECT_EQ(total, 19200u + 12800 + 640);  // b and c together, and e beside them
+  EXPECT_LT(total, sum);
 }
 
 // A plain loop for a convolution with TFLite's padding, in double.

@@ -62,6 +62,31 @@ TEST_F(DelegateChainTest, FirstDelegateTakesEverythingItCan) {
   EXPECT_EQ(run(in), expected_);
 }
 
+// ABI 1.6: a partition's scratch lies in the host's arena and lives while the partition runs; a request
+// outside prepare is refused (the delegate fails its invoke if the host takes it).
+TEST_F(DelegateChainTest, PartitionScratchLiesInTheArena) {
+  auto plain = make("delegates = deleg-a\n");
+  ASSERT_TRUE(plain) << plain.error();
+  const size_t without = plain.value()->arena_bytes();
+  auto interp = make("delegates = deleg-a\n[plugin.deleg-a]\nscratch = true\n");
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_EQ(in.partitions().size(), 1u);
+  ASSERT_EQ(in.partitions()[0]->nodes.size(), 2u);  // the ADD's output passes through the scratch
+  EXPECT_EQ(in.partitions()[0]->scratch_bytes, 64u);
+  const uint8_t* scratch = in.partitions()[0]->scratch;
+  ASSERT_NE(scratch, nullptr);
+  const uint8_t* input = static_cast<const uint8_t*>(in.input(0).data);
+  EXPECT_GE(in.arena_bytes(), without + 64);  // under AddressSanitizer with a redzone after it
+  EXPECT_LE(in.arena_bytes(), without + 128);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(scratch) % 64, 0u);
+  // In the arena, apart from the tensors alive while the partition runs.
+  EXPECT_TRUE(scratch >= input - in.arena_bytes() && scratch < input + in.arena_bytes());
+  for (const Tensor* t : in.partitions()[0]->inputs) EXPECT_NE(static_cast<const uint8_t*>(t->data), scratch);
+  EXPECT_EQ(run(in), expected_);
+  EXPECT_EQ(run(in), expected_);
+}
+
 TEST_F(DelegateChainTest, LaterDelegateGetsWhatTheFirstRefused) {
   auto interp = make("delegates = deleg-a, deleg-b\n[plugin.deleg-a]\nops = ADD\n");
   ASSERT_TRUE(interp) << interp.error();

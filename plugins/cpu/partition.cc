@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "baton/plugin_kit.hpp"
-#include "buffer_slots.h"
 #include "node_reading.h"
 
 namespace baton::cpu {
@@ -387,7 +386,7 @@ void Partition::build(const baton_partition* partition) {
   }
 }
 
-baton_status Partition::prepare(const baton_partition*, baton_error* error) {
+baton_status Partition::prepare(const baton_partition* partition, baton_error* error) {
   const baton_host_api* api = plugin_.api;
   const size_t buffers = static_cast<size_t>(buffers_);
   std::vector<std::vector<int32_t>> buffer_dims(buffers);
@@ -433,15 +432,22 @@ baton_status Partition::prepare(const baton_partition*, baton_error* error) {
     }
     ++step_index;
   }
-  std::vector<size_t> slot_size;
-  slot_of_ = assign_slots(sizes, written, last_read, slot_size);
-  slots_.resize(slot_size.size());
-  for (size_t i = 0; i < slots_.size(); ++i) slots_[i].resize(slot_size[i]);
+  std::vector<kit::Lifetime> lives;
+  for (size_t b = 0; b < buffers; ++b) lives.push_back({sizes[b] * sizeof(float), written[b], std::max(written[b], last_read[b])});
+  size_t total = 0;
+  buffer_offset_ = kit::plan_offsets(lives, 64, &total);
+  partition_ = partition;
+  scratch_.request(api, partition, total);
   return BATON_OK;
 }
 
 baton_status Partition::invoke(baton_error* error) {
   const baton_host_api* api = plugin_.api;
+  scratch_base_ = scratch_.data(api, partition_);
+  if (!buffer_offset_.empty() && !scratch_base_) {
+    api->error_set(error, "the partition's scratch has no memory");
+    return BATON_ERROR;
+  }
   for (Step& s : steps_) {
     const float* in = s.in.host ? static_cast<const float*>(api->tensor_data(s.in.host))
                                 : buffer(s.in.buffer);

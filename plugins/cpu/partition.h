@@ -13,6 +13,7 @@
 
 #include "baton/plugin_api.h"
 #include "baton/plugin_kit_pthreadpool.hpp"
+#include "baton/plugin_kit_scratch.hpp"
 #include "cpu_op.h"
 #include "fused_pair.h"
 #include "narrow_conv.h"
@@ -57,12 +58,17 @@ class Partition {
 
   PluginState& plugin_;
   std::vector<Step> steps_;
-  // Tensors between two steps of this partition: `buffers_` of them, each in a slot that tensors with
-  // lives apart share (buffer_slots.h), planned at prepare.
+  // Tensors between two steps of this partition: `buffers_` of them, placed at prepare in one scratch
+  // block (plugin_kit_scratch.hpp; tensors with lives apart share bytes), in the host's arena where it
+  // gives one.
   int buffers_ = 0;
-  std::vector<int> slot_of_;
-  std::vector<std::vector<float>> slots_;
-  float* buffer(int b) { return slots_[static_cast<size_t>(slot_of_[static_cast<size_t>(b)])].data(); }
+  std::vector<size_t> buffer_offset_;  // bytes into the block
+  const baton_partition* partition_ = nullptr;
+  kit::PartitionScratch scratch_;
+  uint8_t* scratch_base_ = nullptr;  // the block's address for the invoke under way
+  float* buffer(int b) {
+    return reinterpret_cast<float*>(scratch_base_ + buffer_offset_[static_cast<size_t>(b)]);
+  }
 };
 
 }  // namespace baton::cpu

@@ -1,5 +1,8 @@
 #include "partition.h"
 
+#include <unordered_map>
+#include <unordered_set>
+
 #include "ops.h"
 #include "subgraph_builder.h"
 
@@ -21,6 +24,26 @@ std::string node_label(const baton_host_api* api, const baton_node* node) {
   return "node " + std::to_string(api->node_index(node)) + " " + (def ? def->name : "?");
 }
 
+// Tensors that only a RELU, RELU6 or RELU_N1_TO_1 of the partition reads: XNNPACK fuses the clamp into the
+// node that writes them, and the tensor never exists, as long as it stays XNNPACK's own value.
+std::unordered_set<int32_t> clamped_alone(const baton_host_api* api, const baton_partition* partition) {
+  constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
+  std::unordered_map<int32_t, int> readers;
+  std::unordered_set<int32_t> clamped;
+  for (int32_t n = 0; n < api->partition_node_count(partition); ++n) {
+    const baton_node* node = api->partition_node(partition, n);
+    for (int32_t i = 0; i < api->node_input_count(node); ++i) {
+      if (const baton_tensor* t = api->node_input(node, i)) ++readers[api->tensor_index(t)];
+    }
+    const int32_t code = api->node_builtin_code(node);
+    if ((code == kRelu || code == kReluN1To1 || code == kRelu6) && api->node_input_count(node) == 1) {
+      clamped.insert(api->tensor_index(api->node_input(node, 0)));
+    }
+  }
+  std::erase_if(clamped, [&](int32_t t) { return readers[t] != 1; });
+  return clamped;
+}
+
 }  // namespace
 
 void PluginState::check(const baton_node* node) const {
@@ -31,6 +54,17 @@ void PluginState::check(const baton_node* node) const {
   SubgraphPtr scratch(raw);
   SubgraphBuilder builder(api, raw, true, true);
   def->define(builder, NodeView(api, node, quantized));
+}
+
+void Partition::plan_scratch(const std::vector<SubgraphBuilder::ScratchTensor>& tensors) {
+  std::vector<kit::Lifetime> lives;
+  scratch_ids_.clear();
+  for (const SubgraphBuilder::ScratchTensor& t : tensors) {
+    // XNNPACK's kernels may read a little past a tensor's end.
+    lives.push_back({t.bytes + XNN_EXTRA_BYTES, t.written, std::max(t.written, t.last_read)});
+    scratch_ids_.push_back(t.external_id);
+  }
+  scratch_offsets_ = kit::plan_offsets(lives, 64, &scratch_bytes_);
 }
 
 std::vector<Dims> Partition::input_shapes() const {
@@ -55,8 +89,13 @@ void Partition::build(const baton_partition* partition) {
   for (int32_t i = 0; i < inputs; ++i) externals_.push_back(api->partition_input(partition_, i));
   for (int32_t i = 0; i < outputs; ++i) externals_.push_back(api->partition_output(partition_, i));
 
+  // Every output of a node that is not a partition output may pass to a later node: ids for those.
+  uint32_t inner = 0;
+  for (int32_t n = 0; n < api->partition_node_count(partition_); ++n) {
+    inner += static_cast<uint32_t>(api->node_output_count(api->partition_node(partition_, n)));
+  }
   xnn_subgraph_t raw = nullptr;
-  if (xnn_create_subgraph(static_cast<uint32_t>(externals_.size()), 0, &raw) != xnn_status_success) {
+  if (xnn_create_subgraph(static_cast<uint32_t>(externals_.size()) + inner, 0, &raw) != xnn_status_success) {
     refuse("cannot create an XNNPACK subgraph");
   }
   SubgraphPtr subgraph(raw);
@@ -64,6 +103,7 @@ void Partition::build(const baton_partition* partition) {
   // reproduce the model's shapes from the model's input shapes), so the same code serves a rebuild after
   // an input resize, or a first build after one.
   SubgraphBuilder builder(api, raw, false, false);
+  builder.place_tensors_in_scratch(static_cast<uint32_t>(externals_.size()), inner, clamped_alone(api, partition_));
   const std::vector<Dims> shapes = input_shapes();
   for (int32_t i = 0; i < inputs; ++i) {
     builder.add_external_input(externals_[i], shapes[i], static_cast<uint32_t>(i));
@@ -75,6 +115,7 @@ void Partition::build(const baton_partition* partition) {
     const baton_node* node = api->partition_node(partition_, n);
     const OpDef* def = find_op(api, node);
     if (!def) refuse(node_label(api, node) + ": not an op this delegate declares");
+    builder.begin_node(n);
     try {
       def->define(builder, NodeView(api, node, plugin_.quantized));
     } catch (const Refusal& r) {
@@ -92,6 +133,7 @@ void Partition::build(const baton_partition* partition) {
   }
   runtime_.reset(runtime);
   owned_data_ = builder.take_owned_data();
+  plan_scratch(builder.scratch_tensors());
   built_input_shapes_ = shapes;
   output_shapes_ = std::move(out_shapes);
   bound_.clear();
@@ -116,6 +158,7 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
         api->tensor_set_shape(externals_[inputs + i], static_cast<int32_t>(dims.size()), dims.data(), error);
     if (st != BATON_OK) return st;
   }
+  scratch_.request(api, partition, scratch_bytes_);
   set_up_ = false;  // the host plans memory again after a prepare
   return BATON_OK;
 }
@@ -124,7 +167,8 @@ baton_status Partition::invoke(baton_error* error) {
   const baton_host_api* api = plugin_.api;
   const size_t inputs = built_input_shapes_.size();
   bool moved = !set_up_;
-  if (bound_.size() != externals_.size()) bound_.assign(externals_.size(), {0, nullptr});
+  const size_t count = externals_.size() + scratch_ids_.size();
+  if (bound_.size() != count) bound_.assign(count, {0, nullptr});
   for (size_t i = 0; i < externals_.size(); ++i) {
     void* data = i < inputs ? const_cast<void*>(api->tensor_data(externals_[i])) : api->tensor_mutable_data(externals_[i]);
     if (!data) {
@@ -133,6 +177,19 @@ baton_status Partition::invoke(baton_error* error) {
     }
     if (bound_[i].data != data) moved = true;
     bound_[i] = {static_cast<uint32_t>(i), data};
+  }
+  if (!scratch_ids_.empty()) {
+    uint8_t* base = scratch_.data(api, partition_);
+    if (!base) {
+      api->error_set(error, "the partition's scratch has no memory");
+      return BATON_ERROR;
+    }
+    for (size_t k = 0; k < scratch_ids_.size(); ++k) {
+      void* data = base + scratch_offsets_[k];
+      xnn_external_value& b = bound_[externals_.size() + k];
+      if (b.data != data) moved = true;
+      b = {scratch_ids_[k], data};
+    }
   }
   if (moved) {
     const xnn_status st = xnn_setup_runtime(runtime_.get(), bound_.size(), bound_.data());

@@ -1,7 +1,8 @@
 // The delegate's state: one per loaded plugin (the thread pool, the runtime flags, whether XNNPACK
 // started), and one XNNPACK runtime per partition. A partition's runtime is built at partition init from
 // the model's shapes (weights are packed then, once), rebuilt at prepare only when the partition's input
-// shapes change, and bound to host memory at invoke, again only when a boundary tensor moved.
+// shapes change, and bound to host memory at invoke, again only when a boundary tensor or the scratch
+// block (the tensors between its nodes, in the host's arena) moved.
 #ifndef BATON_XNNPACK_PARTITION_H
 #define BATON_XNNPACK_PARTITION_H
 
@@ -9,12 +10,14 @@
 #include <xnnpack.h>
 
 #include "baton/plugin_kit_pthreadpool.hpp"
+#include "baton/plugin_kit_scratch.hpp"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "node_view.h"
+#include "subgraph_builder.h"
 
 namespace baton::xnnpack {
 
@@ -53,6 +56,8 @@ class Partition {
 
  private:
   std::vector<Dims> input_shapes() const;
+  // Places the tensors between nodes in one scratch block, sharing slots where their lives do not overlap.
+  void plan_scratch(const std::vector<SubgraphBuilder::ScratchTensor>& tensors);
 
   PluginState& plugin_;
   const baton_partition* partition_ = nullptr;  // the host's handle, valid until partition_free
@@ -61,6 +66,10 @@ class Partition {
   std::vector<Dims> built_input_shapes_;
   std::vector<Dims> output_shapes_;
   std::vector<baton_tensor*> externals_;        // partition inputs then outputs; external id = position
+  std::vector<uint32_t> scratch_ids_;           // external ids of the tensors between nodes
+  std::vector<size_t> scratch_offsets_;         // and their bytes into the scratch block
+  size_t scratch_bytes_ = 0;
+  kit::PartitionScratch scratch_;
   std::vector<xnn_external_value> bound_;       // what the runtime was last set up with
   bool set_up_ = false;
 };

@@ -1,6 +1,29 @@
 #include "subgraph_builder.h"
 
+#include <algorithm>
+
 namespace baton::xnnpack {
+
+namespace {
+
+size_t element_bytes(int32_t type) {
+  switch (type) {
+    case BATON_TYPE_UINT8:
+    case BATON_TYPE_INT8:
+    case BATON_TYPE_BOOL:
+      return 1;
+    case BATON_TYPE_INT16:
+    case BATON_TYPE_FLOAT16:
+      return 2;
+    case BATON_TYPE_INT64:
+    case BATON_TYPE_FLOAT64:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+}  // namespace
 
 SubgraphBuilder::SubgraphBuilder(const baton_host_api* api, xnn_subgraph_t subgraph, bool checking_one_node,
                                  bool model_shapes_must_match)
@@ -46,6 +69,13 @@ uint32_t SubgraphBuilder::define_tensor(const baton_tensor* t, const Dims& dims,
   return define(value_type(api_, t), dims, data, external_id, flags, what);
 }
 
+void SubgraphBuilder::place_tensors_in_scratch(uint32_t first_id, uint32_t count, std::unordered_set<int32_t> keep) {
+  in_scratch_ = true;
+  keep_ = std::move(keep);
+  next_scratch_id_ = first_id;
+  scratch_id_end_ = first_id + count;
+}
+
 void SubgraphBuilder::add_external_input(const baton_tensor* t, const Dims& dims, uint32_t external_id) {
   const uint32_t id = define_tensor(t, dims, nullptr, external_id, XNN_VALUE_FLAG_EXTERNAL_INPUT, "a partition input");
   values_[api_->tensor_index(t)] = {id, dims};
@@ -62,7 +92,11 @@ const Dims& SubgraphBuilder::dims(const NodeView& node, const baton_tensor* t) {
 
 uint32_t SubgraphBuilder::input(const NodeView& node, const baton_tensor* t) {
   const int32_t index = api_->tensor_index(t);
-  if (auto it = values_.find(index); it != values_.end()) return it->second.id;
+  if (auto it = values_.find(index); it != values_.end()) {
+    if (auto s = scratch_of_.find(index); s != scratch_of_.end()) scratch_[s->second].last_read = position_;
+    if (auto k = kept_written_.find(index); k != kept_written_.end()) written_at_ = std::min(written_at_, k->second);
+    return it->second.id;
+  }
   const Dims dims = node.shape(t);
   uint32_t id = XNN_INVALID_VALUE_ID;
   if (api_->tensor_is_constant(t)) {
@@ -88,8 +122,17 @@ uint32_t SubgraphBuilder::output(const NodeView& node, const baton_tensor* t, co
   uint32_t id = XNN_INVALID_VALUE_ID;
   if (auto it = output_ids_.find(index); it != output_ids_.end()) {
     id = define_tensor(t, dims, nullptr, it->second, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, "a partition output");
+  } else if (in_scratch_ && next_scratch_id_ < scratch_id_end_ && !keep_.count(index)) {
+    // Flagged as an output so that XNNPACK leaves its memory to the binding (it still reads it in place).
+    const uint32_t external_id = next_scratch_id_++;
+    id = define_tensor(t, dims, nullptr, external_id, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, "an output tensor");
+    size_t bytes = element_bytes(api_->tensor_type(t));
+    for (size_t d : dims) bytes *= d;
+    scratch_of_[index] = scratch_.size();
+    scratch_.push_back({index, external_id, bytes, written_at_, position_});
   } else {
     id = define_tensor(t, dims, nullptr, XNN_INVALID_VALUE_ID, 0, "an output tensor");
+    if (keep_.count(index)) kept_written_[index] = written_at_;
   }
   values_[index] = {id, dims};
   return id;

@@ -206,6 +206,14 @@ baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
 }
 void* partition_selection(const baton_partition* p) { return p ? p->selection : nullptr; }
 
+// The arena the host shares with this process holds its tensors; scratch placed there is not sent over
+// in this version, so an isolated delegate keeps scratch of its own.
+baton_status partition_request_scratch(const baton_partition*, size_t, baton_error* error) {
+  error_set(error, "an isolated plugin gets no scratch in the host's arena; it keeps memory of its own");
+  return BATON_UNSUPPORTED;
+}
+void* partition_scratch(const baton_partition*) { return nullptr; }
+
 // The child runs one plugin (and what it wraps), so it shares only with itself; the objects live until the
 // process ends (it leaves with _exit once the host closes the socket), so they are never destroyed here.
 void* shared_object(const baton_plugin_host*, const char* key, void* (*create)(void*), void (*)(void*), void* context) {
@@ -271,6 +279,8 @@ const baton_host_api* host_table() {
     a.node_intermediate_count = node_intermediate_count;
     a.node_intermediate = node_intermediate;
     a.shared_object = shared_object;
+    a.partition_request_scratch = partition_request_scratch;
+    a.partition_scratch = partition_scratch;
     return a;
   }();
   return &api;

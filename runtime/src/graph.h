@@ -93,6 +93,10 @@ struct Partition {
   std::vector<Tensor*> outputs;
   void* state = nullptr;
   void* selection = nullptr;  // what the delegate's select_nodes returned for the round that made it
+  // Scratch the delegate asked for in partition_prepare (ABI 1.6), placed in the arena for its step.
+  bool preparing = false;
+  size_t scratch_bytes = 0;
+  uint8_t* scratch = nullptr;
 };
 
 // The graph a delegate with select_nodes sees (baton_graph): the interpreter's nodes and tensors.

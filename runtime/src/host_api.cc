@@ -219,6 +219,18 @@ baton_tensor* graph_tensor(const baton_graph* g, int32_t i) {
 }
 void* partition_selection(const baton_partition* p) { return p ? P(p)->selection : nullptr; }
 
+baton_status partition_request_scratch(const baton_partition* p, size_t bytes, baton_error* error) {
+  if (!p) return BATON_INVALID_ARGUMENT;
+  Partition& partition = *const_cast<Partition*>(P(p));
+  if (!partition.preparing) {
+    error_set(error, "partition_request_scratch is for partition_prepare only");
+    return BATON_INVALID_ARGUMENT;
+  }
+  partition.scratch_bytes = bytes;
+  return BATON_OK;
+}
+void* partition_scratch(const baton_partition* p) { return p ? P(p)->scratch : nullptr; }
+
 void* shared_object(const baton_plugin_host* host, const char* key, void* (*create)(void*), void (*destroy)(void*),
                     void* context) {
   LoadedPlugin* plugin = LoadedPlugin::from(host);
@@ -280,6 +292,8 @@ const baton_host_api kHostApi = {
     node_intermediate_count,
     node_intermediate,
     shared_object,
+    partition_request_scratch,
+    partition_scratch,
 };
 
 }  // namespace

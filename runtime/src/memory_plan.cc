@@ -1,5 +1,6 @@
 // Plan memory: tensor lifetimes from the execution order, one arena placed by the best-fit planner
-// (arena_planner.h); model inputs live for the whole run, a partition's inner tensors are the delegate's.
+// (arena_planner.h); model inputs live for the whole run, a partition's inner tensors are the delegate's,
+// and the scratch a delegate asks for a partition lives while that partition runs.
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
@@ -70,6 +71,17 @@ Status Subgraph::plan_memory() {
     owners.push_back(&t);
     naive_bytes_ += (t.bytes + 63) / 64 * 64;
   }
+  // A partition's scratch (ABI 1.6) lives for its step only.
+  std::vector<Partition*> scratch_owners;
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Partition* p = steps_[s].partition;
+    if (!p || p->scratch_bytes == 0) continue;
+    const int step = static_cast<int>(s);
+    requests.push_back(kGuardTensors ? ArenaRequest{p->scratch_bytes + kRedzone, 0, last_step}
+                                     : ArenaRequest{p->scratch_bytes, step, step});
+    scratch_owners.push_back(p);
+    naive_bytes_ += (p->scratch_bytes + 63) / 64 * 64;
+  }
   ArenaPlan plan = plan_arena(requests, 64);
   if (plan.total > state_.env->limits().max_arena_bytes) {
     return Status::error(source() + ": the arena needs " + std::to_string(plan.total) +
@@ -114,12 +126,16 @@ Status Subgraph::plan_memory() {
       std::memcpy(t.data, old, t.bytes);
     }
   }
+  for (size_t i = 0; i < scratch_owners.size(); ++i) {
+    scratch_owners[i]->scratch = arena.get() + plan.offsets[owners.size() + i];
+  }
   arena_ = std::move(arena);
   arena_bytes_ = plan.total;
 #if defined(__SANITIZE_ADDRESS__)
   if (plan.total > 0) {
     ASAN_POISON_MEMORY_REGION(arena_.get(), plan.total);
     for (const Tensor* t : owners) ASAN_UNPOISON_MEMORY_REGION(t->data, t->bytes);
+    for (const Partition* p : scratch_owners) ASAN_UNPOISON_MEMORY_REGION(p->scratch, p->scratch_bytes);
   }
 #endif
   return Status::ok();

@@ -67,12 +67,16 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
         return Status::error(p.plugin->name + " partition " + std::to_string(p.id) + ": " + *reason);
       }
       for (Tensor* out : p.outputs) out->shape_writable = true;
+      p.scratch_bytes = 0;
+      p.scratch = nullptr;
+      p.preparing = true;
       if (p.plugin->delegate.partition_prepare) {
         st = guarded_call(*p.plugin, error, [&] {
           return p.plugin->delegate.partition_prepare(p.plugin->state, p.state,
                                                       reinterpret_cast<const baton_partition*>(&p), &error);
         });
       }
+      p.preparing = false;
       for (Tensor* out : p.outputs) out->shape_writable = false;
       if (st != BATON_OK) {
         *failed = &p;

@@ -3,9 +3,12 @@
  * and can be told to fail: option `fail` = init | prepare | invoke | none, `refuse-all` = a reason to
  * refuse every node with. Its name comes from DELEGATE_NAME so several can stand in one chain. Its
  * device probe (ABI 1.1) answers what the `devices` option says ("KIND:NAME:PREFERENCE;...", "none"
- * for no device, "fail" for a failing probe); built with ABI_1_0 it is an ABI 1.0 plugin without one. */
+ * for no device, "fail" for a failing probe); built with ABI_1_0 it is an ABI 1.0 plugin without one.
+ * With `scratch` on (ABI 1.6) its tensors between nodes live in the partition's scratch in the host's
+ * arena, and an invoke fails if the host accepts a scratch request outside prepare. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,11 +25,13 @@ typedef struct delegate_state {
   char ops[256];
   char fail[32];
   char refuse_all[128];
+  int scratch;
 } delegate_state;
 
 typedef struct partition_state {
   int32_t tensor_count;   /* size of `buffers`: largest tensor index + 1 */
   float** buffers;        /* internal tensors, by tensor index; NULL for boundary tensors */
+  size_t* offsets;        /* with `scratch`: bytes into the scratch, by tensor index; SIZE_MAX for none */
   int invokes;
 } partition_state;
 
@@ -83,7 +88,9 @@ static baton_status partition_init(void* ps, const baton_partition* p, void** st
       if (t + 1 > st->tensor_count) st->tensor_count = t + 1;
     }
   }
-  st->buffers = calloc((size_t)st->tensor_count + 1, sizeof(float*));
+  st->buffers = calloc((size_t)st->tensor_count + 1, sizeof(float*)); /* the last: the scratch, at invoke */
+  st->offsets = calloc((size_t)st->tensor_count + 1, sizeof(size_t));
+  if (!st->buffers || !st->offsets) return BATON_OUT_OF_MEMORY;
   *state = st;
   return BATON_OK;
 }
@@ -103,6 +110,8 @@ static baton_status partition_prepare(void* ps, void* pstate, const baton_partit
     return BATON_ERROR;
   }
   if (strcmp(s->fail, "crash") == 0) abort(); /* takes the whole process down, for the crash journal */
+  size_t scratch_bytes = 0;
+  for (int32_t i = 0; i < st->tensor_count; ++i) st->offsets[i] = SIZE_MAX;
   for (int32_t i = 0; i < api->partition_node_count(p); ++i) {
     const baton_node* n = api->partition_node(p, i);
     const int32_t* dims = NULL;
@@ -113,6 +122,9 @@ static baton_status partition_prepare(void* ps, void* pstate, const baton_partit
     if (is_partition_output(p, out)) {
       baton_status r = api->tensor_set_shape(out, rank, dims, error);
       if (r != BATON_OK) return r;
+    } else if (s->scratch) {
+      st->offsets[api->tensor_index(out)] = scratch_bytes;
+      scratch_bytes += (count * sizeof(float) + 63) / 64 * 64;
     } else {
       int32_t t = api->tensor_index(out);
       free(st->buffers[t]);
@@ -120,12 +132,22 @@ static baton_status partition_prepare(void* ps, void* pstate, const baton_partit
       if (!st->buffers[t]) return BATON_OUT_OF_MEMORY;
     }
   }
+#ifndef ABI_1_0
+  if (s->scratch) {
+    if (api->abi_minor < 6 || !api->partition_request_scratch) {
+      api->error_set(error, "the host gives no partition scratch");
+      return BATON_UNSUPPORTED;
+    }
+    return api->partition_request_scratch(p, scratch_bytes, error);
+  }
+#endif
   return BATON_OK;
 }
 
 static const float* read_ptr(partition_state* st, const baton_tensor* t) {
   int32_t i = api->tensor_index(t);
   if (i < st->tensor_count && st->buffers[i]) return st->buffers[i];
+  if (i < st->tensor_count && st->offsets[i] != SIZE_MAX) return (const float*)st->buffers[st->tensor_count] + st->offsets[i] / sizeof(float);
   return (const float*)api->tensor_data(t);
 }
 
@@ -137,11 +159,21 @@ static baton_status partition_invoke(void* ps, void* pstate, const baton_partiti
     api->error_set(error, "simulated invoke failure");
     return BATON_ERROR;
   }
+#ifndef ABI_1_0
+  if (s->scratch) {
+    st->buffers[st->tensor_count] = (float*)api->partition_scratch(p); /* where the host placed it */
+    if (api->partition_request_scratch(p, 64, NULL) != BATON_INVALID_ARGUMENT) {
+      api->error_set(error, "the host took a scratch request outside prepare");
+      return BATON_ERROR;
+    }
+  }
+#endif
   for (int32_t i = 0; i < api->partition_node_count(p); ++i) {
     const baton_node* n = api->partition_node(p, i);
     baton_tensor* out_t = api->node_output(n, 0);
     int32_t oi = api->tensor_index(out_t);
     float* out = oi < st->tensor_count && st->buffers[oi] ? st->buffers[oi] : (float*)api->tensor_mutable_data(out_t);
+    if (oi < st->tensor_count && st->offsets[oi] != SIZE_MAX) out = st->buffers[st->tensor_count] + st->offsets[oi] / sizeof(float);
     const int32_t* dims = NULL;
     int32_t rank = api->tensor_shape(api->node_input(n, 0), &dims);
     size_t count = 1;
@@ -174,6 +206,7 @@ static void partition_free(void* ps, void* pstate) {
   if (!st) return;
   for (int32_t i = 0; i < st->tensor_count; ++i) free(st->buffers[i]);
   free(st->buffers);
+  free(st->offsets);
   free(st);
 }
 
@@ -232,6 +265,7 @@ static const baton_op_decl ops[] = {
 
 static const baton_option_decl options[] = {
     {sizeof(baton_option_decl), "ops", BATON_OPTION_STRING, "ADD,TimesTwo", "ops to take (of ADD, TimesTwo)"},
+    {sizeof(baton_option_decl), "scratch", BATON_OPTION_BOOL, "false", "tensors between nodes in the partition's scratch (ABI 1.6)"},
     {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none", "init, prepare, invoke, crash (abort in prepare) or none"},
     {sizeof(baton_option_decl), "refuse-all", BATON_OPTION_STRING, "", "refuse every node with this reason"},
     {sizeof(baton_option_decl), "devices", BATON_OPTION_STRING, "cpu:test CPU:0",
@@ -246,6 +280,12 @@ static baton_status create(const baton_plugin_host* host, void** state, baton_er
   strncpy(the_state.ops, api->option_string(host, "ops", ""), sizeof the_state.ops - 1);
   strncpy(the_state.fail, api->option_string(host, "fail", "none"), sizeof the_state.fail - 1);
   strncpy(the_state.refuse_all, api->option_string(host, "refuse-all", ""), sizeof the_state.refuse_all - 1);
+#ifndef ABI_1_0
+  {
+    const char* v = api->option_string(host, "scratch", "false"); /* the option is declared a bool */
+    the_state.scratch = strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "on") == 0 || strcmp(v, "1") == 0;
+  }
+#endif
   *state = &the_state;
   return BATON_OK;
 }

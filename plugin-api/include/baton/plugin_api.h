@@ -9,7 +9,8 @@
  * `node_intermediate_count` / `node_intermediate`; 1.4 added objects the plugins of one host share,
  * `shared_object`, so that plugins run on one thread pool instead of one pool each; 1.5 added the
  * options of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL (their seeds), EMBEDDING_LOOKUP_SPARSE
- * and LSH_PROJECTION).
+ * and LSH_PROJECTION; 1.6 added scratch memory for a delegate partition in the host's arena,
+ * `partition_request_scratch` / `partition_scratch`).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -54,7 +55,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 5
+#define BATON_ABI_VERSION_MINOR 6
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -528,6 +529,19 @@ typedef struct baton_host_api {
    * one set of threads instead of each starting N threads that compete for the same cores. */
   void* (*shared_object)(const baton_plugin_host* host, const char* key, void* (*create)(void* context),
                          void (*destroy)(void* object), void* context);
+
+  /* ABI 1.6. Absent (past struct_size, or NULL) in an older host. */
+  /* Scratch memory of a delegate partition, placed by the host in the arena it plans for the tensors:
+   * it is alive only while the partition runs, so it shares memory with the tensors that are not alive
+   * then and with the scratch of the other partitions, where memory of the delegate's own would add to
+   * them. During partition_prepare, partition_request_scratch asks for `bytes` (0: none; the last request
+   * of a prepare counts; every prepare starts from none). From the end of a successful prepare to the
+   * next prepare, partition_scratch gives its address (64-byte aligned; NULL when none was asked for),
+   * which may change with every prepare. Its contents do not survive from one invoke to the next. A host
+   * that cannot give it (in this version, the host of a plugin in a process of its own) returns
+   * BATON_UNSUPPORTED with a reason, and the plugin keeps memory of its own. */
+  baton_status (*partition_request_scratch)(const baton_partition* partition, size_t bytes, baton_error* error);
+  void* (*partition_scratch)(const baton_partition* partition);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
