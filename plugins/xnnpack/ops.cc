@@ -696,6 +696,10 @@ const std::vector<OpDef>& op_defs() {
   return defs;
 }
 
+bool is_clamp(int32_t builtin_code) {
+  return builtin_code == code::kRelu || builtin_code == code::kRelu6 || builtin_code == code::kReluN1To1;
+}
+
 const OpDef* find_op(const baton_host_api* api, const baton_node* node) {
   const int32_t op_code = api->node_builtin_code(node);
   const char* custom = op_code == BATON_OP_CUSTOM ? api->node_custom_name(node) : nullptr;

@@ -24,6 +24,9 @@ const std::vector<OpDef>& op_defs();
 // The definition for a node's op (builtin code, or custom name), or NULL.
 const OpDef* find_op(const baton_host_api* api, const baton_node* node);
 
+// RELU, RELU6 or RELU_N1_TO_1: the clamps XNNPACK fuses into the node that writes their input.
+bool is_clamp(int32_t builtin_code);
+
 }  // namespace baton::xnnpack
 
 #endif  // BATON_XNNPACK_OPS_H

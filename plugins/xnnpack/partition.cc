@@ -27,7 +27,6 @@ std::string node_label(const baton_host_api* api, const baton_node* node) {
 // Tensors that only a RELU, RELU6 or RELU_N1_TO_1 of the partition reads: XNNPACK fuses the clamp into the
 // node that writes them, and the tensor never exists, as long as it stays XNNPACK's own value.
 std::unordered_set<int32_t> clamped_alone(const baton_host_api* api, const baton_partition* partition) {
-  constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
   std::unordered_map<int32_t, int> readers;
   std::unordered_set<int32_t> clamped;
   for (int32_t n = 0; n < api->partition_node_count(partition); ++n) {
@@ -35,8 +34,7 @@ std::unordered_set<int32_t> clamped_alone(const baton_host_api* api, const baton
     for (int32_t i = 0; i < api->node_input_count(node); ++i) {
       if (const baton_tensor* t = api->node_input(node, i)) ++readers[api->tensor_index(t)];
     }
-    const int32_t code = api->node_builtin_code(node);
-    if ((code == kRelu || code == kReluN1To1 || code == kRelu6) && api->node_input_count(node) == 1) {
+    if (is_clamp(api->node_builtin_code(node)) && api->node_input_count(node) == 1) {
       clamped.insert(api->tensor_index(api->node_input(node, 0)));
     }
   }
