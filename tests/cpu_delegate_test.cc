@@ -104,7 +104,9 @@ TEST(CpuKernels, DepthwiseMatchesAPlainLoop) {
   struct Case { int h, w, c, k, stride; bool same; };
   const Case cases[] = {{7, 9, 19, 3, 1, true},  {11, 13, 33, 3, 2, true}, {10, 8, 24, 5, 1, true},
                         {13, 11, 21, 5, 2, true}, {9, 12, 16, 3, 2, false}, {12, 9, 7, 5, 1, false},
-                        {2, 3, 5, 3, 1, true},    {1, 1, 40, 5, 2, true}};
+                        {2, 3, 5, 3, 1, true},    {1, 1, 40, 5, 2, true},
+                        // border pixels four vectors at a time (64 channels on AVX-512), then the rest
+                        {6, 7, 64, 5, 1, true},   {9, 8, 83, 3, 2, true},  {5, 6, 144, 5, 2, true}};
   for (const Kernels* k : cpu::available_kernels()) {
     for (const Case& c : cases) {
       SCOPED_TRACE(std::string(k->isa) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +
@@ -384,7 +386,7 @@ std::unique_ptr<Envs> make_envs(int threads, bool with_xnnpack) {
 
 // Runs `g` with [cpu] at `threads` and with the builtin pack alone; returns how many nodes cpu took.
 size_t run_against_builtin(const OpGraph& g, const std::string& what, int threads,
-                           const std::vector<int32_t>& resize = {}) {
+                           const std::vector<int32_t>& resize = {}, size_t* cpu_arena_bytes = nullptr) {
   SCOPED_TRACE(what);
   auto envs = make_envs(threads, false);
   if (!envs) return 0;
@@ -425,6 +427,7 @@ size_t run_against_builtin(const OpGraph& g, const std::string& what, int thread
               1e-5)
         << "output " << i;
   }
+  if (cpu_arena_bytes) *cpu_arena_bytes = c.arena_bytes();
   return delegated_nodes(c, "cpu");
 }
 
@@ -680,6 +683,77 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
   OpGraph c = conv_graph(pointwise);
   const int32_t bias = random_weights(c, {16}, 51);
   EXPECT_EQ(run_against_builtin(with_residual(c, bias, 0), "broadcasting ADD", 1), 1u);
+}
+
+// in -> CONV_2D 1x1 (in[3] -> p.in[3] channels, activation `expand_act`) -> the pair of `p` -> out.
+OpGraph expanded_pair_graph(const PairCase& p, int in_channels, int expand_act) {
+  OpGraph pair = pair_graph(p);
+  OpGraph g;
+  const int32_t in = g.input({p.in[0], p.in[1], p.in[2], in_channels});
+  const int32_t f = random_weights(g, {p.in[3], 1, 1, in_channels}, 61);
+  const int32_t b = random_weights(g, {p.in[3]}, 62);
+  const int32_t offset = static_cast<int32_t>(g.tensors.size());
+  for (const TinyTensor& t : pair.tensors) g.tensors.push_back(t);
+  const int32_t expanded = pair.inputs[0] + offset;
+  g.ops.push_back({kConv2d, {in, f, b}, {expanded}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                           fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(expand_act)).Union());
+                   }});
+  for (GraphOp op : pair.ops) {
+    for (int32_t& i : op.inputs) i = i < 0 ? i : i + offset;
+    for (int32_t& o : op.outputs) o += offset;
+    g.ops.push_back(op);
+  }
+  for (int32_t o : pair.outputs) g.outputs.push_back(o + offset);
+  return g;
+}
+
+// MobileNetV2's inverted residual: expansion, depthwise and projection as one step, the expanded rows made
+// block by block. Batches, both windows and strides, VALID, channels no multiple of a vector, blocks over
+// many rows (rows shared by neighbouring blocks moved, not recomputed), one to three threads.
+TEST(CpuDelegate, AnExpansionJoinsThePairAfterIt) {
+  struct Case {
+    PairCase pair;
+    int in_channels, expand_act;
+  };
+  const Case cases[] = {
+      {{{1, 17, 15, 48}, 3, 1, fb::Padding_SAME, 3, 0, 16, true}, 16, 3},   // RELU6, stride 1
+      {{{1, 33, 29, 40}, 3, 2, fb::Padding_SAME, 3, 0, 24, true}, 24, 3},   // stride 2, odd rows
+      {{{2, 20, 21, 72}, 5, 1, fb::Padding_SAME, 1, 0, 12, false}, 12, 1},  // 5x5, batch 2, RELU
+      {{{1, 23, 19, 37}, 5, 2, fb::Padding_SAME, 0, 2, 9, true}, 7, 0},     // 5x5 stride 2, no activation
+      {{{1, 26, 23, 24}, 3, 2, fb::Padding_VALID, 3, 0, 8, true}, 8, 2},    // VALID
+      {{{1, 120, 64, 32}, 3, 1, fb::Padding_SAME, 3, 0, 16, true}, 16, 3},  // many blocks
+  };
+  for (int threads : {1, 2, 3}) {
+    int i = 0;
+    for (const Case& c : cases) {
+      EXPECT_EQ(run_against_builtin(expanded_pair_graph(c.pair, c.in_channels, c.expand_act),
+                                    "expanded pair " + std::to_string(i), threads),
+                3u)
+          << "case " << i << ", " << threads << " threads";
+      ++i;
+    }
+  }
+  // With the residual ADD of the block's input, as MobileNetV2 has it; and after a resize.
+  const Case r = {{{1, 21, 18, 64}, 3, 1, fb::Padding_SAME, 3, 0, 16, true}, 16, 3};
+  OpGraph g = expanded_pair_graph(r.pair, r.in_channels, r.expand_act);
+  EXPECT_EQ(run_against_builtin(with_residual(g, g.inputs[0], 0), "expanded pair + ADD", 2), 4u);
+  EXPECT_EQ(run_against_builtin(expanded_pair_graph(cases[1].pair, 24, 3), "expanded pair resized", 2, {1, 45, 17, 24}),
+            3u);
+
+  // The expanded tensor (96 x 96 x 48 floats, 1.77 MB) never exists: the arena holds the input, the output
+  // and the step's working rows, less than it alone.
+  const Case big = {{{1, 96, 96, 48}, 3, 2, fb::Padding_SAME, 3, 0, 16, true}, 8, 3};
+  size_t arena = 0;
+  EXPECT_EQ(run_against_builtin(expanded_pair_graph(big.pair, big.in_channels, big.expand_act), "large expansion", 1,
+                                {}, &arena),
+            3u);
+  EXPECT_GT(arena, 0u);
+  EXPECT_LT(arena, size_t{96} * 96 * 48 * sizeof(float));
+  // The expansion's output read by a model output too: the convolution runs as a step of its own.
+  OpGraph both = expanded_pair_graph(cases[0].pair, 16, 3);
+  both.outputs.push_back(both.ops[0].outputs[0]);
+  EXPECT_EQ(run_against_builtin(both, "expansion read outside", 2), 3u);
 }
 
 TEST(CpuDelegate, ChainedPairsShareAPartition) {

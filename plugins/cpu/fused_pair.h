@@ -1,10 +1,14 @@
 // A depthwise convolution and the 1x1 convolution that reads it, run as one step: block by block of
 // output rows, the depthwise rows go into a small per-thread buffer that stays in cache, and the matrix
 // product of the 1x1 convolution reads them from there. The depthwise output never reaches memory.
+// With an expansion (MobileNetV2's inverted residual: a 1x1 convolution whose output only the depthwise
+// reads), the input rows each block needs are expanded into another per-thread buffer first, so the
+// expanded tensor (the largest of the three, often four to six times the input) never exists whole
+// either; the rows that two neighbouring blocks share are moved down, not computed twice.
 //
 // What a pair is made of comes from the model once (PairSpec: checked at selection, weights packed at
-// partition init); the geometry follows the input shape at prepare, which also sizes the buffers, so
-// run() allocates nothing.
+// partition init); the geometry follows the input shape at prepare, which also sizes the buffers. The
+// buffers are the step's working memory (CpuOp::work_bytes), so run() allocates nothing.
 #ifndef BATON_CPU_FUSED_PAIR_H
 #define BATON_CPU_FUSED_PAIR_H
 
@@ -17,6 +21,7 @@
 #include "baton/plugin_api.h"
 #include "cpu_op.h"
 #include "kernels.h"
+#include "pointwise.h"
 
 namespace baton::cpu {
 
@@ -36,6 +41,15 @@ struct PairSpec {
   // output of that node, which reads the depthwise output; its clamp then becomes the depthwise one.
   static PairSpec read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv,
                        const baton_node* activation = nullptr);
+
+  // The expansion before the depthwise: none while in_channels is 0.
+  int in_channels = 0;
+  Clamp expand_clamp{};
+  const float* expand_weights = nullptr;  // [channels][in_channels]
+  const float* expand_bias = nullptr;     // [channels] or null
+  // Takes `expand` (a 1x1 convolution without a HARD_SWISH, whose output the depthwise alone reads) as
+  // the expansion. Throws kit::Refusal when its output channels are not the depthwise's.
+  void add_expansion(const PointwiseSpec& expand);
 };
 
 class FusedPair : public CpuOp {
@@ -44,16 +58,17 @@ class FusedPair : public CpuOp {
   // threads, each share with its own block buffer.
   FusedPair(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool);
 
-  // For an input of [batch, height, width, channels]: the output dims; sizes the block buffers.
-  // Throws kit::Refusal for a shape the pair cannot take.
+  // For an input of [batch, height, width, channels] (in_channels with an expansion): the output dims;
+  // sizes the block buffers. Throws kit::Refusal for a shape the pair cannot take.
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
+  size_t work_bytes() const override { return share_floats_ * static_cast<size_t>(shares_) * sizeof(float); }
   // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]).
-  void run(const float* in, const float* residual, float* out) override;
+  void run(const float* in, const float* residual, float* out, float* work) override;
   bool takes_residual() const override { return true; }
 
  private:
   void run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
-                  float* scratch) const;
+                  float* work) const;
   static void run_share(void* context, size_t share);
 
   PairSpec spec_;
@@ -61,16 +76,20 @@ class FusedPair : public CpuOp {
   std::vector<float> depthwise_bias_;  // the model's, or zeros
   std::vector<float> packed_conv_;     // conv weights packed for kernels_.nr
   std::vector<float> conv_bias_;       // out_channels rounded up to nr, zero padded
+  std::vector<float> packed_expand_;   // the expansion's weights packed for kernels_.nr (or empty)
+  std::vector<float> expand_bias_;     // channels rounded up to nr, zero padded
 
   DepthwiseGeometry geometry_;
   int batch_ = 0, rows_per_block_ = 1, blocks_per_image_ = 0;
   pthreadpool_t pool_ = nullptr;
   int shares_ = 1;              // the pool's threads (1 without a pool)
-  size_t scratch_floats_ = 0;   // one block of depthwise rows
-  std::vector<float> scratch_;  // shares_ block buffers, scratch_floats_ each
+  size_t block_floats_ = 0;     // one block of depthwise rows
+  size_t expanded_floats_ = 0;  // the expanded input rows one block reads (0 without an expansion)
+  size_t share_floats_ = 0;     // both, rounded up to 64 bytes: what each share works in
   const float* run_in_ = nullptr;  // the current run's tensors, for run_share
   const float* run_residual_ = nullptr;
   float* run_out_ = nullptr;
+  float* run_work_ = nullptr;
   int run_shares_ = 1;
 };
 

@@ -163,7 +163,7 @@ void NarrowConv::run_share(void* context, size_t share) {
   }
 }
 
-void NarrowConv::run(const float* in, const float*, float* out) {
+void NarrowConv::run(const float* in, const float*, float* out, float*) {
   run_in_ = in;
   run_out_ = out;
   const int rows = geometry_.out_h * batch_;

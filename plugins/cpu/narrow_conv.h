@@ -42,7 +42,7 @@ class NarrowConv : public CpuOp {
  public:
   NarrowConv(const NarrowConvSpec& spec, const Kernels& kernels, pthreadpool_t pool);
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
-  void run(const float* in, const float* residual, float* out) override;
+  void run(const float* in, const float* residual, float* out, float* work) override;
 
  private:
   static void run_share(void* context, size_t share);

@@ -298,6 +298,19 @@ void Partition::build(const baton_partition* partition) {
       return;
     }
   };
+  // 1x1 convolutions whose output only a later depthwise of the partition reads: they become that pair's
+  // expansion (by output tensor: the spec and the convolution's input).
+  std::unordered_map<int32_t, std::pair<PointwiseSpec, int32_t>> expansions;
+  auto read_by_depthwise = [&](int32_t t, int32_t after) {
+    if (outputs.count(t) || reads[t] != 1) return false;
+    for (int32_t k = after + 1; k < count; ++k) {
+      const baton_node* node = api->partition_node(partition, k);
+      if (!used[k] && api->node_builtin_code(node) == kDepthwiseConv2d && index_of(api, api->node_input(node, 0)) == t) {
+        return true;
+      }
+    }
+    return false;
+  };
   for (int32_t n = 0; n < count; ++n) {
     const baton_node* dw = api->partition_node(partition, n);
     if (used[n]) continue;
@@ -311,6 +324,9 @@ void Partition::build(const baton_partition* partition) {
                                                plugin_.pool.get());
       } else if (auto narrow = narrow_spec(api, dw)) {
         step.op = std::make_unique<NarrowConv>(*narrow, *plugin_.kernels, plugin_.pool.get());
+      } else if (read_by_depthwise(out, n)) {  // the expansion of the pair that reads it
+        expansions.emplace(out, std::make_pair(PointwiseSpec::read(api, dw), index_of(api, api->node_input(dw, 0))));
+        continue;
       } else {  // a 1x1 convolution, with the HARD_SWISH that reads it when select took that too
         const baton_node* hard_swish = nullptr;
         for (int32_t k = n + 1; k < count && !outputs.count(out); ++k) {
@@ -379,11 +395,19 @@ void Partition::build(const baton_partition* partition) {
     used[n] = used[c] = true;
 
     Step step;
-    step.op = std::make_unique<FusedPair>(PairSpec::read(api, dw, conv, activation), *plugin_.kernels, plugin_.pool.get());
+    PairSpec spec = PairSpec::read(api, dw, conv, activation);
+    int32_t in = index_of(api, api->node_input(dw, 0));
+    if (const auto e = expansions.find(in); e != expansions.end()) {
+      spec.add_expansion(e->second.first);
+      in = e->second.second;
+      expansions.erase(e);
+    }
+    step.op = std::make_unique<FusedPair>(spec, *plugin_.kernels, plugin_.pool.get());
     int32_t out = index_of(api, api->node_output(conv, 0));
     join_residual(step, out, c);
-    place(step, index_of(api, api->node_input(dw, 0)), out);
+    place(step, in, out);
   }
+  if (!expansions.empty()) refuse("a 1x1 convolution's output is read by no pair's depthwise");
 }
 
 baton_status Partition::prepare(const baton_partition* partition, baton_error* error) {
@@ -434,17 +458,23 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
   }
   std::vector<kit::Lifetime> lives;
   for (size_t b = 0; b < buffers; ++b) lives.push_back({sizes[b] * sizeof(float), written[b], std::max(written[b], last_read[b])});
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    lives.push_back({steps_[i].op->work_bytes(), static_cast<int>(i), static_cast<int>(i)});
+  }
   size_t total = 0;
   buffer_offset_ = kit::plan_offsets(lives, 64, &total);
+  for (size_t i = 0; i < steps_.size(); ++i) steps_[i].work_offset = buffer_offset_[buffers + i];
+  buffer_offset_.resize(buffers);
   partition_ = partition;
   scratch_.request(api, partition, total);
+  scratch_bytes_ = total;
   return BATON_OK;
 }
 
 baton_status Partition::invoke(baton_error* error) {
   const baton_host_api* api = plugin_.api;
   scratch_base_ = scratch_.data(api, partition_);
-  if (!buffer_offset_.empty() && !scratch_base_) {
+  if (scratch_bytes_ > 0 && !scratch_base_) {
     api->error_set(error, "the partition's scratch has no memory");
     return BATON_ERROR;
   }
@@ -466,7 +496,8 @@ baton_status Partition::invoke(baton_error* error) {
         return BATON_ERROR;
       }
     }
-    s.op->run(in, residual, out);
+    s.op->run(in, residual, out,
+              s.op->work_bytes() > 0 ? reinterpret_cast<float*>(scratch_base_ + s.work_offset) : nullptr);
   }
   return BATON_OK;
 }

@@ -2,7 +2,8 @@
 // chooses its nodes from the whole graph (select_nodes): every DEPTHWISE_CONV_2D whose only reader is a
 // 1x1 CONV_2D, both of a form FusedPair runs, and every other CONV_2D NarrowConv runs (few output
 // channels, large output). A partition is one or more such steps in execution order (the host groups
-// connected ones); a tensor that passes between two steps of one partition lives in a buffer of the
+// connected ones); a 1x1 convolution whose output only a pair's depthwise reads becomes that pair's
+// expansion. A tensor that passes between two steps of one partition lives in a buffer of the
 // partition, the others in the host's memory.
 #ifndef BATON_CPU_PARTITION_H
 #define BATON_CPU_PARTITION_H
@@ -54,17 +55,19 @@ class Partition {
     const baton_tensor* residual_tensor = nullptr;
     Place in, out, residual;  // residual: the other input of a residual ADD the step ends in
     std::vector<int32_t> out_dims;
+    size_t work_offset = 0;  // of the op's working memory, bytes into the scratch block
   };
 
   PluginState& plugin_;
   std::vector<Step> steps_;
   // Tensors between two steps of this partition: `buffers_` of them, placed at prepare in one scratch
   // block (plugin_kit_scratch.hpp; tensors with lives apart share bytes), in the host's arena where it
-  // gives one.
+  // gives one. Each step's working memory lies there too, alive during that step only.
   int buffers_ = 0;
   std::vector<size_t> buffer_offset_;  // bytes into the block
   const baton_partition* partition_ = nullptr;
   kit::PartitionScratch scratch_;
+  size_t scratch_bytes_ = 0;
   uint8_t* scratch_base_ = nullptr;  // the block's address for the invoke under way
   float* buffer(int b) {
     return reinterpret_cast<float*>(scratch_base_ + buffer_offset_[static_cast<size_t>(b)]);

@@ -85,7 +85,7 @@ void Pointwise::run_share(void* context, size_t share) {
   self->run_rows(self->run_in_, self->run_residual_, self->run_out_, first, end);
 }
 
-void Pointwise::run(const float* in, const float* residual, float* out) {
+void Pointwise::run(const float* in, const float* residual, float* out, float*) {
   run_in_ = in;
   run_residual_ = residual;
   run_out_ = out;
@@ -103,7 +103,7 @@ std::vector<int32_t> Elementwise::prepare(const int32_t* in_dims, int32_t rank) 
   return std::vector<int32_t>(in_dims, in_dims + rank);
 }
 
-void Elementwise::run(const float* in, const float* residual, float* out) {
+void Elementwise::run(const float* in, const float* residual, float* out, float*) {
   switch (kind_) {
     case Kind::kHardSwish:
       std::copy(in, in + size_, out);

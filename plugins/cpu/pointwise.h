@@ -40,7 +40,7 @@ class Pointwise : public CpuOp {
  public:
   Pointwise(const PointwiseSpec& spec, const Kernels& kernels, pthreadpool_t pool);
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
-  void run(const float* in, const float* residual, float* out) override;
+  void run(const float* in, const float* residual, float* out, float* work) override;
   bool takes_residual() const override { return !spec_.hard_swish; }
 
  private:
@@ -71,7 +71,7 @@ class Elementwise : public CpuOp {
     if (kind == Kind::kAdd) add_residual(clamp);
   }
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
-  void run(const float* in, const float* residual, float* out) override;
+  void run(const float* in, const float* residual, float* out, float* work) override;
 
  private:
   Kind kind_;
