@@ -540,10 +540,12 @@ BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp 
 }
 
 // One copy of the kernels per instruction set, in its own vector width and with the tile that fits its
-// registers: 12 x 32 in 24 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm.
-// AMD's AVX-512 (Zen 4) runs each zmm multiply-add as two 256-bit halves: there the 12 x 32 tile's twelve
-// row pointers and the columns it wastes on 16 or 24 output channels cost more than they give, and an
-// 8 x 16 tile ran hand_landmark_lite 1.15x and pose_landmark_lite 1.2x faster (see the README).
+// registers: 8 x 16 in 8 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm. The
+// AVX-512 tile was 12 x 32 until it met an AVX-512 machine (an AMD EPYC, Zen 4, which runs each zmm
+// multiply-add as two 256-bit halves): there its twelve row pointers and the columns it wastes on 16 or 24
+// output channels cost more than they gave, and 8 x 16 ran hand_landmark_lite 4.8 -> 4.2 ms and
+// pose_landmark_lite 11.6 -> 9.4 ms at one thread (4, 6 and 7 x 16 were level with it within the noise,
+// 12 x 16 and 4, 6 and 8 x 32 slower).
 #define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV)                                                     \
   ATTRIBUTES void depthwise_rows_##SUFFIX(const DepthwiseGeometry& g, const float* in, const float* w,     \
                                           const float* bias, Clamp cl, int r0, int r1, float* dst) {      \
@@ -572,8 +574,7 @@ BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp 
 BATON_CPU_KERNELS(baseline, , V4, 4, 2)
 #if defined(__x86_64__) && defined(__GNUC__)
 BATON_CPU_KERNELS(avx2, __attribute__((target("avx2,fma"))), V8, 6, 2)
-BATON_CPU_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))), V16, 12, 2)
-BATON_CPU_KERNELS(avx512_8x16, __attribute__((target("avx512f,avx2,fma"))), V16, 8, 1)
+BATON_CPU_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))), V16, 8, 1)
 #endif
 
 }  // namespace
@@ -582,11 +583,7 @@ std::vector<const Kernels*> available_kernels() {
   std::vector<const Kernels*> out;
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
-    const bool amd = __builtin_cpu_is("amd");
-    out.push_back(amd ? &kKernels_avx512_8x16 : &kKernels_avx512);
-    out.push_back(amd ? &kKernels_avx512 : &kKernels_avx512_8x16);
-  }
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx512);
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx2);
 #endif
   out.push_back(&kKernels_baseline);
