@@ -107,7 +107,7 @@ FusedPair::FusedPair(const PairSpec& spec, const Kernels& kernels, pthreadpool_t
 }
 
 std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
-  const int in_channels = spec_.in_channels > 0 ? spec_.in_channels : spec_.channels;
+  const int in_channels = spec_.input_channels();
   if (rank != 4 || in_dims[3] != in_channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
     refuse("input shape is not [batch, height, width, " + std::to_string(in_channels) + "]");
   }
@@ -154,7 +154,7 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
 void FusedPair::run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
                            float* work) const {
   const DepthwiseGeometry& g = geometry_;
-  const int in_channels = spec_.in_channels > 0 ? spec_.in_channels : g.channels;
+  const int in_channels = spec_.input_channels();
   const size_t image_in = static_cast<size_t>(g.in_h) * g.in_w * in_channels;
   const size_t image_out = static_cast<size_t>(g.out_h) * g.out_w * spec_.out_channels;
   float* block = work;
@@ -187,7 +187,7 @@ void FusedPair::run_blocks(const float* in, const float* residual, float* out, i
       }
       have_image = image;
       have_begin = begin;
-      have_end = std::max(end, from);
+      have_end = end;  // never below `from`: blocks of one share go down the image
       // The depthwise over rows [begin, end) only: its top padding grows by the rows left out above.
       DepthwiseGeometry rows = g;
       rows.in_h = end - begin;

@@ -50,6 +50,8 @@ struct PairSpec {
   // Takes `expand` (a 1x1 convolution without a HARD_SWISH, whose output the depthwise alone reads) as
   // the expansion. Throws kit::Refusal when its output channels are not the depthwise's.
   void add_expansion(const PointwiseSpec& expand);
+  // The channels of the pair's input: the expansion's, or the depthwise's without one.
+  int input_channels() const { return in_channels > 0 ? in_channels : channels; }
 };
 
 class FusedPair : public CpuOp {
