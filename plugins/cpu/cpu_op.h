@@ -1,9 +1,10 @@
 // What one step of a cpu partition runs: a pattern of the model's nodes read once (weights packed at
 // partition init), sized at prepare for the input's shape (which also says how much working memory it
 // needs), and run on one float32 tensor into another without allocating: its working memory is the
-// partition's, in the scratch the host gives it, alive only while the step runs. A pattern that ends in a 1x1 convolution may also
-// take the residual ADD after it (out = clamp(conv + residual), each block of rows while it is still in
-// cache): the ADD's other input then comes to run() as `residual`, of the output's shape.
+// partition's, in the scratch the host gives it, alive only while the step runs. A pattern that ends in
+// a 1x1 convolution may also take the residual ADD after it (out = clamp(conv + residual), each block of
+// rows while it is still in cache): the ADD's other input then comes to run() as `residual`, of the
+// output's shape.
 #ifndef BATON_CPU_CPU_OP_H
 #define BATON_CPU_CPU_OP_H
 

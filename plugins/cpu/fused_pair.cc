@@ -146,8 +146,8 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   block_floats_ = static_cast<size_t>(rows_per_block_) * g.out_w * g.channels;
   // The input rows of one block: (rows - 1) * stride + the window, at most.
   const int in_rows = std::min(g.in_h, (rows_per_block_ - 1) * g.stride_h + g.kernel);
-  expanded_floats_ = spec_.in_channels > 0 ? static_cast<size_t>(in_rows) * g.in_w * g.channels : 0;
-  share_floats_ = (block_floats_ + expanded_floats_ + 15) / 16 * 16;
+  const size_t expanded_floats = spec_.in_channels > 0 ? static_cast<size_t>(in_rows) * g.in_w * g.channels : 0;
+  share_floats_ = (block_floats_ + expanded_floats + 15) / 16 * 16;
   return {batch_, g.out_h, g.out_w, spec_.out_channels};
 }
 

@@ -85,9 +85,8 @@ class FusedPair : public CpuOp {
   int batch_ = 0, rows_per_block_ = 1, blocks_per_image_ = 0;
   pthreadpool_t pool_ = nullptr;
   int shares_ = 1;              // the pool's threads (1 without a pool)
-  size_t block_floats_ = 0;     // one block of depthwise rows
-  size_t expanded_floats_ = 0;  // the expanded input rows one block reads (0 without an expansion)
-  size_t share_floats_ = 0;     // both, rounded up to 64 bytes: what each share works in
+  size_t block_floats_ = 0;  // one block of depthwise rows, at the start of each share's work memory
+  size_t share_floats_ = 0;  // that and the expanded input rows one block reads, rounded up to 64 bytes
   const float* run_in_ = nullptr;  // the current run's tensors, for run_share
   const float* run_residual_ = nullptr;
   float* run_out_ = nullptr;

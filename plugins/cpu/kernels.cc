@@ -73,41 +73,28 @@ BATON_INLINE void depthwise_inside(const float* in, int row_stride, int channels
   store(dst + c, clamp(acc, clamp_to));
 }
 
-// The same for a pixel at the border: only taps [ky0, ky1) x [kx0, kx1) fall inside the input.
-template <int K, class V>
+// The same for a pixel at the border: only taps [ky0, ky1) x [kx0, kx1) fall inside the input. U
+// neighbouring vectors of channels at once (U independent sums, so the multiply-adds of one do not wait
+// on the last of another: a border pixel has no neighbours in the same loop to give that overlap, and
+// its window is up to 25 taps long).
+template <int K, class V, int U = 1>
 BATON_INLINE void depthwise_border(const float* in, int row_stride, int channels, const float* weights,
                                    const float* bias, Clamp clamp_to, int c, int ky0, int ky1, int kx0, int kx1,
                                    float* dst) {
-  V acc = load<V>(bias + c);
-  for (int ky = ky0; ky < ky1; ++ky) {
-    for (int kx = kx0; kx < kx1; ++kx) {
-      acc += load<V>(in + ky * row_stride + kx * channels + c) * load<V>(weights + (ky * K + kx) * channels + c);
-    }
-  }
-  store(dst + c, clamp(acc, clamp_to));
-}
-
-// The same for four neighbouring vectors of channels at once: four independent sums, so the multiply-adds
-// of one do not wait on the last of another (a border pixel has no neighbours in the same loop to give
-// that overlap, and its window is up to 25 taps long).
-template <int K, class V>
-BATON_INLINE void depthwise_border4(const float* in, int row_stride, int channels, const float* weights,
-                                    const float* bias, Clamp clamp_to, int c, int ky0, int ky1, int kx0, int kx1,
-                                    float* dst) {
   constexpr int L = static_cast<int>(sizeof(V) / sizeof(float));
-  V acc[4];
+  V acc[U];
 #pragma GCC unroll 4
-  for (int u = 0; u < 4; ++u) acc[u] = load<V>(bias + c + u * L);
+  for (int u = 0; u < U; ++u) acc[u] = load<V>(bias + c + u * L);
   for (int ky = ky0; ky < ky1; ++ky) {
     for (int kx = kx0; kx < kx1; ++kx) {
       const float* x = in + ky * row_stride + kx * channels + c;
       const float* w = weights + (ky * K + kx) * channels + c;
 #pragma GCC unroll 4
-      for (int u = 0; u < 4; ++u) acc[u] += load<V>(x + u * L) * load<V>(w + u * L);
+      for (int u = 0; u < U; ++u) acc[u] += load<V>(x + u * L) * load<V>(w + u * L);
     }
   }
 #pragma GCC unroll 4
-  for (int u = 0; u < 4; ++u) store(dst + c + u * L, clamp(acc[u], clamp_to));
+  for (int u = 0; u < U; ++u) store(dst + c + u * L, clamp(acc[u], clamp_to));
 }
 
 // One output pixel, all channels: vectors V, then narrower ones, then single floats. `in` points at the
@@ -132,7 +119,7 @@ BATON_INLINE void depthwise_pixel(const float* in, int row_stride, int channels,
   // narrower ones for the rest.
   if constexpr (!kInside) {
     for (; c + 4 * lanes<V> <= channels; c += 4 * lanes<V>) {
-      depthwise_border4<K, V>(in, row_stride, channels, weights, bias, clamp_to, c, ky0, ky1, kx0, kx1, dst);
+      depthwise_border<K, V, 4>(in, row_stride, channels, weights, bias, clamp_to, c, ky0, ky1, kx0, kx1, dst);
     }
   }
   for (; c + lanes<V> <= channels; c += lanes<V>) run(V{});
