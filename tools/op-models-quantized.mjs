@@ -102,6 +102,20 @@ export default function quantizedCases({add, simple, model, T, C, i32, i64, f32,
       [T([4, 64], 'INT16', q16(0.0007)), T([4, 64], 'INT16', q16(1 / 32768))]));
   add('tanh_i16', 'TANH', 3, (n, v) => simple(n, 'TANH', v, null,
       [T([4, 64], 'INT16', q16(0.0005)), T([4, 64], 'INT16', q16(1 / 32768))]));
+  // Input scale 2^-12 (Q3.12; TANH also 2^-11, doubled with saturation): TFLite's gemmlowp fixed-point
+  // path instead of the table; a scale within 1e-3 of log2 of it counts as it (TFLite's CheckedLog2).
+  add('logistic_i16_pot', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
+      [T([8, 256], 'INT16', q16(1 / 4096)), T([8, 256], 'INT16', q16(1 / 32768))], seed(13)));
+  add('logistic_i16_near_pot', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
+      [T([4, 64], 'INT16', q16(0.9996 / 4096)), T([4, 64], 'INT16', q16(1 / 32768))]));
+  add('tanh_i16_pot', 'TANH', 3, (n, v) => simple(n, 'TANH', v, null,
+      [T([8, 256], 'INT16', q16(1 / 4096)), T([8, 256], 'INT16', q16(1 / 32768))], seed(14)));
+  add('tanh_i16_pot_doubled', 'TANH', 3, (n, v) => simple(n, 'TANH', v, null,
+      [T([8, 256], 'INT16', q16(1 / 2048)), T([8, 256], 'INT16', q16(1 / 32768))], seed(15)));
+  // int16 RELU and RELU6: rescaled, clamped at 0 and round(6 / output scale) (past 32767 here in the second).
+  add('relu_i16', 'RELU', 3, (n, v) => simple(n, 'RELU', v, null, [T([4, 16], 'INT16', q16(0.0005)), T([4, 16], 'INT16', q16(0.0007))]));
+  add('relu6_i16', 'RELU6', 3, (n, v) => simple(n, 'RELU6', v, null, [T([4, 16], 'INT16', q16(0.0005)), T([4, 16], 'INT16', q16(0.0002))]));
+  add('relu6_i16_wide_output', 'RELU6', 3, (n, v) => simple(n, 'RELU6', v, null, [T([4, 16], 'INT16', q16(0.0005)), T([4, 16], 'INT16', q16(0.0001))]));
   // The ends of a 16x8 model: QUANTIZE from float and between int16 and int8, DEQUANTIZE.
   add('quantize_f32_i16', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16]), T([4, 16], 'INT16', q16(0.00003))]));
   add('quantize_i16_i8', 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null, [T([4, 16], 'INT16', q16(0.0003)), T([4, 16], 'INT8', {q: [0.05, -3]})]));

@@ -3,7 +3,8 @@
 // uint8 / int8 LOGISTIC and SOFTMAX are prepared by glue/quantized_ops.cc, 8-bit HARD_SWISH and
 // LOG_SOFTMAX by glue/quantized_activation_ops.cc; uint8 / int8 TANH and GELU
 // and int8 ELU run through a 256-entry table of the float function over the input codes, as TFLite
-// 2.9's kernels do; 8-bit L2_NORMALIZATION and the ReLUs rescale in fixed point.
+// 2.9's kernels do; 8-bit L2_NORMALIZATION and the ReLUs (also int16 RELU and RELU6) rescale in fixed
+// point.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -50,12 +51,14 @@ float tanh_value(float x) { return std::tanh(x); }
 float elu_value(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
 
 void quantized_relu_prepare(OpContext& ctx);
+void int16_relu_prepare(OpContext& ctx);
 
 void same_shape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const int32_t code = ctx.op_code();
   const bool relu = code == op::kRelu || code == op::kRelu6 || code == op::kReluN1To1;
   if (relu && is_8bit(ctx, input)) return quantized_relu_prepare(ctx);
+  if ((code == op::kRelu || code == op::kRelu6) && ctx.type(input) == BATON_TYPE_INT16) return int16_relu_prepare(ctx);
   if (code == op::kHardSwish && is_8bit(ctx, input)) return quantized_hard_swish_prepare(ctx);
   if (code == op::kHardSwish) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (code == op::kAbs && (ctx.type(input) == BATON_TYPE_INT8 || ctx.type(input) == BATON_TYPE_INT16)) {
@@ -64,7 +67,8 @@ void same_shape_prepare(OpContext& ctx) {
   if (code == op::kAbs) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8, BATON_TYPE_INT16});
   if (code == op::kRsqrt && ctx.type(input) == BATON_TYPE_INT8) return quantized_rsqrt_prepare(ctx);
   if (code == op::kRsqrt) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
-  if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (code == op::kReluN1To1) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT16});
   const bool table_8bit = code == op::kLogistic || code == op::kTanh;
   if (table_8bit && ctx.type(input) == BATON_TYPE_INT16) return sigmoid_16_prepare(ctx, code == op::kTanh);
   if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
@@ -266,12 +270,13 @@ void quantized_relu_prepare(OpContext& ctx) {
                                      qo);
 }
 
-// int16 (16x8): the 8-bit rule with zero points 0, clamped to int16.
-void int16_leaky_relu_prepare(OpContext& ctx) {
+// int16 (16x8): the 8-bit rule with zero points 0, clamped to int16. Returns the state with the
+// identity multiplier set, for LEAKY_RELU, RELU and RELU6 to finish; scales[] gets the input's and the
+// output's scale.
+QLeakyReluState& int16_rescale_prepare(OpContext& ctx, float scales[2]) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* output = ctx.output(0);
   ctx.require_type(output, "output", {BATON_TYPE_INT16});
-  float scales[2] = {};
   for (int k = 0; k < 2; ++k) {
     const baton_tensor* t = k == 0 ? input : output;
     const TensorQuant q = ctx.quant(t);
@@ -280,15 +285,31 @@ void int16_leaky_relu_prepare(OpContext& ctx) {
     ctx.require(q.zero_point() == 0, who + " has zero point " + std::to_string(q.zero_point()) + " (int16 is symmetric)");
     scales[k] = q.scale();
   }
-  const float alpha = ctx.options().u.leaky_relu.alpha;
-  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for int16 (must be >= 0)");
   auto& s = ctx.state<QLeakyReluState>();
   s.in_zero = s.out_zero = 0;
   s.identity = quantize_multiplier(scales[0] / scales[1]);
-  s.alpha = quantize_multiplier(scales[0] * alpha / scales[1]);
+  s.alpha = s.identity;
   s.range = {-32768, 32767};
   ctx.set_output_shape(output, ctx.shape(input));
   ctx.set_invoke(quantized_leaky_relu_invoke);
+  return s;
+}
+
+void int16_leaky_relu_prepare(OpContext& ctx) {
+  float scales[2];
+  auto& s = int16_rescale_prepare(ctx, scales);
+  const float alpha = ctx.options().u.leaky_relu.alpha;
+  ctx.require(alpha >= 0.0f && std::isfinite(alpha), "alpha " + std::to_string(alpha) + " not supported for int16 (must be >= 0)");
+  s.alpha = quantize_multiplier(scales[0] * alpha / scales[1]);
+}
+
+// int16 RELU and RELU6 (TFLite 2.9 has no int16 RELU_N1_TO_1): clamped below at code 0 and, for RELU6,
+// above at round(6 / output scale), as TFLite's QuantizedReluX forms it.
+void int16_relu_prepare(OpContext& ctx) {
+  float scales[2];
+  auto& s = int16_rescale_prepare(ctx, scales);
+  s.range.lo = 0;
+  if (ctx.op_code() == op::kRelu6) s.range.hi = std::min(32767, static_cast<int32_t>(std::round(6.0f / scales[1])));
 }
 
 void leaky_relu_prepare(OpContext& ctx) {

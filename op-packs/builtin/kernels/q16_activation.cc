@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kernels/lstm_integer.h"
+
 namespace baton::builtin {
 namespace {
 
@@ -91,11 +93,16 @@ void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int
   }
 }
 
-bool q16_sigmoid_prepare(Q16SigmoidParams& p, float in_scale, bool tanh) {
-  int exponent = 0;
-  const bool pot = std::frexp(in_scale, &exponent) == 0.5f;
-  const int shift = 12 + (exponent - 1);  // (15 - 3 integer bits) + log2(scale)
-  if (pot && (shift == 0 || (tanh && shift == 1))) return false;
+void q16_sigmoid_prepare(Q16SigmoidParams& p, float in_scale, bool tanh) {
+  // TFLite's CheckedLog2, in float as it is: a power of two within 1e-3 of log2.
+  const float log2_scale = std::log(in_scale) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(log2_scale);
+  const int shift = 12 + static_cast<int>(rounded);  // (15 - 3 integer bits) + log2(scale)
+  if (std::abs(log2_scale - rounded) < 1e-3f && (shift == 0 || (tanh && shift == 1))) {
+    p.pot_shift = shift;
+    return;
+  }
+  p.pot_shift = -1;
   double multiplier = static_cast<double>(in_scale) * 4096.0 * 3.0;
   p.left_shift = 0;
   while (multiplier <= 32767.0 / 2.0 && p.left_shift <= 30) {
@@ -103,10 +110,13 @@ bool q16_sigmoid_prepare(Q16SigmoidParams& p, float in_scale, bool tanh) {
     multiplier *= 2.0;
   }
   p.multiplier = static_cast<int32_t>(multiplier);
-  return true;
 }
 
 void q16_logistic(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, int64_t n) {
+  if (p.pot_shift >= 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = fixed_logistic16(in[i]);
+    return;
+  }
   const auto& table = sigmoid_table();
   for (int64_t i = 0; i < n; ++i) {
     const int32_t x = rescale(p, in[i]);
@@ -125,6 +135,14 @@ void q16_logistic(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, in
 }
 
 void q16_tanh(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, int64_t n) {
+  if (p.pot_shift >= 0) {
+    // gemmlowp's SaturatingRoundingMultiplyByPOT: the doubled code, saturated to int16.
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t x = std::clamp(static_cast<int32_t>(in[i]) << p.pot_shift, -32768, 32767);
+      out[i] = fixed_tanh16(static_cast<int16_t>(x), 3);
+    }
+    return;
+  }
   const auto& table = sigmoid_table();
   for (int64_t i = 0; i < n; ++i) {
     const int32_t x = rescale(p, in[i]);

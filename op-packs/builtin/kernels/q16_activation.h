@@ -6,6 +6,9 @@
 //    (each entry biased by half the interpolation error at its midpoint).
 //  - LOGISTIC / TANH: the input rescaled to 1/(3 * 4096) (an integer multiplier and a right shift), then
 //    a 256-entry table of sigmoid(i / 24) in 0.16 fixed point (midpoint-corrected), interpolated; tanh(x) = 2 sigmoid(2x) - 1.
+//    Except where the input scale is the power of two of Q3.12 (2^-12; TANH also 2^-11, doubled with
+//    saturation to Q3.12), within TFLite's tolerance (log2 within 1e-3 of an integer): there the codes
+//    go through gemmlowp's fixed-point logistic or tanh as they are, as in TFLite's optimized kernel.
 #ifndef BATON_BUILTIN_KERNELS_Q16_ACTIVATION_H
 #define BATON_BUILTIN_KERNELS_Q16_ACTIVATION_H
 
@@ -25,12 +28,12 @@ void q16_softmax_prepare(Q16SoftmaxParams& p, float in_scale, float beta);
 void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int64_t rows, int64_t depth);
 
 struct Q16SigmoidParams {
-  int32_t multiplier = 0;
+  int32_t multiplier = 0;  // the table path's rescale
   int left_shift = 0;
+  int pot_shift = -1;  // >= 0: the fixed-point path, the codes shifted left by this much first
 };
 
-// False for the scales TFLite sends to another kernel (input scale 2^-12, for TANH also 2^-11).
-bool q16_sigmoid_prepare(Q16SigmoidParams& p, float in_scale, bool tanh);
+void q16_sigmoid_prepare(Q16SigmoidParams& p, float in_scale, bool tanh);
 void q16_logistic(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, int64_t n);
 void q16_tanh(const Q16SigmoidParams& p, const int16_t* in, int16_t* out, int64_t n);
 
