@@ -240,9 +240,11 @@ BATON_INLINE void depthwise_rows_impl(const DepthwiseGeometry& g, const float* i
 
 // One MR x (NV vectors) tile of C over the whole depth k; `rows` and `cols` say how much of it is real (the
 // rest is computed from repeated rows and zero columns, and not stored).
+// The panel's rows are `panel_stride` floats apart (its packed width, which may be wider than the tile:
+// a narrow tile runs the first columns of a panel whose others are zero).
 template <class V, int MR, int NV>
-BATON_INLINE void gemm_tile(int k, const float* a, int lda, const float* panel, const float* bias, Clamp clamp_to,
-                            float* c, int ldc, int rows, int cols) {
+BATON_INLINE void gemm_tile(int k, const float* a, int lda, const float* panel, int panel_stride, const float* bias,
+                            Clamp clamp_to, float* c, int ldc, int rows, int cols) {
   constexpr int L = lanes<V>, NR = L * NV;
   V acc[MR][NV];
   const float* ap[MR];
@@ -255,7 +257,7 @@ BATON_INLINE void gemm_tile(int k, const float* a, int lda, const float* panel, 
   for (int p = 0; p < k; ++p) {
     V b[NV];
 #pragma GCC unroll 4
-    for (int j = 0; j < NV; ++j) b[j] = load<V>(panel + p * NR + L * j);
+    for (int j = 0; j < NV; ++j) b[j] = load<V>(panel + static_cast<ptrdiff_t>(p) * panel_stride + L * j);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const float x = ap[i][p];
@@ -279,17 +281,28 @@ BATON_INLINE void gemm_tile(int k, const float* a, int lda, const float* panel, 
   }
 }
 
-// Panel by panel (a panel of B, k x NR, stays in L1 while every row tile of A passes it).
-template <class V, int MR, int NV>
+// Panel by panel (a panel of B, k x NR, stays in L1 while every row tile of A passes it). A last panel
+// of at most NR / 2 real columns (24, 40 or 56 output channels; 8) runs a tile of half the width, VH x
+// MRH: the full tile would spend half its multiply-adds on zero columns there.
+template <class V, int MR, int NV, class VH, int MRH>
 BATON_INLINE void gemm_impl(int m, int n, int k, const float* a, int lda, const float* packed_b, const float* bias,
                             Clamp clamp_to, float* c, int ldc) {
   constexpr int L = lanes<V>, NR = L * NV;
+  static_assert((NR / 2) % lanes<VH> == 0, "the half tile's columns are whole vectors");
   for (int n0 = 0; n0 < n; n0 += NR) {
     const float* panel = packed_b + static_cast<ptrdiff_t>(n0 / NR) * k * NR;
     const int cols = std::min(NR, n - n0);
+    if (cols <= NR / 2) {
+      constexpr int NVH = NR / 2 / lanes<VH>;
+      for (int m0 = 0; m0 < m; m0 += MRH) {
+        gemm_tile<VH, MRH, NVH>(k, a + static_cast<ptrdiff_t>(m0) * lda, lda, panel, NR, bias + n0, clamp_to,
+                                c + static_cast<ptrdiff_t>(m0) * ldc + n0, ldc, std::min(MRH, m - m0), cols);
+      }
+      continue;
+    }
     for (int m0 = 0; m0 < m; m0 += MR) {
-      gemm_tile<V, MR, NV>(k, a + static_cast<ptrdiff_t>(m0) * lda, lda, panel, bias + n0, clamp_to,
-                        c + static_cast<ptrdiff_t>(m0) * ldc + n0, ldc, std::min(MR, m - m0), cols);
+      gemm_tile<V, MR, NV>(k, a + static_cast<ptrdiff_t>(m0) * lda, lda, panel, NR, bias + n0, clamp_to,
+                           c + static_cast<ptrdiff_t>(m0) * ldc + n0, ldc, std::min(MR, m - m0), cols);
     }
   }
 }
@@ -532,15 +545,17 @@ BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp 
 // multiply-add as two 256-bit halves): there its twelve row pointers and the columns it wastes on 16 or 24
 // output channels cost more than they gave, and 8 x 16 ran hand_landmark_lite 4.8 -> 4.2 ms and
 // pose_landmark_lite 11.6 -> 9.4 ms at one thread (4, 6 and 7 x 16 were level with it within the noise,
-// 12 x 16 and 4, 6 and 8 x 32 slower).
-#define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV)                                                     \
+// 12 x 16 and 4, 6 and 8 x 32 slower). The half tile of a last panel is 12 x 8 (12 ymm accumulators),
+// or 8 x 4 in xmm; AVX-512's needs AVX512VL, without which a ymm instruction reaches only ymm0-15 and
+// GCC spilled an accumulator of it to the stack.
+#define BATON_CPU_KERNELS(SUFFIX, ATTRIBUTES, V, MR, NV, VH, MRH)                                                   \
   ATTRIBUTES void depthwise_rows_##SUFFIX(const DepthwiseGeometry& g, const float* in, const float* w,     \
                                           const float* bias, Clamp cl, int r0, int r1, float* dst) {      \
     depthwise_rows_impl<V>(g, in, w, bias, cl, r0, r1, dst);                                                  \
   }                                                                                                        \
   ATTRIBUTES void gemm_##SUFFIX(int m, int n, int k, const float* a, int lda, const float* b,             \
                                 const float* bias, Clamp cl, float* c, int ldc) {                         \
-    gemm_impl<V, MR, NV>(m, n, k, a, lda, b, bias, cl, c, ldc);                                               \
+    gemm_impl<V, MR, NV, VH, MRH>(m, n, k, a, lda, b, bias, cl, c, ldc);                                           \
   }                                                                                                        \
   ATTRIBUTES void narrow_conv_rows_##SUFFIX(const ConvGeometry& g, const float* in, const float* w,       \
                                             const float* bias, Clamp cl, int r0, int r1, float* out) {    \
@@ -558,10 +573,10 @@ BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp 
                                      narrow_conv_rows_##SUFFIX, narrow_transpose_conv_rows_##SUFFIX, hard_swish_##SUFFIX, \
                                      add_clamp_##SUFFIX};
 
-BATON_CPU_KERNELS(baseline, , V4, 4, 2)
+BATON_CPU_KERNELS(baseline, , V4, 4, 2, V4, 8)
 #if defined(__x86_64__) && defined(__GNUC__)
-BATON_CPU_KERNELS(avx2, __attribute__((target("avx2,fma"))), V8, 6, 2)
-BATON_CPU_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))), V16, 8, 1)
+BATON_CPU_KERNELS(avx2, __attribute__((target("avx2,fma"))), V8, 6, 2, V8, 12)
+BATON_CPU_KERNELS(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), V16, 8, 1, V8, 12)
 #endif
 
 }  // namespace
@@ -570,7 +585,8 @@ std::vector<const Kernels*> available_kernels() {
   std::vector<const Kernels*> out;
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx512);
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx512);
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&kKernels_avx2);
 #endif
   out.push_back(&kKernels_baseline);
