@@ -274,6 +274,8 @@ TEST(CpuKernels, NarrowTransposeConvMatchesAPlainLoop) {
   const Case cases[] = {{16, 16, 16, 2, 2, 1, 0},  // selfie segmentation's head (window == stride: one tap each)
                         {7, 9, 32, 2, 2, 3, 0},    // the same path, three outputs (values cross pixels)
                         {5, 6, 48, 3, 3, 2, 0},    // and window 3, stride 3
+                        {3, 5, 24, 2, 2, 1, 0},    // one tap, three and one 8-float vectors, a row of 10 values
+                        {4, 3, 8, 2, 2, 5, 0},
                         {6, 5, 16, 2, 2, 1, 1},    // window == stride with an offset: the general path
                         {9, 7, 19, 3, 2, 2, 0},    // overlapping windows, channels past a vector
                         {6, 11, 5, 4, 2, 3, 1},    // padding offset

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 namespace baton::cpu {
 namespace {
@@ -417,44 +418,50 @@ struct TransposeTaps {
 
 // The common head (window == stride, as a 2x upsampling with 2x2 windows; no left offset; channels a
 // whole number of vectors, at most four): every output takes exactly one tap, output row oy is input row
-// iy through filter row ky, and the values come out in memory order, pixel by pixel of the input: its
-// channels, loaded once, times each (kx, co) filter, four values summed together at a time.
+// iy through filter row ky, and the values come out in memory order: input pixel ix, then kx, then co.
+// Four values at a time, each the products of one pixel's channels with one filter, summed together
+// (sum4); the four live in registers (an array indexed by a running count put them on the stack, and the
+// partial reloads of each stored vector cost more than the products).
 template <class V, int NV>
 BATON_INLINE void transpose_row_one_tap(const ConvGeometry& g, const float* in_row, const float* weights,
                                         const float* bias, int ky, float* out) {
   constexpr int L = lanes<V>;
   const int C = g.channels;
   const ptrdiff_t filter = static_cast<ptrdiff_t>(g.kernel_h) * g.kernel_w * C;
-  V acc[4];
-  float b[4];
-  int n = 0;
-  for (int ix = 0, ox = 0; ix < g.in_w && ox < g.out_w; ++ix) {
-    V x[NV];
+  const float* x = in_row;
+  const float* row_filters = weights + static_cast<ptrdiff_t>(ky) * g.kernel_w * C;
+  int kx = 0, co = 0;  // of the next value
+  auto next = [&](float& b) {
+    const float* w = row_filters + co * filter + static_cast<ptrdiff_t>(kx) * C;
+    V a = load<V>(x) * load<V>(w);
 #pragma GCC unroll 4
-    for (int k = 0; k < NV; ++k) x[k] = load<V>(in_row + static_cast<ptrdiff_t>(ix) * C + k * L);
-    for (int kx = 0; kx < g.stride_w && ox < g.out_w; ++kx, ++ox) {
-      const float* w = weights + (static_cast<ptrdiff_t>(ky) * g.kernel_w + kx) * C;
-      for (int co = 0; co < g.out_channels; ++co) {
-        const float* q = w + co * filter;
-        V a = x[0] * load<V>(q);
-#pragma GCC unroll 4
-        for (int k = 1; k < NV; ++k) a += x[k] * load<V>(q + k * L);
-        acc[n] = a;
-        b[n] = bias[co];
-        if (++n == 4) {
-          const V4 sums = sum4(fold4(acc[0]), fold4(acc[1]), fold4(acc[2]), fold4(acc[3]));
-#pragma GCC unroll 4
-          for (int j = 0; j < 4; ++j) out[j] = b[j] + sums[j];
-          out += 4;
-          n = 0;
-        }
+    for (int k = 1; k < NV; ++k) a += load<V>(x + k * L) * load<V>(w + k * L);
+    b = bias[co];
+    if (++co == g.out_channels) {
+      co = 0;
+      if (++kx == g.stride_w) {
+        kx = 0;
+        x += C;
       }
     }
+    return a;
+  };
+  const int values = g.out_w * g.out_channels;
+  int v = 0;
+  for (; v + 4 <= values; v += 4) {
+    float b0, b1, b2, b3;
+    const V a0 = next(b0), a1 = next(b1), a2 = next(b2), a3 = next(b3);
+    const V4 sums = sum4(fold4(a0), fold4(a1), fold4(a2), fold4(a3));
+    out[v] = b0 + sums[0];
+    out[v + 1] = b1 + sums[1];
+    out[v + 2] = b2 + sums[2];
+    out[v + 3] = b3 + sums[3];
   }
-  for (int j = 0; j < n; ++j) {
-    float sum = b[j];
-    for (int l = 0; l < L; ++l) sum += acc[j][l];
-    out[j] = sum;
+  for (; v < values; ++v) {
+    float sum;
+    const V a = next(sum);
+    for (int l = 0; l < L; ++l) sum += a[l];
+    out[v] = sum;
   }
 }
 
@@ -462,8 +469,12 @@ template <class V>
 BATON_INLINE void narrow_transpose_conv_rows_impl(const ConvGeometry& g, const float* in, const float* weights,
                                                   const float* bias, int row_begin, int row_end, float* out) {
   constexpr int L = lanes<V>;
+  // The one-tap rows in vectors of at most 8 floats: each value ends in a horizontal sum, and a 16-float
+  // one takes two more steps (on Zen 4, of two 256-bit halves each) for one multiply; selfie_segmentation's
+  // head (16 channels to one map) ran 394 -> 68 us with them.
+  using VT = std::conditional_t<(L > 8), V8, V>;
   const int values = g.out_w * g.out_channels;
-  const int vectors = g.channels % L == 0 ? g.channels / L : 0;
+  const int vectors = g.channels % lanes<VT> == 0 ? g.channels / lanes<VT> : 0;
   if (g.kernel_h == g.stride_h && g.kernel_w == g.stride_w && g.pad_left == 0 && vectors >= 1 && vectors <= 4) {
     for (int oy = row_begin; oy < row_end; ++oy) {
       const int ty = oy + g.pad_top;
@@ -471,10 +482,10 @@ BATON_INLINE void narrow_transpose_conv_rows_impl(const ConvGeometry& g, const f
       float* dst = out + static_cast<ptrdiff_t>(oy) * values;
       const int ky = ty % g.stride_h;
       switch (vectors) {
-        case 1: transpose_row_one_tap<V, 1>(g, in_row, weights, bias, ky, dst); break;
-        case 2: transpose_row_one_tap<V, 2>(g, in_row, weights, bias, ky, dst); break;
-        case 3: transpose_row_one_tap<V, 3>(g, in_row, weights, bias, ky, dst); break;
-        default: transpose_row_one_tap<V, 4>(g, in_row, weights, bias, ky, dst); break;
+        case 1: transpose_row_one_tap<VT, 1>(g, in_row, weights, bias, ky, dst); break;
+        case 2: transpose_row_one_tap<VT, 2>(g, in_row, weights, bias, ky, dst); break;
+        case 3: transpose_row_one_tap<VT, 3>(g, in_row, weights, bias, ky, dst); break;
+        default: transpose_row_one_tap<VT, 4>(g, in_row, weights, bias, ky, dst); break;
       }
     }
     return;
