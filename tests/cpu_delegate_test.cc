@@ -106,7 +106,11 @@ TEST(CpuKernels, DepthwiseMatchesAPlainLoop) {
                         {13, 11, 21, 5, 2, true}, {9, 12, 16, 3, 2, false}, {12, 9, 7, 5, 1, false},
                         {2, 3, 5, 3, 1, true},    {1, 1, 40, 5, 2, true},
                         // border pixels four vectors at a time (64 channels on AVX-512), then the rest
-                        {6, 7, 64, 5, 1, true},   {9, 8, 83, 3, 2, true},  {5, 6, 144, 5, 2, true}};
+                        {6, 7, 64, 5, 1, true},   {9, 8, 83, 3, 2, true},  {5, 6, 144, 5, 2, true},
+                        // stride 1: rows in groups of 8, 4, 2 and 1 pixels, groups at an edge (or both)
+                        // with the columns outside masked, channel tails too
+                        {4, 15, 37, 5, 1, true},  {3, 30, 20, 3, 1, true}, {3, 1, 9, 5, 1, true},
+                        {5, 17, 12, 3, 1, false}};
   for (const Kernels* k : cpu::available_kernels()) {
     for (const Case& c : cases) {
       SCOPED_TRACE(std::string(k->isa) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -15,6 +16,10 @@ typedef float V8 __attribute__((vector_size(32)));
 typedef float V4 __attribute__((vector_size(16)));
 
 #define BATON_INLINE inline __attribute__((always_inline))
+// A lambda is a function of its own, which does not take the target attribute of the function it is
+// written in: unless inlined it is compiled for the baseline ISA, each 16-float vector operation emulated
+// in SSE (the depthwise border pixels ran so until this was added to every lambda here).
+#define BATON_LAMBDA_INLINE __attribute__((always_inline))
 
 template <class V>
 BATON_INLINE V load(const float* p) {
@@ -108,7 +113,7 @@ template <int K, bool kInside, class V>
 BATON_INLINE void depthwise_pixel(const float* in, int row_stride, int channels, const float* weights,
                                   const float* bias, Clamp clamp_to, int ky0, int ky1, int kx0, int kx1, float* dst) {
   int c = 0;
-  auto run = [&](auto tag) {
+  auto run = [&](auto tag) BATON_LAMBDA_INLINE {
     using W = decltype(tag);
     if constexpr (kInside) {
       depthwise_inside<K, W>(in, row_stride, channels, weights, bias, clamp_to, c, dst);
@@ -142,15 +147,32 @@ BATON_INLINE void depthwise_pixel(const float* in, int row_stride, int channels,
 // Channels [c, c + lanes of W) of P neighbouring output pixels (x stride `step` floats apart in the
 // input) whose windows lie across the input's width, rows [ky0, ky1) of the window: P independent
 // accumulators, each weight loaded once for all of them.
-template <int K, int P, class W>
+// kUnit: stride 1 (step == channels), where pixel p's tap kx is input column p + kx: each window row's
+// P + K - 1 columns are loaded once and shared by the taps, not loaded P * K times. kMasked (with kUnit):
+// only the columns j whose bit is set in `columns` lie inside the input, the others count as zeros (the
+// padding), so the pixels at the left and right edges run this loop too instead of a tap-by-tap one.
+template <int K, int P, class W, bool kUnit = false, bool kMasked = false>
 BATON_INLINE void depthwise_run(const float* in, int row_stride, int step, int channels, const float* weights,
-                                const float* bias, Clamp clamp_to, int c, int ky0, int ky1, float* dst) {
+                                const float* bias, Clamp clamp_to, int c, int ky0, int ky1, float* dst,
+                                uint32_t columns = ~0u) {
   W acc[P];
   const W b = load<W>(bias + c);
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p) acc[p] = b;
   for (int ky = ky0; ky < ky1; ++ky) {
     const float* row = in + ky * row_stride + c;
+    if constexpr (kUnit) {
+      W x[P + K - 1];
+#pragma GCC unroll 12
+      for (int j = 0; j < P + K - 1; ++j) x[j] = !kMasked || (columns >> j & 1u) ? load<W>(row + j * channels) : W{};
+#pragma GCC unroll 5
+      for (int kx = 0; kx < K; ++kx) {
+        const W w = load<W>(weights + (ky * K + kx) * channels + c);
+#pragma GCC unroll 8
+        for (int p = 0; p < P; ++p) acc[p] += x[p + kx] * w;
+      }
+      continue;
+    }
 #pragma GCC unroll 5
     for (int kx = 0; kx < K; ++kx) {
       const W w = load<W>(weights + (ky * K + kx) * channels + c);
@@ -163,22 +185,26 @@ BATON_INLINE void depthwise_run(const float* in, int row_stride, int step, int c
 }
 
 // P pixels, all channels: vectors V, then narrower ones, then single floats.
-template <int K, int P, class V>
+template <int K, int P, class V, bool kUnit = false, bool kMasked = false>
 BATON_INLINE void depthwise_pixels(const float* in, int row_stride, int step, int channels, const float* weights,
-                                   const float* bias, Clamp clamp_to, int ky0, int ky1, float* dst) {
+                                   const float* bias, Clamp clamp_to, int ky0, int ky1, float* dst,
+                                   uint32_t columns = ~0u) {
   int c = 0;
   for (; c + lanes<V> <= channels; c += lanes<V>) {
-    depthwise_run<K, P, V>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst);
+    depthwise_run<K, P, V, kUnit, kMasked>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst,
+                                           columns);
   }
   if constexpr (lanes<V> > 8) {
     if (c + 8 <= channels) {
-      depthwise_run<K, P, V8>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst);
+      depthwise_run<K, P, V8, kUnit, kMasked>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1,
+                                              dst, columns);
       c += 8;
     }
   }
   if constexpr (lanes<V> > 4) {
     if (c + 4 <= channels) {
-      depthwise_run<K, P, V4>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1, dst);
+      depthwise_run<K, P, V4, kUnit, kMasked>(in, row_stride, step, channels, weights, bias, clamp_to, c, ky0, ky1,
+                                              dst, columns);
       c += 4;
     }
   }
@@ -187,6 +213,7 @@ BATON_INLINE void depthwise_pixels(const float* in, int row_stride, int step, in
       float acc = bias[c];
       for (int ky = ky0; ky < ky1; ++ky) {
         for (int kx = 0; kx < K; ++kx) {
+          if (kMasked && !(columns >> (p + kx) & 1u)) continue;
           acc += in[ky * row_stride + p * step + kx * channels + c] * weights[(ky * K + kx) * channels + c];
         }
       }
@@ -207,14 +234,43 @@ BATON_INLINE void depthwise_rows_k(const DepthwiseGeometry& g, const float* in, 
     const int ky0 = std::max(0, -iy), ky1 = std::min(K, g.in_h - iy);
     float* out = dst + static_cast<ptrdiff_t>(oy - row_begin) * g.out_w * C;
     // The window's top-left tap, possibly outside the input: only offsets inside it are added to it.
-    auto window = [&](int ox) {
+    auto window = [&](int ox) BATON_LAMBDA_INLINE {
       return in + static_cast<ptrdiff_t>(iy) * row_stride + static_cast<ptrdiff_t>(ox * g.stride_w - g.pad_left) * C;
     };
-    auto border = [&](int ox) {
+    auto border = [&](int ox) BATON_LAMBDA_INLINE {
       const int ix = ox * g.stride_w - g.pad_left;
       const int kx0 = std::max(0, -ix), kx1 = std::min(K, g.in_w - ix);
       depthwise_pixel<K, false, V>(window(ox), row_stride, C, weights, bias, clamp_to, ky0, ky1, kx0, kx1, out + ox * C);
     };
+    if (g.stride_w == 1) {
+      // Eight pixels at a time across the whole row, then four, two, one; those whose windows reach past
+      // an edge with the columns outside masked.
+      auto run = [&](auto pixels, int ox) BATON_LAMBDA_INLINE {
+        constexpr int P = decltype(pixels)::value, span = P + K - 1;
+        const int first = ox - g.pad_left;  // the input column of the window's column 0
+        if (first >= 0 && first + span <= g.in_w) {
+          depthwise_pixels<K, P, V, true>(window(ox), row_stride, step, C, weights, bias, clamp_to, ky0, ky1,
+                                          out + ox * C);
+          return;
+        }
+        const int lo = std::max(0, -first), hi = std::min(span, g.in_w - first);
+        const uint32_t columns = hi > lo ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
+        depthwise_pixels<K, P, V, true, true>(window(ox), row_stride, step, C, weights, bias, clamp_to, ky0, ky1,
+                                              out + ox * C, columns);
+      };
+      int ox = 0;
+      for (; ox + 8 <= g.out_w; ox += 8) run(std::integral_constant<int, 8>{}, ox);
+      if (ox + 4 <= g.out_w) {
+        run(std::integral_constant<int, 4>{}, ox);
+        ox += 4;
+      }
+      if (ox + 2 <= g.out_w) {
+        run(std::integral_constant<int, 2>{}, ox);
+        ox += 2;
+      }
+      if (ox < g.out_w) run(std::integral_constant<int, 1>{}, ox);
+      continue;
+    }
     for (int ox = 0; ox < inner_begin; ++ox) border(ox);
     int ox = inner_begin;
     for (; ox + 4 <= inner_end; ox += 4) {
@@ -431,7 +487,7 @@ BATON_INLINE void transpose_row_one_tap(const ConvGeometry& g, const float* in_r
   const float* x = in_row;
   const float* row_filters = weights + static_cast<ptrdiff_t>(ky) * g.kernel_w * C;
   int kx = 0, co = 0;  // of the next value
-  auto next = [&](float& b) {
+  auto next = [&](float& b) BATON_LAMBDA_INLINE {
     const float* w = row_filters + co * filter + static_cast<ptrdiff_t>(kx) * C;
     V a = load<V>(x) * load<V>(w);
 #pragma GCC unroll 4
@@ -495,7 +551,7 @@ BATON_INLINE void narrow_transpose_conv_rows_impl(const ConvGeometry& g, const f
     const TransposeTaps<V> taps{g, in, weights, ty % g.stride_h, ty / g.stride_h};
     float* dst = out + static_cast<ptrdiff_t>(oy) * values;
     int co = 0, kx_first = g.pad_left % g.stride_w, ix_first = g.pad_left / g.stride_w;  // of the next value
-    auto next = [&] {
+    auto next = [&]() BATON_LAMBDA_INLINE {
       if (++co < g.out_channels) return;
       co = 0;
       if (++kx_first == g.stride_w) {
