@@ -145,7 +145,7 @@ void binary_prepare(OpContext& ctx) {
       plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));
   ctx.set_output_shape(ctx.output(0), out);
   if (quantized) return quantized_binary_prepare(ctx, plan);
-  if (int16) return binary_16_prepare(ctx, out);
+  if (int16) return binary_16_prepare(ctx, plan);
   if (int_div) {
     const std::array<std::span<const int32_t>, 2> ins = {sa, sb};
     ctx.state<IntDivState>().plan = plan_index(out, ins);

@@ -3,14 +3,12 @@
 // when its input is int16; the checks are TFLite 2.9's Prepare's, the arithmetic its reference kernels'
 // (kernels/q16x8.h; ADD / SUB / MUL share the 8-bit rule of kernels/qelementwise.h with a 15-bit left
 // shift for ADD and SUB).
-#include <array>
 #include <cmath>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "glue/quantized_ops.h"
-#include "kernels/broadcast_index.h"
 #include "kernels/q16_activation.h"
 #include "kernels/q16x8.h"
 #include "kernels/qelementwise.h"
@@ -73,6 +71,7 @@ struct Q16WeightsState : OpState {
   int batch = 1, units = 1, depth = 1;
   std::vector<QuantizedMultiplier> mults;
   CodeRange range;
+  std::vector<int16_t> patch;  // CONV_2D: one output pixel's window
 };
 
 const int64_t* bias_of(const OpContext& ctx, int channels) {
@@ -100,9 +99,9 @@ void prepare_output(OpContext& ctx, Q16WeightsState& s, const std::vector<float>
 Q16Output output_of(const Q16WeightsState& s) { return {s.mults.data(), s.range.lo, s.range.hi}; }
 
 void conv_16x8_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<Q16WeightsState>();
+  auto& s = ctx.state<Q16WeightsState>();
   conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_of(ctx, s.conv.out_c),
-            output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
+            output_of(s), s.patch.data(), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void depthwise_16x8_invoke(OpContext& ctx) {
@@ -120,17 +119,14 @@ void fully_connected_16x8_invoke(OpContext& ctx) {
 
 struct Q16BinaryState : OpState {
   QBinaryParams q;
-  IndexPlan plan;
+  BroadcastPlan plan;
+  QuantIsa isa = QuantIsa::kScalar;
 };
 
 void binary_16_invoke(OpContext& ctx) {
   const auto& s = ctx.state<Q16BinaryState>();
-  const int16_t* a = ctx.data<int16_t>(ctx.input(0));
-  const int16_t* b = ctx.data<int16_t>(ctx.input(1));
-  int16_t* out = ctx.mutable_data<int16_t>(ctx.output(0));
-  for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) {
-    out[o] = static_cast<int16_t>(qbinary_one(s.q, a[i], b[j]));
-  });
+  qbinary16(s.isa, s.q, s.plan, ctx.data<int16_t>(ctx.input(0)), ctx.data<int16_t>(ctx.input(1)),
+            ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 struct Q16SoftmaxState : OpState {
@@ -212,6 +208,7 @@ void sigmoid_16_prepare(OpContext& ctx, bool tanh) {
 void conv_16x8_prepare(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
   s.conv = conv_geometry(ctx);
+  s.patch.assign(conv_16x8_patch_size(s.conv), 0);
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
   bias_of(ctx, s.conv.out_c);
@@ -243,7 +240,7 @@ void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batc
   ctx.set_invoke(fully_connected_16x8_invoke);
 }
 
-void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape) {
+void binary_16_prepare(OpContext& ctx, const BroadcastPlan& plan) {
   const int32_t code = ctx.op_code();
   const float a = int16_scale(ctx, ctx.input(0), "input");
   const float b = int16_scale(ctx, ctx.input(1), "second input");
@@ -270,8 +267,8 @@ void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape) {
   const CodeRange r = int16_activation(ctx, opts.activation, o);
   s.q.lo = r.lo;
   s.q.hi = r.hi;
-  const std::array<std::span<const int32_t>, 2> ins = {ctx.shape(ctx.input(0)), ctx.shape(ctx.input(1))};
-  s.plan = plan_index(out_shape, ins);
+  s.plan = plan;
+  s.isa = best_quant_isa();
   ctx.set_invoke(binary_16_invoke);
 }
 

@@ -56,7 +56,7 @@ float int16_scale(const OpContext& ctx, const baton_tensor* t, const char* role)
 void conv_16x8_prepare(OpContext& ctx);
 void depthwise_16x8_prepare(OpContext& ctx);
 void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batch);
-void binary_16_prepare(OpContext& ctx, std::span<const int32_t> out_shape);
+void binary_16_prepare(OpContext& ctx, const BroadcastPlan& plan);
 // AVERAGE_POOL_2D and MAX_POOL_2D with the float prepare's geometry (it has set the output shape).
 void pool_16_prepare(OpContext& ctx, const PoolParams& geometry);
 // SOFTMAX, LOGISTIC (tanh = false) and TANH; the output shape is set here.

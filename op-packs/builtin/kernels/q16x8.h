@@ -1,10 +1,13 @@
 // TFLite's 16x8 kernels: int16 activations (symmetric, zero point 0), int8 weights (per tensor or per
 // output channel), int64 bias. CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED accumulate in int64 and
 // rescale with the int64 form of TFLite's fixed-point multiply (multiply_by_quantized_multiplier_64),
-// as TFLite 2.9's reference kernels do (it has no other kernel for an int64 bias).
+// as TFLite 2.9's reference kernels do (it has no other kernel for an int64 bias). CONV_2D and
+// FULLY_CONNECTED take their dot products 16 values at a time in int32 lanes with AVX2, added into
+// int64 before a lane could overflow: the same sums.
 #ifndef BATON_BUILTIN_KERNELS_Q16X8_H
 #define BATON_BUILTIN_KERNELS_Q16X8_H
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/conv.h"
@@ -21,9 +24,13 @@ struct Q16Output {
   int32_t lo = -32768, hi = 32767;
 };
 
-// Filter [out_c, filter_h, filter_w, in_c]; bias null or [out_c].
+// Filter [out_c, filter_h, filter_w, in_c]; bias null or [out_c]. `patch`: scratch of
+// conv_16x8_patch_size(p) values (one output pixel's window).
 void conv_16x8(const ConvParams& p, const int16_t* input, const int8_t* filter, const int64_t* bias,
-               const Q16Output& q, int16_t* output);
+               const Q16Output& q, int16_t* patch, int16_t* output);
+inline size_t conv_16x8_patch_size(const ConvParams& p) {
+  return static_cast<size_t>(p.filter_h) * p.filter_w * p.in_c;
+}
 // Filter [1, filter_h, filter_w, out_c].
 void depthwise_16x8(const DepthwiseParams& p, const int16_t* input, const int8_t* filter, const int64_t* bias,
                     const Q16Output& q, int16_t* output);

@@ -1,46 +1,69 @@
 #include "kernels/qelementwise.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/requant_simd.h"
 
 namespace baton::builtin {
 namespace {
 
-// One inner run of n elements; a_step and b_step are 0 (a broadcast scalar) or 1 (contiguous).
-using RunFn = void (*)(const QBinaryParams& p, const uint8_t* a, int64_t a_step, const uint8_t* b, int64_t b_step,
-                       uint8_t* out, int64_t n);
+// One inner run of n elements; a_step and b_step are 0 (a broadcast scalar) or 1 (contiguous). T is the
+// code type: uint8_t, int8_t or int16_t.
+template <typename T>
+using RunFn = void (*)(const QBinaryParams& p, const T* a, int64_t a_step, const T* b, int64_t b_step, T* out,
+                       int64_t n);
 
 template <typename T>
-void run_scalar(const QBinaryParams& p, const uint8_t* a, int64_t as, const uint8_t* b, int64_t bs, uint8_t* out,
-                int64_t n) {
-  const T* ta = reinterpret_cast<const T*>(a);
-  const T* tb = reinterpret_cast<const T*>(b);
-  T* to = reinterpret_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) to[i] = static_cast<T>(qbinary_one(p, ta[i * as], tb[i * bs]));
+void run_scalar(const QBinaryParams& p, const T* a, int64_t as, const T* b, int64_t bs, T* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(qbinary_one(p, a[i * as], b[i * bs]));
 }
 
 #ifdef BATON_QUANT_X86
 
-// Lambdas do not inherit a target attribute, so the lane loads are small functions of their own.
-template <bool kSigned>
-BATON_TARGET_VNNI inline __m512i codes16(const uint8_t* src, int64_t step, int64_t i, __mmask16 m) {
-  if (step == 0) return _mm512_set1_epi32(kSigned ? static_cast<int32_t>(static_cast<int8_t>(src[0])) : src[0]);
-  const __m128i bytes = _mm_maskz_loadu_epi8(m, src + i);
-  return kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+// Lambdas do not inherit a target attribute, so the lane loads and stores are small functions of their own.
+template <typename T>
+BATON_TARGET_VNNI inline __m512i codes16(const T* src, int64_t step, int64_t i, __mmask16 m) {
+  if (step == 0) return _mm512_set1_epi32(static_cast<int32_t>(src[0]));
+  if constexpr (sizeof(T) == 2) {
+    return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, src + i));
+  } else {
+    const __m128i bytes = _mm_maskz_loadu_epi8(m, src + i);
+    return std::is_signed_v<T> ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+  }
 }
 
-template <bool kSigned>
-BATON_TARGET_AVX2 inline __m256i codes8(const uint8_t* src, int64_t step, int64_t i) {
-  if (step == 0) return _mm256_set1_epi32(kSigned ? static_cast<int32_t>(static_cast<int8_t>(src[0])) : src[0]);
-  const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i));
-  return kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+template <typename T>
+BATON_TARGET_VNNI inline void store16(T* out, __mmask16 m, __m512i codes) {
+  if constexpr (sizeof(T) == 2) _mm256_mask_storeu_epi16(out, m, _mm512_cvtepi32_epi16(codes));
+  else _mm_mask_storeu_epi8(out, m, _mm512_cvtepi32_epi8(codes));
+}
+
+template <typename T>
+BATON_TARGET_AVX2 inline __m256i codes8(const T* src, int64_t step, int64_t i) {
+  if (step == 0) return _mm256_set1_epi32(static_cast<int32_t>(src[0]));
+  if constexpr (sizeof(T) == 2) {
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  } else {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i));
+    return std::is_signed_v<T> ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+  }
+}
+
+// 16 clamped codes (two registers of 8) stored as T.
+template <typename T>
+BATON_TARGET_AVX2 inline void store8x2(T* out, __m256i c0, __m256i c1) {
+  if constexpr (sizeof(T) == 2) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute4x64_epi64(_mm256_packs_epi32(c0, c1), 0xD8));
+  } else {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes_to_bytes(c0, c1));
+  }
 }
 
 // Sixteen lanes per step; ADD/SUB and MUL rescale with TFLite's own (ties away from zero) rounding.
-template <bool kSigned>
-BATON_TARGET_VNNI void run_vnni(const QBinaryParams& p, const uint8_t* a, int64_t as, const uint8_t* b, int64_t bs,
-                                uint8_t* out, int64_t n) {
+template <typename T>
+BATON_TARGET_VNNI void run_vnni(const QBinaryParams& p, const T* a, int64_t as, const T* b, int64_t bs, T* out,
+                                int64_t n) {
   const __m512i am = _mm512_set1_epi32(p.a_mult.multiplier), ar = _mm512_set1_epi32(-p.a_mult.shift);
   const __m512i bm = _mm512_set1_epi32(p.b_mult.multiplier), br = _mm512_set1_epi32(-p.b_mult.shift);
   const __m512i om = _mm512_set1_epi32(p.out_mult.multiplier);
@@ -52,8 +75,8 @@ BATON_TARGET_VNNI void run_vnni(const QBinaryParams& p, const uint8_t* a, int64_
   const __m512i shift20 = _mm512_set1_epi32(p.left_shift);
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - i)) - 1u);
-    const __m512i x = _mm512_sub_epi32(codes16<kSigned>(a, as, i, m), za);
-    const __m512i y = _mm512_sub_epi32(codes16<kSigned>(b, bs, i, m), zb);
+    const __m512i x = _mm512_sub_epi32(codes16(a, as, i, m), za);
+    const __m512i y = _mm512_sub_epi32(codes16(b, bs, i, m), zb);
     __m512i raw;
     if (p.op == QBinaryOp::kMul) {
       raw = mbqm16(_mm512_mullo_epi32(x, y), om, ol, orr, 0xFFFF);
@@ -64,14 +87,13 @@ BATON_TARGET_VNNI void run_vnni(const QBinaryParams& p, const uint8_t* a, int64_
       const __m512i sum = p.op == QBinaryOp::kAdd ? _mm512_add_epi32(sx, sy) : _mm512_sub_epi32(sx, sy);
       raw = mbqm16(sum, om, ol, orr, 0xFFFF);
     }
-    const __m512i v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(raw, zo), lo), hi);
-    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(v));
+    store16(out + i, m, _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(raw, zo), lo), hi));
   }
 }
 
-template <bool kSigned>
-BATON_TARGET_AVX2 void run_avx2(const QBinaryParams& p, const uint8_t* a, int64_t as, const uint8_t* b, int64_t bs,
-                                uint8_t* out, int64_t n) {
+template <typename T>
+BATON_TARGET_AVX2 void run_avx2(const QBinaryParams& p, const T* a, int64_t as, const T* b, int64_t bs, T* out,
+                                int64_t n) {
   const __m256i am = _mm256_set1_epi32(p.a_mult.multiplier), ar = _mm256_set1_epi32(-p.a_mult.shift);
   const __m256i bm = _mm256_set1_epi32(p.b_mult.multiplier), br = _mm256_set1_epi32(-p.b_mult.shift);
   const __m256i om = _mm256_set1_epi32(p.out_mult.multiplier);
@@ -86,8 +108,8 @@ BATON_TARGET_AVX2 void run_avx2(const QBinaryParams& p, const uint8_t* a, int64_
   for (; i + 16 <= n; i += 16) {
     __m256i v[2];
     for (int h = 0; h < 2; ++h) {
-      const __m256i x = _mm256_sub_epi32(codes8<kSigned>(a, as, i + 8 * h), za);
-      const __m256i y = _mm256_sub_epi32(codes8<kSigned>(b, bs, i + 8 * h), zb);
+      const __m256i x = _mm256_sub_epi32(codes8(a, as, i + 8 * h), za);
+      const __m256i y = _mm256_sub_epi32(codes8(b, bs, i + 8 * h), zb);
       __m256i raw;
       if (p.op == QBinaryOp::kMul) {
         raw = mbqm8(_mm256_mullo_epi32(x, y), om, ol, orr, away);
@@ -98,23 +120,43 @@ BATON_TARGET_AVX2 void run_avx2(const QBinaryParams& p, const uint8_t* a, int64_
       }
       v[h] = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(raw, zo), lo), hi);
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), codes_to_bytes(v[0], v[1]));
+    store8x2(out + i, v[0], v[1]);
   }
-  if (i < n) {
-    if constexpr (kSigned) run_scalar<int8_t>(p, a + i * as, as, b + i * bs, bs, out + i, n - i);
-    else run_scalar<uint8_t>(p, a + i * as, as, b + i * bs, bs, out + i, n - i);
-  }
+  if (i < n) run_scalar<T>(p, a + i * as, as, b + i * bs, bs, out + i, n - i);
 }
 
 #endif  // BATON_QUANT_X86
 
-RunFn pick(QuantIsa isa, bool is_signed) {
+template <typename T>
+RunFn<T> pick(QuantIsa isa) {
 #ifdef BATON_QUANT_X86
-  if (isa == QuantIsa::kAvx512Vnni) return is_signed ? run_vnni<true> : run_vnni<false>;
-  if (isa == QuantIsa::kAvx2) return is_signed ? run_avx2<true> : run_avx2<false>;
+  if (isa == QuantIsa::kAvx512Vnni) return run_vnni<T>;
+  if (isa == QuantIsa::kAvx2) return run_avx2<T>;
 #endif
   (void)isa;
-  return is_signed ? run_scalar<int8_t> : run_scalar<uint8_t>;
+  return run_scalar<T>;
+}
+
+// The plan's innermost dimension is one run; the outer ones are walked like an odometer.
+template <typename T>
+void walk(RunFn<T> run, const QBinaryParams& p, const BroadcastPlan& plan, const T* a, const T* b, T* out) {
+  if (plan.count == 0) return;
+  const int last = plan.rank - 1;
+  const int64_t n = plan.dims[last];
+  const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
+  int64_t index[kMaxBroadcastRank] = {};
+  int64_t a_off = 0, b_off = 0;
+  for (int64_t o = 0; o < plan.count; o += n) {
+    run(p, a + a_off, as, b + b_off, bs, out + o, n);
+    for (int d = last - 1; d >= 0; --d) {
+      a_off += plan.a_strides[d];
+      b_off += plan.b_strides[d];
+      if (++index[d] < plan.dims[d]) break;
+      a_off -= plan.a_strides[d] * plan.dims[d];
+      b_off -= plan.b_strides[d] * plan.dims[d];
+      index[d] = 0;
+    }
+  }
 }
 
 }  // namespace
@@ -151,24 +193,17 @@ int32_t qbinary_one(const QBinaryParams& p, int32_t a, int32_t b) {
 
 void qbinary(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b,
              uint8_t* out) {
-  if (plan.count == 0) return;
-  const RunFn run = pick(isa, p.is_signed);
-  const int last = plan.rank - 1;
-  const int64_t n = plan.dims[last];
-  const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
-  int64_t index[kMaxBroadcastRank] = {};
-  int64_t a_off = 0, b_off = 0;
-  for (int64_t o = 0; o < plan.count; o += n) {
-    run(p, a + a_off, as, b + b_off, bs, out + o, n);
-    for (int d = last - 1; d >= 0; --d) {
-      a_off += plan.a_strides[d];
-      b_off += plan.b_strides[d];
-      if (++index[d] < plan.dims[d]) break;
-      a_off -= plan.a_strides[d] * plan.dims[d];
-      b_off -= plan.b_strides[d] * plan.dims[d];
-      index[d] = 0;
-    }
+  if (p.is_signed) {
+    walk(pick<int8_t>(isa), p, plan, reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b),
+         reinterpret_cast<int8_t*>(out));
+  } else {
+    walk(pick<uint8_t>(isa), p, plan, a, b, out);
   }
+}
+
+void qbinary16(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const int16_t* a, const int16_t* b,
+               int16_t* out) {
+  walk(pick<int16_t>(isa), p, plan, a, b, out);
 }
 
 }  // namespace baton::builtin

@@ -1,4 +1,4 @@
-// Quantized ADD, SUB and MUL (uint8 or int8, numpy broadcasting planned by kernels/binary.h), with
+// Quantized ADD, SUB and MUL (uint8, int8 or int16, numpy broadcasting planned by kernels/binary.h), with
 // TFLite's integer rules:
 //  - ADD / SUB: both inputs, minus their zero points, are shifted left by 20 bits and rescaled to a
 //    common scale (twice the larger input scale) with multipliers below one; the sum or difference is
@@ -38,6 +38,11 @@ bool qbinary_prepare(QBinaryParams& p, float a_scale, float b_scale, float out_s
 // rule's.
 void qbinary(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b,
              uint8_t* out);
+
+// int16 codes (TFLite's 16x8 ADD, SUB and MUL: zero points 0, a left shift of 15 for ADD / SUB), the same
+// way.
+void qbinary16(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const int16_t* a, const int16_t* b,
+               int16_t* out);
 
 // One element, for tests and the odd scalar tail.
 int32_t qbinary_one(const QBinaryParams& p, int32_t a, int32_t b);
