@@ -7,7 +7,8 @@
 //   node tools/op-models.mjs OUT_DIR            one-op cases: OUT_DIR/NAME.json and NAME.args
 //   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..10 (vNAME_V.json), for
 //                                               finding the version range the native library registers
-//   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops, for
+//   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops and
+//                                               of int8 and 16x8 CONV_2D, FULLY_CONNECTED and ADD, for
 //                                               timing against TFLite (tools/bench-vs-tflite.sh)
 //
 // The 8-bit and 16x8 cases live in tools/op-models-quantized.mjs, those whose output shapes depend on
@@ -154,6 +155,9 @@ add('select_v2_broadcast', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, n
 add('select_v2_i8', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null,
     [T([2, 1], 'BOOL'), T([2, 3], 'INT8', {q: [0.1, 0]}), T([3], 'INT8', {q: [0.1, 0]}), T([2, 3], 'INT8', {q: [0.1, 0]})], seed(5)));
 add('select_v2_i64', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null, [T([2, 2], 'BOOL'), T([2, 2], 'INT64'), T([2, 2], 'INT64'), T([2, 2], 'INT64')], seed(3)));
+// A contiguous condition with one value input a broadcast scalar (the kernel's branch-free runs).
+add('select_v2_i16_scalar_else', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null, [T([2, 17], 'BOOL'), T([2, 17], 'INT16'), T([], 'INT16'), T([2, 17], 'INT16')], seed(7)));
+add('select_v2_bool_scalar_then', 'SELECT_V2', 1, (n, v) => simple(n, 'SELECT_V2', v, null, [T([3, 9], 'BOOL'), T([], 'BOOL'), T([3, 9], 'BOOL'), T([3, 9], 'BOOL')], seed(8)));
 
 // ---- FLOOR_DIV, FLOOR_MOD, POW ----
 add('floor_div_f32', 'FLOOR_DIV', 1, (n, v) => simple(n, 'FLOOR_DIV', v, null, [T([2, 3]), C([3], 'FLOAT32', f32([0.3, -0.25, 0.7])), T([2, 3])]));
@@ -463,7 +467,7 @@ const resized = computedCases(kit);
 const invokes = randomCases(kit);
 
 if (bench) {
-  const b = (name, op, options, tensors) => simple(`bench_${name}`, op, 1, options, tensors);
+  const b = (name, op, options, tensors, version = 1) => simple(`bench_${name}`, op, version, options, tensors);
   b('cast', 'CAST', null, [T([256, 256]), T([256, 256], 'INT32')]);
   b('greater', 'GREATER', null, [T([256, 256]), T([256]), T([256, 256], 'BOOL')]);
   b('select_v2', 'SELECT_V2', null, [T([256, 256], 'BOOL'), T([256, 256]), T([256]), T([256, 256])]);
@@ -477,6 +481,29 @@ if (bench) {
   b('sum', 'SUM', reducer(true), [T([64, 64, 32]), C([1], 'INT32', i32([1])), T([64, 1, 32])]);
   b('resize_nearest', 'RESIZE_NEAREST_NEIGHBOR', ['ResizeNearestNeighborOptions', {align_corners: false, half_pixel_centers: false}],
     [T([1, 64, 64, 16]), C([2], 'INT32', i32([128, 128])), T([1, 128, 128, 16])]);
+  // The integer paths of the three ops most models spend their time in: int8 (per-channel weights)
+  // and 16x8 (int16 activations, int8 weights, int64 bias).
+  let x = 7;
+  const w8 = (count) => Array.from({length: count}, () => { x = (x * 1103515245 + 12345) % 2147483648; return ((x >> 16) % 255 - 127) & 0xff; });
+  const channels = (n, s) => [Array.from({length: n}, (_, i) => s * (1 + (i % 5) / 4)), new Array(n).fill(0), 0];
+  const convOptions = ['Conv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, fused_activation_function: 'RELU', dilation_w_factor: 1, dilation_h_factor: 1}];
+  b('conv_2d_i8', 'CONV_2D', convOptions, [T([1, 56, 56, 32], 'INT8', {q: [0.05, -3]}),
+    C([32, 3, 3, 32], 'INT8', w8(9216), {q: channels(32, 0.01)}), C([32], 'INT32', i32(Array.from({length: 32}, (_, i) => 40 * i - 600)), {q: channels(32, 0.0005)}),
+    T([1, 56, 56, 32], 'INT8', {q: [0.1, -128]})], 3);
+  b('conv_2d_16x8', 'CONV_2D', convOptions, [T([1, 56, 56, 32], 'INT16', {q: [0.001, 0]}),
+    C([32, 3, 3, 32], 'INT8', w8(9216), {q: channels(32, 0.01)}), C([32], 'INT64', i64(Array.from({length: 32}, (_, i) => 400 * i - 6000)), {q: channels(32, 0.00001)}),
+    T([1, 56, 56, 32], 'INT16', {q: [0.002, 0]})], 4);
+  const fcOptions = ['FullyConnectedOptions', {fused_activation_function: 'NONE'}];
+  b('fully_connected_i8', 'FULLY_CONNECTED', fcOptions, [T([64, 512], 'INT8', {q: [0.05, 2]}),
+    C([256, 512], 'INT8', w8(131072), {q: [0.01, 0]}), C([256], 'INT32', i32(Array.from({length: 256}, (_, i) => 7 * i - 900)), {q: [0.0005, 0]}),
+    T([64, 256], 'INT8', {q: [0.4, -5]})], 4);
+  b('fully_connected_16x8', 'FULLY_CONNECTED', fcOptions, [T([64, 512], 'INT16', {q: [0.001, 0]}),
+    C([256, 512], 'INT8', w8(131072), {q: [0.01, 0]}), C([256], 'INT64', i64(Array.from({length: 256}, (_, i) => 70 * i - 9000)), {q: [0.00001, 0]}),
+    T([64, 256], 'INT16', {q: [0.01, 0]})], 7);
+  b('add_i8', 'ADD', ['AddOptions', {fused_activation_function: 'NONE'}],
+    [T([256, 256], 'INT8', {q: [0.05, -3]}), T([256, 256], 'INT8', {q: [0.07, 9]}), T([256, 256], 'INT8', {q: [0.1, -1]})], 2);
+  b('add_16x8', 'ADD', ['AddOptions', {fused_activation_function: 'NONE', pot_scale_int16: false}],
+    [T([256, 256], 'INT16', {q: [0.001, 0]}), T([256, 256], 'INT16', {q: [0.0007, 0]}), T([256, 256], 'INT16', {q: [0.0015, 0]})], 3);
 } else if (versions) {
   // One model per op and version; the first case of each op serves.
   const seen = new Set();

@@ -6,6 +6,8 @@
 // multiplier), so ties fall exactly where TFLite's fall.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "glue/op_context.h"
@@ -212,6 +214,24 @@ void select_prepare(OpContext& ctx) {
   s.plan = plan_index(sx, shapes);
 }
 
+// One inner run of SELECT with the condition contiguous and each value input contiguous (step 1) or
+// broadcast (step 0): both values read, the condition turned into an all-ones or all-zeros mask and the
+// bits chosen with it, so the loop has no branch and vectorises.
+template <typename T, int XS, int YS>
+void select_run(const bool* __restrict cond, const T* __restrict x, const T* __restrict y, T* __restrict out,
+                int64_t n) {
+  using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t,
+               std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  for (int64_t i = 0; i < n; ++i) {
+    Bits a, b;
+    std::memcpy(&a, x + i * XS, sizeof(T));
+    std::memcpy(&b, y + i * YS, sizeof(T));
+    const Bits mask = static_cast<Bits>(Bits{0} - static_cast<Bits>(cond[i]));
+    const Bits r = static_cast<Bits>((a & mask) | (b & static_cast<Bits>(~mask)));
+    std::memcpy(out + i, &r, sizeof(T));
+  }
+}
+
 void select_invoke(OpContext& ctx) {
   const auto& s = ctx.state<LogicState>();
   const bool* cond = ctx.data<bool>(ctx.input(0));
@@ -220,7 +240,20 @@ void select_invoke(OpContext& ctx) {
     const T* x = ctx.data<T>(ctx.input(1));
     const T* y = ctx.data<T>(ctx.input(2));
     T* out = ctx.mutable_data<T>(ctx.output(0));
-    for_each_index(s.plan, [&](int64_t o, int64_t c, int64_t i, int64_t j) { out[o] = cond[c] ? x[i] : y[j]; });
+    for_each_run(s.plan, [&](int64_t o, const int64_t* off, int64_t n, const int64_t* step) {
+      const bool* c = cond + off[0];
+      const T* a = x + off[1];
+      const T* b = y + off[2];
+      if (step[0] == 1 && (step[1] | step[2]) <= 1 && step[1] >= 0 && step[2] >= 0) {
+        switch (step[1] * 2 + step[2]) {
+          case 3: return select_run<T, 1, 1>(c, a, b, out + o, n);
+          case 2: return select_run<T, 1, 0>(c, a, b, out + o, n);
+          case 1: return select_run<T, 0, 1>(c, a, b, out + o, n);
+          default: return select_run<T, 0, 0>(c, a, b, out + o, n);
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) out[o + i] = c[i * step[0]] ? a[i * step[1]] : b[i * step[2]];
+    });
   });
 }
 

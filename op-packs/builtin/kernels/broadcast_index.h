@@ -115,6 +115,27 @@ void for_each_index(const IndexPlan& p, F&& f) {
   }
 }
 
+// Calls f(output offset, input offsets[3], run length, input steps[3]) once per inner run, for kernels
+// that write their own inner loop (typed, restrict-qualified, vectorised).
+template <typename F>
+void for_each_run(const IndexPlan& p, F&& f) {
+  if (p.count == 0) return;
+  const int last = p.rank - 1;
+  const int64_t n = p.dims[last];
+  const int64_t steps[kMaxIndexInputs] = {p.strides[0][last], p.strides[1][last], p.strides[2][last]};
+  int64_t index[kMaxIndexRank] = {};
+  int64_t off[kMaxIndexInputs] = {};
+  for (int64_t o = 0; o < p.count; o += n) {
+    f(o, static_cast<const int64_t*>(off), n, static_cast<const int64_t*>(steps));
+    for (int d = last - 1; d >= 0; --d) {
+      for (int k = 0; k < p.inputs; ++k) off[k] += p.strides[k][d];
+      if (++index[d] < p.dims[d]) break;
+      for (int k = 0; k < p.inputs; ++k) off[k] -= p.strides[k][d] * p.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_BROADCAST_INDEX_H
