@@ -174,6 +174,35 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   // A state scale small enough that the feature activations saturate the int16 state.
   svdfI8('svdf_i8_rank2_saturating', {batch: 1, inputSize: 8, filters: 4, memory: 2, rank: 2, seed: 111, steps: 3, stateScale: 0.00005});
 
+  // ---- LSTM's BASIC kernel type (TOCO's cell): inputs 0 input, 1 previous activation, 2 weights, 3 biases,
+  // 4 previous state; outputs activation, state, the concatenation and the gate values. No state of its
+  // own: the previous activation and state are model inputs here. Float32, or TOCO's quantized cell
+  // (uint8 activations on [-1, 127/128], an int16 state at 2^-11, gate values at 2^-12). ----
+  const basicLstm = (name, {batch, inputs, cells, quantized, seed}) => add(name, 'LSTM', 2, (n, v) => {
+    const depth = inputs + cells, units = 4 * cells;
+    const act = quantized ? {type: 'UINT8', q: [1 / 128, 128]} : {type: 'FLOAT32'};
+    const state = quantized ? {type: 'INT16', q: [2 ** -11, 0]} : {type: 'FLOAT32'};
+    const weights = quantized
+      ? {type: 'UINT8', data: ints(seed, units * depth, 0, 255), q: [0.01, 131]}
+      : {type: 'FLOAT32', data: f32(uniform(seed, units * depth, -0.6, 0.6))};
+    const bias = quantized
+      ? {type: 'INT32', data: i32(ints(seed + 1, units, -3000, 3000)), q: [0.01 / 128, 0]}
+      : {type: 'FLOAT32', data: f32(uniform(seed + 1, units, -0.3, 0.3))};
+    const tensors = [
+      {shape: [batch, inputs], ...act}, {shape: [batch, cells], ...act}, {shape: [units, depth], ...weights},
+      {shape: [units], ...bias}, {shape: [batch, cells], ...state},
+      {shape: [batch, cells], ...act}, {shape: [batch, cells], ...state}, {shape: [batch, depth], ...act},
+      {shape: [batch, units], ...(quantized ? {type: 'INT16', q: [2 ** -12, 0]} : {type: 'FLOAT32'})},
+    ];
+    writeModel(n, [{deprecated_builtin_code: codes.LSTM, builtin_code: 'LSTM', version: v}], tensors, [0, 1, 4],
+               [5, 6, 7, 8], [{opcode_index: 0, inputs: [0, 1, 2, 3, 4], outputs: [5, 6, 7, 8],
+                               builtin_options_type: 'LSTMOptions',
+                               builtin_options: {fused_activation_function: 'TANH', kernel_type: 'BASIC'}}]);
+  });
+  basicLstm('lstm_basic_f32', {batch: 2, inputs: 3, cells: 4, seed: 1101});
+  basicLstm('lstm_basic_u8', {batch: 2, inputs: 3, cells: 4, quantized: true, seed: 1111});
+  basicLstm('lstm_basic_u8_wide', {batch: 3, inputs: 9, cells: 7, quantized: true, seed: 1121});
+
   // ---- LSTM, UNIDIRECTIONAL_SEQUENCE_LSTM: TFLite's 20 inputs (24 with layer norm); -1 = omitted ----
   const lstm = (name, op, options, {inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
                                     projectionBias, norm, hybrid, seed, steps}) => {

@@ -10,7 +10,8 @@
 // auxiliary input with its weights at 39-47; it gives two outputs, or one with both directions side by side
 // (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (rows quantized
 // symmetrically, or asymmetrically with asymmetric_quantize_inputs); an int8 input the full-integer kernel
-// (glue/lstm_integer_ops.cc). Refused: the bidirectional op's integer form, the BASIC kernel type, the
+// (glue/lstm_integer_ops.cc). LSTM's BASIC kernel type (5 inputs, 4 outputs: TOCO's cell, float32 or
+// uint8 with an int16 state) is lstm_basic_prepare's. Refused: the bidirectional op's integer form, the
 // auxiliary input.
 #include <cmath>
 #include <string>
@@ -20,6 +21,7 @@
 #include "glue/op_context.h"
 #include "glue/recurrent_checks.h"
 #include "kernels/lstm.h"
+#include "kernels/lstm_integer.h"
 #include "op_codes.h"
 
 namespace baton::builtin {
@@ -177,6 +179,92 @@ int lstm_direction_prepare(OpContext& ctx, LstmDirection& d, int input_size, int
   return n_out;
 }
 
+// ---- the BASIC kernel: inputs 0 input [batch, inputs], 1 previous activation [batch, cells], 2 weights
+// [4 cells, inputs + cells], 3 biases [4 cells], 4 previous state [batch, cells]; outputs 0 activation,
+// 1 state, 2 the concatenation [batch, inputs + cells], 3 the gate values [batch, 4 cells] ----
+
+struct LstmBasicState : OpState {
+  LstmBasicParams p;  // p.weights_zero_point and p.accum: uint8 only
+  bool quantized = false;
+};
+
+void lstm_basic_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<LstmBasicState>();
+  const LstmBasicParams& p = s.p;
+  if (s.quantized) {
+    lstm_basic_uint8(p, ctx.data<uint8_t>(ctx.input(0)), ctx.data<uint8_t>(ctx.input(1)), ctx.data<uint8_t>(ctx.input(2)),
+                     ctx.data<int32_t>(ctx.input(3)), ctx.data<int16_t>(ctx.input(4)),
+                     ctx.mutable_data<int16_t>(ctx.output(1)), ctx.mutable_data<uint8_t>(ctx.output(0)),
+                     ctx.mutable_data<uint8_t>(ctx.output(2)), ctx.mutable_data<int16_t>(ctx.output(3)));
+    return;
+  }
+  lstm_basic_float(p.batch, p.inputs, p.cells, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
+                   ctx.data<float>(ctx.input(2)), ctx.data<float>(ctx.input(3)), ctx.data<float>(ctx.input(4)),
+                   ctx.mutable_data<float>(ctx.output(1)), ctx.mutable_data<float>(ctx.output(0)),
+                   ctx.mutable_data<float>(ctx.output(2)), ctx.mutable_data<float>(ctx.output(3)));
+}
+
+void lstm_basic_prepare(OpContext& ctx) {
+  ctx.require(ctx.input_count() == 5, "the BASIC kernel type takes 5 inputs (input, previous activation, weights, "
+                                      "biases, previous state), the node has " + std::to_string(ctx.input_count()));
+  ctx.require(ctx.output_count() == 4, "the BASIC kernel type gives 4 outputs (activation, state, concatenation, "
+                                       "gate values), the node has " + std::to_string(ctx.output_count()));
+  const baton_tensor* input = ctx.input(0);
+  const baton_tensor* prev_activation = ctx.input(1);
+  const baton_tensor* weights = ctx.input(2);
+  const baton_tensor* bias = ctx.input(3);
+  const baton_tensor* prev_state = ctx.input(4);
+  ctx.require_rank(input, "input", 2);
+  ctx.require_rank(prev_activation, "previous activation", 2);
+  auto& s = ctx.state<LstmBasicState>();
+  LstmBasicParams& p = s.p;
+  p.batch = ctx.shape(input)[0];
+  p.inputs = ctx.shape(input)[1];
+  p.cells = ctx.shape(prev_activation)[1];
+  require_dims(ctx, prev_activation, "previous activation", {p.batch, p.cells});
+  require_dims(ctx, weights, "weights", {4 * p.cells, p.inputs + p.cells});
+  require_dims(ctx, bias, "biases", {4 * p.cells});
+  require_dims(ctx, prev_state, "previous state", {p.batch, p.cells});
+  // TFLite's two forms: everything float32, or TOCO's quantized cell.
+  baton_tensor* outs[4] = {ctx.output(0), ctx.output(1), ctx.output(2), ctx.output(3)};
+  static const char* const kRoles[9] = {"input", "previous activation", "weights", "biases", "previous state",
+                                        "activation output", "state output", "concatenation output", "gate values output"};
+  const baton_tensor* all[9] = {input, prev_activation, weights, bias, prev_state, outs[0], outs[1], outs[2], outs[3]};
+  s.quantized = ctx.type(input) == BATON_TYPE_UINT8;
+  static const baton_tensor_type kQuantized[9] = {BATON_TYPE_UINT8, BATON_TYPE_UINT8, BATON_TYPE_UINT8, BATON_TYPE_INT32,
+                                                  BATON_TYPE_INT16, BATON_TYPE_UINT8, BATON_TYPE_INT16, BATON_TYPE_UINT8,
+                                                  BATON_TYPE_INT16};
+  for (int i = 0; i < 9; ++i) {
+    const baton_tensor_type want = s.quantized ? kQuantized[i] : BATON_TYPE_FLOAT32;
+    ctx.require(ctx.type(all[i]) == want, std::string(kRoles[i]) + " is " + type_name(ctx.type(all[i])) + "; the BASIC "
+                "kernel type takes all float32, or uint8 input, activations and weights with int32 biases and int16 "
+                "states and gate values");
+  }
+  if (s.quantized) {
+    const TensorQuant state_q = ctx.quant(outs[1]);
+    const TensorQuant bias_q = ctx.quant(bias);
+    const TensorQuant weights_q = ctx.quant(weights);
+    ctx.require(state_q.count == 1 && bias_q.count == 1 && weights_q.count == 1,
+                "the weights, biases and state output need one scale each");
+    // TFLite's CheckedLog2 on the state's scale (a power of two within 1e-3 in log2), and the only state
+    // format its quantized cell has: 4 integer bits (scale 2^-11).
+    const float log2_scale = std::log(state_q.scale()) * (1.0f / std::log(2.0f));
+    const float rounded = std::round(log2_scale);
+    ctx.require(std::abs(log2_scale - rounded) < 1e-3f, "state output scale " + std::to_string(state_q.scale()) +
+                                                            " is not a power of two (the quantized cell's state is)");
+    ctx.require(15 + static_cast<int>(rounded) == 4, "state output scale " + std::to_string(state_q.scale()) +
+                                                         " is not 2^-11 (4 integer bits, the one state format of "
+                                                         "TFLite's quantized cell)");
+    p.weights_zero_point = static_cast<int32_t>(weights_q.zero_point());
+    p.accum = quantize_multiplier(4096.0 * static_cast<double>(bias_q.scale()));
+  }
+  ctx.set_output_shape(outs[0], {p.batch, p.cells});
+  ctx.set_output_shape(outs[1], {p.batch, p.cells});
+  ctx.set_output_shape(outs[2], {p.batch, p.inputs + p.cells});
+  ctx.set_output_shape(outs[3], {p.batch, 4 * p.cells});
+  ctx.set_invoke(lstm_basic_invoke);
+}
+
 enum class LstmKind { single, sequence, bidirectional };
 
 void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
@@ -188,7 +276,10 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
       ctx.require(ctx.optional_input(i) == nullptr, "the auxiliary input and its weights (inputs 39-47) are not supported yet");
     }
   } else {
-    ctx.require(o.kernel_type == 0, "the BASIC LSTM kernel type is not supported (FULL only)");
+    if (kind == LstmKind::single && o.kernel_type == 1) return lstm_basic_prepare(ctx);
+    ctx.require(o.kernel_type == 0, kind == LstmKind::single ? "kernel type " + std::to_string(o.kernel_type) +
+                                                                   " is neither FULL nor BASIC"
+                                                             : std::string("the sequence op takes the FULL kernel type only"));
     ctx.require(ctx.input_count() == 20 || ctx.input_count() == 24,
                 "takes 20 or 24 inputs, the node has " + std::to_string(ctx.input_count()));
   }

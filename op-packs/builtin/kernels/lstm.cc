@@ -207,4 +207,32 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
   }
 }
 
+void lstm_basic_float(int batch, int inputs, int cells, const float* input, const float* prev_activation,
+                      const float* weights, const float* bias, const float* prev_state, float* state,
+                      float* activation, float* concat, float* activ_temp) {
+  const int depth = inputs + cells, units = 4 * cells;
+  for (int b = 0; b < batch; ++b) {
+    float* row = concat + static_cast<int64_t>(b) * depth;
+    std::copy(input + static_cast<int64_t>(b) * inputs, input + static_cast<int64_t>(b + 1) * inputs, row);
+    std::copy(prev_activation + static_cast<int64_t>(b) * cells, prev_activation + static_cast<int64_t>(b + 1) * cells,
+              row + inputs);
+    float* gates = activ_temp + static_cast<int64_t>(b) * units;
+    std::copy(bias, bias + units, gates);
+  }
+  add_matrix_times(weights, units, depth, concat, batch, activ_temp);
+  for (int b = 0; b < batch; ++b) {
+    const float* gates = activ_temp + static_cast<int64_t>(b) * units;
+    for (int c = 0; c < cells; ++c) {
+      const float i = 1.0f / (1.0f + std::exp(-gates[c]));
+      const float g = std::tanh(gates[cells + c]);
+      const float f = 1.0f / (1.0f + std::exp(-gates[2 * cells + c]));
+      const float o = 1.0f / (1.0f + std::exp(-gates[3 * cells + c]));
+      const int64_t at = static_cast<int64_t>(b) * cells + c;
+      const float next = i * g + f * prev_state[at];
+      state[at] = next;
+      activation[at] = o * std::tanh(next);
+    }
+  }
+}
+
 }  // namespace baton::builtin

@@ -72,6 +72,15 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
                float* output, int output_stride, float* scratch, int8_t* quantized = nullptr,
                float* scales = nullptr, int32_t* zero_points = nullptr);
 
+// TFLite's BASIC LSTM cell (the LSTM op's 5-input kernel type), float32: concat = [input, prev_activation]
+// per batch row; activ_temp = weights [4 cells, inputs + cells] . concat + bias; then with the four
+// blocks of activ_temp in the order input gate, candidate, forget gate, output gate:
+//   state = sigmoid(i) . tanh(g) + sigmoid(f) . prev_state;  activation = sigmoid(o) . tanh(state)
+// All six arrays are [batch, ...] and written (concat and activ_temp are outputs of the node).
+void lstm_basic_float(int batch, int inputs, int cells, const float* input, const float* prev_activation,
+                      const float* weights, const float* bias, const float* prev_state, float* state,
+                      float* activation, float* concat, float* activ_temp);
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_LSTM_H

@@ -269,4 +269,36 @@ void lstm_integer_step(const LstmIntegerParams& p, const int8_t* input, int8_t* 
   std::memcpy(output_state, output, static_cast<size_t>(p.batch) * p.outputs);
 }
 
+void lstm_basic_uint8(const LstmBasicParams& p, const uint8_t* input, const uint8_t* prev_activation,
+                      const uint8_t* weights, const int32_t* bias, const int16_t* prev_state, int16_t* state,
+                      uint8_t* activation, uint8_t* concat, int16_t* activ_temp) {
+  const int depth = p.inputs + p.cells, units = 4 * p.cells;
+  constexpr int kStateBits = 4;  // the state's integer bits (scale 2^-11), checked in prepare
+  for (int b = 0; b < p.batch; ++b) {
+    uint8_t* row = concat + static_cast<int64_t>(b) * depth;
+    std::memcpy(row, input + static_cast<int64_t>(b) * p.inputs, static_cast<size_t>(p.inputs));
+    std::memcpy(row + p.inputs, prev_activation + static_cast<int64_t>(b) * p.cells, static_cast<size_t>(p.cells));
+    int16_t* gates = activ_temp + static_cast<int64_t>(b) * units;
+    for (int u = 0; u < units; ++u) {
+      const uint8_t* w = weights + static_cast<int64_t>(u) * depth;
+      int32_t acc = bias[u];
+      for (int d = 0; d < depth; ++d) acc += (static_cast<int32_t>(row[d]) - 128) * (static_cast<int32_t>(w[d]) - p.weights_zero_point);
+      // Rescaled with ties rounded upward: TFLite 2.9's x86 build runs this product in ruy, whose
+      // fixed-point multiply rounds that way (its reference kernel's ties away from zero differ).
+      gates[u] = static_cast<int16_t>(std::clamp(multiply_by_quantized_multiplier(acc, p.accum, true), kInt16Min, kInt16Max));
+    }
+    for (int c = 0; c < p.cells; ++c) {
+      const int16_t i = fixed_logistic16(gates[c]);
+      const int16_t g = fixed_tanh16(gates[p.cells + c], 3);
+      const int16_t f = fixed_logistic16(gates[2 * p.cells + c]);
+      const int16_t o = fixed_logistic16(gates[3 * p.cells + c]);
+      const int64_t at = static_cast<int64_t>(b) * p.cells + c;
+      const int16_t next = saturating_add16(rescale16(mul16(i, g), 0, kStateBits), mul16(f, prev_state[at]));
+      const int16_t h = mul16(o, fixed_tanh16(rescale16(next, kStateBits, 3), 3));
+      state[at] = next;
+      activation[at] = static_cast<uint8_t>(128 + std::clamp<int32_t>(divide_by_pot16(h, 8), -128, 127));
+    }
+  }
+}
+
 }  // namespace baton::builtin

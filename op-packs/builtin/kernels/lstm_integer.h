@@ -59,6 +59,22 @@ struct LstmIntegerParams {
 void lstm_integer_step(const LstmIntegerParams& p, const int8_t* input, int8_t* output_state, int16_t* cell_state,
                        int8_t* output, int16_t* scratch16, int8_t* scratch8);
 
+// TFLite's BASIC LSTM cell (the LSTM op's 5-input kernel type), uint8: TOCO's quantized cell. The input
+// and the previous activation (uint8 codes read as value - 128 over 128, whatever their scales say) are
+// concatenated; a fully connected layer with uint8 weights (minus their zero point) and int32 biases gives
+// four gate values rescaled by 4096 x the bias scale to Q3.12 with int16 saturation; then, in gemmlowp's
+// 16-bit fixed point: i, f, o = logistic, g = tanh (Q0.15), the state (Q4.11)
+// c' = saturating(i . g rescaled to Q4.11 + f . c), and the activation o . tanh(c' as Q3.12) rounded to
+// 8 bits plus 128. concat [batch, inputs + cells] and activ_temp [batch, 4 cells] are written too.
+struct LstmBasicParams {
+  int batch = 1, inputs = 1, cells = 1;
+  int32_t weights_zero_point = 0;
+  QuantizedMultiplier accum;
+};
+void lstm_basic_uint8(const LstmBasicParams& p, const uint8_t* input, const uint8_t* prev_activation,
+                      const uint8_t* weights, const int32_t* bias, const int16_t* prev_state, int16_t* state,
+                      uint8_t* activation, uint8_t* concat, int16_t* activ_temp);
+
 // gemmlowp's fixed-point logistic and tanh on int16 (exposed for tests): logistic takes Q3.12, tanh a
 // value with `integer_bits` integer bits (0..6); both give Q0.15.
 int16_t fixed_logistic16(int16_t x);

@@ -2,6 +2,7 @@
 // prepare, results of small graphs, and the error messages a user sees.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "op_codes.h"
@@ -150,6 +151,67 @@ TEST_F(PackTest, ScatterNdFailsTheInvokeOnAnIndexOutsideTheShape) {
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
   EXPECT_EQ(error, "node 0 SCATTER_ND: index 4 of tuple 1 outside dimension 0 (size 4)");
+}
+
+// LSTM's BASIC kernel type, float32, one batch row, one input and one cell, worked by hand: concat
+// [x, h], gates W . concat + b in the order input, candidate, forget, output.
+TEST_F(PackTest, LstmBasicKernelByHand) {
+  FakeGraph g;
+  const int x = g.floats({1, 1}, {0.5f});
+  const int h = g.floats({1, 1}, {-0.25f});
+  const int w = g.floats({4, 2}, {1, 0, 0, 1, 0, 0, 1, 1}, true);
+  const int b = g.floats({4}, {0, 0.1f, 1.0f, 0}, true);
+  const int c = g.floats({1, 1}, {2.0f});
+  const int out = g.output(), state = g.output(), concat = g.output(), gates = g.output();
+  FakeNode& node = g.add_node(op::kLstm, {x, h, w, b, c}, {out, state, concat, gates}, 2);
+  node.options.u.recurrent.kernel_type = 1;
+  node.options.u.recurrent.activation = BATON_ACT_TANH;
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  const double i = sigmoid(0.5), cand = std::tanh(-0.25 + 0.1), f = sigmoid(1.0), o = sigmoid(0.25);
+  const double next = i * cand + f * 2.0;
+  EXPECT_EQ(g.values<float>(concat), (std::vector<float>{0.5f, -0.25f}));
+  EXPECT_EQ(g.values<float>(gates), (std::vector<float>{0.5f, -0.15f, 1.0f, 0.25f}));
+  ASSERT_EQ(g.values<float>(state).size(), 1u);
+  EXPECT_NEAR(g.values<float>(state)[0], next, 1e-6);
+  EXPECT_NEAR(g.values<float>(out)[0], o * std::tanh(next), 1e-6);
+}
+
+// The quantized BASIC cell has one state format (scale 2^-11) and one set of types; others are named.
+TEST_F(PackTest, LstmBasicKernelRefusesOtherStateScalesAndTypes) {
+  auto build = [](FakeGraph& g, float state_scale, baton_tensor_type bias_type) {
+    const std::vector<uint8_t> codes(4, 128);
+    const std::vector<int16_t> zeros(4, 0);
+    const std::vector<int32_t> bias(8, 0);
+    const int x = g.add_tensor(BATON_TYPE_UINT8, {1, 2}, codes.data());
+    const int h = g.add_tensor(BATON_TYPE_UINT8, {1, 2}, codes.data());
+    const int w = g.add_tensor(BATON_TYPE_UINT8, {8, 4}, std::vector<uint8_t>(32, 130).data(), true);
+    const int b = g.add_tensor(bias_type, {8}, bias.data(), true);
+    const int c = g.add_tensor(BATON_TYPE_INT16, {1, 2}, zeros.data());
+    const int state = g.output(BATON_TYPE_INT16);
+    for (int t : {x, h, w}) g.tensors[t].scales = {1 / 128.0f}, g.tensors[t].zero_points = {128};
+    g.tensors[b].scales = {1 / 16384.0f};
+    g.tensors[state].scales = {state_scale};
+    g.tensors[c].scales = {state_scale};
+    FakeNode& node = g.add_node(op::kLstm, {x, h, w, b, c},
+                                {g.output(BATON_TYPE_UINT8), state, g.output(BATON_TYPE_UINT8), g.output(BATON_TYPE_INT16)}, 2);
+    node.options.u.recurrent.kernel_type = 1;
+  };
+  std::string error;
+  FakeGraph ok;
+  build(ok, 1 / 2048.0f, BATON_TYPE_INT32);
+  EXPECT_EQ(host.run(ok, &error), BATON_OK) << error;
+  FakeGraph wide;
+  build(wide, 1 / 1024.0f, BATON_TYPE_INT32);
+  EXPECT_EQ(host.run(wide, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 LSTM: state output scale 0.000977 is not 2^-11 (4 integer bits, the one state format of "
+                   "TFLite's quantized cell)");
+  FakeGraph float_bias;
+  build(float_bias, 1 / 2048.0f, BATON_TYPE_FLOAT32);
+  EXPECT_EQ(host.run(float_bias, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 LSTM: biases is FLOAT32; the BASIC kernel type takes all float32, or uint8 input, "
+                   "activations and weights with int32 biases and int16 states and gate values");
 }
 
 TEST_F(PackTest, ReshapeInfersMinusOne) {
