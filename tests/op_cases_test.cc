@@ -596,6 +596,37 @@ TEST(IntegerLstm, IsRefusedWithoutItsIntermediatesOrWithInt16Activations) {
   EXPECT_NE(e.find("node 1 LSTM: an integer LSTM needs its 5 intermediate tensors"), std::string::npos) << e;
 }
 
+// BIDIRECTIONAL_SEQUENCE_LSTM's auxiliary input: its forget, cell and output weights come for both
+// directions or for neither (TFLite's rule), and one narrower than the input is refused (TFLite 2.9 steps
+// through it by the input's width, past its end).
+TEST(BidirectionalLstm, RefusesPartialAuxWeightsAndANarrowerAuxInput) {
+  OpGraph g;
+  auto floats = [](size_t n) { return std::vector<uint8_t>(4 * n, 0); };
+  auto node = [&](int32_t aux_width, std::vector<int> aux_weights) {
+    std::vector<int32_t> in(48, -1);
+    in[0] = g.input({2, 1, 3});
+    in[4] = g.add({4, 3}, floats(12));
+    in[39] = g.input({2, 1, aux_width});
+    for (int i : aux_weights) in[i] = g.add({4, aux_width}, floats(4 * aux_width));
+    const int32_t fw = g.output({2, 1, 4}), bw = g.output({2, 1, 4});
+    g.op(52 /* BIDIRECTIONAL_SEQUENCE_LSTM */, in, {fw, bw});
+  };
+  node(2, {41, 42, 43, 45, 46, 47});
+  node(3, {41});
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "bidirectional_aux.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_FALSE(interp);
+  const std::string& e = interp.error();
+  EXPECT_NE(e.find("2 node(s) cannot run"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 0 BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary input width 2 is below the input's 3"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("node 1 BIDIRECTIONAL_SEQUENCE_LSTM: the auxiliary input's forget, cell and output weights "
+                   "(inputs 41-43, 45-47) must be all given or all omitted"), std::string::npos) << e;
+}
+
 // Dead nodes are dropped before anything resolves or prepares them: a dead TANH on int32 (which the
 // builtin pack would refuse) and the dead RELU it feeds do not stop the model; the live ABS runs. A
 // custom op is kept even when nothing reads it (it may have effects), so a missing one still fails.

@@ -44,8 +44,9 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   // One op's case and its chain of `steps` nodes: `weights` are the constant tensors (after the input),
   // `state` the variable tensor(s), `io(x, consts, states, y)` the node's input and output lists,
   // `input` / `output` the per-step tensors.
-  function cell(name, op, version, options, {input, weights, states, output, io, intermediates = [], args = []},
-                steps = 3) {
+  // `extraInputs`: more per-step model inputs after `input` (handed to io as a fifth argument).
+  function cell(name, op, version, options, {input, weights, states, output, io, intermediates = [], args = [],
+                                             extraInputs = []}, steps = 3) {
     const build = (n, v, count) => {
       const tensors = [];
       const push = (t) => tensors.push(t) - 1;
@@ -54,11 +55,12 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
       const xs = [], ys = [], nodes = [];
       for (let k = 0; k < count; ++k) {
         const x = push(input);
+        const extras = extraInputs.map(push);
         const y = Array.isArray(output) ? output.map(push) : push(output);
-        xs.push(x);
+        xs.push(x, ...extras);
         ys.push(...[y].flat());
         // Each node's intermediates (tensors that only carry a quantization) are its own.
-        const node = io(x, consts, st, y);
+        const node = io(x, consts, st, y, extras);
         if (intermediates.length) node.intermediates = intermediates.map(push);
         nodes.push(node);
       }
@@ -339,9 +341,11 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
            projectionBias: true, seed: 981, steps: 2});
 
   // BIDIRECTIONAL_SEQUENCE_LSTM: 48 inputs; each direction's 17 tensors laid out as LSTM's 1-17 (forward
-  // at 1, backward at 18), the states at 35-38, the auxiliary input and weights at 39-47 (omitted).
+  // at 1, backward at 18), the states at 35-38, the auxiliary input at 39 and its weights at 40-43
+  // (forward) and 44-47 (backward). aux: 'cross' (an auxiliary input of auxWidth with weights: both
+  // directions add it) or 'backward' (no weights: the backward direction reads it instead of the input).
   const biLstm = (name, {timeMajor, merge, inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
-                         seed, steps, cellClip = 0, projClip = 0, hybrid = false}) => {
+                         seed, steps, cellClip = 0, projClip = 0, hybrid = false, aux = null, auxWidth = inputs}) => {
     const slots = new Array(48).fill(null);
     const F32 = (shape, k, lo = -0.5, hi = 0.5) => ({shape, type: 'FLOAT32',
                                                    data: f32(uniform(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi))});
@@ -361,6 +365,12 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
       }
       if (projection) slots[base + 16] = W([outputs, cells], base + 16);
     }
+    if (aux === 'cross') {
+      for (let g = cifg ? 1 : 0; g < 4; ++g) {
+        slots[40 + g] = F32([cells, auxWidth], 40 + g);
+        slots[44 + g] = F32([cells, auxWidth], 44 + g);
+      }
+    }
     const lead = inShape.slice(0, -1);
     cell(name, 'BIDIRECTIONAL_SEQUENCE_LSTM', 1, ['BidirectionalSequenceLSTMOptions',
         {fused_activation_function: 'TANH', cell_clip: cellClip, proj_clip: projClip, merge_outputs: merge, time_major: timeMajor,
@@ -368,9 +378,10 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
       input: T(inShape), output: merge ? T([...lead, 2 * outputs]) : [T([...lead, outputs]), T([...lead, outputs])],
       weights: slots.filter((t) => t),
       states: [T([batch, outputs]), T([batch, cells]), T([batch, outputs]), T([batch, cells])],
-      io: (x, consts, [h1, c1, h2, c2], y) => {
+      extraInputs: aux ? [T([...lead, auxWidth])] : [],
+      io: (x, consts, [h1, c1, h2, c2], y, extras) => {
         let next = 0;
-        const fixed = {0: x, 35: h1, 36: c1, 37: h2, 38: c2};
+        const fixed = {0: x, 35: h1, 36: c1, 37: h2, 38: c2, ...(aux ? {39: extras[0]} : {})};
         const inputsList = slots.map((t, i) => (i in fixed ? fixed[i] : t ? consts[next++] : -1));
         return {inputs: inputsList, outputs: [y].flat()};
       }}, steps);
@@ -386,6 +397,17 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   biLstm('bidirectional_sequence_lstm_hybrid_asymmetric_time_major_peephole', {timeMajor: true, merge: false,
          inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, peephole: true, seed: 801, steps: 2,
          hybrid: true});
+  // The auxiliary input: with weights (cross links), wider than the input (TFLite 2.9 steps through it by
+  // the input's width; time-major, peepholes, CIFG) and as wide (batch-major, merged); without weights
+  // (the backward direction reads it; batch-major, projection).
+  biLstm('bidirectional_sequence_lstm_aux_cross_time_major_cifg_peephole', {timeMajor: true, merge: false,
+         inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, cifg: true, peephole: true, seed: 1201,
+         steps: 1, aux: 'cross', auxWidth: 5});
+  biLstm('bidirectional_sequence_lstm_aux_cross_batch_major_merged', {timeMajor: false, merge: true,
+         inShape: [1, 4, 2], batch: 1, inputs: 2, cells: 3, outputs: 3, seed: 1301, steps: 1, aux: 'cross', auxWidth: 2});
+  biLstm('bidirectional_sequence_lstm_aux_backward_input_batch_major_projection', {timeMajor: false, merge: false,
+         inShape: [2, 3, 3], batch: 2, inputs: 3, cells: 3, outputs: 2, projection: true, seed: 1401, steps: 1,
+         aux: 'backward'});
 
   return carry;
 }

@@ -11,8 +11,8 @@
 // (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (rows quantized
 // symmetrically, or asymmetrically with asymmetric_quantize_inputs); an int8 input the full-integer kernel
 // (glue/lstm_integer_ops.cc). LSTM's BASIC kernel type (5 inputs, 4 outputs: TOCO's cell, float32 or
-// uint8 with an int16 state) is lstm_basic_prepare's. Refused: the bidirectional op's integer form, the
-// auxiliary input.
+// uint8 with an int16 state) is lstm_basic_prepare's. Refused: the bidirectional op's integer form, and its
+// auxiliary input with a hybrid layer's aux weights.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -35,14 +35,21 @@ struct LstmSlots {
   int projection, projection_bias;
   int output_state, cell_state;
   int norm[4];
+  int aux_weights[4];  // the bidirectional op's auxiliary-input weights
 };
 
 constexpr LstmSlots kUnidirectional = {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11}, {12, 13, 14, 15}, 16, 17, 18, 19,
-                                       {20, 21, 22, 23}};
+                                       {20, 21, 22, 23}, {-1, -1, -1, -1}};
 constexpr LstmSlots kForward = {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11}, {12, 13, 14, 15}, 16, 17, 35, 36,
-                                {-1, -1, -1, -1}};
+                                {-1, -1, -1, -1}, {40, 41, 42, 43}};
 constexpr LstmSlots kBackward = {{18, 19, 20, 21}, {22, 23, 24, 25}, {26, 27, 28}, {29, 30, 31, 32}, 33, 34, 37, 38,
-                                 {-1, -1, -1, -1}};
+                                 {-1, -1, -1, -1}, {44, 45, 46, 47}};
+constexpr int kAuxInput = 39;
+
+// What the bidirectional op's auxiliary input (39) does, as TFLite 2.9 decides it: with its weights, both
+// directions add it to their gates (stacked layers with cross links); without them, the backward
+// direction reads it instead of the input (the backward output of the layer before).
+enum class AuxMode { none, cross, backward_input };
 
 struct LstmDirection {
   LstmParams step;  // step.batch: the whole batch when time-major, else 1 (one sequence at a time)
@@ -60,6 +67,8 @@ struct LstmDirection {
 struct LstmState : OpState {
   LstmDirection directions[2];
   int direction_count = 1;
+  AuxMode aux = AuxMode::none;
+  int aux_size = 0;
   int time = 1, batch = 1, input_size = 1;
   bool time_major = true;
 };
@@ -108,7 +117,9 @@ const baton_tensor* required_float(const OpContext& ctx, int index, const std::s
 }
 
 // Checks one direction's tensors and options, fills its step parameters; returns its output width.
-int lstm_direction_prepare(OpContext& ctx, LstmDirection& d, int input_size, int batch, const char* prefix) {
+// aux_size: the auxiliary input's width when the direction adds it to its gates, else 0.
+int lstm_direction_prepare(OpContext& ctx, LstmDirection& d, int input_size, int batch, const char* prefix,
+                           int aux_size) {
   const auto& o = ctx.options().u.recurrent;
   const LstmSlots& sl = *d.slots;
   const std::string pre = prefix;
@@ -172,6 +183,15 @@ int lstm_direction_prepare(OpContext& ctx, LstmDirection& d, int input_size, int
   ctx.require((norms[2] != nullptr) == p.layer_norm && (norms[3] != nullptr) == p.layer_norm &&
                   (norms[0] != nullptr) == (p.layer_norm && !p.cifg),
               pre + "layer-norm coefficients must be all given (the input gate's omitted under CIFG) or all omitted");
+  p.aux_inputs = aux_size;
+  if (aux_size > 0) {
+    for (int g = 0; g < 4; ++g) {
+      const std::string role = pre + "aux-input-to-" + kGates[g] + " weights";
+      const baton_tensor* t = optional_float(ctx, sl.aux_weights[g], role, {c, aux_size});
+      ctx.require(t != nullptr || (g == 0 && p.cifg), role + " (input " + std::to_string(sl.aux_weights[g]) + ") is missing");
+      ctx.require(t == nullptr || g != 0 || !p.cifg, role + " given under CIFG (no input gate)");
+    }
+  }
   p.activation = cell_activation(ctx, o.activation);
   ctx.require(o.cell_clip >= 0.0f && o.proj_clip >= 0.0f, "cell_clip and proj_clip must not be negative");
   p.cell_clip = o.cell_clip;
@@ -272,9 +292,6 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
   const auto& o = ctx.options().u.recurrent;
   if (kind == LstmKind::bidirectional) {
     ctx.require(ctx.input_count() == 48, "takes 48 inputs, the node has " + std::to_string(ctx.input_count()));
-    for (int i = 39; i < 48; ++i) {
-      ctx.require(ctx.optional_input(i) == nullptr, "the auxiliary input and its weights (inputs 39-47) are not supported yet");
-    }
   } else {
     if (kind == LstmKind::single && o.kernel_type == 1) return lstm_basic_prepare(ctx);
     ctx.require(o.kernel_type == 0, kind == LstmKind::single ? "kernel type " + std::to_string(o.kernel_type) +
@@ -306,13 +323,50 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
     }
   }
   s.direction_count = kind == LstmKind::bidirectional ? 2 : 1;
+  s.aux = AuxMode::none;
+  s.aux_size = 0;
+  if (kind == LstmKind::bidirectional) {
+    // TFLite's rule: the forget, cell and output gates' aux weights of both directions, all or none.
+    const baton_tensor* aux = ctx.optional_input(kAuxInput);
+    int given = 0;
+    for (int i : {41, 42, 43, 45, 46, 47}) given += ctx.optional_input(i) != nullptr;
+    ctx.require(given == 0 || given == 6, "the auxiliary input's forget, cell and output weights (inputs 41-43, 45-47) "
+                                          "must be all given or all omitted");
+    ctx.require(aux || given == 0, "auxiliary weights given without the auxiliary input (input 39)");
+    if (aux) {
+      ctx.require(given == 0 || ctx.type(ctx.input(4)) == BATON_TYPE_FLOAT32,
+                  "the auxiliary input of a hybrid layer (int8 weights) is not supported yet");
+      ctx.require_float(aux, "auxiliary input");
+      ctx.require_rank(aux, "auxiliary input", 3);
+      const auto a = ctx.shape(aux);
+      ctx.require(a[0] == in[0] && a[1] == in[1], "auxiliary input shape " + std::to_string(a[0]) + "x" +
+                                                     std::to_string(a[1]) + " differs from the input's in its first two "
+                                                     "dimensions");
+      if (given) {
+        // TFLite 2.9 steps through the auxiliary input by the input's width, not its own (so a wider one is
+        // read at the input's row offsets, as here); a narrower one it reads past its end: no result to match.
+        ctx.require(a[2] >= in[2], "auxiliary input width " + std::to_string(a[2]) + " is below the input's " +
+                                       std::to_string(in[2]) + " (TFLite 2.9 steps through it by the input's width, "
+                                       "past its end)");
+        s.aux = AuxMode::cross;
+        s.aux_size = a[2];
+      } else {
+        // The backward direction's weights are the input's width (TFLite sizes them so).
+        ctx.require(a[2] == in[2], "auxiliary input width " + std::to_string(a[2]) + " differs from the input's " +
+                                       std::to_string(in[2]) + " (without aux weights the backward direction reads it "
+                                       "in place of the input)");
+        s.aux = AuxMode::backward_input;
+      }
+    }
+  }
   int widths[2] = {0, 0};
   for (int k = 0; k < s.direction_count; ++k) {
     LstmDirection& d = s.directions[k];
     d.slots = kind != LstmKind::bidirectional ? &kUnidirectional : k == 0 ? &kForward : &kBackward;
     d.backward = k == 1;
     widths[k] = lstm_direction_prepare(ctx, d, s.input_size, s.batch,
-                                       kind != LstmKind::bidirectional ? "" : k == 0 ? "forward " : "backward ");
+                                       kind != LstmKind::bidirectional ? "" : k == 0 ? "forward " : "backward ",
+                                       s.aux == AuxMode::cross ? s.aux_size : 0);
     d.step.batch = s.time_major ? s.batch : 1;
     d.output = merge ? 0 : k;
     d.output_offset = merge && k == 1 ? widths[0] : 0;
@@ -341,9 +395,11 @@ const float* floats(const OpContext& ctx, int index) {
 
 void lstm_invoke(OpContext& ctx) {
   auto& s = ctx.state<LstmState>();
-  const float* input = ctx.data<float>(ctx.input(0));
+  const float* aux = s.aux == AuxMode::none ? nullptr : ctx.data<float>(ctx.input(kAuxInput));
   for (int k = 0; k < s.direction_count; ++k) {
     LstmDirection& d = s.directions[k];
+    const float* input = k == 1 && s.aux == AuxMode::backward_input ? aux : ctx.data<float>(ctx.input(0));
+    const float* cross = s.aux == AuxMode::cross ? aux : nullptr;
     const LstmSlots& sl = *d.slots;
     const LstmParams& p = d.step;
     LstmWeights w = d.hybrid_scales;
@@ -360,6 +416,7 @@ void lstm_invoke(OpContext& ctx) {
       weights(sl.recurrent_weights[g], &gates[g]->recurrent_weights, &gates[g]->recurrent_weights_q);
       gates[g]->bias = floats(ctx, sl.bias[g]);
       gates[g]->norm = floats(ctx, sl.norm[g]);
+      gates[g]->aux_weights = cross ? floats(ctx, sl.aux_weights[g]) : nullptr;
     }
     weights(sl.peephole[0], &w.input.peephole, &w.input.peephole_q);
     weights(sl.peephole[1], &w.forget.peephole, &w.forget.peephole_q);
@@ -380,7 +437,8 @@ void lstm_invoke(OpContext& ctx) {
         // Rows of p.batch vectors: time-major, step t holds the batch; batch-major, row b * time + t.
         const int64_t row = s.time_major ? static_cast<int64_t>(t) * p.batch : static_cast<int64_t>(b) * s.time + t;
         lstm_step(p, w, input + row * s.input_size, h, c, output + row * width, width, d.scratch.data(),
-                  d.quantized.data(), d.row_scales.data(), d.row_zero_points.data());
+                  d.quantized.data(), d.row_scales.data(), d.row_zero_points.data(),
+                  cross ? cross + row * s.input_size : nullptr);  // TFLite's step, see prepare
       }
     }
   }

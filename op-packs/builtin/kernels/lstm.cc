@@ -88,8 +88,8 @@ struct HybridRows {
 
 // The gate's pre-activation: bias (or 0 under layer norm) + W x + R h (+ peephole . c), then layer norm
 // and the bias.
-void gate_sum(const LstmParams& p, const LstmGate& g, const float* input, const float* h, const float* c, float* out,
-              const HybridRows& hy) {
+void gate_sum(const LstmParams& p, const LstmGate& g, const float* input, const float* aux, const float* h,
+              const float* c, float* out, const HybridRows& hy) {
   const int n = p.cells;
   fill_rows(out, p.layer_norm ? nullptr : g.bias, n, p.batch);
   const float* peephole = g.peephole;
@@ -104,6 +104,7 @@ void gate_sum(const LstmParams& p, const LstmGate& g, const float* input, const 
     }
   } else {
     add_matrix_times(g.input_weights, n, p.inputs, input, p.batch, out);
+    if (aux && g.aux_weights) add_matrix_times(g.aux_weights, n, p.aux_inputs, aux, p.batch, out);
     add_matrix_times(g.recurrent_weights, n, p.outputs, h, p.batch, out);
   }
   if (peephole && c) {
@@ -128,7 +129,7 @@ void clip(float* v, int n, float limit) {
 
 void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, float* output_state, float* cell_state,
                float* output, int output_stride, float* scratch, int8_t* quantized, float* scales,
-               int32_t* zero_points) {
+               int32_t* zero_points, const float* aux_input) {
   const int n = p.batch * p.cells;
   float* in_gate = scratch;
   float* forget = scratch + n;
@@ -144,12 +145,12 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
   }
   // Every gate reads the previous h (output_state) and c; c is updated only after all three.
   if (!p.cifg) {
-    gate_sum(p, w.input, input, output_state, cell_state, in_gate, hy);
+    gate_sum(p, w.input, input, aux_input, output_state, cell_state, in_gate, hy);
     sigmoid(in_gate, n);
   }
-  gate_sum(p, w.forget, input, output_state, cell_state, forget, hy);
+  gate_sum(p, w.forget, input, aux_input, output_state, cell_state, forget, hy);
   sigmoid(forget, n);
-  gate_sum(p, w.cell, input, output_state, nullptr, cell, hy);
+  gate_sum(p, w.cell, input, aux_input, output_state, nullptr, cell, hy);
   apply_cell_activation(cell, n, p.activation);
   // The output gate's sums without the peephole, which needs the new cell state.
   const bool norm_output = p.layer_norm;
@@ -158,7 +159,7 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
     q.layer_norm = false;  // normalization waits for the peephole term
     LstmGate g = w.output;
     if (norm_output) g.bias = nullptr;
-    gate_sum(q, g, input, output_state, nullptr, out_gate, hy);
+    gate_sum(q, g, input, aux_input, output_state, nullptr, out_gate, hy);
   }
   const float* output_peephole = w.output.peephole;
   if (p.hybrid && w.output.peephole_q) {

@@ -32,6 +32,7 @@ struct LstmGate {
   const float* peephole = nullptr;
   const float* bias = nullptr;
   const float* norm = nullptr;
+  const float* aux_weights = nullptr;  // [cells, aux_inputs]: the bidirectional op's auxiliary input, or null
   const int8_t* input_weights_q = nullptr;
   const int8_t* recurrent_weights_q = nullptr;
   const int8_t* peephole_q = nullptr;
@@ -48,6 +49,7 @@ struct LstmWeights {
 
 struct LstmParams {
   int batch = 1, inputs = 1, cells = 1, outputs = 1;
+  int aux_inputs = 0;  // the auxiliary input's width (float layers only); 0: none
   bool cifg = false, layer_norm = false;
   // TFLite's hybrid kernel: each batch row of the input, of the output state and of the hidden value
   // before the projection is quantized to int8 on the fly (symmetric, or asymmetric with a zero point
@@ -67,10 +69,11 @@ struct LstmParams {
 // input [batch, inputs]; output_state [batch, outputs]; cell_state [batch, cells]; output [batch,
 // outputs] (rows `output_stride` apart); scratch of scratch_size() floats; for a hybrid layer,
 // `quantized` of quantized_size() bytes, `scales` of 2 * batch + cells floats and `zero_points` of
-// 2 * batch values (else all three unused).
+// 2 * batch values (else all three unused). `aux_input` [batch, aux_inputs] (or null): each gate adds its
+// aux_weights times it after the input's term, before the recurrent one, as TFLite does.
 void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, float* output_state, float* cell_state,
                float* output, int output_stride, float* scratch, int8_t* quantized = nullptr,
-               float* scales = nullptr, int32_t* zero_points = nullptr);
+               float* scales = nullptr, int32_t* zero_points = nullptr, const float* aux_input = nullptr);
 
 // TFLite's BASIC LSTM cell (the LSTM op's 5-input kernel type), float32: concat = [input, prev_activation]
 // per batch row; activ_temp = weights [4 cells, inputs + cells] . concat + bias; then with the four
