@@ -12,6 +12,7 @@
 #include "kernels/qelementwise.h"
 #include "kernels/qgemm.h"
 #include "kernels/quant_math.h"
+#include "tests/test_util.h"
 
 namespace baton::builtin::testing {
 namespace {
@@ -132,13 +133,6 @@ TEST(Q16x8, ConvEqualsTheInt64Definition) {
       }
     }
   }
-}
-
-std::vector<QuantIsa> isas() {
-  std::vector<QuantIsa> out = {QuantIsa::kScalar};
-  if (best_quant_isa() >= QuantIsa::kAvx2) out.push_back(QuantIsa::kAvx2);
-  if (best_quant_isa() >= QuantIsa::kAvx512Vnni) out.push_back(QuantIsa::kAvx512Vnni);
-  return out;
 }
 
 TEST(Q16x8, BinaryRunsEqualTheScalarRuleWithBroadcasts) {

@@ -17,6 +17,7 @@
 #include "kernels/qlookup.h"
 #include "kernels/qpool.h"
 #include "kernels/quant_math.h"
+#include "tests/test_util.h"
 #include "kernels/quantize.h"
 #include "kernels/thread_pool.h"
 
@@ -25,14 +26,6 @@ namespace {
 
 constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
 constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-
-// Every instruction set this CPU can run, the scalar one first.
-std::vector<QuantIsa> isas() {
-  std::vector<QuantIsa> out = {QuantIsa::kScalar};
-  if (best_quant_isa() >= QuantIsa::kAvx2) out.push_back(QuantIsa::kAvx2);
-  if (best_quant_isa() >= QuantIsa::kAvx512Vnni) out.push_back(QuantIsa::kAvx512Vnni);
-  return out;
-}
 
 // ---- fixed-point primitives ---------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-// Helpers shared by the kernel tests: seeded random data and element-wise comparison.
+// Helpers shared by the kernel tests: seeded random data, element-wise comparison, the ISAs to try.
 #ifndef BATON_BUILTIN_TESTS_TEST_UTIL_H
 #define BATON_BUILTIN_TESTS_TEST_UTIL_H
 
@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 #include <vector>
+
+#include "kernels/qgemm.h"
 
 namespace baton::builtin::testing {
 
@@ -24,6 +26,14 @@ inline void expect_near_all(const std::vector<float>& expected, const std::vecto
   for (size_t i = 0; i < expected.size(); ++i) {
     ASSERT_NEAR(expected[i], actual[i], tol * (1.0f + std::fabs(expected[i]))) << "at " << i;
   }
+}
+
+// Every quantized-kernel instruction set this CPU can run, the scalar one first.
+inline std::vector<QuantIsa> isas() {
+  std::vector<QuantIsa> out = {QuantIsa::kScalar};
+  if (best_quant_isa() >= QuantIsa::kAvx2) out.push_back(QuantIsa::kAvx2);
+  if (best_quant_isa() >= QuantIsa::kAvx512Vnni) out.push_back(QuantIsa::kAvx512Vnni);
+  return out;
 }
 
 }  // namespace baton::builtin::testing
