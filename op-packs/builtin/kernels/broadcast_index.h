@@ -78,43 +78,6 @@ inline void index_run(int64_t o, const int64_t* off, int64_t n, int64_t s0, int6
 
 }  // namespace detail
 
-// Calls f(output offset, offset in input 0, in input 1, in input 2) for every output element in order.
-template <typename F>
-void for_each_index(const IndexPlan& p, F&& f) {
-  if (p.count == 0) return;
-  const int last = p.rank - 1;
-  const int64_t n = p.dims[last];
-  const int64_t s0 = p.strides[0][last], s1 = p.strides[1][last], s2 = p.strides[2][last];
-  using detail::index_run;
-  using detail::kAnyStep;
-  // The common inner runs: every step 0 or 1 (an unused input's step is 0).
-  void (*run)(int64_t, const int64_t*, int64_t, int64_t, int64_t, int64_t, F&) = index_run<kAnyStep, kAnyStep, kAnyStep, F>;
-  if ((s0 == 0 || s0 == 1) && (s1 == 0 || s1 == 1) && (s2 == 0 || s2 == 1)) {
-    const int key = static_cast<int>(s0 * 4 + s1 * 2 + s2);
-    switch (key) {
-      case 0: run = index_run<0, 0, 0, F>; break;
-      case 1: run = index_run<0, 0, 1, F>; break;
-      case 2: run = index_run<0, 1, 0, F>; break;
-      case 3: run = index_run<0, 1, 1, F>; break;
-      case 4: run = index_run<1, 0, 0, F>; break;
-      case 5: run = index_run<1, 0, 1, F>; break;
-      case 6: run = index_run<1, 1, 0, F>; break;
-      default: run = index_run<1, 1, 1, F>; break;
-    }
-  }
-  int64_t index[kMaxIndexRank] = {};
-  int64_t off[kMaxIndexInputs] = {};
-  for (int64_t o = 0; o < p.count; o += n) {
-    run(o, off, n, s0, s1, s2, f);
-    for (int d = last - 1; d >= 0; --d) {
-      for (int k = 0; k < p.inputs; ++k) off[k] += p.strides[k][d];
-      if (++index[d] < p.dims[d]) break;
-      for (int k = 0; k < p.inputs; ++k) off[k] -= p.strides[k][d] * p.dims[d];
-      index[d] = 0;
-    }
-  }
-}
-
 // Calls f(output offset, input offsets[3], run length, input steps[3]) once per inner run, for kernels
 // that write their own inner loop (typed, restrict-qualified, vectorised).
 template <typename F>
@@ -134,6 +97,32 @@ void for_each_run(const IndexPlan& p, F&& f) {
       index[d] = 0;
     }
   }
+}
+
+// Calls f(output offset, offset in input 0, in input 1, in input 2) for every output element in order.
+template <typename F>
+void for_each_index(const IndexPlan& p, F&& f) {
+  if (p.count == 0) return;
+  const int last = p.rank - 1;
+  const int64_t s0 = p.strides[0][last], s1 = p.strides[1][last], s2 = p.strides[2][last];
+  using detail::index_run;
+  using detail::kAnyStep;
+  // The common inner runs: every step 0 or 1 (an unused input's step is 0).
+  void (*run)(int64_t, const int64_t*, int64_t, int64_t, int64_t, int64_t, F&) = index_run<kAnyStep, kAnyStep, kAnyStep, F>;
+  if ((s0 == 0 || s0 == 1) && (s1 == 0 || s1 == 1) && (s2 == 0 || s2 == 1)) {
+    const int key = static_cast<int>(s0 * 4 + s1 * 2 + s2);
+    switch (key) {
+      case 0: run = index_run<0, 0, 0, F>; break;
+      case 1: run = index_run<0, 0, 1, F>; break;
+      case 2: run = index_run<0, 1, 0, F>; break;
+      case 3: run = index_run<0, 1, 1, F>; break;
+      case 4: run = index_run<1, 0, 0, F>; break;
+      case 5: run = index_run<1, 0, 1, F>; break;
+      case 6: run = index_run<1, 1, 0, F>; break;
+      default: run = index_run<1, 1, 1, F>; break;
+    }
+  }
+  for_each_run(p, [&](int64_t o, const int64_t* off, int64_t len, const int64_t*) { run(o, off, len, s0, s1, s2, f); });
 }
 
 }  // namespace baton::builtin
