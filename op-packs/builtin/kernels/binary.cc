@@ -45,20 +45,7 @@ void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, Act
     else if (bs == 1) run<Op, 0, 1>(pa, pb, po, n, range);
     else run<Op, 0, 0>(pa, pb, po, n, range);
   };
-  int64_t index[kMaxBroadcastRank] = {};
-  int64_t a_off = 0, b_off = 0;
-  for (int64_t o = 0; o < plan.count; o += n) {
-    inner(a + a_off, b + b_off, out + o);
-    // Advance the odometer over the outer dimensions.
-    for (int d = last - 1; d >= 0; --d) {
-      a_off += plan.a_strides[d];
-      b_off += plan.b_strides[d];
-      if (++index[d] < plan.dims[d]) break;
-      a_off -= plan.a_strides[d] * plan.dims[d];
-      b_off -= plan.b_strides[d] * plan.dims[d];
-      index[d] = 0;
-    }
-  }
+  for_each_broadcast_run(plan, [&](int64_t o, int64_t a_off, int64_t b_off) { inner(a + a_off, b + b_off, out + o); });
 }
 
 }  // namespace

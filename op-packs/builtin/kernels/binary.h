@@ -30,6 +30,29 @@ struct BroadcastPlan {
 // Both ranks <= kMaxBroadcastRank and the shapes compatible (checked by broadcast_shape).
 BroadcastPlan plan_broadcast(const int32_t* a, int a_rank, const int32_t* b, int b_rank);
 
+// Calls f(output offset, offset in a, offset in b) once per inner run of plan.dims[plan.rank - 1]
+// elements (along which a and b step by plan.a_strides / b_strides[rank - 1]), walking the outer
+// dimensions like an odometer.
+template <typename F>
+void for_each_broadcast_run(const BroadcastPlan& plan, F&& f) {
+  if (plan.count == 0) return;
+  const int last = plan.rank - 1;
+  const int64_t n = plan.dims[last];
+  int64_t index[kMaxBroadcastRank] = {};
+  int64_t a_off = 0, b_off = 0;
+  for (int64_t o = 0; o < plan.count; o += n) {
+    f(o, a_off, b_off);
+    for (int d = last - 1; d >= 0; --d) {
+      a_off += plan.a_strides[d];
+      b_off += plan.b_strides[d];
+      if (++index[d] < plan.dims[d]) break;
+      a_off -= plan.a_strides[d] * plan.dims[d];
+      b_off -= plan.b_strides[d] * plan.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
 // PRELU: a is the input, b the alpha. The fused activation range applies to every op (NONE = no clamp).
 void binary(BinaryOp op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
             ActivationRange range);

@@ -137,26 +137,16 @@ RunFn<T> pick(QuantIsa isa) {
   return run_scalar<T>;
 }
 
-// The plan's innermost dimension is one run; the outer ones are walked like an odometer.
+// One run per innermost dimension of the plan.
 template <typename T>
 void walk(RunFn<T> run, const QBinaryParams& p, const BroadcastPlan& plan, const T* a, const T* b, T* out) {
   if (plan.count == 0) return;
   const int last = plan.rank - 1;
   const int64_t n = plan.dims[last];
   const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
-  int64_t index[kMaxBroadcastRank] = {};
-  int64_t a_off = 0, b_off = 0;
-  for (int64_t o = 0; o < plan.count; o += n) {
+  for_each_broadcast_run(plan, [&](int64_t o, int64_t a_off, int64_t b_off) {
     run(p, a + a_off, as, b + b_off, bs, out + o, n);
-    for (int d = last - 1; d >= 0; --d) {
-      a_off += plan.a_strides[d];
-      b_off += plan.b_strides[d];
-      if (++index[d] < plan.dims[d]) break;
-      a_off -= plan.a_strides[d] * plan.dims[d];
-      b_off -= plan.b_strides[d] * plan.dims[d];
-      index[d] = 0;
-    }
-  }
+  });
 }
 
 }  // namespace
