@@ -74,13 +74,19 @@ struct Q16WeightsState : OpState {
   std::vector<int16_t> patch;  // CONV_2D: one output pixel's window
 };
 
-const int64_t* bias_of(const OpContext& ctx, int channels) {
+// Prepare's check of the optional int64 bias (input 2): one value per output channel.
+void check_bias(const OpContext& ctx, int channels) {
   baton_tensor* bias = ctx.optional_input(2);
-  if (!bias) return nullptr;
+  if (!bias) return;
   ctx.require_type(bias, "bias", {BATON_TYPE_INT64});
   ctx.require(ctx.element_count(bias) == channels, "bias has " + std::to_string(ctx.element_count(bias)) +
                                                        " elements for " + std::to_string(channels) + " output channels");
-  return ctx.data<int64_t>(bias);
+}
+
+// Invoke's: the bias prepare checked, or null.
+const int64_t* bias_data(const OpContext& ctx) {
+  const baton_tensor* bias = ctx.optional_input(2);
+  return bias ? ctx.data<int64_t>(bias) : nullptr;
 }
 
 // Multipliers in_scale * filter_scale / out_scale, in double as TFLite forms them; the clamp.
@@ -100,21 +106,20 @@ Q16Output output_of(const Q16WeightsState& s) { return {s.mults.data(), s.range.
 
 void conv_16x8_invoke(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
-  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_of(ctx, s.conv.out_c),
+  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx),
             output_of(s), s.patch.data(), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void depthwise_16x8_invoke(OpContext& ctx) {
   const auto& s = ctx.state<Q16WeightsState>();
-  const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
-  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_of(ctx, out_c),
+  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx),
                  output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void fully_connected_16x8_invoke(OpContext& ctx) {
   const auto& s = ctx.state<Q16WeightsState>();
   fully_connected_16x8(s.batch, s.units, s.depth, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)),
-                       bias_of(ctx, s.units), output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
+                       bias_data(ctx), output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 struct Q16BinaryState : OpState {
@@ -211,7 +216,7 @@ void conv_16x8_prepare(OpContext& ctx) {
   s.patch.assign(conv_16x8_patch_size(s.conv), 0);
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
-  bias_of(ctx, s.conv.out_c);
+  check_bias(ctx, s.conv.out_c);
   ctx.set_output_shape(ctx.output(0), {s.conv.batch, s.conv.out_h, s.conv.out_w, s.conv.out_c});
   ctx.set_invoke(conv_16x8_invoke);
 }
@@ -222,7 +227,7 @@ void depthwise_16x8_prepare(OpContext& ctx) {
   const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), out_c, 3);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
-  bias_of(ctx, out_c);
+  check_bias(ctx, out_c);
   ctx.set_output_shape(ctx.output(0), {s.depthwise.batch, s.depthwise.out_h, s.depthwise.out_w, out_c});
   ctx.set_invoke(depthwise_16x8_invoke);
 }
@@ -236,7 +241,7 @@ void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batc
   ctx.require(wq.count <= 1, "per-channel weights are not supported by TFLite 2.9's FULLY_CONNECTED");
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), 1, 0);
   prepare_output(ctx, s, std::vector<float>(units, scales[0]), ctx.options().u.fully_connected.activation);
-  bias_of(ctx, units);
+  check_bias(ctx, units);
   ctx.set_invoke(fully_connected_16x8_invoke);
 }
 
