@@ -118,6 +118,49 @@ TEST(MisbehavingPlugin, DelegateThrowingFromCheckAndPrepareLeavesTheModelOnTheOp
   EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{2, 4, 6, 8, 10, 0}));
 }
 
+// One custom op from a string input [2] to a string output [2], given the strings "ab" and "".
+Expected<std::unique_ptr<Interpreter>> one_string_op(const std::string& dir, const std::string& op) {
+  auto env = isolated_environment({dir});
+  if (!env) return env.status();
+  TinyModel m;
+  m.tensors = {{{2}, 5 /* STRING */, {}, "words"}, {{2}, 5, {}, "out"}};
+  m.ops = {{32, op, 1, {0}, {1}}};
+  m.inputs = {0};
+  m.outputs = {1};
+  auto model = load_model_buffer(m.build(), "strings.tflite");
+  if (!model) return model.status();
+  auto interp = Interpreter::create(env.value(), model.value());
+  if (!interp) return interp;
+  const uint8_t words[] = {2, 0, 0, 0, 16, 0, 0, 0, 18, 0, 0, 0, 18, 0, 0, 0, 'a', 'b'};
+  if (Status s = interp.value()->set_string_input(0, words, sizeof words); !s) return s;
+  return interp;
+}
+
+// The host checks a string output before any node reads it: a kernel's bad offsets fail that node.
+TEST(MisbehavingPlugin, AMalformedStringOutputFailsTheNodeThatWroteIt) {
+  TempDir dir;
+  dir.add_plugin("misbehaving");
+  auto interp = one_string_op(dir.path(), "BadStrings");
+  ASSERT_TRUE(interp) << interp.error();
+  Status s = interp.value()->invoke();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("node 0 (BadStrings v1) in misbehaving wrote a malformed string tensor 1: offset 2 (1048576) "
+                             "is past its 16 bytes"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(MisbehavingPlugin, AStringOutputWithoutAByteSizeFailsTheNode) {
+  TempDir dir;
+  dir.add_plugin("misbehaving");
+  auto interp = one_string_op(dir.path(), "NoStringSize");
+  ASSERT_TRUE(interp) << interp.error();
+  Status s = interp.value()->invoke();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("node 0 (NoStringSize v1) in misbehaving: its prepare set no byte size"), std::string::npos)
+      << s.message();
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 TEST(MisbehavingPluginDeathTest, WritePastTheOutputIsCaughtUnderAddressSanitizer) {
   TempDir dir;

@@ -214,6 +214,12 @@ baton_status partition_request_scratch(const baton_partition*, size_t, baton_err
 }
 void* partition_scratch(const baton_partition*) { return nullptr; }
 
+// A string tensor's contents (and so its byte size) are not sent over in this version.
+baton_status tensor_set_byte_size(baton_tensor*, size_t, baton_error* error) {
+  error_set(error, "string tensors are not supported for a plugin in a process of its own");
+  return BATON_UNSUPPORTED;
+}
+
 // The child runs one plugin (and what it wraps), so it shares only with itself; the objects live until the
 // process ends (it leaves with _exit once the host closes the socket), so they are never destroyed here.
 void* shared_object(const baton_plugin_host*, const char* key, void* (*create)(void*), void (*)(void*), void* context) {
@@ -281,6 +287,7 @@ const baton_host_api* host_table() {
     a.shared_object = shared_object;
     a.partition_request_scratch = partition_request_scratch;
     a.partition_scratch = partition_scratch;
+    a.tensor_set_byte_size = tensor_set_byte_size;
     return a;
   }();
   return &api;

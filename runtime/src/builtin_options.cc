@@ -223,6 +223,11 @@ void read_builtin_options(const fb::Operator* op, baton_builtin_options& o) {
     case fb::BuiltinOptions_LSHProjectionOptions:
       o.u.lsh_projection = {op->builtin_options_as_LSHProjectionOptions()->type()};
       break;
+    case fb::BuiltinOptions_SkipGramOptions: {
+      auto* p = op->builtin_options_as_SkipGramOptions();
+      o.u.skip_gram = {p->ngram_size(), p->max_skip_size(), p->include_all_ngrams() ? 1 : 0};
+      break;
+    }
     case fb::BuiltinOptions_WhileOptions:
     case fb::BuiltinOptions_IfOptions:
     case fb::BuiltinOptions_CallOnceOptions:

@@ -159,6 +159,11 @@ baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, c
     return fail_on(interp, "set_input: input " + std::to_string(i) + " does not exist");
   }
   baton::Tensor& t = interp->interp->input(i);
+  if (t.type == BATON_TYPE_STRING) {
+    if (!data && size) return fail_on(interp, "set_input: no data");
+    baton::Status s = interp->interp->set_string_input(static_cast<size_t>(i), data, size);
+    return s ? BATON_OK : fail_on(interp, "set_input: " + s.message());
+  }
   if (size != t.bytes) {
     return fail_on(interp, "set_input: input " + std::to_string(i) + " \"" + t.info->name + "\" needs " +
                                std::to_string(t.bytes) + " bytes, got " + std::to_string(size));

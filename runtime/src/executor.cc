@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "baton/string_tensor.hpp"
 #include "plugin_call.h"
 #include "shared_memory.h"
 #include "plugin_registry.h"
@@ -17,30 +18,59 @@ const baton_node* handle(const Node& n) { return reinterpret_cast<const baton_no
 
 }  // namespace
 
-// Memory for a dynamic tensor of `node`'s at its current shape, outside the arena: kept from the last
-// invoke unless the shape needs more.
-Status Subgraph::give_dynamic_memory(const Node& node, Tensor& tensor) {
-  Tensor* out = &tensor;
-  if (out->bytes > state_.env->limits().max_tensor_bytes) {
-    return Status::error(source() + ": " + node_label(node) + ": output tensor " + std::to_string(out->index) +
-                         " needs " + std::to_string(out->bytes) + " bytes at invoke, over the tensor limit of " +
-                         std::to_string(state_.env->limits().max_tensor_bytes));
+// Memory of `bytes` for a tensor outside the arena (a dynamic tensor, a string input): kept from the last
+// time unless it needs more.
+Status Subgraph::grow_heap(Tensor& t, size_t bytes) {
+  if (bytes > state_.env->limits().max_tensor_bytes) {
+    return Status::error("tensor " + std::to_string(t.index) + " needs " + std::to_string(bytes) +
+                         " bytes, over the tensor limit of " + std::to_string(state_.env->limits().max_tensor_bytes));
   }
-  if (out->bytes > out->capacity || !out->heap) {
-    const size_t size = (std::max<size_t>(out->bytes, 1) + 63) / 64 * 64;
-    out->heap.reset();
+  if (bytes > t.capacity || !t.heap) {
+    const size_t size = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    t.heap.reset();
+    t.capacity = 0;
     if (state_.env->shares_memory()) {
       // A plugin in a child process reads and writes it in place, as it does the arena.
       if (std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(size)) {
-        out->heap = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
+        t.heap = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
       }
     } else {
-      out->heap.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
+      t.heap.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
     }
-    if (!out->heap) return Status::error(source() + ": " + node_label(node) + ": out of memory for its output");
-    out->capacity = size;
+    if (!t.heap) return Status::error("tensor " + std::to_string(t.index) + ": out of memory for " + std::to_string(bytes) + " bytes");
+    t.capacity = size;
   }
-  out->data = out->heap.get();
+  t.bytes = bytes;
+  t.data = t.heap.get();
+  return Status::ok();
+}
+
+// Memory for a dynamic tensor of `node`'s at its current shape (or, for a string, the byte size its
+// kernel set), outside the arena.
+Status Subgraph::give_dynamic_memory(const Node& node, Tensor& tensor) {
+  if (tensor.type == BATON_TYPE_STRING && tensor.bytes < strings::packed_size_of_empty(element_count(tensor))) {
+    return Status::error(source() + ": " + node_label(node) + " in " + (node.plugin ? node.plugin->name : "runtime") +
+                         ": its prepare set no byte size (or one too small for " + std::to_string(element_count(tensor)) +
+                         " strings) for its string output tensor " + std::to_string(tensor.index) +
+                         "; a kernel sets it with tensor_set_byte_size (ABI 1.7)");
+  }
+  if (Status s = grow_heap(tensor, tensor.bytes); !s) {
+    return Status::error(source() + ": " + node_label(node) + ": output " + s.message() + " at invoke");
+  }
+  return Status::ok();
+}
+
+// The string outputs `node` wrote are well formed: the next kernel reads their offsets as they are.
+Status Subgraph::check_string_outputs(const Node& node) const {
+  for (const Tensor* out : node.outputs) {
+    if (out->type != BATON_TYPE_STRING) continue;
+    const std::string why = strings::check_packed(out->is_constant ? out->constant : out->data, out->bytes,
+                                                  element_count(*out));
+    if (!why.empty()) {
+      return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name +
+                           " wrote a malformed string tensor " + std::to_string(out->index) + ": " + why);
+    }
+  }
   return Status::ok();
 }
 
@@ -48,7 +78,10 @@ Status Subgraph::give_dynamic_memory(const Node& node, Tensor& tensor) {
 // memory of their own, grown only when a larger shape needs it.
 Status Subgraph::prepare_at_invoke(Node& node) {
   baton_error error;
-  for (Tensor* out : node.outputs) out->shape_writable = true;
+  for (Tensor* out : node.outputs) {
+    out->shape_writable = true;
+    if (out->type == BATON_TYPE_STRING) out->bytes = 0;  // this prepare sets it from the values
+  }
   const baton_status st = init_and_prepare(node, error);
   for (Tensor* out : node.outputs) out->shape_writable = false;
   if (st != BATON_OK) {
@@ -64,6 +97,12 @@ Status Subgraph::prepare_at_invoke(Node& node) {
 Status Subgraph::invoke() {
   if (needs_prepare_) {
     if (Status s = prepare_with_fallback(); !s) return s;
+  }
+  for (const Tensor* t : string_inputs_) {
+    if (!t->data) {
+      return Status::error(source() + ": input tensor " + std::to_string(t->index) + " \"" + t->info->name +
+                           "\" is a string tensor without a value: set it (TFLite's packed string buffer) before invoke");
+    }
   }
   // On the first invoke a failing partition loses its nodes and the run is repeated without it, from the
   // same inputs (plan_memory keeps them intact). A model with state is not repeated: its state moved.
@@ -108,7 +147,12 @@ Status Subgraph::invoke() {
       if (profiling_) {
         step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       }
-      if (st == BATON_OK) continue;
+      if (st == BATON_OK) {
+        if (!step.partition && step.node->writes_strings) {
+          if (Status s = check_string_outputs(*step.node); !s) return s;
+        }
+        continue;
+      }
       const std::string why = error.message.empty() ? "no reason given" : error.message;
       if (step.partition) {
         failed = step.partition;

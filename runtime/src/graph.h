@@ -39,6 +39,21 @@ struct Tensor {
   size_t capacity = 0;
 };
 
+inline int64_t element_count(const Tensor& t) {
+  int64_t n = 1;
+  for (int32_t d : t.shape) n *= d;
+  return n;
+}
+
+// The byte size its shape gives a tensor; none for a string tensor, whose contents set it.
+inline void reset_byte_size(Tensor& t) {
+  if (t.type == BATON_TYPE_STRING) {
+    t.bytes = 0;
+  } else {
+    checked_byte_size(t.shape, t.type, &t.bytes);
+  }
+}
+
 // A variable tensor's value at load and after reset_variables(): zero, and for an int8 tensor its zero
 // point (the real value 0), as TFLite resets variables (its integer LSTMs start from that state).
 inline void reset_variable(Tensor& t) {
@@ -68,6 +83,8 @@ struct Node {
   bool folded = false;   // computed once at load; its outputs are constants now
   bool dropped = false;  // dead at load (nothing reads its outputs): never resolved, prepared or run
   bool called = false;   // CALL_ONCE: its subgraph has run
+  bool reads_strings = false;   // an input is a string tensor
+  bool writes_strings = false;  // an output is: the host checks what the kernel wrote (check_string_outputs)
   // Prepared again at every invoke: an input or output is dynamic. A control-flow or READ_VARIABLE node
   // that is deferred gives its (dynamic) outputs their shapes at invoke (control_flow.cc).
   bool deferred = false;

@@ -156,6 +156,23 @@ baton_status tensor_set_shape(baton_tensor* t, int32_t rank, const int32_t* dims
     return BATON_INVALID_ARGUMENT;
   }
   tensor->shape = std::move(shape);
+  // A string tensor's byte size comes from its contents: the kernel sets it after the shape (ABI 1.7).
+  tensor->bytes = tensor->type == BATON_TYPE_STRING ? 0 : bytes;
+  return BATON_OK;
+}
+
+baton_status tensor_set_byte_size(baton_tensor* t, size_t bytes, baton_error* error) {
+  if (!t || !T(t)->shape_writable) {
+    error_set(error, "tensor_set_byte_size: not an output of the node being prepared");
+    return BATON_INVALID_ARGUMENT;
+  }
+  Tensor* tensor = T(t);
+  if (tensor->type != BATON_TYPE_STRING) {
+    error_set(error, ("tensor_set_byte_size: tensor " + std::to_string(tensor->index) + " is " +
+                      type_name(tensor->type) + "; only a string tensor's byte size is set (the others' follow their shape)")
+                         .c_str());
+    return BATON_INVALID_ARGUMENT;
+  }
   tensor->bytes = bytes;
   return BATON_OK;
 }
@@ -294,6 +311,7 @@ const baton_host_api kHostApi = {
     shared_object,
     partition_request_scratch,
     partition_scratch,
+    tensor_set_byte_size,
 };
 
 }  // namespace

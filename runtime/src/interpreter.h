@@ -35,6 +35,8 @@ class Interpreter {
 
   // Gives input `i` a new shape; prepare and memory planning run again before the next invoke.
   Status resize_input(size_t i, const std::vector<int32_t>& shape) { return entry_->resize_input(i, shape); }
+  // A string input's value: TFLite's packed buffer of as many strings as its shape has elements.
+  Status set_string_input(size_t i, const void* data, size_t size) { return entry_->set_string_input(i, data, size); }
   // Runs prepare and planning if a resize asked for it, so input memory can be written.
   Status ensure_prepared() { return entry_->ensure_prepared(); }
   Status invoke();

@@ -1,4 +1,6 @@
 #include "model.h"
+
+#include "baton/string_tensor.hpp"
 #include "builtin_options.h"
 #include "shared_memory.h"
 
@@ -411,6 +413,12 @@ class ModelLoader {
         std::memcpy(copy.get(), data.data(), data.size());
         data = {copy.get(), data.size()};
         model.realigned_.push_back(std::move(copy));
+      }
+      if (t.type == BATON_TYPE_STRING && !t.sparsity) {
+        // Kernels read its offsets as they are: they must stay inside the buffer. (For a string tensor,
+        // `bytes` above is its element count: checked_byte_size counts a size-less type as one byte.)
+        const std::string why = strings::check_packed(data.data(), data.size(), static_cast<int64_t>(bytes));
+        if (!why.empty()) return fail(where + ": buffer " + std::to_string(ft->buffer()) + " is not a string buffer: " + why);
       }
       t.data = data;
       t.is_constant = true;

@@ -1,6 +1,9 @@
 // Prepare: every step in execution order, so shapes propagate; a delegate that fails to prepare a
 // partition loses it and the graph is partitioned again; an op pack that fails a node hands it to the
 // next op pack that declares it. Every node that cannot run is named in one error.
+#include <cstring>
+
+#include "baton/string_tensor.hpp"
 #include "plugin_call.h"
 #include "plugin_registry.h"
 #include "subgraph.h"
@@ -37,6 +40,13 @@ Status Subgraph::prepare_with_fallback() {
 Status Subgraph::prepare(Partition** failed, std::string* reason) {
   for (Tensor& t : tensors_) {
     if (t.is_constant) continue;
+    if (t.type == BATON_TYPE_STRING) {
+      // Its contents set its size: always dynamic, never in the arena. A model input keeps the value
+      // set_string_input gave it.
+      t.dynamic = true;
+      t.data = t.is_model_input && t.bytes ? t.heap.get() : nullptr;
+      continue;
+    }
     if (t.is_model_input && t.data) t.planned = t.data;
     t.data = nullptr;  // memory is planned after every step is prepared
     t.dynamic = false;
@@ -88,6 +98,10 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     Node& node = *step.node;
     node.deferred = false;
     if (node.runtime != RuntimeOp::none) {
+      if (node.reads_strings || node.writes_strings) {
+        problems.push_back(node_label(node) + ": string tensors do not cross into subgraphs or variables yet");
+        continue;
+      }
       // Control flow over values whose shapes come at invoke is deferred there (control_flow.cc).
       if (Status s = prepare_runtime_node(node); !s) problems.push_back(node_label(node) + ": " + s.message());
       continue;
@@ -118,7 +132,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
       failures += "; " + node.plugin->name + ": " + why;
       for (Tensor* out : node.outputs) {
         out->shape = out->info->shape;
-        checked_byte_size(out->shape, out->type, &out->bytes);
+        reset_byte_size(*out);
       }
       LoadedPlugin* next = next_op_pack(node);
       if (!next) {
@@ -154,8 +168,23 @@ Status Subgraph::resize_input(size_t i, const std::vector<int32_t>& shape) {
   }
   if (shape == t.shape) return Status::ok();
   t.shape = shape;
-  t.bytes = bytes;
+  t.bytes = t.type == BATON_TYPE_STRING ? 0 : bytes;  // a string input's value goes with its old shape
+  if (t.type == BATON_TYPE_STRING) t.data = nullptr;
   needs_prepare_ = true;
+  return Status::ok();
+}
+
+Status Subgraph::set_string_input(size_t i, const void* data, size_t size) {
+  Tensor& t = *inputs_.at(i);
+  int64_t count = 1;
+  for (int32_t d : t.shape) count *= d;
+  const std::string why = strings::check_packed(data, size, count);
+  if (!why.empty()) {
+    return Status::error("input " + std::to_string(i) + " \"" + t.info->name + "\" of shape " + shape_text(t.shape) +
+                         ": not a string buffer for it: " + why);
+  }
+  if (Status s = grow_heap(t, size); !s) return Status::error("input " + std::to_string(i) + ": " + s.message());
+  std::memcpy(t.data, data, size);
   return Status::ok();
 }
 

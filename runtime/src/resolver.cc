@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "baton/string_tensor.hpp"
 #include "plugin_call.h"
 #include "plugin_registry.h"
 #include "sparse.h"
@@ -141,11 +142,25 @@ Status Subgraph::fold(Node& node) {
   for (Tensor* out : node.outputs) out->shape_writable = false;
   if (st == BATON_OK) {
     for (Tensor* out : node.outputs) {
+      if (out->type == BATON_TYPE_STRING && out->bytes < strings::packed_size_of_empty(element_count(*out))) {
+        error.message = "no byte size set for string output tensor " + std::to_string(out->index);
+        st = BATON_ERROR;
+      }
+    }
+  }
+  if (st == BATON_OK) {
+    for (Tensor* out : node.outputs) {
       out->data = own_constant(out->bytes);
       if (!out->data) return Status::error(source() + ": out of memory folding " + node_label(node));
     }
     st = guarded_call(*node.plugin, error,
                       [&] { return node.kernel->invoke(node.plugin->state, node.state, handle(node), &error); });
+    if (st == BATON_OK && node.writes_strings) {
+      if (Status s = check_string_outputs(node); !s) {
+        error.message = s.message();
+        st = BATON_ERROR;
+      }
+    }
   }
   if (st != BATON_OK) {
     // Not folded: the node stays in the graph, where prepare (or a delegate) deals with it and reports
@@ -154,7 +169,7 @@ Status Subgraph::fold(Node& node) {
     for (Tensor* out : node.outputs) {
       out->data = nullptr;
       out->shape = out->info->shape;
-      checked_byte_size(out->shape, out->type, &out->bytes);
+      reset_byte_size(*out);
     }
     state_.env->log()(BATON_LOG_DEBUG, node_label(node) + " not folded: " + error.message);
     return Status::ok();

@@ -59,13 +59,15 @@ Subgraph::Subgraph(RunState& state, int index)
     t.index = static_cast<int32_t>(i);
     t.type = info.type;
     t.shape = info.shape;
-    t.bytes = tensor_bytes(t.shape, t.type);
+    // A constant string tensor's size is its buffer's; another string tensor has none until it is set.
+    t.bytes = t.type != BATON_TYPE_STRING ? tensor_bytes(t.shape, t.type) : info.is_constant ? info.data.size() : 0;
     t.is_constant = info.is_constant;
     t.constant = info.is_constant ? info.data.data() : nullptr;
   }
   for (int32_t i : g.inputs) {
     tensors_[i].is_model_input = true;
     inputs_.push_back(&tensors_[i]);
+    if (tensors_[i].type == BATON_TYPE_STRING && !tensors_[i].is_constant) string_inputs_.push_back(&tensors_[i]);
   }
   for (int32_t i : g.outputs) {
     tensors_[i].is_model_output = true;
@@ -83,6 +85,8 @@ Subgraph::Subgraph(RunState& state, int index)
     for (int32_t t : node.info->inputs) node.inputs.push_back(t < 0 ? nullptr : &tensors_[t]);
     for (int32_t t : node.info->outputs) node.outputs.push_back(&tensors_[t]);
     for (int32_t t : node.info->intermediates) node.intermediates.push_back(&tensors_[t]);
+    for (const Tensor* t : node.inputs) node.reads_strings = node.reads_strings || (t && t->type == BATON_TYPE_STRING);
+    for (const Tensor* t : node.outputs) node.writes_strings = node.writes_strings || t->type == BATON_TYPE_STRING;
   }
 }
 

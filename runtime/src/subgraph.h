@@ -108,6 +108,9 @@ class Subgraph {
   Status prepare_with_fallback();
   Status ensure_prepared() { return needs_prepare_ ? prepare_with_fallback() : Status::ok(); }
   Status resize_input(size_t i, const std::vector<int32_t>& shape);
+  // The value of a string input: TFLite's packed buffer (baton/string_tensor.hpp) of as many strings as
+  // the input's shape has elements, copied.
+  Status set_string_input(size_t i, const void* data, size_t size);
   Status invoke();
   // Returns variable tensors to zero and lets CALL_ONCE nodes run again (resource variables are the
   // RunState's).
@@ -167,6 +170,8 @@ class Subgraph {
   // executor.cc
   Status prepare_at_invoke(Node& node);
   Status give_dynamic_memory(const Node& node, Tensor& tensor);
+  Status grow_heap(Tensor& t, size_t bytes);
+  Status check_string_outputs(const Node& node) const;
   // memory_plan.cc
   Status plan_memory();
   // control_flow.cc
@@ -192,6 +197,7 @@ class Subgraph {
   std::vector<Node> nodes_;
   std::vector<Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  std::vector<const Tensor*> string_inputs_;  // checked for a value before each invoke
   std::vector<bool> foldable_;           // by foldable_nodes(); folding may still fail and leave one
   std::vector<std::string> unresolved_;  // why no op pack runs a node ("" when one does)
   std::vector<std::vector<Refusal>> refusals_;

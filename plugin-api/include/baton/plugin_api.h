@@ -10,7 +10,8 @@
  * `shared_object`, so that plugins run on one thread pool instead of one pool each; 1.5 added the
  * options of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL (their seeds), EMBEDDING_LOOKUP_SPARSE
  * and LSH_PROJECTION; 1.6 added scratch memory for a delegate partition in the host's arena,
- * `partition_request_scratch` / `partition_scratch`).
+ * `partition_request_scratch` / `partition_scratch`; 1.7 added string tensors, whose byte size a kernel
+ * sets from their contents, `tensor_set_byte_size`, and SKIP_GRAM's options).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -55,7 +56,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 6
+#define BATON_ABI_VERSION_MINOR 7
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -350,6 +351,13 @@ typedef struct baton_lsh_projection_options {
   int32_t type;
 } baton_lsh_projection_options;
 
+/* ABI 1.7: SKIP_GRAM's options (TFLite's SkipGramOptions). */
+typedef struct baton_skip_gram_options {
+  int32_t ngram_size;
+  int32_t max_skip_size;
+  int32_t include_all_ngrams;
+} baton_skip_gram_options;
+
 typedef struct baton_builtin_options {
   size_t struct_size;
   int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
@@ -386,6 +394,7 @@ typedef struct baton_builtin_options {
     baton_random_options random;                     /* ABI 1.5 */
     baton_embedding_lookup_sparse_options embedding_lookup_sparse; /* ABI 1.5 */
     baton_lsh_projection_options lsh_projection;     /* ABI 1.5 */
+    baton_skip_gram_options skip_gram;               /* ABI 1.7 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
@@ -542,6 +551,17 @@ typedef struct baton_host_api {
    * BATON_UNSUPPORTED with a reason, and the plugin keeps memory of its own. */
   baton_status (*partition_request_scratch)(const baton_partition* partition, size_t bytes, baton_error* error);
   void* (*partition_scratch)(const baton_partition* partition);
+
+  /* ABI 1.7. Absent (past struct_size, or NULL) in an older host, which refuses string tensors. */
+  /* String tensors (BATON_TYPE_STRING) hold TFLite's packed layout (baton/string_tensor.hpp reads and
+   * writes it): an int32 count N, N + 1 int32 offsets from the buffer's start, then the bytes. Their byte
+   * size comes from their contents, so every non-constant string tensor is dynamic (see
+   * tensor_set_dynamic): the host prepares the node that writes one at every invoke, with its inputs'
+   * values, and that prepare sets the output's shape (tensor_set_shape) and then its byte size with this
+   * call, at least 4 * (N + 2) for N elements. Only during prepare, only for the node's string outputs.
+   * The host checks the buffer the kernel wrote (count, offsets within it) before any other node reads
+   * it, and fails the node if it is not well formed. */
+  baton_status (*tensor_set_byte_size)(baton_tensor* tensor, size_t bytes, baton_error* error);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------

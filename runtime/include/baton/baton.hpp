@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "baton/c_api.h"
+#include "baton/string_tensor.hpp"
 
 namespace baton::api {
 
@@ -61,6 +62,13 @@ class Interpreter {
   void set_input(int i, const std::vector<T>& values) {
     check(baton_interpreter_set_input(interp_, i, values.data(), values.size() * sizeof(T)));
   }
+  // A string input (BATON_TYPE_STRING): as many strings as its shape has elements.
+  void set_input_strings(int i, const std::vector<std::string>& values) {
+    strings::PackedWriter packed;
+    for (const std::string& v : values) packed.add(v);
+    const std::vector<uint8_t> bytes = packed.packed();
+    check(baton_interpreter_set_input(interp_, i, bytes.data(), bytes.size()));
+  }
   void resize_input(int i, const std::vector<int32_t>& dims) {
     check(baton_interpreter_resize_input(interp_, i, static_cast<int32_t>(dims.size()), dims.data()));
   }
@@ -73,6 +81,14 @@ class Interpreter {
   std::vector<T> output_values(int i) const {
     std::vector<T> out(baton_tensor_get_byte_size(output(i)) / sizeof(T));
     check(baton_interpreter_get_output(interp_, i, out.data(), out.size() * sizeof(T)));
+    return out;
+  }
+  // A string output's strings, after invoke.
+  std::vector<std::string> output_strings(int i) const {
+    const std::vector<uint8_t> bytes = output_values<uint8_t>(i);
+    const strings::PackedStrings packed(bytes.data());
+    std::vector<std::string> out;
+    for (int32_t k = 0; k < packed.count(); ++k) out.emplace_back(packed.at(k));
     return out;
   }
 

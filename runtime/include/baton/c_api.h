@@ -80,7 +80,10 @@ const baton_tensor* baton_interpreter_input(const baton_interpreter* interp, int
 const baton_tensor* baton_interpreter_output(const baton_interpreter* interp, int32_t i);
 
 baton_status baton_interpreter_resize_input(baton_interpreter* interp, int32_t i, int32_t rank, const int32_t* dims);
-/* Copies `size` bytes into input i; size must equal the input's byte size. */
+/* Copies `size` bytes into input i; size must equal the input's byte size. A string input
+ * (BATON_TYPE_STRING) takes TFLite's packed string buffer (an int32 count, count + 1 int32 offsets, the
+ * bytes; baton/string_tensor.hpp writes one) of as many strings as the input's shape has elements, of any
+ * size; resizing the input drops its value. */
 baton_status baton_interpreter_set_input(baton_interpreter* interp, int32_t i, const void* data, size_t size);
 baton_status baton_interpreter_invoke(baton_interpreter* interp);
 /* Stops a running baton_interpreter_invoke of `interp` at its next step: that invoke then fails with
@@ -90,7 +93,8 @@ void baton_interpreter_cancel(baton_interpreter* interp);
 /* Returns the model's variables to their initial values: variable tensors to zero, resource variables
  * unset (the CALL_ONCE nodes that initialise them run again on the next invoke). */
 void baton_interpreter_reset_variables(baton_interpreter* interp);
-/* Copies output i into `data`; size must equal the output's byte size. */
+/* Copies output i into `data`; size must equal the output's byte size (a string output's, in the packed
+ * layout, is known after invoke: baton_tensor_get_byte_size). */
 baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32_t i, void* data, size_t size);
 /* Borrowed until the next call on this interpreter. */
 const char* baton_interpreter_last_error(const baton_interpreter* interp);
