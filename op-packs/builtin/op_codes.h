@@ -131,6 +131,7 @@ inline constexpr int32_t kRandomUniform = 148;
 inline constexpr int32_t kMultinomial = 149;
 inline constexpr int32_t kHashtableLookup = 10;
 inline constexpr int32_t kLshProjection = 15;
+inline constexpr int32_t kSkipGram = 30;
 inline constexpr int32_t kEmbeddingLookupSparse = 33;
 inline constexpr int32_t kLstm = 16;
 inline constexpr int32_t kRnn = 24;

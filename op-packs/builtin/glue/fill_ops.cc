@@ -1,12 +1,14 @@
-// Tensors made from scalars: FILL (a value repeated over the given dims) and RANGE (start, start + delta,
+// Tensors made from scalars: FILL (a value, a string too, repeated over the given dims) and RANGE (start, start + delta,
 // ... below limit). Computed dims, start, limit or delta make the output dynamic: prepare runs again at
 // invoke with the values.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/string_output.h"
 #include "kernels/broadcast_index.h"
 #include "kernels/element_copy.h"
 #include "op_codes.h"
@@ -20,7 +22,8 @@ constexpr int kMaxRank = kMaxIndexRank;
 
 void fill_prepare(OpContext& ctx) {
   baton_tensor* value = ctx.input(1);
-  ctx.require_type(value, "value", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_BOOL});
+  ctx.require_type(value, "value", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_BOOL,
+                                    BATON_TYPE_STRING});
   ctx.require(ctx.element_count(value) == 1, "value must be a scalar");
   ctx.require(ctx.type(ctx.output(0)) == ctx.type(value), "output type differs from the value's");
   const auto dims_value = ctx.shape_ints(ctx.input(0), "dims (input 0)");
@@ -33,6 +36,10 @@ void fill_prepare(OpContext& ctx) {
     out.push_back(static_cast<int32_t>(d));
   }
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(value) == BATON_TYPE_STRING) {
+    const int64_t n = ctx.element_count(ctx.output(0));
+    prepare_string_move(ctx, value, [n](const int32_t* from, int32_t* to) { std::fill(to, to + n, from[0]); });
+  }
 }
 
 void fill_invoke(OpContext& ctx) {

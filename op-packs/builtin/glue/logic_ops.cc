@@ -1,5 +1,5 @@
 // Broadcasting elementwise ops on any type TFLite 2.9's kernels take for them: the comparisons (EQUAL,
-// NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL; bool out), LOGICAL_AND / OR / NOT, SELECT and
+// NOT_EQUAL, also on strings; LESS, LESS_EQUAL, GREATER, GREATER_EQUAL; bool out), LOGICAL_AND / OR / NOT, SELECT and
 // SELECT_V2, FLOOR_DIV, FLOOR_MOD and POW, and ADD_N (same shapes). The broadcast is planned in prepare (kernels/broadcast_index.h);
 // invoke is one loop per type. 8-bit comparisons compare as TFLite does: both sides moved to a common
 // fixed-point scale (offset by the zero point, shifted left by 8, multiplied by the scale's quantized
@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "baton/string_tensor.hpp"
 #include "glue/op_context.h"
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
@@ -89,7 +90,7 @@ void compare_prepare(OpContext& ctx) {
   baton_tensor* a = ctx.input(0);
   if (equality) {
     ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
-                                  BATON_TYPE_INT8, BATON_TYPE_BOOL});
+                                  BATON_TYPE_INT8, BATON_TYPE_BOOL, BATON_TYPE_STRING});
   } else {
     ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
                                   BATON_TYPE_INT8});
@@ -119,6 +120,11 @@ void compare_typed(const IndexPlan& plan, const T* a, const T* b, bool* out, Cmp
 template <typename Cmp>
 void compare_with(OpContext& ctx, const LogicState& s, Cmp cmp) {
   bool* out = ctx.mutable_data<bool>(ctx.output(0));
+  if (s.type == BATON_TYPE_STRING) {  // EQUAL and NOT_EQUAL: byte for byte
+    const strings::PackedStrings a(ctx.data<void>(ctx.input(0))), b(ctx.data<void>(ctx.input(1)));
+    for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = cmp(a.at(i), b.at(j)); });
+    return;
+  }
   if (s.type == BATON_TYPE_UINT8 || s.type == BATON_TYPE_INT8) {
     auto scaled = [&](int side, int32_t code) {
       return multiply_by_quantized_multiplier((code + s.offset[side]) * (1 << 8), s.multiplier[side]);

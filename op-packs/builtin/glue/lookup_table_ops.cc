@@ -1,13 +1,14 @@
-// TFLite's legacy text-model ops over numeric tensors: HASHTABLE_LOOKUP (table rows by int32 key, any
-// fixed-size value type, with a hit flag per lookup), EMBEDDING_LOOKUP_SPARSE (float32 embeddings of a
+// TFLite's legacy text-model ops: HASHTABLE_LOOKUP (table rows by int32 key, any fixed-size value type or
+// a vector of strings, with a hit flag per lookup), EMBEDDING_LOOKUP_SPARSE (float32 embeddings of a
 // sparse tensor of ids, combined per row; its output shape comes from the dense_shape input, dynamic when
-// that is computed) and LSH_PROJECTION (bits of locality-sensitive hashes of an input's rows). String
-// tensors are refused: the runtime gives every tensor a size its shape and type fix, which a string
-// tensor's bytes do not have.
+// that is computed) and LSH_PROJECTION (bits of locality-sensitive hashes of an input's rows; a string
+// input is hashed as TFLite 2.9 hashes it, in equal slices of its packed bytes).
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/string_output.h"
 #include "kernels/keyed_lookup.h"
 #include "kernels/lsh_projection.h"
 #include "op_codes.h"
@@ -26,9 +27,42 @@ size_t row_bytes(const OpContext& ctx, const baton_tensor* t) {
 }
 
 void require_fixed_size(const OpContext& ctx, const baton_tensor* t, const char* role) {
-  ctx.require(ctx.type(t) != BATON_TYPE_STRING,
-              std::string(role) + " of type STRING is not supported (the runtime has no string tensors)");
   ctx.require(element_size(ctx.type(t)) > 0, std::string(role) + " type " + type_name(ctx.type(t)) + " not supported");
+}
+
+struct StringLookupState : OpState {
+  std::vector<uint8_t> hits;
+};
+
+// String values (a vector, as TFLite 2.9 takes them): the strings are found in prepare, where their size
+// is known, with the numeric lookup run on the values' row numbers; a miss gives an empty string.
+void prepare_string_lookup(OpContext& ctx) {
+  baton_tensor* lookups = ctx.input(0);
+  baton_tensor* keys = ctx.input(1);
+  baton_tensor* values = ctx.input(2);
+  baton_tensor* out = ctx.output(0);
+  ctx.require_rank(values, "string values", 1);
+  ctx.set_output_shape(out, {ctx.shape(lookups)[0]});
+  ctx.set_output_shape(ctx.output(1), {ctx.shape(lookups)[0]});
+  if (!ctx.inputs_have_values()) return ctx.set_dynamic(out);
+  const int64_t count = ctx.shape(lookups)[0], rows = ctx.shape(keys)[0];
+  std::vector<int32_t> row_numbers(static_cast<size_t>(rows)), found(static_cast<size_t>(count));
+  for (int64_t r = 0; r < rows; ++r) row_numbers[static_cast<size_t>(r)] = static_cast<int32_t>(r);
+  auto& hits = ctx.state<StringLookupState>().hits;
+  hits.assign(static_cast<size_t>(count), 0);
+  hashtable_lookup(ctx.data<int32_t>(lookups), count, ctx.data<int32_t>(keys), rows,
+                   reinterpret_cast<const uint8_t*>(row_numbers.data()), sizeof(int32_t),
+                   reinterpret_cast<uint8_t*>(found.data()), hits.data());
+  const strings::PackedStrings source(ctx.data<void>(values));
+  strings::PackedWriter writer;
+  for (int64_t i = 0; i < count; ++i) writer.add(hits[static_cast<size_t>(i)] ? source.at(found[static_cast<size_t>(i)]) : "");
+  set_string_output(ctx, out, writer);
+}
+
+void string_lookup_invoke(OpContext& ctx) {
+  write_string_output(ctx, ctx.output(0));
+  const auto& hits = ctx.state<StringLookupState>().hits;
+  std::copy(hits.begin(), hits.end(), ctx.mutable_data<uint8_t>(ctx.output(1)));
 }
 
 // ---- HASHTABLE_LOOKUP: lookups [n] int32, keys [rows] int32 ascending, values [rows, ...] ----
@@ -47,9 +81,13 @@ void hashtable_lookup_prepare(OpContext& ctx) {
   ctx.require(ctx.rank(values) >= 1, "values must have rank 1 or more");
   ctx.require(ctx.shape(values)[0] == ctx.shape(keys)[0], "values have " + std::to_string(ctx.shape(values)[0]) +
                                                                " rows for " + std::to_string(ctx.shape(keys)[0]) + " keys");
-  require_fixed_size(ctx, values, "values");
   ctx.require(ctx.type(out) == ctx.type(values), "output type differs from the values'");
   ctx.require_type(hits, "hits (output 1)", {BATON_TYPE_UINT8});
+  if (ctx.type(values) == BATON_TYPE_STRING) {
+    ctx.set_invoke(string_lookup_invoke);
+    return prepare_string_lookup(ctx);
+  }
+  require_fixed_size(ctx, values, "values");
   std::vector<int32_t> dims(ctx.shape(values).begin(), ctx.shape(values).end());
   dims[0] = ctx.shape(lookups)[0];
   ctx.set_output_shape(out, dims);
@@ -142,7 +180,7 @@ void lsh_projection_prepare(OpContext& ctx) {
   const int32_t functions = ctx.shape(hash)[0], bits = ctx.shape(hash)[1];
   ctx.require(bits <= 32, "more than 32 bits per hash function (" + std::to_string(bits) + ")");
   ctx.require(ctx.rank(input) >= 1, "input must have rank 1 or more");
-  require_fixed_size(ctx, input, "input");
+  if (ctx.type(input) != BATON_TYPE_STRING) require_fixed_size(ctx, input, "input");
   if (baton_tensor* weight = ctx.optional_input(2)) {
     ctx.require_float(weight, "weight");
     ctx.require_rank(weight, "weight", 1);
@@ -160,8 +198,11 @@ void lsh_projection_invoke(OpContext& ctx) {
   baton_tensor* hash = ctx.input(0);
   baton_tensor* input = ctx.input(1);
   baton_tensor* weight = ctx.optional_input(2);
-  const LshInput in{ctx.data<uint8_t>(input), row_count(ctx, input), row_bytes(ctx, input),
-                    weight ? ctx.data<float>(weight) : nullptr};
+  // A string input's rows are equal slices of its packed bytes (count, offsets and all), as in TFLite 2.9.
+  const size_t bytes_per_row = ctx.type(input) == BATON_TYPE_STRING
+                                   ? ctx.api().tensor_byte_size(input) / static_cast<size_t>(std::max<int64_t>(1, row_count(ctx, input)))
+                                   : row_bytes(ctx, input);
+  const LshInput in{ctx.data<uint8_t>(input), row_count(ctx, input), bytes_per_row, weight ? ctx.data<float>(weight) : nullptr};
   const int functions = ctx.shape(hash)[0], bits = ctx.shape(hash)[1];
   int32_t* out = ctx.mutable_data<int32_t>(ctx.output(0));
   if (ctx.options().u.lsh_projection.type == kLshSparse) {

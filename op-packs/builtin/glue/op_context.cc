@@ -126,6 +126,22 @@ void OpContext::set_dynamic(baton_tensor* t) const {
   if (api_.tensor_set_dynamic(t, error_) != BATON_OK) fail(BATON_ERROR, "tensor_set_dynamic failed");
 }
 
+void OpContext::set_byte_size(baton_tensor* t, size_t bytes) const {
+  const bool has = api_.struct_size >= offsetof(baton_host_api, tensor_set_byte_size) + sizeof(api_.tensor_set_byte_size) &&
+                   api_.tensor_set_byte_size;
+  if (!has) fail(BATON_UNSUPPORTED, "string tensors need a host with ABI 1.7");
+  const baton_status status = api_.tensor_set_byte_size(t, bytes, error_);
+  if (status != BATON_OK) throw OpError::from_host(status);
+}
+
+bool OpContext::inputs_have_values() const {
+  for (int i = 0; i < input_count(); ++i) {
+    const baton_tensor* t = optional_input(i);
+    if (t && !api_.tensor_data(t)) return false;
+  }
+  return true;
+}
+
 void OpContext::set_output_shape(baton_tensor* t, std::span<const int32_t> dims) const {
   for (int32_t d : dims) require(d >= 0, "computed a negative output dimension");
   const baton_status status = api_.tensor_set_shape(t, static_cast<int32_t>(dims.size()), dims.data(), error_);

@@ -71,6 +71,8 @@ struct NodeState {
   // Set by a prepare that picked another implementation than def->invoke (a quantized or int8-weight
   // kernel for the same op); cleared before every prepare.
   void (*invoke)(OpContext& ctx) = nullptr;
+  // The packed bytes of a string output, computed by prepare (glue/string_output.h).
+  std::vector<uint8_t> strings;
 };
 
 // A tensor's quantization as the model gives it (kernels read the arrays in place).
@@ -159,6 +161,8 @@ class OpContext {
   // prepares the node again at invoke, with them (tensor_set_dynamic, ABI 1.2). Fails on an older host.
   void set_dynamic(baton_tensor* t) const;
   void set_output_shape(baton_tensor* t, std::span<const int32_t> dims) const;
+  // A string output's byte size, after its shape (tensor_set_byte_size, ABI 1.7). Fails on an older host.
+  void set_byte_size(baton_tensor* t, size_t bytes) const;
   void set_output_shape(baton_tensor* t, std::initializer_list<int32_t> dims) const {
     set_output_shape(t, std::span<const int32_t>(dims.begin(), dims.size()));
   }
@@ -185,6 +189,10 @@ class OpContext {
   ActQuant act_quant(const baton_tensor* t, const char* role) const;
   // The code range a fused activation (NONE, RELU, RELU_N1_TO_1, RELU6) leaves of an 8-bit output.
   CodeRange quantized_activation(int32_t fused, const ActQuant& out) const;
+  // The packed bytes of the node's string output, kept from prepare for invoke (glue/string_output.h).
+  std::vector<uint8_t>& kept_strings() const { return node_state_.strings; }
+  // Whether every input has its values now: a constant, or any input when the host prepares at invoke.
+  bool inputs_have_values() const;
   // Makes invoke run `fn` for this node instead of the op's default.
   void set_invoke(void (*fn)(OpContext& ctx)) const { node_state_.invoke = fn; }
 
@@ -260,6 +268,7 @@ std::span<const OpDef> lstm_ops();
 std::span<const OpDef> complex_ops();
 std::span<const OpDef> random_ops();
 std::span<const OpDef> lookup_table_ops();
+std::span<const OpDef> string_ops();
 
 }  // namespace baton::builtin
 

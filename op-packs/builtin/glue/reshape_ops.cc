@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/string_output.h"
 #include "glue/quantized_ops.h"
 #include "kernels/concat.h"
 #include "kernels/pad.h"
@@ -51,8 +52,8 @@ int64_t product(std::span<const int32_t> dims, size_t begin, size_t end) {
 
 void reshape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require(reshape_element_size(ctx.type(input)) > 0, std::string("input type ") + type_name(ctx.type(input)) +
-                                                     " not supported by the builtin pack");
+  ctx.require(reshape_element_size(ctx.type(input)) > 0 || ctx.type(input) == BATON_TYPE_STRING,
+              std::string("input type ") + type_name(ctx.type(input)) + " not supported by the builtin pack");
   std::vector<int64_t> requested;
   baton_tensor* shape = ctx.optional_input(1);
   const auto& o = ctx.options().u.reshape;
@@ -93,6 +94,7 @@ void reshape_prepare(OpContext& ctx) {
   ctx.require(known == count, "the new shape holds " + std::to_string(known) + " elements, the input " +
                                   std::to_string(count));
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(input) == BATON_TYPE_STRING) prepare_string_copy(ctx);
 }
 
 void copy_invoke(OpContext& ctx) {

@@ -1,5 +1,6 @@
 // Ops that change a tensor's shape or type or move its elements, on every type TFLite 2.9's kernels take
-// for them (complex64 in CAST, SQUEEZE and EXPAND_DIMS too): CAST, SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE, TILE, BROADCAST_TO, SLICE, REVERSE_V2,
+// for them (complex64 in CAST, SQUEEZE and EXPAND_DIMS too; strings in SQUEEZE, EXPAND_DIMS, TILE, SLICE
+// and GATHER_ND, through glue/string_output.h): CAST, SQUEEZE, EXPAND_DIMS, SHAPE, ZEROS_LIKE, TILE, BROADCAST_TO, SLICE, REVERSE_V2,
 // SPACE_TO_DEPTH and GATHER_ND (SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and RESIZE_NEAREST_NEIGHBOR are in
 // glue/spatial_ops.cc, FILL and RANGE in glue/fill_ops.cc). EXPAND_DIMS's axis, TILE's multiples,
 // BROADCAST_TO's shape and SLICE's begin / size may be computed, and then the output is dynamic
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/string_output.h"
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
 #include "kernels/element_copy.h"
@@ -39,6 +41,10 @@ void require_element_type(const OpContext& ctx, const baton_tensor* t, std::init
 constexpr std::initializer_list<baton_tensor_type> kAnyFixedSize = {
     BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
     BATON_TYPE_INT8,    BATON_TYPE_INT16, BATON_TYPE_BOOL};
+// TILE and SLICE also move strings in TFLite 2.9 (glue/string_output.h).
+constexpr std::initializer_list<baton_tensor_type> kAnyFixedSizeOrString = {
+    BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
+    BATON_TYPE_INT8,    BATON_TYPE_INT16, BATON_TYPE_BOOL,  BATON_TYPE_STRING};
 
 // SQUEEZE and EXPAND_DIMS (complex tensors too, as in TFLite).
 void copy_invoke(OpContext& ctx) {
@@ -230,7 +236,8 @@ void cast_invoke(OpContext& ctx) {
 
 void squeeze_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  ctx.require(reshape_element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
+  ctx.require(reshape_element_size(ctx.type(in)) > 0 || ctx.type(in) == BATON_TYPE_STRING,
+              std::string("input type ") + type_name(ctx.type(in)) + " not supported");
   require_like_input(ctx, in, ctx.output(0));
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
@@ -251,11 +258,13 @@ void squeeze_prepare(OpContext& ctx) {
     if (!drop[d]) out.push_back(shape[d]);
   }
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(in) == BATON_TYPE_STRING) prepare_string_copy(ctx);
 }
 
 void expand_dims_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  ctx.require(reshape_element_size(ctx.type(in)) > 0, std::string("input type ") + type_name(ctx.type(in)) + " not supported");
+  ctx.require(reshape_element_size(ctx.type(in)) > 0 || ctx.type(in) == BATON_TYPE_STRING,
+              std::string("input type ") + type_name(ctx.type(in)) + " not supported");
   require_like_input(ctx, in, ctx.output(0));
   const auto axis = ctx.shape_ints(ctx.input(1), "axis (input 1)");
   if (!axis) return;  // computed: prepared again at invoke with the value
@@ -266,6 +275,7 @@ void expand_dims_prepare(OpContext& ctx) {
   std::vector<int32_t> out(shape.begin(), shape.end());
   out.insert(out.begin() + d, 1);
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(in) == BATON_TYPE_STRING) prepare_string_copy(ctx);
 }
 
 // ---- SHAPE, ZEROS_LIKE ----
@@ -332,9 +342,20 @@ size_t tile_block(const TileState& s, int d, const uint8_t* in, uint8_t* out) {
   return bytes * static_cast<size_t>(s.multiples[d]);
 }
 
+void tile(const TileState& s, const void* from, void* to) {
+  const auto* in = static_cast<const uint8_t*>(from);
+  auto* out = static_cast<uint8_t*>(to);
+  if (s.rank < 0) return;
+  if (s.rank == 0) {
+    std::memcpy(out, in, s.element);
+    return;
+  }
+  tile_block(s, 0, in, out);
+}
+
 void tile_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  require_element_type(ctx, in, kAnyFixedSize);
+  require_element_type(ctx, in, kAnyFixedSizeOrString);
   require_rank_at_most(ctx, in, "input");
   require_like_input(ctx, in, ctx.output(0));
   const auto shape = ctx.shape(in);
@@ -357,20 +378,15 @@ void tile_prepare(OpContext& ctx) {
     s.in_strides[d] = in_strides[d];
   }
   s.rank = empty ? -1 : static_cast<int>(shape.size());  // -1: nothing to write
-  s.element = element_size(ctx.type(in));
+  s.element = move_element_size(ctx.type(in));
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(in) == BATON_TYPE_STRING) {
+    prepare_string_move(ctx, ctx.input(0), [&](const int32_t* from, int32_t* to) { tile(s, from, to); });
+  }
 }
 
 void tile_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<TileState>();
-  const auto* in = ctx.data<uint8_t>(ctx.input(0));
-  auto* out = ctx.mutable_data<uint8_t>(ctx.output(0));
-  if (s.rank < 0) return;
-  if (s.rank == 0) {
-    std::memcpy(out, in, s.element);
-    return;
-  }
-  tile_block(s, 0, in, out);
+  tile(ctx.state<TileState>(), ctx.data<void>(ctx.input(0)), ctx.mutable_data<void>(ctx.output(0)));
 }
 
 // ---- BROADCAST_TO ----
@@ -409,7 +425,7 @@ void broadcast_to_prepare(OpContext& ctx) {
 
 void slice_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
-  require_element_type(ctx, in, kAnyFixedSize);
+  require_element_type(ctx, in, kAnyFixedSizeOrString);
   require_rank_at_most(ctx, in, "input");
   require_like_input(ctx, in, ctx.output(0));
   const auto shape = ctx.shape(in);
@@ -432,9 +448,12 @@ void slice_prepare(OpContext& ctx) {
     p.dims[p.rank] = n;
     p.in_strides[p.rank++] = strides[d];
   }
-  finish_plan(p, out, element_size(ctx.type(in)));
+  finish_plan(p, out, move_element_size(ctx.type(in)));
   ctx.set_output_shape(ctx.output(0), out);
   ctx.state<MoveState>().plan = p;
+  if (ctx.type(in) == BATON_TYPE_STRING) {
+    prepare_string_move(ctx, ctx.input(0), [&](const int32_t* from, int32_t* to) { move_typed(p, from, to); });
+  }
 }
 
 // ---- REVERSE_V2 ----
@@ -524,11 +543,30 @@ struct GatherNdState : OpState {
   size_t element = 0;
 };
 
+void gather_nd(const OpContext& ctx, const GatherNdState& s, const void* params, void* out) {
+  baton_tensor* indices = ctx.input(1);
+  const bool wide = ctx.type(indices) == BATON_TYPE_INT64;
+  const auto* i32 = ctx.data<int32_t>(indices);
+  const auto* i64 = ctx.data<int64_t>(indices);
+  const auto* src = static_cast<const uint8_t*>(params);
+  auto* dst = static_cast<uint8_t*>(out);
+  const size_t slice_bytes = static_cast<size_t>(s.slice) * s.element;
+  for (int64_t b = 0; b < s.batches; ++b) {
+    int64_t offset = 0;
+    for (int d = 0; d < s.depth; ++d) {
+      const int64_t k = wide ? i64[b * s.depth + d] : i32[b * s.depth + d];
+      if (k < 0 || k >= s.dims[d]) ctx.fail(BATON_ERROR, "index " + std::to_string(k) + " out of bounds");
+      offset += k * s.strides[d];
+    }
+    if (slice_bytes) std::memcpy(dst + b * slice_bytes, src + static_cast<size_t>(offset) * s.element, slice_bytes);
+  }
+}
+
 void gather_nd_prepare(OpContext& ctx) {
   baton_tensor* params = ctx.input(0);
   baton_tensor* indices = ctx.input(1);
   ctx.require_type(params, "params", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT16,
-                                      BATON_TYPE_INT32, BATON_TYPE_INT64});
+                                      BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_STRING});
   ctx.require_type(indices, "indices", {BATON_TYPE_INT32, BATON_TYPE_INT64});
   require_like_input(ctx, params, ctx.output(0));
   const auto ps = ctx.shape(params), is = ctx.shape(indices);
@@ -549,30 +587,17 @@ void gather_nd_prepare(OpContext& ctx) {
     s.dims[d] = ps[d];
     s.strides[d] = strides[d];
   }
-  s.element = element_size(ctx.type(params));
+  s.element = move_element_size(ctx.type(params));
   std::vector<int32_t> out(is.begin(), is.end() - 1);
   out.insert(out.end(), ps.begin() + depth, ps.end());
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(params) == BATON_TYPE_STRING) {
+    prepare_string_move(ctx, ctx.input(0), [&](const int32_t* from, int32_t* to) { gather_nd(ctx, s, from, to); });
+  }
 }
 
 void gather_nd_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<GatherNdState>();
-  baton_tensor* indices = ctx.input(1);
-  const bool wide = ctx.type(indices) == BATON_TYPE_INT64;
-  const auto* i32 = ctx.data<int32_t>(indices);
-  const auto* i64 = ctx.data<int64_t>(indices);
-  const auto* src = ctx.data<uint8_t>(ctx.input(0));
-  auto* dst = ctx.mutable_data<uint8_t>(ctx.output(0));
-  const size_t slice_bytes = static_cast<size_t>(s.slice) * s.element;
-  for (int64_t b = 0; b < s.batches; ++b) {
-    int64_t offset = 0;
-    for (int d = 0; d < s.depth; ++d) {
-      const int64_t k = wide ? i64[b * s.depth + d] : i32[b * s.depth + d];
-      if (k < 0 || k >= s.dims[d]) ctx.fail(BATON_ERROR, "index " + std::to_string(k) + " out of bounds");
-      offset += k * s.strides[d];
-    }
-    if (slice_bytes) std::memcpy(dst + b * slice_bytes, src + static_cast<size_t>(offset) * s.element, slice_bytes);
-  }
+  gather_nd(ctx, ctx.state<GatherNdState>(), ctx.data<void>(ctx.input(0)), ctx.mutable_data<void>(ctx.output(0)));
 }
 
 constexpr OpDef kOps[] = {

@@ -1,9 +1,10 @@
 // STRIDED_SLICE and GATHER: the begin/end/strides of a slice decide the output shape (computed ones make
 // it dynamic: prepared again at invoke with the values); GATHER's indices may be computed, only their
-// shape matters in prepare.
+// shape matters in prepare. Both move strings too (glue/string_output.h).
 #include <vector>
 
 #include "glue/op_context.h"
+#include "glue/string_output.h"
 #include "kernels/gather.h"
 #include "kernels/strided_slice.h"
 #include "op_codes.h"
@@ -15,6 +16,10 @@ namespace {
 constexpr std::initializer_list<baton_tensor_type> kMoveTypes = {BATON_TYPE_FLOAT32, BATON_TYPE_INT32,
                                                                   BATON_TYPE_INT64,   BATON_TYPE_UINT8,
                                                                   BATON_TYPE_INT8,    BATON_TYPE_INT16};
+// STRIDED_SLICE and GATHER also move strings (GATHER a vector of them only, as TFLite 2.9).
+constexpr std::initializer_list<baton_tensor_type> kMoveTypesOrString = {
+    BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
+    BATON_TYPE_INT8,    BATON_TYPE_INT16, BATON_TYPE_STRING};
 
 struct StridedSliceState : OpState {
   StridedSlicePlan plan;
@@ -22,7 +27,7 @@ struct StridedSliceState : OpState {
 
 void strided_slice_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  ctx.require_type(input, "input", kMoveTypes);
+  ctx.require_type(input, "input", kMoveTypesOrString);
   StridedSliceSpec spec;
   auto begin = ctx.shape_ints(ctx.input(1), "begin (input 1)");
   auto end = begin ? ctx.shape_ints(ctx.input(2), "end (input 2)") : std::nullopt;
@@ -45,6 +50,9 @@ void strided_slice_prepare(OpContext& ctx) {
   const std::string error = plan_strided_slice(in.data(), static_cast<int>(in.size()), spec, s.plan);
   ctx.require(error.empty(), error);
   ctx.set_output_shape(ctx.output(0), s.plan.out_shape);
+  if (ctx.type(input) == BATON_TYPE_STRING) {
+    prepare_string_move(ctx, ctx.input(0), [&](const int32_t* from, int32_t* to) { strided_slice(s.plan, from, to, sizeof(int32_t)); });
+  }
 }
 
 void strided_slice_invoke(OpContext& ctx) {
@@ -57,11 +65,25 @@ struct GatherState : OpState {
   GatherParams params;
 };
 
+void gather_elements(const OpContext& ctx, const void* from, void* to) {
+  const auto& p = ctx.state<GatherState>().params;
+  baton_tensor* indices = ctx.input(1);
+  const size_t size = move_element_size(ctx.type(ctx.input(0)));
+  int64_t bad = 0;
+  const bool ok = ctx.type(indices) == BATON_TYPE_INT32 ? gather(p, from, ctx.data<int32_t>(indices), to, size, &bad)
+                                                        : gather(p, from, ctx.data<int64_t>(indices), to, size, &bad);
+  if (!ok) {
+    ctx.fail(BATON_INVALID_ARGUMENT, "index " + std::to_string(bad) + " out of range [0, " +
+                                         std::to_string(p.axis_size) + ")");
+  }
+}
+
 void gather_prepare(OpContext& ctx) {
   baton_tensor* params = ctx.input(0);
   baton_tensor* indices = ctx.input(1);
-  ctx.require_type(params, "params", kMoveTypes);
+  ctx.require_type(params, "params", kMoveTypesOrString);
   ctx.require_type(indices, "indices", {BATON_TYPE_INT32, BATON_TYPE_INT64});
+  if (ctx.type(params) == BATON_TYPE_STRING) ctx.require_rank(params, "string params", 1);
   const auto ps = ctx.shape(params);
   const auto is = ctx.shape(indices);
   const int prank = static_cast<int>(ps.size()), irank = static_cast<int>(is.size());
@@ -96,23 +118,13 @@ void gather_prepare(OpContext& ctx) {
     out.push_back(ps[d]);
   }
   ctx.set_output_shape(ctx.output(0), out);
+  if (ctx.type(params) == BATON_TYPE_STRING) {
+    prepare_string_move(ctx, ctx.input(0), [&](const int32_t* from, int32_t* to) { gather_elements(ctx, from, to); });
+  }
 }
 
 void gather_invoke(OpContext& ctx) {
-  const auto& p = ctx.state<GatherState>().params;
-  baton_tensor* params = ctx.input(0);
-  baton_tensor* indices = ctx.input(1);
-  const size_t size = element_size(ctx.type(params));
-  int64_t bad = 0;
-  const bool ok = ctx.type(indices) == BATON_TYPE_INT32
-                      ? gather(p, ctx.data<void>(params), ctx.data<int32_t>(indices),
-                               ctx.mutable_data<void>(ctx.output(0)), size, &bad)
-                      : gather(p, ctx.data<void>(params), ctx.data<int64_t>(indices),
-                               ctx.mutable_data<void>(ctx.output(0)), size, &bad);
-  if (!ok) {
-    ctx.fail(BATON_INVALID_ARGUMENT, "index " + std::to_string(bad) + " out of range [0, " +
-                                         std::to_string(p.axis_size) + ")");
-  }
+  gather_elements(ctx, ctx.data<void>(ctx.input(0)), ctx.mutable_data<void>(ctx.output(0)));
 }
 
 constexpr OpDef kOps[] = {

@@ -1,0 +1,280 @@
+// String tensors through the public C API: the cases of tests/data/string-cases (made by
+// tools/make-string-cases.sh: our own models of every op TFLite 2.9 runs on strings, with the outputs of
+// the native TFLite 2.9 library) run by the builtin pack, every output byte for byte (a string output as
+// TFLite's packed buffer); and the errors a user meets: a string input never set, a malformed buffer
+// given or in the model, a resize that drops an input's value, string shapes TFLite refuses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "baton/baton.hpp"
+#include "baton/c_api.h"
+#include "baton/string_tensor.hpp"
+#include "npy.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string cases_dir() { return std::string(BATON_SOURCE_ROOT) + "/tests/data/string-cases"; }
+
+std::vector<std::string> cases() {
+  std::vector<std::string> out;
+  if (!fs::is_directory(cases_dir())) return out;
+  for (const auto& e : fs::directory_iterator(cases_dir())) {
+    if (e.is_directory() && e.path().filename() != "refused") out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<uint8_t> packed(const std::vector<std::string>& values) {
+  strings::PackedWriter w;
+  for (const std::string& v : values) w.add(v);
+  return w.packed();
+}
+
+// The builtin pack alone (in process, or in a process of its own).
+struct Env {
+  explicit Env(bool isolate = false) {
+    const char* dirs[] = {BUILTIN_PACK_DIR};
+    const char* isolated[] = {"builtin"};
+    baton_environment_options o{};
+    o.struct_size = sizeof o;
+    o.plugin_dirs = dirs;
+    o.plugin_dir_count = 1;
+    o.no_default_dirs = 1;
+    o.threads = 1;
+    if (isolate) {
+      o.isolate = isolated;
+      o.isolate_count = 1;
+    }
+    env = baton_environment_create(&o);
+  }
+  ~Env() { baton_environment_destroy(env); }
+  baton_environment* env = nullptr;
+};
+
+struct Interp {
+  Interp(baton_environment* env, const std::string& path) : p(baton_interpreter_create_from_file(env, path.c_str())) {}
+  Interp(baton_environment* env, const std::vector<uint8_t>& bytes)
+      : p(baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size())) {}
+  ~Interp() { baton_interpreter_destroy(p); }
+  std::string error() const { return baton_interpreter_last_error(p); }
+  baton_interpreter* p = nullptr;
+};
+
+// Feeds DIR/in_I.str (a string input's packed buffer) or DIR/in_I.npy.
+void set_inputs(baton_interpreter* in, const std::string& dir) {
+  for (int i = 0; i < baton_interpreter_input_count(in); ++i) {
+    const std::string base = dir + "in_" + std::to_string(i);
+    std::vector<uint8_t> bytes;
+    if (fs::exists(base + ".str")) {
+      ASSERT_EQ(baton_tensor_get_type(baton_interpreter_input(in, i)), BATON_TYPE_STRING) << base;
+      bytes = read_bytes(base + ".str");
+    } else {
+      auto arr = tool::read_npy(base + ".npy");
+      ASSERT_TRUE(arr) << arr.error();
+      bytes = arr->data;
+    }
+    ASSERT_EQ(baton_interpreter_set_input(in, i, bytes.data(), bytes.size()), BATON_OK)
+        << base << ": " << baton_interpreter_last_error(in);
+  }
+}
+
+// Every output byte for byte against DIR/out_O.str or DIR/out_O.npy (with its shape).
+void expect_outputs(baton_interpreter* in, const std::string& dir, const std::string& what) {
+  for (int o = 0; o < baton_interpreter_output_count(in); ++o) {
+    const baton_tensor* t = baton_interpreter_output(in, o);
+    const std::string base = dir + "out_" + std::to_string(o);
+    std::vector<uint8_t> want;
+    std::vector<int32_t> want_shape;
+    const bool is_string = fs::exists(base + ".str");
+    if (is_string) {
+      want = read_bytes(base + ".str");
+    } else {
+      auto arr = tool::read_npy(base + ".npy");
+      ASSERT_TRUE(arr) << arr.error();
+      want = arr->data;
+      want_shape = arr->shape;
+    }
+    ASSERT_EQ(baton_tensor_get_type(t) == BATON_TYPE_STRING, is_string) << what << " output " << o;
+    std::vector<int32_t> shape;
+    for (int d = 0; d < baton_tensor_get_rank(t); ++d) shape.push_back(baton_tensor_get_dim(t, d));
+    if (is_string) {
+      // A string output is a vector or has the shape its count fills.
+      int64_t count = 1;
+      for (int32_t d : shape) count *= d;
+      int32_t want_count = 0;
+      std::memcpy(&want_count, want.data(), 4);
+      EXPECT_EQ(count, want_count) << what << " output " << o;
+    } else {
+      EXPECT_EQ(shape, want_shape) << what << " output " << o;
+    }
+    std::vector<uint8_t> got(baton_tensor_get_byte_size(t));
+    ASSERT_EQ(baton_interpreter_get_output(in, o, got.data(), got.size()), BATON_OK) << baton_interpreter_last_error(in);
+    EXPECT_EQ(got, want) << what << " output " << o << ": " << got.size() << " bytes, want " << want.size();
+  }
+}
+
+class StringCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StringCase, MatchesTFLiteByteForByte) {
+  const std::string dir = cases_dir() + "/" + GetParam() + "/";
+  Env e;
+  ASSERT_NE(e.env, nullptr) << baton_last_error();
+  Interp in(e.env, dir + "model.tflite");
+  ASSERT_NE(in.p, nullptr) << baton_last_error();
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in.p, dir));
+  ASSERT_EQ(baton_interpreter_invoke(in.p), BATON_OK) << in.error();
+  ASSERT_NO_FATAL_FAILURE(expect_outputs(in.p, dir, GetParam()));
+  // Again in the same interpreter: string outputs keep or grow their memory from one invoke to the next.
+  ASSERT_EQ(baton_interpreter_invoke(in.p), BATON_OK) << in.error();
+  expect_outputs(in.p, dir, GetParam() + " (second invoke)");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, StringCase, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param; });
+
+TEST(StringCases, AreAllThere) { EXPECT_GE(cases().size(), 25u); }
+
+// The chain case's inputs through the C++ wrapper, with other strings each invoke: the computed strings
+// (HASHTABLE_LOOKUP, then GATHER) change size between invokes.
+TEST(StringTensors, ChainRunsWithOtherStringsThroughTheCppApi) {
+  const std::string path = cases_dir() + "/chain_lookup_gather_equal/model.tflite";
+  const char* dirs[] = {BUILTIN_PACK_DIR};
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.plugin_dirs = dirs;
+  o.plugin_dir_count = 1;
+  o.no_default_dirs = 1;
+  api::Environment env(&o);
+  api::Interpreter in(env, path);
+  // lookups (keys 1, 3, 5 hold "one", "three", "five"), gather indices, strings to compare with.
+  in.set_input<int32_t>(0, {5, 1, 3, 8});
+  in.set_input<int32_t>(1, {3, 0, 0});
+  in.set_input_strings(2, {"", "five", "one"});
+  in.invoke();
+  EXPECT_EQ(in.output_strings(1), (std::vector<std::string>{"five", "one", "three", ""}));
+  EXPECT_EQ(in.output_values<uint8_t>(0), (std::vector<uint8_t>{1, 1, 0}));  // "", "five", "five"
+  in.set_input<int32_t>(0, {3, 3, 3, 3});
+  in.set_input<int32_t>(1, {1, 2, 3});
+  in.set_input_strings(2, {"three", "three", "x"});
+  in.invoke();
+  EXPECT_EQ(in.output_strings(1), (std::vector<std::string>{"three", "three", "three", "three"}));
+  EXPECT_EQ(in.output_values<uint8_t>(0), (std::vector<uint8_t>{1, 1, 0}));
+}
+
+TEST(StringTensors, AnInputNeverSetFailsInvokeNamingIt) {
+  Env e;
+  Interp in(e.env, cases_dir() + "/skip_gram_2_skip1/model.tflite");
+  ASSERT_NE(in.p, nullptr) << baton_last_error();
+  EXPECT_EQ(baton_interpreter_invoke(in.p), BATON_ERROR);
+  EXPECT_NE(in.error().find("\"t0\" is a string tensor without a value"), std::string::npos) << in.error();
+}
+
+TEST(StringTensors, AMalformedInputBufferIsRefusedWithTheReason) {
+  Env e;
+  Interp in(e.env, cases_dir() + "/equal_str_broadcast/model.tflite");  // input 1: 3 strings
+  ASSERT_NE(in.p, nullptr) << baton_last_error();
+  std::vector<uint8_t> two = packed({"a", "b"});
+  EXPECT_EQ(baton_interpreter_set_input(in.p, 1, two.data(), two.size()), BATON_ERROR);
+  EXPECT_NE(in.error().find("holds 2 strings where its shape has 3"), std::string::npos) << in.error();
+  std::vector<uint8_t> past = packed({"a", "b", "c"});
+  past[4 + 4 * 3] = 99;  // the last offset, past the buffer's 23 bytes
+  EXPECT_EQ(baton_interpreter_set_input(in.p, 1, past.data(), past.size()), BATON_ERROR);
+  EXPECT_NE(in.error().find("offset 3 (99) is past its 23 bytes"), std::string::npos) << in.error();
+  std::vector<uint8_t> short_header(6, 0);
+  EXPECT_EQ(baton_interpreter_set_input(in.p, 1, short_header.data(), short_header.size()), BATON_ERROR);
+}
+
+TEST(StringTensors, ResizingAStringInputDropsItsValue) {
+  Env e;
+  Interp in(e.env, cases_dir() + "/equal_str_scalar/model.tflite");  // [4] == scalar
+  ASSERT_NE(in.p, nullptr) << baton_last_error();
+  const std::vector<uint8_t> four = packed({"x", "y", "", "x"}), one = packed({"x"});
+  ASSERT_EQ(baton_interpreter_set_input(in.p, 0, four.data(), four.size()), BATON_OK) << in.error();
+  ASSERT_EQ(baton_interpreter_set_input(in.p, 1, one.data(), one.size()), BATON_OK) << in.error();
+  ASSERT_EQ(baton_interpreter_invoke(in.p), BATON_OK) << in.error();
+  const int32_t two[] = {2};
+  ASSERT_EQ(baton_interpreter_resize_input(in.p, 0, 1, two), BATON_OK) << in.error();
+  EXPECT_EQ(baton_interpreter_invoke(in.p), BATON_ERROR);
+  EXPECT_NE(in.error().find("without a value"), std::string::npos) << in.error();
+  const std::vector<uint8_t> pair = packed({"z", "x"});
+  ASSERT_EQ(baton_interpreter_set_input(in.p, 0, pair.data(), pair.size()), BATON_OK) << in.error();
+  ASSERT_EQ(baton_interpreter_invoke(in.p), BATON_OK) << in.error();
+  bool out[2] = {true, false};
+  ASSERT_EQ(baton_interpreter_get_output(in.p, 0, out, sizeof out), BATON_OK) << in.error();
+  EXPECT_FALSE(out[0]);
+  EXPECT_TRUE(out[1]);
+}
+
+// Finds the packed buffer of `strings` in a model's bytes.
+size_t find_packed(const std::vector<uint8_t>& model, const std::vector<std::string>& strings) {
+  const std::vector<uint8_t> needle = packed(strings);
+  auto it = std::search(model.begin(), model.end(), needle.begin(), needle.end());
+  return it == model.end() ? std::string::npos : static_cast<size_t>(it - model.begin());
+}
+
+TEST(StringTensors, AMalformedConstantStringBufferFailsTheLoadNamingTheTensor) {
+  std::vector<uint8_t> model = read_bytes(cases_dir() + "/hashtable_lookup_str/model.tflite");
+  const size_t at = find_packed(model, {"one", "three", "", "seven and a half"});
+  ASSERT_NE(at, std::string::npos);
+  model[at + 4 + 4 * 2] = 0xff;  // offset 2 points past the buffer
+  Env e;
+  Interp in(e.env, model);
+  EXPECT_EQ(in.p, nullptr);
+  const std::string error = baton_last_error();
+  EXPECT_NE(error.find("tensor 2 \"t2\": buffer"), std::string::npos) << error;
+  EXPECT_NE(error.find("is not a string buffer: offset 2"), std::string::npos) << error;
+}
+
+// The models TFLite 2.9 refuses (tools/string-models.mjs's refused_* cases: GATHER's string params and
+// HASHTABLE_LOOKUP's string values of rank 2, LESS on strings) baton refuses too, naming the node.
+TEST(StringTensors, WhatTFLiteRefusesIsRefusedWithTheReason) {
+  const std::pair<std::string, std::string> refused[] = {
+      {"gather_str_rank2", "string params must have rank 1"},
+      {"hashtable_lookup_str_rank2", "string values must have rank 1"},
+      {"less_str", "input type STRING not supported"},
+  };
+  Env e;
+  for (const auto& [name, reason] : refused) {
+    const std::string dir = cases_dir() + "/refused/" + name + "/";
+    ASSERT_TRUE(fs::exists(dir + "tflite_error.txt")) << name;  // what TFLite said
+    Interp in(e.env, dir + "model.tflite");
+    std::string error = in.p ? "" : baton_last_error();
+    if (in.p) {
+      ASSERT_NO_FATAL_FAILURE(set_inputs(in.p, dir));
+      EXPECT_EQ(baton_interpreter_invoke(in.p), BATON_ERROR) << name;
+      error = in.error();
+    }
+    EXPECT_NE(error.find("node 0 ("), std::string::npos) << name << ": " << error;
+    EXPECT_NE(error.find(reason), std::string::npos) << name << ": " << error;
+  }
+}
+
+TEST(StringTensors, AnIsolatedOpPackRefusesStringOutputsWithTheReason) {
+  const std::string dir = cases_dir() + "/skip_gram_2_skip1/";
+  Env e(/*isolate=*/true);
+  ASSERT_NE(e.env, nullptr) << baton_last_error();
+  Interp in(e.env, dir + "model.tflite");
+  ASSERT_NE(in.p, nullptr) << baton_last_error();
+  ASSERT_NO_FATAL_FAILURE(set_inputs(in.p, dir));
+  EXPECT_EQ(baton_interpreter_invoke(in.p), BATON_ERROR);
+  EXPECT_NE(in.error().find("string tensors are not supported for a plugin in a process of its own"), std::string::npos)
+      << in.error();
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+// string-models.mjs - write the string cases: small TFLite models (as flatc JSON) whose tensors hold
+// strings, each with its input files, for tools/make-string-cases.sh.
+//
+//   node tools/string-models.mjs OUT_DIR
+//
+// For each case NAME it writes OUT_DIR/NAME.json and OUT_DIR/NAME.inputs (the input files in order, one
+// per line), and the input files OUT_DIR/NAME.in_I.str (a string input: TFLite's packed buffer, an int32
+// count, count + 1 int32 offsets, the bytes) or NAME.in_I.npy (a numeric one). The ops are those of
+// TFLite 2.9 that take or give strings: HASHTABLE_LOOKUP's string values, LSH_PROJECTION's string input,
+// SKIP_GRAM, EQUAL / NOT_EQUAL, GATHER, GATHER_ND, FILL, SLICE, STRIDED_SLICE, TILE, the reshapes, SHAPE
+// and RANK (the others refuse strings in TFLite 2.9, as GATHER does params of rank 2 and HASHTABLE_LOOKUP
+// string values of rank 2). The strings mix
+// empty ones, spaces, bytes past ASCII and lengths that are not a multiple of 4. Everything is fixed
+// here, so a rerun writes the same files.
+import fs from 'node:fs';
+import path from 'node:path';
+
+let outDir = process.argv[2];
+if (!outDir) {
+  console.error('usage: node tools/string-models.mjs OUT_DIR');
+  process.exit(2);
+}
+fs.mkdirSync(outDir, {recursive: true});
+
+const codes = {
+  HASHTABLE_LOOKUP: 10, LSH_PROJECTION: 15, SKIP_GRAM: 30, EQUAL: 71, NOT_EQUAL: 72, GATHER: 36,
+  LESS: 58, GATHER_ND: 107, FILL: 94, SLICE: 65, TILE: 69, RESHAPE: 22, SQUEEZE: 43, EXPAND_DIMS: 70,
+  STRIDED_SLICE: 45, SHAPE: 77, RANK: 110,
+};
+
+const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
+const i32 = (v) => bytesOf(Int32Array, v);
+const f32 = (v) => bytesOf(Float32Array, v);
+
+// TFLite's packed string buffer.
+function packed(strings) {
+  const texts = strings.map((s) => Buffer.from(s, 'utf8'));
+  const header = 4 * (texts.length + 2);
+  const out = [...i32([texts.length])];
+  let offset = header;
+  const offsets = [offset];
+  for (const t of texts) offsets.push(offset += t.length);
+  out.push(...i32(offsets));
+  for (const t of texts) out.push(...t);
+  return out;
+}
+
+function npy(descr, shape, bytes) {
+  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
+  header += '\n';
+  const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]);
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(bytes)]);
+}
+
+// `tensors`: [{shape, type, data (constant bytes), value (an input's: strings, or [descr, bytes])}];
+// `ops`: [[op, inputs, outputs, options]], options as [type, table]; inputs are the tensors with a
+// value, in order; the outputs are given.
+function write(name, tensors, ops, outputs) {
+  const buffers = [{}];
+  const inputs = [];
+  const files = [];
+  const ts = tensors.map((t, i) => {
+    const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
+    if (t.data) {
+      buffers.push({data: t.data});
+      o.buffer = buffers.length - 1;
+    }
+    if (t.value) {
+      const k = inputs.length;
+      inputs.push(i);
+      if (t.type === 'STRING') {
+        files.push(`${name}.in_${k}.str`);
+        fs.writeFileSync(path.join(outDir, files.at(-1)), Buffer.from(packed(t.value)));
+      } else {
+        files.push(`${name}.in_${k}.npy`);
+        fs.writeFileSync(path.join(outDir, files.at(-1)), npy(t.value[0], t.shape, t.value[1]));
+      }
+    }
+    return o;
+  });
+  const opNames = [...new Set(ops.map((o) => o[0]))];
+  const operators = ops.map(([op, opInputs, opOutputs, options]) => {
+    const o = {opcode_index: opNames.indexOf(op), inputs: opInputs, outputs: opOutputs};
+    if (options) {
+      o.builtin_options_type = options[0];
+      o.builtin_options = options[1];
+    }
+    return o;
+  });
+  const m = {
+    version: 3,
+    operator_codes: opNames.map((op) => ({deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version: 1})),
+    subgraphs: [{tensors: ts, inputs, outputs, operators, name: 'main'}],
+    description: `baton string case ${name}`,
+    buffers,
+  };
+  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  fs.writeFileSync(path.join(outDir, `${name}.inputs`), files.join('\n') + '\n');
+}
+
+// One op whose inputs are tensors 0..n-2 and whose output is the last.
+function one(name, op, tensors, options, outputs) {
+  const last = tensors.length - 1;
+  const outs = outputs ?? [last];
+  const ins = [...Array(tensors.length - outs.length).keys()];
+  write(name, tensors, [[op, ins, outs, options]], outs);
+}
+
+const S = (shape, value) => ({shape, type: 'STRING', value});
+const CS = (shape, strings) => ({shape, type: 'STRING', data: packed(strings)});
+const OS = (shape) => ({shape, type: 'STRING'});
+const I = (shape, values) => ({shape, type: 'INT32', value: ['<i4', i32(values)]});
+const CI = (shape, values) => ({shape, type: 'INT32', data: i32(values)});
+const T = (shape, type) => ({shape, type});
+
+const words = ['alpha', '', 'beta gamma', 'zeta', 'ünïcödé', 'x', 'the end', 'ab'];
+
+// ---- HASHTABLE_LOOKUP: string values; misses give an empty string and a 0 hit ----
+one('hashtable_lookup_str', 'HASHTABLE_LOOKUP',
+    [I([6], [3, 1, 9, -2, 7, 3]), CI([4], [1, 3, 5, 7]), CS([4], ['one', 'three', '', 'seven and a half']),
+     OS([6]), T([6], 'UINT8')], null, [3, 4]);
+
+// ---- LSH_PROJECTION: a string input is hashed as TFLite does it, in equal slices of its raw bytes ----
+const hash = f32([0.1, -0.7, 0.33, 0.9, -0.25, 0.5, 0.77, -0.1]);
+one('lsh_projection_str_sparse', 'LSH_PROJECTION',
+    [{shape: [4, 2], type: 'FLOAT32', data: hash}, S([3], ['hello', 'world', 'again']), T([4], 'INT32')],
+    ['LSHProjectionOptions', {type: 'SPARSE'}]);
+one('lsh_projection_str_dense_weighted', 'LSH_PROJECTION',
+    [{shape: [4, 2], type: 'FLOAT32', data: hash}, S([5], words.slice(0, 5)),
+     {shape: [5], type: 'FLOAT32', data: f32([0.5, 1, -2, 0.25, 3])}, T([8], 'INT32')],
+    ['LSHProjectionOptions', {type: 'DENSE'}]);
+
+// ---- SKIP_GRAM: n-grams of a sentence's words, skipping up to max_skip_size words between them ----
+const sentence = 'the  quick brown\tfox jumps over the lazy dog';
+const skip = (n, s, all) => ['SkipGramOptions', {ngram_size: n, max_skip_size: s, include_all_ngrams: all}];
+one('skip_gram_2_skip1', 'SKIP_GRAM', [S([1], [sentence]), OS([1])], skip(2, 1, false));
+one('skip_gram_3_skip2_all', 'SKIP_GRAM', [S([1], [sentence]), OS([1])], skip(3, 2, true));
+one('skip_gram_1_skip0', 'SKIP_GRAM', [S([1], [' leading and trailing  ']), OS([1])], skip(1, 0, false));
+one('skip_gram_too_few_words', 'SKIP_GRAM', [S([1], ['two words']), OS([1])], skip(3, 1, true));
+one('skip_gram_empty', 'SKIP_GRAM', [S([1], ['']), OS([1])], skip(2, 0, false));
+
+// ---- comparisons of strings, broadcast ----
+for (const op of ['EQUAL', 'NOT_EQUAL']) {
+  one(`${op.toLowerCase()}_str_broadcast`, op,
+      [S([2, 3], ['a', 'bb', '', 'a', 'b', 'bb ']), S([3], ['a', 'bb', '']), T([2, 3], 'BOOL')]);
+}
+one('equal_str_scalar', 'EQUAL', [S([4], ['x', 'x ', '', 'x']), S([], ['x']), T([4], 'BOOL')]);
+
+// ---- movement of strings ----
+one('gather_str', 'GATHER', [S([5], words.slice(0, 5)), I([2, 3], [4, 0, 1, 1, 3, 2]), OS([2, 3])],
+    ['GatherOptions', {axis: 0}]);
+one('gather_str_const_params', 'GATHER', [CS([5], words.slice(0, 5)), I([4], [4, 4, 1, 0]), OS([4])],
+    ['GatherOptions', {axis: 0}]);
+one('gather_nd_str', 'GATHER_ND', [S([2, 3], words.slice(0, 6)), I([3, 2], [1, 2, 0, 0, 1, 1]), OS([3])]);
+one('gather_nd_str_rows', 'GATHER_ND', [S([3, 2], words.slice(1, 7)), I([2, 1], [2, 0]), OS([2, 2])]);
+one('fill_str', 'FILL', [CI([2], [2, 3]), S([], ['fill me']), OS([2, 3])]);
+one('slice_str', 'SLICE', [S([3, 4], [...words, ...words.slice(0, 4)]), CI([2], [1, 1]), CI([2], [2, -1]), OS([2, 3])]);
+one('tile_str', 'TILE', [S([2, 2], words.slice(3, 7)), CI([2], [2, 3]), OS([4, 6])]);
+one('reshape_str', 'RESHAPE', [S([2, 3], words.slice(0, 6)), CI([2], [3, 2]), OS([3, 2])]);
+one('squeeze_str', 'SQUEEZE', [S([1, 3, 1], words.slice(4, 7)), OS([3])], ['SqueezeOptions', {squeeze_dims: [0, 2]}]);
+one('strided_slice_str', 'STRIDED_SLICE',
+    [S([2, 4], words), CI([2], [1, 3]), CI([2], [0, 0]), CI([2], [-1, -2]), OS([1, 2])],
+    ['StridedSliceOptions', {end_mask: 1}]);
+one('shape_str', 'SHAPE', [S([2, 1, 3], words.slice(0, 6)), T([3], 'INT32')], ['ShapeOptions', {out_type: 'INT32'}]);
+one('rank_str', 'RANK', [S([2, 1, 3], words.slice(0, 6)), T([], 'INT32')]);
+one('expand_dims_str', 'EXPAND_DIMS', [S([3], words.slice(5, 8)), CI([], [-1]), OS([3, 1])]);
+
+// ---- a chain: strings computed by one node and read by the next ----
+write('chain_lookup_gather_equal',
+      [I([4], [5, 1, 3, 8]), CI([3], [1, 3, 5]), CS([3], ['one', 'three', 'five']), OS([4]), T([4], 'UINT8'),
+       I([3], [3, 0, 0]), OS([3]), S([3], ['one', 'five', 'five']), T([3], 'BOOL')],
+      [['HASHTABLE_LOOKUP', [0, 1, 2], [3, 4]], ['GATHER', [3, 5], [6], ['GatherOptions', {axis: 0}]],
+       ['EQUAL', [6, 7], [8]]],
+      [8, 3]);
+
+// ---- what TFLite 2.9 refuses (written to OUT_DIR/refused: tools/make-string-cases.sh checks that it does) ----
+const refusedDir = path.join(outDir, 'refused');
+fs.mkdirSync(refusedDir, {recursive: true});
+const outDirOfCases = outDir;
+function refused(fn) {
+  outDir = refusedDir;
+  fn();
+  outDir = outDirOfCases;
+}
+refused(() => {
+  one('gather_str_rank2', 'GATHER', [S([3, 2], words.slice(0, 6)), I([2], [2, 0]), OS([2, 2])],
+      ['GatherOptions', {axis: 0}]);
+  one('hashtable_lookup_str_rank2', 'HASHTABLE_LOOKUP',
+      [I([3], [2, 0, 1]), CI([3], [0, 1, 2]), CS([3, 2], ['a', 'bb', 'ccc', 'dddd', 'e', '']), OS([3]), T([3], 'UINT8')],
+      null, [3, 4]);
+  one('less_str', 'LESS', [S([2], ['a', 'b']), S([2], ['b', 'a']), T([2], 'BOOL')]);
+});
