@@ -30,6 +30,7 @@
 #include "interpreter.h"
 #include "model.h"
 #include "plan_report.h"
+#include "string_arrays.h"
 
 namespace py = pybind11;
 
@@ -338,6 +339,14 @@ class PyInterpreter {
 
   // A copy of a tensor's values; `main`: a tensor of this interpreter (not of a signature's own).
   py::array copy_of(const Tensor& t, const char* what, bool main) {
+    if (t.type == BATON_TYPE_STRING) {
+      const uint8_t* src = t.is_constant ? t.constant : t.data;
+      if (!src) {
+        throw py::value_error(std::string(what) + ": string tensor " + std::to_string(t.index) + " \"" +
+                              t.info->name + "\" has no value yet");
+      }
+      return python::strings_to_numpy(src, t.shape);
+    }
     const uint8_t* src = readable_memory(t, what, main);
     py::array out(*numpy_dtype(t.type), std::vector<py::ssize_t>(t.shape.begin(), t.shape.end()));
     if (t.bytes) std::memcpy(out.mutable_data(), src, t.bytes);
@@ -588,6 +597,13 @@ class PyInterpreter {
     Tensor& t = runs.input(i);
     const std::string label = "input " + std::to_string(i) + " \"" + t.info->name + "\" (tensor " +
                               std::to_string(t.index) + ")";
+    if (t.type == BATON_TYPE_STRING) {
+      const std::vector<uint8_t> packed = python::numpy_to_strings(value, t.shape, std::string(what) + ": " + label);
+      if (Status s = runs.set_string_input(i, packed.data(), packed.size()); !s) {
+        throw py::value_error(std::string(what) + ": " + s.message());
+      }
+      return;
+    }
     auto expected = numpy_dtype(t.type);
     if (!expected || element_size(t.type) == 0) {
       throw py::value_error(std::string(what) + ": " + label + " has type " + type_name(t.type) +
