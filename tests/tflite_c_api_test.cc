@@ -18,6 +18,8 @@
 #include <cstdarg>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -200,6 +202,53 @@ TEST(TfLiteCApi, Complex64Tensors) {
   for (size_t k = 0; k < want->data.size() / 4; ++k) peak = std::max(peak, std::fabs(w[k]));
   for (size_t k = 0; k < want->data.size() / 4; ++k) EXPECT_NEAR(out->data.f[k], w[k], 1e-5f * peak) << k;
   TfLiteInterpreterDelete(interp);
+  TfLiteModelDelete(model);
+}
+
+std::vector<uint8_t> file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// String tensors as a TFLite application handles them (tests/data/string-cases, native TFLite 2.9's
+// outputs): a string input gets its value the way TFLite's own string writer gives one,
+// TfLiteTensorRealloc on the tensor and the packed bytes into data.raw (the C API copies only into
+// tensors of a fixed size); a string output is read from TfLiteTensorData, TfLiteTensorByteSize bytes.
+TEST(TfLiteCApi, StringTensors) {
+  const std::string dir = std::string(BATON_SOURCE_ROOT) + "/tests/data/string-cases/skip_gram_3_skip2_all/";
+  TfLiteModel* model = TfLiteModelCreateFromFile((dir + "model.tflite").c_str());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+  TfLiteTensor* in = TfLiteInterpreterGetInputTensor(interp, 0);
+  EXPECT_EQ(TfLiteTensorType(in), kTfLiteString);
+  EXPECT_EQ(in->allocation_type, kTfLiteDynamic);
+  EXPECT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteError);  // no value yet
+  EXPECT_TRUE(r.said("is a string tensor without a value")) << r.all();
+  const std::vector<uint8_t> sentence = file_bytes(dir + "in_0.str");
+  for (int round = 0; round < 2; ++round) {
+    TfLiteTensorRealloc(sentence.size(), in);
+    ASSERT_EQ(in->bytes, sentence.size());
+    std::memcpy(in->data.raw, sentence.data(), sentence.size());
+    ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+    const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, 0);
+    const std::vector<uint8_t> want = file_bytes(dir + "out_0.str");
+    ASSERT_EQ(TfLiteTensorByteSize(out), want.size());
+    EXPECT_EQ(std::memcmp(TfLiteTensorData(out), want.data(), want.size()), 0);
+    EXPECT_EQ(TfLiteTensorDim(out, 0), 75);  // n-grams
+  }
+  // A buffer that is not a packed string buffer fails the invoke with the reason.
+  const uint8_t bad[8] = {3, 0, 0, 0, 8, 0, 0, 0};
+  TfLiteTensorRealloc(sizeof bad, in);
+  std::memcpy(in->data.raw, bad, sizeof bad);
+  EXPECT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteError);
+  EXPECT_TRUE(r.said("holds 3 strings where its shape has 1")) << r.all();
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
   TfLiteModelDelete(model);
 }
 

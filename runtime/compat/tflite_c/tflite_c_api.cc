@@ -168,11 +168,22 @@ struct TfLiteInterpreter {
   bool allocated = false;
 
   ~TfLiteInterpreter() {
-    for (TfLiteTensor& t : tensors) {
-      t.data.raw = nullptr;  // baton's memory, not ours to free
-      t.allocation_type = kTfLiteMemNone;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      TfLiteTensor& t = tensors[i];
+      if (!client_owned(i)) {
+        t.data.raw = nullptr;  // baton's memory, not ours to free
+        t.allocation_type = kTfLiteMemNone;
+      }
       TfLiteTensorFree(&t);
     }
+  }
+
+  // A string input's TfLiteTensor holds memory of the application's: TFLite's way to give a string
+  // tensor its value is TfLiteTensorRealloc on it, then the packed bytes into data.raw (its C API copies
+  // only into tensors of a fixed size). invoke hands that value to baton.
+  bool client_owned(size_t i) const {
+    const baton::Tensor& bt = interp->tensors()[i];
+    return bt.type == BATON_TYPE_STRING && bt.is_model_input && !bt.is_constant;
   }
 
   // Makes every TfLiteTensor say what baton's tensor says now: shape, size, memory; and notes the dynamic
@@ -182,7 +193,7 @@ struct TfLiteInterpreter {
     dynamic.clear();
     for (size_t i = 0; i < bt.size(); ++i) {
       sync(i);
-      if (bt[i].dynamic) dynamic.push_back(i);
+      if (bt[i].dynamic && !client_owned(i)) dynamic.push_back(i);
       tensors[i].allocation_type = bt[i].is_constant ? kTfLiteMmapRo : bt[i].dynamic ? kTfLiteDynamic : kTfLiteArenaRw;
     }
   }
@@ -190,6 +201,13 @@ struct TfLiteInterpreter {
   void sync(size_t i) {
     const baton::Tensor& bt = interp->tensors()[i];
     TfLiteTensor& t = tensors[i];
+    if (client_owned(i)) {  // its value is the application's until invoke (pass_string_inputs)
+      if (!t.dims || !TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(bt.shape.size()), bt.shape.data())) {
+        TfLiteIntArrayFree(t.dims);
+        t.dims = int_array(bt.shape);
+      }
+      return;
+    }
     // A scalar's dims are an array of size 0, as in TFLite (TfLiteIntArrayEqualsArray takes null for one).
     if (!t.dims || !TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(bt.shape.size()), bt.shape.data())) {
       TfLiteIntArrayFree(t.dims);
@@ -403,6 +421,14 @@ TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
     report(interpreter->reporter, "Invoke called on model that is not ready: call TfLiteInterpreterAllocateTensors "
                                   "after creating the interpreter and after resizing an input");
     return kTfLiteError;
+  }
+  for (size_t k = 0; k < interpreter->inputs.size(); ++k) {
+    const TfLiteTensor& t = interpreter->tensors[static_cast<size_t>(interpreter->inputs[k])];
+    if (!interpreter->client_owned(static_cast<size_t>(interpreter->inputs[k])) || !t.data.raw) continue;
+    if (baton::Status s = interpreter->interp->set_string_input(k, t.data.raw, t.bytes); !s) {
+      report(interpreter->reporter, s.message());
+      return kTfLiteError;
+    }
   }
   if (baton::Status s = interpreter->interp->invoke(); !s) {
     report(interpreter->reporter, s.message());
