@@ -37,17 +37,24 @@ gcc -std=c11 -O2 -Wall -I"$tflite_c/include" -o "$tmp/tflite-strings" "$here/tfl
 node "$here/string-models.mjs" "$tmp/json"
 rm -rf "$outdir"
 mkdir -p "$outdir"
-for json in "$tmp"/json/*.json; do
-  name=$(basename "$json" .json)
-  flatc -b -o "$tmp/bin" "$root/runtime/model/tflite.fbs" "$json"
-  mkdir -p "$outdir/$name"
-  cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
+# Places case NAME of SRC (a folder of string-models.mjs's output) in DEST: its model and input files,
+# whose paths (in SRC) it leaves in `inputs`.
+place_case() {
+  local src=$1 name=$2 dest=$3 file
+  flatc -b -o "$src/bin" "$root/runtime/model/tflite.fbs" "$src/$name.json"
+  mkdir -p "$dest"
+  cp "$src/bin/$name.tflite" "$dest/model.tflite"
   inputs=()
   while IFS= read -r file; do
     [ -n "$file" ] || continue
-    inputs+=("$tmp/json/$file")
-    cp "$tmp/json/$file" "$outdir/$name/${file#"$name".}"
-  done < "$tmp/json/$name.inputs"
+    inputs+=("$src/$file")
+    cp "$src/$file" "$dest/${file#"$name".}"
+  done < "$src/$name.inputs"
+}
+
+for json in "$tmp"/json/*.json; do
+  name=$(basename "$json" .json)
+  place_case "$tmp/json" "$name" "$outdir/$name"
   "$tmp/tflite-strings" "$outdir/$name/model.tflite" "$outdir/$name" ${inputs[@]+"${inputs[@]}"} \
       || die "TFLite failed on $name"
   echo "$prog: $name"
@@ -56,16 +63,8 @@ done
 # refuse them too).
 for json in "$tmp"/json/refused/*.json; do
   name=$(basename "$json" .json)
-  flatc -b -o "$tmp/bin/refused" "$root/runtime/model/tflite.fbs" "$json"
   case_dir=$outdir/refused/$name
-  mkdir -p "$case_dir"
-  cp "$tmp/bin/refused/$name.tflite" "$case_dir/model.tflite"
-  inputs=()
-  while IFS= read -r file; do
-    [ -n "$file" ] || continue
-    inputs+=("$tmp/json/refused/$file")
-    cp "$tmp/json/refused/$file" "$case_dir/${file#"$name".}"
-  done < "$tmp/json/refused/$name.inputs"
+  place_case "$tmp/json/refused" "$name" "$case_dir"
   if "$tmp/tflite-strings" "$case_dir/model.tflite" "$tmp" ${inputs[@]+"${inputs[@]}"} 2> "$tmp/err"; then
     die "TFLite ran $name, which the models say it refuses"
   fi
