@@ -252,6 +252,39 @@ TEST(TfLiteCApi, StringTensors) {
   TfLiteModelDelete(model);
 }
 
+// A converted lookup table, as the converter writes it (a CALL_ONCE fills it, HASHTABLE_FIND reads it):
+// the int64 keys through TfLiteTensorCopyFromBuffer, the string values read in place, as TFLite 2.9 gave
+// them (tests/data/string-cases), on two invokes (the table is filled once and kept).
+TEST(TfLiteCApi, HashTableLookup) {
+  const std::string dir = std::string(BATON_SOURCE_ROOT) + "/tests/data/string-cases/hashtable_int64_to_str_call_once/";
+  TfLiteModel* model = TfLiteModelCreateFromFile((dir + "model.tflite").c_str());
+  ASSERT_NE(model, nullptr);
+  Reported r;
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, &Reported::reporter, &r);
+  TfLiteInterpreter* interp = TfLiteInterpreterCreate(model, options);
+  ASSERT_NE(interp, nullptr) << r.all();
+  ASSERT_EQ(TfLiteInterpreterAllocateTensors(interp), kTfLiteOk) << r.all();
+  const int64_t keys[5] = {7, -3, int64_t{1} << 35, 0, 7};  // the case's in_0.npy
+  const std::vector<uint8_t> want = file_bytes(dir + "out_0.str");
+  for (int round = 0; round < 2; ++round) {
+    TfLiteTensor* in = TfLiteInterpreterGetInputTensor(interp, 0);
+    ASSERT_EQ(TfLiteTensorType(in), kTfLiteInt64);
+    ASSERT_EQ(TfLiteTensorCopyFromBuffer(in, keys, sizeof keys), kTfLiteOk) << r.all();
+    ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+    const TfLiteTensor* values = TfLiteInterpreterGetOutputTensor(interp, 0);
+    EXPECT_EQ(TfLiteTensorType(values), kTfLiteString);
+    ASSERT_EQ(TfLiteTensorByteSize(values), want.size());
+    EXPECT_EQ(std::memcmp(TfLiteTensorData(values), want.data(), want.size()), 0);
+    int64_t size = 0;
+    ASSERT_EQ(TfLiteTensorCopyToBuffer(TfLiteInterpreterGetOutputTensor(interp, 1), &size, sizeof size), kTfLiteOk);
+    EXPECT_EQ(size, 4);  // the four keys the initialisation subgraph imports
+  }
+  TfLiteInterpreterDelete(interp);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+}
+
 // Resize, then the new shape shows at once, invoke fails until AllocateTensors, after which the data
 // pointer is valid for the new size.
 TEST(TfLiteCApi, ResizeThenAllocate) {

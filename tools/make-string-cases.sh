@@ -10,6 +10,8 @@
 # with Google's prebuilt libtensorflowlite_c.so (TFLite 2.9.0, builtin kernels, 1 thread). Each case
 # directory gets
 #   model.tflite  in_I.str or in_I.npy  out_I.str or out_I.npy
+# and out_I.second.str or .npy where a second invoke with the same inputs gives another value (state
+# kept between invokes: a hash table's size before its import).
 # where a .str file is a string tensor's value as TFLite's packed buffer (an int32 count, count + 1 int32
 # offsets, the bytes) and a .npy file a numeric tensor's. tests/string_ops_test.cc runs every case with
 # the builtin pack and compares each output byte for byte. refused/NAME holds the models TFLite refuses

@@ -8,11 +8,11 @@
 // per line), and the input files OUT_DIR/NAME.in_I.str (a string input: TFLite's packed buffer, an int32
 // count, count + 1 int32 offsets, the bytes) or NAME.in_I.npy (a numeric one). The ops are those of
 // TFLite 2.9 that take or give strings: HASHTABLE_LOOKUP's string values, LSH_PROJECTION's string input,
-// SKIP_GRAM, EQUAL / NOT_EQUAL, GATHER, GATHER_ND, FILL, SLICE, STRIDED_SLICE, TILE, the reshapes, SHAPE
-// and RANK (the others refuse strings in TFLite 2.9, as GATHER does params of rank 2 and HASHTABLE_LOOKUP
-// string values of rank 2). The strings mix
-// empty ones, spaces, bytes past ASCII and lengths that are not a multiple of 4. Everything is fixed
-// here, so a rerun writes the same files.
+// SKIP_GRAM, EQUAL / NOT_EQUAL, GATHER, GATHER_ND, FILL, SLICE, STRIDED_SLICE, TILE, the reshapes, SHAPE,
+// RANK, and the hash tables of the lookup ops (HASHTABLE, HASHTABLE_IMPORT, HASHTABLE_FIND,
+// HASHTABLE_SIZE). The others refuse strings in TFLite 2.9, as GATHER does params of rank 2 and
+// HASHTABLE_LOOKUP string values of rank 2. The strings mix empty ones, spaces, bytes past ASCII and
+// lengths that are not a multiple of 4. Everything is fixed here, so a rerun writes the same files.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -26,12 +26,14 @@ fs.mkdirSync(outDir, {recursive: true});
 const codes = {
   HASHTABLE_LOOKUP: 10, LSH_PROJECTION: 15, SKIP_GRAM: 30, EQUAL: 71, NOT_EQUAL: 72, GATHER: 36,
   LESS: 58, GATHER_ND: 107, FILL: 94, SLICE: 65, TILE: 69, RESHAPE: 22, SQUEEZE: 43, EXPAND_DIMS: 70,
-  STRIDED_SLICE: 45, SHAPE: 77, RANK: 110,
+  STRIDED_SLICE: 45, SHAPE: 77, RANK: 110, CALL_ONCE: 129, HASHTABLE: 136, HASHTABLE_FIND: 137,
+  HASHTABLE_IMPORT: 138, HASHTABLE_SIZE: 139,
 };
 
 const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
 const i32 = (v) => bytesOf(Int32Array, v);
 const f32 = (v) => bytesOf(Float32Array, v);
+const i64 = (v) => bytesOf(BigInt64Array, v.map(BigInt));
 
 // TFLite's packed string buffer.
 function packed(strings) {
@@ -57,12 +59,13 @@ function npy(descr, shape, bytes) {
 
 // `tensors`: [{shape, type, data (constant bytes), value (an input's: strings, or [descr, bytes])}];
 // `ops`: [[op, inputs, outputs, options]], options as [type, table]; inputs are the tensors with a
-// value, in order; the outputs are given.
-function write(name, tensors, ops, outputs) {
+// value, in order; the outputs are given. `more`: further subgraphs [{tensors, ops}] (without inputs or
+// outputs: what a CALL_ONCE runs).
+function write(name, tensors, ops, outputs, more = []) {
   const buffers = [{}];
   const inputs = [];
   const files = [];
-  const ts = tensors.map((t, i) => {
+  const tensorsOf = (list) => list.map((t, i) => {
     const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
     if (t.data) {
       buffers.push({data: t.data});
@@ -81,8 +84,9 @@ function write(name, tensors, ops, outputs) {
     }
     return o;
   });
-  const opNames = [...new Set(ops.map((o) => o[0]))];
-  const operators = ops.map(([op, opInputs, opOutputs, options]) => {
+  const ts = tensorsOf(tensors);
+  const opNames = [...new Set([ops, ...more.map((g) => g.ops)].flat().map((o) => o[0]))];
+  const operatorsOf = (list) => list.map(([op, opInputs, opOutputs, options]) => {
     const o = {opcode_index: opNames.indexOf(op), inputs: opInputs, outputs: opOutputs};
     if (options) {
       o.builtin_options_type = options[0];
@@ -90,10 +94,13 @@ function write(name, tensors, ops, outputs) {
     }
     return o;
   });
+  const subgraphs = [{tensors: ts, inputs, outputs, operators: operatorsOf(ops), name: 'main'}];
+  more.forEach((g, k) => subgraphs.push({tensors: tensorsOf(g.tensors), inputs: [], outputs: [],
+                                         operators: operatorsOf(g.ops), name: `init${k}`}));
   const m = {
     version: 3,
     operator_codes: opNames.map((op) => ({deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version: 1})),
-    subgraphs: [{tensors: ts, inputs, outputs, operators, name: 'main'}],
+    subgraphs,
     description: `baton string case ${name}`,
     buffers,
   };
@@ -115,6 +122,8 @@ const OS = (shape) => ({shape, type: 'STRING'});
 const I = (shape, values) => ({shape, type: 'INT32', value: ['<i4', i32(values)]});
 const CI = (shape, values) => ({shape, type: 'INT32', data: i32(values)});
 const T = (shape, type) => ({shape, type});
+const I64 = (shape, values) => ({shape, type: 'INT64', value: ['<i8', i64(values)]});
+const CI64 = (shape, values) => ({shape, type: 'INT64', data: i64(values)});
 
 const words = ['alpha', '', 'beta gamma', 'zeta', 'ünïcödé', 'x', 'the end', 'ab'];
 
@@ -176,6 +185,39 @@ write('chain_lookup_gather_equal',
        ['EQUAL', [6, 7], [8]]],
       [8, 3]);
 
+// ---- the hash tables of TFLite's lookup ops: string keys to int64 values, int64 keys to strings ----
+const table = (id, key, value) => ['HashtableOptions', {table_id: id, key_dtype: key, value_dtype: value}];
+const R = () => T([1], 'RESOURCE');
+// One subgraph: the table is made, sized, filled (a duplicate key keeps its first value), sized again
+// and looked up (the default for misses is the first element of a vector).
+write('hashtable_str_to_int64',
+      [S([2, 3], ['alpha', '', 'zeta', 'ünïcödé', 'beta gamma', 'beta']), R(),
+       CS([5], ['alpha', 'beta gamma', '', 'ünïcödé', 'alpha']), CI64([5], [10, -20, 30, 2 ** 40, 99]),
+       CI64([2], [-1, -2]), T([2, 3], 'INT64'), T([1], 'INT64'), T([1], 'INT64')],
+      [['HASHTABLE', [], [1], table(3, 'STRING', 'INT64')], ['HASHTABLE_SIZE', [1], [6]],
+       ['HASHTABLE_IMPORT', [1, 2, 3], []], ['HASHTABLE_FIND', [1, 0, 4], [5]], ['HASHTABLE_SIZE', [1], [7]]],
+      [5, 6, 7]);
+// As the converter writes it: a CALL_ONCE runs the subgraph that fills the table, which the main
+// subgraph names by the same id; keys of rank 2, a scalar default.
+write('hashtable_int64_to_str_call_once',
+      [I64([5], [7, -3, 2 ** 35, 0, 7]), R(), CS([], ['<unk>']), OS([5]), T([1], 'INT64')],
+      [['CALL_ONCE', [], [], ['CallOnceOptions', {init_subgraph_index: 1}]],
+       ['HASHTABLE', [], [1], table(11, 'INT64', 'STRING')], ['HASHTABLE_FIND', [1, 0, 2], [3]],
+       ['HASHTABLE_SIZE', [1], [4]]],
+      [3, 4],
+      [{tensors: [R(), CI64([2, 2], [7, 2 ** 35, 1, -3]), CS([2, 2], ['seven', 'big', 'one', 'minus three'])],
+        ops: [['HASHTABLE', [], [0], table(11, 'INT64', 'STRING')], ['HASHTABLE_IMPORT', [0, 1, 2], []]]}]);
+// Two tables, a vocabulary both ways: words to ids, and the ids (computed, so their shape comes at invoke)
+// back to words.
+write('hashtable_two_tables_round_trip',
+      [S([4], ['the', 'cat', 'sat', 'on']), R(), R(), CS([3], ['the', 'cat', 'mat']), CI64([3], [1, 2, 3]),
+       CI64([3], [1, 2, 3]), CS([3], ['THE', 'CAT', 'MAT']), CI64([], [0]), T([4], 'INT64'), CS([1], ['?']),
+       OS([4])],
+      [['HASHTABLE', [], [1], table(1, 'STRING', 'INT64')], ['HASHTABLE', [], [2], table(2, 'INT64', 'STRING')],
+       ['HASHTABLE_IMPORT', [1, 3, 4], []], ['HASHTABLE_IMPORT', [2, 5, 6], []],
+       ['HASHTABLE_FIND', [1, 0, 7], [8]], ['HASHTABLE_FIND', [2, 8, 9], [10]]],
+      [10, 8]);
+
 // ---- what TFLite 2.9 refuses (written to OUT_DIR/refused: tools/make-string-cases.sh checks that it does) ----
 const refusedDir = path.join(outDir, 'refused');
 fs.mkdirSync(refusedDir, {recursive: true});
@@ -192,4 +234,14 @@ refused(() => {
       [I([3], [2, 0, 1]), CI([3], [0, 1, 2]), CS([3, 2], ['a', 'bb', 'ccc', 'dddd', 'e', '']), OS([3]), T([3], 'UINT8')],
       null, [3, 4]);
   one('less_str', 'LESS', [S([2], ['a', 'b']), S([2], ['b', 'a']), T([2], 'BOOL')]);
+  write('hashtable_find_before_import',
+        [S([2], ['a', 'b']), R(), CI64([1], [0]), T([2], 'INT64')],
+        [['HASHTABLE', [], [1], table(1, 'STRING', 'INT64')], ['HASHTABLE_FIND', [1, 0, 2], [3]]], [3]);
+  write('hashtable_int64_to_int64',
+        [I64([2], [1, 2]), R(), CI64([1], [0]), T([2], 'INT64')],
+        [['HASHTABLE', [], [1], table(1, 'INT64', 'INT64')], ['HASHTABLE_FIND', [1, 0, 2], [3]]], [3]);
+  write('hashtable_import_shapes_differ',
+        [S([2], ['a', 'b']), R(), CS([3], ['a', 'b', 'c']), CI64([2], [1, 2]), CI64([1], [0]), T([2], 'INT64')],
+        [['HASHTABLE', [], [1], table(1, 'STRING', 'INT64')], ['HASHTABLE_IMPORT', [1, 2, 3], []],
+         ['HASHTABLE_FIND', [1, 0, 4], [5]]], [5]);
 });

@@ -7,7 +7,9 @@
  * Builtin kernels only, one thread. An input file IN.str holds a string input's value as TFLite's packed
  * buffer (int32 count, count + 1 int32 offsets, the bytes); IN.npy (version 1) a numeric input's bytes.
  * Each output I is written to OUT_DIR/out_I.str (a string output, its packed buffer as TFLite left it)
- * or OUT_DIR/out_I.npy, in the output's shape after invoke. A string input gets its value the way
+ * or OUT_DIR/out_I.npy, in the output's shape after invoke. The model is then invoked again with the
+ * same inputs; an output that comes out different (state kept between invokes, as a hash table's) is
+ * written again as OUT_DIR/out_I.second.str or .npy. A string input gets its value the way
  * TFLite's own string writer gives one (TfLiteTensorRealloc on the tensor, then the bytes): its C API
  * copies only into tensors of a fixed size. Exits 1 on any failure, with the reason on stderr. */
 #include <stdarg.h>
@@ -76,11 +78,12 @@ static void write_bytes(FILE *f, const char *path, const void *data, size_t byte
   if (bytes && fwrite(data, 1, bytes, f) != bytes) die("cannot write %s", path);
 }
 
-static void write_output(const char *dir, int o, const TfLiteTensor *t) {
+/* Writes output `o` to DIR/out_O{suffix}.str or .npy. */
+static void write_output(const char *dir, int o, const char *suffix, const TfLiteTensor *t) {
   char path[4096];
   const size_t bytes = TfLiteTensorByteSize(t);
   if (TfLiteTensorType(t) == kTfLiteString) {
-    snprintf(path, sizeof path, "%s/out_%d.str", dir, o);
+    snprintf(path, sizeof path, "%s/out_%d%s.str", dir, o, suffix);
     FILE *f = fopen(path, "wb");
     if (!f) die("cannot write %s", path);
     write_bytes(f, path, TfLiteTensorData(t), bytes);
@@ -101,7 +104,7 @@ static void write_output(const char *dir, int o, const TfLiteTensor *t) {
   int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
   while ((10 + n + 1) % 64 != 0) header[n++] = ' ';
   header[n++] = '\n';
-  snprintf(path, sizeof path, "%s/out_%d.npy", dir, o);
+  snprintf(path, sizeof path, "%s/out_%d%s.npy", dir, o, suffix);
   FILE *f = fopen(path, "wb");
   if (!f) die("cannot write %s", path);
   const unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
@@ -140,9 +143,28 @@ int main(int argc, char **argv) {
     free(data);
   }
   if (TfLiteInterpreterInvoke(interpreter) != kTfLiteOk) die("invoke failed");
-  for (int o = 0; o < TfLiteInterpreterGetOutputTensorCount(interpreter); o++) {
-    write_output(argv[2], o, TfLiteInterpreterGetOutputTensor(interpreter, o));
+  const int outputs = TfLiteInterpreterGetOutputTensorCount(interpreter);
+  void **first = calloc((size_t)outputs, sizeof *first);
+  size_t *first_bytes = calloc((size_t)outputs, sizeof *first_bytes);
+  if (!first || !first_bytes) die("out of memory");
+  for (int o = 0; o < outputs; o++) {
+    const TfLiteTensor *t = TfLiteInterpreterGetOutputTensor(interpreter, o);
+    write_output(argv[2], o, "", t);
+    first_bytes[o] = TfLiteTensorByteSize(t);
+    first[o] = malloc(first_bytes[o] ? first_bytes[o] : 1);
+    if (!first[o]) die("out of memory");
+    memcpy(first[o], TfLiteTensorData(t), first_bytes[o]);
   }
+  if (TfLiteInterpreterInvoke(interpreter) != kTfLiteOk) die("the second invoke failed");
+  for (int o = 0; o < outputs; o++) {
+    const TfLiteTensor *t = TfLiteInterpreterGetOutputTensor(interpreter, o);
+    if (TfLiteTensorByteSize(t) != first_bytes[o] || memcmp(TfLiteTensorData(t), first[o], first_bytes[o]) != 0) {
+      write_output(argv[2], o, ".second", t);
+    }
+    free(first[o]);
+  }
+  free(first);
+  free(first_bytes);
   TfLiteInterpreterDelete(interpreter);
   TfLiteInterpreterOptionsDelete(options);
   TfLiteModelDelete(model);

@@ -232,6 +232,7 @@ void read_builtin_options(const fb::Operator* op, baton_builtin_options& o) {
     case fb::BuiltinOptions_IfOptions:
     case fb::BuiltinOptions_CallOnceOptions:
     case fb::BuiltinOptions_VarHandleOptions:
+    case fb::BuiltinOptions_HashtableOptions:
       break;  // read_control_options()
     case fb::BuiltinOptions_SqueezeOptions: {
       auto* dims = op->builtin_options_as_SqueezeOptions()->squeeze_dims();

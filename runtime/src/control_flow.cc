@@ -88,6 +88,10 @@ Status Subgraph::prepare_runtime_node(Node& node) {
         return Status::error("takes a RESOURCE input and a value");
       }
       return Status::ok();
+    case RuntimeOp::hashtable:
+    case RuntimeOp::hashtable_find:
+    case RuntimeOp::hashtable_import:
+    case RuntimeOp::hashtable_size: return prepare_hashtable_node(node);
     case RuntimeOp::none: break;
   }
   return Status::error("is not run by the runtime");
@@ -145,6 +149,10 @@ Status Subgraph::invoke_runtime_node(Node& node) {
       if (out.bytes) std::memcpy(out.data, v.value.data(), out.bytes);
       return Status::ok();
     }
+    case RuntimeOp::hashtable:
+    case RuntimeOp::hashtable_find:
+    case RuntimeOp::hashtable_import:
+    case RuntimeOp::hashtable_size: return invoke_hashtable_node(node);
     case RuntimeOp::none: break;
   }
   return fail("is not run by the runtime");

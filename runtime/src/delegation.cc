@@ -132,7 +132,7 @@ Status Subgraph::partition() {
       Node& node = nodes_[active[i]];
       const int index = node.info->index;
       if (node.runtime != RuntimeOp::none) {
-        refusals_[index].push_back({d->name, "control flow and resource variables run in the runtime"});
+        refusals_[index].push_back({d->name, "control flow, resource variables and hash tables run in the runtime"});
         continue;
       }
       if (std::find(excluded_[index].begin(), excluded_[index].end(), d) != excluded_[index].end()) {

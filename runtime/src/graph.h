@@ -66,7 +66,11 @@ inline void reset_variable(Tensor& t) {
 }
 
 // Nodes the runtime runs itself rather than a plugin (control_flow.cc); delegates never see them.
-enum class RuntimeOp { none, while_loop, if_else, call_once, var_handle, read_variable, assign_variable };
+enum class RuntimeOp {
+  none, while_loop, if_else, call_once, var_handle, read_variable, assign_variable,
+  hashtable, hashtable_find, hashtable_import, hashtable_size,  // hashtables.cc
+};
+inline bool is_hashtable_op(RuntimeOp op) { return op >= RuntimeOp::hashtable && op <= RuntimeOp::hashtable_size; }
 RuntimeOp runtime_op(int32_t op_code);
 
 struct Node {

@@ -75,6 +75,7 @@ bool is_runtime_op(int32_t op_code) {
   switch (op_code) {
     case 118: case 119: case 129:  // IF, WHILE, CALL_ONCE
     case 142: case 143: case 144:  // VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE
+    case 136: case 137: case 138: case 139:  // HASHTABLE, HASHTABLE_FIND, HASHTABLE_IMPORT, HASHTABLE_SIZE
       return true;
     default:
       return false;
@@ -427,7 +428,7 @@ class ModelLoader {
     return Status::ok();
   }
 
-  // The subgraphs a control-flow node runs (each must exist) and a variable's name.
+  // The subgraphs a control-flow node runs (each must exist), a variable's name and a hash table's id.
   Status read_control_options(const fb::Operator* op, NodeInfo& node, const std::string& where) {
     if (!is_runtime_op(node.op_code)) return Status::ok();
     if (auto* w = op->builtin_options_as_WhileOptions()) {
@@ -441,6 +442,10 @@ class ModelLoader {
     } else if (auto* v = op->builtin_options_as_VarHandleOptions()) {
       if (v->container()) node.var_container = v->container()->str();
       if (v->shared_name()) node.var_shared_name = v->shared_name()->str();
+    } else if (auto* h = op->builtin_options_as_HashtableOptions()) {
+      node.table_id = h->table_id();
+      node.table_key_type = static_cast<baton_tensor_type>(h->key_dtype());
+      node.table_value_type = static_cast<baton_tensor_type>(h->value_dtype());
     }
     const size_t count = root_->subgraphs()->size();
     const int wanted = node.op_code == 129 ? 1 : (node.op_code == 118 || node.op_code == 119) ? 2 : 0;

@@ -67,6 +67,9 @@ struct NodeInfo {
   int32_t callees[2] = {-1, -1};
   // VAR_HANDLE: the variable's name.
   std::string var_container, var_shared_name;
+  // HASHTABLE: the table's id and the types of its keys and values.
+  int32_t table_id = 0;
+  baton_tensor_type table_key_type = BATON_TYPE_FLOAT32, table_value_type = BATON_TYPE_FLOAT32;
 };
 
 struct SubgraphInfo {

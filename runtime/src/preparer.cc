@@ -98,7 +98,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     Node& node = *step.node;
     node.deferred = false;
     if (node.runtime != RuntimeOp::none) {
-      if (node.reads_strings || node.writes_strings) {
+      if ((node.reads_strings || node.writes_strings) && !is_hashtable_op(node.runtime)) {
         problems.push_back(node_label(node) + ": string tensors do not cross into subgraphs or variables yet");
         continue;
       }

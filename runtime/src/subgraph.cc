@@ -21,6 +21,10 @@ RuntimeOp runtime_op(int32_t op_code) {
     case 142: return RuntimeOp::var_handle;
     case 143: return RuntimeOp::read_variable;
     case 144: return RuntimeOp::assign_variable;
+    case 136: return RuntimeOp::hashtable;
+    case 137: return RuntimeOp::hashtable_find;
+    case 138: return RuntimeOp::hashtable_import;
+    case 139: return RuntimeOp::hashtable_size;
     default: return RuntimeOp::none;
   }
 }

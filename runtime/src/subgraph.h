@@ -9,6 +9,7 @@
 //   executor.cc      invoke: the steps in order; a failing first run falls back and repeats
 //   control_flow.cc  the nodes the runtime runs itself: CALL_ONCE, resource variables, and
 //                    loops_and_branches.cc: WHILE and IF (dynamic outputs where shapes change at invoke)
+//                    hashtables.cc: the hash tables of TFLite's lookup ops
 //
 // Subgraph 0 (or a signature's subgraph) is where an Interpreter starts; WHILE, IF and CALL_ONCE run
 // other subgraphs, each resolved, folded, partitioned, planned and prepared like the first, so their
@@ -21,6 +22,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "crash_journal.h"
@@ -74,6 +77,21 @@ struct ResourceVariable {
   std::vector<uint8_t> value;
 };
 
+// A hash table of TFLite's lookup ops (hashtables.cc): int64 keys to string values, or string keys to
+// int64 values, the two kinds TFLite 2.9 has. Filled by the first HASHTABLE_IMPORT, kept until the
+// interpreter goes.
+struct HashTable {
+  struct TextHash {  // looks string_views up without making strings
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  baton_tensor_type key_type = BATON_TYPE_INT64;
+  baton_tensor_type value_type = BATON_TYPE_STRING;
+  bool imported = false;
+  std::unordered_map<int64_t, std::string> text_of;    // int64 keys
+  std::unordered_map<std::string, int64_t, TextHash, std::equal_to<>> number_of;  // string keys
+};
+
 // What the subgraphs of one interpreter share.
 struct RunState {
   std::shared_ptr<Environment> env;
@@ -88,6 +106,7 @@ struct RunState {
   std::vector<std::unique_ptr<Subgraph>> subgraphs;  // by model index; null where nothing runs it
   int entry = 0;                                     // the subgraph invoke starts from
   std::vector<ResourceVariable> variables;           // by resource id
+  std::map<int32_t, HashTable> tables;               // by table id (HashtableOptions.table_id)
   // The id of the variable (container, shared_name), made on first use.
   int32_t variable_id(const std::string& container, const std::string& shared_name);
 };
@@ -179,6 +198,9 @@ class Subgraph {
   Status invoke_runtime_node(Node& node);
   Subgraph& callee(const Node& node, int which) const;
   bool read_may_change_shape(const Node& read) const;
+  // hashtables.cc: HASHTABLE, HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE
+  Status prepare_hashtable_node(Node& node);
+  Status invoke_hashtable_node(Node& node);
   // loops_and_branches.cc: WHILE and IF, whose outputs may change shape at invoke
   Status prepare_while(Node& node);
   Status prepare_if(Node& node);

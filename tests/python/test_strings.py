@@ -51,6 +51,29 @@ def test_hashtable_lookup_gives_strings_and_hits():
     np.testing.assert_array_equal(interp.get_tensor(outs[1]["index"]), np.load(CASES / "hashtable_lookup_str" / "out_1.npy"))
 
 
+def test_hash_tables_map_words_to_ids_and_back_across_invokes_and_resizes():
+    # The case's tables (tools/string-models.mjs): "the", "cat", "mat" -> 1, 2, 3 (default 0), and
+    # 1, 2, 3 -> "THE", "CAT", "MAT" (default "?"). Filled by the first invoke, kept for the next ones.
+    case = "hashtable_two_tables_round_trip"
+    interp = interpreter(case)
+    words = interp.get_input_details()[0]["index"]
+    back, ids = (d["index"] for d in interp.get_output_details())
+    interp.set_tensor(words, np.array(unpack((CASES / case / "in_0.str").read_bytes())))
+    interp.invoke()
+    assert list(interp.get_tensor(back)) == unpack((CASES / case / "out_0.str").read_bytes())
+    np.testing.assert_array_equal(interp.get_tensor(ids), np.load(CASES / case / "out_1.npy"))
+    interp.set_tensor(words, np.array(["mat", "dog", "the", "the"]))
+    interp.invoke()
+    assert list(interp.get_tensor(back)) == [b"MAT", b"?", b"THE", b"THE"]
+    np.testing.assert_array_equal(interp.get_tensor(ids), np.array([3, 0, 1, 1], dtype=np.int64))
+    interp.resize_tensor_input(words, [2])
+    interp.allocate_tensors()
+    interp.set_tensor(words, np.array([b"cat", b"x"]))
+    interp.invoke()
+    assert list(interp.get_tensor(back)) == [b"CAT", b"?"]
+    np.testing.assert_array_equal(interp.get_tensor(ids), np.array([2, 0], dtype=np.int64))
+
+
 def test_string_comparison_broadcasts_unicode():
     interp = interpreter("equal_str_broadcast")
     a, b = (d["index"] for d in interp.get_input_details())
