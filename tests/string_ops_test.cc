@@ -2,10 +2,13 @@
 // tools/make-string-cases.sh: our own models of every op TFLite 2.9 runs on strings, with the outputs of
 // the native TFLite 2.9 library) run by the builtin pack, every output byte for byte (a string output as
 // TFLite's packed buffer); and the errors a user meets: a string input never set, a malformed buffer
-// given or in the model, a resize that drops an input's value, string shapes TFLite refuses.
+// given or in the model, a resize that drops an input's value, string shapes TFLite refuses; and string
+// .npy files through `baton run`.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,6 +19,7 @@
 #include "baton/c_api.h"
 #include "baton/string_tensor.hpp"
 #include "npy.h"
+#include "test_support.h"
 
 namespace baton::test {
 namespace {
@@ -285,6 +289,89 @@ TEST(StringTensors, AnIsolatedOpPackRefusesStringOutputsWithTheReason) {
   EXPECT_EQ(baton_interpreter_invoke(in.p), BATON_ERROR);
   EXPECT_NE(in.error().find("string tensors are not supported for a plugin in a process of its own"), std::string::npos)
       << in.error();
+}
+
+// A .npy file with `descr` and `shape` text around `data`, written by hand (as NumPy lays it out).
+void write_raw_npy(const std::string& path, const std::string& descr, const std::string& shape,
+                   const std::vector<uint8_t>& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  const char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  f.write(len, 2);
+  f << header;
+  f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+}
+
+std::string run_command(const std::string& args, int* code) {
+  const std::string cmd = "XDG_STATE_HOME=" + test_state_dir() + " " + std::string(BATON_EXE) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+// `baton run` takes a STRING input from a .npy of bytes ('|S', NUL-padded as NumPy writes it) or of text
+// ('<U', UTF-32 in the file, UTF-8 in the tensor), and writes a STRING output as bytes ('|S' as wide as
+// the longest string): the hash-table cases through the command line, against TFLite's outputs.
+TEST(StringTensors, TheCommandLineReadsAndWritesStringNpy) {
+  TempDir work;
+  const std::string common = std::string(" --no-delegates --plugin-dir ") + BUILTIN_PACK_DIR + " --config " +
+                             work.file("empty.conf") + " --output-dir " + work.path();
+  work.write("empty.conf", "# nothing\n");
+  const std::string find = cases_dir() + "/hashtable_str_to_int64/";
+  const std::vector<std::string> keys = {"alpha", "", "zeta", "\xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9", "beta gamma", "beta"};
+  ASSERT_EQ(packed(keys), read_bytes(find + "in_0.str"));  // the case's input, as this test spells it
+  // Bytes: 11 wide (the longest key, in UTF-8), NUL-padded.
+  std::vector<uint8_t> fixed(6 * 11, 0);
+  for (size_t i = 0; i < keys.size(); ++i) std::copy(keys[i].begin(), keys[i].end(), fixed.begin() + 11 * i);
+  write_raw_npy(work.file("keys_s.npy"), "|S11", "(2, 3)", fixed);
+  // Text: "ünïcödé" is 7 characters; UTF-32 little-endian, 10 wide.
+  const std::vector<std::u32string> text = {U"alpha", U"", U"zeta", U"\u00fcn\u00efc\u00f6d\u00e9", U"beta gamma", U"beta"};
+  std::vector<uint8_t> utf32(6 * 10 * 4, 0);
+  for (size_t i = 0; i < text.size(); ++i) std::memcpy(utf32.data() + 40 * i, text[i].data(), 4 * text[i].size());
+  write_raw_npy(work.file("keys_u.npy"), "<U10", "(2, 3)", utf32);
+  for (const std::string input : {"keys_s.npy", "keys_u.npy"}) {
+    int code = -1;
+    const std::string out = run_command("run " + find + "model.tflite --input " + work.file(input) + common, &code);
+    ASSERT_EQ(code, 0) << out;
+    for (int o = 0; o < 3; ++o) {
+      auto got = tool::read_npy(work.file("out_" + std::to_string(o) + ".npy"));
+      auto want = tool::read_npy(find + "out_" + std::to_string(o) + ".npy");
+      ASSERT_TRUE(got && want);
+      EXPECT_EQ(got->data, want->data) << input << " output " << o;
+      EXPECT_EQ(got->shape, want->shape) << input << " output " << o;
+    }
+  }
+  // A STRING output: bytes as wide as "minus three", and read back the packed buffer TFLite wrote.
+  const std::string lookup = cases_dir() + "/hashtable_int64_to_str_call_once/";
+  int code = -1;
+  std::string out = run_command("run " + lookup + "model.tflite --input " + lookup + "in_0.npy" + common, &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("output 0: t3 STRING [5]  \"seven\", \"minus three\", \"big\", \"<unk>\", ..."), std::string::npos) << out;
+  const std::vector<uint8_t> file = read_bytes(work.file("out_0.npy"));
+  EXPECT_NE(std::string(file.begin(), file.end()).find("'descr': '|S11'"), std::string::npos);
+  auto strings_out = tool::read_npy(work.file("out_0.npy"));
+  ASSERT_TRUE(strings_out) << strings_out.error();
+  EXPECT_EQ(strings_out->type, BATON_TYPE_STRING);
+  EXPECT_EQ(strings_out->data, read_bytes(lookup + "out_0.str"));
+  // No value: a STRING input is never generated; an object array (pickled) is refused, saying what to use.
+  out = run_command("run " + find + "model.tflite" + common, &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("cannot generate STRING values; give --input (a .npy of bytes, '|S', or of text, '<U')"),
+            std::string::npos) << out;
+  write_raw_npy(work.file("keys_o.npy"), "|O", "(2, 3)", std::vector<uint8_t>(48, 0));
+  out = run_command("run " + find + "model.tflite --input " + work.file("keys_o.npy") + common, &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("an object array (pickled) is not supported; save strings as bytes ('|S') or str ('<U') arrays"),
+            std::string::npos) << out;
 }
 
 }  // namespace

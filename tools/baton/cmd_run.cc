@@ -1,10 +1,12 @@
 // `baton run`: feed .npy inputs (or generated ones), invoke, write outputs as .npy.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
+#include "baton/string_tensor.hpp"
 #include "commands.h"
 #include "interrupt.h"
 #include "input_gen.h"
@@ -31,6 +33,23 @@ void print_summary(const char* label, size_t i, const Tensor& t) {
       sum += v[k];
     }
     std::printf("  min %.6g max %.6g mean %.6g", lo, hi, sum / n);
+  } else if (t.type == BATON_TYPE_STRING && t.bytes > 0) {
+    // The first few strings, quoted, with bytes that are not printable ASCII as \xNN.
+    const strings::PackedStrings texts(t.is_constant ? t.constant : t.data);
+    const int shown = std::min(texts.count(), 4);
+    std::string line;
+    for (int k = 0; k < shown; ++k) {
+      const std::string_view s = texts.at(k);
+      line += k ? ", \"" : "  \"";
+      for (size_t c = 0; c < std::min<size_t>(s.size(), 40); ++c) {
+        const auto b = static_cast<unsigned char>(s[c]);
+        char hex[5];
+        std::snprintf(hex, sizeof hex, "\\x%02x", b);
+        line += b >= 0x20 && b < 0x7f && b != '"' && b != '\\' ? std::string(1, static_cast<char>(b)) : std::string(hex);
+      }
+      line += s.size() > 40 ? "...\"" : "\"";
+    }
+    std::printf("%s%s", line.c_str(), texts.count() > shown ? ", ..." : "");
   }
   std::printf("\n");
 }
@@ -122,8 +141,9 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
       size_t count = 1;
       for (int32_t d : t.shape) count *= static_cast<size_t>(d);
       if (!generate_input(t.type, count, seed, static_cast<uint32_t>(i), arr.data)) {
-        std::fprintf(stderr, "baton: error: input %zu (%s): cannot generate %s values; give --input\n", i,
-                     t.info->name.c_str(), type_name(t.type));
+        std::fprintf(stderr, "baton: error: input %zu (%s): cannot generate %s values; give --input%s\n", i,
+                     t.info->name.c_str(), type_name(t.type),
+                     t.type == BATON_TYPE_STRING ? " (a .npy of bytes, '|S', or of text, '<U')" : "");
         return kExitError;
       }
       arrays[i] = std::move(arr);
@@ -146,6 +166,13 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
     }
     for (size_t i = 0; i < interp.input_count(); ++i) {
       Tensor& t = interp.input(i);
+      if (t.type == BATON_TYPE_STRING) {
+        if (Status s = interp.set_string_input(i, arrays[i].data.data(), arrays[i].data.size()); !s) {
+          std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+          return kExitError;
+        }
+        continue;
+      }
       std::memcpy(t.data, arrays[i].data.data(), t.bytes);
     }
     const auto a = std::chrono::steady_clock::now();

@@ -37,9 +37,11 @@ void plugins_options(po::options_description& d) { d.add_options()("json", "prin
 void run_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")(
       "input,i", po::value<std::vector<std::string>>()->composing(),
-      "a .npy file per model input, in input order (repeat the option)")(
+      "a .npy file per model input, in input order (repeat the option); a STRING input takes an array of "
+      "bytes ('|S') or text ('<U', fed as UTF-8)")(
       "output-dir,o", po::value<std::string>(),
-      "write outputs as out_0.npy, out_1.npy, ... (and generated inputs as in_0.npy, ...)")(
+      "write outputs as out_0.npy, out_1.npy, ... (a STRING output as bytes, '|S'; and generated inputs as "
+      "in_0.npy, ...)")(
       "image", po::value<std::string>(), "a photo (PNG, JPEG, ...) for a model with one [1,H,W,3] input: "
       "resized to HxW (bilinear), RGB; a float input gets --image-range, a uint8 input the pixel codes 0..255 "
       "(int8: minus 128)")(

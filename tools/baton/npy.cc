@@ -1,9 +1,12 @@
 #include "npy.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "baton/string_tensor.hpp"
 #include "model.h"
 
 namespace baton::tool {
@@ -36,6 +39,60 @@ std::string dict_value(const std::string& header, const std::string& key) {
   }
   size_t end = header.find_first_of(",}", i);
   return header.substr(i, end == std::string::npos ? std::string::npos : end - i);
+}
+
+// Appends code point `c` as UTF-8; false if it is none (past U+10FFFF or a surrogate).
+bool append_utf8(std::string& out, uint32_t c) {
+  if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return false;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return true;
+}
+
+// The width of a string dtype ('|S5' -> 5 bytes, '<U5' -> 5 characters) and whether it is text; 0 when
+// `descr` is no string dtype this reads.
+size_t string_width(const std::string& descr, bool* text) {
+  std::string rest = descr;
+  if (!rest.empty() && (rest[0] == '|' || rest[0] == '<' || rest[0] == '=')) rest = rest.substr(1);
+  if (rest.size() < 2 || (rest[0] != 'S' && rest[0] != 'U')) return 0;
+  if (rest[0] == 'S' && descr[0] != '|' && descr[0] != 'S') return 0;
+  if (rest.find_first_not_of("0123456789", 1) != std::string::npos || rest.size() > 10) return 0;
+  *text = rest[0] == 'U';
+  return std::stoul(rest.substr(1));
+}
+
+// Elements of `width` (bytes or UTF-32 characters) from `data` as a packed buffer, or why not.
+Expected<std::vector<uint8_t>> pack_fixed_width(const uint8_t* data, size_t count, size_t width, bool text) {
+  strings::PackedWriter writer;
+  std::string s;
+  for (size_t i = 0; i < count; ++i) {
+    s.clear();
+    if (text) {
+      for (size_t k = 0; k < width; ++k) {
+        uint32_t c = 0;
+        std::memcpy(&c, data + (i * width + k) * 4, 4);
+        if (!append_utf8(s, c)) return Status::error("element " + std::to_string(i) + " holds " + std::to_string(c) + ", not a Unicode code point");
+      }
+    } else {
+      s.assign(reinterpret_cast<const char*>(data + i * width), width);
+    }
+    while (!s.empty() && s.back() == '\0') s.pop_back();  // NumPy's padding
+    writer.add(s);
+  }
+  return writer.packed();
 }
 
 }  // namespace
@@ -73,7 +130,10 @@ Expected<NpyArray> read_npy(const std::string& path) {
   std::string descr = dict_value(header, "descr");
   if (descr.size() >= 2) descr = descr.substr(1, descr.size() - 2);
   NpyArray arr;
-  bool known = false;
+  bool text = false;
+  const size_t width = string_width(descr, &text);
+  bool known = width > 0;
+  if (known) arr.type = BATON_TYPE_STRING;
   for (const DescrType& d : kTypes) {
     if (descr == d.descr || (descr.size() == 3 && descr[0] == '=' && descr.substr(1) == std::string(d.descr).substr(1))) {
       arr.type = d.type;
@@ -82,7 +142,10 @@ Expected<NpyArray> read_npy(const std::string& path) {
   }
   if (descr == "<u1" || descr == "u1") arr.type = BATON_TYPE_UINT8, known = true;
   if (descr == "<i1" || descr == "i1") arr.type = BATON_TYPE_INT8, known = true;
-  if (!known) return bad("dtype '" + descr + "' is not supported (little-endian numbers only)");
+  if (descr == "|O" || descr == "O") {
+    return bad("an object array (pickled) is not supported; save strings as bytes ('|S') or str ('<U') arrays");
+  }
+  if (!known) return bad("dtype '" + descr + "' is not supported (little-endian numbers, '|S' bytes and '<U' text only)");
   if (dict_value(header, "fortran_order").find("True") != std::string::npos) return bad("Fortran order is not supported");
   std::string shape = dict_value(header, "shape");
   if (shape.empty() || shape.front() != '(') return bad("no shape");
@@ -96,6 +159,24 @@ Expected<NpyArray> read_npy(const std::string& path) {
     arr.shape.push_back(static_cast<int32_t>(d));
   }
   size_t need = 0;
+  if (arr.type == BATON_TYPE_STRING) {
+    size_t count = 1;
+    for (int32_t d : arr.shape) {
+      if (d != 0 && count > SIZE_MAX / static_cast<size_t>(d)) return bad("shape overflows");
+      count *= static_cast<size_t>(d);
+    }
+    const size_t item = text ? 4 * width : width;
+    if (count != 0 && item > SIZE_MAX / count) return bad("shape overflows");
+    need = count * item;
+    const size_t data_at = offset + header_len;
+    if (bytes.size() - data_at < need) {
+      return bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, shape needs " + std::to_string(need));
+    }
+    auto packed = pack_fixed_width(reinterpret_cast<const uint8_t*>(bytes.data()) + data_at, count, width, text);
+    if (!packed) return bad(packed.error());
+    arr.data = std::move(packed.value());
+    return arr;
+  }
   if (!checked_byte_size(arr.shape, arr.type, &need)) return bad("shape overflows");
   const size_t data_at = offset + header_len;
   if (bytes.size() - data_at < need) {
@@ -106,7 +187,27 @@ Expected<NpyArray> read_npy(const std::string& path) {
 }
 
 Status write_npy(const std::string& path, const NpyArray& array) {
-  const std::string descr = npy_descr(array.type);
+  std::string descr = npy_descr(array.type);
+  const uint8_t* data = array.data.data();
+  size_t data_size = array.data.size();
+  std::vector<uint8_t> fixed;  // a string tensor's elements, each padded to the longest
+  if (array.type == BATON_TYPE_STRING) {
+    int64_t count = 1;
+    for (int32_t d : array.shape) count *= d;
+    const std::string why = strings::check_packed(array.data.data(), array.data.size(), count);
+    if (!why.empty()) return Status::error(path + ": not a string tensor's value: " + why);
+    const strings::PackedStrings texts(array.data.data());
+    size_t width = 1;  // NumPy has no zero-width bytes dtype
+    for (int64_t i = 0; i < count; ++i) width = std::max(width, texts.at(i).size());
+    fixed.assign(static_cast<size_t>(count) * width, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      const std::string_view s = texts.at(i);
+      std::memcpy(fixed.data() + i * width, s.data(), s.size());
+    }
+    descr = "|S" + std::to_string(width);
+    data = fixed.data();
+    data_size = fixed.size();
+  }
   if (descr.empty()) return Status::error(path + ": type " + type_name(array.type) + " has no .npy dtype");
   std::string shape = "(";
   for (size_t i = 0; i < array.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(array.shape[i]);
@@ -124,7 +225,7 @@ Status write_npy(const std::string& path, const NpyArray& array) {
   const char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
   f.write(len_bytes, 2);
   f.write(header.data(), static_cast<std::streamsize>(header.size()));
-  f.write(reinterpret_cast<const char*>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
+  f.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(data_size));
   if (!f) return Status::error(path + ": write failed");
   return Status::ok();
 }
