@@ -556,6 +556,38 @@ TEST(CpuDelegate, AHardSwishAfterAPointwiseJoinsIt) {
   EXPECT_EQ(run_against_builtin(both, "convolution output read outside", 1), 2u);
 }
 
+// `g` (whose only output is its last op's, of `shape`) with an activation node `code` after that op:
+// the op's output becomes an inner tensor, the node's the model's output.
+OpGraph with_activation_node(OpGraph g, int32_t code, const std::vector<int32_t>& shape) {
+  const int32_t mid = g.outputs.back();
+  g.outputs.pop_back();
+  const int32_t y = g.output(shape);
+  g.ops.push_back({code, {mid}, {y}, nullptr});
+  return g;
+}
+
+// A RELU, RELU6 or RELU_N1_TO_1 node that alone reads a convolution without a fused activation
+// (selfie_segmentation's decoder has five) joins the convolution's step: clamped while still in cache.
+TEST(CpuDelegate, AnActivationNodeAfterAConvolutionJoinsIt) {
+  const ConvCase pointwise = {{1, 32, 32, 16}, 1, 1, 1, fb::Padding_SAME, 0, 16, true};
+  const ConvCase odd = {{1, 13, 11, 19}, 1, 1, 1, fb::Padding_SAME, 0, 37, false};
+  const ConvCase narrow = {{1, 64, 64, 8}, 3, 3, 1, fb::Padding_SAME, 0, 1, true};
+  for (int threads : {1, 2}) {
+    EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(pointwise), 19, {1, 32, 32, 16}), "pointwise, RELU", threads), 2u);
+    EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(odd), 21, {1, 13, 11, 37}), "pointwise, RELU6", threads), 2u);
+    EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(narrow), 20, {1, 64, 64, 1}), "narrow, RELU_N1_TO_1", threads),
+              2u);
+  }
+  // After a fused activation the node is not part of the pattern: the next delegate runs it.
+  ConvCase fused = pointwise;
+  fused.act = 3;  // RELU6
+  EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(fused), 19, {1, 32, 32, 16}), "RELU6 then RELU", 1), 1u);
+  // The convolution's output is a model output too: two steps, both outputs written.
+  OpGraph both = with_activation_node(conv_graph(pointwise), 19, {1, 32, 32, 16});
+  both.outputs.push_back(both.ops[0].outputs[0]);
+  EXPECT_EQ(run_against_builtin(both, "convolution output read outside", 1), 2u);
+}
+
 // in -> Convolution2DTransposeBias (MediaPipe's custom op, options as raw TfLiteTransposeConvParams) -> out.
 OpGraph transpose_bias_graph(std::vector<int32_t> in_shape, int kernel, int stride, bool same, int out_channels) {
   OpGraph g;

@@ -137,8 +137,23 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     ends.emplace_back(free_nodes[i], index_of(api, api->node_output(conv, 0)));
     ++pairs;
   }
-  // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH that
-  // alone reads them).
+  // An activation node (a RELU) that alone reads a CONV_2D without a fused activation of its own joins it:
+  // its clamp is applied while the output is in cache. Returns the tensor the convolution's step ends in.
+  auto take_activation = [&](const baton_node* conv) {
+    const int32_t out = index_of(api, api->node_output(conv, 0));
+    if (api->node_builtin_code(conv) != kConv2d || api->node_output_count(conv) != 1 || readers[out] != 1 ||
+        api->node_builtin_options(conv)->u.conv.activation != BATON_ACT_NONE) {
+      return out;
+    }
+    const auto act_at = position.find(reader_node[out]);
+    if (act_at == position.end() || selected[act_at->second]) return out;
+    const baton_node* act = api->graph_node(graph, reader_node[out]);
+    if (!activation_node_clamp(api->node_builtin_code(act)) || api->node_output_count(act) != 1) return out;
+    selected[act_at->second] = 1;
+    return index_of(api, api->node_output(act, 0));
+  };
+  // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH or an
+  // activation node that alone reads them).
   std::string last_conv_reason;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* conv = api->graph_node(graph, free_nodes[i]);
@@ -148,6 +163,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     try {
       (void)(transposed ? NarrowConvSpec::read_transpose_bias(api, conv) : NarrowConvSpec::read(api, conv));
       selected[i] = 1;
+      if (!transposed) (void)take_activation(conv);
       continue;
     } catch (const kit::Refusal& r) {
       last_conv_reason = r.what();
@@ -175,7 +191,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     if (hard_swish) {
       selected[hard_swish_at->second] = 1;
     } else {
-      ends.emplace_back(free_nodes[i], out);
+      ends.emplace_back(free_nodes[i], take_activation(conv));
     }
   }
   // A residual ADD that alone reads a pattern's output (and an activation node that alone reads the ADD,
@@ -211,8 +227,9 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
                     " output pixels, and 1x1 CONV_2D (stride 1, at least " +
                     std::to_string(PointwiseSpec::kMinOutputPixels) + " output pixels and " +
                     std::to_string(PointwiseSpec::kMinMultiplyAdds) +
-                    " multiply-adds) with the HARD_SWISH that alone reads it; an ADD of such a 1x1 convolution "
-                    "and a tensor of its shape (and a RELU after it) with the convolution";
+                    " multiply-adds) with the HARD_SWISH that alone reads it; a RELU, RELU6 or RELU_N1_TO_1 that "
+                    "alone reads such a convolution (without a fused activation); an ADD of such a 1x1 "
+                    "convolution and a tensor of its shape (and a RELU after it) with the convolution";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
   if (!last_conv_reason.empty()) why += " (last convolution refused: " + last_conv_reason + ")";
   api->error_set(error, why.c_str());
@@ -298,6 +315,21 @@ void Partition::build(const baton_partition* partition) {
       return;
     }
   };
+  // The activation node select took after a convolution without a fused activation that writes `out`
+  // (which only that node reads): its clamp becomes the convolution's, and `out` the node's output.
+  auto join_activation = [&](Clamp& clamp, int32_t& out, int32_t after) {
+    if (clamp.min != -kInf || clamp.max != kInf || outputs.count(out) || reads[out] != 1) return;
+    for (int32_t k = after + 1; k < count; ++k) {
+      const baton_node* act = api->partition_node(partition, k);
+      const std::optional<Clamp> c = activation_node_clamp(api->node_builtin_code(act));
+      if (!used[k] && c && api->node_output_count(act) == 1 && index_of(api, api->node_input(act, 0)) == out) {
+        used[k] = true;
+        clamp = *c;
+        out = index_of(api, api->node_output(act, 0));
+        return;
+      }
+    }
+  };
   // 1x1 convolutions whose output only a later depthwise of the partition reads: they become that pair's
   // expansion (by output tensor: the spec and the convolution's input).
   std::unordered_map<int32_t, std::pair<PointwiseSpec, int32_t>> expansions;
@@ -323,11 +355,12 @@ void Partition::build(const baton_partition* partition) {
         step.op = std::make_unique<NarrowConv>(NarrowConvSpec::read_transpose_bias(api, dw), *plugin_.kernels,
                                                plugin_.pool.get());
       } else if (auto narrow = narrow_spec(api, dw)) {
+        join_activation(narrow->clamp, out, n);
         step.op = std::make_unique<NarrowConv>(*narrow, *plugin_.kernels, plugin_.pool.get());
       } else if (read_by_depthwise(out, n)) {  // the expansion of the pair that reads it
         expansions.emplace(out, std::make_pair(PointwiseSpec::read(api, dw), index_of(api, api->node_input(dw, 0))));
         continue;
-      } else {  // a 1x1 convolution, with the HARD_SWISH that reads it when select took that too
+      } else {  // a 1x1 convolution, with the HARD_SWISH or activation node that reads it when select took it
         const baton_node* hard_swish = nullptr;
         for (int32_t k = n + 1; k < count && !outputs.count(out); ++k) {
           const baton_node* node = api->partition_node(partition, k);
@@ -337,9 +370,13 @@ void Partition::build(const baton_partition* partition) {
             break;
           }
         }
-        step.op = std::make_unique<Pointwise>(PointwiseSpec::read(api, dw, hard_swish), *plugin_.kernels,
-                                              plugin_.pool.get());
-        if (hard_swish) out = index_of(api, api->node_output(hard_swish, 0));
+        PointwiseSpec spec = PointwiseSpec::read(api, dw, hard_swish);
+        if (hard_swish) {
+          out = index_of(api, api->node_output(hard_swish, 0));
+        } else {
+          join_activation(spec.clamp, out, n);
+        }
+        step.op = std::make_unique<Pointwise>(spec, *plugin_.kernels, plugin_.pool.get());
         join_residual(step, out, n);
       }
       place(step, index_of(api, api->node_input(dw, 0)), out);
