@@ -2,20 +2,11 @@
 #include "string_arrays.h"
 
 #include "baton/string_tensor.hpp"
+#include "model.h"
 
 namespace py = pybind11;
 
 namespace baton::python {
-
-namespace {
-
-std::string shape_text(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-}  // namespace
 
 py::array strings_to_numpy(const uint8_t* packed, const std::vector<int32_t>& shape) {
   const strings::PackedStrings source(packed);

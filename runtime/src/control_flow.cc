@@ -13,7 +13,6 @@ namespace baton {
 
 using control_flow::bytes_of;
 using control_flow::set_shape;
-using control_flow::shape_text;
 
 Subgraph& Subgraph::callee(const Node& node, int which) const {
   return *state_.subgraphs[node.info->callees[which]];

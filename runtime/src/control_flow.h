@@ -1,5 +1,5 @@
 // What the runtime's own nodes (control_flow.cc, loops_and_branches.cc) share: reading a tensor's bytes
-// wherever they live, copying values between subgraphs, and shapes in messages.
+// wherever they live, copying values between subgraphs, and setting a shape.
 #pragma once
 
 #include <cstring>
@@ -16,12 +16,6 @@ inline const uint8_t* bytes_of(const Tensor& t) { return t.is_constant ? t.const
 inline void copy_tensor(Tensor& to, const Tensor& from) {
   if (to.bytes == 0 || &to == &from || to.data == bytes_of(from)) return;
   std::memcpy(to.data, bytes_of(from), to.bytes);
-}
-
-inline std::string shape_text(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 inline void set_shape(Tensor& t, const std::vector<int32_t>& shape) {

@@ -16,7 +16,6 @@ namespace baton {
 using control_flow::bytes_of;
 using control_flow::copy_tensor;
 using control_flow::set_shape;
-using control_flow::shape_text;
 
 namespace {
 

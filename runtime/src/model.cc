@@ -42,6 +42,12 @@ size_t element_size(baton_tensor_type type) {
 
 const char* type_name(baton_tensor_type type) { return baton_tensor_type_name(type); }
 
+std::string shape_text(std::span<const int32_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 std::string op_name(int32_t op_code) {
   if (op_code >= fb::BuiltinOperator_MIN && op_code <= fb::BuiltinOperator_MAX) {
     const char* name = fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(op_code));

@@ -174,6 +174,8 @@ std::vector<bool> dead_nodes(const SubgraphInfo& graph);
 // Bytes of one element, 0 for types without a fixed size (strings, resources).
 size_t element_size(baton_tensor_type type);
 const char* type_name(baton_tensor_type type);
+// A shape as messages show it: [1,224,224,3].
+std::string shape_text(std::span<const int32_t> shape);
 // TFLite's name of a builtin op code ("CONV_2D"), or "UNKNOWN_<n>".
 std::string op_name(int32_t op_code);
 // "CONV_2D" or the custom op's name.

@@ -10,16 +10,6 @@
 
 namespace baton {
 
-namespace {
-
-std::string shape_text(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 Status Subgraph::prepare_with_fallback() {
   struct LeaveJournal {
     CrashJournal& journal;

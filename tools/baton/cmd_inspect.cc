@@ -193,7 +193,7 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
       const TensorInfo& t = g.tensors[list[i]];
       const std::string q = quantization_text(t.quant);
       std::printf("  %zu: %s %s %s (tensor %d)%s%s\n", i, t.name.c_str(), type_name(t.type),
-                  shape_string(t.shape).c_str(), t.index, q.empty() ? "" : ", ", q.c_str());
+                  shape_text(t.shape).c_str(), t.index, q.empty() ? "" : ", ", q.c_str());
     }
   };
   io("inputs", g.inputs);

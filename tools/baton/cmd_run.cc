@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void print_summary(const char* label, size_t i, const Tensor& t) {
-  std::printf("%s %zu: %s %s %s", label, i, t.info->name.c_str(), type_name(t.type), shape_string(t.shape).c_str());
+  std::printf("%s %zu: %s %s %s", label, i, t.info->name.c_str(), type_name(t.type), shape_text(t.shape).c_str());
   if (t.type == BATON_TYPE_FLOAT32 && t.bytes > 0) {
     const float* v = reinterpret_cast<const float*>(t.is_constant ? t.constant : t.data);
     const size_t n = t.bytes / 4;
@@ -125,7 +125,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
       if (arr->shape != t.shape) {
         if (arr->shape.size() != t.shape.size()) {
           std::fprintf(stderr, "baton: error: input %zu (%s) has shape %s but %s holds %s\n", i, t.info->name.c_str(),
-                       shape_string(t.shape).c_str(), inputs[i].c_str(), shape_string(arr->shape).c_str());
+                       shape_text(t.shape).c_str(), inputs[i].c_str(), shape_text(arr->shape).c_str());
           return kExitError;
         }
         if (Status s = interp.resize_input(i, arr->shape); !s) {

@@ -44,6 +44,4 @@ int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_
 int cmd_plan(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 
-std::string shape_string(const std::vector<int32_t>& shape);
-
 }  // namespace baton::tool

@@ -84,10 +84,4 @@ std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std:
   return std::move(interp.value());
 }
 
-std::string shape_string(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 }  // namespace baton::tool

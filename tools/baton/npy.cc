@@ -158,29 +158,24 @@ Expected<NpyArray> read_npy(const std::string& path) {
     if (d < 0 || d > INT32_MAX) return bad("bad dimension '" + item + "'");
     arr.shape.push_back(static_cast<int32_t>(d));
   }
-  size_t need = 0;
-  if (arr.type == BATON_TYPE_STRING) {
-    size_t count = 1;
-    for (int32_t d : arr.shape) {
-      if (d != 0 && count > SIZE_MAX / static_cast<size_t>(d)) return bad("shape overflows");
-      count *= static_cast<size_t>(d);
-    }
-    const size_t item = text ? 4 * width : width;
-    if (count != 0 && item > SIZE_MAX / count) return bad("shape overflows");
-    need = count * item;
-    const size_t data_at = offset + header_len;
-    if (bytes.size() - data_at < need) {
-      return bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, shape needs " + std::to_string(need));
-    }
+  // Bytes of data the shape needs: for strings, elements of the dtype's fixed width.
+  const bool is_string = arr.type == BATON_TYPE_STRING;
+  const size_t item_bytes = text ? 4 * width : width;
+  size_t count = 0, need = 0;
+  if (!checked_byte_size(arr.shape, is_string ? BATON_TYPE_UINT8 : arr.type, is_string ? &count : &need) ||
+      (is_string && count != 0 && item_bytes > SIZE_MAX / count)) {
+    return bad("shape overflows");
+  }
+  if (is_string) need = count * item_bytes;
+  const size_t data_at = offset + header_len;
+  if (bytes.size() - data_at < need) {
+    return bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, shape needs " + std::to_string(need));
+  }
+  if (is_string) {
     auto packed = pack_fixed_width(reinterpret_cast<const uint8_t*>(bytes.data()) + data_at, count, width, text);
     if (!packed) return bad(packed.error());
     arr.data = std::move(packed.value());
     return arr;
-  }
-  if (!checked_byte_size(arr.shape, arr.type, &need)) return bad("shape overflows");
-  const size_t data_at = offset + header_len;
-  if (bytes.size() - data_at < need) {
-    return bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, shape needs " + std::to_string(need));
   }
   arr.data.assign(bytes.begin() + data_at, bytes.begin() + data_at + need);
   return arr;

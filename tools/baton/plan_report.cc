@@ -55,7 +55,7 @@ size_t boundary_bytes(const Partition& p) {
 std::string tensor_list(const std::vector<Tensor*>& tensors) {
   std::string s;
   for (const Tensor* t : tensors) {
-    s += (s.empty() ? "" : ", ") + std::string("t") + std::to_string(t->index) + " " + shape_string(t->shape);
+    s += (s.empty() ? "" : ", ") + std::string("t") + std::to_string(t->index) + " " + shape_text(t->shape);
   }
   return s;
 }
