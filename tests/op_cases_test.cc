@@ -627,6 +627,56 @@ TEST(BidirectionalLstm, RefusesPartialAuxWeightsAndANarrowerAuxInput) {
                    "(inputs 41-43, 45-47) must be all given or all omitted"), std::string::npos) << e;
 }
 
+// BIDIRECTIONAL_SEQUENCE_RNN's auxiliary input: its weights come for both directions or for neither
+// (TFLite's rule) and only with the input they weigh, and a time-major one narrower than the input is
+// refused (TFLite 2.9 steps through it by the input's width, past its end).
+TEST(BidirectionalRnn, RefusesPartialAuxWeightsAndANarrowerAuxInput) {
+  OpGraph g;
+  auto floats = [](size_t n) { return std::vector<uint8_t>(4 * n, 0); };
+  const OptionsFn time_major = [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_BidirectionalSequenceRNNOptions,
+                          fb::CreateBidirectionalSequenceRNNOptions(b, /*time_major=*/true).Union());
+  };
+  // Input [time 2, batch 1, 3]; 4 units a direction.
+  auto node = [&](bool aux, int32_t aux_width, std::vector<int> aux_weights) {
+    std::vector<int32_t> in(12, -1);
+    in[0] = g.input({2, 1, 3});
+    for (int first : {1, 5}) {
+      in[first] = g.add({4, 3}, floats(12));
+      in[first + 1] = g.add({4, 4}, floats(16));
+      in[first + 2] = g.add({4}, floats(4));
+      in[first + 3] = g.add({1, 4});  // the hidden state
+      g.tensors[in[first + 3]].is_variable = true;
+    }
+    if (aux) in[9] = g.input({2, 1, aux_width});
+    for (int i : aux_weights) in[i] = g.add({4, aux_width}, floats(4 * static_cast<size_t>(aux_width)));
+    const int32_t fw = g.output({2, 1, 4}), bw = g.output({1, 2, 4});
+    g.op(46 /* BIDIRECTIONAL_SEQUENCE_RNN */, in, {fw, bw}, time_major);
+  };
+  node(true, 2, {10, 11});
+  node(true, 3, {10});
+  node(false, 3, {10, 11});
+  node(true, 5, {10, 11});  // wider: read at the input's row offsets, as TFLite 2.9 reads it
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "bidirectional_rnn_aux.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_FALSE(interp);
+  const std::string& e = interp.error();
+  EXPECT_NE(e.find("3 node(s) cannot run"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 0 BIDIRECTIONAL_SEQUENCE_RNN: auxiliary input is narrower (2) than the input (3): TFLite "
+                   "2.9 steps through it by the input's width, past its end"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("node 1 BIDIRECTIONAL_SEQUENCE_RNN: takes the auxiliary weights (inputs 10 and 11) for both "
+                   "directions or for neither"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("node 2 BIDIRECTIONAL_SEQUENCE_RNN: has auxiliary weights (inputs 10 and 11) but no auxiliary "
+                   "input (input 9)"),
+            std::string::npos) << e;
+  EXPECT_EQ(e.find("node 3 "), std::string::npos) << e;
+}
+
 // Dead nodes are dropped before anything resolves or prepares them: a dead TANH on int32 (which the
 // builtin pack would refuse) and the dead RELU it feeds do not stop the model; the live ABS runs. A
 // custom op is kept even when nothing reads it (it may have effects), so a missing one still fails.

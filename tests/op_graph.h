@@ -93,7 +93,8 @@ struct OpGraph {
         q = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &it->second.scales, &it->second.zero_points,
                                                    fb::QuantizationDetails_NONE, 0, it->second.dimension);
       }
-      ts.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer, t.name.c_str(), q));
+      ts.push_back(fb::CreateTensorDirect(b, &t.shape, static_cast<fb::TensorType>(t.type), buffer, t.name.c_str(), q,
+                                          t.is_variable));
     }
     std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
     std::vector<flatbuffers::Offset<fb::Operator>> os;

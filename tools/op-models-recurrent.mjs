@@ -111,20 +111,24 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
             asym(seqOptions('NONE', false)), [2, 3, 4], 4, 3, 2, 161, 2);
 
   // BIDIRECTIONAL_SEQUENCE_RNN: input, forward weights, recurrent weights, bias, hidden state, the same
-  // backward, then the auxiliary input and its weights (omitted). Two outputs, or one with merge_outputs.
+  // backward, then the auxiliary input and its weights. Two outputs, or one with merge_outputs. aux:
+  // 'cross' (an auxiliary input of auxWidth with weights: both directions add it) or 'backward' (no
+  // weights: the backward direction reads it in place of the input).
   const biRnn = (name, {timeMajor, merge, act, inShape, inputSize, fw, bw, batch, seed, steps, hybrid = false,
-                        asymmetric = false}) => {
+                        asymmetric = false, aux = null, auxWidth = inputSize}) => {
     const lead = inShape.slice(0, -1);
     const M = (shape, k) => (hybrid ? Q(shape, k, 0.004) : F(shape, k));
+    const auxWeights = aux === 'cross' ? [M([fw, auxWidth], seed + 6), M([bw, auxWidth], seed + 7)] : [];
     cell(name, 'BIDIRECTIONAL_SEQUENCE_RNN', 1, ['BidirectionalSequenceRNNOptions',
         {time_major: timeMajor, fused_activation_function: act, merge_outputs: merge,
          asymmetric_quantize_inputs: asymmetric}], {
       input: T(inShape), output: merge ? T([...lead, fw + bw]) : [T([...lead, fw]), T([timeMajor ? lead[1] : lead[0], timeMajor ? lead[0] : lead[1], bw])],
       weights: [M([fw, inputSize], seed), M([fw, fw], seed + 1), F([fw], seed + 2),
-                M([bw, inputSize], seed + 3), M([bw, bw], seed + 4), F([bw], seed + 5)],
+                M([bw, inputSize], seed + 3), M([bw, bw], seed + 4), F([bw], seed + 5), ...auxWeights],
       states: [T([batch, fw]), T([batch, bw])],
-      io: (x, [w1, r1, b1, w2, r2, b2], [h1, h2], y) => ({inputs: [x, w1, r1, b1, h1, w2, r2, b2, h2, -1, -1, -1],
-                                                          outputs: [y].flat()})}, steps);
+      extraInputs: aux ? [T([...lead, auxWidth])] : [],
+      io: (x, [w1, r1, b1, w2, r2, b2, a1 = -1, a2 = -1], [h1, h2], y, extras) => ({
+        inputs: [x, w1, r1, b1, h1, w2, r2, b2, h2, aux ? extras[0] : -1, a1, a2], outputs: [y].flat()})}, steps);
   };
   // The separate backward output is [batch, time, units] in TFLite even when time-major.
   biRnn('bidirectional_sequence_rnn_time_major_tanh', {timeMajor: true, merge: false, act: 'TANH', inShape: [3, 2, 3],
@@ -140,6 +144,27 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   biRnn('bidirectional_sequence_rnn_hybrid_asymmetric_batch_major_merged', {timeMajor: false, merge: true,
         act: 'RELU', inShape: [2, 3, 3], inputSize: 3, fw: 2, bw: 3, batch: 2, seed: 431, steps: 2, hybrid: true,
         asymmetric: true});
+
+  // The auxiliary input with weights (cross links): as wide as the input, wider (time-major and hybrid,
+  // TFLite 2.9 steps through it by the input's width) and narrower (batch-major float, by its own);
+  // without weights (the backward direction reads it time-major; batch-major TFLite 2.9 reads the input).
+  biRnn('bidirectional_sequence_rnn_aux_cross_time_major', {timeMajor: true, merge: false, act: 'TANH',
+        inShape: [3, 2, 3], inputSize: 3, fw: 4, bw: 3, batch: 2, seed: 441, steps: 1, aux: 'cross'});
+  biRnn('bidirectional_sequence_rnn_aux_cross_wider_time_major_merged', {timeMajor: true, merge: true, act: 'RELU',
+        inShape: [3, 2, 3], inputSize: 3, fw: 2, bw: 3, batch: 2, seed: 451, steps: 1, aux: 'cross', auxWidth: 5});
+  biRnn('bidirectional_sequence_rnn_aux_cross_narrower_batch_major', {timeMajor: false, merge: false, act: 'TANH',
+        inShape: [2, 3, 4], inputSize: 4, fw: 3, bw: 2, batch: 2, seed: 461, steps: 1, aux: 'cross', auxWidth: 2});
+  biRnn('bidirectional_sequence_rnn_aux_backward_time_major', {timeMajor: true, merge: false, act: 'TANH',
+        inShape: [3, 2, 3], inputSize: 3, fw: 4, bw: 3, batch: 2, seed: 471, steps: 1, aux: 'backward'});
+  biRnn('bidirectional_sequence_rnn_aux_backward_batch_major_merged', {timeMajor: false, merge: true, act: 'TANH',
+        inShape: [2, 3, 3], inputSize: 3, fw: 2, bw: 3, batch: 2, seed: 481, steps: 1, aux: 'backward'});
+  biRnn('bidirectional_sequence_rnn_hybrid_aux_cross_time_major', {timeMajor: true, merge: false, act: 'TANH',
+        inShape: [3, 2, 4], inputSize: 4, fw: 3, bw: 4, batch: 2, seed: 491, steps: 1, hybrid: true, aux: 'cross'});
+  biRnn('bidirectional_sequence_rnn_hybrid_asymmetric_aux_cross_wider_batch_major_merged', {timeMajor: false,
+        merge: true, act: 'RELU', inShape: [2, 3, 3], inputSize: 3, fw: 2, bw: 3, batch: 2, seed: 501, steps: 1,
+        hybrid: true, asymmetric: true, aux: 'cross', auxWidth: 4});
+  biRnn('bidirectional_sequence_rnn_hybrid_aux_backward_time_major', {timeMajor: true, merge: false, act: 'TANH',
+        inShape: [3, 2, 4], inputSize: 4, fw: 3, bw: 4, batch: 2, seed: 511, steps: 1, hybrid: true, aux: 'backward'});
 
   // ---- SVDF: input, weights_feature, weights_time, bias (optional), state ----
   const svdfOptions = (rank, act) => ['SVDFOptions', {rank, fused_activation_function: act}];

@@ -23,7 +23,10 @@ namespace {
 // backward direction from the last step to the first, writing each step's output in its place).
 struct RnnDirection {
   RnnStepParams step;  // step.batch: the whole batch when time-major, else 1 (one sequence at a time)
+  int input = 0;        // the sequence it reads: the input, or the auxiliary input (see below)
   int first_input = 1;  // weights, recurrent weights, bias, hidden state follow
+  int aux_weights = -1;  // the auxiliary input's weights, or -1
+  float aux_scale = 1.0f;  // their scale when int8
   int output = 0, output_offset = 0;
   bool backward = false;
   bool hybrid = false;  // int8 weights: hybrid_scales holds their scales (the pointers are set at invoke)
@@ -35,6 +38,9 @@ struct RnnState : OpState {
   int direction_count = 1;
   int time = 1, batch = 1, input_size = 1;
   bool time_major = true;
+  // BIDIRECTIONAL_SEQUENCE_RNN's auxiliary input with weights: its width, and the values between the
+  // rows TFLite 2.9 reads (its own width batch-major in the float kernel; elsewhere the input's).
+  int aux_size = 0, aux_row_width = 0;
   std::vector<int8_t> quantized;  // the hybrid kernel's int8 rows
 };
 
@@ -79,6 +85,55 @@ int rnn_direction_prepare(OpContext& ctx, RnnDirection& d, int input_size, int b
 
 enum class RnnKind { single, sequence, bidirectional };
 
+// BIDIRECTIONAL_SEQUENCE_RNN's optional inputs 9-11: an auxiliary input [time and batch as the input's,
+// aux_size] and its weights per direction [units, aux_size]. With weights (stacked layers with cross
+// links), both directions add its product to their gates after the input's; without them, the
+// backward direction reads it in place of the input.
+void bidirectional_rnn_aux_prepare(OpContext& ctx, RnnState& s) {
+  baton_tensor* aux = ctx.optional_input(9);
+  baton_tensor* aux_weights[2] = {ctx.optional_input(10), ctx.optional_input(11)};
+  ctx.require((aux_weights[0] == nullptr) == (aux_weights[1] == nullptr),
+              "takes the auxiliary weights (inputs 10 and 11) for both directions or for neither");
+  if (!aux) {
+    ctx.require(aux_weights[0] == nullptr, "has auxiliary weights (inputs 10 and 11) but no auxiliary input (input 9)");
+    return;
+  }
+  baton_tensor* input = ctx.input(0);
+  const auto in = ctx.shape(input);
+  ctx.require_float(aux, "auxiliary input");
+  if (!aux_weights[0]) {
+    require_dims(ctx, aux, "auxiliary input (read by the backward direction in place of the input)",
+                 {in[0], in[1], in[2]});
+    // TFLite 2.9 hands it to the backward direction only time-major; batch-major, that direction
+    // reads the input all the same.
+    if (s.time_major) s.directions[1].input = 9;
+    return;
+  }
+  ctx.require_rank(aux, "auxiliary input", 3);
+  const auto a = ctx.shape(aux);
+  ctx.require(a[0] == in[0] && a[1] == in[1], "auxiliary input (" + ctx.tensor_label(aux) + ") must have the input's " +
+                                                  "first two dimensions (" + std::to_string(in[0]) + ", " +
+                                                  std::to_string(in[1]) + ")");
+  const bool hybrid = s.directions[0].hybrid;
+  s.aux_size = a[2];
+  s.aux_row_width = !s.time_major && !hybrid ? s.aux_size : s.input_size;
+  ctx.require(s.aux_size >= s.aux_row_width,
+              "auxiliary input is narrower (" + std::to_string(s.aux_size) + ") than the input (" +
+                  std::to_string(s.input_size) + "): TFLite 2.9 steps through it by the input's width, past its end");
+  for (int k = 0; k < 2; ++k) {
+    RnnDirection& d = s.directions[k];
+    baton_tensor* w = aux_weights[k];
+    d.aux_weights = 10 + k;
+    if (hybrid) {
+      ctx.require_type(w, "auxiliary weights", {BATON_TYPE_INT8});
+      d.aux_scale = symmetric_weights_scale(ctx, w, "auxiliary weights");
+    } else {
+      ctx.require_float(w, "auxiliary weights");
+    }
+    require_dims(ctx, w, "auxiliary weights", {d.step.units, s.aux_size});
+  }
+}
+
 void rnn_prepare_common(OpContext& ctx, RnnKind kind) {
   ctx.require_host_abi_minor(3, "the recurrent ops' options");
   const auto& o = ctx.options().u.recurrent;
@@ -94,9 +149,6 @@ void rnn_prepare_common(OpContext& ctx, RnnKind kind) {
   s.direction_count = kind == RnnKind::bidirectional ? 2 : 1;
   bool merge = false;
   if (kind == RnnKind::bidirectional) {
-    for (int i = 9; i < 12; ++i) {
-      ctx.require(ctx.optional_input(i) == nullptr, "the auxiliary input and its weights (inputs 9-11) are not supported yet");
-    }
     merge = o.merge_outputs != 0;
     ctx.require(ctx.output_count() == (merge ? 1 : 2), merge ? "merge_outputs takes one output" : "takes two outputs");
   }
@@ -111,7 +163,13 @@ void rnn_prepare_common(OpContext& ctx, RnnKind kind) {
     d.output = merge ? 0 : k;
     d.output_offset = merge && k == 1 ? widths[0] : 0;
   }
-  s.quantized.resize(static_cast<size_t>(s.batch) * std::max({s.input_size, widths[0], widths[1]}));
+  s.aux_size = s.aux_row_width = 0;
+  if (kind == RnnKind::bidirectional) {
+    ctx.require(s.directions[0].hybrid == s.directions[1].hybrid,
+                "the two directions' weights must both be float32 or both int8");
+    bidirectional_rnn_aux_prepare(ctx, s);
+  }
+  s.quantized.resize(static_cast<size_t>(std::max({s.input_size, widths[0], widths[1], s.aux_size})));
   const int total = merge ? widths[0] + widths[1] : 0;
   for (int k = 0; k < ctx.output_count(); ++k) {
     baton_tensor* output = ctx.output(k);
@@ -135,7 +193,7 @@ void bidirectional_rnn_prepare(OpContext& ctx) { rnn_prepare_common(ctx, RnnKind
 
 void rnn_invoke(OpContext& ctx) {
   auto& s = ctx.state<RnnState>();
-  const float* input = ctx.data<float>(ctx.input(0));
+  const float* aux_input = s.aux_size ? ctx.data<float>(ctx.input(9)) : nullptr;
   // TFLite 2.9's hybrid BIDIRECTIONAL_SEQUENCE_RNN, time-major, runs the whole sequence (forward, then
   // backward) once per time step, each pass starting from the states the last one left; the same here.
   const bool repeats = s.direction_count == 2 && s.time_major && s.directions[0].hybrid;
@@ -150,6 +208,14 @@ void rnn_invoke(OpContext& ctx) {
     const float* weights = ctx.data<float>(ctx.input(d.first_input));
     const float* recurrent = ctx.data<float>(ctx.input(d.first_input + 1));
     const float* bias = ctx.data<float>(ctx.input(d.first_input + 2));
+    const float* input = ctx.data<float>(ctx.input(d.input));
+    RnnAuxInput aux;
+    aux.size = s.aux_size;
+    if (aux_input) {
+      aux.weights = ctx.data<float>(ctx.input(d.aux_weights));
+      aux.int8_weights = ctx.data<int8_t>(ctx.input(d.aux_weights));
+      aux.weights_scale = d.aux_scale;
+    }
     float* hidden = ctx.mutable_data<float>(ctx.input(d.first_input + 3));
     baton_tensor* out_tensor = ctx.output(d.output);
     const int width = ctx.shape(out_tensor).back();
@@ -161,10 +227,12 @@ void rnn_invoke(OpContext& ctx) {
         // Rows of p.batch vectors: time-major, step t holds the batch; batch-major, row b * time + t.
         const int64_t row = s.time_major ? static_cast<int64_t>(t) * p.batch : static_cast<int64_t>(b) * s.time + t;
         float* h = hidden + static_cast<int64_t>(b) * p.units;
+        if (aux_input) aux.input = aux_input + row * s.aux_row_width;
         if (d.hybrid) {
-          rnn_step_hybrid(p, input + row * s.input_size, hybrid, bias, h, output + row * width, width, s.quantized.data());
+          rnn_step_hybrid(p, input + row * s.input_size, hybrid, bias, h, output + row * width, width, s.quantized.data(),
+                          aux);
         } else {
-          rnn_step(p, input + row * s.input_size, weights, recurrent, bias, h, output + row * width, width);
+          rnn_step(p, input + row * s.input_size, weights, recurrent, bias, h, output + row * width, width, aux);
         }
       }
     }

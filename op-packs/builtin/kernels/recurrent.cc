@@ -46,14 +46,16 @@ void apply_cell_activation(float* v, int n, CellActivation a) {
 }
 
 void rnn_step(const RnnStepParams& p, const float* input, const float* weights, const float* recurrent,
-              const float* bias, float* hidden, float* output, int output_stride) {
+              const float* bias, float* hidden, float* output, int output_stride, const RnnAuxInput& aux) {
   for (int b = 0; b < p.batch; ++b) {
     const float* x = input + static_cast<int64_t>(b) * p.input_size;
+    const float* a = aux.input ? aux.input + static_cast<int64_t>(b) * aux.size : nullptr;
     const float* h = hidden + static_cast<int64_t>(b) * p.units;
     float* out = output + static_cast<int64_t>(b) * output_stride;
     for (int u = 0; u < p.units; ++u) {
       float acc = bias[u];
       acc += dot(weights + static_cast<int64_t>(u) * p.input_size, x, p.input_size);
+      if (a) acc += dot(aux.weights + static_cast<int64_t>(u) * aux.size, a, aux.size);
       acc += dot(recurrent + static_cast<int64_t>(u) * p.units, h, p.units);
       out[u] = acc;
     }
@@ -67,7 +69,7 @@ void rnn_step(const RnnStepParams& p, const float* input, const float* weights, 
 }
 
 void rnn_step_hybrid(const RnnStepParams& p, const float* input, const RnnHybridWeights& w, const float* bias,
-                     float* hidden, float* output, int output_stride, int8_t* quantized) {
+                     float* hidden, float* output, int output_stride, int8_t* quantized, const RnnAuxInput& aux) {
   for (int b = 0; b < p.batch; ++b) {
     std::memcpy(output + static_cast<int64_t>(b) * output_stride, bias, sizeof(float) * static_cast<size_t>(p.units));
   }
@@ -90,6 +92,7 @@ void rnn_step_hybrid(const RnnStepParams& p, const float* input, const RnnHybrid
     }
   };
   accumulate(input, p.input_size, w.weights, w.weights_scale);
+  if (aux.input) accumulate(aux.input, aux.size, aux.int8_weights, aux.weights_scale);
   accumulate(hidden, p.units, w.recurrent, w.recurrent_scale);
   for (int b = 0; b < p.batch; ++b) {
     float* out = output + static_cast<int64_t>(b) * output_stride;

@@ -27,16 +27,27 @@ struct RnnStepParams {
   CellActivation activation = CellActivation::none;
 };
 
+// An auxiliary input whose product with its own weights joins the input's, after it (the cross links
+// of a stacked BIDIRECTIONAL_SEQUENCE_RNN): [batch, size] rows, weights [units, size], float32 in the
+// float step, int8 with one scale in the hybrid one. `input` null: none.
+struct RnnAuxInput {
+  const float* input = nullptr;
+  int size = 0;
+  const float* weights = nullptr;
+  const int8_t* int8_weights = nullptr;
+  float weights_scale = 1.0f;
+};
+
 // input [batch, input_size], weights [units, input_size], recurrent [units, units], bias [units],
 // hidden [batch, units] (read, then overwritten with the output), output [batch, units] with rows
 // `output_stride` apart (a merged bidirectional output interleaves two directions' rows).
 void rnn_step(const RnnStepParams& p, const float* input, const float* weights, const float* recurrent,
-              const float* bias, float* hidden, float* output, int output_stride);
+              const float* bias, float* hidden, float* output, int output_stride, const RnnAuxInput& aux = {});
 
 // TFLite's hybrid RNN step: int8 weights (symmetric, one scale each) with float activations. Each batch
 // row of the input and of the hidden state is quantized to int8 on the fly (kernels/hybrid.h's
 // symmetric rows, or asymmetric ones whose zero point's term leaves the dot product); each int32 dot product, times the row's scale and the weights', is added to the
-// float sum. `quantized` needs batch * max(input_size, units) bytes.
+// float sum. `quantized` needs max(input_size, units, aux.size) bytes.
 struct RnnHybridWeights {
   const int8_t* weights = nullptr;
   const int8_t* recurrent = nullptr;
@@ -44,7 +55,7 @@ struct RnnHybridWeights {
   bool asymmetric = false;  // rows quantized asymmetrically (asymmetric_quantize_inputs)
 };
 void rnn_step_hybrid(const RnnStepParams& p, const float* input, const RnnHybridWeights& w, const float* bias,
-                     float* hidden, float* output, int output_stride, int8_t* quantized);
+                     float* hidden, float* output, int output_stride, int8_t* quantized, const RnnAuxInput& aux = {});
 
 struct SvdfParams {
   int batch = 1, input_size = 1, filters = 1, memory = 1, rank = 1;
