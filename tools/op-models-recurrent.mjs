@@ -370,7 +370,8 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   // (forward) and 44-47 (backward). aux: 'cross' (an auxiliary input of auxWidth with weights: both
   // directions add it) or 'backward' (no weights: the backward direction reads it instead of the input).
   const biLstm = (name, {timeMajor, merge, inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
-                         seed, steps, cellClip = 0, projClip = 0, hybrid = false, aux = null, auxWidth = inputs}) => {
+                         seed, steps, cellClip = 0, projClip = 0, hybrid = false, asymmetric = hybrid, aux = null,
+                         auxWidth = inputs}) => {
     const slots = new Array(48).fill(null);
     const F32 = (shape, k, lo = -0.5, hi = 0.5) => ({shape, type: 'FLOAT32',
                                                    data: f32(uniform(seed + k, shape.reduce((a, b) => a * b, 1), lo, hi))});
@@ -392,14 +393,14 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
     }
     if (aux === 'cross') {
       for (let g = cifg ? 1 : 0; g < 4; ++g) {
-        slots[40 + g] = F32([cells, auxWidth], 40 + g);
-        slots[44 + g] = F32([cells, auxWidth], 44 + g);
+        slots[40 + g] = W([cells, auxWidth], 40 + g);
+        slots[44 + g] = W([cells, auxWidth], 44 + g);
       }
     }
     const lead = inShape.slice(0, -1);
     cell(name, 'BIDIRECTIONAL_SEQUENCE_LSTM', 1, ['BidirectionalSequenceLSTMOptions',
         {fused_activation_function: 'TANH', cell_clip: cellClip, proj_clip: projClip, merge_outputs: merge, time_major: timeMajor,
-         ...(hybrid ? {asymmetric_quantize_inputs: true} : {})}], {
+         ...(asymmetric ? {asymmetric_quantize_inputs: true} : {})}], {
       input: T(inShape), output: merge ? T([...lead, 2 * outputs]) : [T([...lead, outputs]), T([...lead, outputs])],
       weights: slots.filter((t) => t),
       states: [T([batch, outputs]), T([batch, cells]), T([batch, outputs]), T([batch, cells])],
@@ -433,6 +434,16 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   biLstm('bidirectional_sequence_lstm_aux_backward_input_batch_major_projection', {timeMajor: false, merge: false,
          inShape: [2, 3, 3], batch: 2, inputs: 3, cells: 3, outputs: 2, projection: true, seed: 1401, steps: 1,
          aux: 'backward'});
+  // A hybrid layer's auxiliary input with int8 weights (quantized per row as the input is), symmetric
+  // and asymmetric, as wide as the input and wider; and a batch-major hybrid layer.
+  biLstm('bidirectional_sequence_lstm_hybrid_aux_cross_time_major_cifg', {timeMajor: true, merge: false,
+         inShape: [3, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 4, cifg: true, seed: 1501, steps: 1,
+         hybrid: true, asymmetric: false, aux: 'cross'});
+  biLstm('bidirectional_sequence_lstm_hybrid_asymmetric_aux_cross_wider_time_major_peephole_projection',
+         {timeMajor: true, merge: true, inShape: [2, 2, 3], batch: 2, inputs: 3, cells: 4, outputs: 3, peephole: true,
+          projection: true, seed: 1601, steps: 1, hybrid: true, aux: 'cross', auxWidth: 5});
+  biLstm('bidirectional_sequence_lstm_hybrid_batch_major', {timeMajor: false, merge: false, inShape: [2, 3, 3],
+         batch: 2, inputs: 3, cells: 3, outputs: 3, seed: 1701, steps: 1, hybrid: true});
 
   return carry;
 }

@@ -11,8 +11,8 @@
 // (merge_outputs). Int8 weights with a float input run TFLite's hybrid kernel (rows quantized
 // symmetrically, or asymmetrically with asymmetric_quantize_inputs); an int8 input the full-integer kernel
 // (glue/lstm_integer_ops.cc). LSTM's BASIC kernel type (5 inputs, 4 outputs: TOCO's cell, float32 or
-// uint8 with an int16 state) is lstm_basic_prepare's. Refused: the bidirectional op's integer form, and its
-// auxiliary input with a hybrid layer's aux weights.
+// uint8 with an int16 state) is lstm_basic_prepare's. Refused: the bidirectional op's integer form (TFLite
+// 2.9 has none).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -187,7 +187,8 @@ int lstm_direction_prepare(OpContext& ctx, LstmDirection& d, int input_size, int
   if (aux_size > 0) {
     for (int g = 0; g < 4; ++g) {
       const std::string role = pre + "aux-input-to-" + kGates[g] + " weights";
-      const baton_tensor* t = optional_float(ctx, sl.aux_weights[g], role, {c, aux_size});
+      const baton_tensor* t = optional_weights(ctx, sl.aux_weights[g], role, {c, aux_size}, hybrid,
+                                               &gates[g]->aux_scale);
       ctx.require(t != nullptr || (g == 0 && p.cifg), role + " (input " + std::to_string(sl.aux_weights[g]) + ") is missing");
       ctx.require(t == nullptr || g != 0 || !p.cifg, role + " given under CIFG (no input gate)");
     }
@@ -334,8 +335,6 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
                                           "must be all given or all omitted");
     ctx.require(aux || given == 0, "auxiliary weights given without the auxiliary input (input 39)");
     if (aux) {
-      ctx.require(given == 0 || ctx.type(ctx.input(4)) == BATON_TYPE_FLOAT32,
-                  "the auxiliary input of a hybrid layer (int8 weights) is not supported yet");
       ctx.require_float(aux, "auxiliary input");
       ctx.require_rank(aux, "auxiliary input", 3);
       const auto a = ctx.shape(aux);
@@ -372,8 +371,8 @@ void lstm_prepare_common(OpContext& ctx, LstmKind kind) {
     d.output_offset = merge && k == 1 ? widths[0] : 0;
     d.scratch.resize(d.step.scratch_size());
     d.quantized.resize(d.step.hybrid ? d.step.quantized_size() : 0);
-    d.row_scales.resize(d.step.hybrid ? static_cast<size_t>(2 * d.step.batch + d.step.cells) : 0);
-    d.row_zero_points.resize(d.step.hybrid ? static_cast<size_t>(2 * d.step.batch) : 0);
+    d.row_scales.resize(d.step.hybrid ? d.step.scales_size() : 0);
+    d.row_zero_points.resize(d.step.hybrid ? d.step.zero_points_size() : 0);
   }
   for (int k = 0; k < ctx.output_count(); ++k) {
     baton_tensor* output = ctx.output(k);
@@ -416,7 +415,7 @@ void lstm_invoke(OpContext& ctx) {
       weights(sl.recurrent_weights[g], &gates[g]->recurrent_weights, &gates[g]->recurrent_weights_q);
       gates[g]->bias = floats(ctx, sl.bias[g]);
       gates[g]->norm = floats(ctx, sl.norm[g]);
-      gates[g]->aux_weights = cross ? floats(ctx, sl.aux_weights[g]) : nullptr;
+      if (cross) weights(sl.aux_weights[g], &gates[g]->aux_weights, &gates[g]->aux_weights_q);
     }
     weights(sl.peephole[0], &w.input.peephole, &w.input.peephole_q);
     weights(sl.peephole[1], &w.forget.peephole, &w.forget.peephole_q);

@@ -84,6 +84,9 @@ struct HybridRows {
   const float* state_scales = nullptr;
   const int32_t* state_zero_points = nullptr;
   float* peephole = nullptr;
+  const int8_t* aux = nullptr;  // null: no auxiliary input
+  const float* aux_scales = nullptr;
+  const int32_t* aux_zero_points = nullptr;
 };
 
 // The gate's pre-activation: bias (or 0 under layer norm) + W x + R h (+ peephole . c), then layer norm
@@ -96,6 +99,10 @@ void gate_sum(const LstmParams& p, const LstmGate& g, const float* input, const 
   if (p.hybrid) {
     add_quantized_matrix_times(g.input_weights_q, g.input_scale, n, p.inputs, hy.input, hy.input_scales,
                                hy.input_zero_points, p.batch, out);
+    if (hy.aux && g.aux_weights_q) {
+      add_quantized_matrix_times(g.aux_weights_q, g.aux_scale, n, p.aux_inputs, hy.aux, hy.aux_scales,
+                                 hy.aux_zero_points, p.batch, out);
+    }
     add_quantized_matrix_times(g.recurrent_weights_q, g.recurrent_scale, n, p.outputs, hy.state, hy.state_scales,
                                hy.state_zero_points, p.batch, out);
     if (g.peephole_q) {
@@ -142,6 +149,15 @@ void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, fl
     quantize_rows(input, p.inputs, p.batch, q_input, scales, zero_points, p.asymmetric);
     quantize_rows(output_state, p.outputs, p.batch, q_state, scales + p.batch, zero_points + p.batch, p.asymmetric);
     hy = {q_input, scales, zero_points, q_state, scales + p.batch, zero_points + p.batch, scales + 2 * p.batch};
+    if (aux_input) {
+      // After the state rows (of the larger of outputs and cells: the projection's rows reuse the space).
+      int8_t* q_aux = q_state + static_cast<int64_t>(p.batch) * std::max(p.outputs, p.cells);
+      float* aux_scales = scales + 2 * p.batch + p.cells;
+      quantize_rows(aux_input, p.aux_inputs, p.batch, q_aux, aux_scales, zero_points + 2 * p.batch, p.asymmetric);
+      hy.aux = q_aux;
+      hy.aux_scales = aux_scales;
+      hy.aux_zero_points = zero_points + 2 * p.batch;
+    }
   }
   // Every gate reads the previous h (output_state) and c; c is updated only after all three.
   if (!p.cifg) {

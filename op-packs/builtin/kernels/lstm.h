@@ -36,7 +36,8 @@ struct LstmGate {
   const int8_t* input_weights_q = nullptr;
   const int8_t* recurrent_weights_q = nullptr;
   const int8_t* peephole_q = nullptr;
-  float input_scale = 1.0f, recurrent_scale = 1.0f, peephole_scale = 1.0f;
+  const int8_t* aux_weights_q = nullptr;
+  float input_scale = 1.0f, recurrent_scale = 1.0f, peephole_scale = 1.0f, aux_scale = 1.0f;
 };
 
 struct LstmWeights {
@@ -49,18 +50,20 @@ struct LstmWeights {
 
 struct LstmParams {
   int batch = 1, inputs = 1, cells = 1, outputs = 1;
-  int aux_inputs = 0;  // the auxiliary input's width (float layers only); 0: none
+  int aux_inputs = 0;  // the auxiliary input's width; 0: none
   bool cifg = false, layer_norm = false;
   // TFLite's hybrid kernel: each batch row of the input, of the output state and of the hidden value
   // before the projection is quantized to int8 on the fly (symmetric, or asymmetric with a zero point
   // whose term is taken out of the dot product, kernels/hybrid.h); an int32 dot
   // product times the row's scale and the weights' is added to the float sum; int8 peepholes are
-  // dequantized (code times scale) before use.
+  // dequantized (code times scale) before use. The auxiliary input's rows are quantized as the input's.
   bool hybrid = false;
   bool asymmetric = false;  // the rows quantized asymmetrically (asymmetric_quantize_inputs)
   size_t quantized_size() const {
-    return static_cast<size_t>(batch) * (inputs + std::max(outputs, cells));
+    return static_cast<size_t>(batch) * (inputs + std::max(outputs, cells) + aux_inputs);
   }
+  size_t scales_size() const { return static_cast<size_t>(3 * batch + cells); }
+  size_t zero_points_size() const { return static_cast<size_t>(3 * batch); }
   CellActivation activation = CellActivation::tanh;
   float cell_clip = 0.0f, proj_clip = 0.0f;  // 0: none
   size_t scratch_size() const { return static_cast<size_t>(batch) * cells * 4; }
@@ -68,8 +71,8 @@ struct LstmParams {
 
 // input [batch, inputs]; output_state [batch, outputs]; cell_state [batch, cells]; output [batch,
 // outputs] (rows `output_stride` apart); scratch of scratch_size() floats; for a hybrid layer,
-// `quantized` of quantized_size() bytes, `scales` of 2 * batch + cells floats and `zero_points` of
-// 2 * batch values (else all three unused). `aux_input` [batch, aux_inputs] (or null): each gate adds its
+// `quantized` of quantized_size() bytes, `scales` of scales_size() floats and `zero_points` of
+// zero_points_size() values (else all three unused). `aux_input` [batch, aux_inputs] (or null): each gate adds its
 // aux_weights times it after the input's term, before the recurrent one, as TFLite does.
 void lstm_step(const LstmParams& p, const LstmWeights& w, const float* input, float* output_state, float* cell_state,
                float* output, int output_stride, float* scratch, int8_t* quantized = nullptr,
