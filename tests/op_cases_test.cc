@@ -596,6 +596,42 @@ TEST(IntegerLstm, IsRefusedWithoutItsIntermediatesOrWithInt16Activations) {
   EXPECT_NE(e.find("node 1 LSTM: an integer LSTM needs its 5 intermediate tensors"), std::string::npos) << e;
 }
 
+// TFLite 2.9's 8x8_8 integer LSTM (12 intermediates) exists for the LSTM op only, and its kernel reads
+// the layer norm, the projection and its bias whatever the node gives: without them, or on the sequence
+// op, the node is refused with the reason.
+TEST(IntegerLstm, The8x8_8FormIsRefusedWhereTfLiteHasNoneOrWouldReadMissingTensors) {
+  OpGraph g;
+  auto lstm = [&](int32_t code, std::vector<int32_t> shape) {
+    const int32_t x = g.quantized(shape, 9 /* INT8 */, {{0.02f}, {0}});
+    g.inputs.push_back(x);
+    shape.back() = 2;
+    const int32_t y = g.quantized(shape, 9, {{0.01f}, {0}});
+    g.outputs.push_back(y);
+    std::vector<int32_t> in(20, -1);
+    in[0] = x;
+    in[4] = g.quantized({2, 2}, 9, {{0.004f}, {0}}, std::vector<uint8_t>(4, 1));
+    in[8] = g.quantized({2, 2}, 9, {{0.004f}, {0}}, std::vector<uint8_t>(4, 1));
+    g.op(code, in, {y});
+    for (int i = 0; i < 12; ++i) g.ops.back().intermediates.push_back(g.quantized({}, 9, {{0.01f}, {0}}));
+  };
+  lstm(16 /* LSTM */, {1, 2});
+  lstm(44 /* UNIDIRECTIONAL_SEQUENCE_LSTM */, {3, 1, 2});
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "lstm_8x8_8_refusals.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_FALSE(interp);
+  const std::string& e = interp.error();
+  EXPECT_NE(e.find("2 node(s) cannot run"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 0 LSTM: the 8x8_8 integer LSTM needs the layer-norm coefficients (TFLite 2.9's kernel "
+                   "always reads them)"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("node 1 UNIDIRECTIONAL_SEQUENCE_LSTM: the sequence op has no 8x8_8 integer form (12 intermediate "
+                   "tensors): TFLite 2.9 fails such a model"),
+            std::string::npos) << e;
+}
+
 // BIDIRECTIONAL_SEQUENCE_LSTM's auxiliary input: its forget, cell and output weights come for both
 // directions or for neither (TFLite's rule), and one narrower than the input is refused (TFLite 2.9 steps
 // through it by the input's width, past its end).

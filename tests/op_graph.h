@@ -29,6 +29,7 @@ struct GraphOp {
   int32_t version = 1;
   std::string custom;                   // the name, when code is 32 (CUSTOM)
   std::vector<uint8_t> custom_options;  // raw bytes
+  std::vector<int32_t> intermediates;   // tensors that only carry a quantization (integer LSTMs)
 };
 
 struct Quantization {
@@ -105,7 +106,9 @@ struct OpGraph {
       auto [type, options] =
           op.options ? op.options(b) : std::make_pair(fb::BuiltinOptions_NONE, flatbuffers::Offset<void>());
       os.push_back(fb::CreateOperatorDirect(b, static_cast<uint32_t>(codes.size() - 1), &op.inputs, &op.outputs,
-                                            type, options, op.custom_options.empty() ? nullptr : &op.custom_options));
+                                            type, options, op.custom_options.empty() ? nullptr : &op.custom_options,
+                                            fb::CustomOptionsFormat_FLEXBUFFERS, nullptr,
+                                            op.intermediates.empty() ? nullptr : &op.intermediates));
     }
     std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
         fb::CreateSubGraphDirect(b, &ts, &inputs, &outputs, &os, "main")};

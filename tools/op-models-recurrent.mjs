@@ -303,7 +303,7 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
   const lstmInt = (name, op, options, {inShape, batch, inputs, cells, outputs, cifg, peephole, projection,
                                        projectionBias, norm, seed, steps, act16 = false, inQ = [0.02, 5],
                                        stateQ = [1 / 128, 2], hiddenQ = [1 / 128, 2], cellScale = 2 ** -11,
-                                       gateScales = [0.0007, 0.0006, 0.0009, 0.0008]}) => {
+                                       gateScales = [0.0007, 0.0006, 0.0009, 0.0008], eight = false}) => {
     const slots = new Array(norm ? 24 : 20).fill(null);
     const act = act16 ? 'INT16' : 'INT8';
     const wScale = 0.004;
@@ -334,7 +334,12 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
     if (projection) slots[16] = I8([outputs, cells], 16);
     if (projectionBias) slots[17] = B([outputs], 17, -0.1, 0.1, hiddenQ[0] * wScale);
     const weights = slots.filter((t) => t);
-    const intermediates = [...gateScales.map((s) => T([], 'INT16', {q: [s, 0]})), T([], 'INT8', {q: hiddenQ})];
+    // The 8x8_8 form's twelve: per gate (input, forget, cell, output) the sum of the two products, the
+    // input's product and the output state's, each an int8 with its own zero point.
+    const eightQ = (g) => [[0.001 * (1 + g / 4), g - 1], [0.02 * (1 + g / 8), 3 - g], [0.01 * (1 + g / 8), g - 2]];
+    const intermediates = eight
+      ? [0, 1, 2, 3].flatMap((g) => eightQ(g).map((q) => T([], 'INT8', {q})))
+      : [...gateScales.map((s) => T([], 'INT16', {q: [s, 0]})), T([], 'INT8', {q: hiddenQ})];
     cell(name, op, 1, options, {
       input: T(inShape, act, {q: inQ}), output: T([...inShape.slice(0, -1), outputs], act, {q: stateQ}), weights,
       states: [T([batch, outputs], act, {q: stateQ}), T([batch, cells], 'INT16', {q: [cellScale, 0]})],
@@ -358,6 +363,16 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
           seqLstmOptions('TANH', false, 0.4, 0),
           {inShape: [2, 4, 2], batch: 2, inputs: 2, cells: 4, outputs: 2, cifg: true, norm: true, projection: true,
            hiddenQ: [1 / 256, 1], seed: 951, steps: 2});
+  // TFLite 2.9's "8x8_8" integer LSTM (12 intermediates, a cell state at 2^-15): its kernel always reads the
+  // layer norm, the projection and its bias, and computes neither an input gate (it takes 1 - forget) nor
+  // the peepholes, whatever the node gives (the second case gives both). Its UNIDIRECTIONAL_SEQUENCE_LSTM
+  // has no such form (the library fails the model at AllocateTensors).
+  lstmInt('lstm_i8x8_8_cifg_norm_projection', 'LSTM', lstmOptions('TANH'),
+          {inShape: [2, 4], batch: 2, inputs: 4, cells: 3, outputs: 2, cifg: true, norm: true, projection: true,
+           projectionBias: true, cellScale: 2 ** -15, eight: true, seed: 1011, steps: 3});
+  lstmInt('lstm_i8x8_8_input_gate_peephole_clip', 'LSTM', lstmOptions('TANH', 0.5, 0.3),
+          {inShape: [1, 3], batch: 1, inputs: 3, cells: 4, outputs: 4, peephole: true, norm: true, projection: true,
+           projectionBias: true, cellScale: 2 ** -15, eight: true, seed: 1041, steps: 3});
   // Peepholes with fewer outputs than cells on a batch of 2: TFLite 2.9 walks each peephole product over the
   // output width per batch row.
   lstmInt('unidirectional_sequence_lstm_i8_peephole_projection', 'UNIDIRECTIONAL_SEQUENCE_LSTM',

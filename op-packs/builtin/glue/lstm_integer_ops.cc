@@ -5,8 +5,10 @@
 // The node's five intermediate tensors (ABI 1.3) give the scales of the gates' matmul outputs (used with
 // layer norm; Q3.12 without) and the scale and zero point of the hidden value. Everything the step needs
 // (multipliers, the biases with the zero points folded in) is computed here, in prepare, from constant
-// weights. Refused with the reason: int16 activations (TFLite 2.9 has no 16x8 LSTM: its library fails such
-// a model), the 12-intermediate 8x8_8 form, non-constant weights.
+// weights. The LSTM op with 12 intermediate tensors runs TFLite's other integer kernel, "8x8_8"
+// (lstm_8x8_8_prepare). Refused with the reason: int16 activations (TFLite 2.9 has no 16x8 LSTM: its
+// library fails such a model), the 8x8_8 form of the sequence op (which TFLite 2.9 lacks), non-constant
+// weights.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -80,6 +82,128 @@ void lstm_integer_invoke(OpContext& ctx) {
   }
 }
 
+// ---- the 8x8_8 kernel: the LSTM op's int8 form with 12 intermediates (per gate input, forget, cell,
+// output: the sum of its two products, the input's product, the output state's product) ----
+
+struct Lstm8x8_8State : OpState {
+  Lstm8x8_8Params p;
+  std::vector<int16_t> scratch16;
+  std::vector<int8_t> scratch8;
+};
+
+void lstm_8x8_8_invoke(OpContext& ctx) {
+  auto& s = ctx.state<Lstm8x8_8State>();
+  lstm_8x8_8_step(s.p, ctx.data<int8_t>(ctx.input(0)), ctx.mutable_data<int8_t>(ctx.input(18)),
+                  ctx.mutable_data<int16_t>(ctx.input(19)), ctx.mutable_data<int8_t>(ctx.output(0)),
+                  s.scratch16.data(), s.scratch8.data());
+}
+
+QuantizedMultiplier multiplier_of(float real) { return quantize_multiplier(static_cast<double>(real)); }
+
+void lstm_8x8_8_prepare(OpContext& ctx) {
+  const auto& o = ctx.options().u.recurrent;
+  baton_tensor* input = ctx.input(0);
+  ctx.require_rank(input, "input", 2);
+  auto& s = ctx.state<Lstm8x8_8State>();
+  Lstm8x8_8Params& p = s.p;
+  p.batch = ctx.shape(input)[0];
+  p.inputs = ctx.shape(input)[1];
+  const baton_tensor* to_output = ctx.input(4);
+  const baton_tensor* recurrent_output = ctx.input(8);
+  ctx.require_rank(to_output, "input-to-output weights", 2);
+  ctx.require_rank(recurrent_output, "recurrent-to-output weights", 2);
+  p.cells = ctx.shape(to_output)[0];
+  p.outputs = ctx.shape(recurrent_output)[1];
+  const int c = p.cells, n_in = p.inputs, n_out = p.outputs;
+  // TFLite 2.9's 8x8_8 step reads the layer norm, the projection and its bias whatever the node gives
+  // (a model without them crashes it), and computes no input gate (1 - forget) and no peepholes: the
+  // input gate's tensors and the peepholes, when given, are left unread, as there.
+  ctx.require(ctx.input_count() == 24 && ctx.optional_input(21) != nullptr,
+              "the 8x8_8 integer LSTM needs the layer-norm coefficients (TFLite 2.9's kernel always reads them)");
+  const baton_tensor* projection = constant_input(ctx, 16, "projection weights", BATON_TYPE_INT8, {n_out, c}, false);
+  const baton_tensor* projection_bias = constant_input(ctx, 17, "projection bias", BATON_TYPE_INT32, {n_out}, false);
+  ctx.require(projection && projection_bias, "the 8x8_8 integer LSTM needs the projection weights and bias (TFLite "
+                                             "2.9's kernel always reads them)");
+  const ActQuant in_q = ctx.act_quant(input, "input");
+  baton_tensor* output_state = state_input(ctx, 18, "output state");
+  baton_tensor* cell_state = state_input(ctx, 19, "cell state");
+  ctx.require_type(output_state, "output state", {BATON_TYPE_INT8});
+  ctx.require_type(cell_state, "cell state", {BATON_TYPE_INT16});
+  require_dims(ctx, output_state, "output state", {p.batch, n_out});
+  require_dims(ctx, cell_state, "cell state", {p.batch, c});
+  const ActQuant state_q = ctx.act_quant(output_state, "output state");
+  const float cell_scale = scale_of(ctx, cell_state, "cell state");
+  ctx.require(cell_scale == 1.0f / 32768, "cell state scale " + std::to_string(cell_scale) + " must be 2^-15 in the "
+                                          "8x8_8 integer LSTM (TFLite 2.9 checks it)");
+  p.input_zero_point = in_q.zero_point;
+  p.output_state_zero_point = state_q.zero_point;
+  float scale[12];
+  int32_t zero_point[12];
+  for (int i = 0; i < 12; ++i) {
+    const baton_tensor* t = ctx.intermediate(i);
+    scale[i] = scale_of(ctx, t, "intermediate " + std::to_string(i));
+    const TensorQuant q = ctx.quant(t);
+    zero_point[i] = q.zero_points ? static_cast<int32_t>(q.zero_points[0]) : 0;
+  }
+  static const char* const kGates[4] = {"input", "forget", "cell", "output"};
+  Lstm8x8_8Gate* gates[4] = {nullptr, &p.forget, &p.cell, &p.output};
+  QuantizedMultiplier to_sum[8];  // per gate: the input's product, then the output state's, to the sum's scale
+  for (int g = 0; g < 4; ++g) {
+    to_sum[2 * g] = multiplier_of(scale[3 * g + 1] / scale[3 * g]);
+    to_sum[2 * g + 1] = multiplier_of(scale[3 * g + 2] / scale[3 * g]);
+  }
+  for (int g = 1; g < 4; ++g) {
+    Lstm8x8_8Gate& gate = *gates[g];
+    const std::string name = kGates[g];
+    const baton_tensor* w = constant_input(ctx, 1 + g, "input-to-" + name + " weights", BATON_TYPE_INT8, {c, n_in}, true);
+    const baton_tensor* r =
+        constant_input(ctx, 5 + g, "recurrent-to-" + name + " weights", BATON_TYPE_INT8, {c, n_out}, true);
+    const baton_tensor* bias = constant_input(ctx, 12 + g, name + " gate bias", BATON_TYPE_INT32, {c}, true);
+    const baton_tensor* nw = constant_input(ctx, 20 + g, name + " layer-norm coefficients", BATON_TYPE_INT16, {c}, true);
+    gate.input_weights = ctx.data<int8_t>(w);
+    gate.recurrent_weights = ctx.data<int8_t>(r);
+    gate.bias = ctx.data<int32_t>(bias);
+    gate.norm = ctx.data<int16_t>(nw);
+    gate.norm_scale = multiplier_of(scale_of(ctx, nw, name + " layer-norm coefficients"));
+    // float products and quotients, as TFLite's prepare forms them
+    gate.input_scale = multiplier_of(scale_of(ctx, w, "input-to-" + name + " weights") * in_q.scale / scale[3 * g + 1]);
+    gate.recurrent_scale =
+        multiplier_of(scale_of(ctx, r, "recurrent-to-" + name + " weights") * state_q.scale / scale[3 * g + 2]);
+    gate.input_zero_point = static_cast<int8_t>(zero_point[3 * g + 1]);
+    gate.recurrent_zero_point = static_cast<int8_t>(zero_point[3 * g + 2]);
+    gate.input_to_sum = to_sum[2 * g];
+    gate.recurrent_to_sum = to_sum[2 * g + 1];
+  }
+  // TFLite 2.9 hands the output gate's output-state product the cell gate's input zero point
+  // (intermediate 7, not 11) and, for its rescale to the sum, a multiplier read past the end of its
+  // array of eight: the shift of the forget gate's second rescale, with the right shift. Reproduced.
+  p.output.recurrent_zero_point = static_cast<int8_t>(zero_point[7]);
+  p.output.recurrent_to_sum = QuantizedMultiplier{to_sum[3].shift, to_sum[7].shift};
+  p.projection = ctx.data<int8_t>(projection);
+  p.projection_bias = ctx.data<int32_t>(projection_bias);
+  p.projection_scale = quantize_multiplier(scale_of(ctx, projection, "projection weights") * std::pow(2, -15) /
+                                           state_q.scale);
+  ctx.require(o.cell_clip >= 0.0f && o.proj_clip >= 0.0f, "cell_clip and proj_clip must not be negative");
+  baton_tensor* output = ctx.output(0);
+  ctx.require_type(output, "output", {BATON_TYPE_INT8});
+  const ActQuant out_q = ctx.act_quant(output, "output");
+  // A cell clip only below 1 (TFLite's rule here); the projection clip in the output's scale.
+  p.cell_clip = o.cell_clip > 0.0f && o.cell_clip < 1.0f
+                    ? static_cast<int16_t>(std::min(std::max(o.cell_clip / cell_scale, -32768.0f), 32767.0f))
+                    : 0;
+  p.proj_clip = o.proj_clip > 0.0f
+                    ? static_cast<int8_t>(std::min(std::max(o.proj_clip / out_q.scale, -128.0f), 127.0f))
+                    : 0;
+  if (o.activation != BATON_ACT_TANH) {
+    ctx.fail(BATON_UNSUPPORTED, "the integer LSTM takes the TANH activation only (TFLite 2.9's integer kernel "
+                                "computes tanh whatever the option says)");
+  }
+  s.scratch16.assign(p.scratch16_size(), 0);
+  s.scratch8.assign(p.scratch8_size(), 0);
+  ctx.set_output_shape(output, {p.batch, n_out});
+  ctx.set_invoke(lstm_8x8_8_invoke);
+}
+
 }  // namespace
 
 void lstm_integer_prepare(OpContext& ctx, bool single_step) {
@@ -92,7 +216,9 @@ void lstm_integer_prepare(OpContext& ctx, bool single_step) {
   ctx.require_type(input, "input", {BATON_TYPE_INT8});
   const int intermediates = ctx.intermediate_count();
   if (intermediates == 12) {
-    ctx.fail(BATON_UNSUPPORTED, "the 8x8_8 integer LSTM (12 intermediate tensors) is not supported (8x8_16 only)");
+    if (single_step) return lstm_8x8_8_prepare(ctx);
+    ctx.fail(BATON_UNSUPPORTED, "the sequence op has no 8x8_8 integer form (12 intermediate tensors): TFLite 2.9 "
+                                "fails such a model");
   }
   ctx.require(intermediates == 5, "an integer LSTM needs its 5 intermediate tensors (the gates' and the hidden "
                                   "value's quantization), the node has " + std::to_string(intermediates) +

@@ -59,6 +59,44 @@ struct LstmIntegerParams {
 void lstm_integer_step(const LstmIntegerParams& p, const int8_t* input, int8_t* output_state, int16_t* cell_state,
                        int8_t* output, int16_t* scratch16, int8_t* scratch8);
 
+// TFLite 2.9's other full-integer LSTM step, its "8x8_8" kernel (the LSTM op with 12 intermediate
+// tensors): each gate's two products are int8 values at their own intermediates' scales and zero points,
+// added into an int16 sum at the gate's third intermediate's scale, then normalized and activated in
+// float (its ApplyLayerNormFloat, ApplySigmoidFloat, ApplyTanhFloat: layer norm in Q3.12, sigmoid and
+// tanh in Q0.15, truncated); the cell state is Q0.15. TFLite's step has neither an input gate (it uses
+// 1 - forget) nor peepholes, and always applies layer norm and the projection with its bias:
+//   f, o = sigmoid(norm(sum)), g = tanh(norm(sum)); c' = f . c + (1 - f) . g (>> 15, saturated, clipped)
+//   h = projection(o . tanh(c')) (int64 sums from the bias, rescaled, plus the output state zero point,
+//   clipped to proj_clip)
+struct Lstm8x8_8Gate {
+  const int8_t* input_weights = nullptr;      // [cells, inputs]
+  const int8_t* recurrent_weights = nullptr;  // [cells, outputs]
+  const int16_t* norm = nullptr;              // [cells]
+  const int32_t* bias = nullptr;              // [cells], added after the layer norm
+  QuantizedMultiplier input_scale, recurrent_scale;  // a product to its int8 intermediate
+  int8_t input_zero_point = 0, recurrent_zero_point = 0;
+  QuantizedMultiplier input_to_sum, recurrent_to_sum;  // an int8 intermediate to the sum's scale
+  QuantizedMultiplier norm_scale;
+};
+
+struct Lstm8x8_8Params {
+  int batch = 1, inputs = 1, cells = 1, outputs = 1;
+  Lstm8x8_8Gate forget, cell, output;
+  int32_t input_zero_point = 0, output_state_zero_point = 0;
+  int16_t cell_clip = 0;  // 0: none
+  int8_t proj_clip = 0;   // 0: none
+  const int8_t* projection = nullptr;        // [outputs, cells]
+  const int32_t* projection_bias = nullptr;  // [outputs]
+  QuantizedMultiplier projection_scale;
+  size_t scratch16_size() const { return static_cast<size_t>(batch) * cells * 4; }
+  size_t scratch8_size() const { return static_cast<size_t>(batch) * cells * 2; }
+};
+
+// input [batch, inputs]; output_state [batch, outputs] and cell_state [batch, cells], read and
+// overwritten; output [batch, outputs].
+void lstm_8x8_8_step(const Lstm8x8_8Params& p, const int8_t* input, int8_t* output_state, int16_t* cell_state,
+                     int8_t* output, int16_t* scratch16, int8_t* scratch8);
+
 // TFLite's BASIC LSTM cell (the LSTM op's 5-input kernel type), uint8: TOCO's quantized cell. The input
 // and the previous activation (uint8 codes read as value - 128 over 128, whatever their scales say) are
 // concatenated; a fully connected layer with uint8 weights (minus their zero point) and int32 biases gives
