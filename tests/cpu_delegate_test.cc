@@ -749,7 +749,8 @@ OpGraph expanded_pair_graph(const PairCase& p, int in_channels, int expand_act) 
 
 // MobileNetV2's inverted residual: expansion, depthwise and projection as one step, the expanded rows made
 // block by block. Batches, both windows and strides, VALID, channels no multiple of a vector, blocks over
-// many rows (rows shared by neighbouring blocks moved, not recomputed), one to three threads.
+// many rows (rows shared by neighbouring blocks moved, not recomputed), one to three threads (with two or
+// three, images of too few row blocks to share evenly run in whole-image phases: most cases here).
 TEST(CpuDelegate, AnExpansionJoinsThePairAfterIt) {
   struct Case {
     PairCase pair;

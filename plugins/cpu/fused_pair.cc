@@ -148,6 +148,12 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   const int in_rows = std::min(g.in_h, (rows_per_block_ - 1) * g.stride_h + g.kernel);
   const size_t expanded_floats = spec_.in_channels > 0 ? static_cast<size_t>(in_rows) * g.in_w * g.channels : 0;
   share_floats_ = (block_floats_ + expanded_floats + 15) / 16 * 16;
+  // Too few blocks to give every share the same number, twice over: whole-image mode (see the header).
+  whole_ = shares_ > 1 && blocks_per_image_ % shares_ != 0 && blocks_per_image_ < 4 * shares_;
+  whole_ = whole_ || (shares_ > 1 && blocks_per_image_ < 2 * shares_);
+  whole_expanded_floats_ =
+      spec_.in_channels > 0 ? (static_cast<size_t>(g.in_h) * g.in_w * g.channels + 15) / 16 * 16 : 0;
+  whole_depthwise_floats_ = (static_cast<size_t>(g.out_h) * g.out_w * g.channels + 15) / 16 * 16;
   return {batch_, g.out_h, g.out_w, spec_.out_channels};
 }
 
@@ -215,7 +221,78 @@ void FusedPair::run_share(void* context, size_t share) {
                    self->run_work_ + share * self->share_floats_);
 }
 
+namespace {
+
+// [begin, end) of share `share` among `shares` over n items, as even as integers allow.
+inline void share_range(long n, size_t share, long shares, long& begin, long& end) {
+  begin = n * static_cast<long>(share) / shares;
+  end = n * static_cast<long>(share + 1) / shares;
+}
+
+}  // namespace
+
+void FusedPair::expand_share(void* context, size_t share) {
+  const auto* self = static_cast<const FusedPair*>(context);
+  const DepthwiseGeometry& g = self->geometry_;
+  const int in_channels = self->spec_.in_channels;
+  long p0, p1;
+  share_range(static_cast<long>(g.in_h) * g.in_w, share, self->run_shares_, p0, p1);
+  if (p1 <= p0) return;
+  self->kernels_.gemm(static_cast<int>(p1 - p0), g.channels, in_channels, self->run_in_ + p0 * in_channels,
+                      in_channels, self->packed_expand_.data(), self->expand_bias_.data(), self->spec_.expand_clamp,
+                      self->run_work_ + p0 * g.channels, g.channels);
+}
+
+void FusedPair::depthwise_share(void* context, size_t share) {
+  const auto* self = static_cast<const FusedPair*>(context);
+  const DepthwiseGeometry& g = self->geometry_;
+  long r0, r1;
+  share_range(g.out_h, share, self->run_shares_, r0, r1);
+  if (r1 <= r0) return;
+  const float* src = self->spec_.in_channels > 0 ? self->run_work_ : self->run_in_;
+  float* dst = self->run_work_ + self->whole_expanded_floats_;
+  self->kernels_.depthwise_rows(g, src, self->spec_.depthwise_weights, self->depthwise_bias_.data(),
+                                self->spec_.depthwise_clamp, static_cast<int>(r0), static_cast<int>(r1),
+                                dst + r0 * g.out_w * g.channels);
+}
+
+void FusedPair::project_share(void* context, size_t share) {
+  const auto* self = static_cast<const FusedPair*>(context);
+  const DepthwiseGeometry& g = self->geometry_;
+  const int n = self->spec_.out_channels;
+  long p0, p1;
+  share_range(static_cast<long>(g.out_h) * g.out_w, share, self->run_shares_, p0, p1);
+  if (p1 <= p0) return;
+  const float* dw = self->run_work_ + self->whole_expanded_floats_;
+  float* out = self->run_out_ + p0 * n;
+  self->kernels_.gemm(static_cast<int>(p1 - p0), n, g.channels, dw + p0 * g.channels, g.channels,
+                      self->packed_conv_.data(), self->conv_bias_.data(), self->spec_.conv_clamp, out, n);
+  if (self->run_residual_) {
+    self->kernels_.add_clamp(out, self->run_residual_ + p0 * n, (p1 - p0) * n, self->residual_clamp_);
+  }
+}
+
+void FusedPair::run_whole_image(const float* in, const float* residual, float* out, float* work) {
+  const DepthwiseGeometry& g = geometry_;
+  const size_t image_in = static_cast<size_t>(g.in_h) * g.in_w * spec_.input_channels();
+  const size_t image_out = static_cast<size_t>(g.out_h) * g.out_w * spec_.out_channels;
+  run_work_ = work;
+  run_shares_ = shares_;
+  for (int image = 0; image < batch_; ++image) {
+    run_in_ = in + image * image_in;
+    run_out_ = out + image * image_out;
+    run_residual_ = residual ? residual + image * image_out : nullptr;
+    if (spec_.in_channels > 0) pthreadpool_parallelize_1d(pool_, expand_share, this, static_cast<size_t>(shares_), 0);
+    pthreadpool_parallelize_1d(pool_, depthwise_share, this, static_cast<size_t>(shares_), 0);
+    pthreadpool_parallelize_1d(pool_, project_share, this, static_cast<size_t>(shares_), 0);
+  }
+}
+
 void FusedPair::run(const float* in, const float* residual, float* out, float* work) {
+  if (whole_) {
+    run_whole_image(in, residual, out, work);
+    return;
+  }
   const int blocks = blocks_per_image_ * batch_;
   if (shares_ == 1 || blocks < 2) {
     run_blocks(in, residual, out, 0, blocks, work);

@@ -63,7 +63,10 @@ class FusedPair : public CpuOp {
   // For an input of [batch, height, width, channels] (in_channels with an expansion): the output dims;
   // sizes the block buffers. Throws kit::Refusal for a shape the pair cannot take.
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
-  size_t work_bytes() const override { return share_floats_ * static_cast<size_t>(shares_) * sizeof(float); }
+  size_t work_bytes() const override {
+    return (whole_ ? whole_expanded_floats_ + whole_depthwise_floats_ : share_floats_ * static_cast<size_t>(shares_)) *
+           sizeof(float);
+  }
   // Reads in ([batch][h][w][channels]), writes out ([batch][oh][ow][out_channels]).
   void run(const float* in, const float* residual, float* out, float* work) override;
   bool takes_residual() const override { return true; }
@@ -72,6 +75,11 @@ class FusedPair : public CpuOp {
   void run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
                   float* work) const;
   static void run_share(void* context, size_t share);
+  // Whole-image mode (see prepare): one image in three parallel phases, each split evenly over the shares.
+  void run_whole_image(const float* in, const float* residual, float* out, float* work);
+  static void expand_share(void* context, size_t share);
+  static void depthwise_share(void* context, size_t share);
+  static void project_share(void* context, size_t share);
 
   PairSpec spec_;
   const Kernels& kernels_;
@@ -92,6 +100,13 @@ class FusedPair : public CpuOp {
   float* run_out_ = nullptr;
   float* run_work_ = nullptr;
   int run_shares_ = 1;
+  // With several threads and an image of too few row blocks to share out evenly (the small late layers),
+  // the pair runs image by image in three phases instead: the expansion of the whole input (pixels split
+  // over the shares), the depthwise of the whole image (rows split), the 1x1 convolution (pixels split).
+  // No halo rows are expanded twice, and every phase is balanced; the two whole-image buffers are the
+  // step's working memory.
+  bool whole_ = false;
+  size_t whole_expanded_floats_ = 0, whole_depthwise_floats_ = 0;
 };
 
 }  // namespace baton::cpu
