@@ -104,6 +104,21 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   // Patterns that end in a 1x1 convolution's output, which a residual ADD may join: (first node, output).
   std::vector<std::pair<int32_t, int32_t>> ends;
 
+  // An activation node (a RELU) that alone reads a CONV_2D without a fused activation of its own joins it:
+  // its clamp is applied while the output is in cache. Returns the tensor the convolution's step ends in.
+  auto take_activation = [&](const baton_node* conv) {
+    const int32_t out = index_of(api, api->node_output(conv, 0));
+    if (api->node_builtin_code(conv) != kConv2d || api->node_output_count(conv) != 1 || readers[out] != 1 ||
+        api->node_builtin_options(conv)->u.conv.activation != BATON_ACT_NONE) {
+      return out;
+    }
+    const auto act_at = position.find(reader_node[out]);
+    if (act_at == position.end() || selected[act_at->second]) return out;
+    const baton_node* act = api->graph_node(graph, reader_node[out]);
+    if (!activation_node_clamp(api->node_builtin_code(act)) || api->node_output_count(act) != 1) return out;
+    selected[act_at->second] = 1;
+    return index_of(api, api->node_output(act, 0));
+  };
   int pairs = 0;
   std::string last_reason;
   for (int32_t i = 0; i < count; ++i) {
@@ -134,24 +149,9 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     if (activation) selected[activation_at->second] = 1;
     selected[i] = 1;
     selected[conv_at->second] = 1;
-    ends.emplace_back(free_nodes[i], index_of(api, api->node_output(conv, 0)));
+    ends.emplace_back(free_nodes[i], take_activation(conv));
     ++pairs;
   }
-  // An activation node (a RELU) that alone reads a CONV_2D without a fused activation of its own joins it:
-  // its clamp is applied while the output is in cache. Returns the tensor the convolution's step ends in.
-  auto take_activation = [&](const baton_node* conv) {
-    const int32_t out = index_of(api, api->node_output(conv, 0));
-    if (api->node_builtin_code(conv) != kConv2d || api->node_output_count(conv) != 1 || readers[out] != 1 ||
-        api->node_builtin_options(conv)->u.conv.activation != BATON_ACT_NONE) {
-      return out;
-    }
-    const auto act_at = position.find(reader_node[out]);
-    if (act_at == position.end() || selected[act_at->second]) return out;
-    const baton_node* act = api->graph_node(graph, reader_node[out]);
-    if (!activation_node_clamp(api->node_builtin_code(act)) || api->node_output_count(act) != 1) return out;
-    selected[act_at->second] = 1;
-    return index_of(api, api->node_output(act, 0));
-  };
   // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH or an
   // activation node that alone reads them).
   std::string last_conv_reason;
@@ -439,8 +439,9 @@ void Partition::build(const baton_partition* partition) {
       in = e->second.second;
       expansions.erase(e);
     }
-    step.op = std::make_unique<FusedPair>(spec, *plugin_.kernels, plugin_.pool.get());
     int32_t out = index_of(api, api->node_output(conv, 0));
+    join_activation(spec.conv_clamp, out, c);
+    step.op = std::make_unique<FusedPair>(spec, *plugin_.kernels, plugin_.pool.get());
     join_residual(step, out, c);
     place(step, in, out);
   }
