@@ -411,9 +411,11 @@ size_t run_against_builtin(const OpGraph& g, const std::string& what, int thread
   }
   EXPECT_TRUE(c.ensure_prepared());
   EXPECT_TRUE(b.ensure_prepared());
-  const auto data = random_floats(c.input(0).bytes / 4, 7);
-  std::memcpy(c.input(0).data, data.data(), data.size());
-  std::memcpy(b.input(0).data, data.data(), data.size());
+  for (size_t i = 0; i < c.input_count(); ++i) {  // every input (a residual may be a second one)
+    const auto data = random_floats(c.input(i).bytes / 4, 7 + static_cast<uint32_t>(i));
+    std::memcpy(c.input(i).data, data.data(), data.size());
+    std::memcpy(b.input(i).data, data.data(), data.size());
+  }
   for (int run = 0; run < 2; ++run) {  // twice: buffers are reused, results must not change
     Status sc = c.invoke();
     EXPECT_TRUE(sc) << sc.message();
@@ -732,6 +734,40 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
   OpGraph c = conv_graph(pointwise);
   const int32_t bias = random_weights(c, {16}, 51);
   EXPECT_EQ(run_against_builtin(with_residual(c, bias, 0), "broadcasting ADD", 1), 1u);
+}
+
+// in -> DEPTHWISE_CONV_2D (no 1x1 convolution after it; fused activation `dw_act`) -> out.
+OpGraph depthwise_graph(const std::vector<int32_t>& in_shape, int kernel, int stride, fb::Padding padding, int dw_act) {
+  OpGraph g;
+  const int32_t in = g.input(in_shape);
+  const int c = in_shape[3];
+  const int32_t f = random_weights(g, {1, kernel, kernel, c}, 71);
+  const int32_t b = random_weights(g, {c}, 72);
+  auto out = [&](int n) { return padding == fb::Padding_SAME ? (n + stride - 1) / stride : (n - kernel) / stride + 1; };
+  const int32_t y = g.output({in_shape[0], out(in_shape[1]), out(in_shape[2]), c});
+  g.ops.push_back({kDepthwiseConv2d, {in, f, b}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
+                                           fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, 1, act(dw_act)).Union());
+                   }});
+  return g;
+}
+
+// A depthwise convolution no 1x1 convolution reads joins the cpu delegate with the residual ADD after it
+// (and its activation node, and the RELU after the ADD: selfie_segmentation's decoder), each block of rows
+// clamped and added while in cache; without such an ADD it stays with the next delegate.
+TEST(CpuDelegate, ADepthwiseWithAResidualAddRunsAsOneStep) {
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    OpGraph a = with_activation_node(depthwise_graph({1, 32, 32, 16}, 3, 1, fb::Padding_SAME, 0), 19, {1, 32, 32, 16});
+    EXPECT_EQ(run_against_builtin(with_residual(a, a.inputs[0], 0), "depthwise, RELU, ADD", threads), 3u);
+    OpGraph b = depthwise_graph({1, 17, 13, 19}, 5, 1, fb::Padding_SAME, 3);
+    EXPECT_EQ(run_against_builtin(with_residual(b, b.inputs[0], 1), "5x5 depthwise RELU6, ADD with RELU", threads), 2u);
+    OpGraph c = with_activation_node(depthwise_graph({2, 15, 16, 8}, 3, 2, fb::Padding_SAME, 0), 21, {2, 8, 8, 8});
+    const int32_t other = c.input({2, 8, 8, 8});
+    EXPECT_EQ(run_against_builtin(with_residual(c, other, 0, 19), "stride 2, RELU6, ADD, RELU; batch 2", threads), 4u);
+  }
+  OpGraph alone = with_activation_node(depthwise_graph({1, 32, 32, 16}, 3, 1, fb::Padding_SAME, 0), 19, {1, 32, 32, 16});
+  EXPECT_EQ(run_against_builtin(alone, "depthwise and RELU without an ADD", 1), 0u);
 }
 
 // in -> CONV_2D 1x1 (in[3] -> p.in[3] channels, activation `expand_act`) -> the pair of `p` -> out.

@@ -58,6 +58,7 @@ PairSpec PairSpec::read(const baton_host_api* api, const baton_node* depthwise, 
     mid = api->node_output(activation, 0);
     expect_float(api, mid, "activation output");
   }
+  if (!conv) return s;  // a depthwise step alone
   if (api->node_input_count(conv) < 2 || api->node_output_count(conv) != 1 || api->node_input(conv, 0) != mid) {
     refuse("the convolution does not read the depthwise output as its input");
   }
@@ -106,32 +107,38 @@ FusedPair::FusedPair(const PairSpec& spec, const Kernels& kernels, pthreadpool_t
   }
 }
 
-std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
-  const int in_channels = spec_.input_channels();
-  if (rank != 4 || in_dims[3] != in_channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
-    refuse("input shape is not [batch, height, width, " + std::to_string(in_channels) + "]");
-  }
-  DepthwiseGeometry& g = geometry_;
-  g.in_h = in_dims[1];
-  g.in_w = in_dims[2];
-  g.channels = spec_.channels;
-  g.kernel = spec_.kernel;
-  g.stride_h = spec_.stride_h;
-  g.stride_w = spec_.stride_w;
+DepthwiseGeometry depthwise_geometry(const PairSpec& spec, int in_h, int in_w) {
+  DepthwiseGeometry g;
+  g.in_h = in_h;
+  g.in_w = in_w;
+  g.channels = spec.channels;
+  g.kernel = spec.kernel;
+  g.stride_h = spec.stride_h;
+  g.stride_w = spec.stride_w;
   // TFLite's SAME: ceil(in / stride) outputs, half the total padding (rounded down) before.
   auto axis = [&](int in, int stride, int& out, int& before) {
-    if (spec_.same_padding) {
+    if (spec.same_padding) {
       out = (in + stride - 1) / stride;
-      const int total = std::max(0, (out - 1) * stride + spec_.kernel - in);
+      const int total = std::max(0, (out - 1) * stride + spec.kernel - in);
       before = total / 2;
     } else {
-      if (in < spec_.kernel) refuse("the depthwise window does not fit the input (VALID padding)");
-      out = (in - spec_.kernel) / stride + 1;
+      if (in < spec.kernel) refuse("the depthwise window does not fit the input (VALID padding)");
+      out = (in - spec.kernel) / stride + 1;
       before = 0;
     }
   };
   axis(g.in_h, g.stride_h, g.out_h, g.pad_top);
   axis(g.in_w, g.stride_w, g.out_w, g.pad_left);
+  return g;
+}
+
+std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
+  const int in_channels = spec_.input_channels();
+  if (rank != 4 || in_dims[3] != in_channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
+    refuse("input shape is not [batch, height, width, " + std::to_string(in_channels) + "]");
+  }
+  geometry_ = depthwise_geometry(spec_, in_dims[1], in_dims[2]);
+  const DepthwiseGeometry& g = geometry_;
   batch_ = in_dims[0];
 
   // Rows per block: the depthwise block (rows * out_w * channels floats) about 32 KiB, so it stays in
@@ -304,6 +311,62 @@ void FusedPair::run(const float* in, const float* residual, float* out, float* w
   run_work_ = work;
   run_shares_ = std::min(shares_, blocks);
   pthreadpool_parallelize_1d(pool_, run_share, this, static_cast<size_t>(run_shares_), 0);
+}
+
+Depthwise::Depthwise(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool)
+    : spec_(spec), kernels_(kernels), pool_(pool) {
+  shares_ = pool ? static_cast<int>(std::max<size_t>(1, pthreadpool_get_threads_count(pool))) : 1;
+  bias_.assign(static_cast<size_t>(spec.channels), 0.0f);
+  if (spec.depthwise_bias) std::copy(spec.depthwise_bias, spec.depthwise_bias + spec.channels, bias_.begin());
+}
+
+std::vector<int32_t> Depthwise::prepare(const int32_t* in_dims, int32_t rank) {
+  if (rank != 4 || in_dims[3] != spec_.channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
+    refuse("input shape is not [batch, height, width, " + std::to_string(spec_.channels) + "]");
+  }
+  geometry_ = depthwise_geometry(spec_, in_dims[1], in_dims[2]);
+  batch_ = in_dims[0];
+  // Rows of about 32 KiB at a time: the residual is added while they are in cache.
+  const size_t row_bytes = static_cast<size_t>(geometry_.out_w) * static_cast<size_t>(spec_.channels) * sizeof(float);
+  chunk_rows_ = static_cast<int>(std::clamp<size_t>(32 * 1024 / row_bytes, 1, static_cast<size_t>(geometry_.out_h)));
+  return {batch_, geometry_.out_h, geometry_.out_w, spec_.channels};
+}
+
+void Depthwise::run_rows(const float* in, const float* residual, float* out, long first, long end) const {
+  const DepthwiseGeometry& g = geometry_;
+  const size_t image_in = static_cast<size_t>(g.in_h) * g.in_w * g.channels;
+  const size_t row_out = static_cast<size_t>(g.out_w) * g.channels;
+  for (long r = first; r < end;) {  // rows of all images, image by image
+    const int image = static_cast<int>(r / g.out_h);
+    const int row0 = static_cast<int>(r % g.out_h);
+    const int row1 = static_cast<int>(std::min<long>({static_cast<long>(g.out_h), row0 + chunk_rows_, row0 + (end - r)}));
+    const size_t at = (static_cast<size_t>(image) * g.out_h + row0) * row_out;
+    kernels_.depthwise_rows(g, in + image * image_in, spec_.depthwise_weights, bias_.data(), spec_.depthwise_clamp, row0,
+                            row1, out + at);
+    if (residual) kernels_.add_clamp(out + at, residual + at, static_cast<long>(row1 - row0) * static_cast<long>(row_out),
+                                     residual_clamp_);
+    r += row1 - row0;
+  }
+}
+
+void Depthwise::run_share(void* context, size_t share) {
+  const auto* self = static_cast<const Depthwise*>(context);
+  const long rows = static_cast<long>(self->batch_) * self->geometry_.out_h;
+  const long first = rows * static_cast<long>(share) / self->shares_;
+  const long end = rows * static_cast<long>(share + 1) / self->shares_;
+  self->run_rows(self->run_in_, self->run_residual_, self->run_out_, first, end);
+}
+
+void Depthwise::run(const float* in, const float* residual, float* out, float*) {
+  const long rows = static_cast<long>(batch_) * geometry_.out_h;
+  if (shares_ == 1 || rows < 2 * shares_) {
+    run_rows(in, residual, out, 0, rows);
+    return;
+  }
+  run_in_ = in;
+  run_residual_ = residual;
+  run_out_ = out;
+  pthreadpool_parallelize_1d(pool_, run_share, this, static_cast<size_t>(shares_), 0);
 }
 
 }  // namespace baton::cpu

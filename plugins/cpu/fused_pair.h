@@ -39,6 +39,7 @@ struct PairSpec {
   // `depthwise` must be DEPTHWISE_CONV_2D and `conv` a CONV_2D whose input 0 is the depthwise output, or,
   // when `activation` is given (a RELU, RELU6 or RELU_N1_TO_1 node the converter left unfused), the
   // output of that node, which reads the depthwise output; its clamp then becomes the depthwise one.
+  // Without `conv`, the depthwise alone (a Depthwise step; out_channels stays 0).
   static PairSpec read(const baton_host_api* api, const baton_node* depthwise, const baton_node* conv,
                        const baton_node* activation = nullptr);
 
@@ -53,6 +54,10 @@ struct PairSpec {
   // The channels of the pair's input: the expansion's, or the depthwise's without one.
   int input_channels() const { return in_channels > 0 ? in_channels : channels; }
 };
+
+// The output geometry of the spec's depthwise on an in_h x in_w image (TFLite's SAME or VALID). Throws
+// kit::Refusal when a VALID window does not fit.
+DepthwiseGeometry depthwise_geometry(const PairSpec& spec, int in_h, int in_w);
 
 class FusedPair : public CpuOp {
  public:
@@ -107,6 +112,36 @@ class FusedPair : public CpuOp {
   // step's working memory.
   bool whole_ = false;
   size_t whole_expanded_floats_ = 0, whole_depthwise_floats_ = 0;
+};
+
+// A depthwise convolution no 1x1 convolution reads, taken when a residual ADD joins it (selfie_segmentation's
+// decoder: depthwise, RELU, ADD of the depthwise's input): rows of about 32 KiB at a time get the
+// depthwise, its activation and the residual while they are in cache, the rows split over the pool's
+// threads. Its spec is a PairSpec without the convolution.
+class Depthwise : public CpuOp {
+ public:
+  Depthwise(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool);
+  std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
+  void run(const float* in, const float* residual, float* out, float* work) override;
+  bool takes_residual() const override { return true; }
+  // The activation node after it, when select took one (its clamp; the depthwise has none of its own).
+  void set_clamp(Clamp clamp) { spec_.depthwise_clamp = clamp; }
+  const Clamp& clamp() const { return spec_.depthwise_clamp; }
+
+ private:
+  void run_rows(const float* in, const float* residual, float* out, long first, long end) const;
+  static void run_share(void* context, size_t share);
+
+  PairSpec spec_;
+  const Kernels& kernels_;
+  pthreadpool_t pool_;
+  int shares_ = 1;
+  std::vector<float> bias_;  // the model's, or zeros
+  DepthwiseGeometry geometry_;
+  int batch_ = 0, chunk_rows_ = 1;
+  const float* run_in_ = nullptr;
+  const float* run_residual_ = nullptr;
+  float* run_out_ = nullptr;
 };
 
 }  // namespace baton::cpu

@@ -1,5 +1,6 @@
 #include "partition.h"
 
+#include <array>
 #include <optional>
 #include <unordered_map>
 
@@ -104,11 +105,13 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   // Patterns that end in a 1x1 convolution's output, which a residual ADD may join: (first node, output).
   std::vector<std::pair<int32_t, int32_t>> ends;
 
-  // An activation node (a RELU) that alone reads a CONV_2D without a fused activation of its own joins it:
+  // An activation node (a RELU) that alone reads a CONV_2D (or DEPTHWISE_CONV_2D) without a fused
+  // activation of its own joins it:
   // its clamp is applied while the output is in cache. Returns the tensor the convolution's step ends in.
   auto take_activation = [&](const baton_node* conv) {
     const int32_t out = index_of(api, api->node_output(conv, 0));
-    if (api->node_builtin_code(conv) != kConv2d || api->node_output_count(conv) != 1 || readers[out] != 1 ||
+    const int32_t code = api->node_builtin_code(conv);
+    if ((code != kConv2d && code != kDepthwiseConv2d) || api->node_output_count(conv) != 1 || readers[out] != 1 ||
         api->node_builtin_options(conv)->u.conv.activation != BATON_ACT_NONE) {
       return out;
     }
@@ -194,6 +197,25 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
       ends.emplace_back(free_nodes[i], take_activation(conv));
     }
   }
+  // A depthwise convolution no pair took (with the activation node after it), when a residual ADD joins
+  // it below: (its position, the activation's or -1, the tensor the ADD must read). Those the ADD does
+  // not join are let go again after.
+  std::vector<std::array<int32_t, 3>> lone;
+  for (int32_t i = 0; i < count; ++i) {
+    const baton_node* dw = api->graph_node(graph, free_nodes[i]);
+    if (selected[i] || !dw || api->node_builtin_code(dw) != kDepthwiseConv2d || api->node_output_count(dw) != 1) continue;
+    try {
+      (void)PairSpec::read(api, dw, nullptr);
+    } catch (const kit::Refusal&) {
+      continue;
+    }
+    selected[i] = 1;
+    const int32_t mid = index_of(api, api->node_output(dw, 0));
+    const int32_t out = take_activation(dw);
+    const int32_t act = out != mid ? position.at(reader_node[mid]) : -1;
+    lone.push_back({i, act, out});
+    ends.emplace_back(free_nodes[i], out);
+  }
   // A residual ADD that alone reads a pattern's output (and an activation node that alone reads the ADD,
   // when the ADD has none of its own) joins the pattern. Its other input must exist before the pattern
   // runs: made by a node of another delegate, or by one of these that comes first.
@@ -219,8 +241,18 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
       selected[act_at->second] = 1;
     }
   }
+  for (const auto& [i, act, out] : lone) {
+    const auto add_at = readers[out] == 1 ? position.find(reader_node[out]) : position.end();
+    if (add_at != position.end() && selected[add_at->second] &&
+        api->node_builtin_code(api->graph_node(graph, reader_node[out])) == kAdd) {
+      continue;
+    }
+    selected[i] = 0;
+    if (act >= 0) selected[act] = 0;
+  }
   std::string why = "takes only a DEPTHWISE_CONV_2D (float32, 3x3 or 5x5, stride 1 or 2) together with the 1x1 "
-                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), CONV_2D or "
+                    "CONV_2D that alone reads it (directly or through a RELU, RELU6 or RELU_N1_TO_1), or with the "
+                    "residual ADD that alone reads it (or its RELU), CONV_2D or "
                     "Convolution2DTransposeBias with at most " +
                     std::to_string(NarrowConvSpec::kMaxOutChannels) + " output channels over at least " +
                     std::to_string(NarrowConvSpec::kMinOutputPixels) +
@@ -407,7 +439,6 @@ void Partition::build(const baton_partition* partition) {
       refuse("node " + std::to_string(api->node_index(dw)) + " is neither a depthwise half of a pair nor a convolution");
     }
     int32_t mid = index_of(api, api->node_output(dw, 0));
-    if (outputs.count(mid)) refuse("the depthwise output is read outside the pair");
     // The node that reads it: the 1x1 convolution, or an activation node the convolution reads.
     auto reader = [&](int32_t tensor, auto&& is_wanted) {
       for (int32_t k = n + 1; k < count; ++k) {
@@ -416,17 +447,37 @@ void Partition::build(const baton_partition* partition) {
       }
       return -1;
     };
-    const baton_node* activation = nullptr;
-    const int32_t a = reader(mid, [&](const baton_node* node) {
+    const auto is_activation = [&](const baton_node* node) {
       return activation_node_clamp(api->node_builtin_code(node)).has_value();
-    });
+    };
+    const auto is_conv = [&](const baton_node* node) { return api->node_builtin_code(node) == kConv2d; };
+    const int32_t a0 = outputs.count(mid) ? -1 : reader(mid, is_activation);
+    const int32_t after = a0 >= 0 ? index_of(api, api->node_output(api->partition_node(partition, a0), 0)) : mid;
+    if (outputs.count(mid) || outputs.count(after) || reader(after, is_conv) < 0) {
+      // A depthwise no 1x1 convolution reads: a step of its own, with the activation node and the
+      // residual ADD select took after it.
+      used[n] = true;
+      PairSpec spec = PairSpec::read(api, dw, nullptr);
+      Clamp clamp = spec.depthwise_clamp;
+      int32_t out = mid;
+      join_activation(clamp, out, n);
+      auto op = std::make_unique<Depthwise>(spec, *plugin_.kernels, plugin_.pool.get());
+      op->set_clamp(clamp);
+      Step step;
+      step.op = std::move(op);
+      join_residual(step, out, n);
+      place(step, index_of(api, api->node_input(dw, 0)), out);
+      continue;
+    }
+    const baton_node* activation = nullptr;
+    const int32_t a = reader(mid, is_activation);
     if (a >= 0) {
       activation = api->partition_node(partition, a);
       mid = index_of(api, api->node_output(activation, 0));
       if (outputs.count(mid)) refuse("the activation's output is read outside the pair");
       used[a] = true;
     }
-    const int32_t c = reader(mid, [&](const baton_node* node) { return api->node_builtin_code(node) == kConv2d; });
+    const int32_t c = reader(mid, is_conv);
     if (c < 0) refuse("node " + std::to_string(api->node_index(dw)) + ": no 1x1 convolution reads its output");
     const baton_node* conv = api->partition_node(partition, c);
     used[n] = used[c] = true;
