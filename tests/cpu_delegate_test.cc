@@ -569,20 +569,12 @@ OpGraph with_activation_node(OpGraph g, int32_t code, const std::vector<int32_t>
 }
 
 // A RELU, RELU6 or RELU_N1_TO_1 node that alone reads a convolution without a fused activation
-// (selfie_segmentation's decoder has five) joins the convolution's step: clamped while still in cache. So
-// does one after a pair's 1x1 convolution (face_detection_full_range's blocks: pair, RELU, pair, ADD of
-// the block's input, RELU; the ADD after such a RELU in AResidualAddJoinsThePattern).
+// (selfie_segmentation's decoder has five) joins the convolution's step: clamped while still in cache.
 TEST(CpuDelegate, AnActivationNodeAfterAConvolutionJoinsIt) {
   const ConvCase pointwise = {{1, 32, 32, 16}, 1, 1, 1, fb::Padding_SAME, 0, 16, true};
   const ConvCase odd = {{1, 13, 11, 19}, 1, 1, 1, fb::Padding_SAME, 0, 37, false};
   const ConvCase narrow = {{1, 64, 64, 8}, 3, 3, 1, fb::Padding_SAME, 0, 1, true};
-  const PairCase pair = {{1, 17, 15, 24}, 3, 1, fb::Padding_SAME, 3, 0, 24, true};
-  const PairCase strided = {{1, 19, 14, 12}, 5, 2, fb::Padding_SAME, 0, 0, 20, false};
   for (int threads : {1, 2}) {
-    OpGraph p = with_activation_node(pair_graph(pair), 19, {1, 17, 15, 24});
-    EXPECT_EQ(run_against_builtin(p, "pair, RELU", threads), 3u);
-    EXPECT_EQ(run_against_builtin(with_activation_node(pair_graph(strided), 21, {1, 10, 7, 20}), "pair, RELU6", threads),
-              3u);
     EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(pointwise), 19, {1, 32, 32, 16}), "pointwise, RELU", threads), 2u);
     EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(odd), 21, {1, 13, 11, 37}), "pointwise, RELU6", threads), 2u);
     EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(narrow), 20, {1, 64, 64, 1}), "narrow, RELU_N1_TO_1", threads),
@@ -699,8 +691,6 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
     EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 0), "pair + ADD", threads), 3u);
     EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 3), "pair + ADD with RELU6", threads), 3u);
     EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 0, 19), "pair + ADD, then RELU", threads), 4u);
-    OpGraph relu = with_activation_node(pair_graph(pair), 19, pair.in);
-    EXPECT_EQ(run_against_builtin(with_residual(relu, relu.inputs[0], 0, 19), "pair, RELU, ADD, RELU", threads), 5u);
     OpGraph c = conv_graph(pointwise);
     EXPECT_EQ(run_against_builtin(with_residual(c, c.inputs[0], 1), "1x1 + ADD with RELU", threads), 2u);
     // The ADD's operands the other way round, batch 2.

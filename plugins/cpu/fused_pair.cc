@@ -151,17 +151,36 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   rows_per_block_ = static_cast<int>(std::clamp<size_t>(kBlockBytes / row_bytes, 1, static_cast<size_t>(g.out_h)));
   blocks_per_image_ = (g.out_h + rows_per_block_ - 1) / rows_per_block_;
   block_floats_ = static_cast<size_t>(rows_per_block_) * g.out_w * g.channels;
-  // The input rows of one block: (rows - 1) * stride + the window, at most.
-  const int in_rows = std::min(g.in_h, (rows_per_block_ - 1) * g.stride_h + g.kernel);
-  const size_t expanded_floats = spec_.in_channels > 0 ? static_cast<size_t>(in_rows) * g.in_w * g.channels : 0;
-  share_floats_ = (block_floats_ + expanded_floats + 15) / 16 * 16;
-  // Too few blocks to give every share the same number, twice over: whole-image mode (see the header).
-  whole_ = shares_ > 1 && blocks_per_image_ % shares_ != 0 && blocks_per_image_ < 4 * shares_;
-  whole_ = whole_ || (shares_ > 1 && blocks_per_image_ < 2 * shares_);
+  share_floats_ = share_floats_for_rows();
+  // Too few blocks to give every share the same number, twice over: whole-image mode (see the header),
+  // where its two buffers stay within the blocks' memory or 768 KiB (an L2's share; more would raise the
+  // arena: hand_landmark_lite's 112x112x64 expansion alone is 3.2 MB); else blocks in a multiple of
+  // the shares.
   whole_expanded_floats_ =
       spec_.in_channels > 0 ? (static_cast<size_t>(g.in_h) * g.in_w * g.channels + 15) / 16 * 16 : 0;
   whole_depthwise_floats_ = (static_cast<size_t>(g.out_h) * g.out_w * g.channels + 15) / 16 * 16;
+  const bool uneven = shares_ > 1 && ((blocks_per_image_ % shares_ != 0 && blocks_per_image_ < 4 * shares_) ||
+                                      blocks_per_image_ < 2 * shares_);
+  const size_t whole_floats = whole_expanded_floats_ + whole_depthwise_floats_;
+  whole_ = uneven && (whole_floats * sizeof(float) <= 768 * 1024 ||
+                      whole_floats <= share_floats_ * static_cast<size_t>(shares_));
+  if (shares_ > 1 && !whole_ && blocks_per_image_ % shares_ != 0) {
+    const int blocks = (blocks_per_image_ + shares_ - 1) / shares_ * shares_;
+    rows_per_block_ = (g.out_h + blocks - 1) / blocks;
+    blocks_per_image_ = (g.out_h + rows_per_block_ - 1) / rows_per_block_;
+    block_floats_ = static_cast<size_t>(rows_per_block_) * g.out_w * g.channels;
+    share_floats_ = share_floats_for_rows();
+  }
   return {batch_, g.out_h, g.out_w, spec_.out_channels};
+}
+
+// One share's working memory for the current rows per block: the block of depthwise rows and, with an
+// expansion, the expanded input rows one block reads ((rows - 1) * stride + the window, at most).
+size_t FusedPair::share_floats_for_rows() const {
+  const DepthwiseGeometry& g = geometry_;
+  const int in_rows = std::min(g.in_h, (rows_per_block_ - 1) * g.stride_h + g.kernel);
+  const size_t expanded_floats = spec_.in_channels > 0 ? static_cast<size_t>(in_rows) * g.in_w * g.channels : 0;
+  return (block_floats_ + expanded_floats + 15) / 16 * 16;
 }
 
 void FusedPair::run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,

@@ -80,6 +80,7 @@ class FusedPair : public CpuOp {
   void run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
                   float* work) const;
   static void run_share(void* context, size_t share);
+  size_t share_floats_for_rows() const;
   // Whole-image mode (see prepare): one image in three parallel phases, each split evenly over the shares.
   void run_whole_image(const float* in, const float* residual, float* out, float* work);
   static void expand_share(void* context, size_t share);
@@ -106,7 +107,8 @@ class FusedPair : public CpuOp {
   float* run_work_ = nullptr;
   int run_shares_ = 1;
   // With several threads and an image of too few row blocks to share out evenly (the small late layers),
-  // the pair runs image by image in three phases instead: the expansion of the whole input (pixels split
+  // the pair runs image by image in three phases instead (when its buffers are small; a larger image gets
+  // as many blocks as the next multiple of the threads): the expansion of the whole input (pixels split
   // over the shares), the depthwise of the whole image (rows split), the 1x1 convolution (pixels split).
   // No halo rows are expanded twice, and every phase is balanced; the two whole-image buffers are the
   // step's working memory.

@@ -152,7 +152,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     if (activation) selected[activation_at->second] = 1;
     selected[i] = 1;
     selected[conv_at->second] = 1;
-    ends.emplace_back(free_nodes[i], take_activation(conv));
+    ends.emplace_back(free_nodes[i], index_of(api, api->node_output(conv, 0)));
     ++pairs;
   }
   // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH or an
@@ -490,9 +490,8 @@ void Partition::build(const baton_partition* partition) {
       in = e->second.second;
       expansions.erase(e);
     }
-    int32_t out = index_of(api, api->node_output(conv, 0));
-    join_activation(spec.conv_clamp, out, c);
     step.op = std::make_unique<FusedPair>(spec, *plugin_.kernels, plugin_.pool.get());
+    int32_t out = index_of(api, api->node_output(conv, 0));
     join_residual(step, out, c);
     place(step, in, out);
   }

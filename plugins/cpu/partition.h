@@ -1,7 +1,7 @@
 // The cpu delegate's state (the kernels this CPU runs, the host's thread pool) and its partitions. The
 // delegate chooses its nodes from the whole graph (select_nodes): every DEPTHWISE_CONV_2D whose only
 // reader is a 1x1 CONV_2D, both of a form FusedPair runs, and every other CONV_2D NarrowConv or Pointwise
-// runs, each with a RELU node that alone reads its (last) convolution. A partition is one or more such
+// runs, each with a RELU node that alone reads a narrow or 1x1 one. A partition is one or more such
 // steps in execution order (the host groups connected ones); a 1x1 convolution whose output only a
 // pair's depthwise reads becomes that pair's expansion. A tensor that passes between two steps of one
 // partition lives in a buffer of the partition, the others in the host's memory.
