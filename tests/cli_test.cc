@@ -203,6 +203,11 @@ TEST_F(CliTest, ExitCodes) {
   Result garbage = baton("run " + work_.file("garbage.tflite") + common_);
   EXPECT_EQ(garbage.code, 1);
   EXPECT_NE(garbage.out.find("not a TFLite model"), std::string::npos) << garbage.out;
+  // Two files after one --input: a usage error that says each file needs its option.
+  Result two = baton("run " + work_.file("tiny.tflite") + " --input a.npy b.npy" + common_);
+  EXPECT_EQ(two.code, 2);
+  EXPECT_NE(two.out.find("each further file needs its option, e.g. --input a.npy --input b.npy"), std::string::npos)
+      << two.out;
 }
 
 TEST_F(CliTest, ConfigErrorIsAUsageErrorNamingFileLineAndKey) {

@@ -149,6 +149,26 @@ TEST(PluginRegistry, RelativeFoldersInThePluginPathAreIgnored) {
   EXPECT_NE(log->lines[0].find("ignoring the relative folder '.'"), std::string::npos) << log->lines[0];
 }
 
+// A name in the isolate list that no loaded plugin has is an error naming it and the loaded plugins: a
+// misspelling would otherwise leave the plugin it meant in the process without a word.
+TEST(PluginRegistry, IsolatingAPluginThatIsNotLoadedIsAnError) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  EnvironmentOptions o;
+  o.plugin_dirs = {dir.path()};
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.state_dir = test_state_dir();
+  o.isolate = {"testpak"};
+  auto env = Environment::create(o);
+  ASSERT_FALSE(env);
+  EXPECT_NE(env.error().find("isolate: no plugin named 'testpak' is loaded (loaded: testpack)"), std::string::npos)
+      << env.error();
+  o.isolate = {"testpack"};
+  auto ok = Environment::create(o);
+  ASSERT_TRUE(ok) << ok.error();
+}
+
 TEST(PluginRegistry, MissingDirectoryIsNotAnError) {
   auto env = isolated_environment({"/nonexistent/baton/plugins"});
   ASSERT_TRUE(env) << env.error();

@@ -283,6 +283,16 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
     for (const std::string& f : files) registry->load_file(f, options);
   }
   registry->offer_to_loaders(options);
+  // A plugin named for isolation (the API's or the command line's list) must be one that was found: a
+  // misspelt name would otherwise leave the plugin it meant in this process, silently.
+  for (const std::string& name : options.isolate) {
+    if (!registry->find(name) && !is_disabled(options.config, name)) {
+      std::string loaded;
+      for (const auto& p : registry->plugins_) loaded += (loaded.empty() ? "" : ", ") + p->name;
+      return Status::error("isolate: no plugin named '" + name + "' is loaded" +
+                           (loaded.empty() ? std::string(" (none is)") : " (loaded: " + loaded + ")"));
+    }
+  }
   if (options.config) {
     const Config& config = *options.config;
     registry->precedence_ = config.op_pack_precedence;

@@ -5,6 +5,7 @@ import pathlib
 import shutil
 
 import numpy as np
+import pytest
 
 import baton
 from conftest import BUILTIN_DIR, TEST_PLUGIN_DIR, XNNPACK_DIR, real_model
@@ -87,3 +88,9 @@ def test_control_flow_whose_shapes_change_runs_with_its_kernels_isolated():
             got = interp.get_tensor(d["index"])
             assert got.shape == want.shape, name
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_isolating_a_plugin_that_is_not_loaded_raises():
+    model = real_model("hand_landmark_lite")
+    with pytest.raises(ValueError, match="isolate: no plugin named 'xnnpak' is loaded \\(loaded: builtin\\)"):
+        baton.Interpreter(model_path=str(model), plugin_dirs=[BUILTIN_DIR], isolate=["xnnpak"])

@@ -64,7 +64,7 @@ const Subcommand kCommands[] = {
     {"plan", "baton plan MODEL [--format text|json|dot|svg]",
      "where every node runs (delegate partition, op pack, folded) and why earlier delegates refused it",
      plan_options, cmd_plan},
-    {"run", "baton run MODEL [--input FILE.npy ... | --image FILE] [--output-dir DIR] [--seed N]",
+    {"run", "baton run MODEL [--input FILE.npy [--input FILE.npy ...] | --image FILE] [--output-dir DIR] [--seed N]",
      "run a model on .npy inputs (or generated ones) and write or summarise its outputs", run_options, cmd_run},
 };
 
@@ -122,6 +122,13 @@ int main(int argc, char** argv) {
   try {
     po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
     po::notify(vm);
+  } catch (const po::too_many_positional_options_error& e) {
+    // The model is the one positional argument: a second file name after an option's value is most often
+    // another input given as `--input a.npy b.npy`.
+    std::fprintf(stderr, "baton %s: more than one file name without an option (only MODEL is given so; each further "
+                 "file needs its option, e.g. --input a.npy --input b.npy)\nusage: %s (try baton %s --help)\n",
+                 cmd->name, cmd->usage, cmd->name);
+    return kExitUsage;
   } catch (const po::error& e) {
     std::fprintf(stderr, "baton %s: %s\nusage: %s (try baton %s --help)\n", cmd->name, e.what(), cmd->usage, cmd->name);
     return kExitUsage;
