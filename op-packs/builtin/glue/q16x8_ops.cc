@@ -6,6 +6,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #include "glue/quantized_ops.h"
@@ -136,14 +137,17 @@ void binary_16_invoke(OpContext& ctx) {
 
 struct Q16SoftmaxState : OpState {
   Q16SoftmaxParams p;
+  std::vector<int16_t> exps;  // one row's, sized at prepare (grown at invoke only for a dynamic input)
 };
 
 void softmax_16_invoke(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const int64_t depth = ctx.shape(input).back();
   if (depth == 0) return;
-  q16_softmax(ctx.state<Q16SoftmaxState>().p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
-              ctx.element_count(input) / depth, depth);
+  auto& s = ctx.state<Q16SoftmaxState>();
+  if (s.exps.size() < static_cast<size_t>(depth)) s.exps.resize(static_cast<size_t>(depth));
+  q16_softmax(s.p, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)), ctx.element_count(input) / depth,
+              depth, s.exps.data());
 }
 
 struct Q16SigmoidState : OpState {
@@ -197,8 +201,11 @@ void softmax_16_prepare(OpContext& ctx) {
   require_unit_output_16(ctx);
   const float beta = ctx.options().u.softmax.beta;
   ctx.require(beta > 0.0f && std::isfinite(beta), "beta must be positive and finite, is " + std::to_string(beta));
-  q16_softmax_prepare(ctx.state<Q16SoftmaxState>().p, in_scale, beta);
-  ctx.set_output_shape(ctx.output(0), ctx.shape(ctx.input(0)));
+  auto& s = ctx.state<Q16SoftmaxState>();
+  q16_softmax_prepare(s.p, in_scale, beta);
+  const auto shape = ctx.shape(ctx.input(0));
+  s.exps.resize(shape.empty() ? 1 : static_cast<size_t>(std::max<int32_t>(shape.back(), 1)));
+  ctx.set_output_shape(ctx.output(0), shape);
   ctx.set_invoke(softmax_16_invoke);
 }
 

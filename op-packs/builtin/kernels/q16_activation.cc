@@ -68,8 +68,8 @@ void q16_softmax_prepare(Q16SoftmaxParams& p, float in_scale, float beta) {
   p.input = quantize_multiplier(static_cast<double>(in_scale * beta) / (10.0 / 65535.0));
 }
 
-void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int64_t rows, int64_t depth) {
-  std::vector<int16_t> exps(static_cast<size_t>(depth));
+void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int64_t rows, int64_t depth,
+                 int16_t* exps) {
   for (int64_t r = 0; r < rows; ++r, in += depth, out += depth) {
     int16_t max = -32768;
     for (int64_t c = 0; c < depth; ++c) max = std::max(max, in[c]);

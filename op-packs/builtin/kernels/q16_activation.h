@@ -25,7 +25,9 @@ struct Q16SoftmaxParams {
 };
 
 void q16_softmax_prepare(Q16SoftmaxParams& p, float in_scale, float beta);
-void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int64_t rows, int64_t depth);
+// `exps` holds `depth` values (one row's exponentials; the caller's, so that nothing allocates here).
+void q16_softmax(const Q16SoftmaxParams& p, const int16_t* in, int16_t* out, int64_t rows, int64_t depth,
+                 int16_t* exps);
 
 struct Q16SigmoidParams {
   int32_t multiplier = 0;  // the table path's rescale
