@@ -82,6 +82,28 @@ void lstm_integer_invoke(OpContext& ctx) {
   }
 }
 
+// The int8 output, TFLite's quantized clips (the cell's in the cell state's scale, the projection's in
+// the output's; 0: none) and the activation: TFLite's integer kernels compute tanh whatever the node's
+// option says, so only TANH means what they do.
+void output_clips(const OpContext& ctx, float cell_scale, bool cell_clip_below_one, int16_t* cell_clip,
+                  int8_t* proj_clip) {
+  const auto& o = ctx.options().u.recurrent;
+  baton_tensor* output = ctx.output(0);
+  ctx.require_type(output, "output", {BATON_TYPE_INT8});
+  const ActQuant out_q = ctx.act_quant(output, "output");
+  ctx.require(o.cell_clip >= 0.0f && o.proj_clip >= 0.0f, "cell_clip and proj_clip must not be negative");
+  *cell_clip = o.cell_clip > 0.0f && (!cell_clip_below_one || o.cell_clip < 1.0f)
+                   ? static_cast<int16_t>(std::min(std::max(o.cell_clip / cell_scale, -32768.0f), 32767.0f))
+                   : 0;
+  *proj_clip = o.proj_clip > 0.0f
+                   ? static_cast<int8_t>(std::min(std::max(o.proj_clip / out_q.scale, -128.0f), 127.0f))
+                   : 0;
+  if (o.activation != BATON_ACT_TANH) {
+    ctx.fail(BATON_UNSUPPORTED, "the integer LSTM takes the TANH activation only (TFLite 2.9's integer kernel "
+                                "computes tanh whatever the option says)");
+  }
+}
+
 // ---- the 8x8_8 kernel: the LSTM op's int8 form with 12 intermediates (per gate input, forget, cell,
 // output: the sum of its two products, the input's product, the output state's product) ----
 
@@ -101,7 +123,6 @@ void lstm_8x8_8_invoke(OpContext& ctx) {
 QuantizedMultiplier multiplier_of(float real) { return quantize_multiplier(static_cast<double>(real)); }
 
 void lstm_8x8_8_prepare(OpContext& ctx) {
-  const auto& o = ctx.options().u.recurrent;
   baton_tensor* input = ctx.input(0);
   ctx.require_rank(input, "input", 2);
   auto& s = ctx.state<Lstm8x8_8State>();
@@ -183,21 +204,9 @@ void lstm_8x8_8_prepare(OpContext& ctx) {
   p.projection_bias = ctx.data<int32_t>(projection_bias);
   p.projection_scale = quantize_multiplier(scale_of(ctx, projection, "projection weights") * std::pow(2, -15) /
                                            state_q.scale);
-  ctx.require(o.cell_clip >= 0.0f && o.proj_clip >= 0.0f, "cell_clip and proj_clip must not be negative");
   baton_tensor* output = ctx.output(0);
-  ctx.require_type(output, "output", {BATON_TYPE_INT8});
-  const ActQuant out_q = ctx.act_quant(output, "output");
-  // A cell clip only below 1 (TFLite's rule here); the projection clip in the output's scale.
-  p.cell_clip = o.cell_clip > 0.0f && o.cell_clip < 1.0f
-                    ? static_cast<int16_t>(std::min(std::max(o.cell_clip / cell_scale, -32768.0f), 32767.0f))
-                    : 0;
-  p.proj_clip = o.proj_clip > 0.0f
-                    ? static_cast<int8_t>(std::min(std::max(o.proj_clip / out_q.scale, -128.0f), 127.0f))
-                    : 0;
-  if (o.activation != BATON_ACT_TANH) {
-    ctx.fail(BATON_UNSUPPORTED, "the integer LSTM takes the TANH activation only (TFLite 2.9's integer kernel "
-                                "computes tanh whatever the option says)");
-  }
+  // A cell clip only below 1 (TFLite's rule in this kernel).
+  output_clips(ctx, cell_scale, /*cell_clip_below_one=*/true, &p.cell_clip, &p.proj_clip);
   s.scratch16.assign(p.scratch16_size(), 0);
   s.scratch8.assign(p.scratch8_size(), 0);
   ctx.set_output_shape(output, {p.batch, n_out});
@@ -342,21 +351,8 @@ void lstm_integer_prepare(OpContext& ctx, bool single_step) {
     p.projection_bias = folded_bias(projection_bias ? ctx.data<int32_t>(projection_bias) : nullptr,
                                     p.hidden_zero_point, p.projection, n_out, c);
   }
-  ctx.require(o.cell_clip >= 0.0f && o.proj_clip >= 0.0f, "cell_clip and proj_clip must not be negative");
   baton_tensor* output = ctx.output(0);
-  ctx.require_type(output, "output", {BATON_TYPE_INT8});
-  const ActQuant out_q = ctx.act_quant(output, "output");
-  p.cell_clip = o.cell_clip > 0.0f
-                    ? static_cast<int16_t>(std::min(std::max(o.cell_clip / cell_scale, -32768.0f), 32767.0f))
-                    : 0;
-  p.proj_clip = o.proj_clip > 0.0f
-                    ? static_cast<int8_t>(std::min(std::max(o.proj_clip / out_q.scale, -128.0f), 127.0f))
-                    : 0;
-  // TFLite's integer kernel computes tanh whatever the node's activation says; only TANH means that.
-  if (o.activation != BATON_ACT_TANH) {
-    ctx.fail(BATON_UNSUPPORTED, "the integer LSTM takes the TANH activation only (TFLite 2.9's integer kernel "
-                                "computes tanh whatever the option says)");
-  }
+  output_clips(ctx, cell_scale, /*cell_clip_below_one=*/false, &p.cell_clip, &p.proj_clip);
   s.scratch16.assign(p.scratch16_size(), 0);
   s.scratch8.assign(p.scratch8_size(), 0);
   const auto in = ctx.shape(input);
