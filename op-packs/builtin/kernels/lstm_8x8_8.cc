@@ -14,7 +14,9 @@ namespace {
 
 constexpr int32_t kInt16Min = -32768, kInt16Max = 32767;
 
-int16_t clamp16(int64_t v) { return static_cast<int16_t>(std::min<int64_t>(std::max<int64_t>(v, kInt16Min), kInt16Max)); }
+int16_t clamp16(int64_t v) {
+  return static_cast<int16_t>(std::min<int64_t>(std::max<int64_t>(v, kInt16Min), kInt16Max));
+}
 
 // rows [batch, rows] of int8: (x - zero_point) . w, rescaled, plus the output zero point, clamped.
 void product_to_int8(const int8_t* x, int32_t x_zero_point, const int8_t* w, QuantizedMultiplier scale, int batch,
@@ -33,7 +35,8 @@ void product_to_int8(const int8_t* x, int32_t x_zero_point, const int8_t* w, Qua
 
 // TFLite's ApplyLayerNormFloat: Q3.12 out.
 void layer_norm_float(int16_t* v, const Lstm8x8_8Gate& g, int batch, int n) {
-  const float norm_scale = static_cast<float>(g.norm_scale.multiplier * std::pow(2.0, static_cast<double>(g.norm_scale.shift - 31)));
+  const float norm_scale =
+      static_cast<float>(g.norm_scale.multiplier * std::pow(2.0, static_cast<double>(g.norm_scale.shift - 31)));
   const float bias_scale = static_cast<float>(std::pow(2.0, -10) * norm_scale);
   for (int b = 0; b < batch; ++b) {
     int16_t* row = v + static_cast<int64_t>(b) * n;
