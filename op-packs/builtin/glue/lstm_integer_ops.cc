@@ -82,6 +82,22 @@ void lstm_integer_invoke(OpContext& ctx) {
   }
 }
 
+// The two variable tensors, inputs 18 and 19: the output state (int8, [batch, outputs]) and the cell state
+// (int16, [batch, cells]). Gives the output state's quantization and the cell state's scale.
+struct IntegerStates {
+  ActQuant output_state;
+  float cell_scale;
+};
+IntegerStates integer_states(const OpContext& ctx, int batch, int outputs, int cells) {
+  baton_tensor* output_state = state_input(ctx, 18, "output state");
+  baton_tensor* cell_state = state_input(ctx, 19, "cell state");
+  ctx.require_type(output_state, "output state", {BATON_TYPE_INT8});
+  ctx.require_type(cell_state, "cell state", {BATON_TYPE_INT16});
+  require_dims(ctx, output_state, "output state", {batch, outputs});
+  require_dims(ctx, cell_state, "cell state", {batch, cells});
+  return {ctx.act_quant(output_state, "output state"), scale_of(ctx, cell_state, "cell state")};
+}
+
 // The int8 output, TFLite's quantized clips (the cell's in the cell state's scale, the projection's in
 // the output's; 0: none) and the activation: TFLite's integer kernels compute tanh whatever the node's
 // option says, so only TANH means what they do.
@@ -146,14 +162,7 @@ void lstm_8x8_8_prepare(OpContext& ctx) {
   ctx.require(projection && projection_bias, "the 8x8_8 integer LSTM needs the projection weights and bias (TFLite "
                                              "2.9's kernel always reads them)");
   const ActQuant in_q = ctx.act_quant(input, "input");
-  baton_tensor* output_state = state_input(ctx, 18, "output state");
-  baton_tensor* cell_state = state_input(ctx, 19, "cell state");
-  ctx.require_type(output_state, "output state", {BATON_TYPE_INT8});
-  ctx.require_type(cell_state, "cell state", {BATON_TYPE_INT16});
-  require_dims(ctx, output_state, "output state", {p.batch, n_out});
-  require_dims(ctx, cell_state, "cell state", {p.batch, c});
-  const ActQuant state_q = ctx.act_quant(output_state, "output state");
-  const float cell_scale = scale_of(ctx, cell_state, "cell state");
+  const auto [state_q, cell_scale] = integer_states(ctx, p.batch, n_out, c);
   ctx.require(cell_scale == 1.0f / 32768, "cell state scale " + std::to_string(cell_scale) + " must be 2^-15 in the "
                                           "8x8_8 integer LSTM (TFLite 2.9 checks it)");
   p.input_zero_point = in_q.zero_point;
@@ -250,15 +259,8 @@ void lstm_integer_prepare(OpContext& ctx, bool single_step) {
   const int c = p.cells, n_in = p.inputs, n_out = p.outputs;
 
   const ActQuant in_q = ctx.act_quant(input, "input");
-  baton_tensor* output_state = state_input(ctx, 18, "output state");
-  baton_tensor* cell_state = state_input(ctx, 19, "cell state");
-  ctx.require_type(output_state, "output state", {BATON_TYPE_INT8});
-  ctx.require_type(cell_state, "cell state", {BATON_TYPE_INT16});
-  require_dims(ctx, output_state, "output state", {layout.batch, n_out});
-  require_dims(ctx, cell_state, "cell state", {layout.batch, c});
-  const ActQuant state_q = ctx.act_quant(output_state, "output state");
+  const auto [state_q, cell_scale] = integer_states(ctx, layout.batch, n_out, c);
   p.output_state_zero_point = state_q.zero_point;
-  const float cell_scale = scale_of(ctx, cell_state, "cell state");
   // TFLite's CheckedLog2: the scale must be a power of two (within 1e-3 in log2), at most 2^-9.
   const float log2_scale = std::log(cell_scale) * (1.0f / std::log(2.0f));
   const float rounded = std::round(log2_scale);
