@@ -11,6 +11,8 @@
 // weights.
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "glue/lstm_integer_ops.h"
@@ -82,6 +84,16 @@ void lstm_integer_invoke(OpContext& ctx) {
   }
 }
 
+// The cell count and the output width, from the input-to-output ([cells, inputs], input 4) and
+// recurrent-to-output ([cells, outputs], input 8) weights.
+std::pair<int, int> cells_and_outputs(const OpContext& ctx) {
+  const baton_tensor* to_output = ctx.input(4);
+  const baton_tensor* recurrent_output = ctx.input(8);
+  ctx.require_rank(to_output, "input-to-output weights", 2);
+  ctx.require_rank(recurrent_output, "recurrent-to-output weights", 2);
+  return {ctx.shape(to_output)[0], ctx.shape(recurrent_output)[1]};
+}
+
 // The two variable tensors, inputs 18 and 19: the output state (int8, [batch, outputs]) and the cell state
 // (int16, [batch, cells]). Gives the output state's quantization and the cell state's scale.
 struct IntegerStates {
@@ -145,12 +157,7 @@ void lstm_8x8_8_prepare(OpContext& ctx) {
   Lstm8x8_8Params& p = s.p;
   p.batch = ctx.shape(input)[0];
   p.inputs = ctx.shape(input)[1];
-  const baton_tensor* to_output = ctx.input(4);
-  const baton_tensor* recurrent_output = ctx.input(8);
-  ctx.require_rank(to_output, "input-to-output weights", 2);
-  ctx.require_rank(recurrent_output, "recurrent-to-output weights", 2);
-  p.cells = ctx.shape(to_output)[0];
-  p.outputs = ctx.shape(recurrent_output)[1];
+  std::tie(p.cells, p.outputs) = cells_and_outputs(ctx);
   const int c = p.cells, n_in = p.inputs, n_out = p.outputs;
   // TFLite 2.9's 8x8_8 step reads the layer norm, the projection and its bias whatever the node gives
   // (a model without them crashes it), and computes no input gate (1 - forget) and no peepholes: the
@@ -248,12 +255,7 @@ void lstm_integer_prepare(OpContext& ctx, bool single_step) {
   s.batch = layout.batch;
   s.input_size = layout.input_size;
   LstmIntegerParams& p = s.p;
-  const baton_tensor* to_output = ctx.input(4);
-  const baton_tensor* recurrent_output = ctx.input(8);
-  ctx.require_rank(to_output, "input-to-output weights", 2);
-  ctx.require_rank(recurrent_output, "recurrent-to-output weights", 2);
-  p.cells = ctx.shape(to_output)[0];
-  p.outputs = ctx.shape(recurrent_output)[1];
+  std::tie(p.cells, p.outputs) = cells_and_outputs(ctx);
   p.inputs = layout.input_size;
   p.batch = s.time_major ? s.batch : 1;
   const int c = p.cells, n_in = p.inputs, n_out = p.outputs;
