@@ -758,6 +758,28 @@ TEST(CpuDelegate, ADepthwiseWithAResidualAddRunsAsOneStep) {
   }
   OpGraph alone = with_activation_node(depthwise_graph({1, 32, 32, 16}, 3, 1, fb::Padding_SAME, 0), 19, {1, 32, 32, 16});
   EXPECT_EQ(run_against_builtin(alone, "depthwise and RELU without an ADD", 1), 0u);
+  // A 1x1 convolution the depthwise alone reads (an expansion, had a 1x1 convolution followed): a step of
+  // its own before it.
+  OpGraph d = depthwise_graph({1, 24, 20, 16}, 3, 1, fb::Padding_SAME, 0);
+  OpGraph e;
+  const int32_t x = e.input({1, 24, 20, 12});
+  const int32_t f = random_weights(e, {16, 1, 1, 12}, 81);
+  const int32_t offset = static_cast<int32_t>(e.tensors.size());
+  for (const TinyTensor& t : d.tensors) e.tensors.push_back(t);
+  e.ops.push_back({kConv2d, {x, f, -1}, {d.inputs[0] + offset}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                           fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(0)).Union());
+                   }});
+  for (GraphOp op : d.ops) {
+    for (int32_t& i : op.inputs) i = i < 0 ? i : i + offset;
+    for (int32_t& o : op.outputs) o += offset;
+    e.ops.push_back(op);
+  }
+  e.outputs.push_back(d.outputs[0] + offset);
+  const int32_t other = e.input({1, 24, 20, 16});
+  for (int threads : {1, 2}) {
+    EXPECT_EQ(run_against_builtin(with_residual(e, other, 0), "1x1, depthwise, ADD", threads), 3u);
+  }
 }
 
 // in -> CONV_2D 1x1 (in[3] -> p.in[3] channels, activation `expand_act`) -> the pair of `p` -> out.

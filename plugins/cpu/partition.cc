@@ -457,6 +457,13 @@ void Partition::build(const baton_partition* partition) {
       // A depthwise no 1x1 convolution reads: a step of its own, with the activation node and the
       // residual ADD select took after it.
       used[n] = true;
+      const int32_t in = index_of(api, api->node_input(dw, 0));
+      if (const auto e = expansions.find(in); e != expansions.end()) {  // the 1x1 convolution before it: a step
+        Step expand;
+        expand.op = std::make_unique<Pointwise>(e->second.first, *plugin_.kernels, plugin_.pool.get());
+        place(expand, e->second.second, in);
+        expansions.erase(e);
+      }
       PairSpec spec = PairSpec::read(api, dw, nullptr);
       Clamp clamp = spec.depthwise_clamp;
       int32_t out = mid;
@@ -466,7 +473,7 @@ void Partition::build(const baton_partition* partition) {
       Step step;
       step.op = std::move(op);
       join_residual(step, out, n);
-      place(step, index_of(api, api->node_input(dw, 0)), out);
+      place(step, in, out);
       continue;
     }
     const baton_node* activation = nullptr;
