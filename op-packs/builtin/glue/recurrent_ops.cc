@@ -211,10 +211,11 @@ void rnn_invoke(OpContext& ctx) {
     const float* input = ctx.data<float>(ctx.input(d.input));
     RnnAuxInput aux;
     aux.size = s.aux_size;
-    if (aux_input) {
-      aux.weights = ctx.data<float>(ctx.input(d.aux_weights));
+    if (aux_input && d.hybrid) {
       aux.int8_weights = ctx.data<int8_t>(ctx.input(d.aux_weights));
       aux.weights_scale = d.aux_scale;
+    } else if (aux_input) {
+      aux.weights = ctx.data<float>(ctx.input(d.aux_weights));
     }
     float* hidden = ctx.mutable_data<float>(ctx.input(d.first_input + 3));
     baton_tensor* out_tensor = ctx.output(d.output);
