@@ -237,16 +237,6 @@ void FusedPair::run_blocks(const float* in, const float* residual, float* out, i
   }
 }
 
-void FusedPair::run_share(void* context, size_t share) {
-  const auto* self = static_cast<const FusedPair*>(context);
-  const int blocks = self->blocks_per_image_ * self->batch_;
-  const long shares = self->run_shares_;
-  const int first = static_cast<int>(static_cast<long>(blocks) * static_cast<long>(share) / shares);
-  const int end = static_cast<int>(static_cast<long>(blocks) * static_cast<long>(share + 1) / shares);
-  self->run_blocks(self->run_in_, self->run_residual_, self->run_out_, first, end,
-                   self->run_work_ + share * self->share_floats_);
-}
-
 namespace {
 
 // [begin, end) of share `share` among `shares` over n items, as even as integers allow.
@@ -256,6 +246,14 @@ inline void share_range(long n, size_t share, long shares, long& begin, long& en
 }
 
 }  // namespace
+
+void FusedPair::run_share(void* context, size_t share) {
+  const auto* self = static_cast<const FusedPair*>(context);
+  long first, end;
+  share_range(static_cast<long>(self->blocks_per_image_) * self->batch_, share, self->run_shares_, first, end);
+  self->run_blocks(self->run_in_, self->run_residual_, self->run_out_, static_cast<int>(first), static_cast<int>(end),
+                   self->run_work_ + share * self->share_floats_);
+}
 
 void FusedPair::expand_share(void* context, size_t share) {
   const auto* self = static_cast<const FusedPair*>(context);
@@ -370,9 +368,8 @@ void Depthwise::run_rows(const float* in, const float* residual, float* out, lon
 
 void Depthwise::run_share(void* context, size_t share) {
   const auto* self = static_cast<const Depthwise*>(context);
-  const long rows = static_cast<long>(self->batch_) * self->geometry_.out_h;
-  const long first = rows * static_cast<long>(share) / self->shares_;
-  const long end = rows * static_cast<long>(share + 1) / self->shares_;
+  long first, end;
+  share_range(static_cast<long>(self->batch_) * self->geometry_.out_h, share, self->shares_, first, end);
   self->run_rows(self->run_in_, self->run_residual_, self->run_out_, first, end);
 }
 

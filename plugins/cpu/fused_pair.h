@@ -119,16 +119,14 @@ class FusedPair : public CpuOp {
 // A depthwise convolution no 1x1 convolution reads, taken when a residual ADD joins it (selfie_segmentation's
 // decoder: depthwise, RELU, ADD of the depthwise's input): rows of about 32 KiB at a time get the
 // depthwise, its activation and the residual while they are in cache, the rows split over the pool's
-// threads. Its spec is a PairSpec without the convolution.
+// threads. Its spec is a PairSpec without the convolution (its clamp that of the activation node after
+// it, when select took one).
 class Depthwise : public CpuOp {
  public:
   Depthwise(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool);
   std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
   void run(const float* in, const float* residual, float* out, float* work) override;
   bool takes_residual() const override { return true; }
-  // The activation node after it, when select took one (its clamp; the depthwise has none of its own).
-  void set_clamp(Clamp clamp) { spec_.depthwise_clamp = clamp; }
-  const Clamp& clamp() const { return spec_.depthwise_clamp; }
 
  private:
   void run_rows(const float* in, const float* residual, float* out, long first, long end) const;

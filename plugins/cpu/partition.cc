@@ -465,13 +465,10 @@ void Partition::build(const baton_partition* partition) {
         expansions.erase(e);
       }
       PairSpec spec = PairSpec::read(api, dw, nullptr);
-      Clamp clamp = spec.depthwise_clamp;
       int32_t out = mid;
-      join_activation(clamp, out, n);
-      auto op = std::make_unique<Depthwise>(spec, *plugin_.kernels, plugin_.pool.get());
-      op->set_clamp(clamp);
+      join_activation(spec.depthwise_clamp, out, n);
       Step step;
-      step.op = std::move(op);
+      step.op = std::make_unique<Depthwise>(spec, *plugin_.kernels, plugin_.pool.get());
       join_residual(step, out, n);
       place(step, in, out);
       continue;
