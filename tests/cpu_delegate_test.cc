@@ -172,6 +172,30 @@ TEST(CpuKernels, HardSwishMatchesTFLitesFormula) {
   }
 }
 
+// The shortcut's ADD: where it has channels, out + the max of four rows, then the clamp; past them (the
+// channels a PAD appends), out and the clamp alone.
+TEST(CpuKernels, AddMax4ClampMatchesAPlainLoop) {
+  const Clamp clamp{-0.5f, 0.75f};
+  for (const Kernels* kn : cpu::available_kernels()) {
+    for (long n : {1L, 16L, 19L, 40L}) {
+      for (long extra : {0L, 5L, 24L}) {  // the appended channels: none, a tail, whole vectors and a tail
+        SCOPED_TRACE(std::string(kn->isa) + " n" + std::to_string(n) + " +" + std::to_string(extra));
+        const long total = n + extra;
+        std::vector<float> out = floats_of(static_cast<size_t>(total), 21);
+        const auto a = floats_of(static_cast<size_t>(n), 22), b = floats_of(static_cast<size_t>(n), 23);
+        const auto c = floats_of(static_cast<size_t>(n), 24), d = floats_of(static_cast<size_t>(n), 25);
+        std::vector<float> want(out.size());
+        for (long i = 0; i < total; ++i) {
+          const float r = i < n ? std::max(std::max(a[i], b[i]), std::max(c[i], d[i])) : 0.0f;
+          want[i] = std::min(std::max(out[i] + r, clamp.min), clamp.max);
+        }
+        kn->add_max4_clamp(out.data(), total, a.data(), b.data(), c.data(), d.data(), n, clamp);
+        EXPECT_EQ(out, want);
+      }
+    }
+  }
+}
+
 // Tensors between steps of a partition share bytes of the scratch block when their lives do not overlap
 // (the planner the host's arena uses too).
 TEST(CpuScratchPlan, TensorsApartShareBytesAndNoStepWritesWhatItReads) {
@@ -724,6 +748,123 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
   OpGraph c = conv_graph(pointwise);
   const int32_t bias = random_weights(c, {16}, 51);
   EXPECT_EQ(run_against_builtin(with_residual(c, bias, 0), "broadcasting ADD", 1), 1u);
+}
+
+enum : int32_t { kMaxPool2d = 17, kPad = 34, kRelu = 19, kTanh = 28 };
+
+// Appends to `g` a 2x2 MAX_POOL_2D of stride 2 over `x` (padding `padding`); returns its output.
+int32_t add_max_pool(OpGraph& g, int32_t x, fb::Padding padding, int size = 2) {
+  std::vector<int32_t> shape = g.tensors[static_cast<size_t>(x)].shape;
+  for (int i : {1, 2}) shape[i] = padding == fb::Padding_SAME ? (shape[i] + 1) / 2 : (shape[i] - size) / 2 + 1;
+  const int32_t y = g.add(shape);
+  g.ops.push_back({kMaxPool2d, {x}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
+                                           fb::CreatePool2DOptions(fbb, padding, 2, 2, size, size).Union());
+                   }});
+  return y;
+}
+
+// Appends a PAD of `x`'s channels, `before` zeros ahead of them and `after` behind; returns its output.
+int32_t add_channel_pad(OpGraph& g, int32_t x, int before, int after) {
+  std::vector<int32_t> shape = g.tensors[static_cast<size_t>(x)].shape;
+  shape[3] += before + after;
+  const int32_t paddings_values[8] = {0, 0, 0, 0, 0, 0, before, after};
+  std::vector<uint8_t> bytes(sizeof paddings_values);
+  std::memcpy(bytes.data(), paddings_values, bytes.size());
+  const int32_t paddings = g.add({4, 2}, bytes, 2);  // INT32
+  const int32_t y = g.add(shape);
+  g.ops.push_back({kPad, {x, paddings}, {y}, nullptr});
+  return y;
+}
+
+// ADD(a, b) -> RELU -> a model output (the only one).
+void add_then_relu(OpGraph& g, int32_t a, int32_t b) {
+  const std::vector<int32_t> shape = g.tensors[static_cast<size_t>(a)].shape;
+  g.outputs.clear();
+  const int32_t sum = g.add(shape);
+  g.ops.push_back({kAdd, {a, b}, {sum}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union());
+                   }});
+  g.ops.push_back({kRelu, {sum}, {g.output(shape)}, nullptr});
+}
+
+// BlazeNet's blocks: x -> depthwise (stride 1 or 2) -> 1x1 convolution -> ADD of the shortcut of x (a 2x2
+// MAX_POOL_2D beside a stride-2 block, then a PAD of the channels the block adds) -> RELU.
+OpGraph shortcut_block(const PairCase& p, fb::Padding pool_padding, bool pad_first = false) {
+  OpGraph g = pair_graph(p);
+  const int32_t x = g.inputs[0], y = g.ops.back().outputs[0];
+  const int extra = p.out_channels - p.in[3];
+  int32_t r = x;
+  if (pad_first && extra > 0) r = add_channel_pad(g, r, 0, extra);
+  if (p.stride == 2) r = add_max_pool(g, r, pool_padding);
+  if (!pad_first && extra > 0) r = add_channel_pad(g, r, 0, extra);
+  add_then_relu(g, y, r);
+  return g;
+}
+
+// The shortcut is computed from the block's input while each block of output rows is in cache: the
+// MAX_POOL_2D and PAD nodes join the pair with the ADD and the RELU, and their tensors never exist.
+TEST(CpuDelegate, AShortcutOfPoolAndPadJoinsTheResidualAdd) {
+  struct Case {
+    PairCase pair;
+    fb::Padding pool_padding;
+    bool pad_first;
+    size_t nodes;
+    const char* what;
+  };
+  const Case cases[] = {
+      {{{1, 12, 10, 16}, 3, 2, fb::Padding_SAME, 0, 0, 16, true}, fb::Padding_VALID, false, 5, "pool (hand_landmark's)"},
+      {{{1, 13, 11, 24}, 3, 2, fb::Padding_SAME, 0, 0, 40, true}, fb::Padding_SAME, false, 6,
+       "pool of odd sides (SAME), then PAD (face_detection's)"},
+      {{{1, 9, 9, 8}, 3, 2, fb::Padding_VALID, 3, 0, 8, false}, fb::Padding_VALID, false, 5, "VALID pool of odd sides"},
+      {{{1, 10, 9, 19}, 5, 1, fb::Padding_SAME, 0, 0, 35, true}, fb::Padding_SAME, false, 5, "PAD alone, stride 1"},
+      {{{2, 8, 8, 16}, 5, 2, fb::Padding_SAME, 0, 0, 32, true}, fb::Padding_SAME, false, 6, "batch 2"},
+      {{{1, 8, 6, 8}, 3, 2, fb::Padding_SAME, 0, 0, 21, true}, fb::Padding_SAME, true, 6, "PAD, then pool"},
+      {{{1, 64, 40, 32}, 3, 2, fb::Padding_SAME, 0, 0, 48, true}, fb::Padding_VALID, false, 6, "many row blocks"},
+  };
+  for (int threads : {1, 2, 3}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      EXPECT_EQ(run_against_builtin(shortcut_block(c.pair, c.pool_padding, c.pad_first), c.what, threads), c.nodes);
+    }
+  }
+  // The pair's output a model output too: the ADD (with its shortcut) and the RELU run as steps of their own.
+  OpGraph split = shortcut_block({{1, 13, 11, 24}, 3, 2, fb::Padding_SAME, 0, 0, 40, true}, fb::Padding_SAME);
+  split.outputs.push_back(split.ops[1].outputs[0]);
+  EXPECT_EQ(run_against_builtin(split, "pair output read outside", 2), 6u);
+  // Not shortcuts: a 3x3 pool, and a PAD ahead of the channels. They run on the op packs, before the
+  // partition; the ADD takes their output as a residual of its own.
+  OpGraph wide = pair_graph({{1, 12, 12, 16}, 3, 2, fb::Padding_SAME, 0, 0, 16, true});
+  const int32_t wide_y = wide.ops.back().outputs[0];
+  add_then_relu(wide, wide_y, add_max_pool(wide, wide.inputs[0], fb::Padding_SAME, 3));
+  EXPECT_EQ(run_against_builtin(wide, "3x3 pool", 2), 4u);
+  OpGraph ahead = pair_graph({{1, 8, 8, 8}, 3, 1, fb::Padding_SAME, 0, 0, 16, true});
+  const int32_t ahead_y = ahead.ops.back().outputs[0];
+  add_then_relu(ahead, ahead_y, add_channel_pad(ahead, ahead.inputs[0], 8, 0));
+  EXPECT_EQ(run_against_builtin(ahead, "PAD ahead of the channels", 2), 4u);
+}
+
+// A shortcut whose source and ADD the host puts in two partitions (a node of another plugin between
+// them: x -> pair -> a -> TANH -> pair -> ADD of pool(a)): the shortcut's nodes run as a step of their own.
+TEST(CpuDelegate, AShortcutInAnotherPartitionThanItsAddRunsOnItsOwn) {
+  OpGraph g = pair_graph({{1, 14, 12, 16}, 3, 1, fb::Padding_SAME, 0, 0, 16, true});
+  const int32_t a = g.ops.back().outputs[0];
+  g.outputs.clear();
+  const int32_t b = g.add(g.tensors[static_cast<size_t>(a)].shape);
+  g.ops.push_back({kTanh, {a}, {b}, nullptr});
+  OpGraph second = pair_graph({{1, 14, 12, 16}, 3, 2, fb::Padding_SAME, 0, 0, 24, true});
+  const int32_t offset = static_cast<int32_t>(g.tensors.size());
+  for (const TinyTensor& t : second.tensors) g.tensors.push_back(t);
+  for (GraphOp op : second.ops) {
+    for (int32_t& i : op.inputs) i = i == second.inputs[0] ? b : i < 0 ? i : i + offset;
+    for (int32_t& o : op.outputs) o += offset;
+    g.ops.push_back(op);
+  }
+  const int32_t y = second.outputs[0] + offset;
+  add_then_relu(g, y, add_channel_pad(g, add_max_pool(g, a, fb::Padding_SAME), 0, 8));
+  for (int threads : {1, 2}) {
+    EXPECT_EQ(run_against_builtin(g, "pool and PAD in the first partition, ADD in the second", threads), 8u);
+  }
 }
 
 // in -> DEPTHWISE_CONV_2D (no 1x1 convolution after it; fused activation `dw_act`) -> out.

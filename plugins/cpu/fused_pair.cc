@@ -231,8 +231,8 @@ void FusedPair::run_blocks(const float* in, const float* residual, float* out, i
     kernels_.gemm((row1 - row0) * g.out_w, spec_.out_channels, g.channels, block, g.channels, packed_conv_.data(),
                   conv_bias_.data(), spec_.conv_clamp, out + at, spec_.out_channels);
     if (residual) {  // the block's output is still in cache
-      kernels_.add_clamp(out + at, residual + at, static_cast<long>(row1 - row0) * g.out_w * spec_.out_channels,
-                         residual_clamp_);
+      add_residual_to(kernels_, out + at, residual, (static_cast<long>(image) * g.out_h + row0) * g.out_w,
+                      static_cast<long>(row1 - row0) * g.out_w);
     }
   }
 }
@@ -292,7 +292,8 @@ void FusedPair::project_share(void* context, size_t share) {
   self->kernels_.gemm(static_cast<int>(p1 - p0), n, g.channels, dw + p0 * g.channels, g.channels,
                       self->packed_conv_.data(), self->conv_bias_.data(), self->spec_.conv_clamp, out, n);
   if (self->run_residual_) {
-    self->kernels_.add_clamp(out, self->run_residual_ + p0 * n, (p1 - p0) * n, self->residual_clamp_);
+    self->add_residual_to(self->kernels_, out, self->run_residual_,
+                          static_cast<long>(self->run_image_) * g.out_h * g.out_w + p0, p1 - p0);
   }
 }
 
@@ -305,7 +306,8 @@ void FusedPair::run_whole_image(const float* in, const float* residual, float* o
   for (int image = 0; image < batch_; ++image) {
     run_in_ = in + image * image_in;
     run_out_ = out + image * image_out;
-    run_residual_ = residual ? residual + image * image_out : nullptr;
+    run_residual_ = residual;  // add_residual_to finds the image's pixels
+    run_image_ = image;
     if (spec_.in_channels > 0) pthreadpool_parallelize_1d(pool_, expand_share, this, static_cast<size_t>(shares_), 0);
     pthreadpool_parallelize_1d(pool_, depthwise_share, this, static_cast<size_t>(shares_), 0);
     pthreadpool_parallelize_1d(pool_, project_share, this, static_cast<size_t>(shares_), 0);
@@ -360,8 +362,10 @@ void Depthwise::run_rows(const float* in, const float* residual, float* out, lon
     const size_t at = (static_cast<size_t>(image) * g.out_h + row0) * row_out;
     kernels_.depthwise_rows(g, in + image * image_in, spec_.depthwise_weights, bias_.data(), spec_.depthwise_clamp, row0,
                             row1, out + at);
-    if (residual) kernels_.add_clamp(out + at, residual + at, static_cast<long>(row1 - row0) * static_cast<long>(row_out),
-                                     residual_clamp_);
+    if (residual) {
+      add_residual_to(kernels_, out + at, residual, (static_cast<long>(image) * g.out_h + row0) * g.out_w,
+                      static_cast<long>(row1 - row0) * g.out_w);
+    }
     r += row1 - row0;
   }
 }

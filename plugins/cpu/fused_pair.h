@@ -106,6 +106,7 @@ class FusedPair : public CpuOp {
   float* run_out_ = nullptr;
   float* run_work_ = nullptr;
   int run_shares_ = 1;
+  int run_image_ = 0;  // whole-image mode: the image under way
   // With several threads and an image of too few row blocks to share out evenly (the small late layers),
   // the pair runs image by image in three phases instead (when its buffers are small; a larger image gets
   // as many blocks as the next multiple of the threads): the expansion of the whole input (pixels split

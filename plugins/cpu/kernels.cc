@@ -39,6 +39,25 @@ BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp 
   for (; i < n; ++i) data[i] = clamp(data[i] + other[i], c);
 }
 
+template <class V>
+BATON_INLINE V max(V a, V b) {
+  return a > b ? a : b;
+}
+
+template <class V>
+BATON_INLINE void add_max4_clamp_impl(float* data, long total, const float* a, const float* b, const float* c,
+                                      const float* d, long n, Clamp cl) {
+  constexpr int L = lanes<V>;
+  long i = 0;
+  for (; i + L <= n; i += L) {
+    const V m = max(max(load<V>(a + i), load<V>(b + i)), max(load<V>(c + i), load<V>(d + i)));
+    store(data + i, clamp(load<V>(data + i) + m, cl));
+  }
+  for (; i < n; ++i) data[i] = clamp(data[i] + std::max(std::max(a[i], b[i]), std::max(c[i], d[i])), cl);
+  for (; i + L <= total; i += L) store(data + i, clamp(load<V>(data + i), cl));
+  for (; i < total; ++i) data[i] = clamp(data[i], cl);
+}
+
 // One copy of the kernels per instruction set, in its own vector width and with the tile that fits its
 // registers: 8 x 16 in 8 of AVX-512's 32 zmm, 6 x 16 in 12 of AVX2's 16 ymm, 4 x 8 in 8 of 16 xmm. The
 // AVX-512 tile was 12 x 32 until it met an AVX-512 machine (an AMD EPYC, Zen 4, which runs each zmm
@@ -69,9 +88,13 @@ BATON_INLINE void add_clamp_impl(float* data, const float* other, long n, Clamp 
   ATTRIBUTES void add_clamp_##SUFFIX(float* data, const float* other, long n, Clamp cl) {                  \
     add_clamp_impl<V>(data, other, n, cl);                                                                    \
   }                                                                                                        \
+  ATTRIBUTES void add_max4_clamp_##SUFFIX(float* data, long total, const float* a, const float* b, const float* c, \
+                                          const float* d, long n, Clamp cl) {                                \
+    add_max4_clamp_impl<V>(data, total, a, b, c, d, n, cl);                                                   \
+  }                                                                                                        \
   const Kernels kKernels_##SUFFIX = {#SUFFIX, MR, lanes<V> * NV, depthwise_rows_##SUFFIX, gemm_##SUFFIX,     \
                                      narrow_conv_rows_##SUFFIX, narrow_transpose_conv_rows_##SUFFIX, hard_swish_##SUFFIX, \
-                                     add_clamp_##SUFFIX};
+                                     add_clamp_##SUFFIX, add_max4_clamp_##SUFFIX};
 
 BATON_CPU_KERNELS(baseline, , V4, 4, 2, V4, 8)
 #if defined(__x86_64__) && defined(__GNUC__)

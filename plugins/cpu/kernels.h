@@ -61,6 +61,10 @@ using NarrowTransposeConvRowsFn = void (*)(const ConvGeometry& g, const float* i
 using HardSwishFn = void (*)(float* data, long n);
 // data[i] = clamp(data[i] + other[i]) over n floats (a residual ADD).
 using AddClampFn = void (*)(float* data, const float* other, long n, Clamp clamp);
+// data[i] = clamp(data[i] + max(a[i], b[i], c[i], d[i])) for i < n, clamp(data[i]) for n <= i < total (a
+// residual ADD of a shortcut: a 2x2 max pool, zero channels appended).
+using AddMax4ClampFn = void (*)(float* data, long total, const float* a, const float* b, const float* c, const float* d,
+                                long n, Clamp clamp);
 
 struct Kernels {
   const char* isa;  // "avx512", "avx2", "baseline"
@@ -71,6 +75,7 @@ struct Kernels {
   NarrowTransposeConvRowsFn narrow_transpose_conv_rows;
   HardSwishFn hard_swish;
   AddClampFn add_clamp;
+  AddMax4ClampFn add_max4_clamp;
 };
 
 // The kernels this CPU runs, best first (the first is what the delegate uses).

@@ -12,7 +12,7 @@ namespace {
 
 using kit::refuse;
 
-constexpr int32_t kAdd = 0, kConv2d = 3, kDepthwiseConv2d = 4;
+constexpr int32_t kAdd = 0, kConv2d = 3, kDepthwiseConv2d = 4, kMaxPool2d = 17, kPad = 34;
 
 int32_t index_of(const baton_host_api* api, const baton_tensor* t) { return t ? api->tensor_index(t) : -1; }
 
@@ -47,6 +47,50 @@ int32_t residual_of(const baton_host_api* api, const baton_node* add, int32_t t)
     if (api->tensor_type(x) != BATON_TYPE_FLOAT32 || shape_of(api, x) != shape_of(api, out)) return -1;
   }
   return index_of(api, other);
+}
+
+// Adds `node` to the shortcut `s` (see Shortcut) when it is a part of one: a MAX_POOL_2D (2x2, stride 2, no
+// activation) or a PAD with constant paddings that appends channels only, float32 NHWC, one of each at
+// most (in either order: the pool of zero channels is zero).
+bool read_shortcut(const baton_host_api* api, const baton_node* node, Shortcut& s) {
+  if (!node || api->node_output_count(node) != 1 || api->node_input_count(node) < 1) return false;
+  const baton_tensor* in = api->node_input(node, 0);
+  const baton_tensor* out = api->node_output(node, 0);
+  if (!in || !out || api->tensor_type(in) != BATON_TYPE_FLOAT32 || api->tensor_type(out) != BATON_TYPE_FLOAT32 ||
+      shape_of(api, in).size() != 4 || shape_of(api, out).size() != 4) {
+    return false;
+  }
+  const int32_t code = api->node_builtin_code(node);
+  if (code == kMaxPool2d && !s.pool) {
+    const baton_pool_options& o = api->node_builtin_options(node)->u.pool;
+    if (o.filter_w != 2 || o.filter_h != 2 || o.stride_w != 2 || o.stride_h != 2 || o.activation != BATON_ACT_NONE) {
+      return false;
+    }
+    s.pool = true;
+    s.pool_same = o.padding == BATON_PADDING_SAME;
+    return true;
+  }
+  if (code != kPad || api->node_input_count(node) != 2 || s.pad_channels > 0) return false;
+  const baton_tensor* paddings = api->node_input(node, 1);
+  if (!paddings || !api->tensor_is_constant(paddings) || !api->tensor_data(paddings) ||
+      shape_of(api, paddings) != std::vector<int32_t>{4, 2}) {
+    return false;
+  }
+  int64_t p[8];
+  const void* data = api->tensor_data(paddings);
+  if (api->tensor_type(paddings) == BATON_TYPE_INT32) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<const int32_t*>(data)[i];
+  } else if (api->tensor_type(paddings) == BATON_TYPE_INT64) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<const int64_t*>(data)[i];
+  } else {
+    return false;
+  }
+  for (int i = 0; i < 7; ++i) {
+    if (p[i] != 0) return false;
+  }
+  if (p[7] <= 0 || p[7] > 1 << 20) return false;
+  s.pad_channels = static_cast<int>(p[7]);
+  return true;
 }
 
 // The clamp of the ADD's fused activation, or nothing for one the cpu delegate does not take.
@@ -224,13 +268,28 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const auto add_at = position.find(reader_node[t]);
     if (add_at == position.end() || selected[add_at->second]) continue;
     const baton_node* add = api->graph_node(graph, reader_node[t]);
-    const int32_t other = residual_of(api, add, t);
+    int32_t other = residual_of(api, add, t);
     if (other < 0 || !add_clamp_of(api, add)) continue;
+    // A shortcut that makes the other input (free nodes, each read only by the next): the step computes
+    // it from its source, which must exist before the pattern runs instead.
+    std::vector<int32_t> shortcut_nodes;
+    Shortcut shortcut;
+    for (;;) {
+      const auto p = producer.find(other);
+      const auto at = p != producer.end() ? position.find(p->second) : position.end();
+      if (at == position.end() || selected[at->second] || readers[other] != 1 ||
+          !read_shortcut(api, api->graph_node(graph, p->second), shortcut)) {
+        break;
+      }
+      shortcut_nodes.push_back(at->second);
+      other = index_of(api, api->node_input(api->graph_node(graph, p->second), 0));
+    }
     if (const auto p = producer.find(other); p != producer.end()) {
       const auto at = position.find(p->second);
       const bool ours = at != position.end() && selected[at->second];
       if (ours ? p->second > first : depends_on_selected(p->second)) continue;
     }
+    for (int32_t at : shortcut_nodes) selected[at] = 1;
     selected[add_at->second] = 1;
     const int32_t sum = index_of(api, api->node_output(add, 0));
     if (api->node_builtin_options(add)->u.elementwise.activation != BATON_ACT_NONE || readers[sum] != 1) continue;
@@ -261,7 +320,9 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
                     std::to_string(PointwiseSpec::kMinMultiplyAdds) +
                     " multiply-adds) with the HARD_SWISH that alone reads it; a RELU, RELU6 or RELU_N1_TO_1 that "
                     "alone reads such a convolution (without a fused activation); an ADD of such a 1x1 "
-                    "convolution and a tensor of its shape (and a RELU after it) with the convolution";
+                    "convolution and a tensor of its shape, or of a shortcut that makes one (a 2x2 MAX_POOL_2D of "
+                    "stride 2 and a PAD that appends channels, of an earlier tensor), and a RELU after it, with "
+                    "the convolution";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
   if (!last_conv_reason.empty()) why += " (last convolution refused: " + last_conv_reason + ")";
   api->error_set(error, why.c_str());
@@ -314,17 +375,33 @@ void Partition::build(const baton_partition* partition) {
   // The residual ADD select took after a step that writes `out` (and the activation node after it): the
   // step takes it, and `out` becomes what the last of them writes.
   std::unordered_map<int32_t, int> reads;  // how often the partition's nodes read each tensor
+  std::unordered_map<int32_t, int32_t> made_by;  // tensor -> the partition node that writes it
   for (int32_t n = 0; n < count; ++n) {
     const baton_node* node = api->partition_node(partition, n);
     for (int32_t i = 0; i < api->node_input_count(node); ++i) ++reads[index_of(api, api->node_input(node, i))];
+    for (int32_t i = 0; i < api->node_output_count(node); ++i) made_by[index_of(api, api->node_output(node, i))] = n;
   }
+  // The shortcut (see Shortcut) that makes a residual ADD's other input `t` here, as select took it: its
+  // nodes are marked used, and `t` becomes its source.
+  auto take_shortcut = [&](int32_t& t) {
+    Shortcut shortcut;
+    for (auto m = made_by.find(t); m != made_by.end() && !used[m->second] && !outputs.count(t) && reads[t] == 1;
+         m = made_by.find(t)) {
+      const baton_node* node = api->partition_node(partition, m->second);
+      if (!read_shortcut(api, node, shortcut)) break;
+      used[m->second] = true;
+      t = index_of(api, api->node_input(node, 0));
+    }
+    return shortcut;
+  };
   auto join_residual = [&](Step& step, int32_t& out, int32_t after) {
     // As select: only an ADD that alone reads the output (which no node outside the partition reads).
     if (!step.op->takes_residual() || outputs.count(out) || reads[out] != 1) return;
     for (int32_t k = after + 1; k < count; ++k) {
       const baton_node* add = api->partition_node(partition, k);
-      const int32_t other = used[k] ? -1 : residual_of(api, add, out);
+      int32_t other = used[k] ? -1 : residual_of(api, add, out);
       if (other < 0) continue;
+      const Shortcut shortcut = take_shortcut(other);
       if (!existing(other, step.residual, step.residual_tensor)) {
         refuse("node " + std::to_string(api->node_index(add)) + ": the residual is made after the convolution");
       }
@@ -343,7 +420,7 @@ void Partition::build(const baton_partition* partition) {
           break;
         }
       }
-      step.op->add_residual(clamp);
+      step.op->add_residual(clamp, shortcut);
       return;
     }
   };
@@ -423,19 +500,53 @@ void Partition::build(const baton_partition* partition) {
       if (code == kHardSwish) {
         step.op = std::make_unique<Elementwise>(Elementwise::Kind::kHardSwish, Clamp{-kInf, kInf}, *plugin_.kernels);
       } else if (code == kAdd) {
-        const int32_t b = residual_of(api, dw, index_of(api, api->node_input(dw, 0)));
+        // in + residual, the residual the input a shortcut makes when there is one.
+        int32_t a = index_of(api, api->node_input(dw, 0));
+        int32_t b = residual_of(api, dw, a);
+        Shortcut shortcut = take_shortcut(b);
+        if (int32_t t = a; !shortcut.any() && (shortcut = take_shortcut(t)).any()) {  // the shortcut's is input 0
+          a = b;
+          b = t;
+        }
         const std::optional<Clamp> clamp = add_clamp_of(api, dw);
-        if (b < 0 || !clamp || !existing(b, step.residual, step.residual_tensor)) {
+        if (a < 0 || b < 0 || !clamp || !existing(b, step.residual, step.residual_tensor)) {
           refuse("node " + std::to_string(api->node_index(dw)) + ": an ADD the cpu delegate cannot run on its own");
         }
         step.op = std::make_unique<Elementwise>(Elementwise::Kind::kAdd, *clamp, *plugin_.kernels);
+        step.op->add_residual(*clamp, shortcut);
+        place(step, a, index_of(api, api->node_output(dw, 0)));
+        continue;
       } else {
         step.op = std::make_unique<Elementwise>(Elementwise::Kind::kClamp, *activation_node_clamp(code), *plugin_.kernels);
       }
       place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
       continue;
     }
-    if (api->node_builtin_code(dw) != kDepthwiseConv2d) {
+    if (code == kMaxPool2d || code == kPad) {
+      // A shortcut: the residual ADD after it takes it when the ADD is in this partition (through the
+      // shortcut's other nodes, each read only by the next); else a step of its own.
+      int32_t t = index_of(api, api->node_output(dw, 0));
+      bool taken = false;
+      for (int32_t k = n + 1; k < count && !taken && !outputs.count(t) && reads[t] == 1; ++k) {
+        const baton_node* node = api->partition_node(partition, k);
+        const int32_t c = api->node_builtin_code(node);
+        if (used[k]) continue;
+        if (c == kAdd) {
+          taken = residual_of(api, node, t) >= 0;
+        } else if ((c == kMaxPool2d || c == kPad) && index_of(api, api->node_input(node, 0)) == t) {
+          t = index_of(api, api->node_output(node, 0));
+        }
+      }
+      if (taken) continue;
+      Shortcut shortcut;
+      if (!read_shortcut(api, dw, shortcut)) refuse("node " + std::to_string(api->node_index(dw)) + ": not a shortcut");
+      used[n] = true;
+      Step step;
+      step.op = std::make_unique<ShortcutStep>(shortcut, *plugin_.kernels);
+      place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
+      continue;
+    }
+    if (code != kDepthwiseConv2d) {
       refuse("node " + std::to_string(api->node_index(dw)) + " is neither a depthwise half of a pair nor a convolution");
     }
     int32_t mid = index_of(api, api->node_output(dw, 0));
@@ -494,12 +605,16 @@ void Partition::build(const baton_partition* partition) {
       in = e->second.second;
       expansions.erase(e);
     }
-    step.op = std::make_unique<FusedPair>(spec, *plugin_.kernels, plugin_.pool.get());
     int32_t out = index_of(api, api->node_output(conv, 0));
+    join_activation(spec.conv_clamp, out, c);
+    step.op = std::make_unique<FusedPair>(spec, *plugin_.kernels, plugin_.pool.get());
     join_residual(step, out, c);
     place(step, in, out);
   }
   if (!expansions.empty()) refuse("a 1x1 convolution's output is read by no pair's depthwise");
+  for (int32_t n = 0; n < count; ++n) {
+    if (!used[n]) refuse("node " + std::to_string(api->node_index(api->partition_node(partition, n))) + ": a shortcut no residual ADD of the partition takes");
+  }
 }
 
 baton_status Partition::prepare(const baton_partition* partition, baton_error* error) {
@@ -528,8 +643,8 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
       } else {
         r_dims = buffer_dims[static_cast<size_t>(s.residual.buffer)];
       }
-      if (r_dims != s.out_dims) {
-        api->error_set(error, "the residual ADD's other input no longer has the convolution output's shape");
+      if (!s.op->prepare_residual(r_dims, s.out_dims)) {
+        api->error_set(error, "the residual ADD's other input (through its shortcut) no longer has the output's shape");
         return BATON_ERROR;
       }
     }

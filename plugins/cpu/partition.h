@@ -3,8 +3,11 @@
 // reader is a 1x1 CONV_2D, both of a form FusedPair runs, and every other CONV_2D NarrowConv or Pointwise
 // runs, each with a RELU node that alone reads a narrow or 1x1 one. A partition is one or more such
 // steps in execution order (the host groups connected ones); a 1x1 convolution whose output only a
-// pair's depthwise reads becomes that pair's expansion. A tensor that passes between two steps of one
-// partition lives in a buffer of the partition, the others in the host's memory.
+// pair's depthwise reads becomes that pair's expansion. A residual ADD after a step joins it, also when
+// its other input is a shortcut (see Shortcut: a 2x2 MAX_POOL_2D, a PAD of channels) of a tensor that
+// exists before the step; the step computes the shortcut, whose nodes the host no longer runs. A tensor
+// that passes between two steps of one partition lives in a buffer of the partition, the others in the
+// host's memory.
 #ifndef BATON_CPU_PARTITION_H
 #define BATON_CPU_PARTITION_H
 

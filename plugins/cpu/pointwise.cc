@@ -74,7 +74,7 @@ void Pointwise::run_rows(const float* in, const float* residual, float* out, lon
     kernels_.gemm(static_cast<int>(n), spec_.out_channels, spec_.channels, in + r * spec_.channels, spec_.channels,
                   packed_.data(), bias_.data(), spec_.clamp, out + at, spec_.out_channels);
     if (spec_.hard_swish) kernels_.hard_swish(out + at, n * spec_.out_channels);
-    if (residual) kernels_.add_clamp(out + at, residual + at, n * spec_.out_channels, residual_clamp_);
+    if (residual) add_residual_to(kernels_, out + at, residual, r, n);
   }
 }
 
@@ -100,6 +100,7 @@ void Pointwise::run(const float* in, const float* residual, float* out, float*) 
 std::vector<int32_t> Elementwise::prepare(const int32_t* in_dims, int32_t rank) {
   size_ = 1;
   for (int32_t i = 0; i < rank; ++i) size_ *= in_dims[i];
+  channels_ = rank > 0 && in_dims[rank - 1] > 0 ? in_dims[rank - 1] : 1;
   return std::vector<int32_t>(in_dims, in_dims + rank);
 }
 
@@ -111,12 +112,30 @@ void Elementwise::run(const float* in, const float* residual, float* out, float*
       return;
     case Kind::kAdd:
       std::copy(in, in + size_, out);
-      kernels_.add_clamp(out, residual, size_, clamp_);
+      add_residual_to(kernels_, out, residual, 0, size_ / channels_);
       return;
     case Kind::kClamp:
       for (long i = 0; i < size_; ++i) out[i] = std::min(std::max(in[i], clamp_.min), clamp_.max);
       return;
   }
+}
+
+std::vector<int32_t> ShortcutStep::prepare(const int32_t* in_dims, int32_t rank) {
+  if (rank != 4 || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1 || in_dims[3] < 1) {
+    refuse("shortcut input is not [batch, height, width, channels]");
+  }
+  const auto side = [&](int32_t n) { return !shortcut_.pool ? n : shortcut_.pool_same ? (n + 1) / 2 : n / 2; };
+  const std::vector<int32_t> in(in_dims, in_dims + rank);
+  const std::vector<int32_t> out = {in_dims[0], side(in_dims[1]), side(in_dims[2]), in_dims[3] + shortcut_.pad_channels};
+  if (!prepare_residual(in, out)) refuse("the shortcut's output would be empty");
+  pixels_ = static_cast<long>(out[0]) * out[1] * out[2];
+  size_ = pixels_ * out[3];
+  return out;
+}
+
+void ShortcutStep::run(const float* in, const float*, float* out, float*) {
+  std::fill(out, out + size_, 0.0f);  // then out += the shortcut of in
+  add_residual_to(kernels_, out, in, 0, pixels_);
 }
 
 }  // namespace baton::cpu

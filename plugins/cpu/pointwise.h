@@ -77,7 +77,24 @@ class Elementwise : public CpuOp {
   Kind kind_;
   Clamp clamp_;
   const Kernels& kernels_;
-  long size_ = 0;
+  long size_ = 0, channels_ = 1;  // all values, and those of the last dim (a pixel, for add_residual_to)
+};
+
+// A shortcut's nodes (see Shortcut) that select took for a residual ADD the host put in another partition:
+// out = the shortcut of in, as a step of its own.
+class ShortcutStep : public CpuOp {
+ public:
+  ShortcutStep(Shortcut shortcut, const Kernels& kernels) : kernels_(kernels) {
+    shortcut_ = shortcut;
+    residual_clamp_ = Clamp{-kShortcutInf, kShortcutInf};
+  }
+  std::vector<int32_t> prepare(const int32_t* in_dims, int32_t rank) override;
+  void run(const float* in, const float* residual, float* out, float* work) override;
+
+ private:
+  static constexpr float kShortcutInf = __builtin_inff();
+  const Kernels& kernels_;
+  long pixels_ = 0, size_ = 0;
 };
 
 }  // namespace baton::cpu
