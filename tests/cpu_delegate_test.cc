@@ -220,6 +220,28 @@ TEST(CpuScratchPlan, TensorsApartShareBytesAndNoStepWritesWhatItReads) {
   EXPECT_LT(total, sum);
 }
 
+// Blocks lie in host tensors where those are idle during their whole life (an output before the step that
+// writes it, a reusable input after the last step that reads it), the smallest region that fits first,
+// beside the blocks already there; the rest in the scratch block.
+TEST(CpuScratchPlan, BlocksLieInIdleHostTensorsWhereTheyFit) {
+  // a [0,1], b [1,2], c [2,3], d [3,3]; an output free at steps 0-1, an input free at steps 2-3.
+  const std::vector<kit::Lifetime> blocks = {{100, 0, 1}, {300, 1, 2}, {200, 2, 3}, {50, 3, 3}};
+  const std::vector<kit::Region> regions = {{256, 0, 1}, {400, 2, 3}};
+  size_t total = 0;
+  const std::vector<kit::Place> at = kit::plan_with_regions(blocks, regions, 64, &total);
+  ASSERT_EQ(at.size(), blocks.size());
+  EXPECT_EQ(at[1].region, -1);  // b: too large for the output, alive before the input is free
+  EXPECT_EQ(at[2].region, 1);   // c: in the input
+  EXPECT_EQ(at[2].offset, 0u);
+  EXPECT_EQ(at[0].region, 0);   // a: in the output, the smaller region that fits
+  EXPECT_EQ(at[3].region, 1);   // d: beside c in the input (alive together)
+  EXPECT_EQ(at[3].offset, 256u);
+  EXPECT_EQ(total, 320u);       // b alone in the scratch
+  // Without regions, everything in the scratch.
+  EXPECT_EQ(kit::plan_with_regions(blocks, {}, 64, &total)[1].region, -1);
+  EXPECT_GT(total, 320u);
+}
+
 // A plain loop for a convolution with TFLite's padding, in double.
 std::vector<float> plain_conv(const cpu::ConvGeometry& g, const std::vector<float>& in, const std::vector<float>& w,
                               const std::vector<float>& bias, Clamp cl) {
@@ -593,12 +615,20 @@ OpGraph with_activation_node(OpGraph g, int32_t code, const std::vector<int32_t>
 }
 
 // A RELU, RELU6 or RELU_N1_TO_1 node that alone reads a convolution without a fused activation
-// (selfie_segmentation's decoder has five) joins the convolution's step: clamped while still in cache.
+// (selfie_segmentation's decoder has five) joins the convolution's step: clamped while still in cache. So
+// does one after a pair's 1x1 convolution (face_detection_full_range's blocks: pair, RELU, pair, ADD of
+// the block's input, RELU; the ADD after such a RELU in AResidualAddJoinsThePattern).
 TEST(CpuDelegate, AnActivationNodeAfterAConvolutionJoinsIt) {
   const ConvCase pointwise = {{1, 32, 32, 16}, 1, 1, 1, fb::Padding_SAME, 0, 16, true};
   const ConvCase odd = {{1, 13, 11, 19}, 1, 1, 1, fb::Padding_SAME, 0, 37, false};
   const ConvCase narrow = {{1, 64, 64, 8}, 3, 3, 1, fb::Padding_SAME, 0, 1, true};
+  const PairCase pair = {{1, 17, 15, 24}, 3, 1, fb::Padding_SAME, 3, 0, 24, true};
+  const PairCase strided = {{1, 19, 14, 12}, 5, 2, fb::Padding_SAME, 0, 0, 20, false};
   for (int threads : {1, 2}) {
+    OpGraph p = with_activation_node(pair_graph(pair), 19, {1, 17, 15, 24});
+    EXPECT_EQ(run_against_builtin(p, "pair, RELU", threads), 3u);
+    EXPECT_EQ(run_against_builtin(with_activation_node(pair_graph(strided), 21, {1, 10, 7, 20}), "pair, RELU6", threads),
+              3u);
     EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(pointwise), 19, {1, 32, 32, 16}), "pointwise, RELU", threads), 2u);
     EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(odd), 21, {1, 13, 11, 37}), "pointwise, RELU6", threads), 2u);
     EXPECT_EQ(run_against_builtin(with_activation_node(conv_graph(narrow), 20, {1, 64, 64, 1}), "narrow, RELU_N1_TO_1", threads),
@@ -715,6 +745,8 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
     EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 0), "pair + ADD", threads), 3u);
     EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 3), "pair + ADD with RELU6", threads), 3u);
     EXPECT_EQ(run_against_builtin(with_residual(p, p.inputs[0], 0, 19), "pair + ADD, then RELU", threads), 4u);
+    OpGraph relu = with_activation_node(pair_graph(pair), 19, pair.in);
+    EXPECT_EQ(run_against_builtin(with_residual(relu, relu.inputs[0], 0, 19), "pair, RELU, ADD, RELU", threads), 5u);
     OpGraph c = conv_graph(pointwise);
     EXPECT_EQ(run_against_builtin(with_residual(c, c.inputs[0], 1), "1x1 + ADD with RELU", threads), 2u);
     // The ADD's operands the other way round, batch 2.
@@ -842,6 +874,36 @@ TEST(CpuDelegate, AShortcutOfPoolAndPadJoinsTheResidualAdd) {
   const int32_t ahead_y = ahead.ops.back().outputs[0];
   add_then_relu(ahead, ahead_y, add_channel_pad(ahead, ahead.inputs[0], 8, 0));
   EXPECT_EQ(run_against_builtin(ahead, "PAD ahead of the channels", 2), 4u);
+}
+
+// The tensors between a partition's steps lie in its idle host tensors (ABI 1.8): x -> TANH (op pack) -> a ->
+// pair -> b -> pair -> d -> pair -> c. b lies in the output c until c is written, d in the input a once
+// the first pair has read it; the arena holds x, a and c and the pairs' small working memory, where it
+// held b and d beside them before.
+TEST(CpuDelegate, APartitionComputesInItsIdleInputAndOutput) {
+  const std::vector<int32_t> shape = {1, 40, 40, 16};
+  const size_t tensor_bytes = 40 * 40 * 16 * sizeof(float);
+  OpGraph g;
+  const int32_t x = g.input(shape);
+  int32_t t = g.add(shape);
+  g.ops.push_back({kTanh, {x}, {t}, nullptr});
+  for (int round = 0; round < 3; ++round) {
+    OpGraph p = pair_graph({shape, 3, 1, fb::Padding_SAME, 0, 0, 16, true});
+    const int32_t offset = static_cast<int32_t>(g.tensors.size());
+    for (const TinyTensor& tt : p.tensors) g.tensors.push_back(tt);
+    for (GraphOp op : p.ops) {
+      for (int32_t& i : op.inputs) i = i == p.inputs[0] ? t : i < 0 ? i : i + offset;
+      for (int32_t& o : op.outputs) o += offset;
+      g.ops.push_back(op);
+    }
+    t = p.outputs[0] + offset;
+  }
+  g.outputs = {t};
+  for (int threads : {1, 2}) {
+    size_t arena = 0;
+    EXPECT_EQ(run_against_builtin(g, "three pairs after an op pack's node", threads, {}, &arena), 6u);
+    EXPECT_LT(arena, 4 * tensor_bytes) << threads << " threads";  // x, a, c and working memory
+  }
 }
 
 // A shortcut whose source and ADD the host puts in two partitions (a node of another plugin between

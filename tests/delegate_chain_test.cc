@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "interpreter.h"
+#include "plugin_registry.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
@@ -85,6 +86,43 @@ TEST_F(DelegateChainTest, PartitionScratchLiesInTheArena) {
   for (const Tensor* t : in.partitions()[0]->inputs) EXPECT_NE(static_cast<const uint8_t*>(t->data), scratch);
   EXPECT_EQ(run(in), expected_);
   EXPECT_EQ(run(in), expected_);
+}
+
+// ABI 1.8: a partition input is reusable working memory after its last read only when the partition alone
+// reads it and the graph does not own it (an input, an output).
+TEST_F(DelegateChainTest, AnInputOnlyThePartitionReadsIsReusable) {
+  const baton_host_api* api = host_api_table();
+  ASSERT_NE(api->partition_input_reusable, nullptr);
+  auto reusable = [&](const Interpreter& in, size_t partition, int32_t i) {
+    return api->partition_input_reusable(reinterpret_cast<const baton_partition*>(in.partitions()[partition].get()), i);
+  };
+  // TimesTwo alone on deleg-a: its input c comes from the op pack's ADD and nothing else reads it.
+  auto alone = make("delegates = deleg-a\n[plugin.deleg-a]\nops = TimesTwo\n");
+  ASSERT_TRUE(alone) << alone.error();
+  ASSERT_EQ(alone.value()->partitions().size(), 1u);
+  EXPECT_EQ(reusable(*alone.value(), 0, 0), 1);
+  EXPECT_EQ(reusable(*alone.value(), 0, 1), 0);   // no such input
+  EXPECT_EQ(reusable(*alone.value(), 0, -1), 0);
+  EXPECT_EQ(run(*alone.value()), expected_);
+  // Both nodes on deleg-a: its inputs are the model's.
+  auto both = make("delegates = deleg-a\n");
+  ASSERT_TRUE(both) << both.error();
+  EXPECT_EQ(reusable(*both.value(), 0, 0), 0);
+  EXPECT_EQ(reusable(*both.value(), 0, 1), 0);
+  // c is a model output too, or another node reads it.
+  TinyModel output = add_then_double();
+  output.outputs.push_back(2);
+  auto shown = make("delegates = deleg-a\n[plugin.deleg-a]\nops = TimesTwo\n", output);
+  ASSERT_TRUE(shown) << shown.error();
+  EXPECT_EQ(reusable(*shown.value(), 0, 0), 0);
+  TinyModel shared = add_then_double();
+  shared.tensors.push_back({{2, 3}, 0, {}, "e"});
+  shared.ops.push_back({0, "", 1, {2, 0}, {4}, 0});
+  shared.outputs.push_back(4);
+  auto read_twice = make("delegates = deleg-a\n[plugin.deleg-a]\nops = TimesTwo\n", shared);
+  ASSERT_TRUE(read_twice) << read_twice.error();
+  ASSERT_EQ(read_twice.value()->partitions().size(), 1u);
+  EXPECT_EQ(reusable(*read_twice.value(), 0, 0), 0);
 }
 
 TEST_F(DelegateChainTest, LaterDelegateGetsWhatTheFirstRefused) {

@@ -196,7 +196,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     if (activation) selected[activation_at->second] = 1;
     selected[i] = 1;
     selected[conv_at->second] = 1;
-    ends.emplace_back(free_nodes[i], index_of(api, api->node_output(conv, 0)));
+    ends.emplace_back(free_nodes[i], take_activation(conv));
     ++pairs;
   }
   // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH or an
@@ -668,10 +668,39 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
   for (size_t i = 0; i < steps_.size(); ++i) {
     lives.push_back({steps_[i].op->work_bytes(), static_cast<int>(i), static_cast<int>(i)});
   }
+  // Host tensors to compute in while they are idle: outputs before the step that writes them, reusable
+  // inputs after the last step that reads them.
+  std::vector<kit::Region> regions;
+  region_tensor_.clear();
+  const bool asks_inputs = api->struct_size >= offsetof(baton_host_api, partition_input_reusable) +
+                                                   sizeof(api->partition_input_reusable) &&
+                           api->partition_input_reusable;
+  const int last_step = static_cast<int>(steps_.size()) - 1;
+  for (int i = 0; i <= last_step; ++i) {
+    baton_tensor* out = steps_[static_cast<size_t>(i)].out.host;
+    if (out && i > 0) {
+      regions.push_back({api->tensor_byte_size(out), 0, i - 1});
+      region_tensor_.push_back(out);
+    }
+  }
+  for (int32_t k = 0; asks_inputs && k < api->partition_input_count(partition); ++k) {
+    baton_tensor* in = api->partition_input(partition, k);
+    if (!api->partition_input_reusable(partition, k)) continue;
+    int last_read = -1;
+    for (int i = 0; i <= last_step; ++i) {
+      const Step& s = steps_[static_cast<size_t>(i)];
+      if (s.in.host == in || (s.op->has_residual() && s.residual.host == in)) last_read = i;
+    }
+    if (last_read >= 0 && last_read < last_step) {
+      regions.push_back({api->tensor_byte_size(in), last_read + 1, last_step});
+      region_tensor_.push_back(in);
+    }
+  }
   size_t total = 0;
-  buffer_offset_ = kit::plan_offsets(lives, 64, &total);
-  for (size_t i = 0; i < steps_.size(); ++i) steps_[i].work_offset = buffer_offset_[buffers + i];
-  buffer_offset_.resize(buffers);
+  buffer_place_ = kit::plan_with_regions(lives, regions, 64, &total);
+  for (size_t i = 0; i < steps_.size(); ++i) steps_[i].work = buffer_place_[buffers + i];
+  buffer_place_.resize(buffers);
+  region_base_.assign(region_tensor_.size(), nullptr);
   partition_ = partition;
   scratch_.request(api, partition, total);
   scratch_bytes_ = total;
@@ -681,6 +710,13 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
 baton_status Partition::invoke(baton_error* error) {
   const baton_host_api* api = plugin_.api;
   scratch_base_ = scratch_.data(api, partition_);
+  for (size_t r = 0; r < region_tensor_.size(); ++r) {
+    region_base_[r] = static_cast<uint8_t*>(api->tensor_mutable_data(region_tensor_[r]));
+    if (!region_base_[r]) {
+      api->error_set(error, "a boundary tensor of the partition has no memory");
+      return BATON_ERROR;
+    }
+  }
   if (scratch_bytes_ > 0 && !scratch_base_) {
     api->error_set(error, "the partition's scratch has no memory");
     return BATON_ERROR;
@@ -704,7 +740,7 @@ baton_status Partition::invoke(baton_error* error) {
       }
     }
     s.op->run(in, residual, out,
-              s.op->work_bytes() > 0 ? reinterpret_cast<float*>(scratch_base_ + s.work_offset) : nullptr);
+              s.op->work_bytes() > 0 ? reinterpret_cast<float*>(at(s.work)) : nullptr);
   }
   return BATON_OK;
 }

@@ -1,7 +1,7 @@
 // The cpu delegate's state (the kernels this CPU runs, the host's thread pool) and its partitions. The
 // delegate chooses its nodes from the whole graph (select_nodes): every DEPTHWISE_CONV_2D whose only
 // reader is a 1x1 CONV_2D, both of a form FusedPair runs, and every other CONV_2D NarrowConv or Pointwise
-// runs, each with a RELU node that alone reads a narrow or 1x1 one. A partition is one or more such
+// runs, each with a RELU node that alone reads its (last) convolution. A partition is one or more such
 // steps in execution order (the host groups connected ones); a 1x1 convolution whose output only a
 // pair's depthwise reads becomes that pair's expansion. A residual ADD after a step joins it, also when
 // its other input is a shortcut (see Shortcut: a 2x2 MAX_POOL_2D, a PAD of channels) of a tensor that
@@ -58,23 +58,28 @@ class Partition {
     const baton_tensor* residual_tensor = nullptr;
     Place in, out, residual;  // residual: the other input of a residual ADD the step ends in
     std::vector<int32_t> out_dims;
-    size_t work_offset = 0;  // of the op's working memory, bytes into the scratch block
+    kit::Place work;  // where the op's working memory lies
   };
 
   PluginState& plugin_;
   std::vector<Step> steps_;
   // Tensors between two steps of this partition: `buffers_` of them, placed at prepare in one scratch
   // block (plugin_kit_scratch.hpp; tensors with lives apart share bytes), in the host's arena where it
-  // gives one. Each step's working memory lies there too, alive during that step only.
+  // gives one. Each step's working memory lies there too, alive during that step only. Where they fit,
+  // both lie instead in host tensors the partition may compute in (kit::plan_with_regions, ABI 1.8): an
+  // output before the step that writes it, a reusable input after the last step that reads it.
   int buffers_ = 0;
-  std::vector<size_t> buffer_offset_;  // bytes into the block
+  std::vector<kit::Place> buffer_place_;
+  std::vector<baton_tensor*> region_tensor_;  // by region
   const baton_partition* partition_ = nullptr;
   kit::PartitionScratch scratch_;
   size_t scratch_bytes_ = 0;
-  uint8_t* scratch_base_ = nullptr;  // the block's address for the invoke under way
-  float* buffer(int b) {
-    return reinterpret_cast<float*>(scratch_base_ + buffer_offset_[static_cast<size_t>(b)]);
+  uint8_t* scratch_base_ = nullptr;       // the block's address for the invoke under way
+  std::vector<uint8_t*> region_base_;     // the regions' addresses for the invoke under way
+  uint8_t* at(const kit::Place& p) const {
+    return (p.region < 0 ? scratch_base_ : region_base_[static_cast<size_t>(p.region)]) + p.offset;
   }
+  float* buffer(int b) { return reinterpret_cast<float*>(at(buffer_place_[static_cast<size_t>(b)])); }
 };
 
 }  // namespace baton::cpu

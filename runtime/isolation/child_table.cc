@@ -213,6 +213,8 @@ baton_status partition_request_scratch(const baton_partition*, size_t, baton_err
   return BATON_UNSUPPORTED;
 }
 void* partition_scratch(const baton_partition*) { return nullptr; }
+// Whether a node outside the partition reads an input is not sent over: the plugin computes beside it.
+int32_t partition_input_reusable(const baton_partition*, int32_t) { return 0; }
 
 // A string tensor's contents (and so its byte size) are not sent over in this version.
 baton_status tensor_set_byte_size(baton_tensor*, size_t, baton_error* error) {
@@ -288,6 +290,7 @@ const baton_host_api* host_table() {
     a.partition_request_scratch = partition_request_scratch;
     a.partition_scratch = partition_scratch;
     a.tensor_set_byte_size = tensor_set_byte_size;
+    a.partition_input_reusable = partition_input_reusable;
     return a;
   }();
   return &api;

@@ -204,6 +204,7 @@ Status Subgraph::partition() {
           if (t->is_model_output || read_outside[t->index]) p->outputs.push_back(t);
         }
       }
+      for (const Tensor* t : p->inputs) p->inputs_read_inside_only.push_back(!read_outside[t->index]);
       baton_error error;
       state_.journal->enter(d->name, "partition init");
       const baton_status st = guarded_call(*d, error, [&] {

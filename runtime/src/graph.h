@@ -114,6 +114,9 @@ struct Partition {
   std::vector<Tensor*> outputs;
   void* state = nullptr;
   void* selection = nullptr;  // what the delegate's select_nodes returned for the round that made it
+  // By position in `inputs`: no node outside the partition reads the tensor (ABI 1.8; see
+  // partition_input_reusable, which also checks what can change after init).
+  std::vector<bool> inputs_read_inside_only;
   // Scratch the delegate asked for in partition_prepare (ABI 1.6), placed in the arena for its step.
   bool preparing = false;
   size_t scratch_bytes = 0;

@@ -248,6 +248,17 @@ baton_status partition_request_scratch(const baton_partition* p, size_t bytes, b
 }
 void* partition_scratch(const baton_partition* p) { return p ? P(p)->scratch : nullptr; }
 
+int32_t partition_input_reusable(const baton_partition* p, int32_t i) {
+  if (!p || i < 0 || static_cast<size_t>(i) >= P(p)->inputs.size() ||
+      static_cast<size_t>(i) >= P(p)->inputs_read_inside_only.size()) {
+    return 0;
+  }
+  const Tensor& t = *P(p)->inputs[static_cast<size_t>(i)];
+  const bool reusable = P(p)->inputs_read_inside_only[static_cast<size_t>(i)] && !t.is_constant && !t.dynamic &&
+                        !t.is_model_input && !t.is_model_output && !t.info->is_variable;
+  return reusable ? 1 : 0;
+}
+
 void* shared_object(const baton_plugin_host* host, const char* key, void* (*create)(void*), void (*destroy)(void*),
                     void* context) {
   LoadedPlugin* plugin = LoadedPlugin::from(host);
@@ -312,6 +323,7 @@ const baton_host_api kHostApi = {
     partition_request_scratch,
     partition_scratch,
     tensor_set_byte_size,
+    partition_input_reusable,
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.5 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
+ * baton plugin ABI, version 1.8 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
  * loader plugins, which wrap files of foreign plugin formats, delegates that select their nodes by
  * looking at the whole graph, `select_nodes`, outputs whose shape depends on the data,
  * `tensor_set_dynamic`, and the options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and
@@ -11,7 +11,8 @@
  * options of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL (their seeds), EMBEDDING_LOOKUP_SPARSE
  * and LSH_PROJECTION; 1.6 added scratch memory for a delegate partition in the host's arena,
  * `partition_request_scratch` / `partition_scratch`; 1.7 added string tensors, whose byte size a kernel
- * sets from their contents, `tensor_set_byte_size`, and SKIP_GRAM's options).
+ * sets from their contents, `tensor_set_byte_size`, and SKIP_GRAM's options; 1.8 added
+ * `partition_input_reusable`: partition inputs whose memory a delegate may compute in once it has read them).
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -56,7 +57,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 7
+#define BATON_ABI_VERSION_MINOR 8
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -562,6 +563,17 @@ typedef struct baton_host_api {
    * The host checks the buffer the kernel wrote (count, offsets within it) before any other node reads
    * it, and fails the node if it is not well formed. */
   baton_status (*tensor_set_byte_size)(baton_tensor* tensor, size_t bytes, baton_error* error);
+
+  /* ABI 1.8. Absent (past struct_size, or NULL) in an older host. */
+  /* Memory a delegate may compute in during partition_invoke besides its scratch. An output's
+   * (tensor_mutable_data, tensor_byte_size bytes) is the delegate's until it writes the output's values,
+   * in every version. An input's is the delegate's once it has read the input for the last time in the
+   * invoke when this returns 1 for the input's position among the partition inputs: no node outside the
+   * partition reads the tensor, and it is not an input, output or variable of the graph, nor dynamic.
+   * 0 otherwise, and when the host cannot say (in this version, the host of a plugin in a process of its
+   * own). The answer holds from partition_prepare to the next prepare. A partition that keeps one large
+   * input alive while it runs needs no memory beside it for what it computes after the input's last read. */
+  int32_t (*partition_input_reusable)(const baton_partition* partition, int32_t index);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
