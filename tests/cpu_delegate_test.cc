@@ -495,8 +495,9 @@ TEST(CpuDelegate, PairsMatchTheBuiltinPack) {
       {{1, 11, 9, 8}, 3, 2, fb::Padding_VALID, 0, 0, 5, true},     // VALID stride 2
       {{2, 7, 7, 20}, 3, 1, fb::Padding_SAME, 3, 3, 33, true},     // batch 2
       {{1, 64, 40, 32}, 3, 1, fb::Padding_SAME, 3, 0, 24, true},   // many row blocks
+      {{3, 64, 40, 32}, 3, 1, fb::Padding_SAME, 0, 0, 24, true},   // a share that ends inside an image
   };
-  // One thread, and the row blocks split in two and three shares (uneven, fewer blocks than threads).
+  // One thread, and the rows split in two and three shares (uneven, fewer blocks than threads).
   for (int threads : {1, 2, 3}) {
     int i = 0;
     for (const PairCase& p : cases) {

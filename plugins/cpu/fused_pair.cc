@@ -154,8 +154,8 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   share_floats_ = share_floats_for_rows();
   // Too few blocks to give every share the same number, twice over: whole-image mode (see the header),
   // where its two buffers stay within the blocks' memory or 768 KiB (an L2's share; more would raise the
-  // arena: hand_landmark_lite's 112x112x64 expansion alone is 3.2 MB); else blocks in a multiple of
-  // the shares.
+  // arena: hand_landmark_lite's 112x112x64 expansion alone is 3.2 MB); else each share its even part
+  // of the rows, in blocks as even as it allows (run_rows).
   whole_expanded_floats_ =
       spec_.in_channels > 0 ? (static_cast<size_t>(g.in_h) * g.in_w * g.channels + 15) / 16 * 16 : 0;
   whole_depthwise_floats_ = (static_cast<size_t>(g.out_h) * g.out_w * g.channels + 15) / 16 * 16;
@@ -164,10 +164,10 @@ std::vector<int32_t> FusedPair::prepare(const int32_t* in_dims, int32_t rank) {
   const size_t whole_floats = whole_expanded_floats_ + whole_depthwise_floats_;
   whole_ = uneven && (whole_floats * sizeof(float) <= 768 * 1024 ||
                       whole_floats <= share_floats_ * static_cast<size_t>(shares_));
-  if (shares_ > 1 && !whole_ && blocks_per_image_ % shares_ != 0) {
-    const int blocks = (blocks_per_image_ + shares_ - 1) / shares_ * shares_;
-    rows_per_block_ = (g.out_h + blocks - 1) / blocks;
-    blocks_per_image_ = (g.out_h + rows_per_block_ - 1) / rows_per_block_;
+  if (shares_ > 1 && !whole_) {  // the buffers for the largest share's blocks, as run_rows makes them
+    const long rows = (static_cast<long>(batch_) * g.out_h + shares_ - 1) / shares_;
+    const long blocks = (rows + rows_per_block_ - 1) / rows_per_block_;
+    rows_per_block_ = static_cast<int>((rows + blocks - 1) / blocks);
     block_floats_ = static_cast<size_t>(rows_per_block_) * g.out_w * g.channels;
     share_floats_ = share_floats_for_rows();
   }
@@ -183,8 +183,8 @@ size_t FusedPair::share_floats_for_rows() const {
   return (block_floats_ + expanded_floats + 15) / 16 * 16;
 }
 
-void FusedPair::run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
-                           float* work) const {
+void FusedPair::run_rows(const float* in, const float* residual, float* out, long first_row, long end_row,
+                         float* work) const {
   const DepthwiseGeometry& g = geometry_;
   const int in_channels = spec_.input_channels();
   const size_t image_in = static_cast<size_t>(g.in_h) * g.in_w * in_channels;
@@ -193,10 +193,17 @@ void FusedPair::run_blocks(const float* in, const float* residual, float* out, i
   float* expanded = work + block_floats_;
   const size_t expanded_row = static_cast<size_t>(g.in_w) * g.channels;
   int have_image = -1, have_begin = 0, have_end = 0;  // the input rows in `expanded`, of which image
-  for (int b = first_block; b < end_block; ++b) {
-    const int image = b / blocks_per_image_;
-    const int row0 = (b % blocks_per_image_) * rows_per_block_;
-    const int row1 = std::min(g.out_h, row0 + rows_per_block_);
+  // The rows (of all images, image by image) in as few blocks of at most rows_per_block_ as they need, of
+  // sizes that differ by one row at most; a block ends with its image.
+  const long rows = end_row - first_row;
+  const long blocks = (rows + rows_per_block_ - 1) / rows_per_block_;
+  for (long k = 0, r = first_row; r < end_row;) {
+    const long block_end = first_row + rows * (k + 1) / blocks;
+    const int image = static_cast<int>(r / g.out_h);
+    const int row0 = static_cast<int>(r % g.out_h);
+    const int row1 = static_cast<int>(std::min<long>(g.out_h, row0 + (block_end - r)));
+    r += row1 - row0;
+    if (r == block_end) ++k;
     const float* src = in + image * image_in;
     if (spec_.in_channels == 0) {
       kernels_.depthwise_rows(g, src, spec_.depthwise_weights, depthwise_bias_.data(), spec_.depthwise_clamp, row0,
@@ -250,9 +257,9 @@ inline void share_range(long n, size_t share, long shares, long& begin, long& en
 void FusedPair::run_share(void* context, size_t share) {
   const auto* self = static_cast<const FusedPair*>(context);
   long first, end;
-  share_range(static_cast<long>(self->blocks_per_image_) * self->batch_, share, self->run_shares_, first, end);
-  self->run_blocks(self->run_in_, self->run_residual_, self->run_out_, static_cast<int>(first), static_cast<int>(end),
-                   self->run_work_ + share * self->share_floats_);
+  share_range(static_cast<long>(self->geometry_.out_h) * self->batch_, share, self->run_shares_, first, end);
+  self->run_rows(self->run_in_, self->run_residual_, self->run_out_, first, end,
+                 self->run_work_ + share * self->share_floats_);
 }
 
 void FusedPair::expand_share(void* context, size_t share) {
@@ -321,7 +328,7 @@ void FusedPair::run(const float* in, const float* residual, float* out, float* w
   }
   const int blocks = blocks_per_image_ * batch_;
   if (shares_ == 1 || blocks < 2) {
-    run_blocks(in, residual, out, 0, blocks, work);
+    run_rows(in, residual, out, 0, static_cast<long>(geometry_.out_h) * batch_, work);
     return;
   }
   run_in_ = in;

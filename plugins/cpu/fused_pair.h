@@ -77,8 +77,8 @@ class FusedPair : public CpuOp {
   bool takes_residual() const override { return true; }
 
  private:
-  void run_blocks(const float* in, const float* residual, float* out, int first_block, int end_block,
-                  float* work) const;
+  // Output rows [first_row, end_row) of all images (image by image), in blocks.
+  void run_rows(const float* in, const float* residual, float* out, long first_row, long end_row, float* work) const;
   static void run_share(void* context, size_t share);
   size_t share_floats_for_rows() const;
   // Whole-image mode (see prepare): one image in three parallel phases, each split evenly over the shares.
