@@ -110,7 +110,9 @@ TEST(CpuKernels, DepthwiseMatchesAPlainLoop) {
                         // stride 1: rows in groups of 8, 4, 2 and 1 pixels, groups at an edge (or both)
                         // with the columns outside masked, channel tails too
                         {4, 15, 37, 5, 1, true},  {3, 30, 20, 3, 1, true}, {3, 1, 9, 5, 1, true},
-                        {5, 17, 12, 3, 1, false}};
+                        {5, 17, 12, 3, 1, false},
+                        // stride 2: inner pixels in groups of 4 that share their columns, channel tails
+                        {6, 29, 37, 5, 2, true},  {5, 24, 24, 3, 2, false}, {4, 33, 16, 3, 2, true}};
   for (const Kernels* k : cpu::available_kernels()) {
     for (const Case& c : cases) {
       SCOPED_TRACE(std::string(k->isa) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +

@@ -63,6 +63,9 @@ BATON_INLINE V4 sum4(V4 a, V4 b, V4 c, V4 d) {
   return __builtin_shuffle(ab, cd, I4{0, 1, 4, 5}) + __builtin_shuffle(ab, cd, I4{2, 3, 6, 7});
 }
 
+// Hides a pointer's value from the optimizer, so that it steps it instead of precomputing every offset.
+BATON_INLINE void opaque(const float*& p) { __asm__("" : "+r"(p)); }
+
 // Floats in a vector of type V.
 template <class V>
 constexpr int lanes = static_cast<int>(sizeof(V) / sizeof(float));
