@@ -407,6 +407,19 @@ OpGraph pair_graph(const PairCase& p, bool second = false) {
   return g;
 }
 
+// Appends the nodes of `part` to `g`, part's input 0 read from g's tensor `from`; returns the index in g of
+// part's output 0.
+int32_t append_graph(OpGraph& g, const OpGraph& part, int32_t from) {
+  const int32_t offset = static_cast<int32_t>(g.tensors.size());
+  for (const TinyTensor& t : part.tensors) g.tensors.push_back(t);
+  for (GraphOp op : part.ops) {
+    for (int32_t& i : op.inputs) i = i == part.inputs[0] ? from : i < 0 ? i : i + offset;
+    for (int32_t& o : op.outputs) o += offset;
+    g.ops.push_back(op);
+  }
+  return part.outputs[0] + offset;
+}
+
 struct Envs {
   TempDir plugins, conf;
   std::shared_ptr<Environment> cpu, builtin;
@@ -763,15 +776,7 @@ TEST(CpuDelegate, AResidualAddJoinsThePattern) {
   OpGraph chain = conv_graph(pointwise);
   const int32_t x = chain.ops.back().outputs[0];
   chain.outputs.clear();
-  OpGraph second = pair_graph({{1, 20, 19, 16}, 3, 1, fb::Padding_SAME, 0, 0, 16, true});
-  const int32_t offset = static_cast<int32_t>(chain.tensors.size());
-  for (const TinyTensor& t : second.tensors) chain.tensors.push_back(t);
-  for (GraphOp op : second.ops) {
-    for (int32_t& i : op.inputs) i = i == second.inputs[0] ? x : i < 0 ? i : i + offset;
-    for (int32_t& o : op.outputs) o += offset;
-    chain.ops.push_back(op);
-  }
-  chain.outputs.push_back(second.outputs[0] + offset);
+  chain.outputs.push_back(append_graph(chain, pair_graph({{1, 20, 19, 16}, 3, 1, fb::Padding_SAME, 0, 0, 16, true}), x));
   EXPECT_EQ(run_against_builtin(with_residual(chain, x, 0), "residual from an earlier step", 2), 4u);
   // The pair's output is a model output too: the ADD and the RELU after it run as steps of their own.
   OpGraph p = pair_graph(pair);
@@ -890,17 +895,7 @@ TEST(CpuDelegate, APartitionComputesInItsIdleInputAndOutput) {
   const int32_t x = g.input(shape);
   int32_t t = g.add(shape);
   g.ops.push_back({kTanh, {x}, {t}, nullptr});
-  for (int round = 0; round < 3; ++round) {
-    OpGraph p = pair_graph({shape, 3, 1, fb::Padding_SAME, 0, 0, 16, true});
-    const int32_t offset = static_cast<int32_t>(g.tensors.size());
-    for (const TinyTensor& tt : p.tensors) g.tensors.push_back(tt);
-    for (GraphOp op : p.ops) {
-      for (int32_t& i : op.inputs) i = i == p.inputs[0] ? t : i < 0 ? i : i + offset;
-      for (int32_t& o : op.outputs) o += offset;
-      g.ops.push_back(op);
-    }
-    t = p.outputs[0] + offset;
-  }
+  for (int round = 0; round < 3; ++round) t = append_graph(g, pair_graph({shape, 3, 1, fb::Padding_SAME, 0, 0, 16, true}), t);
   g.outputs = {t};
   for (int threads : {1, 2}) {
     size_t arena = 0;
@@ -917,15 +912,7 @@ TEST(CpuDelegate, AShortcutInAnotherPartitionThanItsAddRunsOnItsOwn) {
   g.outputs.clear();
   const int32_t b = g.add(g.tensors[static_cast<size_t>(a)].shape);
   g.ops.push_back({kTanh, {a}, {b}, nullptr});
-  OpGraph second = pair_graph({{1, 14, 12, 16}, 3, 2, fb::Padding_SAME, 0, 0, 24, true});
-  const int32_t offset = static_cast<int32_t>(g.tensors.size());
-  for (const TinyTensor& t : second.tensors) g.tensors.push_back(t);
-  for (GraphOp op : second.ops) {
-    for (int32_t& i : op.inputs) i = i == second.inputs[0] ? b : i < 0 ? i : i + offset;
-    for (int32_t& o : op.outputs) o += offset;
-    g.ops.push_back(op);
-  }
-  const int32_t y = second.outputs[0] + offset;
+  const int32_t y = append_graph(g, pair_graph({{1, 14, 12, 16}, 3, 2, fb::Padding_SAME, 0, 0, 24, true}), b);
   add_then_relu(g, y, add_channel_pad(g, add_max_pool(g, a, fb::Padding_SAME), 0, 8));
   for (int threads : {1, 2}) {
     EXPECT_EQ(run_against_builtin(g, "pool and PAD in the first partition, ADD in the second", threads), 8u);
