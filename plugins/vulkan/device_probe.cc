@@ -31,7 +31,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kHelperName = "baton-vulkan-probe";
-constexpr int kHelperTimeoutMs = 10000;
+// A first, cold run loads Mesa's drivers and LLVM from disk: 8 s for the AddressSanitizer build on the
+// 2-core development machine, and past 10 s there under load (the plugin then lists the devices in its
+// own process, loading the drivers the helper exists to keep out). The answer is cached, so a helper that
+// hangs costs this once per set of drivers.
+constexpr int kHelperTimeoutMs = 30000;
 
 std::string clean(std::string s) {
   std::replace_if(s.begin(), s.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
