@@ -16,6 +16,9 @@
 # carry.json pairs each stateful op's single-node case with its chain case (the node repeated over one
 # shared state tensor), resized.json each case with computed axes or sizes whose model also runs with
 # other input shapes with that case (NAME_resized: its inputs are resized, by the peer as by the test),
+# litert.json lists the cases TFLite 2.9 runs, but not as current converters mean them (int8 FULLY_CONNECTED
+# with per-channel weights, whose scales 2.9 does not read): their outputs are LiteRT 2.5's
+# (../shared/reference/litert-js, or $LITERT_REF) on the inputs tflite-peer made;
 # invokes.json lists the cases whose later invokes give other outputs (the random
 # ops'): tools/tflite-invokes.c runs each of those 3 times in one interpreter of the same library and
 # writes out_I.invoke_K.npy for invokes 2 and 3 (invoke 1 must equal out_I.npy); versions.json lists, per
@@ -35,6 +38,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 outdir=$root/tests/data/op-cases
 peer=${TFLITE_PEER:-/tmp/tflite-native/tflite-peer}
+litert=${LITERT_REF:-$root/../shared/reference/litert-js}
 
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 die() { echo "$prog: error: $*" >&2; exit 1; }
@@ -87,7 +91,7 @@ fs.writeFileSync(process.argv[1], JSON.stringify(out, null, 1) + "\n");
 
 for json in "$tmp"/json/*.json; do
   name=$(basename "$json" .json)
-  case "$name" in carry|resized|invokes) continue ;; esac
+  case "$name" in carry|resized|invokes|litert) continue ;; esac
   flatc -b -o "$tmp/bin" "$root/runtime/model/tflite.fbs" "$json"
   args=$(cat "$tmp/json/$name.args")
   seed="--seed 0"
@@ -95,10 +99,22 @@ for json in "$tmp"/json/*.json; do
   # shellcheck disable=SC2086
   "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 $seed $args \
       --out "$tmp/out/$name" --quiet > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
+  from=""
+  if grep -qF "\"$name\"" "$tmp/json/litert.json"; then
+    # TFLite 2.9 runs the model but not as current converters mean it: LiteRT 2.5 computes the outputs
+    # from the same inputs.
+    # shellcheck disable=SC2046
+    node "$litert/ref-run.mjs" "$tmp/bin/$name.tflite" --out "$tmp/litert/$name" --quiet \
+        --inputs $(ls "$tmp/out/$name"/in_*.npy | sort -V) > "$tmp/$name.log" 2>&1 \
+      || { cat "$tmp/$name.log" >&2; die "LiteRT failed on $name"; }
+    rm "$tmp/out/$name"/out_*.npy
+    cp "$tmp/litert/$name"/out_*.npy "$tmp/out/$name/"
+    from="tflite-peer (the PRNG, seed 0 unless the case picks another)"
+    cp "$tmp/litert/$name/meta.json" "$tmp/out/$name/meta.json"
+  fi
   mkdir -p "$outdir/$name"
   cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
   cp "$tmp/out/$name"/*.npy "$outdir/$name/"  # in_I.npy (none for a model without inputs), out_I.npy
-  from=""
   case "$(cat "$tmp/json/$name.args")" in *--inputs*) from="given by tools/op-models.mjs" ;; esac
   node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
       "tools/make-op-cases.sh (tools/op-models.mjs, flatc, tflite-peer)" "$from"

@@ -15,7 +15,8 @@
 // the data in tools/op-models-data-shape.mjs, those whose axes, permutations, sizes and the like are
 // computed in tools/op-models-computed.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions in
 // tools/op-models-array.mjs, the complex tensors' (RFFT2D, REAL, IMAG, COMPLEX_ABS, complex CAST) in
-// tools/op-models-complex.mjs, the random and legacy lookup ops in tools/op-models-random.mjs; all are
+// tools/op-models-complex.mjs, the random and legacy lookup ops in tools/op-models-random.mjs, what real models from the wild
+// need (issue #35) in tools/op-models-wild.mjs; all are
 // called from here with the helpers below. invokes.json lists the cases whose later invokes give other
 // outputs (the random ops'), which tools/make-op-cases.sh also runs several times.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
@@ -32,6 +33,7 @@ import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
 import randomCases, {randomOpCodes} from './op-models-random.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
+import wildCases from './op-models-wild.mjs';
 
 const args = process.argv.slice(2);
 const versions = args[0] === '--versions';
@@ -465,6 +467,7 @@ complexCases(kit);
 const carry = recurrentCases(kit);
 const resized = computedCases(kit);
 const invokes = randomCases(kit);
+const litert = wildCases(kit);
 
 if (bench) {
   const b = (name, op, options, tensors, version = 1) => simple(`bench_${name}`, op, version, options, tensors);
@@ -517,4 +520,5 @@ if (bench) {
   fs.writeFileSync(path.join(outDir, 'carry.json'), JSON.stringify(carry, null, 1) + '\n');
   fs.writeFileSync(path.join(outDir, 'resized.json'), JSON.stringify(resized, null, 1) + '\n');
   fs.writeFileSync(path.join(outDir, 'invokes.json'), JSON.stringify(invokes, null, 1) + '\n');
+  fs.writeFileSync(path.join(outDir, 'litert.json'), JSON.stringify(litert, null, 1) + '\n');
 }

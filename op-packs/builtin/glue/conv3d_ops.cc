@@ -68,8 +68,12 @@ void conv3d_prepare(OpContext& ctx) {
                                                         " elements, the output " + std::to_string(p.out_c) + " channels");
   }
   conv3d_compute_geometry(ctx.padding(ctx.options().u.conv3d.padding), p);
-  ctx.require(p.out_d > 0 && p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  // TFLite refuses only a negative output size; an empty one is an empty output.
+  ctx.require(p.out_d >= 0 && p.out_h >= 0 && p.out_w >= 0,
+              "the filter does not fit the input with VALID padding (output " + std::to_string(p.out_d) + " x " +
+                  std::to_string(p.out_h) + " x " + std::to_string(p.out_w) + ")");
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_d, p.out_h, p.out_w, p.out_c});
+  ctx.skip_invoke_if_empty();
 }
 
 void conv3d_invoke(OpContext& ctx) {

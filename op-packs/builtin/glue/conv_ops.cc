@@ -38,6 +38,12 @@ void check_bias(const OpContext& ctx, int index, int channels) {
                                                        " channels");
 }
 
+// TFLite refuses only a negative output size; an empty one is an empty output.
+void require_output_size(const OpContext& ctx, int out_h, int out_w) {
+  ctx.require(out_h >= 0 && out_w >= 0, "the filter does not fit the input with VALID padding (output " +
+                                            std::to_string(out_h) + " x " + std::to_string(out_w) + ")");
+}
+
 }  // namespace
 
 ConvParams conv_geometry(OpContext& ctx) {
@@ -66,7 +72,7 @@ ConvParams conv_geometry(OpContext& ctx) {
   p.dilation_h = o.dilation_h;
   p.dilation_w = o.dilation_w;
   conv_compute_geometry(ctx.padding(o.padding), p);
-  ctx.require(p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  require_output_size(ctx, p.out_h, p.out_w);
   return p;
 }
 
@@ -95,14 +101,19 @@ void float_conv_prepare(OpContext& ctx) {
 }
 
 // The types pick the kernel: float, 8-bit (input uint8/int8) or int8 weights with float activations.
-void conv_prepare(OpContext& ctx) {
+void conv_prepare_by_type(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0)), f = ctx.type(ctx.input(1));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_conv_prepare(ctx);
   if (in == BATON_TYPE_INT16) return conv_16x8_prepare(ctx);
-  if (in == BATON_TYPE_FLOAT32 && f == BATON_TYPE_INT8) return hybrid_conv_prepare(ctx);
+  if (in == BATON_TYPE_FLOAT32 && (f == BATON_TYPE_INT8 || f == BATON_TYPE_UINT8)) return hybrid_conv_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
-  ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
+  ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8, BATON_TYPE_UINT8});
   float_conv_prepare(ctx);
+}
+
+void conv_prepare(OpContext& ctx) {
+  conv_prepare_by_type(ctx);
+  ctx.skip_invoke_if_empty();
 }
 
 void conv_invoke(OpContext& ctx) {
@@ -150,21 +161,18 @@ DepthwiseParams depthwise_geometry(OpContext& ctx) {
   p.dilation_h = o.dilation_h;
   p.dilation_w = o.dilation_w;
   depthwise_compute_geometry(ctx.padding(o.padding), p);
-  ctx.require(p.out_h > 0 && p.out_w > 0, "the filter does not fit the input with VALID padding");
+  require_output_size(ctx, p.out_h, p.out_w);
   return p;
 }
 
 namespace {
 
-void depthwise_prepare(OpContext& ctx) {
+void depthwise_prepare_by_type(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_depthwise_prepare(ctx);
   if (in == BATON_TYPE_INT16) return depthwise_16x8_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
-  if (ctx.type(ctx.input(1)) == BATON_TYPE_INT8) {
-    ctx.fail(BATON_UNSUPPORTED, "int8 filter with float32 input (dynamic-range DEPTHWISE_CONV_2D) is not supported "
-                                "by the builtin pack");
-  }
+  if (ctx.type(ctx.input(1)) == BATON_TYPE_INT8) return hybrid_depthwise_prepare(ctx);
   ctx.require_float(ctx.input(1), "filter");
   DepthwiseParams& p = ctx.state<DepthwiseState>().params;
   p = depthwise_geometry(ctx);
@@ -172,6 +180,11 @@ void depthwise_prepare(OpContext& ctx) {
   const int out_c = p.in_c * p.depth_multiplier;
   check_bias(ctx, 2, out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, out_c});
+}
+
+void depthwise_prepare(OpContext& ctx) {
+  depthwise_prepare_by_type(ctx);
+  ctx.skip_invoke_if_empty();
 }
 
 void depthwise_invoke(OpContext& ctx) {

@@ -22,8 +22,8 @@ constexpr int kMaxRank = kMaxIndexRank;
 
 void fill_prepare(OpContext& ctx) {
   baton_tensor* value = ctx.input(1);
-  ctx.require_type(value, "value", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_BOOL,
-                                    BATON_TYPE_STRING});
+  ctx.require_type(value, "value", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_INT8,
+                                    BATON_TYPE_INT16, BATON_TYPE_BOOL, BATON_TYPE_STRING});
   ctx.require(ctx.element_count(value) == 1, "value must be a scalar");
   ctx.require(ctx.type(ctx.output(0)) == ctx.type(value), "output type differs from the value's");
   const auto dims_value = ctx.shape_ints(ctx.input(0), "dims (input 0)");

@@ -195,6 +195,11 @@ class OpContext {
   bool inputs_have_values() const;
   // Makes invoke run `fn` for this node instead of the op's default.
   void set_invoke(void (*fn)(OpContext& ctx)) const { node_state_.invoke = fn; }
+  // After a prepare: when output 0 has no elements (a window op over an empty side, which TFLite allows),
+  // invoke computes nothing.
+  void skip_invoke_if_empty() const {
+    if (element_count(output(0)) == 0) set_invoke([](OpContext&) {});
+  }
 
   // The node's state as an S, made (or remade, when a prepare switched kernels) on first use.
   template <typename S>

@@ -40,10 +40,13 @@ void pool_prepare(OpContext& ctx) {
   p.stride_w = o.stride_w;
   p.range = ctx.activation(o.activation);
   pool_compute_geometry(ctx.padding(o.padding), p);
-  ctx.require(p.out_h > 0 && p.out_w > 0, "the window does not fit the input with VALID padding");
+  // TFLite refuses only a negative output size; an empty one is an empty output.
+  ctx.require(p.out_h >= 0 && p.out_w >= 0, "the window does not fit the input with VALID padding (output " +
+                                                 std::to_string(p.out_h) + " x " + std::to_string(p.out_w) + ")");
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.channels});
-  if (int16) return pool_16_prepare(ctx, p);
-  if (quantized) quantized_pool_prepare(ctx, p);
+  if (int16) pool_16_prepare(ctx, p);
+  else if (quantized) quantized_pool_prepare(ctx, p);
+  ctx.skip_invoke_if_empty();
 }
 
 void average_pool_invoke(OpContext& ctx) {

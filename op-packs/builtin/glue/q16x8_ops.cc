@@ -1,4 +1,4 @@
-// TFLite's 16x8 quantization (int16 activations with zero point 0, int8 weights, int64 bias): CONV_2D,
+// TFLite's 16x8 quantization (int16 activations with zero point 0, int8 weights, int64 or int32 bias): CONV_2D,
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED, int16 ADD, SUB and MUL, and int16 SOFTMAX, LOGISTIC and TANH. The float prepares hand a node here
 // when its input is int16; the checks are TFLite 2.9's Prepare's, the arithmetic its reference kernels'
 // (kernels/q16x8.h; ADD / SUB / MUL share the 8-bit rule of kernels/qelementwise.h with a 15-bit left
@@ -73,21 +73,31 @@ struct Q16WeightsState : OpState {
   std::vector<QuantizedMultiplier> mults;
   CodeRange range;
   std::vector<int16_t> patch;  // CONV_2D: one output pixel's window
+  std::vector<int64_t> wide_bias;  // an int32 bias, widened at invoke (sized here)
+  bool int32_bias_accumulates = false;  // CONV_2D with an int32 bias: TFLite's int32 accumulator
 };
 
-// Prepare's check of the optional int64 bias (input 2): one value per output channel.
-void check_bias(const OpContext& ctx, int channels) {
+// Prepare's check of the optional bias (input 2): one value per output channel, int64, or int32 where
+// TFLite 2.9's kernel takes that too (CONV_2D and FULLY_CONNECTED, not DEPTHWISE_CONV_2D).
+void check_bias(const OpContext& ctx, Q16WeightsState& s, int channels, bool allow_int32) {
+  s.wide_bias.clear();
   baton_tensor* bias = ctx.optional_input(2);
   if (!bias) return;
-  ctx.require_type(bias, "bias", {BATON_TYPE_INT64});
+  if (allow_int32) ctx.require_type(bias, "bias", {BATON_TYPE_INT64, BATON_TYPE_INT32});
+  else ctx.require_type(bias, "bias", {BATON_TYPE_INT64});
   ctx.require(ctx.element_count(bias) == channels, "bias has " + std::to_string(ctx.element_count(bias)) +
                                                        " elements for " + std::to_string(channels) + " output channels");
+  if (ctx.type(bias) == BATON_TYPE_INT32) s.wide_bias.assign(channels, 0);
 }
 
-// Invoke's: the bias prepare checked, or null.
-const int64_t* bias_data(const OpContext& ctx) {
+// Invoke's: the bias prepare checked (widened to int64), or null.
+const int64_t* bias_data(const OpContext& ctx, Q16WeightsState& s) {
   const baton_tensor* bias = ctx.optional_input(2);
-  return bias ? ctx.data<int64_t>(bias) : nullptr;
+  if (!bias) return nullptr;
+  if (s.wide_bias.empty()) return ctx.data<int64_t>(bias);
+  const int32_t* narrow = ctx.data<int32_t>(bias);
+  std::copy(narrow, narrow + s.wide_bias.size(), s.wide_bias.begin());
+  return s.wide_bias.data();
 }
 
 // Multipliers in_scale * filter_scale / out_scale, in double as TFLite forms them; the clamp.
@@ -103,24 +113,26 @@ void prepare_output(OpContext& ctx, Q16WeightsState& s, const std::vector<float>
   s.range = int16_activation(ctx, fused, out_scale);
 }
 
-Q16Output output_of(const Q16WeightsState& s) { return {s.mults.data(), s.range.lo, s.range.hi}; }
+Q16Output output_of(const Q16WeightsState& s) {
+  return {s.mults.data(), s.range.lo, s.range.hi, s.int32_bias_accumulates};
+}
 
 void conv_16x8_invoke(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
-  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx),
+  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx, s),
             output_of(s), s.patch.data(), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void depthwise_16x8_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<Q16WeightsState>();
-  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx),
+  auto& s = ctx.state<Q16WeightsState>();
+  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx, s),
                  output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void fully_connected_16x8_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<Q16WeightsState>();
+  auto& s = ctx.state<Q16WeightsState>();
   fully_connected_16x8(s.batch, s.units, s.depth, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)),
-                       bias_data(ctx), output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
+                       bias_data(ctx, s), output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 struct Q16BinaryState : OpState {
@@ -223,7 +235,8 @@ void conv_16x8_prepare(OpContext& ctx) {
   s.patch.assign(conv_16x8_patch_size(s.conv), 0);
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
-  check_bias(ctx, s.conv.out_c);
+  check_bias(ctx, s, s.conv.out_c, true);
+  s.int32_bias_accumulates = !s.wide_bias.empty();
   ctx.set_output_shape(ctx.output(0), {s.conv.batch, s.conv.out_h, s.conv.out_w, s.conv.out_c});
   ctx.set_invoke(conv_16x8_invoke);
 }
@@ -234,7 +247,7 @@ void depthwise_16x8_prepare(OpContext& ctx) {
   const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), out_c, 3);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
-  check_bias(ctx, out_c);
+  check_bias(ctx, s, out_c, false);
   ctx.set_output_shape(ctx.output(0), {s.depthwise.batch, s.depthwise.out_h, s.depthwise.out_w, out_c});
   ctx.set_invoke(depthwise_16x8_invoke);
 }
@@ -248,7 +261,7 @@ void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batc
   ctx.require(wq.count <= 1, "per-channel weights are not supported by TFLite 2.9's FULLY_CONNECTED");
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), 1, 0);
   prepare_output(ctx, s, std::vector<float>(units, scales[0]), ctx.options().u.fully_connected.activation);
-  check_bias(ctx, units);
+  check_bias(ctx, s, units, true);
   ctx.set_invoke(fully_connected_16x8_invoke);
 }
 

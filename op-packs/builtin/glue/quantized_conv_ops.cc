@@ -103,11 +103,15 @@ QuantizedMultiplier checked_multiplier(const OpContext& ctx, double real) {
   return m;
 }
 
-// The float weights scale of a dynamic-range kernel: int8, symmetric.
+// The float weights scale of a dynamic-range kernel: int8, symmetric. Older converters wrote the same
+// symmetric int8 codes as a UINT8 tensor; TFLite reads its bytes as int8 and ignores its zero point, and
+// so does the builtin pack (`allow_uint8`, where TFLite's kernel does).
 WeightQuant hybrid_weight_quant(const OpContext& ctx, const baton_tensor* w, int channels, int channel_dim,
-                                bool allow_per_channel) {
-  ctx.require_type(w, "filter", {BATON_TYPE_INT8});
+                                bool allow_per_channel, bool allow_uint8 = false) {
+  if (allow_uint8) ctx.require_type(w, "filter", {BATON_TYPE_INT8, BATON_TYPE_UINT8});
+  else ctx.require_type(w, "filter", {BATON_TYPE_INT8});
   WeightQuant q = weight_quant(ctx, w, "filter", channels, channel_dim, allow_per_channel);
+  if (ctx.type(w) == BATON_TYPE_UINT8) return q;
   for (int32_t z : q.zero_points) {
     if (z != 0) {
       ctx.fail(BATON_UNSUPPORTED, "filter (" + ctx.tensor_label(w) + ") has zero point " + std::to_string(z) +
@@ -298,6 +302,30 @@ void quantized_depthwise_invoke(OpContext& ctx) {
                     ctx.parallel());
 }
 
+struct HybridDepthwiseState : OpState {
+  DepthwiseParams p;
+  std::vector<float> filter_scale, bias;
+  std::vector<int8_t> filter;  // [taps][out_c]
+  // Filled at invoke, sized here: the input quantized image by image, and each image's parameters.
+  std::vector<int8_t> quantized;
+  std::vector<float> input_scale;
+  std::vector<int32_t> zero_point;
+};
+
+void hybrid_depthwise_invoke(OpContext& ctx) {
+  auto& s = ctx.state<HybridDepthwiseState>();
+  const DepthwiseParams& p = s.p;
+  const float* input = ctx.data<float>(ctx.input(0));
+  const int64_t image = static_cast<int64_t>(p.in_h) * p.in_w * p.in_c;
+  for (int b = 0; b < p.batch; ++b) {
+    asymmetric_quantize_row(input + b * image, static_cast<int>(image), s.quantized.data() + b * image, &s.input_scale[b],
+                            &s.zero_point[b]);
+  }
+  hybrid_depthwise_conv2d(p, s.quantized.data(), s.zero_point.data(), s.input_scale.data(), s.filter.data(),
+                          s.filter_scale.data(), s.bias.empty() ? nullptr : s.bias.data(),
+                          ctx.mutable_data<float>(ctx.output(0)), ctx.parallel());
+}
+
 // ---- FULLY_CONNECTED -----------------------------------------------------------------------------------
 
 struct QFullyConnectedState : OpState {
@@ -360,7 +388,7 @@ void hybrid_conv_prepare(OpContext& ctx) {
   s.p.range = ctx.activation(ctx.options().u.conv.activation);
   ctx.require_float(ctx.output(0), "output");
   baton_tensor* filter = ctx.input(1);
-  const WeightQuant wq = hybrid_weight_quant(ctx, filter, s.p.out_c, 0, true);
+  const WeightQuant wq = hybrid_weight_quant(ctx, filter, s.p.out_c, 0, true, true);
   // TFLite: per-channel weights quantize the input asymmetrically, per-tensor weights symmetrically.
   s.asymmetric = wq.per_channel;
   setup_hybrid(ctx, s.h, filter, wq, s.p.out_c, conv_depth(s.p), conv_rows(s.p), ctx.element_count(ctx.input(0)));
@@ -420,11 +448,40 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   ctx.set_invoke(quantized_depthwise_invoke);
 }
 
+void hybrid_depthwise_prepare(OpContext& ctx) {
+  auto& s = ctx.state<HybridDepthwiseState>();
+  s.p = depthwise_geometry(ctx);
+  s.p.range = ctx.activation(ctx.options().u.conv.activation);
+  const int out_c = s.p.in_c * s.p.depth_multiplier;
+  ctx.require_float(ctx.output(0), "output");
+  baton_tensor* filter = ctx.input(1);
+  const WeightQuant wq = hybrid_weight_quant(ctx, filter, out_c, 3, true);
+  // TFLite's kernel reads one scale per output channel; a single scale it would read past.
+  ctx.require(wq.per_channel || out_c == 1, "filter (" + ctx.tensor_label(filter) + ") has one scale for " +
+                                                std::to_string(out_c) + " channels; dynamic-range DEPTHWISE_CONV_2D "
+                                                "takes one per output channel");
+  s.filter_scale = wq.scales;
+  const int8_t* w = ctx.constant_data<int8_t>(filter, "filter");
+  s.filter.assign(w, w + static_cast<size_t>(s.p.filter_h) * s.p.filter_w * out_c);
+  s.bias = float_bias(ctx, 2, out_c);
+  const int64_t elements = ctx.element_count(ctx.input(0));
+  s.quantized.assign(static_cast<size_t>(elements), 0);
+  s.input_scale.assign(s.p.batch, 1.0f);
+  s.zero_point.assign(s.p.batch, 0);
+  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, out_c});
+  ctx.set_invoke(hybrid_depthwise_invoke);
+}
+
 void quantized_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch) {
   auto& s = ctx.state<QFullyConnectedState>();
   s.batch = batch;
-  // TFLite 2.9's FULLY_CONNECTED takes one weights scale, and the float product for the multiplier.
-  setup_qgemm(ctx, s.g, ctx.input(0), ctx.input(1), units, depth, false, false,
+  // One int8 weights scale per output row is current LiteRT's per-channel FULLY_CONNECTED (what
+  // ai-edge-quantizer and the converter's per-channel option write): its multipliers are formed in double,
+  // as a convolution's. TFLite 2.9 reads no scale at all from such a tensor (its legacy scale is 0) and
+  // gives the output zero point everywhere. One scale for the tensor is TFLite 2.9's kernel: the float
+  // product for the multiplier.
+  const bool per_channel = ctx.quant(ctx.input(1)).count > 1;
+  setup_qgemm(ctx, s.g, ctx.input(0), ctx.input(1), units, depth, true, per_channel,
               ctx.options().u.fully_connected.activation);
   ctx.set_invoke(quantized_fully_connected_invoke);
 }
@@ -439,7 +496,7 @@ void hybrid_fully_connected_prepare(OpContext& ctx, int units, int depth, int ba
   s.asymmetric = o.asymmetric_quantize_inputs != 0;
   s.range = ctx.activation(o.activation);
   baton_tensor* weights = ctx.input(1);
-  const WeightQuant wq = hybrid_weight_quant(ctx, weights, units, 0, false);
+  const WeightQuant wq = hybrid_weight_quant(ctx, weights, units, 0, false, true);
   setup_hybrid(ctx, s.h, weights, wq, units, depth, batch, static_cast<int64_t>(batch) * depth);
   ctx.set_invoke(hybrid_fully_connected_invoke);
 }

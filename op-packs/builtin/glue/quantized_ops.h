@@ -27,6 +27,7 @@ DepthwiseParams depthwise_geometry(OpContext& ctx);
 void quantized_conv_prepare(OpContext& ctx);
 void hybrid_conv_prepare(OpContext& ctx);
 void quantized_depthwise_prepare(OpContext& ctx);
+void hybrid_depthwise_prepare(OpContext& ctx);
 // `units`, `depth` and `batch` as the float prepare computed them (it has set the output shape).
 void quantized_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch);
 void hybrid_fully_connected_prepare(OpContext& ctx, int units, int depth, int batch);

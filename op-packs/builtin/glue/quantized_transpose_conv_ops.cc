@@ -80,7 +80,12 @@ void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams&
                                           static_cast<double>(out_scale)));
   }
   if (baton_tensor* bias = ctx.optional_input(3)) {
-    ctx.require_type(bias, "bias", {in_type == BATON_TYPE_INT16 ? BATON_TYPE_INT64 : BATON_TYPE_INT32});
+    if (in_type == BATON_TYPE_INT16) {
+      ctx.require_type(bias, "bias", {BATON_TYPE_INT64, BATON_TYPE_INT32});
+      if (ctx.type(bias) == BATON_TYPE_INT32) p.type = QTransposeType::kInt16Bias32;
+    } else {
+      ctx.require_type(bias, "bias", {BATON_TYPE_INT32});
+    }
     ctx.require(ctx.element_count(bias) == channels, "bias has " + std::to_string(ctx.element_count(bias)) +
                                                          " elements for " + std::to_string(channels) + " channels");
   }

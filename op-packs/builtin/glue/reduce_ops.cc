@@ -352,7 +352,9 @@ void arg_invoke(OpContext& ctx) {
 //    (truncating toward zero).
 //  - kRescale (otherwise): mean = float(sum) / count, then round(mean * in_scale / out_scale - in_zero *
 //    scale) + out_zero in float, clamped.
-enum class QMeanPath { kSpatial, kSameQuantization, kRescale };
+//  - kZeros: the spatial shape of int8 tensors without quantization parameters (scale 0, zero point 0 to
+//    TFLite), whose multiplier of 0 / 0 TFLite's kernel turns into zeros.
+enum class QMeanPath { kSpatial, kSameQuantization, kRescale, kZeros };
 
 struct QMeanState : OpState {
   FoldPlan plan;
@@ -386,6 +388,7 @@ void quantized_mean(QMeanState& s, const T* in, T* out) {
         }
         break;
       case QMeanPath::kSameQuantization: v /= s.count; break;
+      case QMeanPath::kZeros: v = 0; break;
       case QMeanPath::kRescale: {
         const float mean = static_cast<float>(v) / static_cast<float>(s.count);
         v = static_cast<int32_t>(std::round(mean * s.scale + s.float_bias)) + s.out_zero;
@@ -414,8 +417,13 @@ void quantized_mean_prepare(OpContext& ctx, const std::vector<int64_t>& axes) {
                                                  " differs from the input's " + type_name(ctx.type(in)));
   // int16: zero points 0, the codes' whole range; summed in int32 as TFLite does.
   const bool wide = ctx.type(in) == BATON_TYPE_INT16;
-  const ActQuant qi = wide ? ActQuant{int16_scale(ctx, in, "input"), 0, true} : ctx.act_quant(in, "input");
-  const ActQuant qo = wide ? ActQuant{int16_scale(ctx, out, "output"), 0, true} : ctx.act_quant(out, "output");
+  // TFLite reads an int8 tensor without quantization parameters as scale 0 and zero point 0: with neither
+  // side quantized, its spatial kernel gives zeros and every other shape its same-quantization path.
+  const bool unquantized = ctx.type(in) == BATON_TYPE_INT8 && ctx.quant(in).count == 0 && ctx.quant(out).count == 0;
+  const ActQuant qi = wide ? ActQuant{int16_scale(ctx, in, "input"), 0, true}
+                      : unquantized ? ActQuant{0.0f, 0, true} : ctx.act_quant(in, "input");
+  const ActQuant qo = wide ? ActQuant{int16_scale(ctx, out, "output"), 0, true}
+                      : unquantized ? ActQuant{0.0f, 0, true} : ctx.act_quant(out, "output");
   const auto shape = ctx.shape(in);
   const int rank = static_cast<int>(shape.size());
   std::vector<bool> reduced(rank, false);
@@ -434,7 +442,9 @@ void quantized_mean_prepare(OpContext& ctx, const std::vector<int64_t>& axes) {
   s.range = wide ? CodeRange{-32768, 32767} : code_range(qi.is_signed);
   const bool spatial = ctx.options().u.reducer.keep_dims && rank == 4 && axes.size() == 2 &&
                        ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
-  if (spatial) {
+  if (spatial && unquantized) {
+    s.path = QMeanPath::kZeros;
+  } else if (spatial) {
     s.path = QMeanPath::kSpatial;
     if (qi.is_signed) {
       s.m = quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));

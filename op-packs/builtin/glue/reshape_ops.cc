@@ -217,6 +217,11 @@ void concat_prepare(OpContext& ctx) {
   ctx.set_output_shape(ctx.output(0), out);
   if (is_8bit(ctx, first)) {
     require_same_type(ctx, first, ctx.output(0), "output");
+    // TFLite reads an 8-bit tensor without quantization parameters as scale 0 and zero point 0: when no
+    // tensor of the node has any, they all agree and the bytes are copied.
+    bool unquantized = ctx.quant(ctx.output(0)).count == 0;
+    for (int i = 0; i < count && unquantized; ++i) unquantized = ctx.quant(ctx.input(i)).count == 0;
+    if (unquantized) return;
     if (!pack) return quantized_concat_prepare(ctx, s.outer, s.chunks);
     for (int i = 0; i < count; ++i) {
       require_same_quantization(ctx, ctx.input(i), ctx.output(0), ("input " + std::to_string(i)).c_str());

@@ -126,4 +126,36 @@ void asymmetric_quantize_row(const float* x, int n, int8_t* q, float* scale, int
   }
 }
 
+void hybrid_depthwise_conv2d(const DepthwiseParams& p, const int8_t* input, const int32_t* zero_point,
+                             const float* input_scale, const int8_t* filter, const float* filter_scale,
+                             const float* bias, float* output, Parallel* parallel) {
+  const int out_c = p.in_c * p.depth_multiplier;
+  // One task per output row of one image.
+  parallel_run(parallel, p.batch * p.out_h, [&](int task, int) {
+    const int b = task / p.out_h, oy = task % p.out_h;
+    const int8_t* image = input + static_cast<int64_t>(b) * p.in_h * p.in_w * p.in_c;
+    float* out_row = output + (static_cast<int64_t>(b) * p.out_h + oy) * p.out_w * out_c;
+    const int32_t offset = zero_point[b];
+    for (int ox = 0; ox < p.out_w; ++ox) {
+      for (int c = 0; c < out_c; ++c) {
+        const int ic = c / p.depth_multiplier;
+        int32_t acc = 0;
+        for (int fy = 0; fy < p.filter_h; ++fy) {
+          const int iy = oy * p.stride_h - p.pad_top + fy * p.dilation_h;
+          if (iy < 0 || iy >= p.in_h) continue;
+          for (int fx = 0; fx < p.filter_w; ++fx) {
+            const int ix = ox * p.stride_w - p.pad_left + fx * p.dilation_w;
+            if (ix < 0 || ix >= p.in_w) continue;
+            const int32_t code = image[(static_cast<int64_t>(iy) * p.in_w + ix) * p.in_c + ic];
+            acc += static_cast<int32_t>(filter[(fy * p.filter_w + fx) * out_c + c]) * (code - offset);
+          }
+        }
+        float v = static_cast<float>(acc) * (filter_scale[c] * input_scale[b]);
+        if (bias) v += bias[c];
+        out_row[ox * out_c + c] = clamp_activation(v, p.range);
+      }
+    }
+  });
+}
+
 }  // namespace baton::builtin

@@ -8,6 +8,9 @@
 
 #include <cstdint>
 
+#include "kernels/depthwise_conv.h"
+#include "kernels/parallel.h"
+
 namespace baton::builtin {
 
 // `scale` gets the row's scale (1 for an all-zero row).
@@ -36,6 +39,14 @@ inline int32_t hybrid_dot(const int8_t* w, const int8_t* q, int n, int32_t zero_
   hybrid_row_dots(w, 1, n, q, zero_point, &dot);
   return dot;
 }
+
+// TFLite's dynamic-range DEPTHWISE_CONV_2D: each batch image quantized asymmetrically (zero point
+// `zero_point[b]`, scale `input_scale[b]`), the int32 sum of filter * (code - zero point) over the taps
+// inside the image (padding adds nothing), then float(sum) * (filter_scale[c] * input_scale[b]) + bias[c],
+// clamped to `p.range`. `filter` is [filter_h * filter_w][out_c] int8; `bias` may be null.
+void hybrid_depthwise_conv2d(const DepthwiseParams& p, const int8_t* input, const int32_t* zero_point,
+                             const float* input_scale, const int8_t* filter, const float* filter_scale,
+                             const float* bias, float* output, Parallel* parallel);
 
 }  // namespace baton::builtin
 

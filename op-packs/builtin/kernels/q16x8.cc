@@ -12,7 +12,9 @@ namespace {
 
 int16_t finish(int64_t acc, const int64_t* bias, int channel, const Q16Output& q) {
   if (bias) acc += bias[channel];
-  const int32_t v = multiply_by_quantized_multiplier_64(acc, q.mults[channel]);
+  const int32_t v = q.acc32 ? multiply_by_quantized_multiplier(static_cast<int32_t>(static_cast<uint32_t>(acc)),
+                                                               q.mults[channel])
+                            : multiply_by_quantized_multiplier_64(acc, q.mults[channel]);
   return static_cast<int16_t>(std::clamp(v, q.lo, q.hi));
 }
 

@@ -22,6 +22,9 @@ namespace baton::builtin {
 struct Q16Output {
   const QuantizedMultiplier* mults = nullptr;  // one per output channel
   int32_t lo = -32768, hi = 32767;
+  // An int32 bias (CONV_2D): TFLite 2.9 then accumulates in int32 (wrapping) and rescales with the
+  // 32-bit multiply; the bias still comes widened to int64.
+  bool acc32 = false;
 };
 
 // Filter [out_c, filter_h, filter_w, in_c]; bias null or [out_c]. `patch`: scratch of

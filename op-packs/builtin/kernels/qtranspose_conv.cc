@@ -67,6 +67,11 @@ void qtranspose_conv(const QTransposeConvParams& p, const void* input, const voi
                                                    static_cast<const int8_t*>(filter),
                                                    static_cast<const int32_t*>(bias), static_cast<int8_t*>(output),
                                                    scratch);
+    case QTransposeType::kInt16Bias32:
+      return run<int16_t, int8_t, int32_t, int32_t>(p, static_cast<const int16_t*>(input),
+                                                    static_cast<const int8_t*>(filter),
+                                                    static_cast<const int32_t*>(bias), static_cast<int16_t*>(output),
+                                                    scratch);
     default:
       return run<int16_t, int8_t, int64_t, int64_t>(p, static_cast<const int16_t*>(input),
                                                     static_cast<const int8_t*>(filter),

@@ -14,7 +14,9 @@
 
 namespace baton::builtin {
 
-enum class QTransposeType { kUint8, kInt8, kInt16 };
+// kInt16 takes an int64 bias, kInt16Bias32 an int32 one (TFLite 2.9 accepts either, and with an int32
+// bias accumulates in int32 and rescales with the 32-bit multiply, as for 8-bit codes).
+enum class QTransposeType { kUint8, kInt8, kInt16, kInt16Bias32 };
 
 struct QTransposeConvParams {
   TransposeConvParams geo;
@@ -24,7 +26,7 @@ struct QTransposeConvParams {
   std::vector<QuantizedMultiplier> mults;  // one per output channel
 };
 
-// `bias` is int32 (8-bit) or int64 (int16), or null; `scratch` holds out elements of int64.
+// `bias` is int32 (8-bit, kInt16Bias32) or int64 (kInt16), or null; `scratch` holds out elements of int64.
 void qtranspose_conv(const QTransposeConvParams& p, const void* input, const void* filter, const void* bias,
                      void* output, int64_t* scratch);
 

@@ -8,21 +8,24 @@ namespace baton::builtin {
 
 void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point, bool out_signed, uint8_t* out) {
   const CodeRange r = code_range(out_signed);
+  const double d = scale;
   for (int64_t i = 0; i < n; ++i) {
-    float q = std::round(in[i] / scale);
-    // NaN reads as 0.0; a huge or infinite value is bounded in float first, so the conversion is defined.
-    if (std::isnan(q)) q = 0.0f;
-    q = std::fmax(-1e9f, std::fmin(1e9f, q));
+    // TFLite divides in double: x / scale can be a tie in float and not in double.
+    double q = std::round(static_cast<double>(in[i]) / d);
+    // NaN reads as 0.0; a huge or infinite value is bounded first, so the conversion is defined.
+    if (std::isnan(q)) q = 0.0;
+    q = std::fmax(-1e9, std::fmin(1e9, q));
     const int64_t v = static_cast<int64_t>(q) + zero_point;
     out[i] = static_cast<uint8_t>(std::clamp<int64_t>(v, r.lo, r.hi));
   }
 }
 
 void quantize_floats_int16(const float* in, int64_t n, float scale, int32_t zero_point, int16_t* out) {
+  const double d = scale;
   for (int64_t i = 0; i < n; ++i) {
-    float q = std::round(in[i] / scale);
-    if (std::isnan(q)) q = 0.0f;
-    q = std::fmax(-1e9f, std::fmin(1e9f, q));
+    double q = std::round(static_cast<double>(in[i]) / d);
+    if (std::isnan(q)) q = 0.0;
+    q = std::fmax(-1e9, std::fmin(1e9, q));
     const int64_t v = static_cast<int64_t>(q) + zero_point;
     out[i] = static_cast<int16_t>(std::clamp<int64_t>(v, -32768, 32767));
   }

@@ -16,6 +16,8 @@
 
 namespace baton::builtin {
 
+// TFLite's AffineQuantize: round(double(x) / double(scale)) (half away from zero) plus the zero point,
+// clamped to the type; NaN reads as 0.
 void quantize_floats(const float* in, int64_t n, float scale, int32_t zero_point, bool out_signed, uint8_t* out);
 
 void requantize_codes(const uint8_t* in, int64_t n, bool in_signed, int32_t in_zero, QuantizedMultiplier m,

@@ -1,0 +1,127 @@
+// op-models-wild.mjs - the one-op cases of tools/op-models.mjs for what real models from the wild use and
+// baton once refused or computed differently (issue #35): int8 FULLY_CONNECTED with per-channel weights,
+// dynamic-range DEPTHWISE_CONV_2D, dynamic-range CONV_2D with a legacy UINT8 filter, 16x8 convolutions
+// with an INT32 bias, 8-bit tensors without quantization parameters, FILL with 8- and 16-bit values,
+// zero-sized spatial outputs, and QUANTIZE at the float / double rounding ties. tools/op-models.mjs calls
+// the default export with its helpers; it returns the cases whose reference is LiteRT 2.5, not TFLite 2.9.
+import path from 'node:path';
+
+export default function wildCases({add, simple, model, T, C, i32, i64, f32, seed, reducer, npyF32, outDir}) {
+  // Deterministic bytes (a small LCG): int8 weights as bytes.
+  const bytes = (count, s) => {
+    let x = s;
+    return Array.from({length: count}, () => { x = (x * 1103515245 + 12345) % 2147483648; return ((x >> 16) % 255 - 127) & 0xff; });
+  };
+  const perChannel = (n, s, dim) => [Array.from({length: n}, (_, i) => s * (1 + (i % 4) / 3)), new Array(n).fill(0), dim];
+  const conv = (padding, stride, act) => ['Conv2DOptions', {padding, stride_w: stride, stride_h: stride, fused_activation_function: act,
+                                                            dilation_w_factor: 1, dilation_h_factor: 1}];
+  const depthwise = (padding, stride, multiplier, act) => ['DepthwiseConv2DOptions', {padding, stride_w: stride, stride_h: stride,
+      depth_multiplier: multiplier, fused_activation_function: act, dilation_w_factor: 1, dilation_h_factor: 1}];
+
+  // ---- int8 FULLY_CONNECTED, one weight scale per output row (ai-edge-quantizer's a8w8, MLPerf Tiny) ----
+  const inScale = 0.05;
+  const rowScales = perChannel(5, 0.01, 0);
+  add('fully_connected_i8_per_channel', 'FULLY_CONNECTED', 4, (n, v) => simple(n, 'FULLY_CONNECTED', v,
+      ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
+      [T([3, 8], 'INT8', {q: [inScale, -3]}), C([5, 8], 'INT8', bytes(40, 31), {q: rowScales}),
+       C([5], 'INT32', i32([300, -1200, 0, 2500, -70]), {q: [rowScales[0].map((s) => s * inScale), [0, 0, 0, 0, 0], 0]}),
+       T([3, 5], 'INT8', {q: [0.08, 4]})]));
+  add('fully_connected_i8_per_channel_relu_no_bias', 'FULLY_CONNECTED', 4, (n, v) => model(n, 'FULLY_CONNECTED', v,
+      ['FullyConnectedOptions', {fused_activation_function: 'RELU', keep_num_dims: true}],
+      [T([2, 3, 16], 'INT8', {q: [0.03, 10]}), C([7, 16], 'INT8', bytes(112, 32), {q: perChannel(7, 0.02, 0)}),
+       T([2, 3, 7], 'INT8', {q: [0.1, -20]})],
+      {inputs: [0], outputs: [2], opInputs: [0, 1, -1]}));
+
+  // ---- dynamic-range DEPTHWISE_CONV_2D: float input and output, int8 weights per channel ----
+  add('depthwise_conv_2d_hybrid', 'DEPTHWISE_CONV_2D', 6, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v, depthwise('SAME', 1, 2, 'RELU6'),
+      [T([1, 5, 6, 3]), C([1, 3, 3, 6], 'INT8', bytes(54, 33), {q: perChannel(6, 0.02, 3)}),
+       C([6], 'FLOAT32', f32([0.1, -0.2, 0.3, 0, 0.05, -0.5])), T([1, 5, 6, 6])]));
+  add('depthwise_conv_2d_hybrid_stride2_valid', 'DEPTHWISE_CONV_2D', 6, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v,
+      depthwise('VALID', 2, 1, 'NONE'),
+      [T([2, 7, 8, 5]), C([1, 3, 3, 5], 'INT8', bytes(45, 34), {q: perChannel(5, 0.015, 3)}),
+       C([5], 'FLOAT32', f32([0.5, -0.25, 0, 1, -1])), T([2, 3, 3, 5])]));
+
+  // ---- dynamic-range CONV_2D with a UINT8 filter (older converters; TFLite reads the bytes as int8) ----
+  add('conv_2d_hybrid_uint8_filter', 'CONV_2D', 2, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 1, 'NONE'),
+      [T([1, 5, 5, 3]), C([4, 3, 3, 3], 'UINT8', bytes(108, 35), {q: [0.02, 0]}),
+       C([4], 'FLOAT32', f32([0.1, -0.2, 0.3, 0])), T([1, 5, 5, 4])]));
+
+  add('fully_connected_hybrid_uint8_weights', 'FULLY_CONNECTED', 3, (n, v) => simple(n, 'FULLY_CONNECTED', v,
+      ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
+      [T([2, 8]), C([5, 8], 'UINT8', bytes(40, 40), {q: [0.02, 0]}), C([5], 'FLOAT32', f32([0.1, -0.2, 0.3, 0, 1])), T([2, 5])]));
+
+  // ---- 16x8 CONV_2D, FULLY_CONNECTED and TRANSPOSE_CONV with an INT32 bias (TFLite 2.9's depthwise refuses one) ----
+  const q16 = (scale) => ({q: [scale, 0]});
+  add('conv_2d_16x8_int32_bias', 'CONV_2D', 4, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 2, 'RELU'),
+      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', bytes(108, 36), {q: perChannel(4, 0.01, 0)}),
+       C([4], 'INT32', i32([500, -1200, 0, 30000]), {q: [perChannel(4, 0.01, 0)[0].map((s) => s * 0.001), [0, 0, 0, 0], 0]}),
+       T([1, 3, 3, 4], 'INT16', q16(0.0004))], ['--int-range', '-2000:2000']));
+  add('fully_connected_16x8_int32_bias', 'FULLY_CONNECTED', 7, (n, v) => simple(n, 'FULLY_CONNECTED', v,
+      ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
+      [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT8', bytes(40, 39), {q: [0.01, 0]}),
+       C([5], 'INT32', i32([1000, -25000, 0, 70000, -3]), {q: [0.00002, 0]}), T([2, 5], 'INT16', q16(0.005))],
+      ['--int-range', '-3000:3000']));
+  add('transpose_conv_16x8_int32_bias', 'TRANSPOSE_CONV', 3, (n, v) => simple(n, 'TRANSPOSE_CONV', v,
+      ['TransposeConvOptions', {padding: 'SAME', stride_w: 2, stride_h: 2}],
+      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', bytes(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
+       T([1, 3, 3, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
+       T([1, 6, 6, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
+
+  // ---- 8-bit tensors without quantization parameters (TFLite reads scale 0, zero point 0) ----
+  const concat = (axis) => ['ConcatenationOptions', {axis, fused_activation_function: 'NONE'}];
+  add('concatenation_i8_no_quantization', 'CONCATENATION', 2, (n, v) => simple(n, 'CONCATENATION', v, concat(-1),
+      [T([2, 3, 2], 'INT8'), T([2, 3, 5], 'INT8'), T([2, 3, 7], 'INT8')]));
+  add('concatenation_u8_no_quantization', 'CONCATENATION', 1, (n, v) => simple(n, 'CONCATENATION', v, concat(0),
+      [T([1, 4], 'UINT8'), T([3, 4], 'UINT8'), T([4, 4], 'UINT8')]));
+  add('mean_i8_no_quantization_5d', 'MEAN', 2, (n, v) => simple(n, 'MEAN', v, reducer(true),
+      [T([1, 2, 3, 4, 5], 'INT8'), C([1], 'INT32', i32([2])), T([1, 2, 1, 4, 5], 'INT8')]));
+  add('mean_i8_no_quantization_spatial', 'MEAN', 2, (n, v) => simple(n, 'MEAN', v, reducer(true),
+      [T([1, 4, 5, 3], 'INT8'), C([2], 'INT32', i32([1, 2])), T([1, 1, 1, 3], 'INT8')]));
+
+  // ---- FILL with an 8- or 16-bit value (Arm's int8 keyword-spotting LSTMs) ----
+  add('fill_i8', 'FILL', 3, (n, v) => simple(n, 'FILL', v, null,
+      [C([2], 'INT32', i32([2, 3])), T([], 'INT8', {q: [0.1, 3]}), T([2, 3], 'INT8', {q: [0.1, 3]})]));
+  add('fill_i16', 'FILL', 3, (n, v) => simple(n, 'FILL', v, null,
+      [C([3], 'INT32', i32([1, 2, 3])), T([], 'INT16', q16(0.001)), T([1, 2, 3], 'INT16', q16(0.001))]));
+
+  // ---- zero-sized spatial outputs: an input of width 0 (a STRIDED_SLICE that selects nothing) ----
+  add('conv_2d_empty_width', 'CONV_2D', 1, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 1, 'NONE'),
+      [T([1, 4, 0, 3]), C([2, 3, 3, 3], 'FLOAT32', f32(Array.from({length: 54}, (_, i) => (i % 7) / 7 - 0.4))),
+       C([2], 'FLOAT32', f32([0.5, -0.5])), T([1, 4, 0, 2])]));
+  add('depthwise_conv_2d_empty_height', 'DEPTHWISE_CONV_2D', 1, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v, depthwise('SAME', 2, 1, 'NONE'),
+      [T([1, 0, 5, 3]), C([1, 3, 3, 3], 'FLOAT32', f32(Array.from({length: 27}, (_, i) => (i % 5) / 5 - 0.3))),
+       C([3], 'FLOAT32', f32([0.1, 0.2, 0.3])), T([1, 0, 3, 3])]));
+  add('max_pool_2d_empty_width', 'MAX_POOL_2D', 1, (n, v) => simple(n, 'MAX_POOL_2D', v,
+      ['Pool2DOptions', {padding: 'SAME', stride_w: 2, stride_h: 2, filter_width: 2, filter_height: 2, fused_activation_function: 'NONE'}],
+      [T([1, 4, 0, 3]), T([1, 2, 0, 3])]));
+
+  // ---- QUANTIZE float32 -> 8 / 16 bits where x / scale is a tie in float but not in double ----
+  // TFLite divides in double: round(double(x) / double(scale)) + zero point, half away from zero.
+  const ties = (scale, count) => {
+    const s = Math.fround(scale);
+    const bits = new Float32Array(1), word = new Int32Array(bits.buffer);
+    const found = [];
+    for (let k = -100; k < 100 && found.length < count; ++k) {
+      bits[0] = (k + 0.5) * s;
+      const center = word[0];
+      for (let j = -16; j <= 16 && found.length < count; ++j) {  // the floats around (k + 0.5) * scale
+        word[0] = center + j;
+        const x = bits[0];
+        if (Math.fround(x / s) === k + 0.5 && x / s !== k + 0.5) found.push(x);
+      }
+    }
+    return found;
+  };
+  const tieCase = (name, type, scale, zero) => {
+    const values = ties(scale, 48);
+    add(name, 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null,
+        [T([values.length]), T([values.length], type, {q: [scale, zero]})],
+        ['--inputs', (() => { const file = path.resolve(outDir, `${n}.in_0.npy`); npyF32(file, [values.length], values); return file; })()]));
+  };
+  tieCase('quantize_f32_i8_ties', 'INT8', 0.1, -3);
+  tieCase('quantize_f32_u8_ties', 'UINT8', 0.07, 128);
+  tieCase('quantize_f32_i16_ties', 'INT16', 0.003, 0);
+
+  // TFLite 2.9 reads no scale from a per-channel FULLY_CONNECTED filter: LiteRT 2.5 is these cases' reference.
+  return ['fully_connected_i8_per_channel', 'fully_connected_i8_per_channel_relu_no_bias'];
+}
