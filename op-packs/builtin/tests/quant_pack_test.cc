@@ -271,15 +271,15 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        },
        "node 0 FULLY_CONNECTED: filter (tensor 1 't') has zero point 3; int8 weights with float activations "
        "must be symmetric (zero point 0)"},
-      {"int8 weights under float activations in a depthwise convolution",
+      {"one weight scale for several channels under float activations in a depthwise convolution",
        [&](FakeGraph& g) {
          const int a = g.floats({1, 1, 1, 2}, {1.0f, 2.0f});
          const int w = quantized(g, BATON_TYPE_INT8, {1, 1, 1, 2}, 0.5f, 0, &bytes, true);
          g.add_node(op::kDepthwiseConv2d, {a, w, -1}, {g.output()}).options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1,
                                                                                       1, 0};
        },
-       "node 0 DEPTHWISE_CONV_2D: int8 filter with float32 input (dynamic-range DEPTHWISE_CONV_2D) is not "
-       "supported by the builtin pack"},
+       "node 0 DEPTHWISE_CONV_2D: filter (tensor 1 't') has one scale for 2 channels; dynamic-range "
+       "DEPTHWISE_CONV_2D takes one per output channel"},
       {"requantizing int8 to int16 (TFLite 2.9 refuses it too)",
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_INT8, {2}, 0.5f, 0, &bytes);
