@@ -1,6 +1,7 @@
 // The ABI handshake: every kind of unusable file is skipped with its reason, and the rest still load.
 #include <gtest/gtest.h>
 
+#include "cpu_budget.h"
 #include "elf_symbols.h"
 #include "test_support.h"
 
@@ -210,4 +211,66 @@ TEST(ElfSymbols, ReadsTheDynamicSymbolTable) {
 }
 
 }  // namespace
+// A cgroup's CPU quota, as cpu.max (v2) or v1's two files joined, in whole CPUs rounded up.
+TEST(CpuBudget, ReadsACgroupQuotaInWholeCpus) {
+  EXPECT_EQ(cgroup_quota_cpus("max 100000"), std::nullopt);
+  EXPECT_EQ(cgroup_quota_cpus("-1 100000"), std::nullopt);
+  EXPECT_EQ(cgroup_quota_cpus("100000 100000"), 1);
+  EXPECT_EQ(cgroup_quota_cpus("150000 100000"), 2);
+  EXPECT_EQ(cgroup_quota_cpus("50000 100000"), 1);
+  EXPECT_EQ(cgroup_quota_cpus("400000 100000"), 4);
+  EXPECT_EQ(cgroup_quota_cpus("200000 0"), std::nullopt);
+  EXPECT_EQ(cgroup_quota_cpus("lots 100000"), std::nullopt);
+  EXPECT_EQ(cgroup_quota_cpus(""), std::nullopt);
+}
+
+// More threads than the process may run on are capped at its CPUs for the Environment and for every
+// plugin (from --threads or a plugin's `threads` key), and the log says so once for each.
+TEST(CpuBudget, ThreadsAreCappedAtTheUsableCpusWithOneWarning) {
+  const int cpus = usable_cpus();
+  ASSERT_GE(cpus, 1);
+  TempDir dir, conf;
+  dir.add_plugin("testpack");
+  const std::string config = conf.path() + "/baton.conf";
+  std::ofstream(config) << "[plugin.testpack]\nthreads = " << cpus + 5 << "\n";
+  struct Captured {
+    std::vector<std::string> lines;
+  };
+  auto log = std::make_shared<Captured>();
+  EnvironmentOptions o;
+  o.plugin_dirs = {dir.path()};
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.state_dir = test_state_dir();
+  o.config_path = config;
+  o.threads = cpus + 3;
+  o.log = [log](baton_log_level level, const std::string& line) {
+    if (level == BATON_LOG_WARNING) log->lines.push_back(line);
+  };
+  auto env = Environment::create(o);
+  ASSERT_TRUE(env) << env.error();
+  EXPECT_EQ(env.value()->threads(), cpus);
+  ASSERT_EQ(env.value()->registry().plugins().size(), 1u);
+  EXPECT_EQ(env.value()->registry().plugins()[0]->threads, cpus);
+  const auto count = [&](const std::string& needle) {
+    return std::count_if(log->lines.begin(), log->lines.end(),
+                         [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+  };
+  EXPECT_EQ(count("threads: " + std::to_string(cpus + 3) + " asked, but this process may run on " +
+                  std::to_string(cpus) + " CPU(s)"),
+            1);
+  EXPECT_EQ(count("plugin 'testpack': threads = " + std::to_string(cpus + 5)), 1);
+
+  // Within the budget: as asked, without a word.
+  log->lines.clear();
+  o.config_path.clear();
+  o.read_config = false;
+  o.threads = 1;
+  auto one = Environment::create(o);
+  ASSERT_TRUE(one) << one.error();
+  EXPECT_EQ(one.value()->threads(), 1);
+  EXPECT_EQ(one.value()->registry().plugins()[0]->threads, 1);
+  EXPECT_TRUE(log->lines.empty()) << log->lines[0];
+}
+
 }  // namespace baton::test

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "cpu_budget.h"
+
 namespace baton {
 
 namespace fs = std::filesystem;
@@ -101,13 +103,22 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   if (options.max_model_bytes) env->limits_.max_file_bytes = options.max_model_bytes;
   if (options.max_tensor_bytes) env->limits_.max_tensor_bytes = options.max_tensor_bytes;
   if (options.max_arena_bytes) env->limits_.max_arena_bytes = options.max_arena_bytes;
-  env->threads_ = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
-  if (env->threads_ <= 0) env->threads_ = std::max(1u, std::thread::hardware_concurrency());
+  // More threads than the CPUs this process may run on only make the workers wait for each other: the
+  // count is capped there, and the log says so once.
+  const int cpus = usable_cpus();
+  const int asked = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
+  if (asked > cpus) {
+    env->log_(BATON_LOG_WARNING, "threads: " + std::to_string(asked) + " asked, but this process may run on " +
+                                     std::to_string(cpus) + " CPU(s) (its affinity and cgroup quota); using " +
+                                     std::to_string(cpus));
+  }
+  env->threads_ = asked > 0 ? std::min(asked, cpus) : cpus;
 
   RegistryOptions ro;
   ro.dirs = dirs;
   ro.config = &env->config_;
-  ro.threads = options.threads > 0 ? options.threads : env->config_.threads.value_or(0);
+  ro.threads = asked > 0 ? std::min(asked, cpus) : 0;
+  ro.cpus = cpus;
   ro.log = env->log_;
   ro.allow_unsafe_dirs = env->config_.allow_unsafe_plugin_dirs;
   ro.isolate = options.isolate;

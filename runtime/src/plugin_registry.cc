@@ -408,10 +408,16 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
       }
     }
   }
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int cpus = options.cpus > 0 ? options.cpus : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  int threads = options.threads > 0 ? options.threads : cpus;
   if (auto it = plugin->option_values.find("threads"); it != plugin->option_values.end()) {
-    int configured = std::atoi(it->second.c_str());
-    if (configured > 0) threads = configured;
+    const int configured = std::atoi(it->second.c_str());
+    if (configured > cpus) {
+      if (options.log) options.log(BATON_LOG_WARNING, "plugin '" + plugin->name + "': threads = " + std::to_string(configured) +
+                                 " in the config, but this process may run on " + std::to_string(cpus) +
+                                 " CPU(s); using " + std::to_string(cpus));
+    }
+    if (configured > 0) threads = std::min(configured, cpus);
   }
   plugin->threads = std::max(1, threads);
   plugin->shared = &shared_;

@@ -162,7 +162,8 @@ struct DisabledPlugin {
 struct RegistryOptions {
   std::vector<std::string> dirs;  // in search order
   const Config* config = nullptr;
-  int threads = 0;  // 0: number of cores
+  int threads = 0;  // 0: `cpus`
+  int cpus = 0;     // the CPUs the process may run on (cpu_budget.h); 0: the machine's cores
   // Load from folders and files other users can write (group- or world-writable, or owned by another
   // user than root and this one). Off by default: such a plugin could be anyone's code.
   bool allow_unsafe_dirs = false;
