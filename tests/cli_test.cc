@@ -279,7 +279,9 @@ TEST_F(CliTest, PlanShowsPlacementRefusalsAndPartitions) {
   Result r = baton("plan " + args);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("deleg-a: 1 of 2 nodes in 1 partition; testpack: 1 node"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("deleg-a refused: not in this delegate's ops option"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deleg-a refused: [r1]\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refusals:\n  [r1] deleg-a refused: not in this delegate's ops option\n"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("boundary bytes: 72"), std::string::npos) << r.out;  // a, b in; c out: 3 x 24 bytes
 
   r = baton("plan --format json " + args);
@@ -318,6 +320,58 @@ TEST_F(CliTest, PlanShowsPlacementRefusalsAndPartitions) {
   r = baton("run " + args);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: deleg-a: 1 of 2 nodes in 1 partition; testpack: 1 node"), std::string::npos) << r.out;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The text plan gives each distinct (plugin, reason) once, under "refusals:", and a node names it by tag:
+// a delegate's reason repeated under hundreds of nodes buried the plan. The JSON keeps it per node.
+TEST_F(CliTest, PlanTextGivesEachRefusalOnceAndNodesNameItsTag) {
+  // ADD, then three TimesTwo: deleg-a takes the ADD only, deleg-b refuses everything it is asked.
+  TinyModel m = add_then_double();
+  m.tensors.push_back({{2, 3}, 0, {}, "e"});
+  m.tensors.push_back({{2, 3}, 0, {}, "f"});
+  m.ops.push_back({32, "TimesTwo", 1, {3}, {4}});
+  m.ops.push_back({32, "TimesTwo", 1, {4}, {5}});
+  m.outputs = {5};
+  const std::vector<uint8_t> bytes = m.build();
+  const std::string model = work_.file("doubles.tflite");
+  std::ofstream(model, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  plugins_.add_plugin("deleg_a");
+  plugins_.add_plugin("deleg_b");
+  const std::string long_reason =
+      "this test delegate refuses every node it is offered, with a reason long enough to matter";
+  work_.write("two.conf", "delegates = deleg-a, deleg-b\n[plugin.deleg-a]\nops = ADD\n[plugin.deleg-b]\nrefuse-all = " +
+                              long_reason + "\n");
+  const std::string args = model + " --plugin-dir " + plugins_.path() + " --config " + work_.file("two.conf");
+
+  Result r = baton("plan " + args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("deleg-a: 1 of 4 nodes in 1 partition; testpack: 3 nodes"), std::string::npos) << r.out;
+  EXPECT_EQ(count_of(r.out, "not in this delegate's ops option"), 1u) << r.out;
+  EXPECT_EQ(count_of(r.out, long_reason), 1u) << r.out;
+  EXPECT_NE(r.out.find("\nrefusals:\n  [r1] deleg-a refused: not in this delegate's ops option\n"
+                       "  [r2] deleg-b refused: " + long_reason + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(count_of(r.out, "deleg-a refused: [r1]\n"), 3u) << r.out;
+  EXPECT_EQ(count_of(r.out, "deleg-b refused: [r2]\n"), 3u) << r.out;
+  EXPECT_NE(r.out.find("TimesTwo v1                  testpack (op pack)\n         deleg-a refused: [r1]\n"
+                       "         deleg-b refused: [r2]\n"),
+            std::string::npos)
+      << r.out;
+
+  r = baton("plan --format json " + args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count_of(r.out, "\"refusals\":[{\"plugin\":\"deleg-a\",\"reason\":\"not in this delegate's ops option\"},"
+                            "{\"plugin\":\"deleg-b\",\"reason\":\"" + long_reason + "\"}]"),
+            3u)
+      << r.out;
+  EXPECT_EQ(r.out.find("[r1]"), std::string::npos) << r.out;
 }
 
 TEST_F(CliTest, BenchReportsLatencyMemoryAndProfile) {

@@ -2,6 +2,8 @@
 
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "json_writer.h"
@@ -65,8 +67,34 @@ std::string op_label(const Node& n) {
 }
 
 
-// The nodes of one subgraph: where each runs and who refused it.
-std::string node_lines(const Subgraph& g) {
+// The refusals of the text format, each distinct (plugin, reason) once: a delegate gives the same
+// reason for hundreds of nodes (the cpu delegate's runs to some 700 characters), so a node names its
+// refusals by tag ("cpu refused: [r1]") and the reasons are printed once, under "refusals:"
+// ("[r1] cpu refused: ...").
+class RefusalLegend {
+ public:
+  // "[rN]" for this refusal; a pair seen for the first time gets the next number.
+  std::string tag(const Refusal& r) {
+    auto [it, added] = tags_.try_emplace({r.plugin, r.reason}, entries_.size() + 1);
+    if (added) entries_.push_back(&r);
+    return "[r" + std::to_string(it->second) + "]";
+  }
+  std::string lines() const {
+    std::string s;
+    if (!entries_.empty()) s += "\nrefusals:\n";
+    for (size_t k = 0; k < entries_.size(); ++k) {
+      s += "  [r" + std::to_string(k + 1) + "] " + entries_[k]->plugin + " refused: " + entries_[k]->reason + "\n";
+    }
+    return s;
+  }
+
+ private:
+  std::map<std::pair<std::string, std::string>, size_t> tags_;
+  std::vector<const Refusal*> entries_;  // borrowed from the interpreter, which outlives the report
+};
+
+// The nodes of one subgraph: where each runs and who refused it (by tag, see RefusalLegend).
+std::string node_lines(const Subgraph& g, RefusalLegend& legend) {
   std::string s;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];
@@ -88,7 +116,7 @@ std::string node_lines(const Subgraph& g) {
     }
     s += "\n";
     if (p.kind == "runtime") continue;  // every delegate's reason is the same
-    for (const Refusal& r : g.refusals(i)) s += "         " + r.plugin + " refused: " + r.reason + "\n";
+    for (const Refusal& r : g.refusals(i)) s += "         " + r.plugin + " refused: " + legend.tag(r) + "\n";
   }
   return s;
 }
@@ -179,13 +207,15 @@ std::string plan_summary(const Interpreter& in) {
 std::string plan_text(const Interpreter& in) {
   std::string s = "plan for " + in.model().source() + "\n" + plan_summary(in) + "\n\n" +
                   (in.subgraph_count() > 1 ? subgraph_title(*in.subgraph(in.entry_subgraph())) + " " : "") + "nodes:\n";
-  s += node_lines(*in.subgraph(in.entry_subgraph()));
+  RefusalLegend legend;  // one for every subgraph: a tag means the same reason throughout
+  s += node_lines(*in.subgraph(in.entry_subgraph()), legend);
   s += partition_lines(*in.subgraph(in.entry_subgraph()));
   for (size_t k = 0; k < in.subgraph_count(); ++k) {
     const Subgraph* g = in.subgraph(k);
     if (!g || static_cast<int>(k) == in.entry_subgraph()) continue;
-    s += "\n" + subgraph_title(*g) + " (run by control flow):\n" + node_lines(*g) + partition_lines(*g);
+    s += "\n" + subgraph_title(*g) + " (run by control flow):\n" + node_lines(*g, legend) + partition_lines(*g);
   }
+  s += legend.lines();
   if (!in.fallbacks().empty()) s += "\nfallbacks:\n";
   for (const Fallback& f : in.fallbacks()) {
     if (f.partition < 0) {

@@ -28,6 +28,9 @@ namespace baton::tool {
 
 // "deleg-a: 162 of 164 nodes in 1 partition; builtin: 2 nodes; 74 folded at load"
 std::string plan_summary(const Interpreter& interp);
+// For people: a node names each delegate that refused it by a tag ("cpu refused: [r1]") and the
+// "refusals:" section gives each distinct (plugin, reason) once ("[r1] cpu refused: ..."). The JSON keeps the
+// reason on every node.
 std::string plan_text(const Interpreter& interp);
 std::string plan_json(const Interpreter& interp);
 std::string plan_dot(const Interpreter& interp);
