@@ -374,6 +374,44 @@ TEST_F(CliTest, PlanTextGivesEachRefusalOnceAndNodesNameItsTag) {
   EXPECT_EQ(r.out.find("[r1]"), std::string::npos) << r.out;
 }
 
+// An --input of another shape than the model's input resizes it, and says so once per input on stderr;
+// --strict-shapes refuses it as a wrong input file (exit 1), naming the input and both shapes.
+TEST_F(CliTest, RunSaysWhenAnInputIsResizedAndStrictShapesRefuses) {
+  write_floats("a43.npy", {4, 3}, {1, -2, 3, -4, 5, -6, 7, 8, -9, 0, 1, 2});
+  write_floats("b43.npy", {4, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  const std::string both = " --input " + work_.file("a43.npy") + " --input " + work_.file("b43.npy");
+  Result r = baton("run " + work_.file("tiny.tflite") + both + " --runs 2 --output-dir " + work_.file("r43") + common_);
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* name : {"0 (a)", "1 (b)"}) {
+    const char letter = name[3];
+    const std::string notice = std::string("baton: input ") + name +
+                               ": resized from [2,3] (the model's) to [4,3] (the shape of " +
+                               work_.file(std::string(1, letter) + "43.npy") + ")";
+    EXPECT_EQ(count_of(r.out, notice), 1u) << notice << " in\n" << r.out;
+  }
+  // relu(a + b) * 2 on the resized inputs.
+  EXPECT_EQ(read_floats(work_.file("r43/out_0.npy")), (std::vector<float>{4, 0, 8, 0, 12, 0, 16, 18, 0, 2, 4, 6}));
+
+  r = baton("run " + work_.file("tiny.tflite") + both + " --strict-shapes" + common_);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("baton: error: input 0 (a) has shape [2,3] but " + work_.file("a43.npy") +
+                       " holds [4,3] (--strict-shapes: an input is not resized)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("resized from"), std::string::npos) << r.out;
+  EXPECT_NE(baton("run --help").out.find("--strict-shapes"), std::string::npos);
+
+  // Inputs of the model's own shape: no notice, with or without --strict-shapes.
+  write_floats("a.npy", {2, 3}, {1, -2, 3, -4, 5, -6});
+  write_floats("b.npy", {2, 3}, {0.5f, 1, -4, 3, 0, 7});
+  const std::string same = " --input " + work_.file("a.npy") + " --input " + work_.file("b.npy");
+  for (const char* strict : {"", " --strict-shapes"}) {
+    r = baton("run " + work_.file("tiny.tflite") + same + strict + common_);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.out.find("resized from"), std::string::npos) << r.out;
+  }
+}
+
 TEST_F(CliTest, BenchReportsLatencyMemoryAndProfile) {
   // --no-delegates: delegates built in the build tree (xnnpack) would otherwise join the chain and take the ADD.
   Result r = baton("bench " + work_.file("tiny.tflite") + " --runs 7 --warmup 1 --threads 1 --profile --json --no-delegates" +

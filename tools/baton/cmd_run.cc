@@ -100,7 +100,9 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
                  interp.input_count(), inputs.size());
     return kExitUsage;
   }
-  // Read every input first: a shape that differs from the model's resizes that input.
+  // Read every input first: a shape that differs from the model's resizes that input, with a notice,
+  // unless --strict-shapes makes it an error.
+  const bool strict_shapes = vm.count("strict-shapes") > 0;
   std::vector<NpyArray> arrays(interp.input_count());
   for (size_t i = 0; i < interp.input_count(); ++i) {
     Tensor& t = interp.input(i);
@@ -123,15 +125,22 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
         return kExitError;
       }
       if (arr->shape != t.shape) {
-        if (arr->shape.size() != t.shape.size()) {
-          std::fprintf(stderr, "baton: error: input %zu (%s) has shape %s but %s holds %s\n", i, t.info->name.c_str(),
-                       shape_text(t.shape).c_str(), inputs[i].c_str(), shape_text(arr->shape).c_str());
+        if (arr->shape.size() != t.shape.size() || strict_shapes) {
+          std::fprintf(stderr, "baton: error: input %zu (%s) has shape %s but %s holds %s%s\n", i, t.info->name.c_str(),
+                       shape_text(t.shape).c_str(), inputs[i].c_str(), shape_text(arr->shape).c_str(),
+                       arr->shape.size() == t.shape.size() ? " (--strict-shapes: an input is not resized)" : "");
           return kExitError;
         }
+        const std::vector<int32_t> model_shape = t.shape;
         if (Status s = interp.resize_input(i, arr->shape); !s) {
           std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
           return kExitError;
         }
+        // Said once per input: a resize changes what the model computes on, and a wrong file would
+        // otherwise run without a word.
+        std::fprintf(stderr, "baton: input %zu (%s): resized from %s (the model's) to %s (the shape of %s); "
+                     "--strict-shapes refuses this\n", i, t.info->name.c_str(), shape_text(model_shape).c_str(),
+                     shape_text(arr->shape).c_str(), inputs[i].c_str());
       }
       arrays[i] = std::move(arr.value());
     } else {

@@ -47,6 +47,8 @@ void run_options(po::options_description& d) {
       "(int8: minus 128)")(
       "image-range", po::value<std::string>()->default_value("-1:1"),
       "LO:HI the pixel values 0..255 map to (float inputs)")(
+      "strict-shapes", "refuse an --input whose shape differs from the model's input (otherwise the input is "
+      "resized to the file's shape, with a notice on stderr)")(
       "seed", po::value<uint32_t>()->default_value(0), "seed of the generated inputs when no --input is given")(
       "runs", po::value<int>()->default_value(1), "invoke this many times (the outputs are from the last)");
 }
@@ -64,7 +66,8 @@ const Subcommand kCommands[] = {
     {"plan", "baton plan MODEL [--format text|json|dot|svg]",
      "where every node runs (delegate partition, op pack, folded) and why earlier delegates refused it",
      plan_options, cmd_plan},
-    {"run", "baton run MODEL [--input FILE.npy [--input FILE.npy ...] | --image FILE] [--output-dir DIR] [--seed N]",
+    {"run", "baton run MODEL [--input FILE.npy [--input FILE.npy ...] [--strict-shapes] | --image FILE] "
+            "[--output-dir DIR] [--seed N]",
      "run a model on .npy inputs (or generated ones) and write or summarise its outputs", run_options, cmd_run},
 };
 
