@@ -10,6 +10,8 @@ extern const packkit::OpDef kConvolution2DTransposeBias;
 extern const packkit::OpDef kLandmarks2TransformMatrix;
 extern const packkit::OpDef kTransformTensorBilinear;
 extern const packkit::OpDef kTransformLandmarks;
+extern const packkit::OpDef kMaxPoolingWithArgmax2D;
+extern const packkit::OpDef kMaxUnpooling2D;
 
 }  // namespace baton::mediapipe
 

@@ -5,6 +5,9 @@
 //    12 raw bytes (padding, stride_w, stride_h as little-endian int32), not a FlexBuffer.
 //  - Landmarks2TransformMatrix v2, TransformTensorBilinear v2, TransformLandmarks v2 (face landmarks
 //    with attention): the crop matrix from landmarks, an affine bilinear warp, and points through it.
+//  - MaxPoolingWithArgmax2D v1, MaxUnpooling2D v1 (the older hair segmentation model): max pooling that
+//    also outputs each maximum's position in its window, and the unpooling that scatters values back
+//    there; options are TfLitePoolParams as raw bytes (pool_argmax.cc).
 #include "ops.h"
 
 namespace {
@@ -14,13 +17,15 @@ const baton::packkit::OpDef kOps[] = {
     baton::mediapipe::kLandmarks2TransformMatrix,
     baton::mediapipe::kTransformTensorBilinear,
     baton::mediapipe::kTransformLandmarks,
+    baton::mediapipe::kMaxPoolingWithArgmax2D,
+    baton::mediapipe::kMaxUnpooling2D,
 };
 
 const baton::packkit::PackInfo kInfo = {
     "mediapipe",
     "0.1.0",
     "MediaPipe custom ops: Convolution2DTransposeBias, Landmarks2TransformMatrix, TransformTensorBilinear, "
-    "TransformLandmarks (float32)",
+    "TransformLandmarks, MaxPoolingWithArgmax2D, MaxUnpooling2D (float32)",
     kOps,
 };
 
