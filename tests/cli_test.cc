@@ -525,10 +525,18 @@ TEST_F(CliTest, ResourceLimitsFromTheCommandLineAndTheConfig) {
             work_.file("limits.conf"));
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("24 bytes, over the tensor limit of 16"), std::string::npos) << r.out;
-  work_.write("badlimit.conf", "max-arena-bytes = 0\n");
+  work_.write("badlimit.conf", "max-arena-bytes = lots\n");
   r = baton("plugins --config " + work_.file("badlimit.conf"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(":1: bad value '0' for key 'max-arena-bytes'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(":1: bad value 'lots' for key 'max-arena-bytes'"), std::string::npos) << r.out;
+  // none (or 0) turns a limit off, in the config and on the command line: the command line's wins.
+  work_.write("nolimit.conf", "max-tensor-bytes = none\nmax-arena-bytes = 0\n");
+  r = baton("run " + work_.file("tiny.tflite") + " --plugin-dir " + plugins_.path() + " --config " +
+            work_.file("nolimit.conf"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = baton("run " + work_.file("tiny.tflite") + " --max-tensor-bytes none --max-arena-bytes 0 --config " +
+            work_.file("limits.conf") + " --plugin-dir " + plugins_.path());
+  EXPECT_EQ(r.code, 0) << r.out;
 }
 
 // A delegate that takes the process down during prepare is quarantined for that model at the next start,

@@ -217,9 +217,9 @@ Expected<Config> load_config(const std::string& path) {
       config.threads = static_cast<int>(n);
     } else if (kl.key == "max-model-bytes" || kl.key == "max-tensor-bytes" || kl.key == "max-arena-bytes") {
       size_t bytes = 0;
-      if (!parse_byte_size(value, &bytes) || bytes == 0) {
+      if (!parse_byte_limit(value, &bytes)) {
         return Status::error(at + "bad value '" + value + "' for key '" + kl.key +
-                             "': expected a byte count, optionally with K, M or G");
+                             "': expected a byte count, optionally with K, M or G, or none (0) for no limit");
       }
       (kl.key == "max-model-bytes" ? config.limits.max_file_bytes
        : kl.key == "max-tensor-bytes" ? config.limits.max_tensor_bytes

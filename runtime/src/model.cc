@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <limits>
 
 #include "tflite_generated.h"
@@ -77,9 +78,33 @@ bool parse_byte_size(const std::string& text, size_t* bytes) {
   return true;
 }
 
+bool parse_byte_limit(const std::string& text, size_t* bytes) {
+  if (text == "none" || text == "0") {
+    *bytes = SIZE_MAX;
+    return true;
+  }
+  return parse_byte_size(text, bytes) && *bytes > 0;
+}
+
+size_t machine_memory_bytes() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t total = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
+    // cgroup v2 ("max" when unlimited), then v1 (a huge number when unlimited).
+    for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+      std::ifstream in(path);
+      unsigned long long limit = 0;
+      if (in >> limit && limit > 0 && limit < total) total = static_cast<size_t>(limit);
+    }
+    return total;
+  }();
+  return bytes;
+}
+
 bool is_runtime_op(int32_t op_code) {
   switch (op_code) {
     case 118: case 119: case 129:  // IF, WHILE, CALL_ONCE
+    case 206:                      // STABLEHLO_COMPOSITE: its decomposition subgraph
     case 142: case 143: case 144:  // VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE
     case 136: case 137: case 138: case 139:  // HASHTABLE, HASHTABLE_FIND, HASHTABLE_IMPORT, HASHTABLE_SIZE
       return true;
@@ -452,9 +477,18 @@ class ModelLoader {
       node.table_id = h->table_id();
       node.table_key_type = static_cast<baton_tensor_type>(h->key_dtype());
       node.table_value_type = static_cast<baton_tensor_type>(h->value_dtype());
+    } else if (auto* c = op->builtin_options_2_as_StableHLOCompositeOptions()) {
+      node.callees[0] = c->decomposition_subgraph_index();
+      if (c->name()) node.composite_name = c->name()->str();
+      if (c->composite_attributes()) {
+        node.composite_attributes = {c->composite_attributes()->data(), c->composite_attributes()->size()};
+      }
+      node.composite_version = c->version();
+    } else if (node.op_code == 206) {
+      return fail(where + " (STABLEHLO_COMPOSITE) has no StableHLOCompositeOptions");
     }
     const size_t count = root_->subgraphs()->size();
-    const int wanted = node.op_code == 129 ? 1 : (node.op_code == 118 || node.op_code == 119) ? 2 : 0;
+    const int wanted = (node.op_code == 129 || node.op_code == 206) ? 1 : (node.op_code == 118 || node.op_code == 119) ? 2 : 0;
     for (int k = 0; k < wanted; ++k) {
       if (node.callees[k] < 0 || static_cast<size_t>(node.callees[k]) >= count) {
         return fail(where + " names subgraph " + std::to_string(node.callees[k]) + ", out of range (" +

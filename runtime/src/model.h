@@ -5,9 +5,9 @@
 // whose bytes are misaligned for its element type.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -63,8 +63,14 @@ struct NodeInfo {
   std::vector<int32_t> intermediates;
   baton_builtin_options options{};
   std::span<const uint8_t> custom_options;
-  // The subgraphs a control-flow node runs: WHILE {cond, body}, IF {then, else}, CALL_ONCE {init, -1}.
+  // The subgraphs a control-flow node runs: WHILE {cond, body}, IF {then, else}, CALL_ONCE {init, -1},
+  // STABLEHLO_COMPOSITE {decomposition, -1}.
   int32_t callees[2] = {-1, -1};
+  // STABLEHLO_COMPOSITE: the operation's name ("odml.scaled_dot_product_attention", ...), its attributes (a
+  // flexbuffer map, in the model's buffer) and version.
+  std::string composite_name;
+  std::span<const uint8_t> composite_attributes;
+  int32_t composite_version = 0;
   // VAR_HANDLE: the variable's name.
   std::string var_container, var_shared_name;
   // HASHTABLE: the table's id and the types of its keys and values.
@@ -92,16 +98,27 @@ struct MetadataInfo {
   std::span<const uint8_t> data;
 };
 
+// The memory this process may use: the machine's physical memory, or its cgroup's memory.max when that
+// is lower (a container). Read once.
+size_t machine_memory_bytes();
+
 // What a host accepts from an untrusted model. Each is checked before anything of that size is
-// allocated; going over is an error that names the file, tensor or arena and the size.
+// allocated; going over is an error that names the file, tensor or arena and the size. The defaults come
+// from the machine: no single tensor (a constant is also bounded by its file) and no arena larger than
+// the memory there is, so a model that declares a huge dimension is refused at once instead of making
+// the machine swap. SIZE_MAX turns a limit off.
 struct LoadLimits {
-  size_t max_file_bytes = size_t(1) << 31;  // flatbuffers cannot address more than 2 GiB
-  size_t max_tensor_bytes = SIZE_MAX;       // any single tensor, constant or not
-  size_t max_arena_bytes = SIZE_MAX;        // the planned arena of an interpreter
+  // flatbuffers cannot address more than 2 GiB
+  size_t max_file_bytes = std::min(size_t(1) << 31, machine_memory_bytes());
+  size_t max_tensor_bytes = machine_memory_bytes();  // any single tensor, constant or not
+  size_t max_arena_bytes = machine_memory_bytes();   // the planned arena of an interpreter
 };
 
 // Parses a byte count with an optional K, M or G suffix (powers of 1024): "512M". False on bad text.
 bool parse_byte_size(const std::string& text, size_t* bytes);
+// A limit as the config and the command line give it: a byte count as parse_byte_size reads it, or
+// "none" or "0" for no limit (SIZE_MAX). False on bad text.
+bool parse_byte_limit(const std::string& text, size_t* bytes);
 
 class Model {
  public:

@@ -23,9 +23,9 @@ boost::program_options::options_description global_options_description(GlobalOpt
       "run the subgraph of this signature key (see baton inspect); inputs and outputs in its order")(
       "threads", po::value<int>(&g.threads)->default_value(0),
       "threads for every plugin that does not set its own (0: the config's, else all cores)")(
-      "max-model-bytes", po::value<std::string>(&g.max_model_bytes), "refuse larger model files (e.g. 64M)")(
-      "max-tensor-bytes", po::value<std::string>(&g.max_tensor_bytes), "refuse models with a larger tensor")(
-      "max-arena-bytes", po::value<std::string>(&g.max_arena_bytes), "refuse models whose arena is larger")(
+      "max-model-bytes", po::value<std::string>(&g.max_model_bytes), "refuse larger model files (e.g. 64M; none: no limit)")(
+      "max-tensor-bytes", po::value<std::string>(&g.max_tensor_bytes), "refuse models with a larger tensor (default: the machine's memory; none: no limit)")(
+      "max-arena-bytes", po::value<std::string>(&g.max_arena_bytes), "refuse models whose arena is larger (default: the machine's memory; none: no limit)")(
       "verbose,v", po::bool_switch(&g.verbose), "print what is loaded and decided");
   return d;
 }
@@ -49,8 +49,9 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
                                  std::tuple{&g.max_tensor_bytes, "--max-tensor-bytes", &eo.max_tensor_bytes},
                                  std::tuple{&g.max_arena_bytes, "--max-arena-bytes", &eo.max_arena_bytes}}) {
     if (text->empty()) continue;
-    if (!parse_byte_size(*text, out) || *out == 0) {
-      std::fprintf(stderr, "baton: %s '%s': expected a byte count, optionally with K, M or G\n", name, text->c_str());
+    if (!parse_byte_limit(*text, out)) {
+      std::fprintf(stderr, "baton: %s '%s': expected a byte count, optionally with K, M or G, or none (0) for no limit\n",
+                   name, text->c_str());
       *exit_code = kExitUsage;
       return nullptr;
     }

@@ -40,8 +40,9 @@ typedef struct baton_environment_options {
   int32_t threads;                  /* 0: the config's value, else all cores */
   int32_t verbose;                  /* non-zero: info messages on stderr */
   int32_t no_default_dirs;          /* non-zero: skip the install and build-tree plugin folders */
-  /* Limits on untrusted models (0: the config's, else none but the format's 2 GiB file size). Going over
-   * is an error naming the file, tensor or arena and the size, before anything that size is allocated. */
+  /* Limits on untrusted models (0: the config's, else the defaults: the machine's memory for a tensor
+   * and for the arena, 2 GiB or less for the file; SIZE_MAX: no limit). Going over is an error naming
+   * the file, tensor or arena and the size, before anything that size is allocated. */
   size_t max_model_bytes;
   size_t max_tensor_bytes;
   size_t max_arena_bytes;
