@@ -31,6 +31,9 @@ struct Tensor {
   bool is_model_input = false;
   bool is_model_output = false;
   bool shape_writable = false;  // true only while the node producing it is being prepared
+  // The host's tensor limit (LoadLimits::max_tensor_bytes): a prepare that sets a larger shape is refused
+  // there, before the plugin sizes anything of its own by that shape.
+  size_t max_bytes = SIZE_MAX;
   // Its shape is known only at invoke (see tensor_set_dynamic in plugin_api.h): never in the arena; its
   // memory is `heap`, grown at invoke when a larger shape needs it (in shared memory, like the arena, when
   // a plugin runs in a child process).

@@ -155,6 +155,15 @@ baton_status tensor_set_shape(baton_tensor* t, int32_t rank, const int32_t* dims
                          .c_str());
     return BATON_INVALID_ARGUMENT;
   }
+  if (tensor->type != BATON_TYPE_STRING && bytes > tensor->max_bytes) {
+    std::string dims_text;
+    for (int32_t d : shape) dims_text += (dims_text.empty() ? "" : ",") + std::to_string(d);
+    const std::string name = tensor->info && !tensor->info->name.empty() ? " \"" + tensor->info->name + "\"" : "";
+    error_set(error, ("output tensor " + std::to_string(tensor->index) + name + " of shape [" + dims_text + "] needs " +
+                      std::to_string(bytes) + " bytes, over the tensor limit of " + std::to_string(tensor->max_bytes))
+                         .c_str());
+    return BATON_INVALID_ARGUMENT;
+  }
   tensor->shape = std::move(shape);
   // A string tensor's byte size comes from its contents: the kernel sets it after the shape (ABI 1.7).
   tensor->bytes = tensor->type == BATON_TYPE_STRING ? 0 : bytes;

@@ -67,6 +67,7 @@ Subgraph::Subgraph(RunState& state, int index)
     t.bytes = t.type != BATON_TYPE_STRING ? tensor_bytes(t.shape, t.type) : info.is_constant ? info.data.size() : 0;
     t.is_constant = info.is_constant;
     t.constant = info.is_constant ? info.data.data() : nullptr;
+    t.max_bytes = state.env ? state.env->limits().max_tensor_bytes : SIZE_MAX;
   }
   for (int32_t i : g.inputs) {
     tensors_[i].is_model_input = true;

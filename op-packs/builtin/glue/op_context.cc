@@ -203,6 +203,48 @@ TensorQuant OpContext::quant(const baton_tensor* t) const {
   return out;
 }
 
+ChannelQuant OpContext::channel_quant(const baton_tensor* t, const char* role, int channel_dim,
+                                     bool allow_per_channel) const {
+  const TensorQuant q = quant(t);
+  const std::string who = std::string(role) + " (" + tensor_label(t) + ")";
+  if (q.count == 0) fail(BATON_UNSUPPORTED, who + " has no quantization parameters");
+  if (q.count > 1) {
+    if (!allow_per_channel) {
+      fail(BATON_UNSUPPORTED, who + " has per-channel quantization (" + std::to_string(q.count) +
+                                  " scales); this op takes one scale for the whole tensor");
+    }
+    if (q.dimension != channel_dim) {
+      fail(BATON_UNSUPPORTED, who + " is quantized per channel along dimension " + std::to_string(q.dimension) +
+                                  "; the output channels are dimension " + std::to_string(channel_dim));
+    }
+    const auto dims = shape(t);
+    const int64_t channels = channel_dim >= 0 && static_cast<size_t>(channel_dim) < dims.size() ? dims[channel_dim] : -1;
+    if (channels != q.count) {
+      fail(BATON_INVALID_ARGUMENT, who + " has " + std::to_string(q.count) + " scales but dimension " +
+                                       std::to_string(channel_dim) + " of its shape has " + std::to_string(channels) +
+                                       " channels");
+    }
+  }
+  const bool eight_bit = type(t) == BATON_TYPE_UINT8 || type(t) == BATON_TYPE_INT8;
+  const CodeRange range = code_range(type(t) == BATON_TYPE_INT8);
+  for (int32_t i = 0; i < q.count; ++i) {
+    const float scale = q.scale(i);
+    const int64_t zero = q.zero_point(i);
+    if (!(scale > 0.0f) || !std::isfinite(scale)) {
+      fail(BATON_INVALID_ARGUMENT, who + " has scale " + std::to_string(scale) + " (must be positive and finite)");
+    }
+    if (eight_bit && (zero < range.lo || zero > range.hi)) {
+      fail(BATON_INVALID_ARGUMENT, who + " has zero point " + std::to_string(zero) + ", outside " + type_name(type(t)) +
+                                       "'s range");
+    }
+  }
+  ChannelQuant out;
+  out.scales = {q.scales, static_cast<size_t>(q.count)};
+  if (q.zero_points) out.zero_points = {q.zero_points, static_cast<size_t>(q.count)};
+  out.dimension = q.dimension;
+  return out;
+}
+
 ActQuant OpContext::act_quant(const baton_tensor* t, const char* role) const {
   require_type(t, role, {BATON_TYPE_UINT8, BATON_TYPE_INT8});
   const TensorQuant q = quant(t);

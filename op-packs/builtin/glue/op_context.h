@@ -85,6 +85,20 @@ struct TensorQuant {
   int64_t zero_point(int i = 0) const { return zero_points ? zero_points[i] : 0; }
 };
 
+// A tensor's quantization checked against its shape (OpContext::channel_quant), borrowed from the model:
+// one scale for the whole tensor, or one per entry of dimension `dimension`. Reading it allocates
+// nothing, so a prepare can check it before anything is sized by a channel count.
+struct ChannelQuant {
+  std::span<const float> scales;          // 1, or shape[dimension] entries
+  std::span<const int64_t> zero_points;   // empty (all zero), or as many as scales
+  int32_t dimension = 0;
+  bool per_channel() const { return scales.size() > 1; }
+  float scale(int64_t c) const { return scales[per_channel() ? static_cast<size_t>(c) : 0]; }
+  int64_t zero_point(int64_t c) const {
+    return zero_points.empty() ? 0 : zero_points[per_channel() ? static_cast<size_t>(c) : 0];
+  }
+};
+
 // Per-tensor parameters of an 8-bit activation tensor.
 struct ActQuant {
   float scale = 1.0f;
@@ -183,6 +197,11 @@ class OpContext {
   // "tensor 7 'conv/weights'" for messages.
   std::string tensor_label(const baton_tensor* t) const;
   TensorQuant quant(const baton_tensor* t) const;
+  // The quantization of weights `t` whose channels are its dimension `channel_dim`: one scale, or (when
+  // `allow_per_channel`) one per entry of that dimension, each positive and finite, with zero points in
+  // range for a uint8 or int8 tensor. Fails naming the role, the tensor and the reason. Its loops run over
+  // the model's arrays, never over the declared channel count.
+  ChannelQuant channel_quant(const baton_tensor* t, const char* role, int channel_dim, bool allow_per_channel) const;
   // The per-tensor scale and zero point of a uint8 or int8 tensor: fails naming the role and tensor
   // when it has none, has per-channel parameters, a scale that is not a positive finite number, or a
   // zero point outside the type's range.

@@ -32,23 +32,22 @@ float int16_scale(const OpContext& ctx, const baton_tensor* t, const char* role)
 
 namespace {
 
-// The int8 weights' scales, one per output channel (a per-tensor scale repeated); zero points 0.
+// The int8 weights' scales, one per output channel (a per-tensor scale repeated); zero points 0. Checked
+// (ChannelQuant) before the vector sized by `channels` is made; callers check the bias and set the output
+// shape first.
 std::vector<float> weight_scales(const OpContext& ctx, const baton_tensor* w, int channels, int channel_dim) {
   ctx.require_type(w, "filter", {BATON_TYPE_INT8});
-  const TensorQuant q = ctx.quant(w);
+  const ChannelQuant q = ctx.channel_quant(w, "filter", channel_dim, true);
   const std::string who = "filter (" + ctx.tensor_label(w) + ")";
-  ctx.require(q.count == 1 || (q.count == channels && q.dimension == channel_dim),
-              who + " has " + std::to_string(q.count) + " scales along dimension " + std::to_string(q.dimension) +
-                  "; one, or one per output channel (" + std::to_string(channels) + ") along dimension " +
-                  std::to_string(channel_dim) + ", is needed");
-  std::vector<float> scales(channels);
-  for (int c = 0; c < channels; ++c) {
-    const int i = q.count == 1 ? 0 : c;
-    ctx.require(q.scale(i) > 0.0f && std::isfinite(q.scale(i)), who + " has scale " + std::to_string(q.scale(i)));
-    ctx.require(q.zero_point(i) == 0, who + " has zero point " + std::to_string(q.zero_point(i)) +
-                                          " (16x8 weights are symmetric)");
-    scales[c] = q.scale(i);
+  ctx.require(!q.per_channel() || static_cast<int64_t>(q.scales.size()) == channels,
+              who + " has " + std::to_string(q.scales.size()) + " scales along dimension " +
+                  std::to_string(q.dimension) + "; one, or one per output channel (" + std::to_string(channels) +
+                  ") along dimension " + std::to_string(channel_dim) + ", is needed");
+  for (int64_t z : q.zero_points) {
+    ctx.require(z == 0, who + " has zero point " + std::to_string(z) + " (16x8 weights are symmetric)");
   }
+  std::vector<float> scales(channels);
+  for (int c = 0; c < channels; ++c) scales[c] = q.scale(c);
   return scales;
 }
 
@@ -232,12 +231,14 @@ void sigmoid_16_prepare(OpContext& ctx, bool tanh) {
 void conv_16x8_prepare(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
   s.conv = conv_geometry(ctx);
-  s.patch.assign(conv_16x8_patch_size(s.conv), 0);
-  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
-  prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
+  ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_INT8});
+  ctx.channel_quant(ctx.input(1), "filter", 0, true);
   check_bias(ctx, s, s.conv.out_c, true);
   s.int32_bias_accumulates = !s.wide_bias.empty();
   ctx.set_output_shape(ctx.output(0), {s.conv.batch, s.conv.out_h, s.conv.out_w, s.conv.out_c});
+  s.patch.assign(conv_16x8_patch_size(s.conv), 0);
+  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
+  prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
   ctx.set_invoke(conv_16x8_invoke);
 }
 
@@ -245,10 +246,12 @@ void depthwise_16x8_prepare(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
   s.depthwise = depthwise_geometry(ctx);
   const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
-  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), out_c, 3);
-  prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
+  ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_INT8});
+  ctx.channel_quant(ctx.input(1), "filter", 3, true);
   check_bias(ctx, s, out_c, false);
   ctx.set_output_shape(ctx.output(0), {s.depthwise.batch, s.depthwise.out_h, s.depthwise.out_w, out_c});
+  const std::vector<float> scales = weight_scales(ctx, ctx.input(1), out_c, 3);
+  prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
   ctx.set_invoke(depthwise_16x8_invoke);
 }
 
@@ -260,8 +263,8 @@ void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batc
   const TensorQuant wq = ctx.quant(ctx.input(1));
   ctx.require(wq.count <= 1, "per-channel weights are not supported by TFLite 2.9's FULLY_CONNECTED");
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), 1, 0);
-  prepare_output(ctx, s, std::vector<float>(units, scales[0]), ctx.options().u.fully_connected.activation);
   check_bias(ctx, s, units, true);
+  prepare_output(ctx, s, std::vector<float>(units, scales[0]), ctx.options().u.fully_connected.activation);
   ctx.set_invoke(fully_connected_16x8_invoke);
 }
 

@@ -22,66 +22,40 @@
 namespace baton::builtin {
 namespace {
 
-// The weights' quantization, checked: per tensor, or per channel along `channel_dim` with `channels`
-// scales. `scales` always has `channels` entries (a per-tensor scale repeated).
-struct WeightQuant {
-  bool per_channel = false;
-  std::vector<float> scales;
-  std::vector<int32_t> zero_points;  // `channels` entries
-};
+// The weights' quantization, checked: per tensor, or per channel along `channel_dim` with one scale per
+// output channel (`channels`, which the caller read from that dimension). Borrowed from the model: nothing
+// is sized by `channels` here, so a filter that declares a billion empty channels costs nothing.
+using WeightQuant = ChannelQuant;
 
 WeightQuant weight_quant(const OpContext& ctx, const baton_tensor* w, const char* role, int channels,
                          int channel_dim, bool allow_per_channel) {
-  const TensorQuant q = ctx.quant(w);
-  const std::string who = std::string(role) + " (" + ctx.tensor_label(w) + ")";
-  if (q.count == 0) ctx.fail(BATON_UNSUPPORTED, who + " has no quantization parameters");
-  WeightQuant out;
-  if (q.count > 1) {
-    if (!allow_per_channel) {
-      ctx.fail(BATON_UNSUPPORTED, who + " has per-channel quantization (" + std::to_string(q.count) +
-                                      " scales); this op takes one scale for the whole tensor");
-    }
-    if (q.dimension != channel_dim) {
-      ctx.fail(BATON_UNSUPPORTED, who + " is quantized per channel along dimension " + std::to_string(q.dimension) +
-                                      "; the output channels are dimension " + std::to_string(channel_dim));
-    }
-    if (q.count != channels) {
-      ctx.fail(BATON_INVALID_ARGUMENT, who + " has " + std::to_string(q.count) + " scales for " +
-                                           std::to_string(channels) + " output channels");
-    }
-    out.per_channel = true;
+  const WeightQuant q = ctx.channel_quant(w, role, channel_dim, allow_per_channel);
+  if (q.per_channel() && static_cast<int64_t>(q.scales.size()) != channels) {
+    ctx.fail(BATON_INVALID_ARGUMENT, std::string(role) + " (" + ctx.tensor_label(w) + ") has " +
+                                         std::to_string(q.scales.size()) + " scales for " + std::to_string(channels) +
+                                         " output channels");
   }
-  const bool is_signed = ctx.type(w) == BATON_TYPE_INT8;
-  const CodeRange range = code_range(is_signed);
-  for (int c = 0; c < channels; ++c) {
-    const int i = out.per_channel ? c : 0;
-    const float scale = q.scale(i);
-    const int64_t zero = q.zero_point(i);
-    if (!(scale > 0.0f) || !std::isfinite(scale)) {
-      ctx.fail(BATON_INVALID_ARGUMENT, who + " has scale " + std::to_string(scale) + " (must be positive and finite)");
-    }
-    if (zero < range.lo || zero > range.hi) {
-      ctx.fail(BATON_INVALID_ARGUMENT, who + " has zero point " + std::to_string(zero) + ", outside " +
-                                           type_name(ctx.type(w)) + "'s range");
-    }
-    out.scales.push_back(scale);
-    out.zero_points.push_back(static_cast<int32_t>(zero));
-  }
-  return out;
+  return q;
 }
 
 // A constant int32 bias of `channels` entries (zeros when the node has none).
-std::vector<int32_t> int32_bias(const OpContext& ctx, int index, int channels) {
-  std::vector<int32_t> bias(channels, 0);
+// Checks the bias against the channel count before anything is sized by that count.
+void check_int32_bias(const OpContext& ctx, int index, int channels) {
   baton_tensor* t = ctx.optional_input(index);
-  if (!t) return bias;
+  if (!t) return;
   ctx.require_type(t, "bias", {BATON_TYPE_INT32});
-  ctx.require(ctx.element_count(t) == channels, "bias has " + std::to_string(ctx.element_count(t)) +
-                                                    " elements, the output has " + std::to_string(channels) +
-                                                    " channels");
-  const auto* data = ctx.constant_data<int32_t>(t, "bias");
-  bias.assign(data, data + channels);
-  return bias;
+  ctx.require(ctx.element_count(t) == channels, "bias (" + ctx.tensor_label(t) + ") has " +
+                                                    std::to_string(ctx.element_count(t)) + " elements, the output has " +
+                                                    std::to_string(channels) + " channels");
+  ctx.require_constant(t, "bias");
+}
+
+std::vector<int32_t> int32_bias(const OpContext& ctx, int index, int channels) {
+  check_int32_bias(ctx, index, channels);
+  baton_tensor* t = ctx.optional_input(index);
+  if (!t) return std::vector<int32_t>(channels, 0);
+  const auto* data = ctx.data<int32_t>(t);
+  return std::vector<int32_t>(data, data + channels);
 }
 
 // TFLite's sanity check of a per-tensor bias scale against input_scale * filter_scale.
@@ -112,7 +86,7 @@ WeightQuant hybrid_weight_quant(const OpContext& ctx, const baton_tensor* w, int
   else ctx.require_type(w, "filter", {BATON_TYPE_INT8});
   WeightQuant q = weight_quant(ctx, w, "filter", channels, channel_dim, allow_per_channel);
   if (ctx.type(w) == BATON_TYPE_UINT8) return q;
-  for (int32_t z : q.zero_points) {
+  for (int64_t z : q.zero_points) {
     if (z != 0) {
       ctx.fail(BATON_UNSUPPORTED, "filter (" + ctx.tensor_label(w) + ") has zero point " + std::to_string(z) +
                                       "; int8 weights with float activations must be symmetric (zero point 0)");
@@ -121,14 +95,21 @@ WeightQuant hybrid_weight_quant(const OpContext& ctx, const baton_tensor* w, int
   return q;
 }
 
+void check_float_bias(const OpContext& ctx, int index, int channels) {
+  baton_tensor* t = ctx.optional_input(index);
+  if (!t) return;
+  ctx.require_float(t, "bias");
+  ctx.require(ctx.element_count(t) == channels, "bias (" + ctx.tensor_label(t) + ") has " +
+                                                    std::to_string(ctx.element_count(t)) + " elements, the output has " +
+                                                    std::to_string(channels) + " channels");
+  ctx.require_constant(t, "bias");
+}
+
 std::vector<float> float_bias(const OpContext& ctx, int index, int channels) {
+  check_float_bias(ctx, index, channels);
   baton_tensor* t = ctx.optional_input(index);
   if (!t) return {};
-  ctx.require_float(t, "bias");
-  ctx.require(ctx.element_count(t) == channels, "bias has " + std::to_string(ctx.element_count(t)) +
-                                                    " elements, the output has " + std::to_string(channels) +
-                                                    " channels");
-  const float* data = ctx.constant_data<float>(t, "bias");
+  const float* data = ctx.data<float>(t);
   std::vector<float> bias(qgemm_n_padded(channels), 0.0f);
   std::copy(data, data + channels, bias.begin());
   return bias;
@@ -156,17 +137,21 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
   ctx.require_type(output, "output", {ctx.type(input)});
   const ActQuant out = ctx.act_quant(output, "output");
   const WeightQuant wq = weight_quant(ctx, weights, "filter", n, 0, allow_per_channel && in.is_signed);
-  if (wq.per_channel) {
-    for (int32_t z : wq.zero_points) {
+  if (wq.per_channel()) {
+    for (int64_t z : wq.zero_points) {
       ctx.require(z == 0, "filter (" + ctx.tensor_label(weights) + ") has per-channel zero point " + std::to_string(z) +
                               " (int8 per-channel weights must be symmetric)");
     }
   }
-  const std::vector<int32_t> bias = int32_bias(ctx, 2, n);
-  if (!wq.per_channel) {
-    check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scales[0]), out.scale);
+  // Every check before the first allocation sized by n: the bias must agree with it, and the output
+  // (whose shape the caller has set, within the host's tensor limit) holds n values per row.
+  check_int32_bias(ctx, 2, n);
+  if (!wq.per_channel()) {
+    check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scale(0)), out.scale);
   }
   const uint8_t* w = ctx.constant_data<uint8_t>(weights, "filter");
+  const CodeRange range = ctx.quantized_activation(fused_activation, out);
+  const std::vector<int32_t> bias = int32_bias(ctx, 2, n);
   g.isa = best_quant_isa();
   g.is_signed = in.is_signed;
   g.n = n;
@@ -176,20 +161,19 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
   g.col_sums.assign(np, 0);
   qgemm_pack_b(w, k, n, k, !in.is_signed, g.packed.data(), g.col_sums.data());
   const int32_t a_zero = in.zero_point + (in.is_signed ? 128 : 0);
-  const int32_t b_zero = wq.zero_points[0] - (in.is_signed ? 0 : 128);
+  const int32_t b_zero = static_cast<int32_t>(wq.zero_point(0)) - (in.is_signed ? 0 : 128);
   g.col_offset.assign(np, 0);
   qgemm_column_offsets(n, k, bias.data(), g.col_sums.data(), a_zero, b_zero, g.col_offset.data());
   g.multiplier.assign(np, 0);
   g.shift.assign(np, 0);
   for (int c = 0; c < n; ++c) {
-    const double real = double_product ? static_cast<double>(in.scale) * static_cast<double>(wq.scales[c]) /
+    const double real = double_product ? static_cast<double>(in.scale) * static_cast<double>(wq.scale(c)) /
                                              static_cast<double>(out.scale)
-                                       : static_cast<double>(in.scale * wq.scales[c]) / static_cast<double>(out.scale);
+                                       : static_cast<double>(in.scale * wq.scale(c)) / static_cast<double>(out.scale);
     const QuantizedMultiplier m = checked_multiplier(ctx, real);
     g.multiplier[c] = m.multiplier;
     g.shift[c] = m.shift;
   }
-  const CodeRange range = ctx.quantized_activation(fused_activation, out);
   g.out.col_offset = g.col_offset.data();
   g.out.b_zero = b_zero;
   g.out.multiplier = g.multiplier.data();
@@ -232,13 +216,14 @@ struct HybridGemm {
 
 void setup_hybrid(OpContext& ctx, HybridGemm& h, baton_tensor* weights, const WeightQuant& wq, int n, int k,
                   int rows, int64_t input_elements) {
+  check_float_bias(ctx, 2, n);
   const int np = qgemm_n_padded(n);
   h.isa = best_quant_isa();
   h.packed.assign(qgemm_packed_b_size(n, k), 0);
   h.col_sums.assign(np, 0);
   qgemm_pack_b(ctx.constant_data<uint8_t>(weights, "filter"), k, n, k, false, h.packed.data(), h.col_sums.data());
   h.col_scale.assign(np, 0.0f);
-  std::copy(wq.scales.begin(), wq.scales.end(), h.col_scale.begin());
+  for (int c = 0; c < n; ++c) h.col_scale[c] = wq.scale(c);
   h.bias = float_bias(ctx, 2, n);
   h.scratch.resize(static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
   h.quantized.assign(static_cast<size_t>(input_elements), 0);
@@ -374,11 +359,13 @@ void quantized_conv_prepare(OpContext& ctx) {
   auto& s = ctx.state<QConvState>();
   s.p = conv_geometry(ctx);
   baton_tensor* input = ctx.input(0);
+  // The output's shape first: the host refuses one over its tensor limit before anything below is sized
+  // by the channel count.
+  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
   setup_qgemm(ctx, s.g, input, ctx.input(1), s.p.out_c, conv_depth(s.p), true, ctx.type(input) == BATON_TYPE_INT8,
               ctx.options().u.conv.activation);
   const ActQuant in = ctx.act_quant(input, "input");
   s.pad_bytes.assign(s.p.batch, static_cast<uint8_t>(in.zero_point));
-  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
   ctx.set_invoke(quantized_conv_invoke);
 }
 
@@ -390,10 +377,10 @@ void hybrid_conv_prepare(OpContext& ctx) {
   baton_tensor* filter = ctx.input(1);
   const WeightQuant wq = hybrid_weight_quant(ctx, filter, s.p.out_c, 0, true, true);
   // TFLite: per-channel weights quantize the input asymmetrically, per-tensor weights symmetrically.
-  s.asymmetric = wq.per_channel;
+  s.asymmetric = wq.per_channel();
+  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
   setup_hybrid(ctx, s.h, filter, wq, s.p.out_c, conv_depth(s.p), conv_rows(s.p), ctx.element_count(ctx.input(0)));
   s.pad_bytes.assign(s.p.batch, 0);
-  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
   ctx.set_invoke(hybrid_conv_invoke);
 }
 
@@ -411,7 +398,9 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   ctx.require_type(output, "output", {ctx.type(input)});
   const ActQuant out = ctx.act_quant(output, "output");
   const WeightQuant wq = weight_quant(ctx, filter, "filter", out_c, 3, in.is_signed);
-  if (!wq.per_channel) check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scales[0]), out.scale);
+  check_int32_bias(ctx, 2, out_c);
+  if (!wq.per_channel()) check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scale(0)), out.scale);
+  ctx.set_output_shape(output, {g.batch, g.out_h, g.out_w, out_c});
   s.bias = int32_bias(ctx, 2, out_c);
   const uint8_t* w = ctx.constant_data<uint8_t>(filter, "filter");
   const int taps = g.filter_h * g.filter_w;
@@ -420,15 +409,15 @@ void quantized_depthwise_prepare(OpContext& ctx) {
     for (int c = 0; c < out_c; ++c) {
       const uint8_t byte = w[static_cast<size_t>(t) * out_c + c];
       const int32_t code = in.is_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
-      s.filter[static_cast<size_t>(t) * out_c + c] = code - wq.zero_points[c];
+      s.filter[static_cast<size_t>(t) * out_c + c] = code - static_cast<int32_t>(wq.zero_point(c));
     }
   }
   s.multiplier.assign(out_c, 0);
   s.shift.assign(out_c, 0);
   for (int c = 0; c < out_c; ++c) {
-    const double real = in.is_signed ? static_cast<double>(in.scale) * static_cast<double>(wq.scales[c]) /
+    const double real = in.is_signed ? static_cast<double>(in.scale) * static_cast<double>(wq.scale(c)) /
                                            static_cast<double>(out.scale)
-                                     : static_cast<double>(in.scale * wq.scales[c]) / static_cast<double>(out.scale);
+                                     : static_cast<double>(in.scale * wq.scale(c)) / static_cast<double>(out.scale);
     const QuantizedMultiplier m = checked_multiplier(ctx, real);
     s.multiplier[c] = m.multiplier;
     s.shift[c] = m.shift;
@@ -444,7 +433,6 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   q.lo = range.lo;
   q.hi = range.hi;
   s.isa = best_quant_isa();
-  ctx.set_output_shape(output, {g.batch, g.out_h, g.out_w, out_c});
   ctx.set_invoke(quantized_depthwise_invoke);
 }
 
@@ -457,10 +445,12 @@ void hybrid_depthwise_prepare(OpContext& ctx) {
   baton_tensor* filter = ctx.input(1);
   const WeightQuant wq = hybrid_weight_quant(ctx, filter, out_c, 3, true);
   // TFLite's kernel reads one scale per output channel; a single scale it would read past.
-  ctx.require(wq.per_channel || out_c == 1, "filter (" + ctx.tensor_label(filter) + ") has one scale for " +
-                                                std::to_string(out_c) + " channels; dynamic-range DEPTHWISE_CONV_2D "
-                                                "takes one per output channel");
-  s.filter_scale = wq.scales;
+  ctx.require(wq.per_channel() || out_c == 1, "filter (" + ctx.tensor_label(filter) + ") has one scale for " +
+                                                  std::to_string(out_c) + " channels; dynamic-range DEPTHWISE_CONV_2D "
+                                                  "takes one per output channel");
+  check_float_bias(ctx, 2, out_c);
+  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, out_c});
+  s.filter_scale.assign(wq.scales.begin(), wq.scales.end());
   const int8_t* w = ctx.constant_data<int8_t>(filter, "filter");
   s.filter.assign(w, w + static_cast<size_t>(s.p.filter_h) * s.p.filter_w * out_c);
   s.bias = float_bias(ctx, 2, out_c);
@@ -468,7 +458,6 @@ void hybrid_depthwise_prepare(OpContext& ctx) {
   s.quantized.assign(static_cast<size_t>(elements), 0);
   s.input_scale.assign(s.p.batch, 1.0f);
   s.zero_point.assign(s.p.batch, 0);
-  ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, out_c});
   ctx.set_invoke(hybrid_depthwise_invoke);
 }
 
@@ -480,7 +469,7 @@ void quantized_fully_connected_prepare(OpContext& ctx, int units, int depth, int
   // as a convolution's. TFLite 2.9 reads no scale at all from such a tensor (its legacy scale is 0) and
   // gives the output zero point everywhere. One scale for the tensor is TFLite 2.9's kernel: the float
   // product for the multiplier.
-  const bool per_channel = ctx.quant(ctx.input(1)).count > 1;
+  const bool per_channel = ctx.quant(ctx.input(1)).count > 1;  // checked by setup_qgemm
   setup_qgemm(ctx, s.g, ctx.input(0), ctx.input(1), units, depth, true, per_channel,
               ctx.options().u.fully_connected.activation);
   ctx.set_invoke(quantized_fully_connected_invoke);

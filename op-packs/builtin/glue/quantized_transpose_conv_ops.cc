@@ -59,25 +59,15 @@ void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams&
   p.out_zero = out_zero;
   p.lo = in_type == BATON_TYPE_UINT8 ? 0 : in_type == BATON_TYPE_INT8 ? -128 : -32768;
   p.hi = in_type == BATON_TYPE_UINT8 ? 255 : in_type == BATON_TYPE_INT8 ? 127 : 32767;
-  const TensorQuant fq = ctx.quant(filter);
-  const std::string who = "filter (" + ctx.tensor_label(filter) + ")";
   const int channels = geometry.out_c;
-  ctx.require(fq.count == 1 || (fq.count == channels && fq.dimension == 0 && in_type != BATON_TYPE_UINT8),
-              who + " has " + std::to_string(fq.count) + " scales; one, or (int8) one per output channel along "
-                    "dimension 0, is needed");
+  // Checked against the filter's shape and the bias before anything is sized by the channel count.
+  const ChannelQuant fq = ctx.channel_quant(filter, "filter", 0, in_type != BATON_TYPE_UINT8);
+  const std::string who = "filter (" + ctx.tensor_label(filter) + ")";
   p.filter_zero = static_cast<int32_t>(fq.zero_point(0));
   if (in_type != BATON_TYPE_UINT8) {
-    for (int c = 0; c < fq.count; ++c) {
-      ctx.require(fq.zero_point(c) == 0, who + " has zero point " + std::to_string(fq.zero_point(c)) +
-                                             " (int8 weights are symmetric)");
+    for (int64_t z : fq.zero_points) {
+      ctx.require(z == 0, who + " has zero point " + std::to_string(z) + " (int8 weights are symmetric)");
     }
-  }
-  p.mults.clear();
-  for (int c = 0; c < channels; ++c) {
-    const float f = fq.scale(fq.count == 1 ? 0 : c);
-    ctx.require(f > 0.0f && std::isfinite(f), who + " has scale " + std::to_string(f));
-    p.mults.push_back(quantize_multiplier(static_cast<double>(in_scale) * static_cast<double>(f) /
-                                          static_cast<double>(out_scale)));
   }
   if (baton_tensor* bias = ctx.optional_input(3)) {
     if (in_type == BATON_TYPE_INT16) {
@@ -86,8 +76,14 @@ void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams&
     } else {
       ctx.require_type(bias, "bias", {BATON_TYPE_INT32});
     }
-    ctx.require(ctx.element_count(bias) == channels, "bias has " + std::to_string(ctx.element_count(bias)) +
-                                                         " elements for " + std::to_string(channels) + " channels");
+    ctx.require(ctx.element_count(bias) == channels, "bias (" + ctx.tensor_label(bias) + ") has " +
+                                                         std::to_string(ctx.element_count(bias)) + " elements for " +
+                                                         std::to_string(channels) + " channels");
+  }
+  p.mults.clear();
+  for (int c = 0; c < channels; ++c) {
+    p.mults.push_back(quantize_multiplier(static_cast<double>(in_scale) * static_cast<double>(fq.scale(c)) /
+                                          static_cast<double>(out_scale)));
   }
   s.scratch.assign(static_cast<size_t>(geometry.batch) * geometry.out_h * geometry.out_w * channels, 0);
   ctx.set_invoke(quantized_transpose_conv_invoke);

@@ -1,0 +1,248 @@
+// Models whose fields disagree in ways that cost nothing to declare: a filter of a billion output
+// channels that holds no bytes (another dimension is 0), a bias of 3 for it, a table with no rows whose
+// lookup output would be terabytes, an input of a huge declared dimension. Each must be refused in
+// milliseconds, with a small RSS and an error naming the node, the tensor and the reason (#41). Each
+// model runs in a child process under an address-space limit, so that a regression fails the test
+// quickly (an allocation fails) instead of taking the machine's memory.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "interpreter.h"
+#include "op_graph.h"
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+constexpr int32_t kChannels = 989855747;  // the fuzzer's 848-byte model's
+
+struct Outcome {
+  std::string error;  // the load's or the interpreter's; "" when the model was accepted
+  double seconds = 0;
+  long max_rss_kb = 0;
+  int exit_status = -1;
+};
+
+// Loads `bytes` and makes an interpreter with the builtin pack in a child limited to 2 GiB of address
+// space and 20 s, and reports the error, the wall time and the child's peak RSS.
+Outcome run_in_child(const std::vector<uint8_t>& bytes, const LoadLimits& limits = {}) {
+  int fds[2];
+  if (pipe(fds) != 0) return {"pipe failed"};
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const rlimit as{size_t(2) << 30, size_t(2) << 30};
+    setrlimit(RLIMIT_AS, &as);
+    alarm(20);
+    std::string message;
+    auto env = isolated_environment({BUILTIN_PACK_DIR});
+    if (!env) {
+      message = "environment: " + env.error();
+    } else if (auto model = load_model_buffer(bytes, "hostile.tflite", limits); !model) {
+      message = model.error();
+    } else if (auto interp = Interpreter::create(env.value(), model.value()); !interp) {
+      message = interp.error();
+    }
+    if (write(fds[1], message.data(), message.size()) < 0) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  Outcome out;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) out.error.append(buffer, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.max_rss_kb = usage.ru_maxrss;
+  out.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return out;
+}
+
+// Refused, fast, small, with every fragment in the error.
+void expect_refused(const Outcome& o, const std::vector<std::string>& fragments) {
+  EXPECT_EQ(o.exit_status, 0) << "the child died (128 + signal, or the 20 s alarm); error so far: " << o.error;
+  EXPECT_FALSE(o.error.empty()) << "the model was accepted";
+  for (const std::string& f : fragments) EXPECT_NE(o.error.find(f), std::string::npos) << f << "\nin: " << o.error;
+  EXPECT_LT(o.seconds, 2.0) << o.error;
+  EXPECT_LT(o.max_rss_kb, 300 * 1024) << o.error;
+}
+
+OptionsFn conv_options() {
+  return [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(b, fb::Padding_VALID, 1, 1).Union());
+  };
+}
+
+const Quantization kU8{{0.5f}, {128}, 0};
+const Quantization kS8{{0.5f}, {0}, 0};
+
+// A constant int32 bias of 3 values, with the scale input x filter (0.25).
+int32_t bias3(OpGraph& g) { return g.quantized({3}, 2, {{0.25f}, {0}, 0}, ints({1, 2, 3})); }
+
+// The fuzzer's model: a uint8 CONV_2D whose empty filter declares 989,855,747 output channels, and a
+// bias of 3. The builtin pack built per-channel scales for every declared channel before it compared the
+// bias with them: 11.6 GB and 40 s.
+TEST(HostileShapes, Conv2dWithABillionEmptyChannelsAndABiasOfThree) {
+  OpGraph g;
+  const int32_t in = g.quantized({1, 3, 3, 0}, 3, kU8);
+  g.inputs.push_back(in);
+  const int32_t w = g.quantized({kChannels, 3, 3, 0}, 3, kU8);
+  const int32_t out = g.quantized({1, 1, 1, 3}, 3, kU8);
+  g.outputs.push_back(out);
+  g.op(3 /* CONV_2D */, {in, w, bias3(g)}, {out}, conv_options());
+  expect_refused(run_in_child(g.build()), {"node 0 CONV_2D", "bias (tensor 3 't3') has 3 elements",
+                                           "989855747 channels"});
+}
+
+TEST(HostileShapes, Int8DepthwiseWithABillionEmptyChannels) {
+  OpGraph g;
+  const int32_t in = g.quantized({1, 3, 3, 1}, 9, kS8);
+  g.inputs.push_back(in);
+  const int32_t w = g.quantized({1, 1, 0, kChannels}, 9, kS8);
+  const int32_t out = g.quantized({1, 1, 1, 3}, 9, kS8);
+  g.outputs.push_back(out);
+  g.op(4 /* DEPTHWISE_CONV_2D */, {in, w, bias3(g)}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
+                          fb::CreateDepthwiseConv2DOptions(b, fb::Padding_VALID, 1, 1, 0).Union());
+  });
+  expect_refused(run_in_child(g.build()), {"node 0 DEPTHWISE_CONV_2D", "bias (tensor 3 't3') has 3 elements",
+                                           "989855747 channels"});
+}
+
+// FULLY_CONNECTED sets its output shape (here empty: a batch of 0) before the 8-bit setup, which read a
+// scale per declared unit before it looked at the bias. Its weights cannot be empty (a depth of 0 is
+// refused), so they are an input of the model: 989 MB declared, within the machine's memory, never
+// allocated (prepare comes before the arena).
+TEST(HostileShapes, Uint8FullyConnectedWithABillionUnitsAndAnEmptyBatch) {
+  OpGraph g;
+  const int32_t in = g.quantized({0, 1}, 3, kU8);
+  g.inputs.push_back(in);
+  const int32_t w = g.quantized({kChannels, 1}, 3, kU8);
+  g.inputs.push_back(w);
+  const int32_t out = g.quantized({0, 3}, 3, kU8);
+  g.outputs.push_back(out);
+  g.op(9 /* FULLY_CONNECTED */, {in, w, bias3(g)}, {out});
+  expect_refused(run_in_child(g.build()), {"node 0 FULLY_CONNECTED", "bias (tensor 3 't3') has 3 elements",
+                                           "989855747 channels"});
+}
+
+// TRANSPOSE_CONV's output (1 x 1 x 1 x 989,855,747 int8, under the machine's memory) is allowed; its
+// per-channel multipliers were made before the bias was checked.
+TEST(HostileShapes, Int8TransposeConvWithABillionChannels) {
+  OpGraph g;
+  const int32_t shape = g.add({4}, ints({1, 1, 1, kChannels}), 2);
+  const int32_t w = g.quantized({kChannels, 1, 1, 0}, 9, kS8);
+  const int32_t in = g.quantized({1, 1, 1, 0}, 9, kS8);
+  g.inputs.push_back(in);
+  const int32_t out = g.quantized({1, 1, 1, 3}, 9, kS8);
+  g.outputs.push_back(out);
+  g.op(67 /* TRANSPOSE_CONV */, {shape, w, in, bias3(g)}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_TransposeConvOptions,
+                          fb::CreateTransposeConvOptions(b, fb::Padding_VALID, 1, 1).Union());
+  }, 3);
+  expect_refused(run_in_child(g.build()), {"node 0 TRANSPOSE_CONV", "bias (tensor 4 't4') has 3 elements",
+                                           "989855747 channels"});
+}
+
+TEST(HostileShapes, Conv3dWithABillionEmptyChannels) {
+  OpGraph g;
+  const int32_t in = g.input({1, 1, 1, 1, 0});
+  const int32_t w = g.add({1, 1, 1, 0, kChannels});
+  const int32_t bias = g.add({3}, floats({1, 2, 3}));
+  const int32_t out = g.output({1, 1, 1, 1, 3});
+  g.op(132 /* CONV_3D */, {in, w, bias}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_Conv3DOptions, fb::CreateConv3DOptions(b, fb::Padding_VALID, 1, 1, 1).Union());
+  });
+  expect_refused(run_in_child(g.build()), {"node 0 CONV_3D", "bias has 3 elements", "989855747 channels"});
+}
+
+// Per-channel scales whose count disagrees with the quantized dimension: the loader refuses them.
+TEST(HostileShapes, PerChannelScalesThatDisagreeWithTheDimension) {
+  OpGraph g;
+  const int32_t in = g.quantized({1, 1, 1, 1}, 9, kS8);
+  g.inputs.push_back(in);
+  const int32_t w = g.quantized({2, 1, 1, 1}, 9, {{0.5f, 0.5f, 0.5f}, {0, 0, 0}, 0}, {1, 2});
+  const int32_t out = g.quantized({1, 1, 1, 2}, 9, kS8);
+  g.outputs.push_back(out);
+  g.op(3 /* CONV_2D */, {in, w}, {out}, conv_options());
+  expect_refused(run_in_child(g.build()), {"tensor 1", "per-channel quantization with 3 scales does not match "
+                                           "dimension 0"});
+}
+
+// SVDF with a billion filters, an empty batch and a bias of 3.
+TEST(HostileShapes, SvdfWithABillionFilters) {
+  OpGraph g;
+  const int32_t in = g.input({0, 0});
+  const int32_t feature = g.add({kChannels, 0});
+  const int32_t time = g.input({kChannels, 1});
+  const int32_t bias = g.add({3}, floats({1, 2, 3}));
+  const int32_t state = g.add({0, kChannels});
+  g.tensors[state].is_variable = true;
+  const int32_t out = g.output({0, 3});
+  g.op(27 /* SVDF */, {in, feature, time, bias, state}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_SVDFOptions, fb::CreateSVDFOptions(b, 1).Union());
+  });
+  expect_refused(run_in_child(g.build()), {"node 0 SVDF", "bias"});
+}
+
+// GATHER and EMBEDDING_LOOKUP from a table with no rows but a billion columns: the output would be
+// 1000 x 989,855,747 floats. The host refuses the shape when prepare sets it, naming the tensor and the
+// limit, before the arena is planned.
+TEST(HostileShapes, GatherFromAnEmptyTableOfABillionColumns) {
+  OpGraph g;
+  const int32_t params = g.input({0, kChannels});
+  const int32_t indices = g.input({1000}, 2);
+  const int32_t out = g.output({1000, 1});
+  g.op(36 /* GATHER */, {params, indices}, {out});
+  expect_refused(run_in_child(g.build()), {"node 0 (GATHER v1)", "output tensor 2 \"t2\" of shape [1000,989855747]",
+                                           "over the tensor limit of"});
+}
+
+TEST(HostileShapes, EmbeddingLookupInAnEmptyTableOfABillionColumns) {
+  OpGraph g;
+  const int32_t ids = g.input({1000}, 2);
+  const int32_t table = g.input({0, kChannels});
+  const int32_t out = g.output({1000, 1});
+  g.op(7 /* EMBEDDING_LOOKUP */, {ids, table}, {out});
+  expect_refused(run_in_child(g.build()), {"node 0 (EMBEDDING_LOOKUP v1)", "output tensor 2 \"t2\"",
+                                           "over the tensor limit of"});
+}
+
+// An input of a huge declared dimension: refused at load by the default tensor limit (the machine's
+// memory), naming the tensor and the limit. With the limit off the load does not refuse it for that.
+TEST(DefaultLimits, AHugeInputIsRefusedByDefaultAndNotWithTheLimitOff) {
+  OpGraph g;
+  const int32_t in = g.input({1 << 30, 1 << 12});  // 16 TiB of float32
+  const int32_t out = g.output({1 << 30, 1 << 12});
+  g.op(0 /* ADD */, {in, in}, {out});
+  const std::vector<uint8_t> bytes = g.build();
+  const LoadLimits defaults;
+  EXPECT_EQ(defaults.max_tensor_bytes, machine_memory_bytes());
+  EXPECT_EQ(defaults.max_arena_bytes, machine_memory_bytes());
+  EXPECT_LT(machine_memory_bytes(), SIZE_MAX);
+  const Outcome o = run_in_child(bytes);
+  expect_refused(o, {"tensor 0 \"t0\": 17592186044416 bytes, over the tensor limit of " +
+                     std::to_string(machine_memory_bytes())});
+
+  LoadLimits off;
+  ASSERT_TRUE(parse_byte_limit("none", &off.max_tensor_bytes));
+  ASSERT_TRUE(parse_byte_limit("0", &off.max_arena_bytes));
+  EXPECT_EQ(off.max_tensor_bytes, SIZE_MAX);
+  EXPECT_EQ(off.max_arena_bytes, SIZE_MAX);
+  auto model = load_model_buffer(bytes, "huge.tflite", off);
+  EXPECT_TRUE(model) << model.error();
+}
+
+}  // namespace
+}  // namespace baton::test
