@@ -16,14 +16,15 @@
 # carry.json pairs each stateful op's single-node case with its chain case (the node repeated over one
 # shared state tensor), resized.json each case with computed axes or sizes whose model also runs with
 # other input shapes with that case (NAME_resized: its inputs are resized, by the peer as by the test),
-# litert.json lists the cases TFLite 2.9 runs, but not as current converters mean them (int8 FULLY_CONNECTED
-# with per-channel weights, whose scales 2.9 does not read): their outputs are LiteRT 2.5's
-# (../shared/reference/litert-js, or $LITERT_REF) on the inputs tflite-peer made;
+# litert.json lists the cases TFLite 2.9 does not run, or not as current converters mean them (int8
+# FULLY_CONNECTED with per-channel weights, whose scales 2.9 does not read): LiteRT 2.5
+# (../shared/reference/litert-js, or $LITERT_REF) computes their outputs from the same PRNG's inputs;
 # invokes.json lists the cases whose later invokes give other outputs (the random
 # ops'): tools/tflite-invokes.c runs each of those 3 times in one interpreter of the same library and
 # writes out_I.invoke_K.npy for invokes 2 and 3 (invoke 1 must equal out_I.npy); versions.json lists, per
-# op, the versions the library accepts (a model of each op at versions 1..10
-# either loads or is refused by the op resolver). tests/op_cases_test.cc runs every case with the
+# op, the versions the library accepts (a model of each op at versions 1..16
+# either loads or is refused by the op resolver), versions-litert.json the same for LiteRT 2.5
+# (tools/probe-litert-versions.mjs). tests/op_cases_test.cc runs every case with the
 # builtin pack (float outputs within 1e-5 of the largest reference magnitude, the rest bit for bit) and
 # checks the pack declares those version ranges.
 #
@@ -88,6 +89,10 @@ for (const op of Object.keys(ranges).sort()) {
 }
 fs.writeFileSync(process.argv[1], JSON.stringify(out, null, 1) + "\n");
 ' "$outdir/versions.json"
+# The ranges current LiteRT registers (it keeps TFLite 2.9's and adds versions and ops); the pack declares
+# those (tests/op_cases_test.cc checks it).
+node "$here/probe-litert-versions.mjs" "$litert" "$tmp/vbin" --from "$outdir/versions.json" \
+    > "$outdir/versions-litert.json" 2> "$tmp/probe-litert.log" || { cat "$tmp/probe-litert.log" >&2; die "probing LiteRT failed"; }
 
 for json in "$tmp"/json/*.json; do
   name=$(basename "$json" .json)
@@ -96,28 +101,26 @@ for json in "$tmp"/json/*.json; do
   args=$(cat "$tmp/json/$name.args")
   seed="--seed 0"
   case "$args" in *--seed*) seed="" ;; esac  # the case picks its own
-  # shellcheck disable=SC2086
-  "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 $seed $args \
-      --out "$tmp/out/$name" --quiet > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
-  from=""
+  made_by=tflite-peer
   if grep -qF "\"$name\"" "$tmp/json/litert.json"; then
-    # TFLite 2.9 runs the model but not as current converters mean it: LiteRT 2.5 computes the outputs
-    # from the same inputs.
-    # shellcheck disable=SC2046
-    node "$litert/ref-run.mjs" "$tmp/bin/$name.tflite" --out "$tmp/litert/$name" --quiet \
-        --inputs $(ls "$tmp/out/$name"/in_*.npy | sort -V) > "$tmp/$name.log" 2>&1 \
-      || { cat "$tmp/$name.log" >&2; die "LiteRT failed on $name"; }
-    rm "$tmp/out/$name"/out_*.npy
-    cp "$tmp/litert/$name"/out_*.npy "$tmp/out/$name/"
-    from="tflite-peer (the PRNG, seed 0 unless the case picks another)"
-    cp "$tmp/litert/$name/meta.json" "$tmp/out/$name/meta.json"
+    made_by="LiteRT 2.5"
+    # Not run by TFLite 2.9, or not as current converters mean it: LiteRT 2.5 computes the outputs (its
+    # runner feeds the same PRNG's inputs as tflite-peer).
+    # shellcheck disable=SC2086
+    node "$litert/ref-run.mjs" "$tmp/bin/$name.tflite" $seed $args --out "$tmp/out/$name" --quiet \
+        > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "LiteRT failed on $name"; }
+  else
+    # shellcheck disable=SC2086
+    "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 $seed $args \
+        --out "$tmp/out/$name" --quiet > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
   fi
   mkdir -p "$outdir/$name"
   cp "$tmp/bin/$name.tflite" "$outdir/$name/model.tflite"
   cp "$tmp/out/$name"/*.npy "$outdir/$name/"  # in_I.npy (none for a model without inputs), out_I.npy
+  from=""
   case "$(cat "$tmp/json/$name.args")" in *--inputs*) from="given by tools/op-models.mjs" ;; esac
   node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
-      "tools/make-op-cases.sh (tools/op-models.mjs, flatc, tflite-peer)" "$from"
+      "tools/make-op-cases.sh (tools/op-models.mjs, flatc, $made_by)" "$from"
   if grep -qF "\"$name\"" "$tmp/json/invokes.json"; then
     # shellcheck disable=SC2046
     "$tmp/tflite-invokes" "$outdir/$name/model.tflite" 3 "$outdir/$name" $(ls "$outdir/$name"/in_*.npy 2>/dev/null | sort -V)

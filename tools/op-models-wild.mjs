@@ -6,7 +6,7 @@
 // the default export with its helpers; it returns the cases whose reference is LiteRT 2.5, not TFLite 2.9.
 import path from 'node:path';
 
-export default function wildCases({add, simple, model, T, C, i32, i64, f32, seed, reducer, npyF32, outDir}) {
+export default function wildCases({add, simple, model, T, C, i32, i64, f32, reducer, npyF32, outDir}) {
   // Deterministic bytes (a small LCG): int8 weights as bytes.
   const bytes = (count, s) => {
     let x = s;
@@ -122,6 +122,52 @@ export default function wildCases({add, simple, model, T, C, i32, i64, f32, seed
   tieCase('quantize_f32_u8_ties', 'UINT8', 0.07, 128);
   tieCase('quantize_f32_i16_ties', 'INT16', 0.003, 0);
 
-  // TFLite 2.9 reads no scale from a per-channel FULLY_CONNECTED filter: LiteRT 2.5 is these cases' reference.
-  return ['fully_connected_i8_per_channel', 'fully_connected_i8_per_channel_relu_no_bias'];
+  // ---- ops after TFLite 2.9 that current LiteRT registers (their reference is LiteRT 2.5) ----
+  const litert = ['fully_connected_i8_per_channel', 'fully_connected_i8_per_channel_relu_no_bias'];
+  const later = (name, op, version, fn) => { litert.push(name); add(name, op, version, fn); };
+  later('sign_f32', 'SIGN', 1, (n, v) => simple(n, 'SIGN', v, null, [T([2, 5]), T([2, 5])]));
+  later('sign_i32', 'SIGN', 2, (n, v) => simple(n, 'SIGN', v, null, [T([7], 'INT32'), T([7], 'INT32')], ['--int-range', '-2:2']));
+  later('atan2_f32', 'ATAN2', 1, (n, v) => simple(n, 'ATAN2', v, null, [T([3, 4]), T([3, 4]), T([3, 4])]));
+  later('relu_0_to_1_f32', 'RELU_0_TO_1', 1, (n, v) => simple(n, 'RELU_0_TO_1', v, null,
+      [T([4, 8]), T([4, 8])], ['--inputs', (() => {
+        const file = path.resolve(outDir, `${n}.in_0.npy`);
+        npyF32(file, [4, 8], Array.from({length: 32}, (_, i) => (i - 12) * 0.11));
+        return file;
+      })()]));
+  later('bitwise_xor_i32_broadcast', 'BITWISE_XOR', 1, (n, v) => simple(n, 'BITWISE_XOR', v, null,
+      [T([2, 3], 'INT32'), T([3], 'INT32'), T([2, 3], 'INT32')]));
+  later('bitwise_xor_u8', 'BITWISE_XOR', 1, (n, v) => simple(n, 'BITWISE_XOR', v, null,
+      [T([4, 5], 'UINT8'), T([4, 5], 'UINT8'), T([4, 5], 'UINT8')]));
+  later('right_shift_i32_past_width', 'RIGHT_SHIFT', 1, (n, v) => simple(n, 'RIGHT_SHIFT', v, null,
+      [T([3, 5], 'INT32'), C([5], 'INT32', i32([0, 1, 31, 40, -2])), T([3, 5], 'INT32')]));
+  later('right_shift_i8', 'RIGHT_SHIFT', 1, (n, v) => simple(n, 'RIGHT_SHIFT', v, null,
+      [T([2, 4], 'INT8'), T([2, 4], 'INT8'), T([2, 4], 'INT8')], ['--int-range', '-9:9']));
+  later('bitcast_f32_i32', 'BITCAST', 1, (n, v) => simple(n, 'BITCAST', v, null, [T([2, 3]), T([2, 3], 'INT32')]));
+  later('bitcast_u8_i32', 'BITCAST', 1, (n, v) => simple(n, 'BITCAST', v, null, [T([3, 4], 'UINT8'), T([3], 'INT32')]));
+  later('bitcast_i32_i16', 'BITCAST', 1, (n, v) => simple(n, 'BITCAST', v, null, [T([5], 'INT32'), T([5, 2], 'INT16')]));
+  for (const [kind, code] of [['sum', 'UNSORTED_SEGMENT_SUM'], ['prod', 'UNSORTED_SEGMENT_PROD'],
+                              ['max', 'UNSORTED_SEGMENT_MAX'], ['min', 'UNSORTED_SEGMENT_MIN']]) {
+    // Segment 3 is named by no id: it keeps the operation's identity.
+    later(`unsorted_segment_${kind}_f32`, code, 1, (n, v) => simple(n, code, v, null,
+        [T([5, 3]), C([5], 'INT32', i32([2, 0, 2, 1, 0])), C([], 'INT32', i32([4])), T([4, 3])]));
+    later(`unsorted_segment_${kind}_i32_2d_ids`, code, 1, (n, v) => simple(n, code, v, null,
+        [T([2, 3, 2], 'INT32'), C([2, 3], 'INT32', i32([1, 0, 1, 3, 3, 0])), C([], 'INT32', i32([5])), T([5, 2], 'INT32')],
+        ['--int-range', '-6:6']));
+  }
+  // CONV_2D v8 and TRANSPOSE_CONV v5 name the 16x8 bias type (`quantized_bias_type`): LiteRT reads an int32
+  // bias only when the option says so (without it, as int64); TFLite 2.9 and baton go by the tensor's type.
+  later('conv_2d_16x8_quantized_bias_type', 'CONV_2D', 8, (n, v) => simple(n, 'CONV_2D', v,
+      ['Conv2DOptions', {...conv('SAME', 2, 'RELU')[1], quantized_bias_type: 'INT32'}],
+      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', bytes(108, 36), {q: perChannel(4, 0.01, 0)}),
+       C([4], 'INT32', i32([500, -1200, 0, 30000]), {q: [perChannel(4, 0.01, 0)[0].map((s) => s * 0.001), [0, 0, 0, 0], 0]}),
+       T([1, 3, 3, 4], 'INT16', q16(0.0004))], ['--int-range', '-2000:2000']));
+  later('transpose_conv_16x8_quantized_bias_type', 'TRANSPOSE_CONV', 5, (n, v) => simple(n, 'TRANSPOSE_CONV', v,
+      ['TransposeConvOptions', {padding: 'SAME', stride_w: 2, stride_h: 2, quantized_bias_type: 'INT32'}],
+      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', bytes(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
+       T([1, 3, 3, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
+       T([1, 6, 6, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
+  // STRIDED_SLICE v8: `offset` makes end a size counted from begin.
+  later('strided_slice_offset', 'STRIDED_SLICE', 8, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {offset: true}],
+      [T([4, 6]), C([2], 'INT32', i32([1, 2])), C([2], 'INT32', i32([2, 3])), C([2], 'INT32', i32([1, 1])), T([2, 3])]));
+  return litert;
 }

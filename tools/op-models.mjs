@@ -5,7 +5,7 @@
 // scalars, empty tensors, align_corners / half_pixel_centers, ...).
 //
 //   node tools/op-models.mjs OUT_DIR            one-op cases: OUT_DIR/NAME.json and NAME.args
-//   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..10 (vNAME_V.json), for
+//   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..16 (vNAME_V.json), for
 //                                               finding the version range the native library registers
 //   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops and
 //                                               of int8 and 16x8 CONV_2D, FULLY_CONNECTED and ADD, for
@@ -68,6 +68,8 @@ const codes = {
   FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
   RANK: 110, BROADCAST_ARGS: 145, BUCKETIZE: 147, SPARSE_TO_DENSE: 68, REVERSE_SEQUENCE: 112, MATRIX_DIAG: 113,
   MATRIX_SET_DIAG: 115, DYNAMIC_UPDATE_SLICE: 151, FAKE_QUANT: 80, CONV_3D: 132, CONV_3D_TRANSPOSE: 141,
+  RELU_0_TO_1: 152, UNSORTED_SEGMENT_PROD: 153, UNSORTED_SEGMENT_MAX: 154, UNSORTED_SEGMENT_SUM: 155, ATAN2: 156,
+  UNSORTED_SEGMENT_MIN: 157, SIGN: 158, BITCAST: 159, BITWISE_XOR: 160, RIGHT_SHIFT: 161,
 };
 
 Object.assign(codes, randomOpCodes);
@@ -513,7 +515,7 @@ if (bench) {
   for (const c of cases) {
     if (seen.has(c.op)) continue;
     seen.add(c.op);
-    for (let v = 1; v <= 10; ++v) c.fn(`v${c.op}_${v}`, v);
+    for (let v = 1; v <= 16; ++v) c.fn(`v${c.op}_${v}`, v);
   }
 } else {
   for (const c of cases) c.fn(c.name, c.version);

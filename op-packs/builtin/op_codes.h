@@ -126,6 +126,17 @@ inline constexpr int32_t kConv3dTranspose = 141;
 inline constexpr int32_t kBroadcastArgs = 145;
 inline constexpr int32_t kBucketize = 147;
 inline constexpr int32_t kDynamicUpdateSlice = 151;
+// After TFLite 2.9: ops current LiteRT registers (glue/litert_ops.cc).
+inline constexpr int32_t kRelu0To1 = 152;
+inline constexpr int32_t kUnsortedSegmentProd = 153;
+inline constexpr int32_t kUnsortedSegmentMax = 154;
+inline constexpr int32_t kUnsortedSegmentSum = 155;
+inline constexpr int32_t kAtan2 = 156;
+inline constexpr int32_t kUnsortedSegmentMin = 157;
+inline constexpr int32_t kSign = 158;
+inline constexpr int32_t kBitcast = 159;
+inline constexpr int32_t kBitwiseXor = 160;
+inline constexpr int32_t kRightShift = 161;
 inline constexpr int32_t kRandomStandardNormal = 146;
 inline constexpr int32_t kRandomUniform = 148;
 inline constexpr int32_t kMultinomial = 149;

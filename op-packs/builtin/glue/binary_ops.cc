@@ -184,9 +184,9 @@ void binary_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kAdd, "ADD", 1, 4, binary_prepare, binary_invoke},
+    {op::kAdd, "ADD", 1, 6, binary_prepare, binary_invoke},
     {op::kSub, "SUB", 1, 5, binary_prepare, binary_invoke},
-    {op::kMul, "MUL", 1, 5, binary_prepare, binary_invoke},
+    {op::kMul, "MUL", 1, 8, binary_prepare, binary_invoke},
     {op::kDiv, "DIV", 1, 2, binary_prepare, binary_invoke},
     {op::kSquaredDifference, "SQUARED_DIFFERENCE", 1, 2, binary_prepare, binary_invoke},
     {op::kMinimum, "MINIMUM", 1, 4, binary_prepare, binary_invoke},

@@ -250,9 +250,9 @@ void transpose_conv_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kConv2d, "CONV_2D", 1, 5, conv_prepare, conv_invoke},
-    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 6, depthwise_prepare, depthwise_invoke},
-    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 3, transpose_conv_prepare, transpose_conv_invoke},
+    {op::kConv2d, "CONV_2D", 1, 8, conv_prepare, conv_invoke},
+    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, depthwise_prepare, depthwise_invoke},
+    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
 };
 
 }  // namespace

@@ -55,7 +55,7 @@ void dequantize_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kDequantize, "DEQUANTIZE", 1, 5, dequantize_prepare, dequantize_invoke},
+    {op::kDequantize, "DEQUANTIZE", 1, 8, dequantize_prepare, dequantize_invoke},
 };
 
 }  // namespace

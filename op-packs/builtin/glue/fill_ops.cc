@@ -119,8 +119,8 @@ void range_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kFill, "FILL", 1, 3, fill_prepare, fill_invoke},
-    {op::kRange, "RANGE", 1, 1, range_prepare, range_invoke},
+    {op::kFill, "FILL", 1, 4, fill_prepare, fill_invoke},
+    {op::kRange, "RANGE", 1, 2, range_prepare, range_invoke},
 };
 
 }  // namespace

@@ -186,7 +186,7 @@ void batch_matmul_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kFullyConnected, "FULLY_CONNECTED", 1, 9, fully_connected_prepare, fully_connected_invoke},
+    {op::kFullyConnected, "FULLY_CONNECTED", 1, 14, fully_connected_prepare, fully_connected_invoke},
     {op::kBatchMatmul, "BATCH_MATMUL", 1, 4, batch_matmul_prepare, batch_matmul_invoke},
 };
 

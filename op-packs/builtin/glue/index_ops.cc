@@ -339,8 +339,8 @@ constexpr OpDef kOps[] = {
     {op::kScatterNd, "SCATTER_ND", 1, 1, scatter_nd_prepare, scatter_nd_invoke},
     {op::kSegmentSum, "SEGMENT_SUM", 1, 1, segment_sum_prepare, segment_sum_invoke},
     {op::kOneHot, "ONE_HOT", 1, 1, one_hot_prepare, one_hot_invoke},
-    {op::kEmbeddingLookup, "EMBEDDING_LOOKUP", 1, 3, embedding_lookup_prepare, embedding_lookup_invoke},
-    {op::kTopkV2, "TOPK_V2", 1, 2, topk_prepare, topk_invoke},
+    {op::kEmbeddingLookup, "EMBEDDING_LOOKUP", 1, 5, embedding_lookup_prepare, embedding_lookup_invoke},
+    {op::kTopkV2, "TOPK_V2", 1, 3, topk_prepare, topk_invoke},
 };
 
 }  // namespace

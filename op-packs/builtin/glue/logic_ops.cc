@@ -383,19 +383,19 @@ void add_n_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kEqual, "EQUAL", 1, 3, compare_prepare, compare_invoke},
-    {op::kNotEqual, "NOT_EQUAL", 1, 3, compare_prepare, compare_invoke},
-    {op::kLess, "LESS", 1, 2, compare_prepare, compare_invoke},
+    {op::kEqual, "EQUAL", 1, 5, compare_prepare, compare_invoke},
+    {op::kNotEqual, "NOT_EQUAL", 1, 4, compare_prepare, compare_invoke},
+    {op::kLess, "LESS", 1, 3, compare_prepare, compare_invoke},
     {op::kLessEqual, "LESS_EQUAL", 1, 2, compare_prepare, compare_invoke},
     {op::kGreater, "GREATER", 1, 2, compare_prepare, compare_invoke},
-    {op::kGreaterEqual, "GREATER_EQUAL", 1, 2, compare_prepare, compare_invoke},
+    {op::kGreaterEqual, "GREATER_EQUAL", 1, 3, compare_prepare, compare_invoke},
     {op::kLogicalAnd, "LOGICAL_AND", 1, 1, logical_prepare, logical_invoke},
     {op::kLogicalOr, "LOGICAL_OR", 1, 1, logical_prepare, logical_invoke},
     {op::kLogicalNot, "LOGICAL_NOT", 1, 1, logical_prepare, logical_invoke},
-    {op::kSelect, "SELECT", 1, 2, select_prepare, select_invoke},
-    {op::kSelectV2, "SELECT_V2", 1, 1, select_prepare, select_invoke},
-    {op::kFloorDiv, "FLOOR_DIV", 1, 2, arithmetic_prepare, arithmetic_invoke},
-    {op::kFloorMod, "FLOOR_MOD", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {op::kSelect, "SELECT", 1, 4, select_prepare, select_invoke},
+    {op::kSelectV2, "SELECT_V2", 1, 2, select_prepare, select_invoke},
+    {op::kFloorDiv, "FLOOR_DIV", 1, 3, arithmetic_prepare, arithmetic_invoke},
+    {op::kFloorMod, "FLOOR_MOD", 1, 2, arithmetic_prepare, arithmetic_invoke},
     {op::kPow, "POW", 1, 1, arithmetic_prepare, arithmetic_invoke},
     {op::kAddN, "ADD_N", 1, 1, add_n_prepare, add_n_invoke},
 };

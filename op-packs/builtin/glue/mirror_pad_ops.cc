@@ -103,7 +103,7 @@ void mirror_pad_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kMirrorPad, "MIRROR_PAD", 1, 2, mirror_pad_prepare, mirror_pad_invoke},
+    {op::kMirrorPad, "MIRROR_PAD", 1, 3, mirror_pad_prepare, mirror_pad_invoke},
 };
 
 }  // namespace

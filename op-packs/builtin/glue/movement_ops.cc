@@ -201,7 +201,7 @@ constexpr OpDef kOps[] = {
     {op::kMatrixDiag, "MATRIX_DIAG", 1, 1, matrix_diag_prepare, matrix_diag_invoke},
     {op::kMatrixSetDiag, "MATRIX_SET_DIAG", 1, 1, matrix_set_diag_prepare, matrix_set_diag_invoke},
     {op::kReverseSequence, "REVERSE_SEQUENCE", 1, 1, reverse_sequence_prepare, reverse_sequence_invoke},
-    {op::kDynamicUpdateSlice, "DYNAMIC_UPDATE_SLICE", 1, 1, dynamic_update_slice_prepare, dynamic_update_slice_invoke},
+    {op::kDynamicUpdateSlice, "DYNAMIC_UPDATE_SLICE", 1, 6, dynamic_update_slice_prepare, dynamic_update_slice_invoke},
 };
 
 }  // namespace

@@ -293,6 +293,7 @@ std::span<const OpDef> complex_ops();
 std::span<const OpDef> random_ops();
 std::span<const OpDef> lookup_table_ops();
 std::span<const OpDef> string_ops();
+std::span<const OpDef> litert_ops();
 
 }  // namespace baton::builtin
 

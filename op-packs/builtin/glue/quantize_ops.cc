@@ -80,7 +80,7 @@ void quantize_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kQuantize, "QUANTIZE", 1, 3, quantize_prepare, quantize_invoke},
+    {op::kQuantize, "QUANTIZE", 1, 6, quantize_prepare, quantize_invoke},
 };
 
 }  // namespace

@@ -393,15 +393,15 @@ void transpose_invoke(OpContext& ctx) {
 
 constexpr OpDef kOps[] = {
     {op::kReshape, "RESHAPE", 1, 1, reshape_prepare, copy_invoke},
-    {op::kPad, "PAD", 1, 4, pad_prepare, pad_invoke},
+    {op::kPad, "PAD", 1, 5, pad_prepare, pad_invoke},
     {op::kPadV2, "PADV2", 1, 5, pad_prepare, pad_invoke},
-    {op::kConcatenation, "CONCATENATION", 1, 3, concat_prepare, concat_invoke},
+    {op::kConcatenation, "CONCATENATION", 1, 6, concat_prepare, concat_invoke},
     {op::kPack, "PACK", 1, 4, concat_prepare, concat_invoke},
     {op::kUnpack, "UNPACK", 1, 4, split_prepare, split_invoke},
     {op::kSplit, "SPLIT", 1, 4, split_prepare, split_invoke},
     {op::kSplitV, "SPLIT_V", 1, 2, split_prepare, split_invoke},
     {op::kDepthToSpace, "DEPTH_TO_SPACE", 1, 2, depth_to_space_prepare, depth_to_space_invoke},
-    {op::kTranspose, "TRANSPOSE", 1, 5, transpose_prepare, transpose_invoke},
+    {op::kTranspose, "TRANSPOSE", 1, 9, transpose_prepare, transpose_invoke},
 };
 
 }  // namespace

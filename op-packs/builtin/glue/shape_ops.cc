@@ -601,17 +601,17 @@ void gather_nd_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kCast, "CAST", 1, 3, cast_prepare, cast_invoke},
+    {op::kCast, "CAST", 1, 8, cast_prepare, cast_invoke},
     {op::kSqueeze, "SQUEEZE", 1, 2, squeeze_prepare, copy_invoke},
     {op::kExpandDims, "EXPAND_DIMS", 1, 1, expand_dims_prepare, copy_invoke},
     {op::kShape, "SHAPE", 1, 1, shape_prepare, shape_invoke},
     {op::kZerosLike, "ZEROS_LIKE", 1, 1, zeros_like_prepare, zeros_like_invoke},
     {op::kTile, "TILE", 1, 3, tile_prepare, tile_invoke},
     {op::kBroadcastTo, "BROADCAST_TO", 2, 3, broadcast_to_prepare, move_invoke},
-    {op::kSlice, "SLICE", 1, 5, slice_prepare, move_invoke},
+    {op::kSlice, "SLICE", 1, 8, slice_prepare, move_invoke},
     {op::kReverseV2, "REVERSE_V2", 1, 3, reverse_prepare, reverse_invoke},
     {op::kSpaceToDepth, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, move_invoke},
-    {op::kGatherNd, "GATHER_ND", 1, 3, gather_nd_prepare, gather_nd_invoke},
+    {op::kGatherNd, "GATHER_ND", 1, 5, gather_nd_prepare, gather_nd_invoke},
 };
 
 }  // namespace

@@ -128,8 +128,8 @@ void gather_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kStridedSlice, "STRIDED_SLICE", 1, 6, strided_slice_prepare, strided_slice_invoke},
-    {op::kGather, "GATHER", 1, 5, gather_prepare, gather_invoke},
+    {op::kStridedSlice, "STRIDED_SLICE", 1, 8, strided_slice_prepare, strided_slice_invoke},
+    {op::kGather, "GATHER", 1, 7, gather_prepare, gather_invoke},
 };
 
 }  // namespace

@@ -197,8 +197,8 @@ void batch_space_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kSpaceToBatchNd, "SPACE_TO_BATCH_ND", 1, 3, batch_space_prepare, batch_space_invoke},
-    {op::kBatchToSpaceNd, "BATCH_TO_SPACE_ND", 1, 3, batch_space_prepare, batch_space_invoke},
+    {op::kSpaceToBatchNd, "SPACE_TO_BATCH_ND", 1, 4, batch_space_prepare, batch_space_invoke},
+    {op::kBatchToSpaceNd, "BATCH_TO_SPACE_ND", 1, 4, batch_space_prepare, batch_space_invoke},
     {op::kResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 1, 4, resize_nearest_prepare, resize_nearest_invoke},
 };
 
