@@ -7,7 +7,8 @@
 //                                                       body only counts, for the cost of one iteration
 //
 // NAME.args holds the tflite-peer arguments of the case (seed, integer range), or "--no-reference" for a
-// model the native library cannot give a useful output for (an endless loop, kept for cancellation).
+// model the native library cannot give a useful output for (an endless loop, kept for cancellation);
+// "--litert" first: a model TFLite 2.9 cannot run (STABLEHLO_COMPOSITE), whose reference is LiteRT 2.5.
 // tools/make-control-flow-cases.sh turns the JSON into .tflite with flatc and runs the native TFLite
 // library for the reference outputs. Constants are fixed here, so a rerun writes the same files.
 import fs from 'node:fs';
@@ -27,7 +28,7 @@ const f32 = (v) => bytesOf(Float32Array, v);
 
 const codes = {
   ADD: 0, CONCATENATION: 2, MUL: 18, RESHAPE: 22, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
-  READ_VARIABLE: 143, ASSIGN_VARIABLE: 144,
+  READ_VARIABLE: 143, ASSIGN_VARIABLE: 144, STABLEHLO_COMPOSITE: 206,
 };
 const optionsOf = {
   ADD: 'AddOptions', CONCATENATION: 'ConcatenationOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
@@ -59,7 +60,10 @@ function write(name, subgraphs, {signatures = [], peer = []} = {}) {
         index = opcodes.length - 1;
       }
       const o = {opcode_index: index, inputs, outputs};
-      if (options) {
+      if (options && op === 'STABLEHLO_COMPOSITE') {  // options of the later ops: the second union
+        o.builtin_options_2_type = 'StableHLOCompositeOptions';
+        o.builtin_options_2 = options;
+      } else if (options) {
         o.builtin_options_type = optionsOf[op];
         o.builtin_options = options;
       }
@@ -237,6 +241,28 @@ write('reshape_computed', [
    inputs: [0, 1], outputs: [4, 6], ops: [
      ['ADD', [1, 2], [3], {}], ['RESHAPE', [0, 3], [4]], ['MUL', [4, 5], [6], {}]]},
 ], {peer: ['--inputs', path.join(outDir, 'reshape_computed.in0.npy'), path.join(outDir, 'reshape_computed.in1.npy')]});
+
+// STABLEHLO_COMPOSITE (what ai-edge-torch writes for attention, layer norm, GELU...): the runtime runs
+// its decomposition subgraph, as LiteRT does (which wants the attributes, a flexbuffer map, present: an
+// empty map here). One input, x * x + x then halved.
+const noAttributes = [0, 0, 1, 0, 0, 36, 1];
+write('composite_one_input', [
+  {tensors: [f2, f2, {shape: [2], type: 'FLOAT32', data: f32([3, 3])}, f2], inputs: [0], outputs: [3], ops: [
+    ['STABLEHLO_COMPOSITE', [0], [1], {name: 'baton.test_square_plus', decomposition_subgraph_index: 1,
+      composite_attributes: noAttributes, version: 1}],
+    ['ADD', [1, 2], [3], {}]]},
+  {name: 'decomposition', tensors: [f2, f2, f2, {shape: [], type: 'FLOAT32', data: f32([0.5])}, f2], inputs: [0], outputs: [4],
+   ops: [['MUL', [0, 0], [1], {}], ['ADD', [1, 0], [2], {}], ['MUL', [2, 3], [4], {}]]},
+], {peer: ['--litert']});
+// Two inputs, two outputs, the same decomposition called by two composites (one reads the other's output).
+const f23 = {shape: [2, 3], type: 'FLOAT32'};
+write('composite_two_outputs_shared', [
+  {tensors: [f23, f23, f23, f23, f23, f23], inputs: [0, 1], outputs: [4, 5], ops: [
+    ['STABLEHLO_COMPOSITE', [0, 1], [2, 3], {name: 'baton.test_sum_product', decomposition_subgraph_index: 1, composite_attributes: noAttributes}],
+    ['STABLEHLO_COMPOSITE', [2, 1], [4, 5], {name: 'baton.test_sum_product', decomposition_subgraph_index: 1, composite_attributes: noAttributes}]]},
+  {name: 'decomposition', tensors: [f23, f23, f23, f23], inputs: [0, 1], outputs: [2, 3],
+   ops: [['ADD', [0, 1], [2], {}], ['MUL', [0, 1], [3], {}]]},
+], {peer: ['--litert']});
 
 // A loop that never ends (its condition is the constant true): only cancellation stops it.
 write('while_endless', [

@@ -11,7 +11,9 @@
 # (TFLite 2.9.0, builtin kernels, 1 thread) on the oracle's PRNG inputs (seed 0, narrowed by the case's
 # --int-range). Each case directory gets model.tflite, in_I.npy, out_I.npy and meta.json; a case marked
 # --no-reference (an endless loop, a recursive model, loops sharing a body that TFLite 2.9 fails) gets its
-# model only. tests/control_flow_test.cc and control_flow_shapes_test.cc check baton against them, and
+# model only; a case marked --litert (STABLEHLO_COMPOSITE, which TFLite 2.9 lacks) gets LiteRT 2.5's outputs
+# (../shared/reference/litert-js, or $LITERT_REF). tests/control_flow_test.cc and control_flow_shapes_test.cc
+# check baton against them, and
 # derive by hand what the library cannot show (several invokes of a stateful model, a signature on another
 # subgraph, the shared body).
 #
@@ -25,6 +27,7 @@ root=$(cd "$here/.." && pwd)
 outdir=$root/tests/data/control-flow
 peer=${TFLITE_PEER:-$HOME/.cache/baton/tflite-peer/tflite-peer}
 [ -x "$peer" ] || peer=/tmp/tflite-native/tflite-peer
+litert=${LITERT_REF:-$root/../shared/reference/litert-js}
 
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 die() { echo "$prog: error: $*" >&2; exit 1; }
@@ -46,11 +49,21 @@ for json in "$tmp"/json/*.json; do
     echo "$prog: $name (model only)"
     continue
   fi
-  # shellcheck disable=SC2086
-  "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 --seed 0 $args --out "$tmp/out/$name" --quiet \
-      > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; }
+  made_by=tflite-peer
+  case "$args" in
+    --litert*)
+      # TFLite 2.9 cannot run it (STABLEHLO_COMPOSITE): LiteRT 2.5 is the reference, from the same PRNG.
+      made_by="LiteRT 2.5"
+      # shellcheck disable=SC2086
+      node "$litert/ref-run.mjs" "$tmp/bin/$name.tflite" --seed 0 ${args#--litert} --out "$tmp/out/$name" --quiet \
+          > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "LiteRT failed on $name"; } ;;
+    *)
+      # shellcheck disable=SC2086
+      "$peer" "$tmp/bin/$name.tflite" --xnnpack off --threads 1 --seed 0 $args --out "$tmp/out/$name" --quiet \
+          > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; die "tflite-peer failed on $name"; } ;;
+  esac
   cp "$tmp/out/$name"/*.npy "$outdir/$name/"
   node "$here/case-meta.mjs" "$tmp/out/$name/meta.json" "$outdir/$name/meta.json" "$name" \
-      "tools/make-control-flow-cases.sh (tools/control-flow-models.mjs, flatc, tflite-peer)"
+      "tools/make-control-flow-cases.sh (tools/control-flow-models.mjs, flatc, $made_by)"
   echo "$prog: $name"
 done

@@ -1,4 +1,4 @@
-// The nodes the runtime runs itself: WHILE, IF and CALL_ONCE run other subgraphs of the model (each
+// The nodes the runtime runs itself: WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE run other subgraphs of the model (each
 // resolved, partitioned, planned and prepared like the first, so their bodies run on the delegate chain
 // too; WHILE and IF are in loops_and_branches.cc); VAR_HANDLE, ASSIGN_VARIABLE and READ_VARIABLE keep
 // resource variables in the RunState, across invokes. Values cross between subgraphs by copy: each
@@ -57,6 +57,7 @@ Status Subgraph::prepare_runtime_node(Node& node) {
   switch (node.runtime) {
     case RuntimeOp::while_loop: return prepare_while(node);
     case RuntimeOp::if_else: return prepare_if(node);
+    case RuntimeOp::composite: return prepare_composite(node);
     case RuntimeOp::call_once: {
       Subgraph& init = callee(node, 0);
       if (init.input_count() != 0 || !node.inputs.empty()) {
@@ -100,7 +101,8 @@ Status Subgraph::invoke_runtime_node(Node& node) {
   auto fail = [&](const std::string& why) { return Status::error(source() + ": " + node_label(node) + ": " + why); };
   switch (node.runtime) {
     case RuntimeOp::while_loop: return node.deferred ? invoke_dynamic_while(node) : invoke_while(node);
-    case RuntimeOp::if_else: return node.deferred ? invoke_dynamic_if(node) : invoke_if(node);
+    case RuntimeOp::if_else: return invoke_if(node);
+    case RuntimeOp::composite: return invoke_composite(node);
     case RuntimeOp::call_once:
       if (node.called) return Status::ok();
       if (Status s = callee(node, 0).invoke(); !s) return s;

@@ -1,4 +1,5 @@
-// WHILE and IF run other subgraphs of the model, each prepared with the shapes its caller gives it.
+// WHILE, IF and STABLEHLO_COMPOSITE run other subgraphs of the model, each prepared with the shapes its
+// caller gives it (a composite runs its decomposition, as LiteRT does).
 //
 // Where those shapes hold still (a body that gives every loop variable back in the shape it took, branches
 // that give the same shapes), the node's outputs are planned like any tensor and values cross by copy.
@@ -8,6 +9,8 @@
 // in hand (for a loop, each iteration whose shapes differ from the last), and the nodes after it are
 // prepared at invoke as for any dynamic tensor. A loop's values wait between iterations in the node's
 // `held` buffers, since preparing the body again moves its arena.
+#include <span>
+
 #include "control_flow.h"
 #include "subgraph.h"
 
@@ -206,35 +209,47 @@ Status Subgraph::prepare_if(Node& node) {
   if (node.inputs.empty() || !node.inputs[0] || node.inputs[0]->type != BATON_TYPE_BOOL) {
     return Status::error("input 0, the condition, must be one BOOL value");
   }
-  Subgraph& then_branch = callee(node, 0);
-  Subgraph& else_branch = callee(node, 1);
-  if (Status s = check_inputs(then_branch, node.inputs, 1, "then"); !s) return s;
-  if (Status s = check_inputs(else_branch, node.inputs, 1, "else"); !s) return s;
-  for (const Subgraph* branch : {&then_branch, &else_branch}) {
-    if (branch->output_count() != node.outputs.size()) {
-      return Status::error("subgraph " + std::to_string(branch->index()) + " gives " +
-                           std::to_string(branch->output_count()) + " outputs for " +
-                           std::to_string(node.outputs.size()));
+  const Branch branches[] = {{&callee(node, 0), "then"}, {&callee(node, 1), "else"}};
+  if (Status s = prepare_branches(node, branches, 1); !s) return s;
+  if (!node.deferred && node.inputs[0]->bytes < 1) {
+    return Status::error("input 0, the condition, must be one BOOL value, not an empty one");
+  }
+  return Status::ok();
+}
+
+Status Subgraph::prepare_composite(Node& node) {
+  const Branch decomposition[] = {{&callee(node, 0), "decomposition"}};
+  return prepare_branches(node, decomposition, 0);
+}
+
+// The outputs' count and types against every branch's; the outputs' shapes when every branch gives the
+// same fixed ones for the inputs' shapes, else the node is deferred: the branch taken is prepared at invoke
+// and gives the outputs their shapes.
+Status Subgraph::prepare_branches(Node& node, std::span<const Branch> branches, size_t first) {
+  for (const Branch& b : branches) {
+    if (Status s = check_inputs(*b.graph, node.inputs, first, b.role); !s) return s;
+    if (b.graph->output_count() != node.outputs.size()) {
+      return Status::error(subgraph_text(b.role, *b.graph) + " gives " + std::to_string(b.graph->output_count()) +
+                           " outputs for " + std::to_string(node.outputs.size()));
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (b.graph->output(i).type != node.outputs[i]->type) {
+        return Status::error("output " + std::to_string(i) + " is " + type_name(node.outputs[i]->type) + " but " +
+                             subgraph_text(b.role, *b.graph) + " gives " + type_name(b.graph->output(i).type));
+      }
     }
   }
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    const baton_tensor_type a = then_branch.output(i).type, b = else_branch.output(i).type;
-    if (a != node.outputs[i]->type || b != node.outputs[i]->type) {
-      return Status::error("output " + std::to_string(i) + " is " + type_name(node.outputs[i]->type) +
-                           " but the branches give " + type_name(a) + " and " + type_name(b));
-    }
-  }
-  // An input known only at invoke (the condition too: its size), or branches that give different
-  // shapes: the branch taken is prepared at invoke and gives the outputs their shapes.
+  // An input known only at invoke (the condition too: its size), or branches that give different shapes.
   bool dynamic = dynamic_input(node.inputs) != nullptr;
   if (!dynamic) {
-    if (node.inputs[0]->bytes < 1) return Status::error("input 0, the condition, must be one BOOL value, not an empty one");
-    if (Status s = fit(then_branch, node.inputs, 1); !s) return s;
-    if (Status s = fit(else_branch, node.inputs, 1); !s) return s;
+    for (const Branch& b : branches) {
+      if (Status s = fit(*b.graph, node.inputs, first); !s) return s;
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
-      const Tensor& a = then_branch.output(i);
-      const Tensor& b = else_branch.output(i);
-      dynamic = dynamic || a.dynamic || b.dynamic || a.shape != b.shape;
+      for (const Branch& b : branches) {
+        const Tensor& out = b.graph->output(i);
+        dynamic = dynamic || out.dynamic || out.shape != branches[0].graph->output(i).shape;
+      }
     }
   }
   if (dynamic) {
@@ -242,31 +257,31 @@ Status Subgraph::prepare_if(Node& node) {
     for (Tensor* out : node.outputs) out->dynamic = true;
     return Status::ok();
   }
-  for (size_t i = 0; i < node.outputs.size(); ++i) set_shape(*node.outputs[i], then_branch.output(i).shape);
+  for (size_t i = 0; i < node.outputs.size(); ++i) set_shape(*node.outputs[i], branches[0].graph->output(i).shape);
   return Status::ok();
 }
 
 Status Subgraph::invoke_if(Node& node) {
-  Subgraph& branch = callee(node, bytes_of(*node.inputs[0])[0] ? 0 : 1);
-  if (Status s = fit(branch, node.inputs, 1); !s) return s;
-  for (size_t i = 1; i < node.inputs.size(); ++i) copy_tensor(branch.input(i - 1), *node.inputs[i]);
-  if (Status s = branch.invoke(); !s) return s;
-  for (size_t i = 0; i < node.outputs.size(); ++i) copy_tensor(*node.outputs[i], branch.output(i));
-  return Status::ok();
-}
-
-Status Subgraph::invoke_dynamic_if(Node& node) {
-  if (node.inputs[0]->bytes < 1) {
+  if (node.deferred && node.inputs[0]->bytes < 1) {
     return Status::error(source() + ": " + node_label(node) + ": input 0, the condition, is empty, not one BOOL");
   }
-  Subgraph& branch = callee(node, bytes_of(*node.inputs[0])[0] ? 0 : 1);
-  if (Status s = fit(branch, node.inputs, 1); !s) return s;
-  for (size_t i = 1; i < node.inputs.size(); ++i) copy_tensor(branch.input(i - 1), *node.inputs[i]);
+  return run_branch(node, callee(node, bytes_of(*node.inputs[0])[0] ? 0 : 1), 1);
+}
+
+Status Subgraph::invoke_composite(Node& node) { return run_branch(node, callee(node, 0), 0); }
+
+// Runs `branch` on the node's inputs from `first` on and gives its outputs as the node's; a deferred
+// node's outputs take the shapes the branch gave.
+Status Subgraph::run_branch(Node& node, Subgraph& branch, size_t first) {
+  if (Status s = fit(branch, node.inputs, first); !s) return s;
+  for (size_t i = first; i < node.inputs.size(); ++i) copy_tensor(branch.input(i - first), *node.inputs[i]);
   if (Status s = branch.invoke(); !s) return s;
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     Tensor& out = *node.outputs[i];
-    set_shape(out, branch.output(i).shape);
-    if (Status s = give_dynamic_memory(node, out); !s) return s;
+    if (node.deferred) {
+      set_shape(out, branch.output(i).shape);
+      if (Status s = give_dynamic_memory(node, out); !s) return s;
+    }
     copy_tensor(out, branch.output(i));
   }
   return Status::ok();

@@ -18,6 +18,7 @@ RuntimeOp runtime_op(int32_t op_code) {
     case 119: return RuntimeOp::while_loop;
     case 118: return RuntimeOp::if_else;
     case 129: return RuntimeOp::call_once;
+    case 206: return RuntimeOp::composite;  // STABLEHLO_COMPOSITE
     case 142: return RuntimeOp::var_handle;
     case 143: return RuntimeOp::read_variable;
     case 144: return RuntimeOp::assign_variable;

@@ -201,13 +201,20 @@ class Subgraph {
   // hashtables.cc: HASHTABLE, HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE
   Status prepare_hashtable_node(Node& node);
   Status invoke_hashtable_node(Node& node);
-  // loops_and_branches.cc: WHILE and IF, whose outputs may change shape at invoke
+  // loops_and_branches.cc: WHILE, IF and STABLEHLO_COMPOSITE, whose outputs may change shape at invoke
   Status prepare_while(Node& node);
   Status prepare_if(Node& node);
+  Status prepare_composite(Node& node);
+  struct Branch {
+    Subgraph* graph;
+    const char* role;  // for messages: "then", "decomposition", ...
+  };
+  Status prepare_branches(Node& node, std::span<const Branch> branches, size_t first);
+  Status run_branch(Node& node, Subgraph& branch, size_t first);
+  Status invoke_composite(Node& node);
   Status invoke_while(Node& node);
   Status invoke_dynamic_while(Node& node);
   Status invoke_if(Node& node);
-  Status invoke_dynamic_if(Node& node);
 
   std::string node_label(const Node& node) const;
   const std::string& source() const { return state_.model->source(); }
