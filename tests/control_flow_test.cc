@@ -13,6 +13,7 @@
 
 #include "baton/baton.hpp"
 #include "control_flow_support.h"
+#include "state_folder.h"
 
 namespace baton::test {
 namespace {

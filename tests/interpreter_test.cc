@@ -124,6 +124,21 @@ TEST_F(InterpreterTest, ArenaIsSmallerThanTheNaiveSum) {
   EXPECT_EQ(get(interp.value()->output(0)), std::vector<float>(256, 48.0f));
 }
 
+// An environment made with no state_dir, as the C API, TFLite's C API and the CLI make theirs, keeps its
+// crash journal in this test process's folder, not in the user's $XDG_STATE_HOME or ~/.local/state.
+TEST(StateFolder, AnEnvironmentWithoutAStateDirKeepsItsJournalInTheTestsOwn) {
+  EnvironmentOptions o;
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.read_config = false;
+  o.log = [](baton_log_level, const std::string&) {};
+  auto env = Environment::create(o);
+  ASSERT_TRUE(env) << env.error();
+  EXPECT_EQ(env.value()->journal_dir(), test_state_dir() + "/baton/journal");
+  const char* home = std::getenv("HOME");
+  if (home && *home) EXPECT_NE(env.value()->journal_dir(), std::string(home) + "/.local/state/baton/journal");
+}
+
 TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
   TempDir dir;
   dir.add_plugin("testpack");
@@ -149,6 +164,9 @@ TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
   EXPECT_EQ(baton_interpreter_set_input(interp, 1, b, 8), BATON_ERROR);
   EXPECT_NE(std::string(baton_interpreter_last_error(interp)).find("needs 24 bytes, got 8"), std::string::npos);
   ASSERT_EQ(baton_interpreter_invoke(interp), BATON_OK) << baton_interpreter_last_error(interp);
+  // The C API has no state folder to pass: the crash journal follows $XDG_STATE_HOME, which is this
+  // test's own (state_folder.h), never the user's.
+  EXPECT_TRUE(std::filesystem::is_directory(test_state_dir() + "/baton/journal"));
   float out[6];
   ASSERT_EQ(baton_interpreter_get_output(interp, 0, out, sizeof out), BATON_OK);
   EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{2, 4, 6, 0, 0, 12}));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "environment.h"
+#include "state_folder.h"
 
 namespace baton::test {
 
@@ -42,20 +43,6 @@ class TempDir {
  private:
   std::string path_;
 };
-
-// This process's crash-journal folder: fresh per process, so a record left by an earlier run (or by a
-// death test's child) never quarantines a plugin here; removed when the process exits normally.
-inline const std::string& test_state_dir() {
-  struct Folder {
-    std::string path = (std::filesystem::temp_directory_path() / ("baton-test-state-" + std::to_string(getpid()))).string();
-    ~Folder() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  };
-  static Folder folder;
-  return folder.path;
-}
 
 struct Captured {
   std::vector<std::string> lines;

@@ -26,6 +26,7 @@
 
 #include "npy.h"
 #include "op_graph.h"
+#include "state_folder.h"
 #include "tflite_extras.h"
 
 namespace {
@@ -118,6 +119,9 @@ TEST(TfLiteCApi, LifecycleAsTfLiteDocumentsIt) {
   EXPECT_EQ(TfLiteTensorCopyFromBuffer(in, x, 12), kTfLiteError);  // wrong size
   ASSERT_EQ(TfLiteTensorCopyFromBuffer(in, x, sizeof x), kTfLiteOk);
   ASSERT_EQ(TfLiteInterpreterInvoke(interp), kTfLiteOk) << r.all();
+  // TFLite's API has no state folder to pass: the crash journal follows $XDG_STATE_HOME, which is this
+  // test's own (state_folder.h), never the user's.
+  EXPECT_TRUE(fs::is_directory(baton::test::test_state_dir() + "/baton/journal"));
   const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(interp, 0);
   float y[4];
   ASSERT_EQ(TfLiteTensorCopyToBuffer(out, y, sizeof y), kTfLiteOk);

@@ -36,7 +36,8 @@ for name in face_detection_short_range face_detection_full_range hand_landmark_l
   fi
   "$peer" "$model" --lib "$google" --xnnpack off --seed 0 --out "$work/$name-google" --quiet >"$work/g.log" 2>&1 \
     || { cat "$work/g.log"; echo "FAIL $name: Google's library failed"; fail=1; continue; }
-  BATON_PLUGIN_PATH=$plugin_path "$peer" "$model" --lib "$ours" --xnnpack off --seed 0 --out "$work/$name-baton" \
+  # baton's crash journal in the scratch folder, not the user's state folder.
+  XDG_STATE_HOME=$work/state BATON_PLUGIN_PATH=$plugin_path "$peer" "$model" --lib "$ours" --xnnpack off --seed 0 --out "$work/$name-baton" \
     --quiet >"$work/b.log" 2>&1 || { cat "$work/b.log"; echo "FAIL $name: baton's library failed"; fail=1; continue; }
   if ! node "$here/compare_npy.mjs" "$work/$name-google" "$work/$name-baton" 1e-5; then
     echo "FAIL $name"
