@@ -55,6 +55,6 @@ if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
   # Interpreters in threads sharing one isolated plugin, and a child that dies under them.
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} build-tsan/tests/isolation_tests \
     --gtest_filter='Isolation.InterpretersInThreadsShareOneChild:Isolation.EnvironmentsOfOneProcessShareOneChild:Isolation.AKilledChildIsReplacedForTheNextInterpreter:*crashdeleg_segv_invoke:*crashpack_hang_invoke' 
-  echo "== libFuzzer: model loader and interpreter, ${BATON_FUZZ_SECONDS:-60} s each"
+  echo "== libFuzzer: model loader and interpreter, ${BATON_FUZZ_SECONDS:-60} s each, 2 GB memory limits"
   tests/fuzz/run-fuzzers.sh "${BATON_FUZZ_SECONDS:-60}"
 fi

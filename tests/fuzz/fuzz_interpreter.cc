@@ -1,21 +1,46 @@
 // libFuzzer target: load, resolve, fold, partition, plan, prepare and invoke on the builtin op pack, for
 // arbitrary bytes. Limits keep one input's memory bounded; any failure must be an error, not a crash. A
 // model may loop for ever (a WHILE whose condition stays true is a valid model): a watchdog cancels any
-// invoke that runs longer than a second, as an application would.
+// invoke that runs longer than a second, as an application would. The crash journal lives in a folder of
+// this process's own, never the user's: an input that kills the fuzzer mid-prepare leaves a record there,
+// which in the user's state folder would quarantine the builtin pack for that model in normal use.
+#include <stdlib.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "interpreter.h"
 
 namespace {
 
+// A fresh folder under the temp dir ($TMPDIR), removed when the fuzzer exits normally; one that a crash
+// leaves behind is never read again (the next process makes its own).
+const std::string& state_dir() {
+  static struct Folder {
+    std::string path;
+    Folder() {
+      std::string tmpl = (std::filesystem::temp_directory_path() / "baton-fuzz-state-XXXXXX").string();
+      if (!mkdtemp(tmpl.data())) __builtin_trap();
+      path = tmpl;
+    }
+    ~Folder() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } folder;
+  return folder.path;
+}
+
 std::shared_ptr<baton::Environment> environment() {
   static std::shared_ptr<baton::Environment> env = [] {
     baton::EnvironmentOptions o;
+    o.state_dir = state_dir();
     o.plugin_dirs = {BUILTIN_PACK_DIR};
     o.use_environment_variables = false;
     o.use_default_dirs = false;
