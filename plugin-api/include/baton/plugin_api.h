@@ -1,18 +1,5 @@
 /*
- * baton plugin ABI, version 1.8 (1.1 added the device probe of delegates, `probe_devices`; 1.2 added
- * loader plugins, which wrap files of foreign plugin formats, delegates that select their nodes by
- * looking at the whole graph, `select_nodes`, outputs whose shape depends on the data,
- * `tensor_set_dynamic`, and the options of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and
- * LOCAL_RESPONSE_NORMALIZATION in `baton_builtin_options`; 1.3 added the options of CONV_3D,
- * CONV_3D_TRANSPOSE, BUCKETIZE, REVERSE_SEQUENCE, FAKE_QUANT, SPARSE_TO_DENSE and of the recurrent
- * ops: RNN, SVDF, LSTM and their sequence and bidirectional forms, and a node's intermediate tensors,
- * `node_intermediate_count` / `node_intermediate`; 1.4 added objects the plugins of one host share,
- * `shared_object`, so that plugins run on one thread pool instead of one pool each; 1.5 added the
- * options of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL (their seeds), EMBEDDING_LOOKUP_SPARSE
- * and LSH_PROJECTION; 1.6 added scratch memory for a delegate partition in the host's arena,
- * `partition_request_scratch` / `partition_scratch`; 1.7 added string tensors, whose byte size a kernel
- * sets from their contents, `tensor_set_byte_size`, and SKIP_GRAM's options; 1.8 added
- * `partition_input_reusable`: partition inputs whose memory a delegate may compute in once it has read them).
+ * baton plugin ABI, version 1.8. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -23,9 +10,18 @@
  *
  * Rules that hold for every declaration below:
  *  - Plain C11 across the boundary. No C++ types, no exceptions: each side catches its own.
- *  - Every struct that crosses the boundary starts with `struct_size`, the size the writer was built
- *    with. Fields are only ever appended. A reader treats a field that lies past the `struct_size` it was
- *    given as absent (zero). Zero-initialised structs mean "nothing set".
+ *  - Every struct that crosses the boundary starts with `struct_size`, the size of the struct as its
+ *    writer was built (each struct says which side writes it). Fields are only ever appended, never
+ *    moved. In an array of such structs (ops, options, devices) the reader steps by the first element's
+ *    `struct_size`. Zero-initialised structs mean "nothing set".
+ *  - Absent: a field that lies past the `struct_size` the reader was given is absent; the reader treats
+ *    it as zero and tests for it with BATON_STRUCT_HAS (below). A function pointer that is NULL is absent
+ *    too. "ABI 1.N" next to a declaration means it is absent from an older host (or plugin); a host fills
+ *    every function of its own version, and a plugin that calls a later minor's function tests for it
+ *    (BATON_STRUCT_HAS and not NULL) so that it still loads into an older host of the same major.
+ *  - Enum values inside structs are int32_t fields naming their enum in a comment, since an enum's size
+ *    is the compiler's choice; the two fields typed with their enum (baton_option_decl.type,
+ *    baton_plugin_desc.kind) predate that rule, and a check below keeps those enums int32-sized.
  *  - Memory is freed on the side that allocated it. Strings the host passes in are borrowed for the
  *    duration of the call unless a comment says otherwise; strings in a plugin's descriptor are borrowed
  *    by the host for as long as the plugin is loaded.
@@ -58,6 +54,18 @@ extern "C" {
 
 #define BATON_ABI_VERSION_MAJOR 1
 #define BATON_ABI_VERSION_MINOR 8
+
+/* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
+ * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
+ * C and C++ alike, for instance on the host table a plugin was given:
+ *   if (BATON_STRUCT_HAS(api, baton_host_api, shared_object) && api->shared_object != NULL) ...
+ * For the members of baton_builtin_options.u, which all lie inside its struct_size, see that struct. */
+#ifdef __cplusplus
+#define BATON_STRUCT_HAS(ptr, type, member) ((ptr)->struct_size >= offsetof(type, member) + sizeof(type::member))
+#else
+#define BATON_STRUCT_HAS(ptr, type, member) \
+  ((ptr)->struct_size >= offsetof(type, member) + sizeof(((type*)0)->member))
+#endif
 
 /* Name of the one symbol a plugin exports; its type is baton_plugin_entry_fn. */
 #define BATON_PLUGIN_ENTRY_SYMBOL "baton_plugin_entry"
@@ -156,14 +164,15 @@ typedef struct baton_graph baton_graph;             /* ABI 1.2: the graph a dele
 /* ---------------------------------------------------------------------------------------------------
  * Parsed builtin options
  *
- * The host parses TFLite's builtin options into one struct per node. Absent options in the model read as
- * TFLite's defaults. Only the member of `u` that matches the node's op is meaningful. `kind` is TFLite's
+ * The host parses TFLite's builtin options into one struct per node. Options the model leaves out read
+ * as TFLite's defaults. Only the member of `u` that matches the node's op is meaningful. `kind` is TFLite's
  * BuiltinOptions union type (1 = Conv2DOptions, 2 = DepthwiseConv2DOptions, ...; 0 = none).
  *
- * New members of `u` are appended, and each fits in `reserved`, so the struct keeps the size plugins
- * were built with. A member is filled only by hosts of the minor version that added it (written next to
- * it): an older host leaves it zero, so a plugin reading it checks the host's minor from the entry
- * point and refuses the node on an older host rather than run it with zeros.
+ * The host writes the struct, `struct_size` included. New members of `u` are appended, and each fits in
+ * `reserved`, so the struct keeps the size plugins were built with. A member a later minor version added
+ * (written next to it) is absent from an older host: it reads as zero but lies inside `struct_size`, so
+ * BATON_STRUCT_HAS cannot tell; a plugin reading it checks the host's minor from the entry point and
+ * refuses the node on an older host rather than run it with zeros.
  * ------------------------------------------------------------------------------------------------- */
 
 typedef enum baton_padding { BATON_PADDING_SAME = 0, BATON_PADDING_VALID = 1 } baton_padding;
@@ -402,13 +411,16 @@ typedef struct baton_builtin_options {
 
 /* The union's size is part of the ABI: a member that outgrows `reserved` needs a new major version. */
 #if defined(__cplusplus) && __cplusplus >= 201103L
-static_assert(sizeof(((baton_builtin_options*)0)->u) == 128, "baton_builtin_options.u must stay 128 bytes");
+static_assert(sizeof(baton_builtin_options::u) == 128, "baton_builtin_options.u must stay 128 bytes");
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(((baton_builtin_options*)0)->u) == 128, "baton_builtin_options.u must stay 128 bytes");
 #endif
 
 /* Quantization of a tensor. scale_count is 0 for a tensor that is not quantized; 1 for per-tensor;
- * the size of dimension `quantized_dimension` for per-channel. Arrays are borrowed from the model. */
+ * the size of dimension `quantized_dimension` for per-channel. Arrays are borrowed from the model.
+ * An out-struct: the plugin owns it, zero-initialises it and sets `struct_size` to
+ * sizeof(baton_quantization) before calling tensor_quantization (0 is read as the host's own size); the
+ * host writes no more than that many bytes and no field it does not know, so such a field stays zero. */
 typedef struct baton_quantization {
   size_t struct_size;
   int32_t scale_count;
@@ -420,7 +432,26 @@ typedef struct baton_quantization {
 /* ---------------------------------------------------------------------------------------------------
  * The host table: everything a plugin may call. Given to the entry point; valid until the plugin is
  * unloaded. Unless noted, every function may be called from any thread the host called the plugin on,
- * and only during a call from the host into the plugin.
+ * and only during a call from the host into the plugin. The host writes it, `struct_size` included.
+ *
+ * Its functions lie in the order the minor versions appended them; by noun (ABI 1.0 unless marked):
+ *   messages     error_set, log
+ *   options      option_string, option_int, option_float, option_bool, thread_count;
+ *                option_entry, plugin_path (1.2)
+ *   nodes        node_index, node_builtin_code, node_custom_name, node_version, node_input_count,
+ *                node_input, node_output_count, node_output, node_builtin_options, node_custom_options;
+ *                node_intermediate_count, node_intermediate (1.3)
+ *   tensors      tensor_index, tensor_name, tensor_type, tensor_shape, tensor_byte_size,
+ *                tensor_is_constant, tensor_data, tensor_mutable_data, tensor_quantization,
+ *                tensor_set_shape; tensor_set_dynamic (1.2); tensor_set_byte_size (1.7)
+ *   partitions   partition_id, partition_node_count, partition_node, partition_input_count,
+ *                partition_input, partition_output_count, partition_output; partition_selection (1.2);
+ *                partition_request_scratch, partition_scratch (1.6); partition_input_reusable (1.8)
+ *   graphs       graph_node_count, graph_node, graph_tensor_count, graph_tensor (1.2)
+ *   files        file_exports_symbol (1.2)
+ *   sharing      shared_object (1.4)
+ * A plugin that calls only ABI 1.0 functions tests for the last of them it calls, in this order: an op
+ * pack usually tensor_set_shape, a delegate partition_output (op-packs/examples/atan/atan.c does so).
  * ------------------------------------------------------------------------------------------------- */
 
 typedef struct baton_host_api {
@@ -456,7 +487,7 @@ typedef struct baton_host_api {
   baton_tensor* (*node_output)(const baton_node* node, int32_t i);
   /* Never NULL; host-owned and valid as long as the node. */
   const baton_builtin_options* (*node_builtin_options)(const baton_node* node);
-  /* Raw custom options bytes (FlexBuffer for most custom ops); *size is set to 0 when absent. */
+  /* Raw custom options bytes (FlexBuffer for most custom ops); *size is set to 0 when the node has none. */
   const uint8_t* (*node_custom_options)(const baton_node* node, size_t* size);
 
   /* Tensors. */
@@ -488,7 +519,7 @@ typedef struct baton_host_api {
   int32_t (*partition_output_count)(const baton_partition* partition);
   baton_tensor* (*partition_output)(const baton_partition* partition, int32_t i);
 
-  /* ABI 1.2. Absent (past struct_size) in an older host. */
+  /* ABI 1.2: absent from an older host. */
   /* The file the plugin was loaded from (for a wrapped plugin, the wrapped file). Borrowed until unload. */
   const char* (*plugin_path)(const baton_plugin_host* host);
   /* The plugin's effective options in name order: entry i (0-based) into *name and *value, both borrowed
@@ -518,7 +549,7 @@ typedef struct baton_host_api {
    * the same way, and delegates are never given them. Only during prepare, only for the node's outputs. */
   baton_status (*tensor_set_dynamic)(baton_tensor* tensor, baton_error* error);
 
-  /* ABI 1.3. Absent (past struct_size) in an older host. */
+  /* ABI 1.3: absent from an older host. */
   /* A node's intermediate tensors (the schema's Operator.intermediates), in the model's order: tensors no
    * node reads or writes, which carry a quantization a kernel computes with (TFLite's integer LSTMs take
    * the scales of their gate matmuls and of the hidden value from them). Read them with tensor_type,
@@ -526,7 +557,7 @@ typedef struct baton_host_api {
   int32_t (*node_intermediate_count)(const baton_node* node);
   baton_tensor* (*node_intermediate)(const baton_node* node, int32_t i);
 
-  /* ABI 1.4. Absent (past struct_size) in an older host. */
+  /* ABI 1.4: absent from an older host. */
   /* An object the plugins of one host share, by key. The first call with a key calls create(context)
    * and keeps what it returns (when that is NULL, nothing is kept and NULL is returned); every later call
    * with the key, from any plugin, returns the kept object without calling create. The host calls
@@ -540,7 +571,7 @@ typedef struct baton_host_api {
   void* (*shared_object)(const baton_plugin_host* host, const char* key, void* (*create)(void* context),
                          void (*destroy)(void* object), void* context);
 
-  /* ABI 1.6. Absent (past struct_size, or NULL) in an older host. */
+  /* ABI 1.6: absent from an older host. */
   /* Scratch memory of a delegate partition, placed by the host in the arena it plans for the tensors:
    * it is alive only while the partition runs, so it shares memory with the tensors that are not alive
    * then and with the scratch of the other partitions, where memory of the delegate's own would add to
@@ -553,7 +584,7 @@ typedef struct baton_host_api {
   baton_status (*partition_request_scratch)(const baton_partition* partition, size_t bytes, baton_error* error);
   void* (*partition_scratch)(const baton_partition* partition);
 
-  /* ABI 1.7. Absent (past struct_size, or NULL) in an older host, which refuses string tensors. */
+  /* ABI 1.7: absent from an older host, which refuses string tensors. */
   /* String tensors (BATON_TYPE_STRING) hold TFLite's packed layout (baton/string_tensor.hpp reads and
    * writes it): an int32 count N, N + 1 int32 offsets from the buffer's start, then the bytes. Their byte
    * size comes from their contents, so every non-constant string tensor is dynamic (see
@@ -564,7 +595,7 @@ typedef struct baton_host_api {
    * it, and fails the node if it is not well formed. */
   baton_status (*tensor_set_byte_size)(baton_tensor* tensor, size_t bytes, baton_error* error);
 
-  /* ABI 1.8. Absent (past struct_size, or NULL) in an older host. */
+  /* ABI 1.8: absent from an older host. */
   /* Memory a delegate may compute in during partition_invoke besides its scratch. An output's
    * (tensor_mutable_data, tensor_byte_size bytes) is the delegate's until it writes the output's values,
    * in every version. An input's is the delegate's once it has read the input for the last time in the
@@ -577,7 +608,8 @@ typedef struct baton_host_api {
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
- * What a plugin declares
+ * What a plugin declares. The plugin writes these structs (static storage, usually), `struct_size`
+ * included: sizeof the struct as the plugin was built; the host reads them.
  * ------------------------------------------------------------------------------------------------- */
 
 typedef enum baton_option_type {
@@ -697,6 +729,7 @@ typedef enum baton_device_kind {
  * The host clamps values to -1000..1000. */
 #define BATON_DEVICE_PREFERENCE_DEFAULT 0
 
+/* Written by the plugin, `struct_size` included (sizeof(baton_device) as it was built). */
 typedef struct baton_device {
   size_t struct_size;
   const char* name;   /* "NVIDIA GeForce RTX 3060", "Intel(R) Core(TM) i7-1165G7"; never NULL */
@@ -728,7 +761,7 @@ typedef baton_status (*baton_probe_devices_fn)(const baton_plugin_host* host, co
 
 typedef struct baton_plugin_desc baton_plugin_desc;
 
-typedef struct baton_loader_api {
+typedef struct baton_loader_api { /* written by the plugin, `struct_size` included */
   size_t struct_size;
   /* Returns the descriptor of the plugin `path` stands for (owned by the loader, valid until the loader
    * is destroyed), or NULL: with no message in `error` when the file is not of the loader's format
@@ -746,6 +779,8 @@ typedef struct baton_loader_api {
                                           baton_error* error);
 } baton_loader_api;
 
+/* The descriptor. Written by the plugin, `struct_size` included (sizeof(baton_plugin_desc) as it was
+ * built, whatever the host's version: the host reads what it knows of it). */
 struct baton_plugin_desc {
   size_t struct_size;
   uint32_t abi_major, abi_minor; /* the ABI the plugin was built against */
@@ -766,7 +801,7 @@ struct baton_plugin_desc {
   void (*destroy)(void* plugin_state);
   /* Delegates only. */
   const baton_delegate_api* delegate;
-  /* ABI 1.1, delegates only; NULL (or absent: an ABI 1.0 descriptor) = one CPU device of preference 0.
+  /* ABI 1.1, delegates only; NULL or absent (an ABI 1.0 descriptor): one CPU device of preference 0.
    * An ABI 1.0 host never reads it. */
   baton_probe_devices_fn probe_devices;
   /* ABI 1.2, loaders only. */
@@ -775,11 +810,49 @@ struct baton_plugin_desc {
 
 /* The entry point. The host passes its ABI version and its function table (valid until unload). The
  * plugin returns its descriptor (static storage, valid until unload), or NULL after writing the reason
- * with api->error_set. It must not call anything else in the table from here. */
+ * with api->error_set. It must not call anything else in the table from here. A plugin refuses a host
+ * of another major, and a host of its major only when the table lacks something it uses (see "Absent"
+ * at the top): a minor version works both ways. */
 typedef const baton_plugin_desc* (*baton_plugin_entry_fn)(uint32_t host_abi_major,
                                                           uint32_t host_abi_minor,
                                                           const baton_host_api* api,
                                                           baton_error* error);
+
+/* The enums typed as such inside structs (see the rules at the top) must stay int32-sized. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+static_assert(sizeof(baton_plugin_kind) == sizeof(int32_t), "baton_plugin_kind must stay 32 bits");
+static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type must stay 32 bits");
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(baton_plugin_kind) == sizeof(int32_t), "baton_plugin_kind must stay 32 bits");
+_Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type must stay 32 bits");
+#endif
+
+/* ---------------------------------------------------------------------------------------------------
+ * Versions: what each minor version added, all of it appended (marked "ABI 1.N" where it is declared;
+ * what is not marked is ABI 1.0). A plugin that uses an addition tests for it (see "Absent" at the top)
+ * and so still loads into an older host of the same major; an older plugin in a newer host never sees it.
+ *
+ *   1.0  op packs and delegates: the descriptor through `delegate`, kernels, op and option declarations,
+ *        delegate calls through partition_free, the host table through partition_output, and the first
+ *        18 members of baton_builtin_options.u (conv through squeeze)
+ *   1.1  the device probe of delegates: baton_plugin_desc.probe_devices, baton_device
+ *   1.2  loaders (BATON_PLUGIN_LOADER, baton_plugin_desc.loader, baton_loader_api,
+ *        BATON_PLUGIN_FLAG_ANY_OPTIONS, plugin_path, option_entry, file_exports_symbol); delegates that
+ *        select their nodes from the whole graph (select_nodes, selection_free, graph_*,
+ *        partition_selection); outputs whose shape depends on the data (tensor_set_dynamic); the options
+ *        of MIRROR_PAD, CUMSUM, ONE_HOT, GELU and LOCAL_RESPONSE_NORMALIZATION
+ *   1.3  a node's intermediate tensors (node_intermediate_count, node_intermediate); the options of
+ *        CONV_3D, CONV_3D_TRANSPOSE, BUCKETIZE, REVERSE_SEQUENCE, FAKE_QUANT, SPARSE_TO_DENSE and of the
+ *        recurrent ops (RNN, SVDF, LSTM and their sequence and bidirectional forms)
+ *   1.4  objects the plugins of one host share, one thread pool among them (shared_object)
+ *   1.5  the options of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL (their seeds),
+ *        EMBEDDING_LOOKUP_SPARSE and LSH_PROJECTION
+ *   1.6  scratch memory of a delegate partition in the host's arena (partition_request_scratch,
+ *        partition_scratch)
+ *   1.7  string tensors, whose byte size a kernel sets from their contents (tensor_set_byte_size);
+ *        SKIP_GRAM's options
+ *   1.8  partition inputs a delegate may compute in once it has read them (partition_input_reusable)
+ * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
 } /* extern "C" */
