@@ -354,9 +354,7 @@ baton_status Partition::prepare(const baton_partition* partition, baton_error* e
   // inputs after the last step that reads them.
   std::vector<kit::Region> regions;
   region_tensor_.clear();
-  const bool asks_inputs = api->struct_size >= offsetof(baton_host_api, partition_input_reusable) +
-                                                   sizeof(api->partition_input_reusable) &&
-                           api->partition_input_reusable;
+  const bool asks_inputs = BATON_STRUCT_HAS(api, baton_host_api, partition_input_reusable) && api->partition_input_reusable;
   const int last_step = static_cast<int>(steps_.size()) - 1;
   for (int i = 0; i <= last_step; ++i) {
     baton_tensor* out = steps_[static_cast<size_t>(i)].out.host;

@@ -285,7 +285,7 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
                                                                           baton_error* error) {
   // Loaders, plugin_path, option_entry and select_nodes are ABI 1.2.
   if (host_major != BATON_ABI_VERSION_MAJOR || host_minor < 2 ||
-      api->struct_size < offsetof(baton_host_api, partition_selection) + sizeof(void*)) {
+      !BATON_STRUCT_HAS(api, baton_host_api, partition_selection)) {
     if (api && api->error_set) api->error_set(error, "tflite-delegates needs a host with ABI 1.2 or later");
     return nullptr;
   }

@@ -83,8 +83,8 @@ void put_tensor(Writer& w, HostGroup& g, baton_tensor* t) {
 
 // A node's intermediates, where the host table has them (ABI 1.3).
 int32_t intermediate_count(const baton_node* n) {
-  const bool has = api().struct_size >= offsetof(baton_host_api, node_intermediate) + sizeof(api().node_intermediate) &&
-                   api().node_intermediate_count && api().node_intermediate;
+  const bool has = BATON_STRUCT_HAS(&api(), baton_host_api, node_intermediate) && api().node_intermediate_count &&
+                   api().node_intermediate;
   return has ? api().node_intermediate_count(n) : 0;
 }
 

@@ -46,7 +46,7 @@ Writer describe(const baton_plugin_desc* desc) {
     w.put_string(str(o.custom_name));
     w.put<int32_t>(o.min_version);
     w.put<int32_t>(o.max_version);
-    const bool usable = o.kernel && o.kernel->struct_size >= offsetof(baton_kernel, invoke) + sizeof(void*) &&
+    const bool usable = o.kernel && BATON_STRUCT_HAS(o.kernel, baton_kernel, invoke) &&
                         o.kernel->prepare && o.kernel->invoke;
     w.put<uint8_t>(usable);
   }
@@ -61,13 +61,13 @@ Writer describe(const baton_plugin_desc* desc) {
     w.put_string(str(o.default_value));
     w.put_string(str(o.help));
   }
-  const bool has_delegate = d.struct_size >= offsetof(baton_plugin_desc, delegate) + sizeof(void*) && d.delegate;
+  const bool has_delegate = BATON_STRUCT_HAS(&d, baton_plugin_desc, delegate) && d.delegate;
   const baton_delegate_api api = has_delegate ? copy_sized<baton_delegate_api>(d.delegate, d.delegate->struct_size)
                                               : baton_delegate_api{};
   w.put<uint8_t>(api.check_node != nullptr);
   w.put<uint8_t>(api.select_nodes != nullptr);
   w.put<uint8_t>(api.partition_init && api.partition_invoke);
-  w.put<uint8_t>(d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*) && d.probe_devices);
+  w.put<uint8_t>(BATON_STRUCT_HAS(&d, baton_plugin_desc, probe_devices) && d.probe_devices);
   return w;
 }
 
@@ -83,7 +83,7 @@ Writer load(const std::string& path) {
     return reply(BATON_ERROR, "entry point returned no descriptor: " +
                                   (error.message.empty() ? "no reason given" : error.message));
   }
-  if (desc->struct_size < offsetof(baton_plugin_desc, destroy) + sizeof(void*)) {
+  if (!BATON_STRUCT_HAS(desc, baton_plugin_desc, destroy)) {
     return reply(BATON_ERROR, "descriptor too small");
   }
   child().desc = desc;
@@ -98,8 +98,8 @@ Writer wrap(const std::string& file) {
   Child& c = child();
   const baton_plugin_desc* loader = c.desc;
   if (!loader || loader->kind != BATON_PLUGIN_LOADER ||
-      loader->struct_size < offsetof(baton_plugin_desc, loader) + sizeof(void*) || !loader->loader ||
-      loader->loader->struct_size < offsetof(baton_loader_api, wrap_file) + sizeof(void*) || !loader->loader->wrap_file) {
+      !BATON_STRUCT_HAS(loader, baton_plugin_desc, loader) || !loader->loader ||
+      !BATON_STRUCT_HAS(loader->loader, baton_loader_api, wrap_file) || !loader->loader->wrap_file) {
     return reply(BATON_ERROR, c.path + " is not a loader with wrap_file");
   }
   static Instance loader_instance;  // the loader's own create: default options, one thread
@@ -113,7 +113,7 @@ Writer wrap(const std::string& file) {
   }
   const baton_plugin_desc* desc = loader->loader->wrap_file(loader_instance.state, file.c_str(), &error);
   if (!desc) return reply(error.message.empty() ? BATON_UNSUPPORTED : BATON_ERROR, error.message);
-  if (desc->struct_size < offsetof(baton_plugin_desc, destroy) + sizeof(void*)) {
+  if (!BATON_STRUCT_HAS(desc, baton_plugin_desc, destroy)) {
     return reply(BATON_ERROR, "descriptor too small");
   }
   c.desc = desc;
@@ -123,7 +123,7 @@ Writer wrap(const std::string& file) {
 
 baton_delegate_api delegate_api() {
   const baton_plugin_desc* d = child().desc;
-  if (!d || d->struct_size < offsetof(baton_plugin_desc, delegate) + sizeof(void*) || !d->delegate) return {};
+  if (!d || !BATON_STRUCT_HAS(d, baton_plugin_desc, delegate) || !d->delegate) return {};
   return copy_sized<baton_delegate_api>(d->delegate, d->delegate->struct_size);
 }
 
@@ -192,7 +192,7 @@ Writer handle(Message type, Reader& r) {
       Instance* in = instance(r, true);
       if (!in) return reply(BATON_INVALID_ARGUMENT, "bad request: no instance");
       read_settings(r, *in);
-      if (c.desc->struct_size < offsetof(baton_plugin_desc, probe_devices) + sizeof(void*) || !c.desc->probe_devices) {
+      if (!BATON_STRUCT_HAS(c.desc, baton_plugin_desc, probe_devices) || !c.desc->probe_devices) {
         return reply(BATON_UNSUPPORTED, "no probe");
       }
       const baton_device* devices = nullptr;

@@ -162,7 +162,7 @@ Expected<std::vector<DeviceInfo>> LoadedPlugin::devices() {
     return devices_;
   }
   const size_t stride = count ? list[0].struct_size : 0;
-  if (count && stride < offsetof(baton_device, preference) + sizeof(int32_t)) {
+  if (count && !BATON_STRUCT_HAS(&list[0], baton_device, preference)) {
     devices_ = Status::error("device entries are too small (" + std::to_string(stride) + " bytes)");
     return devices_;
   }
@@ -259,7 +259,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
   };
   // Fields through `destroy` exist since ABI 1.0; anything shorter cannot be a v1 descriptor.
   const size_t min_size = offsetof(baton_plugin_desc, destroy) + sizeof(desc->destroy);
-  if (desc->struct_size < offsetof(baton_plugin_desc, abi_minor) + sizeof(uint32_t)) {
+  if (!BATON_STRUCT_HAS(desc, baton_plugin_desc, abi_minor)) {
     return skip("descriptor too small (" + std::to_string(desc->struct_size) + " bytes)");
   }
   if (desc->abi_major != BATON_ABI_VERSION_MAJOR) {
@@ -267,7 +267,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
                 std::to_string(desc->abi_minor) + ", this host speaks " + std::to_string(BATON_ABI_VERSION_MAJOR) +
                 "." + std::to_string(BATON_ABI_VERSION_MINOR));
   }
-  if (desc->struct_size < min_size) {
+  if (!BATON_STRUCT_HAS(desc, baton_plugin_desc, destroy)) {
     return skip("descriptor too small for ABI 1 (" + std::to_string(desc->struct_size) + " bytes, need " +
                 std::to_string(min_size) + ")");
   }
@@ -301,7 +301,8 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
   if (d.op_count > 100000) return skip("declares an implausible number of ops");
   const auto* op_bytes = reinterpret_cast<const uint8_t*>(d.ops);
   size_t op_stride = d.op_count ? d.ops[0].struct_size : 0;
-  if (d.op_count && op_stride < offsetof(baton_op_decl, kernel)) {
+  // Fields through max_version are needed; `kernel` may be absent (a delegate's declarations).
+  if (d.op_count && !BATON_STRUCT_HAS(&d.ops[0], baton_op_decl, max_version)) {
     return skip("op declarations are too small (" + std::to_string(op_stride) + " bytes)");
   }
   for (size_t i = 0; i < d.op_count; ++i) {
@@ -321,7 +322,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
       return skip(where + " (" + op.describe() + ") has an invalid version range");
     }
     if (plugin->kind == BATON_PLUGIN_OP_PACK) {
-      if (!o.kernel || o.kernel->struct_size < offsetof(baton_kernel, invoke) + sizeof(void*)) {
+      if (!o.kernel || !BATON_STRUCT_HAS(o.kernel, baton_kernel, invoke)) {
         return skip(where + " (" + op.describe() + ") has no kernel");
       }
       op.kernel = copy_sized<baton_kernel>(o.kernel, o.kernel->struct_size);
@@ -340,7 +341,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
   if (d.option_count > 10000) return skip("declares an implausible number of options");
   const auto* opt_bytes = reinterpret_cast<const uint8_t*>(d.options);
   size_t opt_stride = d.option_count ? d.options[0].struct_size : 0;
-  if (d.option_count && opt_stride < offsetof(baton_option_decl, help) + sizeof(void*)) {
+  if (d.option_count && !BATON_STRUCT_HAS(&d.options[0], baton_option_decl, help)) {
     return skip("option declarations are too small");
   }
   for (size_t i = 0; i < d.option_count; ++i) {
@@ -363,7 +364,7 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
     plugin->options.push_back(std::move(opt));
   }
   if (plugin->kind == BATON_PLUGIN_DELEGATE) {
-    if (d.struct_size < offsetof(baton_plugin_desc, delegate) + sizeof(void*) || !d.delegate) {
+    if (!BATON_STRUCT_HAS(&d, baton_plugin_desc, delegate) || !d.delegate) {
       return skip("delegate plugin gives no delegate functions");
     }
     plugin->delegate = copy_sized<baton_delegate_api>(d.delegate, d.delegate->struct_size);
@@ -372,17 +373,17 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
       return skip("delegate plugin lacks check_node (or select_nodes), partition_init or partition_invoke");
     }
     plugin->has_delegate = true;
-    if (d.struct_size >= offsetof(baton_plugin_desc, probe_devices) + sizeof(void*)) plugin->probe_fn = d.probe_devices;
+    if (BATON_STRUCT_HAS(&d, baton_plugin_desc, probe_devices)) plugin->probe_fn = d.probe_devices;
   }
 
   // An isolated loader has no functions here: it wraps each file in a child of that file's own.
   if (plugin->kind == BATON_PLUGIN_LOADER && !plugin->isolated) {
-    if (d.struct_size < offsetof(baton_plugin_desc, loader) + sizeof(void*) || !d.loader ||
-        d.loader->struct_size < offsetof(baton_loader_api, wrap_file) + sizeof(void*) || !d.loader->wrap_file) {
+    if (!BATON_STRUCT_HAS(&d, baton_plugin_desc, loader) || !d.loader ||
+        !BATON_STRUCT_HAS(d.loader, baton_loader_api, wrap_file) || !d.loader->wrap_file) {
       return skip("loader plugin gives no wrap_file function");
     }
     plugin->wrap_file_fn = d.loader->wrap_file;
-    if (d.loader->struct_size >= offsetof(baton_loader_api, wrap_object) + sizeof(void*)) {
+    if (BATON_STRUCT_HAS(d.loader, baton_loader_api, wrap_object)) {
       plugin->wrap_object_fn = d.loader->wrap_object;
     }
   }

@@ -199,8 +199,8 @@ const baton_plugin_desc* pack_entry(const PackInfo& info, uint32_t host_abi_majo
                               .c_str());
     return nullptr;
   }
-  // Every host function the kit calls lies before the partition functions.
-  if (api->struct_size < offsetof(baton_host_api, partition_id)) {
+  // Every host function the kit calls lies before the partition functions: tensor_set_shape is the last.
+  if (!BATON_STRUCT_HAS(api, baton_host_api, tensor_set_shape)) {
     api->error_set(error, (std::string(info.name) + ": the host's function table is too small").c_str());
     return nullptr;
   }

@@ -104,7 +104,7 @@ inline bool host_is_usable(uint32_t host_abi_major, const baton_host_api* api, b
                               .c_str());
     return false;
   }
-  if (delegate && api->struct_size < offsetof(baton_host_api, partition_output) + sizeof(api->partition_output)) {
+  if (delegate && !BATON_STRUCT_HAS(api, baton_host_api, partition_output)) {
     api->error_set(error, (std::string(plugin) + ": the host's function table has no partition functions").c_str());
     return false;
   }

@@ -28,8 +28,7 @@ class SharedPool {
   bool start(const baton_host_api* api, const baton_plugin_host* host, int threads) {
     if (threads <= 1) return true;
     size_t count = static_cast<size_t>(threads);
-    if (api->struct_size >= offsetof(baton_host_api, shared_object) + sizeof(api->shared_object) &&
-        api->shared_object) {
+    if (BATON_STRUCT_HAS(api, baton_host_api, shared_object) && api->shared_object) {
       const std::string key = "pthreadpool/" + std::to_string(count);
       pool_ = static_cast<pthreadpool_t>(api->shared_object(
           host, key.c_str(), [](void* n) -> void* { return pthreadpool_create(*static_cast<size_t*>(n)); },

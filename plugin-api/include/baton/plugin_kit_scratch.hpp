@@ -136,8 +136,8 @@ class PartitionScratch {
     own_.reset();
     in_arena_ = false;
     if (bytes == 0) return;
-    const bool host_gives = api->struct_size >= offsetof(baton_host_api, partition_scratch) + sizeof(api->partition_scratch) &&
-                            api->partition_request_scratch && api->partition_scratch;
+    const bool host_gives = BATON_STRUCT_HAS(api, baton_host_api, partition_scratch) && api->partition_request_scratch &&
+                            api->partition_scratch;
     if (host_gives && api->partition_request_scratch(partition, bytes, nullptr) == BATON_OK) {
       in_arena_ = true;
       return;
