@@ -73,11 +73,19 @@ static const baton_plugin_desc descriptor = {
     NULL,                        /* loader functions: loaders only */
 };
 
+/* The entry point. A minor version works both ways, so the pack refuses a host only for what it cannot
+ * do without: another major version, or a host table that lacks a function the pack calls. It calls
+ * only ABI 1.0 functions, and of those tensor_set_shape lies last in the table: a table that holds it
+ * holds them all, whatever the host's minor (an ABI 1.0 host's, or a newer one's). A pack that called a
+ * later minor's function would test for that one the same way (and for NULL). */
 BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint32_t host_major, uint32_t host_minor,
                                                                 const baton_host_api* api, baton_error* error) {
   (void)host_minor;
-  if (host_major != BATON_ABI_VERSION_MAJOR || api == NULL || api->struct_size < sizeof(baton_host_api)) {
-    if (api != NULL && api->error_set != NULL) api->error_set(error, "atan: needs a host speaking plugin ABI 1");
+  if (api == NULL) return NULL;
+  if (host_major != BATON_ABI_VERSION_MAJOR || !BATON_STRUCT_HAS(api, baton_host_api, tensor_set_shape)) {
+    if (BATON_STRUCT_HAS(api, baton_host_api, error_set) && api->error_set != NULL) {
+      api->error_set(error, "atan: needs a host of plugin ABI 1 whose function table holds the ABI 1.0 functions");
+    }
     return NULL;
   }
   host = api;
