@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "cpu_budget.h"
 #include "interpreter.h"
 #include "npy.h"
 #include "test_support.h"
@@ -972,13 +973,14 @@ TEST(XnnpackOptions, ThreadsFromTheRunUnlessThePluginSectionSetsThem) {
     const LoadedPlugin* p = env.value()->registry().find(plugin);
     return p ? p->threads : -1;
   };
-  EXPECT_EQ(threads_of("", 3, "xnnpack"), 3);
-  EXPECT_EQ(threads_of("", 3, "builtin"), 3);
+  // Every count is capped at the CPUs the process may run on (cpu_budget.h).
+  const int cpus = usable_cpus();
+  EXPECT_EQ(threads_of("", 3, "xnnpack"), std::min(3, cpus));
+  EXPECT_EQ(threads_of("", 3, "builtin"), std::min(3, cpus));
   EXPECT_EQ(threads_of("[plugin.xnnpack]\nthreads = 1\n", 3, "xnnpack"), 1);
-  EXPECT_EQ(threads_of("[plugin.xnnpack]\nthreads = 1\n", 3, "builtin"), 3);
-  EXPECT_EQ(threads_of("threads = 2\n", 0, "xnnpack"), 2);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  EXPECT_EQ(threads_of("", 0, "xnnpack"), cores);
+  EXPECT_EQ(threads_of("[plugin.xnnpack]\nthreads = 1\n", 3, "builtin"), std::min(3, cpus));
+  EXPECT_EQ(threads_of("threads = 2\n", 0, "xnnpack"), std::min(2, cpus));
+  EXPECT_EQ(threads_of("", 0, "xnnpack"), cpus);
 }
 
 }  // namespace

@@ -123,6 +123,7 @@ void binary_prepare(OpContext& ctx) {
     }
     ctx.require_float(a, "input");
     ctx.require_float(b, prelu ? "alpha" : "second input");
+    ctx.require_float(ctx.output(0), "output");  // the kernel writes floats
   }
   const auto sa = ctx.shape(a);
   const auto sb = ctx.shape(b);

@@ -84,6 +84,7 @@ void float_conv_prepare(OpContext& ctx) {
   ConvParams& p = s.params;
   p = conv_geometry(ctx);
   p.range = ctx.activation(ctx.options().u.conv.activation);
+  ctx.require_float(ctx.output(0), "output");
   check_bias(ctx, 2, p.out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.out_c});
 
@@ -177,6 +178,7 @@ void depthwise_prepare_by_type(OpContext& ctx) {
   DepthwiseParams& p = ctx.state<DepthwiseState>().params;
   p = depthwise_geometry(ctx);
   p.range = ctx.activation(ctx.options().u.conv.activation);
+  ctx.require_float(ctx.output(0), "output");
   const int out_c = p.in_c * p.depth_multiplier;
   check_bias(ctx, 2, out_c);
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, out_c});

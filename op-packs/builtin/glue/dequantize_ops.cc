@@ -1,4 +1,4 @@
-// DEQUANTIZE to float32: from float16, or from int8 / uint8 / int16 with per-tensor or per-channel
+// DEQUANTIZE to float32: from float16, or from int4 (packed two a byte) / int8 / uint8 / int16 with per-tensor or per-channel
 // scale and zero point.
 #include "glue/op_context.h"
 #include "kernels/dequantize.h"
@@ -14,7 +14,8 @@ struct DequantizeState : OpState {
 void dequantize_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* output = ctx.output(0);
-  ctx.require_type(input, "input", {BATON_TYPE_FLOAT16, BATON_TYPE_INT8, BATON_TYPE_UINT8, BATON_TYPE_INT16});
+  ctx.require_type(input, "input",
+                   {BATON_TYPE_FLOAT16, BATON_TYPE_INT4, BATON_TYPE_INT8, BATON_TYPE_UINT8, BATON_TYPE_INT16});
   ctx.require_type(output, "output", {BATON_TYPE_FLOAT32});
   const auto in = ctx.shape(input);
   AffineDequantParams& p = ctx.state<DequantizeState>().params;  // created here, so invoke never allocates
@@ -47,6 +48,7 @@ void dequantize_invoke(OpContext& ctx) {
   const auto& p = ctx.state<DequantizeState>().params;
   switch (ctx.type(input)) {
     case BATON_TYPE_FLOAT16: dequantize_f16(ctx.data<uint16_t>(input), out, ctx.element_count(input)); break;
+    case BATON_TYPE_INT4: dequantize_int4(p, ctx.data<uint8_t>(input), out); break;
     case BATON_TYPE_INT8: dequantize_affine(p, ctx.data<int8_t>(input), out); break;
     case BATON_TYPE_UINT8: dequantize_affine(p, ctx.data<uint8_t>(input), out); break;
     case BATON_TYPE_INT16: dequantize_affine(p, ctx.data<int16_t>(input), out); break;

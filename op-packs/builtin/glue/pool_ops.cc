@@ -43,6 +43,7 @@ void pool_prepare(OpContext& ctx) {
   // TFLite refuses only a negative output size; an empty one is an empty output.
   ctx.require(p.out_h >= 0 && p.out_w >= 0, "the window does not fit the input with VALID padding (output " +
                                                  std::to_string(p.out_h) + " x " + std::to_string(p.out_w) + ")");
+  if (!quantized) ctx.require_float(ctx.output(0), "output");  // the kernel writes floats
   ctx.set_output_shape(ctx.output(0), {p.batch, p.out_h, p.out_w, p.channels});
   if (int16) pool_16_prepare(ctx, p);
   else if (quantized) quantized_pool_prepare(ctx, p);
@@ -86,6 +87,7 @@ void mean_prepare(OpContext& ctx) {
   }
   ctx.set_output_shape(ctx.output(0), out);
   if (ctx.type(input) != BATON_TYPE_FLOAT32) return quantized_mean_prepare(ctx, *axes);
+  ctx.require_float(ctx.output(0), "output");  // the kernel writes floats
   ctx.state<ReduceState>().plan = plan_reduce(in.data(), rank, mask);
 }
 

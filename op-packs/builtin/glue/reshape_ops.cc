@@ -54,6 +54,7 @@ void reshape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   ctx.require(reshape_element_size(ctx.type(input)) > 0 || ctx.type(input) == BATON_TYPE_STRING,
               std::string("input type ") + type_name(ctx.type(input)) + " not supported by the builtin pack");
+  require_same_type(ctx, input, ctx.output(0), "output");  // the bytes move as they are
   std::vector<int64_t> requested;
   baton_tensor* shape = ctx.optional_input(1);
   const auto& o = ctx.options().u.reshape;
@@ -131,8 +132,8 @@ void pad_prepare(OpContext& ctx) {
   }
   auto& state = ctx.state<PadState>();
   state.pad_byte = 0;
+  require_same_type(ctx, input, ctx.output(0), "output");
   if (is_8bit(ctx, input)) {
-    require_same_type(ctx, input, ctx.output(0), "output");
     require_same_quantization(ctx, input, ctx.output(0), "input");
     state.pad_byte = static_cast<uint8_t>(ctx.act_quant(ctx.output(0), "output").zero_point);
   }
@@ -214,9 +215,9 @@ void concat_prepare(OpContext& ctx) {
     s.clamp = ctx.options().u.concat.activation != BATON_ACT_NONE;
     ctx.require(!s.clamp || ctx.type(first) == BATON_TYPE_FLOAT32, "a fused activation needs float32");
   }
+  require_same_type(ctx, first, ctx.output(0), "output");
   ctx.set_output_shape(ctx.output(0), out);
   if (is_8bit(ctx, first)) {
-    require_same_type(ctx, first, ctx.output(0), "output");
     // TFLite reads an 8-bit tensor without quantization parameters as scale 0 and zero point 0: when no
     // tensor of the node has any, they all agree and the bytes are copied.
     bool unquantized = ctx.quant(ctx.output(0)).count == 0;
@@ -319,6 +320,7 @@ void split_prepare(OpContext& ctx) {
     if (unpack) out.erase(out.begin() + axis);
     else out[axis] = static_cast<int32_t>(sizes[i]);
     s.chunks[i] = sizes[i] * inner;
+    require_same_type(ctx, input, ctx.output(i), ("output " + std::to_string(i)).c_str());
     ctx.set_output_shape(ctx.output(i), out);
   }
 }
@@ -336,6 +338,7 @@ void split_invoke(OpContext& ctx) {
 void depth_to_space_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   ctx.require_type(input, "input", kMoveTypes);
+  require_same_type(ctx, input, ctx.output(0), "output");
   ctx.require_rank(input, "input", 4);
   const int block = ctx.options().u.block.block_size;
   const auto in = ctx.shape(input);
@@ -361,6 +364,7 @@ struct TransposeState : OpState {
 void transpose_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   ctx.require_type(input, "input", kMoveTypes);
+  require_same_type(ctx, input, ctx.output(0), "output");
   const auto in = ctx.shape(input);
   const int rank = static_cast<int>(in.size());
   ctx.require(rank <= kMaxTransposeRank, "rank above " + std::to_string(kMaxTransposeRank) + " not supported");

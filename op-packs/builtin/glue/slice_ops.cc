@@ -49,6 +49,7 @@ void strided_slice_prepare(OpContext& ctx) {
   auto& s = ctx.state<StridedSliceState>();
   const std::string error = plan_strided_slice(in.data(), static_cast<int>(in.size()), spec, s.plan);
   ctx.require(error.empty(), error);
+  ctx.require_type(ctx.output(0), "output", {ctx.type(input)});  // elements are moved as they are
   ctx.set_output_shape(ctx.output(0), s.plan.out_shape);
   if (ctx.type(input) == BATON_TYPE_STRING) {
     prepare_string_move(ctx, ctx.input(0), [&](const int32_t* from, int32_t* to) { strided_slice(s.plan, from, to, sizeof(int32_t)); });
@@ -82,6 +83,7 @@ void gather_prepare(OpContext& ctx) {
   baton_tensor* params = ctx.input(0);
   baton_tensor* indices = ctx.input(1);
   ctx.require_type(params, "params", kMoveTypesOrString);
+  ctx.require_type(ctx.output(0), "output", {ctx.type(params)});  // elements are moved as they are
   ctx.require_type(indices, "indices", {BATON_TYPE_INT32, BATON_TYPE_INT64});
   if (ctx.type(params) == BATON_TYPE_STRING) ctx.require_rank(params, "string params", 1);
   const auto ps = ctx.shape(params);

@@ -79,6 +79,7 @@ void same_shape_prepare(OpContext& ctx) {
   if (table_8bit) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (code == op::kElu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
   ctx.require_float(input, "input");
+  ctx.require_float(ctx.output(0), "output");  // the kernel writes floats
   ctx.set_output_shape(ctx.output(0), ctx.shape(input));
 }
 
@@ -95,6 +96,7 @@ void gelu_prepare(OpContext& ctx) {
     return quantized_table_prepare(ctx, approximate ? gelu_approximate : gelu);
   }
   ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  ctx.require_float(ctx.output(0), "output");
   ctx.set_output_shape(ctx.output(0), ctx.shape(input));
 }
 

@@ -2,6 +2,8 @@
 // prepare, results of small graphs, and the error messages a user sees.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <cmath>
 #include <set>
 
@@ -71,6 +73,49 @@ TEST_F(PackTest, RefusesInt16WithNodeAndOpInMessage) {
   EXPECT_EQ(host.run(g, &error), BATON_UNSUPPORTED);
   // int16 activations take int8 weights (16x8), not float ones.
   EXPECT_EQ(error, "node 1 CONV_2D: filter type FLOAT32 not supported by the builtin pack (INT8)");
+}
+
+// A kernel that writes floats (or moves elements as they are) refuses an output of another type: the
+// interpreter fuzzer found float ABS, HARD_SWISH, MEAN, PRELU and L2_POOL_2D writing 4-byte floats into
+// an INT8 or INT16 output's buffer.
+TEST_F(PackTest, RefusesAnOutputOfAnotherTypeThanItsKernelWrites) {
+  struct Case {
+    const char* what;
+    std::function<void(FakeGraph&, int input, int out)> build;
+  };
+  const Case cases[] = {
+      {"ABS", [](FakeGraph& g, int in, int out) { g.add_node(op::kAbs, {in}, {out}); }},
+      {"HARD_SWISH", [](FakeGraph& g, int in, int out) { g.add_node(op::kHardSwish, {in}, {out}); }},
+      {"GELU", [](FakeGraph& g, int in, int out) { g.add_node(op::kGelu, {in}, {out}); }},
+      {"LEAKY_RELU", [](FakeGraph& g, int in, int out) { g.add_node(op::kLeakyRelu, {in}, {out}); }},
+      {"MEAN", [](FakeGraph& g, int in, int out) {
+         const int axes = g.constant<int32_t>(BATON_TYPE_INT32, {1}, {1});
+         g.add_node(op::kMean, {in, axes}, {out});
+       }},
+      {"PRELU", [](FakeGraph& g, int in, int out) {
+         g.add_node(op::kPrelu, {in, g.floats({1}, {0.5f}, true)}, {out});
+       }},
+      {"L2_POOL_2D", [](FakeGraph& g, int in, int out) {
+         g.add_node(op::kL2Pool2d, {in}, {out}).options.u.pool = {BATON_PADDING_VALID, 1, 1, 1, 1, 0};
+       }},
+      {"TRANSPOSE", [](FakeGraph& g, int in, int out) {
+         g.add_node(op::kTranspose, {in, g.constant<int32_t>(BATON_TYPE_INT32, {4}, {0, 2, 1, 3})}, {out});
+       }},
+      {"GATHER", [](FakeGraph& g, int in, int out) {
+         g.add_node(op::kGather, {in, g.constant<int32_t>(BATON_TYPE_INT32, {1}, {0})}, {out});
+       }},
+  };
+  for (const Case& c : cases) {
+    for (baton_tensor_type t : {BATON_TYPE_INT8, BATON_TYPE_INT16}) {
+      FakeGraph g;
+      const int in = g.floats({1, 2, 2, 1}, {1, -2, 3, -4});
+      const int out = g.output(t);
+      c.build(g, in, out);
+      std::string error;
+      EXPECT_NE(host.run(g, &error), BATON_OK) << c.what;
+      EXPECT_NE(error.find(std::string("output type ") + baton_tensor_type_name(t)), std::string::npos) << c.what << ": " << error;
+    }
+  }
 }
 
 // MIRROR_PAD [3] by (2, 1) with the given mode, on a host of the given ABI minor.
