@@ -6,7 +6,7 @@
 // the default export with its helpers; it returns the cases whose reference is LiteRT 2.5, not TFLite 2.9.
 import path from 'node:path';
 
-export default function wildCases({add, simple, model, T, C, i32, i64, f32, reducer, npyF32, outDir}) {
+export default function wildCases({add, simple, model, writeModel, T, C, i32, i64, f32, reducer, npyF32, outDir}) {
   // Deterministic bytes (a small LCG): int8 weights as bytes.
   const bytes = (count, s) => {
     let x = s;
@@ -166,6 +166,22 @@ export default function wildCases({add, simple, model, T, C, i32, i64, f32, redu
       [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', bytes(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
        T([1, 3, 3, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
        T([1, 6, 6, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
+  // INT4 (two codes a byte, the first in the low nibble), DEQUANTIZE v6: per tensor (an odd count: the last
+  // byte half used) and per channel.
+  const int4 = (codes) => Array.from({length: Math.ceil(codes.length / 2)},
+                                     (_, k) => (codes[2 * k] & 0xf) | (((codes[2 * k + 1] ?? 0) & 0xf) << 4));
+  const codes15 = Array.from({length: 15}, (_, i) => ((i * 5 + 3) % 16) - 8);
+  // The dequantized weights are added to an input: a graph of constants alone gives LiteRT's runner nothing
+  // to compute.
+  const dequantizeThenAdd = (n, v, shape, weights) => writeModel(n,
+      [{deprecated_builtin_code: 6, builtin_code: 'DEQUANTIZE', version: v}, {deprecated_builtin_code: 0, builtin_code: 'ADD', version: 1}],
+      [weights, T(shape), T(shape), T(shape)], [1], [3],
+      [{opcode_index: 0, inputs: [0], outputs: [2]},
+       {opcode_index: 1, inputs: [2, 1], outputs: [3], builtin_options_type: 'AddOptions', builtin_options: {}}]);
+  later('dequantize_int4', 'DEQUANTIZE', 6, (n, v) => dequantizeThenAdd(n, v, [3, 5],
+      C([3, 5], 'INT4', int4(codes15), {q: [0.25, 0]})));
+  later('dequantize_int4_per_channel', 'DEQUANTIZE', 6, (n, v) => dequantizeThenAdd(n, v, [4, 3],
+      C([4, 3], 'INT4', int4(codes15.slice(0, 12)), {q: [[0.1, 0.2, 0.3, 0.4], [0, 0, 0, 0], 0]})));
   // STRIDED_SLICE v8: `offset` makes end a size counted from begin.
   later('strided_slice_offset', 'STRIDED_SLICE', 8, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {offset: true}],
       [T([4, 6]), C([2], 'INT32', i32([1, 2])), C([2], 'INT32', i32([2, 3])), C([2], 'INT32', i32([1, 1])), T([2, 3])]));

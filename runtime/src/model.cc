@@ -182,6 +182,10 @@ bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, s
     if (d != 0 && count > std::numeric_limits<size_t>::max() / static_cast<size_t>(d)) return false;
     count *= static_cast<size_t>(d);
   }
+  if (type == BATON_TYPE_INT4) {  // two codes a byte, the first in the low nibble
+    *bytes = count / 2 + count % 2;
+    return true;
+  }
   size_t esize = element_size(type);
   if (esize == 0) esize = 1;
   if (count > std::numeric_limits<size_t>::max() / esize) return false;

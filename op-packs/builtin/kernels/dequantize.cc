@@ -71,18 +71,30 @@ void dequantize_f16(const uint16_t* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(in[i]);
 }
 
-template <typename Q>
-void dequantize_affine(const AffineDequantParams& p, const Q* in, float* out) {
+namespace {
+
+// `code(i)` is the i-th stored value as an integer.
+template <typename Code>
+void dequantize_codes(const AffineDequantParams& p, Code code, float* out) {
   for (int64_t o = 0; o < p.outer; ++o) {
     for (int64_t c = 0; c < p.channels; ++c) {
       const float scale = p.scales[c];
       const int32_t zero = p.zero_points ? static_cast<int32_t>(p.zero_points[c]) : 0;
       const int64_t base = (o * p.channels + c) * p.inner;
-      for (int64_t i = 0; i < p.inner; ++i) {
-        out[base + i] = static_cast<float>(static_cast<int32_t>(in[base + i]) - zero) * scale;
-      }
+      for (int64_t i = 0; i < p.inner; ++i) out[base + i] = static_cast<float>(code(base + i) - zero) * scale;
     }
   }
+}
+
+}  // namespace
+
+template <typename Q>
+void dequantize_affine(const AffineDequantParams& p, const Q* in, float* out) {
+  dequantize_codes(p, [in](int64_t i) { return static_cast<int32_t>(in[i]); }, out);
+}
+
+void dequantize_int4(const AffineDequantParams& p, const uint8_t* packed, float* out) {
+  dequantize_codes(p, [packed](int64_t i) { return int4_code(packed, i); }, out);
 }
 
 template void dequantize_affine<int8_t>(const AffineDequantParams&, const int8_t*, float*);

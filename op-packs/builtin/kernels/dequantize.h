@@ -1,4 +1,4 @@
-// DEQUANTIZE: float16 -> float32, and int8 / uint8 / int16 -> float32 as (q - zero_point) * scale with
+// DEQUANTIZE: float16 -> float32, and int4 / int8 / uint8 / int16 -> float32 as (q - zero_point) * scale with
 // per-tensor or per-channel parameters.
 #ifndef BATON_BUILTIN_KERNELS_DEQUANTIZE_H
 #define BATON_BUILTIN_KERNELS_DEQUANTIZE_H
@@ -24,6 +24,15 @@ void dequantize_affine(const AffineDequantParams& p, const Q* in, float* out);
 extern template void dequantize_affine<int8_t>(const AffineDequantParams&, const int8_t*, float*);
 extern template void dequantize_affine<uint8_t>(const AffineDequantParams&, const uint8_t*, float*);
 extern template void dequantize_affine<int16_t>(const AffineDequantParams&, const int16_t*, float*);
+
+// INT4 codes as LiteRT packs them: two a byte, element 2k in the low nibble of byte k, 2k + 1 in the high
+// one, each a signed 4-bit value.
+inline int32_t int4_code(const uint8_t* packed, int64_t i) {
+  const uint8_t b = packed[i >> 1];
+  const int32_t v = (i & 1) ? (b >> 4) : (b & 0x0F);
+  return v >= 8 ? v - 16 : v;
+}
+void dequantize_int4(const AffineDequantParams& p, const uint8_t* packed, float* out);
 
 }  // namespace baton::builtin
 
