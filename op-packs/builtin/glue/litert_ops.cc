@@ -16,12 +16,6 @@
 namespace baton::builtin {
 namespace {
 
-std::string shape_text(std::span<const int32_t> s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 void require_output_like_input(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);

@@ -27,12 +27,6 @@ struct LogicState : OpState {
   QuantizedMultiplier multiplier[2];
 };
 
-std::string shape_text(std::span<const int32_t> s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 // The broadcast shape of the node's inputs `first`..`first + n - 1`, set on output 0, and the plan.
 IndexPlan broadcast_inputs(OpContext& ctx, int first, int n) {
   std::vector<int32_t> out;

@@ -290,4 +290,10 @@ Padding OpContext::padding(int32_t value) const {
   fail(BATON_INVALID_ARGUMENT, "unknown padding " + std::to_string(value));
 }
 
+std::string shape_text(std::span<const int32_t> s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
 }  // namespace baton::builtin

@@ -295,6 +295,9 @@ std::span<const OpDef> lookup_table_ops();
 std::span<const OpDef> string_ops();
 std::span<const OpDef> litert_ops();
 
+// A shape as messages show it: [1,224,224,3].
+std::string shape_text(std::span<const int32_t> s);
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_GLUE_OP_CONTEXT_H

@@ -24,12 +24,6 @@ namespace {
 
 constexpr int kMaxRank = kMaxIndexRank;
 
-std::string shape_text(std::span<const int32_t> s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 void require_rank_at_most(const OpContext& ctx, const baton_tensor* t, const char* role) {
   ctx.require(ctx.rank(t) <= kMaxRank, std::string(role) + " rank above " + std::to_string(kMaxRank) + " not supported");
 }
