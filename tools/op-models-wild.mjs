@@ -182,6 +182,27 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
       C([3, 5], 'INT4', int4(codes15), {q: [0.25, 0]})));
   later('dequantize_int4_per_channel', 'DEQUANTIZE', 6, (n, v) => dequantizeThenAdd(n, v, [4, 3],
       C([4, 3], 'INT4', int4(codes15.slice(0, 12)), {q: [[0.1, 0.2, 0.3, 0.4], [0, 0, 0, 0], 0]})));
+  // INT4 weights under int8 activations (CONV_2D v7, DEPTHWISE_CONV_2D v7, FULLY_CONNECTED v10): symmetric,
+  // per channel or per tensor; LiteRT's kernels unpack them to int8.
+  const codes = (count, seed) => bytes(count, seed).map((b) => ((b << 24 >> 24) % 8));  // int4 codes in [-7, 7]
+  const inScale4 = 0.05;
+  const convScales = perChannel(4, 0.02, 0);
+  later('conv_2d_i8_int4_filter', 'CONV_2D', 7, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 1, 'RELU'),
+      [T([1, 5, 5, 3], 'INT8', {q: [inScale4, -3]}), C([4, 3, 3, 3], 'INT4', int4(codes(108, 41)), {q: convScales}),
+       C([4], 'INT32', i32([40, -120, 0, 300]), {q: [convScales[0].map((s) => s * inScale4), [0, 0, 0, 0], 0]}),
+       T([1, 5, 5, 4], 'INT8', {q: [0.04, -10]})]));
+  const dwScales = perChannel(3, 0.03, 3);
+  later('depthwise_conv_2d_i8_int4_filter', 'DEPTHWISE_CONV_2D', 7, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v,
+      depthwise('VALID', 1, 1, 'NONE'),
+      [T([1, 4, 5, 3], 'INT8', {q: [inScale4, 5]}), C([1, 3, 3, 3], 'INT4', int4(codes(27, 42)), {q: dwScales}),
+       C([3], 'INT32', i32([10, -20, 30]), {q: [dwScales[0].map((s) => s * inScale4), [0, 0, 0], 0]}),
+       T([1, 2, 3, 3], 'INT8', {q: [0.03, 0]})]));
+  const fcScales = perChannel(5, 0.04, 0);
+  later('fully_connected_i8_int4_weights', 'FULLY_CONNECTED', 10, (n, v) => simple(n, 'FULLY_CONNECTED', v,
+      ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
+      [T([3, 8], 'INT8', {q: [inScale4, -3]}), C([5, 8], 'INT4', int4(codes(40, 43)), {q: fcScales}),
+       C([5], 'INT32', i32([300, -1200, 0, 250, -70]), {q: [fcScales[0].map((s) => s * inScale4), [0, 0, 0, 0, 0], 0]}),
+       T([3, 5], 'INT8', {q: [0.08, 4]})]));
   // STRIDED_SLICE v8: `offset` makes end a size counted from begin.
   later('strided_slice_offset', 'STRIDED_SLICE', 8, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {offset: true}],
       [T([4, 6]), C([2], 'INT32', i32([1, 2])), C([2], 'INT32', i32([2, 3])), C([2], 'INT32', i32([1, 1])), T([2, 3])]));

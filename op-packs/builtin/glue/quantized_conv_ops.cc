@@ -14,6 +14,7 @@
 
 #include "glue/quantized_ops.h"
 #include "glue/scratch_buffer.h"
+#include "kernels/dequantize.h"
 #include "kernels/hybrid.h"
 #include "kernels/qconv.h"
 #include "kernels/qdepthwise.h"
@@ -36,6 +37,22 @@ WeightQuant weight_quant(const OpContext& ctx, const baton_tensor* w, const char
                                          " output channels");
   }
   return q;
+}
+
+// The weights of an int8 kernel: int8, or INT4 (two codes a byte, as LiteRT packs them; LiteRT's int8
+// kernels unpack them to int8 first), which must be symmetric. Returns int8 codes as bytes; INT4 codes are
+// unpacked into `unpacked`.
+const uint8_t* int8_weights(const OpContext& ctx, baton_tensor* w, const WeightQuant& wq, std::vector<uint8_t>& unpacked) {
+  if (ctx.type(w) != BATON_TYPE_INT4) return ctx.constant_data<uint8_t>(w, "filter");
+  for (size_t c = 0; c < wq.zero_points.size(); ++c) {
+    ctx.require(wq.zero_points[c] == 0, "filter (" + ctx.tensor_label(w) + ") has zero point " +
+                                            std::to_string(wq.zero_points[c]) + " (INT4 weights are symmetric)");
+  }
+  const uint8_t* packed = ctx.constant_data<uint8_t>(w, "filter");
+  const int64_t n = ctx.element_count(w);
+  unpacked.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) unpacked[i] = static_cast<uint8_t>(static_cast<int8_t>(int4_code(packed, i)));
+  return unpacked.data();
 }
 
 // A constant int32 bias of `channels` entries (zeros when the node has none).
@@ -132,8 +149,8 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
                  bool allow_per_channel, bool double_product, int32_t fused_activation) {
   baton_tensor* output = ctx.output(0);
   const ActQuant in = ctx.act_quant(input, "input");
-  const baton_tensor_type wt = in.is_signed ? BATON_TYPE_INT8 : BATON_TYPE_UINT8;
-  ctx.require_type(weights, "filter", {wt});
+  if (in.is_signed) ctx.require_type(weights, "filter", {BATON_TYPE_INT8, BATON_TYPE_INT4});
+  else ctx.require_type(weights, "filter", {BATON_TYPE_UINT8});
   ctx.require_type(output, "output", {ctx.type(input)});
   const ActQuant out = ctx.act_quant(output, "output");
   const WeightQuant wq = weight_quant(ctx, weights, "filter", n, 0, allow_per_channel && in.is_signed);
@@ -149,7 +166,8 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
   if (!wq.per_channel()) {
     check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scale(0)), out.scale);
   }
-  const uint8_t* w = ctx.constant_data<uint8_t>(weights, "filter");
+  std::vector<uint8_t> unpacked;
+  const uint8_t* w = int8_weights(ctx, weights, wq, unpacked);
   const CodeRange range = ctx.quantized_activation(fused_activation, out);
   const std::vector<int32_t> bias = int32_bias(ctx, 2, n);
   g.isa = best_quant_isa();
@@ -394,7 +412,8 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   baton_tensor* filter = ctx.input(1);
   baton_tensor* output = ctx.output(0);
   const ActQuant in = ctx.act_quant(input, "input");
-  ctx.require_type(filter, "filter", {in.is_signed ? BATON_TYPE_INT8 : BATON_TYPE_UINT8});
+  if (in.is_signed) ctx.require_type(filter, "filter", {BATON_TYPE_INT8, BATON_TYPE_INT4});
+  else ctx.require_type(filter, "filter", {BATON_TYPE_UINT8});
   ctx.require_type(output, "output", {ctx.type(input)});
   const ActQuant out = ctx.act_quant(output, "output");
   const WeightQuant wq = weight_quant(ctx, filter, "filter", out_c, 3, in.is_signed);
@@ -402,7 +421,8 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   if (!wq.per_channel()) check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scale(0)), out.scale);
   ctx.set_output_shape(output, {g.batch, g.out_h, g.out_w, out_c});
   s.bias = int32_bias(ctx, 2, out_c);
-  const uint8_t* w = ctx.constant_data<uint8_t>(filter, "filter");
+  std::vector<uint8_t> unpacked;
+  const uint8_t* w = int8_weights(ctx, filter, wq, unpacked);
   const int taps = g.filter_h * g.filter_w;
   s.filter.assign(static_cast<size_t>(taps) * out_c, 0);
   for (int t = 0; t < taps; ++t) {
