@@ -236,6 +236,19 @@ TEST(ControlFlow, InspectAndPlanShowEverySubgraph) {
   EXPECT_NE(json.find("\"subgraphs\":[{\"index\":1,\"name\":\"cond\""), std::string::npos) << json;
 }
 
+// A STABLEHLO_COMPOSITE node is the runtime's: the plan names the operation and the decomposition it runs.
+TEST(ControlFlow, PlanNamesAComposite) {
+  const std::string model = case_dir("composite_one_input") + "model.tflite";
+  const std::string args = " --no-delegates --plugin-dir " + std::string(BUILTIN_PACK_DIR) + " --config " + empty_config();
+  const std::string plan = command_output(std::string(BATON_EXE) + " plan " + model + args);
+  EXPECT_NE(plan.find("STABLEHLO_COMPOSITE v1       runtime -> subgraph 1 (baton.test_square_plus, its decomposition)"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("subgraph 1 \"decomposition\" (run by control flow):"), std::string::npos) << plan;
+  const std::string json = command_output(std::string(BATON_EXE) + " plan " + model + " --format json" + args);
+  EXPECT_NE(json.find("\"callees\":[1],\"composite\":\"baton.test_square_plus\""), std::string::npos) << json;
+}
+
 TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {
   auto in = open("while_endless", false);
   ASSERT_TRUE(in);

@@ -111,6 +111,7 @@ std::string node_lines(const Subgraph& g, RefusalLegend& legend) {
     } else if (p.kind == "runtime") {
       s += "runtime";
       for (int32_t c : n.info->callees) s += c >= 0 ? " -> subgraph " + std::to_string(c) : "";
+      if (!n.info->composite_name.empty()) s += " (" + n.info->composite_name + ", its decomposition)";
     } else {
       s += p.plugin + " (op pack)";
     }
@@ -161,6 +162,7 @@ void subgraph_json(JsonWriter& j, const Subgraph& g) {
       }
       j.end_array();
     }
+    if (!n.info->composite_name.empty()) j.field("composite", n.info->composite_name);
     j.end_object();
   }
   j.end_array();
