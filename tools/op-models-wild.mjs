@@ -203,6 +203,14 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
       [T([3, 8], 'INT8', {q: [inScale4, -3]}), C([5, 8], 'INT4', int4(codes(40, 43)), {q: fcScales}),
        C([5], 'INT32', i32([300, -1200, 0, 250, -70]), {q: [fcScales[0].map((s) => s * inScale4), [0, 0, 0, 0, 0], 0]}),
        T([3, 5], 'INT8', {q: [0.08, 4]})]));
+  // EMBEDDING_LOOKUP v4: an INT4 table (rows of 6 codes: LiteRT starts row r at byte r * 6 / 2, so a row
+  // of odd length would start a nibble early) with one scale per row, and an int8 table with one scale per
+  // row, both with float outputs.
+  const rowScales4 = [[0.1, 0.2, 0.3, 0.4], [0, 0, 0, 0], 0];
+  later('embedding_lookup_int4_per_row', 'EMBEDDING_LOOKUP', 4, (n, v) => simple(n, 'EMBEDDING_LOOKUP', v, null,
+      [T([3], 'INT32'), C([4, 6], 'INT4', int4(codes(24, 44)), {q: rowScales4}), T([3, 6])], ['--int-range', '0:3', '--seed', '4']));
+  later('embedding_lookup_i8_per_row', 'EMBEDDING_LOOKUP', 4, (n, v) => simple(n, 'EMBEDDING_LOOKUP', v, null,
+      [T([5], 'INT32'), C([4, 3], 'INT8', bytes(12, 45), {q: rowScales4}), T([5, 3])], ['--int-range', '0:3', '--seed', '5']));
   // STRIDED_SLICE v8: `offset` makes end a size counted from begin.
   later('strided_slice_offset', 'STRIDED_SLICE', 8, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {offset: true}],
       [T([4, 6]), C([2], 'INT32', i32([1, 2])), C([2], 'INT32', i32([2, 3])), C([2], 'INT32', i32([1, 1])), T([2, 3])]));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glue/op_context.h"
+#include "kernels/dequantize.h"
 #include "kernels/element_copy.h"
 #include "op_codes.h"
 
@@ -89,8 +90,9 @@ void one_hot_invoke(OpContext& ctx) {
 struct EmbeddingState : OpState {
   int64_t rows = 0, row_size = 0;  // the table's rows and elements per row
   size_t element = 0;
-  bool hybrid = false;  // int8 table, float output
-  float scale = 1.0f;
+  bool hybrid = false;  // int8 or int4 table, float output
+  bool int4 = false;    // two codes a byte (kernels/dequantize.h)
+  std::vector<float> scales;  // one, or one per row (LiteRT's per-channel tables)
 };
 
 void embedding_lookup_prepare(OpContext& ctx) {
@@ -99,17 +101,25 @@ void embedding_lookup_prepare(OpContext& ctx) {
   baton_tensor* out = ctx.output(0);
   ctx.require_type(ids, "ids (input 0)", {BATON_TYPE_INT32});
   ctx.require_rank(ids, "ids (input 0)", 1);
-  ctx.require_type(table, "table (input 1)", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  ctx.require_type(table, "table (input 1)", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT4});
   const auto shape = ctx.shape(table);
   ctx.require(shape.size() >= 2, "table (input 1) must have rank >= 2");
   auto& s = ctx.state<EmbeddingState>();
+  s.int4 = ctx.type(table) == BATON_TYPE_INT4;
   s.hybrid = ctx.type(table) != BATON_TYPE_FLOAT32 && ctx.type(out) == BATON_TYPE_FLOAT32;
   if (s.hybrid) {
-    ctx.require(ctx.type(table) == BATON_TYPE_INT8, "a uint8 table with a float output not supported (int8 only)");
-    const TensorQuant q = ctx.quant(table);
-    ctx.require(q.count == 1, "an int8 table with a float output needs one scale");
-    s.scale = q.scale();
+    ctx.require(ctx.type(table) != BATON_TYPE_UINT8, "a uint8 table with a float output not supported (int8 or int4)");
+    // One scale, or one per row (LiteRT's per-channel tables, EMBEDDING_LOOKUP v4); zero points are not read.
+    const ChannelQuant q = ctx.channel_quant(table, "table (input 1)", 0, true);
+    s.scales.assign(q.scales.begin(), q.scales.end());
+    // LiteRT starts row r of an int4 table at byte r * row / 2: with rows of odd length it reads from the
+    // wrong nibble, so there is no result to match.
+    int64_t row = 1;
+    for (size_t d = 1; d < shape.size(); ++d) row *= shape[d];
+    ctx.require(!s.int4 || row % 2 == 0, "an INT4 table's rows must hold an even number of codes, have " +
+                                             std::to_string(row));
   } else {
+    ctx.require(!s.int4, "an int4 table needs a float output");
     require_like_input(ctx, table, out);
   }
   s.rows = shape[0];
@@ -136,9 +146,14 @@ void embedding_lookup_invoke(OpContext& ctx) {
                                            " outside the table's " + std::to_string(s.rows) + " rows");
     }
     if (s.hybrid) {
-      const auto* row = reinterpret_cast<const int8_t*>(table) + id * s.row_size;
+      const float scale = s.scales[s.scales.size() > 1 ? static_cast<size_t>(id) : 0];
       float* dst = static_cast<float*>(out) + i * s.row_size;
-      for (int64_t j = 0; j < s.row_size; ++j) dst[j] = static_cast<float>(row[j] * static_cast<double>(s.scale));
+      if (s.int4) {  // codes numbered across rows, as LiteRT packs them
+        for (int64_t j = 0; j < s.row_size; ++j) dst[j] = static_cast<float>(int4_code(table, id * s.row_size + j) * static_cast<double>(scale));
+      } else {
+        const auto* row = reinterpret_cast<const int8_t*>(table) + id * s.row_size;
+        for (int64_t j = 0; j < s.row_size; ++j) dst[j] = static_cast<float>(row[j] * static_cast<double>(scale));
+      }
     } else if (row_bytes) {
       std::memcpy(static_cast<uint8_t*>(out) + i * row_bytes, table + id * row_bytes, row_bytes);
     }
