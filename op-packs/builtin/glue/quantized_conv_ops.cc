@@ -55,20 +55,21 @@ const uint8_t* int8_weights(const OpContext& ctx, baton_tensor* w, const WeightQ
   return unpacked.data();
 }
 
-// A constant int32 bias of `channels` entries (zeros when the node has none).
-// Checks the bias against the channel count before anything is sized by that count.
-void check_int32_bias(const OpContext& ctx, int index, int channels) {
+// The optional constant bias (input `index`) of `type` with one value per output channel. Checked against
+// the channel count before anything is sized by that count.
+void check_bias(const OpContext& ctx, int index, int channels, baton_tensor_type type) {
   baton_tensor* t = ctx.optional_input(index);
   if (!t) return;
-  ctx.require_type(t, "bias", {BATON_TYPE_INT32});
+  ctx.require_type(t, "bias", {type});
   ctx.require(ctx.element_count(t) == channels, "bias (" + ctx.tensor_label(t) + ") has " +
                                                     std::to_string(ctx.element_count(t)) + " elements, the output has " +
                                                     std::to_string(channels) + " channels");
   ctx.require_constant(t, "bias");
 }
 
+// A constant int32 bias of `channels` entries (zeros when the node has none).
 std::vector<int32_t> int32_bias(const OpContext& ctx, int index, int channels) {
-  check_int32_bias(ctx, index, channels);
+  check_bias(ctx, index, channels, BATON_TYPE_INT32);
   baton_tensor* t = ctx.optional_input(index);
   if (!t) return std::vector<int32_t>(channels, 0);
   const auto* data = ctx.data<int32_t>(t);
@@ -112,18 +113,8 @@ WeightQuant hybrid_weight_quant(const OpContext& ctx, const baton_tensor* w, int
   return q;
 }
 
-void check_float_bias(const OpContext& ctx, int index, int channels) {
-  baton_tensor* t = ctx.optional_input(index);
-  if (!t) return;
-  ctx.require_float(t, "bias");
-  ctx.require(ctx.element_count(t) == channels, "bias (" + ctx.tensor_label(t) + ") has " +
-                                                    std::to_string(ctx.element_count(t)) + " elements, the output has " +
-                                                    std::to_string(channels) + " channels");
-  ctx.require_constant(t, "bias");
-}
-
 std::vector<float> float_bias(const OpContext& ctx, int index, int channels) {
-  check_float_bias(ctx, index, channels);
+  check_bias(ctx, index, channels, BATON_TYPE_FLOAT32);
   baton_tensor* t = ctx.optional_input(index);
   if (!t) return {};
   const float* data = ctx.data<float>(t);
@@ -162,7 +153,7 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
   }
   // Every check before the first allocation sized by n: the bias must agree with it, and the output
   // (whose shape the caller has set, within the host's tensor limit) holds n values per row.
-  check_int32_bias(ctx, 2, n);
+  check_bias(ctx, 2, n, BATON_TYPE_INT32);
   if (!wq.per_channel()) {
     check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scale(0)), out.scale);
   }
@@ -234,7 +225,7 @@ struct HybridGemm {
 
 void setup_hybrid(OpContext& ctx, HybridGemm& h, baton_tensor* weights, const WeightQuant& wq, int n, int k,
                   int rows, int64_t input_elements) {
-  check_float_bias(ctx, 2, n);
+  check_bias(ctx, 2, n, BATON_TYPE_FLOAT32);
   const int np = qgemm_n_padded(n);
   h.isa = best_quant_isa();
   h.packed.assign(qgemm_packed_b_size(n, k), 0);
@@ -417,7 +408,7 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   ctx.require_type(output, "output", {ctx.type(input)});
   const ActQuant out = ctx.act_quant(output, "output");
   const WeightQuant wq = weight_quant(ctx, filter, "filter", out_c, 3, in.is_signed);
-  check_int32_bias(ctx, 2, out_c);
+  check_bias(ctx, 2, out_c, BATON_TYPE_INT32);
   if (!wq.per_channel()) check_bias_scale(ctx, 2, static_cast<double>(in.scale * wq.scale(0)), out.scale);
   ctx.set_output_shape(output, {g.batch, g.out_h, g.out_w, out_c});
   s.bias = int32_bias(ctx, 2, out_c);
@@ -468,7 +459,7 @@ void hybrid_depthwise_prepare(OpContext& ctx) {
   ctx.require(wq.per_channel() || out_c == 1, "filter (" + ctx.tensor_label(filter) + ") has one scale for " +
                                                   std::to_string(out_c) + " channels; dynamic-range DEPTHWISE_CONV_2D "
                                                   "takes one per output channel");
-  check_float_bias(ctx, 2, out_c);
+  check_bias(ctx, 2, out_c, BATON_TYPE_FLOAT32);
   ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, out_c});
   s.filter_scale.assign(wq.scales.begin(), wq.scales.end());
   const int8_t* w = ctx.constant_data<int8_t>(filter, "filter");
