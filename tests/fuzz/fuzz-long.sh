@@ -22,4 +22,4 @@ fi
 seconds=$(awk -v h="$1" 'BEGIN { s = int(h * 3600); if (s < 1) exit 1; print s }') \
   || { echo "fuzz-long.sh: HOURS must be a positive number, not '$1'"; exit 2; }
 export BATON_FUZZ_CORPUS=${BATON_FUZZ_CORPUS:-$PWD/build-fuzz/fuzz-corpus}
-BATON_FUZZ_FORK=1 BATON_FUZZ_PARALLEL=1 exec tests/fuzz/run-fuzzers.sh "$seconds"
+BATON_FUZZ_SEED=${BATON_FUZZ_SEED:-0} BATON_FUZZ_FORK=1 BATON_FUZZ_PARALLEL=1 exec tests/fuzz/run-fuzzers.sh "$seconds"

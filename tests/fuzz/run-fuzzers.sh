@@ -22,6 +22,8 @@
 # tests/fuzz/regressions/ with a name that says what broke, fix the bug, and the regression test keeps it
 # fixed. BATON_FUZZ_FORK=1 runs each target in libFuzzer's fork mode, going on past findings (every one is
 # saved), and BATON_FUZZ_PARALLEL=1 runs the targets at the same time (one core each); fuzz-long.sh sets both.
+# Seed: BATON_FUZZ_SEED (default 1), so that a run of the CI mutates the same way on every machine and a
+# finding there is found again here; 0 picks a new one each run (fuzz-long.sh does).
 # BATON_BUILD_LOCK=FILE: the build step holds that flock (a tree several people build at once).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +32,7 @@ memory_limit_mb=2048
 corpus_root=${BATON_FUZZ_CORPUS:-}
 fork=${BATON_FUZZ_FORK:-0}
 parallel=${BATON_FUZZ_PARALLEL:-0}
+random_seed=${BATON_FUZZ_SEED:-1}
 cache=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}
 if [ -n "${BATON_BUILD_LOCK:-}" ]; then
   exec 9>"$BATON_BUILD_LOCK"
@@ -43,8 +46,15 @@ if [ ! -f build-fuzz/build.ninja ]; then
 else
   meson configure build-fuzz "${options[@]}" >/dev/null
 fi
-ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
-  op-packs/builtin/libbaton_builtin.so op-packs/examples/atan/make-atan-model >/dev/null
+# Quiet unless it fails: then what failed, not a silent exit.
+build_log=$(mktemp)
+if ! ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
+     op-packs/builtin/libbaton_builtin.so op-packs/examples/atan/make-atan-model >"$build_log" 2>&1; then
+  grep -E -A12 '^FAILED|error:' "$build_log" | head -n 60 >&2
+  echo "run-fuzzers: building the fuzz targets failed (the whole log: $build_log)" >&2
+  exit 1
+fi
+rm -f "$build_log"
 [ -z "${BATON_BUILD_LOCK:-}" ] || exec 9>&-
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/baton-fuzz.XXXXXX")
@@ -81,7 +91,7 @@ done
 echo "fuzz seeds: $(ls "$seeds/model_loader" | wc -l) models for the loader, $(ls "$seeds/interpreter" | wc -l) for the interpreter"
 
 fuzz_flags=(-rss_limit_mb=$memory_limit_mb -malloc_limit_mb=$memory_limit_mb -timeout=20 -max_len=4000000
-            -max_total_time="$seconds" -print_final_stats=1)
+            -max_total_time="$seconds" -print_final_stats=1 -seed="$random_seed")
 [ "$fork" = 1 ] && fuzz_flags+=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
 
 # run_target TARGET: fuzzes it into its log; the status says whether it found something or wrote state.

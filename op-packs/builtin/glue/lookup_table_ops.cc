@@ -198,11 +198,12 @@ void lsh_projection_invoke(OpContext& ctx) {
   baton_tensor* hash = ctx.input(0);
   baton_tensor* input = ctx.input(1);
   baton_tensor* weight = ctx.optional_input(2);
-  // A string input's rows are equal slices of its packed bytes (count, offsets and all), as in TFLite 2.9.
-  const size_t bytes_per_row = ctx.type(input) == BATON_TYPE_STRING
-                                   ? ctx.api().tensor_byte_size(input) / static_cast<size_t>(std::max<int64_t>(1, row_count(ctx, input)))
-                                   : row_bytes(ctx, input);
-  const LshInput in{ctx.data<uint8_t>(input), row_count(ctx, input), bytes_per_row, weight ? ctx.data<float>(weight) : nullptr};
+  // Rows are equal slices of the input's bytes; a string input's are slices of its packed bytes (count,
+  // offsets and all), as in TFLite 2.9. An input of no rows hashes no bytes, however wide its rows say
+  // they are.
+  const int64_t rows = row_count(ctx, input);
+  const size_t bytes_per_row = rows > 0 ? ctx.api().tensor_byte_size(input) / static_cast<size_t>(rows) : 0;
+  const LshInput in{ctx.data<uint8_t>(input), rows, bytes_per_row, weight ? ctx.data<float>(weight) : nullptr};
   const int functions = ctx.shape(hash)[0], bits = ctx.shape(hash)[1];
   int32_t* out = ctx.mutable_data<int32_t>(ctx.output(0));
   if (ctx.options().u.lsh_projection.type == kLshSparse) {
