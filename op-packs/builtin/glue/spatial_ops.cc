@@ -44,8 +44,12 @@ void resize_nearest_prepare(OpContext& ctx) {
   const auto size_value = ctx.shape_ints(ctx.input(1), "size (input 1)");
   if (!size_value) return;
   const std::vector<int64_t>& size = *size_value;
-  ctx.require(size.size() == 2 && size[0] > 0 && size[1] > 0, "size must hold two positive values");
+  ctx.require(size.size() == 2 && size[0] > 0 && size[1] > 0 && size[0] <= INT32_MAX && size[1] <= INT32_MAX,
+              "size must hold two positive int32 values");
   const auto s = ctx.shape(in);
+  // The host checks the output against its limits before anything here is sized by `size`; an empty
+  // output (no batches or channels) needs no tables, however large its rows and columns.
+  ctx.set_output_shape(ctx.output(0), {s[0], static_cast<int32_t>(size[0]), static_cast<int32_t>(size[1]), s[3]});
   const auto& o = ctx.options().u.resize;
   auto& st = ctx.state<ResizeNearestState>();
   st.batches = s[0];
@@ -53,11 +57,13 @@ void resize_nearest_prepare(OpContext& ctx) {
   st.in_w = s[2];
   st.channels = s[3];
   st.element = element_size(ctx.type(in));
+  st.rows.clear();
+  st.cols.clear();
+  if (s[0] == 0 || s[3] == 0) return;
   st.rows.resize(size[0]);
   st.cols.resize(size[1]);
   for (int64_t y = 0; y < size[0]; ++y) st.rows[y] = nearest_source(y, s[1], size[0], o.align_corners, o.half_pixel_centers);
   for (int64_t x = 0; x < size[1]; ++x) st.cols[x] = nearest_source(x, s[2], size[1], o.align_corners, o.half_pixel_centers);
-  ctx.set_output_shape(ctx.output(0), {s[0], static_cast<int32_t>(size[0]), static_cast<int32_t>(size[1]), s[3]});
 }
 
 void resize_nearest_invoke(OpContext& ctx) {
