@@ -182,5 +182,38 @@ TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
   baton_environment_destroy(env);
 }
 
+// The declared shape (-1 for a dynamic dimension) stays what the model says after a resize: a server's
+// model metadata reads it (server/).
+TEST(CApi, SignatureDimsAreTheModelsAndSurviveAResize) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  const char* dirs[] = {dir.path().c_str()};
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.plugin_dirs = dirs;
+  o.plugin_dir_count = 1;
+  o.no_default_dirs = 1;
+  baton_environment* env = baton_environment_create(&o);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  TinyModel m = add_then_double();
+  m.tensors[0].shape_signature = {-1, 3};  // a: dynamic batch; b keeps no signature
+  const std::vector<uint8_t> bytes = m.build();
+  baton_interpreter* interp = baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(interp, nullptr) << baton_last_error();
+  const baton_tensor* a = baton_interpreter_input(interp, 0);
+  const baton_tensor* b = baton_interpreter_input(interp, 1);
+  EXPECT_EQ(baton_tensor_get_signature_dim(a, 0), -1);
+  EXPECT_EQ(baton_tensor_get_signature_dim(a, 1), 3);
+  EXPECT_EQ(baton_tensor_get_signature_dim(b, 0), 2);
+  EXPECT_EQ(baton_tensor_get_signature_dim(b, 1), 3);
+  EXPECT_EQ(baton_tensor_get_signature_dim(b, 2), -1);  // out of range
+  const int32_t dims[2] = {4, 3};
+  ASSERT_EQ(baton_interpreter_resize_input(interp, 1, 2, dims), BATON_OK) << baton_interpreter_last_error(interp);
+  EXPECT_EQ(baton_tensor_get_dim(baton_interpreter_input(interp, 1), 0), 4);
+  EXPECT_EQ(baton_tensor_get_signature_dim(baton_interpreter_input(interp, 1), 0), 2);
+  baton_interpreter_destroy(interp);
+  baton_environment_destroy(env);
+}
+
 }  // namespace
 }  // namespace baton::test

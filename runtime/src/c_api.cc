@@ -218,5 +218,14 @@ int32_t baton_tensor_get_dim(const baton_tensor* t, int32_t i) {
   return T(t)->shape[i];
 }
 size_t baton_tensor_get_byte_size(const baton_tensor* t) { return t ? T(t)->bytes : 0; }
+int32_t baton_tensor_get_signature_dim(const baton_tensor* t, int32_t i) {
+  if (!t || i < 0) return -1;
+  const baton::TensorInfo* info = T(t)->info;
+  if (!info) return baton_tensor_get_dim(t, i);
+  // A model without a signature declares every dimension fixed, at its shape.
+  const std::vector<int32_t>& dims = info->shape_signature.empty() ? info->shape : info->shape_signature;
+  if (static_cast<size_t>(i) >= dims.size()) return -1;
+  return dims[i] < 0 ? -1 : dims[i];
+}
 
 }  // extern "C"

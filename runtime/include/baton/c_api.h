@@ -106,6 +106,10 @@ baton_tensor_type baton_tensor_get_type(const baton_tensor* tensor);
 int32_t baton_tensor_get_rank(const baton_tensor* tensor);
 int32_t baton_tensor_get_dim(const baton_tensor* tensor, int32_t i);
 size_t baton_tensor_get_byte_size(const baton_tensor* tensor);
+/* The size the model declares for dimension i of an input or output: -1 where the model marks the
+ * dimension dynamic (TFLite's shape_signature), otherwise the model's own size, whatever the tensor was
+ * resized to since. -1 too when i is out of range; baton_tensor_get_rank gives the rank. */
+int32_t baton_tensor_get_signature_dim(const baton_tensor* tensor, int32_t i);
 
 #ifdef __cplusplus
 } /* extern "C" */
