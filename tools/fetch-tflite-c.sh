@@ -6,8 +6,11 @@
 #
 # usage: tools/fetch-tflite-c.sh [DIR]    (default ${XDG_CACHE_HOME:-~/.cache}/baton/tflite-c-2.9)
 #
-# Prints DIR. Afterwards DIR/include/tensorflow/lite/c/{c_api.h,c_api_types.h,common.h} and
-# DIR/lib/libtensorflowlite_c.so exist. Safe to run again: a complete DIR is left as it is.
+# Prints DIR. Afterwards DIR/include/tensorflow/lite/c/{c_api.h,c_api_types.h,common.h}, Google's
+# DIR/lib/libtensorflowlite_c.so and DIR/lib/libexternal_delegate_obj.so (TFLite's external-delegate
+# wrapper, which the package's Node addon links) and the addon's source DIR/node-addon/ (binding.gyp,
+# binding/node_tflite_binding.cc, dist/) exist: the tests use them as a client of TFLite's C API written
+# by Google. Safe to run again: a complete DIR is left as it is.
 set -euo pipefail
 
 prog=fetch-tflite-c
@@ -19,7 +22,8 @@ dir=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/tflite-c-2.9}
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 die() { echo "$prog: error: $*" >&2; exit 1; }
 
-if [ -f "$dir/include/tensorflow/lite/c/c_api.h" ] && [ -f "$dir/lib/libtensorflowlite_c.so" ]; then
+if [ -f "$dir/include/tensorflow/lite/c/c_api.h" ] && [ -f "$dir/lib/libtensorflowlite_c.so" ] &&
+   [ -f "$dir/lib/libexternal_delegate_obj.so" ] && [ -f "$dir/node-addon/binding/node_tflite_binding.cc" ]; then
   echo "$dir"
   exit 0
 fi
@@ -30,10 +34,12 @@ trap 'rm -rf "$tmp"' EXIT
 [ -f "$tmp/$tarball" ] || die "npm pack did not write $tarball"
 got=$(sha256sum "$tmp/$tarball" | cut -d' ' -f1)
 [ "$got" = "$tarball_sha256" ] || die "$tarball: sha256 $got, expected $tarball_sha256"
-tar -xzf "$tmp/$tarball" -C "$tmp" package/cc_deps/include package/cc_deps/linux_amd64/libtensorflowlite_c.so
-mkdir -p "$dir.new/lib"
+tar -xzf "$tmp/$tarball" -C "$tmp" package/cc_deps/include package/cc_deps/linux_amd64/libtensorflowlite_c.so \
+  package/cc_deps/linux_amd64/libexternal_delegate_obj.so package/binding.gyp package/binding package/dist package/package.json
+mkdir -p "$dir.new/lib" "$dir.new/node-addon"
 cp -r "$tmp/package/cc_deps/include" "$dir.new/include"
-cp "$tmp/package/cc_deps/linux_amd64/libtensorflowlite_c.so" "$dir.new/lib/"
+cp "$tmp/package/cc_deps/linux_amd64/libtensorflowlite_c.so" "$tmp/package/cc_deps/linux_amd64/libexternal_delegate_obj.so" "$dir.new/lib/"
+cp -r "$tmp/package/binding.gyp" "$tmp/package/binding" "$tmp/package/dist" "$tmp/package/package.json" "$dir.new/node-addon/"
 rm -rf "$dir"
 mv "$dir.new" "$dir"
 echo "$dir"

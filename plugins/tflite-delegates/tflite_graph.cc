@@ -55,8 +55,9 @@ TfliteGraph::~TfliteGraph() {
   // Handles the delegate's kernels left on tensors are released as TFLite releases them with its
   // tensors. Only this delegate's kernels see this graph's tensors, so every handle is its own.
   for (TfLiteTensor& t : tensors_) {
-    if (t.buffer_handle != kTfLiteNullBufferHandle && delegate_->FreeBufferHandle) {
-      delegate_->FreeBufferHandle(&context_, delegate_, &t.buffer_handle);
+    TfLiteDelegate* owner = kernel_delegate();
+    if (t.buffer_handle != kTfLiteNullBufferHandle && owner->FreeBufferHandle) {
+      owner->FreeBufferHandle(&context_, owner, &t.buffer_handle);
     }
     t.buffer_handle = kTfLiteNullBufferHandle;
   }
@@ -238,7 +239,7 @@ TfLiteStatus TfliteGraph::replace_node_subsets(TfLiteContext* context, TfLiteReg
     return kTfLiteError;
   };
   if (g->has_kernel_) return refuse("called a second time in one Prepare (baton hosts one kernel per delegate)");
-  if (delegate != g->delegate_) return refuse("called with another delegate than the one being prepared");
+  if (!delegate) return refuse("no delegate (NULL) to own the kernel");
   if (!registration.invoke) return refuse("the kernel registration has no invoke function");
   if (!nodes) return refuse("no node list");
   std::vector<uint8_t> seen(g->nodes_.size(), 0);
@@ -255,6 +256,7 @@ TfLiteStatus TfliteGraph::replace_node_subsets(TfLiteContext* context, TfLiteReg
     seen[n] = 1;
   }
   g->kernel_ = registration;
+  g->kernel_delegate_ = delegate;
   g->has_kernel_ = true;
   g->replaced_ = std::move(seen);
   return kTfLiteOk;

@@ -41,7 +41,12 @@ class TfliteGraph {
 
   const baton_host_api* api() const { return api_; }
   TfLiteContext* context() { return &context_; }
+  // The delegate being prepared, and the one its Prepare named to ReplaceNodeSubsetsWithDelegateKernels,
+  // which owns the kernel (its params' and node's delegate, the one whose buffer handles the tensors
+  // hold). They differ for a wrapper, such as TFLite's external-delegate wrapper, whose Prepare runs the
+  // inner delegate's Prepare with the inner delegate; TFLite 2.9 takes any delegate there.
   TfLiteDelegate* delegate() const { return delegate_; }
+  TfLiteDelegate* kernel_delegate() const { return kernel_delegate_ ? kernel_delegate_ : delegate_; }
   const TfLiteRegistration& kernel() const { return kernel_; }
   TfLiteTensor& tensor(int index) { return tensors_[index]; }
   baton_tensor* handle(int index) const { return handles_[index]; }
@@ -99,6 +104,7 @@ class TfliteGraph {
   const baton_host_api* api_;
   const baton_plugin_host* host_;
   TfLiteDelegate* delegate_;
+  TfLiteDelegate* kernel_delegate_ = nullptr;
   const baton_graph* graph_;
   TfLiteContext context_{};
   std::vector<TfLiteTensor> tensors_;

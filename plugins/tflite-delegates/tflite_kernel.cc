@@ -45,7 +45,7 @@ baton_status TfliteKernel::create(TfliteGraph& graph, const baton_partition* par
     outputs.push_back(api->tensor_index(api->partition_output(partition, o)));
   }
   k->outputs_.assign(outputs.begin(), outputs.end());
-  k->params_.delegate = graph.delegate();
+  k->params_.delegate = graph.kernel_delegate();
   k->params_.nodes_to_replace = int_array(nodes.data(), static_cast<int32_t>(nodes.size()));
   k->params_.input_tensors = int_array(inputs.data(), static_cast<int32_t>(inputs.size()));
   k->params_.output_tensors = int_array(outputs.data(), static_cast<int32_t>(outputs.size()));
@@ -53,7 +53,7 @@ baton_status TfliteKernel::create(TfliteGraph& graph, const baton_partition* par
   k->node_.outputs = int_array(outputs.data(), static_cast<int32_t>(outputs.size()));
   k->node_.intermediates = int_array(nullptr, 0);
   k->node_.temporaries = int_array(nullptr, 0);
-  k->node_.delegate = graph.delegate();
+  k->node_.delegate = graph.kernel_delegate();
   k->owned_ = {k->params_.nodes_to_replace, k->params_.input_tensors, k->params_.output_tensors, k->node_.inputs,
                k->node_.outputs, k->node_.intermediates, k->node_.temporaries};
   if (std::find(k->owned_.begin(), k->owned_.end(), nullptr) != k->owned_.end()) {
@@ -63,7 +63,7 @@ baton_status TfliteKernel::create(TfliteGraph& graph, const baton_partition* par
   graph.take_reported();
   k->node_.builtin_data = &k->params_;  // TFLite gives a delegate node its params as builtin data too
   if (const TfLiteRegistrationExternal* opaque_kernel = graph.opaque_kernel()) {
-    k->opaque_params_ = {opaque(graph.delegate()), TfLiteOpaqueDelegateGetData(opaque(graph.delegate())),
+    k->opaque_params_ = {opaque(graph.kernel_delegate()), TfLiteOpaqueDelegateGetData(opaque(graph.kernel_delegate())),
                          k->params_.nodes_to_replace, k->params_.input_tensors, k->params_.output_tensors};
     k->node_.builtin_data = &k->opaque_params_;
     if (opaque_kernel->init) {
@@ -125,7 +125,7 @@ baton_status TfliteKernel::invoke(baton_error* error) {
 
 // Host memory -> the delegate's buffer, for boundary inputs the delegate gave a buffer handle.
 baton_status TfliteKernel::sync_inputs(baton_error* error) {
-  TfLiteDelegate* delegate = graph_.delegate();
+  TfLiteDelegate* delegate = graph_.kernel_delegate();
   for (int index : inputs_) {
     TfLiteTensor& t = graph_.tensor(index);
     if (t.buffer_handle == kTfLiteNullBufferHandle) continue;
@@ -146,7 +146,7 @@ baton_status TfliteKernel::sync_inputs(baton_error* error) {
 // The delegate's buffer -> host memory, for boundary outputs whose host copy is stale, so that the
 // partitions and op packs that read them find this invoke's values.
 baton_status TfliteKernel::sync_outputs(baton_error* error) {
-  TfLiteDelegate* delegate = graph_.delegate();
+  TfLiteDelegate* delegate = graph_.kernel_delegate();
   for (int index : outputs_) {
     TfLiteTensor& t = graph_.tensor(index);
     if (t.buffer_handle == kTfLiteNullBufferHandle || !t.data_is_stale) continue;

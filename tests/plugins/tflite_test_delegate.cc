@@ -3,7 +3,8 @@
 // have the output's shape, and computes them with its own code (its own buffers for the tensors inside
 // a partition). Its option `mode` makes it misbehave the ways a real delegate might: twice, unknown,
 // held (ReplaceNodeSubsetsWithDelegateKernels with a node listed twice, a node that does not exist, a
-// node not in its execution plan), null-registration, prepare-fails, invoke-fails, create-fails; and
+// node not in its execution plan), null-registration, prepare-fails, invoke-fails, create-fails,
+// long-report (its Prepare fails with a 600-character reason); and
 // `preview`: it asks PreviewDelegatePartitioning how its nodes group, expects two partitions, and
 // replaces only the larger one (as TFLite's GPU delegate keeps its largest partitions); segv-select,
 // abort-prepare, segv-invoke, hang-invoke: it dies (or never answers) in its Prepare over the graph, its
@@ -169,6 +170,10 @@ TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
 TfLiteStatus delegate_prepare(TfLiteContext* context, TfLiteDelegate* delegate) {
   const std::string& mode = static_cast<Delegate*>(delegate->data_)->mode;
   if (mode == "segv-select") std::raise(SIGSEGV);
+  if (mode == "long-report") {  // a reason as long as a vendor's diagnostics can be
+    context->ReportError(context, "the device refused the graph: %s", std::string(600, 'x').c_str());
+    return kTfLiteError;
+  }
   TfLiteIntArray* plan = nullptr;
   if (context->GetExecutionPlan(context, &plan) != kTfLiteOk) return kTfLiteError;
   std::vector<int> take;

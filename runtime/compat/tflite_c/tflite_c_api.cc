@@ -8,7 +8,10 @@
 // data pointers valid after TfLiteInterpreterAllocateTensors; invoke before allocate (or after a resize
 // without a new allocate) fails through the error reporter; options and model may be deleted as soon
 // as the interpreter exists. Errors reach the error reporter with baton's message.
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -49,10 +52,29 @@ void call_reporter(const Reporter& r, const char* format, ...) {
   va_end(args);
 }
 
+// TFLite's clients copy a reported message into a buffer of their own (Google's Node addon keeps 1,000
+// bytes): a first line longer than 200 characters becomes a summary, the leading parts of baton's
+// "where: what: why" chain that fit, and the whole message follows on the next line.
+std::string with_short_first_line(const std::string& message) {
+  constexpr size_t kMaxFirstLine = 199;
+  const size_t first_line = std::min(message.find('\n'), message.size());
+  if (first_line <= kMaxFirstLine) return message;
+  constexpr const char* kMore = " (the whole message follows)";
+  const size_t budget = kMaxFirstLine - std::strlen(kMore);
+  size_t cut = 0;
+  for (size_t next = message.find(": "); next != std::string::npos && next <= budget && next < first_line;
+       next = message.find(": ", next + 2)) {
+    cut = next;
+  }
+  if (cut == 0) cut = message.rfind(' ', budget);  // no chain: whole words
+  if (cut == std::string::npos || cut == 0) cut = budget;
+  return message.substr(0, cut) + kMore + "\n" + message;
+}
+
 // TFLite's default reporter writes to stderr; so does this one.
 void report(const Reporter& r, const std::string& message) {
   if (r.fn) {
-    call_reporter(r, "%s", message.c_str());
+    call_reporter(r, "%s", with_short_first_line(message).c_str());
   } else {
     std::fprintf(stderr, "%s\n", message.c_str());
   }
@@ -112,18 +134,56 @@ std::shared_ptr<Environment> environment(int threads, bool xnnpack_first, std::s
   return get(xnnpack_first, get);
 }
 
+// What a handed-over delegate is: the library its Prepare lives in and that function (its symbol, or its
+// offset in the library), as a plugin name: "tflite-libfoo-fooprepare", "tflite-libfoo-0x1a40". It names
+// the delegate in the chain, the plan and the log, and keys it in the crash journal, so a delegate that
+// took the process down is kept away from that model wherever it is handed over again, and another
+// delegate is not.
+std::string delegate_identity(const TfLiteDelegate* d) {
+  auto plugin_name = [](std::string text) {  // a-z, 0-9, '_' and '-'
+    for (char& c : text) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '-';
+    }
+    return text;
+  };
+  if (!d->Prepare) return "tflite-delegate-without-prepare";
+  const void* prepare = reinterpret_cast<const void*>(d->Prepare);
+  Dl_info info{};
+  if (!dladdr(prepare, &info) || !info.dli_fname) return "tflite-delegate-of-unknown-library";
+  std::string library = info.dli_fname;
+  library = library.substr(library.find_last_of('/') + 1);
+  library = library.substr(0, library.find(".so"));
+  if (info.dli_sname && info.dli_saddr == prepare) return "tflite-" + plugin_name(library + "-" + info.dli_sname);
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "-0x%zx",
+                static_cast<size_t>(static_cast<const char*>(prepare) - static_cast<const char*>(info.dli_fbase)));
+  return "tflite-" + plugin_name(library) + offset;
+}
+
 // An environment for one interpreter whose chain starts with the program's TfLiteDelegate objects (in the
 // order added, as TFLite applies them), wrapped by the plugin that hosts TFLite delegates, then `base`'s
-// chain. Not cached: the objects belong to this interpreter's options.
+// chain. Not cached: the objects belong to this interpreter's options. Its warnings (a delegate dropped,
+// a partition that fell back) reach the program's error reporter too, as TFLite reports them there.
 std::shared_ptr<Environment> with_delegate_objects(const Environment& base, int threads,
-                                                   const std::vector<TfLiteDelegate*>& objects, std::string* error) {
+                                                   const std::vector<TfLiteDelegate*>& objects,
+                                                   const Reporter& reporter, std::string* error) {
   EnvironmentOptions o;
   o.threads = threads > 0 ? threads : 0;
   std::vector<std::string> chain;
   for (const baton::LoadedPlugin* d : base.delegate_chain()) chain.push_back(d->name);
   o.delegates = chain;
-  for (size_t i = 0; i < objects.size(); ++i) {
-    o.foreign_delegates.push_back({"TfLiteDelegate", objects[i], "tflite-delegate-" + std::to_string(i + 1)});
+  if (reporter.fn) {
+    o.log = [sink = base.log(), reporter](baton_log_level level, const std::string& message) {
+      if (sink) sink(level, message);
+      if (level >= BATON_LOG_WARNING) report(reporter, message);
+    };
+  }
+  std::map<std::string, int> seen;
+  for (TfLiteDelegate* object : objects) {
+    std::string name = delegate_identity(object);
+    if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);  // the same delegate handed over twice
+    o.foreign_delegates.push_back({"TfLiteDelegate", object, name});
   }
   auto env = Environment::create(o);
   if (!env) {
@@ -291,7 +351,7 @@ TfLiteInterpreter* create_interpreter(const TfLiteModel* model, const TfLiteInte
   }
   std::string error;
   std::shared_ptr<Environment> env = environment(threads, xnnpack_first, &error);
-  if (env && !foreign.empty()) env = with_delegate_objects(*env, threads, foreign, &error);
+  if (env && !foreign.empty()) env = with_delegate_objects(*env, threads, foreign, reporter, &error);
   if (!env) {
     report(reporter, who + ": " + error);
     return nullptr;
