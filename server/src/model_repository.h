@@ -1,0 +1,47 @@
+// The model repository: the layout of Triton and OpenVINO Model Server, DIR/<model>/<version>/model.tflite
+// (versions are positive integers; the highest is served when a request names none), with an optional
+// DIR/<model>/config.ini of per-model settings:
+//
+//   # comments start with # or ;
+//   instances = 2       interpreters running this model's requests at once (default: usable CPUs / threads)
+//   threads = 1         threads of each interpreter (default: the server's --threads)
+//   queue = 64          requests waiting for an interpreter before more are refused (503 / UNAVAILABLE)
+//   deadline-ms = 30000 a request not done by then fails (504 / DEADLINE_EXCEEDED); 0: none
+//
+// A key it does not know, or a bad value, is an error naming the file, the line and the key.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace baton::serve {
+
+// Settings of one model; unset fields (0 / -1) take the server's defaults.
+struct ModelSettings {
+  int instances = 0;
+  int threads = 0;
+  int queue = 0;
+  int64_t deadline_ms = -1;
+};
+
+struct ModelVersionFiles {
+  int64_t version = 0;
+  std::filesystem::path path;  // .../<version>/model.tflite
+};
+
+struct RepositoryModel {
+  std::string name;
+  std::vector<ModelVersionFiles> versions;  // ascending
+  ModelSettings settings;
+};
+
+// Reads the repository; fills `error` (naming the folder or file, line and key) and returns {} on failure.
+// A model folder without any version holding model.tflite is an error, so a typo shows at start.
+std::vector<RepositoryModel> scan_repository(const std::filesystem::path& dir, std::string* error);
+
+// Reads one config.ini into `settings`; false with `error` set on a bad line.
+bool read_model_settings(const std::filesystem::path& file, ModelSettings* settings, std::string* error);
+
+}  // namespace baton::serve

@@ -1,0 +1,99 @@
+// One served version of a model: its interpreters (instances), each run by a worker thread of its own,
+// and the bounded queue of requests waiting for one. A request is checked against the model's inputs
+// (names, datatypes, shapes with -1 for dynamic dimensions, element counts) before it is queued, so a
+// bad request costs no interpreter time; a full queue refuses at once.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "baton/c_api.h"
+#include "deadline_watchdog.h"
+#include "inference_request.h"
+#include "model_metrics.h"
+
+namespace baton::serve {
+
+struct TensorSpec {
+  std::string name;
+  baton_tensor_type type = BATON_TYPE_FLOAT32;
+  std::string datatype;        // the protocol's name
+  std::vector<int64_t> shape;  // -1: dynamic
+};
+
+struct PoolSettings {
+  int instances = 1;
+  int queue = 64;
+  int64_t deadline_ms = 0;  // 0: none
+};
+
+class ModelVersion {
+ public:
+  using Done = std::function<void(InferResult)>;
+
+  // Creates `settings.instances` interpreters of `path` in `env` and starts their workers; null with
+  // `error` set when the model cannot be loaded or has a tensor the protocol cannot carry.
+  static std::unique_ptr<ModelVersion> load(baton_environment* env, DeadlineWatchdog* watchdog,
+                                            const std::string& name, int64_t version, const std::string& path,
+                                            const PoolSettings& settings, std::string* error);
+  ~ModelVersion();  // stop()s
+  ModelVersion(const ModelVersion&) = delete;
+  ModelVersion& operator=(const ModelVersion&) = delete;
+
+  const std::string& name() const { return name_; }
+  int64_t version() const { return version_; }
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  const PoolSettings& settings() const { return settings_; }
+  ModelMetrics& metrics() { return metrics_; }
+  size_t queue_depth() const;
+
+  // The request against the model: every input given once, known, of the model's datatype, a shape
+  // that fits the model's (fixed dimensions equal), as many elements as the shape; requested outputs
+  // known. The message names the input and the reason.
+  Status check(const InferRequest& request) const;
+  // Checks, then queues: `done` runs on a worker thread with the result. A refusal (bad request, queue
+  // full, stopped) is returned at once and `done` is not called. The request's deadline is the earlier
+  // of its own and the model's.
+  Status submit(InferRequest request, Done done);
+  // Runs what is queued, then joins the workers. Later submits are refused.
+  void stop();
+
+ private:
+  struct Job {
+    InferRequest request;
+    Done done;
+    Clock::time_point received;
+  };
+  struct Instance {
+    baton_interpreter* interp = nullptr;
+    std::thread worker;
+  };
+
+  ModelVersion() = default;
+  void work(Instance* instance);
+  InferResult run(baton_interpreter* interp, InferRequest& request);
+  int input_index(const std::string& name) const;
+  int output_index(const std::string& name) const;
+
+  std::string name_;
+  int64_t version_ = 0;
+  PoolSettings settings_;
+  DeadlineWatchdog* watchdog_ = nullptr;
+  std::vector<TensorSpec> inputs_, outputs_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+  ModelMetrics metrics_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Job> queue_;
+  bool stopping_ = false;
+};
+
+}  // namespace baton::serve
