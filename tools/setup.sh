@@ -12,6 +12,9 @@ PACKAGES=(
   libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers
   clang libclang-rt-14-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
+  # baton serve (server/): gRPC and protobuf with their code generators, JSON; its tests' Python gRPC client
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc nlohmann-json3-dev
+  python3-grpcio python3-grpc-tools
   ca-certificates unzip
 )
 # npm fetches the test models. Some machines ship Node.js with npm from elsewhere (nodesource's nodejs
