@@ -14,6 +14,7 @@
 
 #include "child.h"
 #include "elf_symbols.h"
+#include "option_arrays.h"
 #include "option_values.h"
 #include "protocol.h"
 
@@ -361,6 +362,8 @@ bool read_group(Reader& r, Group& g, std::string& why) {
       static_assert(sizeof(float) == sizeof(int32_t));
       n->options.u.bucketize.boundaries = reinterpret_cast<const float*>(n->option_array.data());
       n->options.u.bucketize.boundaries_count = static_cast<int32_t>(n->option_array.size());
+    } else {
+      isolation::unpack_int64_option_arrays(n->options, n->option_array);
     }
     n->custom_options = r.get_vector<uint8_t>();
     for (int32_t s : r.get_vector<int32_t>()) n->intermediates.push_back(slot(s));

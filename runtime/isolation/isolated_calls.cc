@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "isolated_plugin.h"
+#include "option_arrays.h"
 #include "plugin_registry.h"
 #include "protocol.h"
 #include "shared_memory.h"
@@ -121,6 +122,8 @@ void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& no
       // BUCKETIZE's float boundaries travel as their bit patterns.
       array.resize(static_cast<size_t>(o->u.bucketize.boundaries_count));
       std::memcpy(array.data(), o->u.bucketize.boundaries, array.size() * sizeof(float));
+    } else {
+      array = isolation::pack_int64_option_arrays(*o);
     }
     w.put_vector(array);
     size_t size = 0;

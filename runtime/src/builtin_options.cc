@@ -2,6 +2,8 @@
 // baton_builtin_options (plugin_api.h), and the defaults of options a model leaves out.
 #include "builtin_options.h"
 
+#include <algorithm>
+
 #include "tflite_generated.h"
 
 namespace baton {
@@ -241,6 +243,73 @@ void read_builtin_options(const fb::Operator* op, baton_builtin_options& o) {
     }
     default: break;
   }
+}
+
+namespace {
+
+// An int64 array of the model as the ABI borrows it: its count and its first element (NULL when absent).
+template <typename V>
+void borrow(const V* v, int32_t& count, const int64_t*& data) {
+  count = v ? static_cast<int32_t>(v->size()) : 0;
+  data = v && v->size() > 0 ? v->data() : nullptr;
+}
+
+// The reduction a STABLEHLO_REDUCE_WINDOW body computes: its subgraph holds exactly one op, a binary op
+// TFLite's runtime recognises (ADD or STABLEHLO_ADD, ...). Anything else reads as UNSUPPORTED; the kernel
+// refuses it.
+int32_t body_reduction(const fb::Model* model, int32_t index) {
+  if (!model->subgraphs() || index < 0 || static_cast<uint32_t>(index) >= model->subgraphs()->size()) {
+    return BATON_WINDOW_REDUCTION_UNSUPPORTED;
+  }
+  const auto* ops = model->subgraphs()->Get(static_cast<uint32_t>(index))->operators();
+  if (!ops || ops->size() != 1 || !model->operator_codes()) return BATON_WINDOW_REDUCTION_UNSUPPORTED;
+  const uint32_t code_index = ops->Get(0)->opcode_index();
+  if (code_index >= model->operator_codes()->size()) return BATON_WINDOW_REDUCTION_UNSUPPORTED;
+  const auto* code = model->operator_codes()->Get(code_index);
+  const int32_t op = std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code());
+  switch (op) {
+    case 0: case 163: return BATON_WINDOW_REDUCTION_ADD;       // ADD, STABLEHLO_ADD
+    case 18: case 165: return BATON_WINDOW_REDUCTION_MUL;      // MUL, STABLEHLO_MULTIPLY
+    case 55: case 166: return BATON_WINDOW_REDUCTION_MAXIMUM;  // MAXIMUM, STABLEHLO_MAXIMUM
+    case 57: case 181: return BATON_WINDOW_REDUCTION_MINIMUM;  // MINIMUM, STABLEHLO_MINIMUM
+    case 86: case 176: return BATON_WINDOW_REDUCTION_ALL;      // LOGICAL_AND, STABLEHLO_AND
+    case 84: case 183: return BATON_WINDOW_REDUCTION_ANY;      // LOGICAL_OR, STABLEHLO_OR
+    default: return BATON_WINDOW_REDUCTION_UNSUPPORTED;
+  }
+}
+
+}  // namespace
+
+void read_builtin_options_2(const fb::Model* model, const fb::Operator* op, baton_builtin_options& o) {
+  o.struct_size = sizeof(baton_builtin_options);
+  if (!op->builtin_options_2()) return;
+  switch (op->builtin_options_2_type()) {
+    case fb::BuiltinOptions2_ReduceWindowOptions:
+      o.u.reduce_window = {static_cast<int32_t>(op->builtin_options_2_as_ReduceWindowOptions()->reduce_function())};
+      break;
+    case fb::BuiltinOptions2_StablehloPadOptions: {
+      auto* p = op->builtin_options_2_as_StablehloPadOptions();
+      auto& u = o.u.stablehlo_pad;
+      borrow(p->edge_padding_low(), u.edge_padding_low_count, u.edge_padding_low);
+      borrow(p->edge_padding_high(), u.edge_padding_high_count, u.edge_padding_high);
+      borrow(p->interior_padding(), u.interior_padding_count, u.interior_padding);
+      break;
+    }
+    case fb::BuiltinOptions2_StablehloReduceWindowOptions: {
+      auto* p = op->builtin_options_2_as_StablehloReduceWindowOptions();
+      auto& u = o.u.stablehlo_reduce_window;
+      borrow(p->window_dimensions(), u.window_dimensions_count, u.window_dimensions);
+      borrow(p->window_strides(), u.window_strides_count, u.window_strides);
+      borrow(p->base_dilations(), u.base_dilations_count, u.base_dilations);
+      borrow(p->window_dilations(), u.window_dilations_count, u.window_dilations);
+      borrow(p->padding(), u.padding_count, u.padding);
+      u.body_subgraph_index = p->body_subgraph_index();
+      u.body = body_reduction(model, u.body_subgraph_index);
+      break;
+    }
+    default: return;
+  }
+  o.kind = BATON_OPTIONS_2_KIND + op->builtin_options_2_type();
 }
 
 // Options that the model leaves out read as TFLite's schema defaults, except where a kernel would

@@ -603,6 +603,7 @@ class ModelLoader {
         }
       }
       read_builtin_options(op, node.options);
+      read_builtin_options_2(root_, op, node.options);
       default_builtin_options(node.op_code, node.options);
       if (Status s = read_control_options(op, node, where + ": " + nname); !s) return s;
       if (op->custom_options()) node.custom_options = {op->custom_options()->data(), op->custom_options()->size()};

@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.8. The table at the end of this header says what each minor version added.
+ * baton plugin ABI, version 1.9. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 8
+#define BATON_ABI_VERSION_MINOR 9
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -166,7 +166,9 @@ typedef struct baton_graph baton_graph;             /* ABI 1.2: the graph a dele
  *
  * The host parses TFLite's builtin options into one struct per node. Options the model leaves out read
  * as TFLite's defaults. Only the member of `u` that matches the node's op is meaningful. `kind` is TFLite's
- * BuiltinOptions union type (1 = Conv2DOptions, 2 = DepthwiseConv2DOptions, ...; 0 = none).
+ * BuiltinOptions union type (1 = Conv2DOptions, 2 = DepthwiseConv2DOptions, ...; 0 = none), or for the
+ * options of TFLite's second union (Operator.builtin_options_2: the STABLEHLO_* ops, DILATE, REDUCE_WINDOW)
+ * BATON_OPTIONS_2_KIND plus that union's type (ABI 1.9).
  *
  * The host writes the struct, `struct_size` included. New members of `u` are appended, and each fits in
  * `reserved`, so the struct keeps the size plugins were built with. A member a later minor version added
@@ -368,6 +370,50 @@ typedef struct baton_skip_gram_options {
   int32_t include_all_ngrams;
 } baton_skip_gram_options;
 
+/* ABI 1.9: `kind` of the options of TFLite's second union (BuiltinOptions2): this plus its type. */
+#define BATON_OPTIONS_2_KIND 1000
+
+/* ABI 1.9: a window reduction, TFLite's ReduceWindowFunction (REDUCE_WINDOW's option); for
+ * STABLEHLO_REDUCE_WINDOW the host names the one op of the body subgraph the same way. */
+typedef enum baton_window_reduction {
+  BATON_WINDOW_REDUCTION_UNSUPPORTED = 0, /* none, or a body the host does not recognise */
+  BATON_WINDOW_REDUCTION_ADD = 1,
+  BATON_WINDOW_REDUCTION_MUL = 2,
+  BATON_WINDOW_REDUCTION_MINIMUM = 3,
+  BATON_WINDOW_REDUCTION_MAXIMUM = 4,
+  BATON_WINDOW_REDUCTION_ALL = 5, /* logical and */
+  BATON_WINDOW_REDUCTION_ANY = 6, /* logical or */
+} baton_window_reduction;
+
+typedef struct baton_reduce_window_options { /* ABI 1.9: REDUCE_WINDOW */
+  int32_t reduce_function;                   /* baton_window_reduction */
+} baton_reduce_window_options;
+
+/* ABI 1.9: STABLEHLO_PAD. Arrays borrowed from the model (NULL with a count of 0 when absent), one entry
+ * per dimension of the operand. */
+typedef struct baton_stablehlo_pad_options {
+  int32_t edge_padding_low_count, edge_padding_high_count, interior_padding_count;
+  const int64_t* edge_padding_low;
+  const int64_t* edge_padding_high;
+  const int64_t* interior_padding;
+} baton_stablehlo_pad_options;
+
+/* ABI 1.9: STABLEHLO_REDUCE_WINDOW. Arrays borrowed from the model (NULL with a count of 0 when absent);
+ * padding holds a (low, high) pair per dimension. `body` is the reduction of the body subgraph, which the
+ * host recognises when it is one ADD, MUL, MAXIMUM, MINIMUM, LOGICAL_AND or LOGICAL_OR (or their
+ * STABLEHLO_ forms) and nothing else. */
+typedef struct baton_stablehlo_reduce_window_options {
+  int32_t window_dimensions_count, window_strides_count, base_dilations_count, window_dilations_count;
+  int32_t padding_count;
+  int32_t body; /* baton_window_reduction */
+  const int64_t* window_dimensions;
+  const int64_t* window_strides;
+  const int64_t* base_dilations;
+  const int64_t* window_dilations;
+  const int64_t* padding;
+  int32_t body_subgraph_index;
+} baton_stablehlo_reduce_window_options;
+
 typedef struct baton_builtin_options {
   size_t struct_size;
   int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
@@ -405,6 +451,9 @@ typedef struct baton_builtin_options {
     baton_embedding_lookup_sparse_options embedding_lookup_sparse; /* ABI 1.5 */
     baton_lsh_projection_options lsh_projection;     /* ABI 1.5 */
     baton_skip_gram_options skip_gram;               /* ABI 1.7 */
+    baton_reduce_window_options reduce_window;       /* ABI 1.9 */
+    baton_stablehlo_pad_options stablehlo_pad;       /* ABI 1.9 */
+    baton_stablehlo_reduce_window_options stablehlo_reduce_window; /* ABI 1.9 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
@@ -852,6 +901,8 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *   1.7  string tensors, whose byte size a kernel sets from their contents (tensor_set_byte_size);
  *        SKIP_GRAM's options
  *   1.8  partition inputs a delegate may compute in once it has read them (partition_input_reusable)
+ *   1.9  the options of TFLite's second union (BATON_OPTIONS_2_KIND): REDUCE_WINDOW, STABLEHLO_PAD and
+ *        STABLEHLO_REDUCE_WINDOW (with the reduction its body subgraph computes)
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
