@@ -16,7 +16,8 @@
 // computed in tools/op-models-computed.mjs, the small array ops, FAKE_QUANT and the 3-D convolutions in
 // tools/op-models-array.mjs, the complex tensors' (RFFT2D, REAL, IMAG, COMPLEX_ABS, complex CAST) in
 // tools/op-models-complex.mjs, the random and legacy lookup ops in tools/op-models-random.mjs, what real models from the wild
-// need (issue #35) in tools/op-models-wild.mjs; all are
+// need (issue #35) in tools/op-models-wild.mjs, the STABLEHLO_* ops, DILATE and REDUCE_WINDOW in
+// tools/op-models-stablehlo.mjs; all are
 // called from here with the helpers below. invokes.json lists the cases whose later invokes give other
 // outputs (the random ops'), which tools/make-op-cases.sh also runs several times.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
@@ -33,6 +34,7 @@ import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
 import randomCases, {randomOpCodes} from './op-models-random.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
+import stablehloCases, {stablehloOpCodes} from './op-models-stablehlo.mjs';
 import wildCases from './op-models-wild.mjs';
 
 const args = process.argv.slice(2);
@@ -72,7 +74,7 @@ const codes = {
   UNSORTED_SEGMENT_MIN: 157, SIGN: 158, BITCAST: 159, BITWISE_XOR: 160, RIGHT_SHIFT: 161,
 };
 
-Object.assign(codes, randomOpCodes);
+Object.assign(codes, randomOpCodes, stablehloOpCodes);
 
 // Writes OUT_DIR/NAME.json (a one-subgraph model) and NAME.args (extra tflite-peer arguments).
 // `tensors`: [{shape, type, data (constant bytes), q, variable}], where q is [scale, zero_point] or, per
@@ -469,7 +471,7 @@ complexCases(kit);
 const carry = recurrentCases(kit);
 const resized = computedCases(kit);
 const invokes = randomCases(kit);
-const litert = wildCases(kit);
+const litert = [...wildCases(kit), ...stablehloCases(kit)];
 
 if (bench) {
   const b = (name, op, options, tensors, version = 1) => simple(`bench_${name}`, op, version, options, tensors);

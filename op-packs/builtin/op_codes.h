@@ -137,6 +137,18 @@ inline constexpr int32_t kSign = 158;
 inline constexpr int32_t kBitcast = 159;
 inline constexpr int32_t kBitwiseXor = 160;
 inline constexpr int32_t kRightShift = 161;
+// The STABLEHLO_* ops with runtime kernels in current LiteRT, DILATE and REDUCE_WINDOW (glue/stablehlo_ops.cc,
+// glue/window_ops.cc).
+inline constexpr int32_t kStablehloAdd = 163;
+inline constexpr int32_t kStablehloMultiply = 165;
+inline constexpr int32_t kStablehloMaximum = 166;
+inline constexpr int32_t kStablehloAnd = 176;
+inline constexpr int32_t kStablehloMinimum = 181;
+inline constexpr int32_t kStablehloPad = 195;
+inline constexpr int32_t kStablehloReduceWindow = 198;
+inline constexpr int32_t kDilate = 203;
+inline constexpr int32_t kReduceWindow = 205;
+inline constexpr int32_t kStablehloShiftLeft = 207;
 inline constexpr int32_t kRandomStandardNormal = 146;
 inline constexpr int32_t kRandomUniform = 148;
 inline constexpr int32_t kMultinomial = 149;

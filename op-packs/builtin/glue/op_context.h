@@ -294,6 +294,8 @@ std::span<const OpDef> random_ops();
 std::span<const OpDef> lookup_table_ops();
 std::span<const OpDef> string_ops();
 std::span<const OpDef> litert_ops();
+std::span<const OpDef> stablehlo_ops();
+std::span<const OpDef> window_ops();
 
 // A shape as messages show it: [1,224,224,3].
 std::string shape_text(std::span<const int32_t> s);
