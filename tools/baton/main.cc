@@ -1,6 +1,11 @@
 // `baton`: the command line. `baton SUBCOMMAND [options]`; `baton --help` lists the subcommands and
 // `baton SUBCOMMAND --help` their options.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -76,6 +81,8 @@ void print_main_help() {
       "baton: run TensorFlow Lite models through plugins (delegates and op packs).\n\n"
       "usage: baton SUBCOMMAND [options]\n\nsubcommands:\n");
   for (const Subcommand& c : kCommands) std::printf("  %-9s %s\n", c.name, c.summary);
+  std::printf("  %-9s %s\n", "serve", "models of a repository over the Open Inference Protocol (KServe v2: REST and gRPC); "
+              "runs baton-serve (`baton serve --help`)");
   GlobalOptions g;
   std::cout << "\n" << global_options_description(g) << "\n";
   std::printf(
@@ -86,6 +93,30 @@ void print_main_help() {
       "Exit status: 0 success, 1 runtime or model error, 2 usage error.\n"
       "`baton SUBCOMMAND --help` shows a subcommand's options.\n",
       BATON_PLUGIN_INSTALL_DIR);
+}
+
+// `baton serve` is the program baton-serve (server/), so this tool links no HTTP, gRPC or protobuf: it is
+// found beside this executable (installed: both in bindir) or in the build tree, and runs in our place.
+int exec_serve(char** argv) {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::vector<std::filesystem::path> candidates;
+  if (!ec) {
+    candidates.push_back(exe.parent_path() / "baton-serve");
+    const std::string root = std::string(BATON_BUILD_ROOT) + "/";
+    if (exe.string().rfind(root, 0) == 0) candidates.push_back(std::filesystem::path(BATON_BUILD_ROOT) / "server" / "baton-serve");
+  }
+  for (const std::filesystem::path& c : candidates) {
+    if (access(c.c_str(), X_OK) != 0) continue;
+    argv[1] = const_cast<char*>("baton-serve");
+    execv(c.c_str(), argv + 1);
+    std::fprintf(stderr, "baton serve: cannot run %s: %s\n", c.c_str(), std::strerror(errno));
+    return kExitError;
+  }
+  std::fprintf(stderr, "baton serve: baton-serve is not installed beside %s (it is built when gRPC, protobuf and "
+               "nlohmann-json are found: meson setup -Dserver=enabled; Debian: tools/setup.sh)\n",
+               ec ? "baton" : exe.c_str());
+  return kExitError;
 }
 
 }  // namespace
@@ -104,6 +135,7 @@ int main(int argc, char** argv) {
     std::printf("baton %s (plugin ABI %d.%d)\n", BATON_VERSION, BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR);
     return kExitOk;
   }
+  if (name == "serve") return exec_serve(argv);
   const Subcommand* cmd = nullptr;
   for (const Subcommand& c : kCommands) {
     if (name == c.name) cmd = &c;
