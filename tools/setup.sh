@@ -21,6 +21,9 @@ PACKAGES=(
 # conflicts with Debian's npm): only ask Debian for them when the commands are missing.
 if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi
 if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
+# Node's C headers, to build Google's Node addon for TFLite against baton's library in the tests
+# (nodesource's nodejs ships them; Debian's are in libnode-dev).
+if [ ! -f /usr/include/node/node_api.h ]; then PACKAGES+=(libnode-dev); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

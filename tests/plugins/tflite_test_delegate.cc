@@ -11,10 +11,12 @@
 // kernel's prepare or its kernel's invoke, as a broken vendor delegate would (for isolation); `buffer-handles`:
 // it keeps its partitions' boundary tensors in buffers of its own (buffer handles, as a GPU delegate
 // keeps them on the device), reads its inputs only from those buffers (filled by CopyToBufferHandle),
-// writes its outputs only there and marks them stale, so the host must call CopyFromBufferHandle.
+// writes its outputs only there and marks them stale, so the host must call CopyFromBufferHandle. Its
+// option `count_file` names a file it appends a line to at each kernel invoke.
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -33,6 +35,7 @@ constexpr int kOpAdd = 0, kOpMul = 18, kOpDelegate = 51;
 struct Delegate {
   TfLiteDelegate base{};
   std::string mode;
+  std::string count_file;  // option count_file: each kernel invoke appends a line there
   std::vector<std::vector<float>> buffers;  // indexed by buffer handle
 };
 
@@ -164,6 +167,12 @@ TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
     for (int t : k->boundary_outputs) context->tensors[t].data_is_stale = true;
   }
   ++g_invokes;
+  if (!k->delegate->count_file.empty()) {  // for a test in another process (a Node program)
+    if (FILE* f = std::fopen(k->delegate->count_file.c_str(), "a")) {
+      std::fputs("invoke\n", f);
+      std::fclose(f);
+    }
+  }
   return kTfLiteOk;
 }
 
@@ -275,6 +284,7 @@ EXPORT TfLiteDelegate* tflite_plugin_create_delegate(char** keys, char** values,
   auto* d = new Delegate;
   for (size_t i = 0; i < count; ++i) {
     if (std::strcmp(keys[i], "mode") == 0) d->mode = values[i];
+    if (std::strcmp(keys[i], "count_file") == 0) d->count_file = values[i];
   }
   if (d->mode == "create-fails") {
     delete d;
