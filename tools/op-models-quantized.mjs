@@ -55,6 +55,12 @@ export default function quantizedCases({add, simple, model, T, C, i32, i64, f32,
       [T([1, 4, 3, 3], 'INT8', {q: [0.1, -20]}), C([2], 'INT32', i32([7, 5])), T([1, 7, 5, 3], 'INT8', {q: [0.1, -20]})]));
   add('resize_bilinear_i8_half_pixel_down', 'RESIZE_BILINEAR', 3, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, true),
       [T([1, 6, 6, 1], 'INT8', {q: [0.1, 0]}), C([2], 'INT32', i32([4, 3])), T([1, 4, 3, 1], 'INT8', {q: [0.1, 0]})]));
+  // Upscaled with half-pixel centres: the first rows and columns weigh their high tap negatively; 37
+  // channels and two batches run the kernel's vector loop, its tail and its row split.
+  add('resize_bilinear_i8_half_pixel_up', 'RESIZE_BILINEAR', 3, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, true),
+      [T([2, 3, 5, 37], 'INT8', {q: [0.1, 3]}), C([2], 'INT32', i32([8, 13])), T([2, 8, 13, 37], 'INT8', {q: [0.1, 3]})]));
+  add('resize_bilinear_i8_4x', 'RESIZE_BILINEAR', 1, (n, v) => simple(n, 'RESIZE_BILINEAR', v, bilinear(false, false),
+      [T([1, 4, 4, 16], 'INT8', {q: [0.1, -1]}), C([2], 'INT32', i32([16, 16])), T([1, 16, 16, 16], 'INT8', {q: [0.1, -1]})]));
 
   // ---- 16x8: int16 activations (zero point 0), int8 weights, int64 bias ----
   // Deterministic int8 weights (a small LCG), as bytes.

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common.h"
+
 namespace baton::builtin {
 namespace {
 
@@ -26,16 +28,28 @@ float scale_of(int in, int out, bool align_corners) {
                                   : static_cast<float>(in) / static_cast<float>(out);
 }
 
+// Runs rows(first, end) over chunks of the batch * out_h output rows, a few per worker.
+template <typename Rows>
+void for_row_chunks(const ResizeBilinearParams& p, Parallel* parallel, Rows rows) {
+  const int total = p.batch * p.out_h;
+  const int chunks = std::min(total, 4 * worker_count(parallel));
+  parallel_run(parallel, chunks, [&](int task, int) {
+    rows(static_cast<int>(static_cast<int64_t>(total) * task / chunks),
+         static_cast<int>(static_cast<int64_t>(total) * (task + 1) / chunks));
+  });
+}
+
 }  // namespace
 
-void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* output) {
+void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* output, Parallel* parallel) {
   const float scale_y = scale_of(p.in_h, p.out_h, p.align_corners);
   const float scale_x = scale_of(p.in_w, p.out_w, p.align_corners);
   const size_t c_count = p.channels;
-  float* __restrict out = output;
-  for (int b = 0; b < p.batch; ++b) {
-    const float* image = input + static_cast<size_t>(b) * p.in_h * p.in_w * c_count;
-    for (int y = 0; y < p.out_h; ++y) {
+  for_row_chunks(p, parallel, [&](int first, int end) {
+    for (int row = first; row < end; ++row) {
+      const int b = row / p.out_h, y = row % p.out_h;
+      const float* image = input + static_cast<size_t>(b) * p.in_h * p.in_w * c_count;
+      float* __restrict out = output + static_cast<size_t>(row) * p.out_w * c_count;
       const Sample sy = sample(y, scale_y, p.in_h, p.half_pixel_centers);
       const float dy = sy.source - static_cast<float>(sy.low);
       const float* row0 = image + static_cast<size_t>(sy.low) * p.in_w * c_count;
@@ -53,105 +67,116 @@ void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* o
         out += c_count;
       }
     }
-  }
+  });
 }
-
-namespace {
 
 // TFLite's uint8 path interpolates in float with the four weights formed first, adds 0.5 and truncates
 // toward zero.
-template <typename T>
-void resize_bilinear_codes(const ResizeBilinearParams& p, const T* input, T* output) {
+void resize_bilinear_uint8(const ResizeBilinearParams& p, const uint8_t* input, uint8_t* output, Parallel* parallel) {
   const float scale_y = scale_of(p.in_h, p.out_h, p.align_corners);
   const float scale_x = scale_of(p.in_w, p.out_w, p.align_corners);
   const size_t c_count = p.channels;
-  T* out = output;
-  for (int b = 0; b < p.batch; ++b) {
-    const T* image = input + static_cast<size_t>(b) * p.in_h * p.in_w * c_count;
-    for (int y = 0; y < p.out_h; ++y) {
+  for_row_chunks(p, parallel, [&](int first, int end) {
+    for (int row = first; row < end; ++row) {
+      const int b = row / p.out_h, y = row % p.out_h;
+      const uint8_t* image = input + static_cast<size_t>(b) * p.in_h * p.in_w * c_count;
+      uint8_t* out = output + static_cast<size_t>(row) * p.out_w * c_count;
       const Sample sy = sample(y, scale_y, p.in_h, p.half_pixel_centers);
       const float dy = sy.source - static_cast<float>(sy.low);
-      const T* row0 = image + static_cast<size_t>(sy.low) * p.in_w * c_count;
-      const T* row1 = image + static_cast<size_t>(sy.high) * p.in_w * c_count;
+      const uint8_t* row0 = image + static_cast<size_t>(sy.low) * p.in_w * c_count;
+      const uint8_t* row1 = image + static_cast<size_t>(sy.high) * p.in_w * c_count;
       for (int x = 0; x < p.out_w; ++x) {
         const Sample sx = sample(x, scale_x, p.in_w, p.half_pixel_centers);
         const float dx = sx.source - static_cast<float>(sx.low);
         const float w00 = (1 - dy) * (1 - dx), w01 = (1 - dy) * dx, w10 = dy * (1 - dx), w11 = dy * dx;
-        const T* tl = row0 + sx.low * c_count;
-        const T* tr = row0 + sx.high * c_count;
-        const T* bl = row1 + sx.low * c_count;
-        const T* br = row1 + sx.high * c_count;
+        const uint8_t* tl = row0 + sx.low * c_count;
+        const uint8_t* tr = row0 + sx.high * c_count;
+        const uint8_t* bl = row1 + sx.low * c_count;
+        const uint8_t* br = row1 + sx.high * c_count;
         for (size_t c = 0; c < c_count; ++c) {
           float v = static_cast<float>(tl[c]) * w00;
           v = v + static_cast<float>(tr[c]) * w01;
           v = v + static_cast<float>(bl[c]) * w10;
           v = v + static_cast<float>(br[c]) * w11;
-          out[c] = static_cast<T>(v + 0.5f);
+          out[c] = static_cast<uint8_t>(v + 0.5f);
         }
         out += c_count;
       }
     }
-  }
+  });
 }
 
-// TFLite's int8 kernel (ResizeBilinearInteger): coordinates in 10-bit fixed point, the four products in
-// int64 (20 fractional bits), rounded half away from zero.
+namespace {
+
 int32_t scale_10(int in, int out, bool align_corners) {
   if (align_corners && out > 1) return ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
   return ((1 << 10) * in + out / 2) / out;
 }
 
-struct Sample10 {
-  int32_t source;
-  int low, high;
-};
-
-Sample10 sample_10(int dst, int32_t scale, int in_size, bool half_pixel_centers) {
-  Sample10 s;
-  s.source = half_pixel_centers ? dst * scale + scale / 2 - (1 << 9) : dst * scale;
-  s.low = std::max(s.source / (1 << 10), 0);
-  s.high = std::min((s.source + (1 << 10) - 1) / (1 << 10), in_size - 1);
-  return s;
-}
-
-void resize_bilinear_int8(const ResizeBilinearParams& p, const int8_t* input, int8_t* output) {
-  const int32_t sy_10 = scale_10(p.in_h, p.out_h, p.align_corners);
-  const int32_t sx_10 = scale_10(p.in_w, p.out_w, p.align_corners);
-  const size_t c_count = p.channels;
-  int8_t* out = output;
-  for (int b = 0; b < p.batch; ++b) {
-    const int8_t* image = input + static_cast<size_t>(b) * p.in_h * p.in_w * c_count;
-    for (int y = 0; y < p.out_h; ++y) {
-      const Sample10 sy = sample_10(y, sy_10, p.in_h, p.half_pixel_centers);
-      const int64_t wy1 = sy.source - (1 << 10) * sy.low, wy0 = (1 << 10) - wy1;
-      const int8_t* row0 = image + static_cast<size_t>(sy.low) * p.in_w * c_count;
-      const int8_t* row1 = image + static_cast<size_t>(sy.high) * p.in_w * c_count;
-      for (int x = 0; x < p.out_w; ++x) {
-        const Sample10 sx = sample_10(x, sx_10, p.in_w, p.half_pixel_centers);
-        const int64_t wx1 = sx.source - (1 << 10) * sx.low, wx0 = (1 << 10) - wx1;
-        const int8_t* tl = row0 + sx.low * c_count;
-        const int8_t* tr = row0 + sx.high * c_count;
-        const int8_t* bl = row1 + sx.low * c_count;
-        const int8_t* br = row1 + sx.high * c_count;
-        for (size_t c = 0; c < c_count; ++c) {
-          const int64_t v = tl[c] * wy0 * wx0 + bl[c] * wy1 * wx0 + tr[c] * wy0 * wx1 + br[c] * wy1 * wx1;
-          const int64_t round = v > 0 ? (1 << 19) : -(1 << 19);
-          out[c] = static_cast<int8_t>((v + round) / (1 << 20));
-        }
-        out += c_count;
-      }
+// One output row of int8 codes: every column's four taps, the channels vectorised.
+inline __attribute__((always_inline)) void int8_row_impl(const int8_t* row0, const int8_t* row1,
+                                                          const int32_t* x_low, const int32_t* x_high,
+                                                          const int32_t* x_weight, int out_w, int channels,
+                                                          int32_t wy1, int8_t* out) {
+  const int32_t wy0 = (1 << 10) - wy1;
+  for (int x = 0; x < out_w; ++x) {
+    const int32_t wx1 = x_weight[x], wx0 = (1 << 10) - wx1;
+    const int32_t w00 = wy0 * wx0, w10 = wy1 * wx0, w01 = wy0 * wx1, w11 = wy1 * wx1;
+    const int8_t* __restrict tl = row0 + x_low[x];
+    const int8_t* __restrict tr = row0 + x_high[x];
+    const int8_t* __restrict bl = row1 + x_low[x];
+    const int8_t* __restrict br = row1 + x_high[x];
+    int8_t* __restrict o = out + static_cast<size_t>(x) * channels;
+    for (int c = 0; c < channels; ++c) {
+      const int32_t v = tl[c] * w00 + bl[c] * w10 + tr[c] * w01 + br[c] * w11;
+      const int32_t magnitude = ((v < 0 ? -v : v) + (1 << 19)) >> 20;
+      o[c] = static_cast<int8_t>(v < 0 ? -magnitude : magnitude);
     }
   }
 }
 
+BATON_DISPATCH_AVX2(void, int8_row,
+                    (const int8_t* row0, const int8_t* row1, const int32_t* x_low, const int32_t* x_high,
+                     const int32_t* x_weight, int out_w, int channels, int32_t wy1, int8_t* out),
+                    (row0, row1, x_low, x_high, x_weight, out_w, channels, wy1, out))
+
 }  // namespace
 
-void resize_bilinear_8bit(const ResizeBilinearParams& p, bool is_signed, const uint8_t* input, uint8_t* output) {
-  if (is_signed) {
-    resize_bilinear_int8(p, reinterpret_cast<const int8_t*>(input), reinterpret_cast<int8_t*>(output));
-  } else {
-    resize_bilinear_codes(p, input, output);
-  }
+ResizeInt8Taps resize_int8_taps(const ResizeBilinearParams& p) {
+  ResizeInt8Taps t;
+  auto fill = [&](int in, int out, int stride, std::vector<int32_t>& low, std::vector<int32_t>& high,
+                  std::vector<int32_t>& weight) {
+    const int32_t scale = scale_10(in, out, p.align_corners);
+    low.resize(static_cast<size_t>(out));
+    high.resize(static_cast<size_t>(out));
+    weight.resize(static_cast<size_t>(out));
+    for (int d = 0; d < out; ++d) {
+      const int32_t source = p.half_pixel_centers ? d * scale + scale / 2 - (1 << 9) : d * scale;
+      const int32_t lo = std::max(source / (1 << 10), 0);
+      const int32_t hi = std::min((source + (1 << 10) - 1) / (1 << 10), in - 1);
+      low[static_cast<size_t>(d)] = lo * stride;
+      high[static_cast<size_t>(d)] = hi * stride;
+      weight[static_cast<size_t>(d)] = source - (1 << 10) * lo;
+    }
+  };
+  fill(p.in_h, p.out_h, 1, t.y_low, t.y_high, t.y_weight);
+  fill(p.in_w, p.out_w, p.channels, t.x_low, t.x_high, t.x_weight);
+  return t;
+}
+
+void resize_bilinear_int8(const ResizeBilinearParams& p, const ResizeInt8Taps& taps, const int8_t* input,
+                          int8_t* output, Parallel* parallel) {
+  const size_t row_elements = static_cast<size_t>(p.in_w) * p.channels;
+  for_row_chunks(p, parallel, [&](int first, int end) {
+    for (int row = first; row < end; ++row) {
+      const int b = row / p.out_h, y = row % p.out_h;
+      const int8_t* image = input + static_cast<size_t>(b) * p.in_h * row_elements;
+      int8_row(image + static_cast<size_t>(taps.y_low[static_cast<size_t>(y)]) * row_elements,
+               image + static_cast<size_t>(taps.y_high[static_cast<size_t>(y)]) * row_elements, taps.x_low.data(),
+               taps.x_high.data(), taps.x_weight.data(), p.out_w, p.channels, taps.y_weight[static_cast<size_t>(y)],
+               output + static_cast<size_t>(row) * p.out_w * p.channels);
+    }
+  });
 }
 
 }  // namespace baton::builtin
