@@ -3,6 +3,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -114,6 +115,9 @@ struct RestServer::Impl {
   InferenceService& service;
   RestOptions options;
   asio::io_context io;
+  // Keeps the I/O threads running while a connection waits for a model's worker, which is no I/O the
+  // context knows of: without it the threads would leave once the acceptor closes on SIGTERM.
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   std::optional<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
   uint16_t bound_port = 0;
@@ -137,7 +141,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_header() {
     parser_.emplace();
     parser_->header_limit(64 * 1024);
-    parser_->body_limit(options_.max_body_bytes);
+    // No limit while the header is read (Beast would fail the header of a large Content-Length with no
+    // answer); on_header checks the length and sets the limit for the body (chunked bodies too).
+    // (Not boost::none: Boost 1.74's parser compares a Content-Length with an empty limit as over it.)
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
     stream_.expires_after(kReadTimeout);
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
@@ -156,6 +163,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                                       " bytes is over the server's limit of " +
                                                       std::to_string(options_.max_body_bytes) + " bytes (--max-body-bytes)"));
     }
+    parser_->body_limit(options_.max_body_bytes);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) { self->on_body(ec); });
   }
@@ -390,6 +398,7 @@ void RestServer::stop_accepting() {
 }
 
 void RestServer::stop() {
+  impl_->work.reset();
   impl_->io.stop();
   for (std::thread& t : impl_->threads) {
     if (t.joinable()) t.join();
