@@ -6,7 +6,8 @@
 //  - CONCATENATION of uint8 inputs whose scale or zero point differ from the output's: each such input
 //    is mapped in float, round(x * (in_scale / out_scale) - in_zero * that) + out_zero, clamped; inputs
 //    with the output's parameters are copied.
-// These scalar loops run in the baseline instruction set: no fused multiply-add changes a rounding.
+// The loops run in the baseline instruction set, and QUANTIZE from float and the 8-bit requantize also in
+// AVX2 lanes with the same integers (no fused multiply-add anywhere changes a rounding).
 #ifndef BATON_BUILTIN_KERNELS_QUANTIZE_H
 #define BATON_BUILTIN_KERNELS_QUANTIZE_H
 
