@@ -4,6 +4,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/requant_simd.h"
+
 namespace baton::builtin {
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
@@ -21,8 +23,40 @@ void lookup_table(bool is_signed, float in_scale, int32_t in_zero, float out_sca
   }
 }
 
+namespace {
+
+#ifdef BATON_QUANT_X86
+#define BATON_TARGET_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+// 64 codes a step: two byte permutes over the table's halves (vpermi2b looks up 7 bits in two registers),
+// the code's top bit picking the half. Returns how many it did.
+BATON_TARGET_VBMI int64_t apply_table_vbmi(const uint8_t table[256], const uint8_t* in, uint8_t* out, int64_t n) {
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = _mm512_loadu_si512(in + i);
+    const __m512i low = _mm512_permutex2var_epi8(t0, v, t1), high = _mm512_permutex2var_epi8(t2, v, t3);
+    _mm512_storeu_si512(out + i, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low, high));
+  }
+  return i;
+}
+
+bool has_vbmi() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vbmi");
+  return yes;
+}
+#endif
+
+}  // namespace
+
 void apply_table(const uint8_t table[256], const uint8_t* in, uint8_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = table[in[i]];
+  int64_t i = 0;
+#ifdef BATON_QUANT_X86
+  if (has_vbmi()) i = apply_table_vbmi(table, in, out, n);
+#endif
+  for (; i < n; ++i) out[i] = table[in[i]];
 }
 
 void softmax_table(float in_scale, float beta, float table[256]) {

@@ -631,6 +631,17 @@ TEST(Quantize, VectorLanesGiveTheScalarCodes) {
   }
 }
 
+// The table lookup's vector steps (64 codes at a time where the CPU has AVX-512 VBMI) give table[code] for
+// every code in every position, the tail included.
+TEST(Lookup, ApplyTableGivesEachCodesEntry) {
+  uint8_t table[256];
+  for (int v = 0; v < 256; ++v) table[v] = static_cast<uint8_t>(v * 151 + 7);
+  std::vector<uint8_t> in(64 * 5 + 13), out(in.size());
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + i / 256);
+  apply_table(table, in.data(), out.data(), static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], table[in[i]]) << i;
+}
+
 TEST(Quantize, ConcatRescalesInFloat) {
   // Input 0 keeps the output's parameters (copied); input 1: scale 0.25 zero 10 into scale 0.5 zero 5:
   // x * 0.5 - 5 rounded half away from zero, + 5: 13 -> 1.5 -> 2 -> 7; 7 -> -1.5 -> -2 -> 3; 0 -> -5 -> 0.
