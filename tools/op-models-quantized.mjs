@@ -171,6 +171,12 @@ export default function quantizedCases({add, simple, model, T, C, i32, i64, f32,
       [T([1, 5, 6, 3], 'INT16', q16(0.001)), T([1, 3, 3, 3], 'INT16', q16(0.001))]));
   add('max_pool_2d_i16_relu6', 'MAX_POOL_2D', 3, (n, v) => simple(n, 'MAX_POOL_2D', v, pool16('VALID', 1, 2, 'RELU6'),
       [T([2, 4, 4, 2], 'INT16', q16(0.0003)), T([2, 3, 3, 2], 'INT16', q16(0.0003))]));
+  // 8-bit pooling over 300 channels (the kernel sums them in chunks of 256) with partial windows at the
+  // borders: SPPF's 5x5 stride-1 SAME max pool, and a strided average with a clamp.
+  add('max_pool_2d_i8_5x5_same_300c', 'MAX_POOL_2D', 2, (n, v) => simple(n, 'MAX_POOL_2D', v, pool16('SAME', 1, 5, 'NONE'),
+      [T([1, 6, 7, 300], 'INT8', {q: [0.05, -3]}), T([1, 6, 7, 300], 'INT8', {q: [0.05, -3]})]));
+  add('average_pool_2d_u8_3x3_s2_300c_relu6', 'AVERAGE_POOL_2D', 2, (n, v) => simple(n, 'AVERAGE_POOL_2D', v, pool16('SAME', 2, 3, 'RELU6'),
+      [T([2, 5, 6, 300], 'UINT8', {q: [0.05, 7]}), T([2, 3, 3, 300], 'UINT8', {q: [0.05, 7]})]));
   // Wider input ranges over more elements, so that every segment of the sigmoid table is used.
   add('logistic_i16_whole_table', 'LOGISTIC', 3, (n, v) => simple(n, 'LOGISTIC', v, null,
       [T([16, 1024], 'INT16', q16(0.0004)), T([16, 1024], 'INT16', q16(1 / 32768))], seed(11)));

@@ -7,10 +7,42 @@
 namespace baton::builtin {
 namespace {
 
+// One output pixel, its channels in chunks: the window's taps outer, the channels inner (contiguous, so
+// the compiler vectorises them), into int32 sums (exact while the window holds under 2^23 codes: the
+// caller takes the int64 loop past that).
+template <typename T, bool kMax>
+void pool_pixel(const QPoolParams& q, const T* window, int rows, int cols, int count, T* out) {
+  const PoolParams& p = q.geo;
+  const int channels = p.channels;
+  constexpr int kChunk = 256;
+  int32_t acc[kChunk];
+  for (int c0 = 0; c0 < channels; c0 += kChunk) {
+    const int n = std::min(kChunk, channels - c0);
+    for (int c = 0; c < n; ++c) acc[c] = kMax ? std::numeric_limits<T>::lowest() : 0;
+    for (int fy = 0; fy < rows; ++fy) {
+      const T* in = window + static_cast<size_t>(fy) * p.in_w * channels + c0;
+      for (int fx = 0; fx < cols; ++fx, in += channels) {
+        for (int c = 0; c < n; ++c) {
+          if constexpr (kMax) acc[c] = std::max<int32_t>(acc[c], in[c]);
+          else acc[c] += in[c];
+        }
+      }
+    }
+    for (int c = 0; c < n; ++c) {
+      int32_t v = acc[c];
+      if constexpr (!kMax) {
+        if (count > 0) v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count;
+      }
+      out[c0 + c] = static_cast<T>(std::clamp(v, q.lo, q.hi));
+    }
+  }
+}
+
 template <typename T, bool kMax>
 void pool(const QPoolParams& q, const T* input, T* output) {
   const PoolParams& p = q.geo;
   const int channels = p.channels;
+  const bool int32_sums = static_cast<int64_t>(p.filter_h) * p.filter_w < (int64_t{1} << 23);
   for (int b = 0; b < p.batch; ++b) {
     for (int oy = 0; oy < p.out_h; ++oy) {
       const int y0 = oy * p.stride_h - p.pad_top;
@@ -20,6 +52,12 @@ void pool(const QPoolParams& q, const T* input, T* output) {
         const int fx0 = std::max(0, -x0), fx1 = std::min(p.filter_w, p.in_w - x0);
         const int count = std::max(0, fy1 - fy0) * std::max(0, fx1 - fx0);
         T* out = output + ((static_cast<size_t>(b) * p.out_h + oy) * p.out_w + ox) * channels;
+        if (int32_sums) {
+          const T* window = count > 0 ? input + ((static_cast<size_t>(b) * p.in_h + y0 + fy0) * p.in_w + x0 + fx0) * channels
+                                      : input;
+          pool_pixel<T, kMax>(q, window, std::max(0, fy1 - fy0), std::max(0, fx1 - fx0), count, out);
+          continue;
+        }
         for (int c = 0; c < channels; ++c) {
           // int64: a window of millions of codes cannot overflow the sum.
           int64_t acc = kMax ? static_cast<int64_t>(std::numeric_limits<T>::lowest()) : 0;
