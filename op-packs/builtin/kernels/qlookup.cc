@@ -79,10 +79,16 @@ void softmax_rows(const float table[256], float out_scale, int32_t out_zero, con
     for (int64_t j = 0; j < depth; ++j) sum += row_table[in[j]];
     const float inverse = 1.0f / (sum * out_scale);
     for (int64_t j = 0; j < depth; ++j) {
-      const float p = row_table[in[j]] * inverse;
+      const float p = row_table[in[j]] * inverse;  // in (0, 1 / out_scale]: positive and small
       int32_t q;
-      if constexpr (std::is_signed_v<T>) q = static_cast<int32_t>(std::round(p)) + out_zero;
-      else q = static_cast<int32_t>(p + 0.5f);
+      if constexpr (std::is_signed_v<T>) {
+        // std::round for a positive p, without the library call: the truncation, plus one where the
+        // (exact) remainder is at least a half.
+        const int32_t t = static_cast<int32_t>(p);
+        q = t + (p - static_cast<float>(t) >= 0.5f) + out_zero;
+      } else {
+        q = static_cast<int32_t>(p + 0.5f);
+      }
       out[j] = static_cast<T>(std::clamp(q, lo, hi));
     }
   }
