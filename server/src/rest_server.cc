@@ -353,7 +353,11 @@ class Session : public std::enable_shared_from_this<Session> {
 void RestServer::Impl::accept() {
   acceptor->async_accept([this](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor->is_open()) return;
-    if (!ec) std::make_shared<Session>(std::move(socket), service, options)->start();
+    if (!ec) {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);  // an answer goes out whole, no wait for an ACK
+      std::make_shared<Session>(std::move(socket), service, options)->start();
+    }
     accept();
   });
 }
