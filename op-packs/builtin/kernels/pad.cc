@@ -33,9 +33,24 @@ struct Padder {
   }
 };
 
+// The same padding with trailing dimensions that have none merged into the one before (an NHWC pad of
+// H and W copies whole rows of W * C elements, not C at a time).
+PadPlan merge_unpadded_tail(const PadPlan& plan) {
+  PadPlan m = plan;
+  while (m.rank >= 2 && m.before[m.rank - 1] == 0 && m.after[m.rank - 1] == 0) {
+    const int64_t inner = m.in_dims[m.rank - 1];
+    m.in_dims[m.rank - 2] *= inner;
+    m.before[m.rank - 2] *= inner;
+    m.after[m.rank - 2] *= inner;
+    --m.rank;
+  }
+  return m;
+}
+
 }  // namespace
 
-void pad(const PadPlan& plan, const void* in, void* out, size_t element_size, const void* pad_value) {
+void pad(const PadPlan& original, const void* in, void* out, size_t element_size, const void* pad_value) {
+  const PadPlan plan = merge_unpadded_tail(original);
   with_element_type(element_size, [&](auto zero) {
     using T = decltype(zero);
     Padder<T> padder{plan, T{}, {}, {}};
