@@ -33,6 +33,10 @@ unset LD_LIBRARY_PATH
 plugins=$("$baton" plugins --json)
 grep -q '"name":"builtin"' <<< "$plugins" || fail "the installed baton does not find the installed builtin pack: $plugins"
 grep -q "\"path\":\"$tmp/stage" <<< "$plugins" || fail "builtin was not loaded from the install: $plugins"
+# The plugin folder is named after the ABI's major version, so another major's plugins live apart.
+abi_major=$(sed -n 's/^#define BATON_ABI_VERSION_MAJOR \([0-9]*\).*/\1/p' "$src/plugin-api/include/baton/plugin_api.h")
+grep -q "\"path\":\"$tmp/stage[^\"]*/baton/plugins-$abi_major/libbaton_builtin.so\"" <<< "$plugins" ||
+  fail "builtin was not loaded from <libdir>/baton/plugins-$abi_major: $plugins"
 
 # A vendor's folder, outside the source tree: only the C file.
 mkdir -p "$tmp/vendor" "$tmp/plugins"
@@ -57,6 +61,49 @@ paste <(floats "$tmp/out/in_0.npy") <(floats "$tmp/out/out_0.npy") |
        if (d > 1e-6) { printf "install_test: FAIL: atan(%s) = %s, baton gave %s\n", $1, want, $2; bad = 1 } }
        END { if (n != 6) { print "install_test: FAIL: expected 6 values, got " n; bad = 1 } exit bad }'
 
+# The CMake package config, where CMake is installed: find_package(baton) from the staged prefix (its
+# paths are relative to itself), the atan pack built with baton::plugin, a program with baton::baton
+# that runs the atan model through the installed library and the staged plugin folder.
+if command -v cmake >/dev/null; then
+  cmake_config=$(find "$tmp/stage" -name batonConfig.cmake | head -n 1)
+  [ -n "$cmake_config" ] || fail "no batonConfig.cmake installed"
+  mkdir -p "$tmp/cmake-vendor"
+  cp "$src/op-packs/examples/atan/atan.c" "$tmp/cmake-vendor/"
+  cat > "$tmp/cmake-vendor/app.c" <<'EOC'
+#include <baton/c_api.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  baton_environment_options o = {0};
+  o.struct_size = sizeof o;
+  o.plugin_dirs = (const char* const*)&argv[2];
+  o.plugin_dir_count = 1;
+  baton_environment* env = baton_environment_create(&o);
+  baton_interpreter* interp = env ? baton_interpreter_create_from_file(env, argv[1]) : NULL;
+  if (!interp) { fprintf(stderr, "%s\n", baton_last_error()); return 1; }
+  baton_interpreter_destroy(interp);
+  baton_environment_destroy(env);
+  return argc == 3 ? 0 : 1;
+}
+EOC
+  cat > "$tmp/cmake-vendor/CMakeLists.txt" <<'EOC'
+cmake_minimum_required(VERSION 3.16)
+project(vendor C)
+find_package(baton 0.1 REQUIRED)
+add_library(atan MODULE atan.c)
+set_target_properties(atan PROPERTIES PREFIX "" C_VISIBILITY_PRESET hidden)
+target_link_libraries(atan PRIVATE baton::plugin m)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE baton::baton)
+file(WRITE ${CMAKE_BINARY_DIR}/abi_major ${BATON_ABI_MAJOR})
+EOC
+  cmake -S "$tmp/cmake-vendor" -B "$tmp/cmake-build" -Dbaton_DIR="$(dirname "$cmake_config")" \
+    >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cmake-build" >>"$tmp/cmake.log" 2>&1 \
+    || { cat "$tmp/cmake.log" >&2; fail "find_package(baton) does not build a plugin and a program"; }
+  mkdir -p "$tmp/cmake-plugins" && cp "$tmp/cmake-build/atan.so" "$tmp/cmake-plugins/"
+  LD_LIBRARY_PATH=$(dirname "$(find "$tmp/stage" -name 'libbaton.so.*' -type f | head -n 1)") \
+    "$tmp/cmake-build/app" "$tmp/atan.tflite" "$tmp/cmake-plugins" || fail "the CMake-built program does not load the model"
+fi
+
 if [ -n "${3:-}" ]; then
   module=$(find "$tmp/stage" -name 'baton.cpython-*.so' | head -n 1)
   [ -n "$module" ] || fail "no Python module installed"
@@ -72,4 +119,4 @@ print(" ".join(p["name"] + "@" + p["path"] for p in interp.plugins()["plugins"])
     || fail "the installed Python module does not load a model"
   grep -q "builtin@$tmp/stage" <<< "$names" || fail "the Python module did not find the installed builtin pack: $names"
 fi
-echo "install_test: installed baton, out-of-tree Atan pack and its model, the Python module: OK"
+echo "install_test: installed baton (plugins in plugins-N), out-of-tree Atan pack and its model, find_package(baton), the Python module: OK"

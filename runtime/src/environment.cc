@@ -16,14 +16,14 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> default_plugin_dirs() {
   std::vector<std::string> dirs;
-  // Beside the installed library (<libdir>/baton/plugins), wherever the prefix was moved to; then the
-  // folder of the prefix it was configured for.
+  // Beside the installed library (<libdir>/baton/plugins-N, N the ABI's major version), wherever the
+  // prefix was moved to; then the folder of the prefix it was configured for.
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&default_plugin_dirs), &info) != 0 && info.dli_fname) {
     std::error_code ec;
     const fs::path lib = fs::weakly_canonical(fs::path(info.dli_fname), ec);
     if (!ec) {
-      const std::string beside = (lib.parent_path() / "baton" / "plugins").string();
+      const std::string beside = (lib.parent_path() / "baton" / BATON_PLUGIN_DIR_NAME).string();
       if (beside != BATON_PLUGIN_INSTALL_DIR && fs::is_directory(beside, ec)) dirs.push_back(beside);
     }
   }

@@ -1,6 +1,6 @@
 // An Environment is what several interpreters share: the config that was read and the plugins that
 // were loaded from the plugin directories. Building one decides the plugin directories (in order:
-// --plugin-dir, BATON_PLUGIN_PATH, the config's plugin-dirs, <libdir>/baton/plugins, and the build
+// --plugin-dir, BATON_PLUGIN_PATH, the config's plugin-dirs, <libdir>/baton/plugins-N, and the build
 // tree's plugin folders when the program runs from the build tree) and the delegate chain: the
 // configured `delegates` list or --delegate exactly, else the default order of delegate_order.h. Only
 // the chain's delegates are created.
