@@ -206,6 +206,34 @@ TEST(HostileShapes, SvdfWithABillionFilters) {
   expect_refused(run_in_child(g.build()), {"node 0 SVDF", "bias"});
 }
 
+// A float UNIDIRECTIONAL_SEQUENCE_LSTM of a billion cells, all of its weights empty (no input features,
+// a projection to no outputs), no batch, and gate biases of 3: refused on the biases before anything is
+// sized by the cell count.
+TEST(HostileShapes, SequenceLstmWithABillionEmptyCells) {
+  OpGraph g;
+  const int32_t in = g.input({0, 4, 0});
+  auto empty = [&](std::vector<int32_t> shape) { return g.add(std::move(shape)); };
+  std::vector<int32_t> inputs = {in, -1};
+  for (int k = 0; k < 3; ++k) inputs.push_back(empty({kChannels, 0}));  // input to forget, cell, output
+  inputs.push_back(-1);
+  for (int k = 0; k < 3; ++k) inputs.push_back(empty({kChannels, 0}));  // recurrent to forget, cell, output
+  inputs.insert(inputs.end(), {-1, -1, -1, -1});                         // peepholes, input gate bias
+  for (int k = 0; k < 3; ++k) inputs.push_back(g.add({3}, floats({1, 2, 3})));  // forget, cell, output biases
+  inputs.push_back(empty({0, kChannels}));                               // projection weights
+  inputs.push_back(-1);                                                  // projection bias
+  const int32_t output_state = g.add({0, 0});
+  const int32_t cell_state = g.add({0, kChannels});
+  g.tensors[output_state].is_variable = true;
+  g.tensors[cell_state].is_variable = true;
+  inputs.insert(inputs.end(), {output_state, cell_state, -1, -1, -1, -1});
+  const int32_t out = g.output({0, 4, 0});
+  g.op(44 /* UNIDIRECTIONAL_SEQUENCE_LSTM */, inputs, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
+                          fb::CreateUnidirectionalSequenceLSTMOptions(b, fb::ActivationFunctionType_TANH, 0, 0, true).Union());
+  });
+  expect_refused(run_in_child(g.build()), {"node 0 UNIDIRECTIONAL_SEQUENCE_LSTM", "bias"});
+}
+
 // GATHER and EMBEDDING_LOOKUP from a table with no rows but a billion columns: the output would be
 // 1000 x 989,855,747 floats. The host refuses the shape when prepare sets it, naming the tensor and the
 // limit, before the arena is planned.
