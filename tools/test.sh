@@ -6,6 +6,7 @@
 #   tools/test.sh              everything
 #   BATON_TEST_SKIP_SANITIZE=1 tools/test.sh    the release build only
 #   BATON_FUZZ_SECONDS=600 tools/test.sh         fuzz longer (default 60 s per target)
+#   BATON_TEST_SKIP_PACKAGING=1 tools/test.sh    without the subprojects/ build and the Debian packages test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,15 @@ run_suite() {
 
 echo "== release build"
 run_suite build
+if [ -z "${BATON_TEST_SKIP_PACKAGING:-}" ]; then
+  # A skip (exit 77) is only where it cannot run at all (not root, not Debian); anything else fails CI.
+  allow_skip() { local rc=0; "$@" || rc=$?; [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"; }
+  export BATON_JOBS=$jobs
+  echo "== the core built from subprojects/ (flatbuffers, gtest, pybind11; --wrap-mode=forcefallback; ~3 min)"
+  allow_skip tests/subprojects_test.sh build-subprojects
+  echo "== Debian packages: dpkg-buildpackage, lintian, installed in a fresh Debian root (~7 min)"
+  allow_skip tests/debian_packages_test.sh
+fi
 if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# baton's Debian packages, end to end: dpkg-buildpackage from debian/ (in a copy of the tree, so the
+# checkout stays clean), lintian with no errors, then a fresh Debian root made from Debian's packages
+# (mmdebstrap; the base root is cached in ~/.cache/baton/debian-root-<release>.tar) where the packages
+# are installed with apt and used as a user would: `baton plugins`, `baton run` on a real model,
+# `python3 -c "import baton"`, the TFLite-compatible library only in its own folder; removing a plugin's
+# package takes it out of `baton plugins` and the default delegate chain, installing it again brings it
+# back.
+#
+#   tests/debian_packages_test.sh [OUT_DIR]    (the .deb files and logs are left in OUT_DIR if given)
+#   BATON_TEST_DEBS=DIR tests/debian_packages_test.sh    (install the packages already built in DIR)
+#
+# Needs root (chroot) and Debian's mirror (apt). Installs dpkg-dev, debhelper, dh-python, lintian and
+# mmdebstrap when missing. Exit 77 (skipped) where that cannot be had (not root, not Debian) unless
+# BATON_REQUIRE_MODELS=1, where it fails instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$(pwd)
+fail() { echo "debian_packages_test: FAIL: $*" >&2; exit 1; }
+skip() {
+  if [ "${BATON_REQUIRE_MODELS:-}" = 1 ]; then fail "$*"; fi
+  echo "debian_packages_test: skipped: $*"; exit 77
+}
+# Not root, or not Debian: nothing setup.sh could change; skipped even under BATON_REQUIRE_MODELS=1.
+if [ "$(id -u)" -ne 0 ]; then echo "debian_packages_test: skipped: needs root (chroot, apt in the new root)"; exit 77; fi
+if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null; then
+  echo "debian_packages_test: skipped: not a Debian system"; exit 77
+fi
+jobs=${BATON_JOBS:-$(nproc)}
+lock=()
+if command -v flock >/dev/null; then lock=(flock /tmp/baton-build.lock); fi
+models=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}
+model=$models/face_detection_short_range.tflite
+[ -f "$model" ] || skip "no $model (tools/fetch-models.sh fetches it)"
+
+tools=(dpkg-dev debhelper dh-python lintian mmdebstrap fakeroot)
+missing=()
+for p in "${tools[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "debian_packages_test: installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    skip "cannot install ${missing[*]}"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/baton-deb.XXXXXX")
+root=$work/root
+cleanup() {
+  # The new root's /proc is mounted only inside the namespaces of `unshare`: nothing to unmount here.
+  rm -rf "$work"
+}
+trap cleanup EXIT
+out=${1:-$work/out}
+mkdir -p "$out"
+t0=$(date +%s)
+
+profiles=()
+notflite=
+# 1. The packages, from a copy of the tree: dpkg-buildpackage writes into debian/ and ../.
+if [ -n "${BATON_TEST_DEBS:-}" ]; then
+  cp "$BATON_TEST_DEBS"/*.deb "$out/" 2>/dev/null || true
+fi
+if [ -z "${BATON_TEST_DEBS:-}" ]; then
+version=$(dpkg-parsechangelog -l debian/changelog -S Version)
+tree=$work/pkg/baton-$version
+mkdir -p "$tree"
+git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' |
+  tar --null -T - -cf - | tar -xf - -C "$tree"
+tflite_c_dir=$(tools/fetch-tflite-c.sh 2>/dev/null) || tflite_c_dir=
+if [ -z "$tflite_c_dir" ]; then
+  [ "${BATON_REQUIRE_MODELS:-}" = 1 ] && fail "tools/fetch-tflite-c.sh could not fetch TFLite's C headers"
+  echo "debian_packages_test: no TFLite C headers: building without libbaton-tflite-c and baton-plugin-tflite-delegates"
+  profiles=(-Ppkg.baton.notflite)
+  notflite=1
+fi
+echo "== dpkg-buildpackage (-j$jobs)"
+if ! (cd "$tree" && BATON_TFLITE_C_DIR=$tflite_c_dir DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$jobs" \
+      "${lock[@]}" dpkg-buildpackage -us -uc -b "${profiles[@]}" > "$out/dpkg-buildpackage.log" 2>&1); then
+  tail -n 40 "$out/dpkg-buildpackage.log" >&2
+  fail "dpkg-buildpackage (log: $out/dpkg-buildpackage.log)"
+fi
+fi
+[ -n "${BATON_TEST_DEBS:-}" ] || cp "$work"/pkg/*.deb "$work"/pkg/*.changes "$work"/pkg/*.buildinfo "$out/"
+ls "$out"/libbaton0_*.deb >/dev/null 2>&1 || fail "no libbaton0 package in ${BATON_TEST_DEBS:-the build}"
+ls "$out"/libbaton-tflite-c_*.deb >/dev/null 2>&1 || notflite=1
+t_build=$(date +%s)
+
+echo "== lintian"
+lintian --fail-on error "$out"/*.deb > "$out/lintian.log" 2>&1 || {
+  cat "$out/lintian.log" >&2; fail "lintian reports errors"; }
+echo "lintian: $(grep -c '^E:' "$out/lintian.log" || true) errors, $(grep -c '^W:' "$out/lintian.log" || true) warnings"
+echo "== packages"
+for deb in "$out"/*.deb; do
+  printf '  %-48s %8s bytes, installed %6s KiB\n' "$(basename "$deb")" "$(stat -c %s "$deb")" \
+    "$(dpkg-deb -f "$deb" Installed-Size)"
+done
+t_lint=$(date +%s)
+
+# 2. A fresh Debian root of this machine's release, from Debian's packages. The base (with the
+#    packages' run-time dependencies already in, to save a download per run) is made once and cached.
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+mirror=${BATON_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/baton
+base=$cache/debian-root-$codename.tar
+if [ ! -f "$base" ]; then
+  echo "== mmdebstrap $codename (once; cached in $base)"
+  mkdir -p "$cache"
+  mmdebstrap --variant=apt --format=tar --skip=cleanup/apt/lists \
+    --include=python3,python3-numpy,libboost-program-options1.74.0,libboost-filesystem1.74.0,libxnnpack0,libpthreadpool0,libvulkan1,mesa-vulkan-drivers,libgrpc++1.51,libprotobuf32 \
+    "$codename" "$base.part" "$mirror" > "$out/mmdebstrap.log" 2>&1 || { tail -n 20 "$out/mmdebstrap.log" >&2; fail "mmdebstrap"; }
+  mv "$base.part" "$base"
+fi
+mkdir -p "$root"
+tar -xf "$base" -C "$root"
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+mkdir -p "$root/tmp/debs" "$root/tmp/models"
+cp "$out"/*.deb "$root/tmp/debs/"
+cp "$model" "$root/tmp/models/"
+t_root=$(date +%s)
+
+# Runs a shell command in the root, with its own /proc, as a fresh login would (no variable of ours).
+in_root() {
+  unshare --mount --pid --fork --mount-proc="$root/proc" \
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
+    /bin/sh -ec "$1"
+}
+
+echo "== install into the new root"
+in_root 'apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/debs/*.deb >/dev/null 2>/tmp/apt.err || { cat /tmp/apt.err >&2; exit 1; }' ||
+  fail "apt cannot install the packages in a fresh $codename root"
+t_install=$(date +%s)
+
+plugins_json() { in_root 'baton plugins --json'; }
+names() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted(p["name"] for p in d["plugins"])), "|", " ".join(d["delegate_chain"]))'; }
+
+listed=$(plugins_json | names) || fail "baton plugins failed in the new root"
+echo "baton plugins: $listed"
+for p in builtin cpu xnnpack vulkan mediapipe detection; do
+  grep -qw "$p" <<< "${listed%%|*}" || fail "plugin $p is not listed by the installed baton: $listed"
+done
+[ -n "$notflite" ] || grep -qw tflite-delegates <<< "${listed%%|*}" || fail "the tflite-delegates loader is not listed: $listed"
+grep -qw xnnpack <<< "${listed#*|}" || fail "xnnpack is not in the default chain: $listed"
+dir=$(in_root 'baton plugins --json' | python3 -c 'import json,sys; d=json.load(sys.stdin); print([p["path"] for p in d["plugins"] if p["name"]=="builtin"][0])')
+case $dir in
+  /usr/lib/*/baton/plugins-1/libbaton_builtin.so) ;;
+  *) fail "the builtin pack was loaded from $dir, not the versioned plugin folder" ;;
+esac
+
+run=$(in_root 'baton run /tmp/models/face_detection_short_range.tflite --seed 1 --output-dir /tmp/out 2>&1 && ls /tmp/out') ||
+  fail "baton run on a real model failed: $run"
+grep -q out_0.npy <<< "$run" || fail "baton run wrote no output: $run"
+grep -q xnnpack <<< "$run" || fail "the run's plan does not use xnnpack: $run"
+
+in_root 'cd /tmp && python3 -c "
+import baton, numpy as np
+i = baton.Interpreter(model_path=\"/tmp/models/face_detection_short_range.tflite\")
+i.allocate_tensors()
+d = i.get_input_details()[0]
+i.set_tensor(d[\"index\"], np.zeros(d[\"shape\"], dtype=np.float32))
+i.invoke()
+assert i.get_tensor(i.get_output_details()[0][\"index\"]).size > 0
+print(\"python3: import baton and a model: OK\")
+"' || fail "the Python module does not import or run in the new root"
+
+if [ -z "$notflite" ]; then
+  in_root 'ls /usr/lib/*/baton/tflite-compat/libtensorflowlite_c.so >/dev/null && ! ldconfig -p | grep -q libtensorflowlite_c' ||
+    fail "libtensorflowlite_c.so is missing from its folder or on the loader's path"
+fi
+
+# Removing a plugin's package takes it out of the plugins and the default chain, with no config.
+in_root 'apt-get remove -y -qq baton-plugin-xnnpack >/dev/null 2>&1' || fail "apt cannot remove baton-plugin-xnnpack"
+listed=$(plugins_json | names)
+echo "without baton-plugin-xnnpack: $listed"
+! grep -qw xnnpack <<< "$listed" || fail "xnnpack is still listed after its package was removed: $listed"
+in_root 'baton run /tmp/models/face_detection_short_range.tflite --seed 1 --output-dir /tmp/out2 >/dev/null 2>&1' ||
+  fail "baton run fails without the xnnpack package"
+in_root 'apt-get install -y -qq --no-install-recommends /tmp/debs/baton-plugin-xnnpack_*.deb >/dev/null 2>&1' ||
+  fail "apt cannot install baton-plugin-xnnpack again"
+listed=$(plugins_json | names)
+echo "with baton-plugin-xnnpack again: $listed"
+grep -qw xnnpack <<< "${listed%%|*}" && grep -qw xnnpack <<< "${listed#*|}" ||
+  fail "xnnpack did not come back with its package: $listed"
+# A plugin package cannot go in without a runtime of its ABI major version.
+in_root 'apt-get remove -y -qq libbaton0 >/dev/null 2>&1 && ! dpkg -s baton-plugin-xnnpack >/dev/null 2>&1' ||
+  fail "removing libbaton0 (baton-abi-1) leaves baton-plugin-xnnpack installed"
+t_end=$(date +%s)
+echo "debian_packages_test: build $((t_build - t0)) s, lintian $((t_lint - t_build)) s, root $((t_root - t_lint)) s," \
+     "install $((t_install - t_root)) s, checks $((t_end - t_install)) s: OK"
