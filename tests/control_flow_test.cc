@@ -249,6 +249,31 @@ TEST(ControlFlow, PlanNamesAComposite) {
   EXPECT_NE(json.find("\"callees\":[1],\"composite\":\"baton.test_square_plus\""), std::string::npos) << json;
 }
 
+// An op pack that claims the composite by its name (tests/plugins/test_pack.c declares
+// "baton.test_square_plus") runs it on its kernel, which sees the composite's name and attributes,
+// instead of the decomposition: the placement and the plan say so, and the outputs are LiteRT's.
+TEST(ControlFlow, AnOpPackClaimsACompositeByName) {
+  TempDir plugins;
+  plugins.add_plugin("testpack");
+  auto env = isolated_environment({BUILTIN_PACK_DIR, plugins.path()});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(case_dir("composite_one_input") + "model.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto made = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(made) << made.error();
+  Interpreter& in = *made.value();
+  EXPECT_EQ(in.placement(0).kind, "op-pack");
+  EXPECT_EQ(in.placement(0).plugin, "testpack");
+  feed(in, "composite_one_input");
+  Status s = in.invoke();
+  ASSERT_TRUE(s) << s.message();
+  expect_outputs_match(in, "composite_one_input");
+  const std::string plan = command_output(std::string(BATON_EXE) + " plan " + case_dir("composite_one_input") +
+                                          "model.tflite --no-delegates --plugin-dir " + BUILTIN_PACK_DIR +
+                                          " --plugin-dir " + plugins.path() + " --config " + empty_config());
+  EXPECT_NE(plan.find("STABLEHLO_COMPOSITE v1       testpack (op pack)"), std::string::npos) << plan;
+}
+
 TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {
   auto in = open("while_endless", false);
   ASSERT_TRUE(in);

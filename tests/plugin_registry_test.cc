@@ -25,9 +25,10 @@ TEST(PluginRegistry, GoodPluginLoadsWithItsDeclarations) {
   const LoadedPlugin& p = *reg.plugins()[0];
   EXPECT_EQ(p.name, "testpack");
   EXPECT_EQ(p.kind, BATON_PLUGIN_OP_PACK);
-  ASSERT_EQ(p.ops.size(), 2u);
+  ASSERT_EQ(p.ops.size(), 3u);
   EXPECT_EQ(p.ops[0].describe(), "ADD v1-2");
   EXPECT_EQ(p.ops[1].describe(), "TimesTwo v1");
+  EXPECT_EQ(p.ops[2].describe(), "STABLEHLO_COMPOSITE 'baton.test_square_plus' v1");
   ASSERT_EQ(p.options.size(), 2u);
   EXPECT_EQ(p.option_values.at("scale"), "1.0");
   EXPECT_TRUE(reg.skipped().empty());

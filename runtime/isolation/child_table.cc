@@ -77,7 +77,7 @@ int32_t thread_count(const baton_plugin_host* host) { return instance_of(host).t
 int32_t node_index(const baton_node* n) { return n ? n->index : -1; }
 int32_t node_builtin_code(const baton_node* n) { return n ? n->code : -1; }
 const char* node_custom_name(const baton_node* n) {
-  return n && n->code == BATON_OP_CUSTOM ? n->custom_name.c_str() : nullptr;
+  return n && (n->code == BATON_OP_CUSTOM || n->code == BATON_OP_STABLEHLO_COMPOSITE) ? n->custom_name.c_str() : nullptr;
 }
 int32_t node_version(const baton_node* n) { return n ? n->version : 0; }
 int32_t node_input_count(const baton_node* n) { return n ? static_cast<int32_t>(n->inputs.size()) : 0; }

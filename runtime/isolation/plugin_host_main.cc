@@ -135,7 +135,7 @@ const baton_kernel* find_kernel(const baton_node& n) {
   for (size_t i = 0; i < d->op_count; ++i) {
     const auto o = copy_sized<baton_op_decl>(reinterpret_cast<const uint8_t*>(d->ops) + i * stride, stride);
     if (o.builtin_code != n.code || n.version < o.min_version || n.version > o.max_version) continue;
-    if (n.code == BATON_OP_CUSTOM && n.custom_name != str(o.custom_name)) continue;
+    if ((n.code == BATON_OP_CUSTOM || n.code == BATON_OP_STABLEHLO_COMPOSITE) && n.custom_name != str(o.custom_name)) continue;
     return o.kernel;
   }
   return nullptr;

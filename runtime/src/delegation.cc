@@ -47,10 +47,10 @@ namespace {
 
 // Why a delegate's declarations do not cover a node, or "" when they do.
 std::string declaration_refusal(const LoadedPlugin& d, const NodeInfo& info) {
-  if (d.find_op(info.op_code, info.custom_name, info.version)) return "";
+  if (d.find_op(info.op_code, claim_name(info), info.version)) return "";
   std::string ranges;
   for (const OpDecl& op : d.ops) {
-    if (op.code == info.op_code && (info.op_code != BATON_OP_CUSTOM || op.custom_name == info.custom_name)) {
+    if (op.code == info.op_code && op.custom_name == claim_name(info)) {
       ranges += (ranges.empty() ? "" : ", ") + op.describe();
     }
   }

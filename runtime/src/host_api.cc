@@ -62,7 +62,9 @@ int32_t thread_count(const baton_plugin_host* host) {
 int32_t node_index(const baton_node* n) { return n ? N(n)->info->index : -1; }
 int32_t node_builtin_code(const baton_node* n) { return n ? N(n)->info->op_code : -1; }
 const char* node_custom_name(const baton_node* n) {
-  if (!n || N(n)->info->op_code != BATON_OP_CUSTOM) return nullptr;
+  if (!n) return nullptr;
+  if (N(n)->info->op_code == BATON_OP_STABLEHLO_COMPOSITE) return N(n)->info->composite_name.c_str();
+  if (N(n)->info->op_code != BATON_OP_CUSTOM) return nullptr;
   return N(n)->info->custom_name.c_str();
 }
 int32_t node_version(const baton_node* n) { return n ? N(n)->info->version : 0; }
@@ -88,12 +90,13 @@ const baton_builtin_options* node_builtin_options(const baton_node* n) {
   return n ? &N(n)->info->options : &none;
 }
 const uint8_t* node_custom_options(const baton_node* n, size_t* size) {
-  if (!n || N(n)->info->custom_options.empty()) {
-    if (size) *size = 0;
-    return nullptr;
-  }
-  if (size) *size = N(n)->info->custom_options.size();
-  return N(n)->info->custom_options.data();
+  // A composite's attributes are its options, as a custom op's options are (both flexbuffer maps).
+  const std::span<const uint8_t> options = !n ? std::span<const uint8_t>{}
+                                           : N(n)->info->op_code == BATON_OP_STABLEHLO_COMPOSITE
+                                               ? N(n)->info->composite_attributes
+                                               : N(n)->info->custom_options;
+  if (size) *size = options.size();
+  return options.empty() ? nullptr : options.data();
 }
 
 int32_t tensor_index(const baton_tensor* t) { return t ? T(t)->index : -1; }

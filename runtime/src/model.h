@@ -193,6 +193,11 @@ size_t element_size(baton_tensor_type type);
 const char* type_name(baton_tensor_type type);
 // A shape as messages show it: [1,224,224,3].
 std::string shape_text(std::span<const int32_t> shape);
+// The name a plugin declares a node's op by: a custom op's, a STABLEHLO_COMPOSITE's composite name; ""
+// for the other builtin ops.
+inline const std::string& claim_name(const NodeInfo& n) {
+  return n.op_code == BATON_OP_STABLEHLO_COMPOSITE ? n.composite_name : n.custom_name;
+}
 // TFLite's name of a builtin op code ("CONV_2D"), or "UNKNOWN_<n>".
 std::string op_name(int32_t op_code);
 // "CONV_2D" or the custom op's name.

@@ -41,12 +41,14 @@ std::string str_or_empty(const char* s) { return s ? std::string(s) : std::strin
 
 bool OpDecl::matches(int32_t op_code, const std::string& custom, int32_t version) const {
   if (code != op_code) return false;
-  if (op_code == BATON_OP_CUSTOM && custom != custom_name) return false;
+  if ((op_code == BATON_OP_CUSTOM || op_code == BATON_OP_STABLEHLO_COMPOSITE) && custom != custom_name) return false;
   return version >= min_version && version <= max_version;
 }
 
 std::string OpDecl::describe() const {
-  std::string name = code == BATON_OP_CUSTOM ? custom_name : op_name(code);
+  std::string name = code == BATON_OP_CUSTOM ? custom_name
+                     : code == BATON_OP_STABLEHLO_COMPOSITE ? "STABLEHLO_COMPOSITE '" + custom_name + "'"
+                                                            : op_name(code);
   if (min_version == max_version) return name + " v" + std::to_string(min_version);
   return name + " v" + std::to_string(min_version) + "-" + std::to_string(max_version);
 }
@@ -314,6 +316,9 @@ void PluginRegistry::adopt(std::unique_ptr<LoadedPlugin> plugin, const baton_plu
     const std::string where = "op declaration " + std::to_string(i);
     if (o.builtin_code == BATON_OP_CUSTOM) {
       if (!o.custom_name || !*o.custom_name) return skip(where + " is CUSTOM without a name");
+      op.custom_name = o.custom_name;
+    } else if (o.builtin_code == BATON_OP_STABLEHLO_COMPOSITE) {
+      if (!o.custom_name || !*o.custom_name) return skip(where + " is STABLEHLO_COMPOSITE without the composite's name");
       op.custom_name = o.custom_name;
     } else if (o.builtin_code < 0 || o.builtin_code > 255) {
       return skip(where + " has invalid builtin code " + std::to_string(o.builtin_code));

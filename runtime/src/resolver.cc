@@ -40,6 +40,15 @@ Status Subgraph::resolve() {
       ++dropped_nodes_;
       continue;
     }
+    // A composite an op pack claims by name runs on its kernel; the others run their decomposition.
+    if (node.runtime == RuntimeOp::composite) {
+      for (LoadedPlugin* pack : packs) {
+        if (!state_.quarantined.count(pack->name) && pack->find_op(info.op_code, claim_name(info), info.version)) {
+          node.runtime = RuntimeOp::none;
+          break;
+        }
+      }
+    }
     if (node.runtime != RuntimeOp::none) continue;  // control_flow.cc runs it
     // DENSIFY of a sparse constant is a change of storage format, done here once.
     if (info.op_code == kDensify && node.inputs.size() == 1 && node.outputs.size() == 1 && node.inputs[0] &&
@@ -65,7 +74,7 @@ Status Subgraph::resolve() {
     }
     for (LoadedPlugin* pack : packs) {
       if (state_.quarantined.count(pack->name)) continue;
-      if (const OpDecl* op = pack->find_op(info.op_code, info.custom_name, info.version)) {
+      if (const OpDecl* op = pack->find_op(info.op_code, claim_name(info), info.version)) {
         node.plugin = pack;
         node.kernel = &op->kernel;
         break;
@@ -80,7 +89,7 @@ Status Subgraph::resolve() {
     std::string loaded;
     for (LoadedPlugin* pack : packs) {
       for (const OpDecl& op : pack->ops) {
-        if (op.code == info.op_code && (info.op_code != BATON_OP_CUSTOM || op.custom_name == info.custom_name)) {
+        if (op.code == info.op_code && op.custom_name == claim_name(info)) {
           loaded += (loaded.empty() ? "" : ", ") + pack->name + " has " + op.describe();
         }
       }
@@ -102,7 +111,7 @@ LoadedPlugin* Subgraph::next_op_pack(const Node& node) const {
   auto it = std::find(packs.begin(), packs.end(), node.plugin);
   for (it = it == packs.end() ? it : it + 1; it != packs.end(); ++it) {
     if (state_.quarantined.count((*it)->name)) continue;
-    if ((*it)->find_op(node.info->op_code, node.info->custom_name, node.info->version)) return *it;
+    if ((*it)->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) return *it;
   }
   return nullptr;
 }
@@ -193,7 +202,7 @@ void Subgraph::hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string
   fallbacks_.push_back({node.plugin->name, -1, stage, why, {node.info->index}, index_});
   release_kernel(node);
   node.plugin = &next;
-  node.kernel = &next.find_op(node.info->op_code, node.info->custom_name, node.info->version)->kernel;
+  node.kernel = &next.find_op(node.info->op_code, claim_name(*node.info), node.info->version)->kernel;
 }
 
 }  // namespace baton

@@ -1,6 +1,9 @@
 /* A small op pack for the runtime's tests, written against plugin_api.h alone:
  *   ADD v1-2 (float32, same shapes, fused RELU/RELU6 honoured)
  *   custom "TimesTwo" v1 (float32, y = 2x)
+ *   the composite "baton.test_square_plus" v1 (ABI 1.10; float32, y = (x * x + x) / 2, what its
+ *   decomposition in tests/data/control-flow/composite_one_input computes), which checks that it sees the
+ *   composite's name and its attributes (an empty flexbuffer map, 7 bytes there)
  * Its name comes from TEST_PACK_NAME so the same source builds the "duplicate name" plugins too. */
 #include <string.h>
 
@@ -81,12 +84,39 @@ static baton_status twice_invoke(void* ps, void* ns, const baton_node* node, bat
   return BATON_OK;
 }
 
+static baton_status square_plus_prepare(void* ps, void* ns, const baton_node* node, baton_error* error) {
+  (void)ps;
+  (void)ns;
+  size_t size = 0;
+  const char* name = api->node_custom_name(node);
+  if (!name || strcmp(name, "baton.test_square_plus") != 0 || !api->node_custom_options(node, &size) || size != 7) {
+    api->error_set(error, "testpack baton.test_square_plus: the composite's name or attributes did not arrive");
+    return BATON_INVALID_ARGUMENT;
+  }
+  return same_shape_output(node, error);
+}
+
+static baton_status square_plus_invoke(void* ps, void* ns, const baton_node* node, baton_error* error) {
+  (void)ps;
+  (void)ns;
+  (void)error;
+  const float* x = (const float*)api->tensor_data(api->node_input(node, 0));
+  baton_tensor* out_t = api->node_output(node, 0);
+  float* y = (float*)api->tensor_mutable_data(out_t);
+  size_t n = api->tensor_byte_size(out_t) / sizeof(float);
+  for (size_t i = 0; i < n; ++i) y[i] = (x[i] * x[i] + x[i]) * 0.5f;
+  return BATON_OK;
+}
+
+static const baton_kernel square_plus_kernel = {sizeof(baton_kernel), NULL, NULL, square_plus_prepare,
+                                                square_plus_invoke};
 static const baton_kernel add_kernel = {sizeof(baton_kernel), NULL, NULL, add_prepare, add_invoke};
 static const baton_kernel twice_kernel = {sizeof(baton_kernel), NULL, NULL, twice_prepare, twice_invoke};
 
 static const baton_op_decl ops[] = {
     {sizeof(baton_op_decl), 0 /* ADD */, NULL, 1, 2, &add_kernel},
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "TimesTwo", 1, 1, &twice_kernel},
+    {sizeof(baton_op_decl), BATON_OP_STABLEHLO_COMPOSITE, "baton.test_square_plus", 1, 1, &square_plus_kernel},
 };
 
 static const baton_option_decl options[] = {

@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 9
+#define BATON_ABI_VERSION_MINOR 10
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -152,6 +152,8 @@ typedef enum baton_log_level {
 
 /* TFLite's BuiltinOperator code of custom ops; a declaration with this code names its op by string. */
 #define BATON_OP_CUSTOM 32
+/* ABI 1.10: STABLEHLO_COMPOSITE, declared with the composite's name as custom_name (see baton_op_decl). */
+#define BATON_OP_STABLEHLO_COMPOSITE 206
 
 /* Opaque handles, owned by the host. */
 typedef struct baton_plugin_host baton_plugin_host; /* the host's view of one loaded plugin */
@@ -527,7 +529,7 @@ typedef struct baton_host_api {
    * is freed. `node_builtin_code` gives the real op code (the larger of TFLite's two op-code fields). */
   int32_t (*node_index)(const baton_node* node);
   int32_t (*node_builtin_code)(const baton_node* node);
-  const char* (*node_custom_name)(const baton_node* node); /* NULL unless a custom op */
+  const char* (*node_custom_name)(const baton_node* node); /* NULL unless a custom op or (ABI 1.10) a composite */
   int32_t (*node_version)(const baton_node* node);
   int32_t (*node_input_count)(const baton_node* node);
   /* NULL for an omitted optional input (index -1 in the model). */
@@ -697,7 +699,12 @@ typedef struct baton_kernel {
 } baton_kernel;
 
 /* One op the plugin handles: a builtin op code, or BATON_OP_CUSTOM with `custom_name`; versions
- * min_version..max_version inclusive. Op packs give the kernel; delegates leave it NULL. */
+ * min_version..max_version inclusive. Op packs give the kernel; delegates leave it NULL.
+ * ABI 1.10: BATON_OP_STABLEHLO_COMPOSITE with `custom_name` the composite's name
+ * ("odml.scaled_dot_product_attention") claims the composites of that name: an op pack's kernel runs them
+ * in place of their decomposition subgraph. Such a node's node_custom_name is the composite's name, its
+ * node_custom_options the composite's attributes (a flexbuffer map), its node_version the op's version. A
+ * host older than 1.10 runs every composite's decomposition and never offers one to a plugin. */
 typedef struct baton_op_decl {
   size_t struct_size;
   int32_t builtin_code;
@@ -903,6 +910,9 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *   1.8  partition inputs a delegate may compute in once it has read them (partition_input_reusable)
  *   1.9  the options of TFLite's second union (BATON_OPTIONS_2_KIND): REDUCE_WINDOW, STABLEHLO_PAD and
  *        STABLEHLO_REDUCE_WINDOW (with the reduction its body subgraph computes)
+ *   1.10 op packs claim STABLEHLO_COMPOSITE nodes by the composite's name (BATON_OP_STABLEHLO_COMPOSITE
+ *        in baton_op_decl), and see its name and attributes through node_custom_name and
+ *        node_custom_options
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
