@@ -59,20 +59,25 @@ TEST(Cancel, FromAnotherThreadStopsTheRunningInvoke) {
   const double full = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Cancel again and again until the invoke returns: one lands while it runs (each invoke clears
-  // earlier requests when it starts).
-  fill();
-  std::atomic<bool> done{false};
-  std::thread canceller([&] {
-    while (!done.load()) {
-      interp.cancel();
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-  });
-  const auto t1 = std::chrono::steady_clock::now();
-  const Status s = interp.invoke();
-  const double cancelled = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  done.store(true);
-  canceller.join();
+  // earlier requests when it starts). On a loaded machine the canceller may not be scheduled before a
+  // whole invoke is over: then try again, up to 50 times.
+  Status s = Status::ok();
+  double cancelled = 0;
+  for (int attempt = 0; attempt < 50 && s; ++attempt) {
+    fill();
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+      while (!done.load()) {
+        interp.cancel();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+    const auto t1 = std::chrono::steady_clock::now();
+    s = interp.invoke();
+    cancelled = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    done.store(true);
+    canceller.join();
+  }
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message(), "invoke cancelled");
   EXPECT_LT(cancelled, full) << "the cancelled invoke ran as long as a whole one";

@@ -274,9 +274,14 @@ InferResult ModelVersion::run(baton_interpreter* interp, InferRequest& request) 
   watchdog_->arm(interp, request.deadline);
   const baton_status st = baton_interpreter_invoke(interp);
   const bool cancelled = watchdog_->disarm(interp);
+  // Cancelled by the watchdog, or done after the deadline before the watchdog looked: either way late, and
+  // a request not answered by its deadline fails (whatever the timing, the same answer).
+  if (cancelled || (st == BATON_OK && Clock::now() >= request.deadline)) {
+    result.status = Status::error(Code::kDeadlineExceeded, model + ": the request's deadline passed while it ran");
+    return result;
+  }
   if (st != BATON_OK) {
-    result.status = cancelled ? Status::error(Code::kDeadlineExceeded, model + ": the request's deadline passed while it ran")
-                              : Status::error(Code::kInternal, model + ": " + baton_interpreter_last_error(interp));
+    result.status = Status::error(Code::kInternal, model + ": " + baton_interpreter_last_error(interp));
     return result;
   }
   std::vector<int> wanted;
