@@ -65,7 +65,9 @@ if [ -z "${BATON_TEST_DEBS:-}" ]; then
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 tree=$work/pkg/baton-$version
 mkdir -p "$tree"
-git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' |
+# The working tree's files that git tracks or would track (not build folders), as they are now.
+git ls-files -z --cached --others --exclude-standard |
+  while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done |
   tar --null -T - -cf - | tar -xf - -C "$tree"
 tflite_c_dir=$(tools/fetch-tflite-c.sh 2>/dev/null) || tflite_c_dir=
 if [ -z "$tflite_c_dir" ]; then
