@@ -100,7 +100,11 @@ EOC
     >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cmake-build" >>"$tmp/cmake.log" 2>&1 \
     || { cat "$tmp/cmake.log" >&2; fail "find_package(baton) does not build a plugin and a program"; }
   mkdir -p "$tmp/cmake-plugins" && cp "$tmp/cmake-build/atan.so" "$tmp/cmake-plugins/"
-  LD_LIBRARY_PATH=$(dirname "$(find "$tmp/stage" -name 'libbaton.so.*' -type f | head -n 1)") \
+  staged_lib=$(find "$tmp/stage" -name 'libbaton.so.*' -type f | head -n 1)
+  # In a sanitizer build the library needs the sanitizer's runtime loaded first, and the program CMake
+  # built is not instrumented: preload it (its leak check is the instrumented suites' job).
+  preload=$(ldd "$staged_lib" | awk '/lib(asan|tsan|ubsan)\.so/ {print $3; exit}')
+  LD_PRELOAD=$preload ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$(dirname "$staged_lib") \
     "$tmp/cmake-build/app" "$tmp/atan.tflite" "$tmp/cmake-plugins" || fail "the CMake-built program does not load the model"
 fi
 
