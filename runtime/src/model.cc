@@ -493,6 +493,9 @@ class ModelLoader {
     }
     const size_t count = root_->subgraphs()->size();
     const int wanted = (node.op_code == 129 || node.op_code == 206) ? 1 : (node.op_code == 118 || node.op_code == 119) ? 2 : 0;
+    // Options of another op's type may name more subgraphs than this op runs (a CALL_ONCE with
+    // WhileOptions): only the ones it runs count, and only those are checked.
+    for (int k = wanted; k < 2; ++k) node.callees[k] = -1;
     for (int k = 0; k < wanted; ++k) {
       if (node.callees[k] < 0 || static_cast<size_t>(node.callees[k]) >= count) {
         return fail(where + " names subgraph " + std::to_string(node.callees[k]) + ", out of range (" +
