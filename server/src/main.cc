@@ -1,5 +1,5 @@
 // `baton-serve` (also `baton serve`, which runs this program): models of a repository served over the
-// Open Inference Protocol (KServe v2), REST and gRPC. See --help, and README.md's "Serving" section.
+// Open Inference Protocol (KServe v2), REST and gRPC. See --help, and docs/manual.md's "Serving" section.
 #include <signal.h>
 
 #include <boost/program_options.hpp>
