@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "baton/plugin_api.h"
+#include "baton/tflite_ops.h"
 #include "baton/plugin_kit.hpp"
 #include "kernels.h"
 
@@ -27,15 +27,12 @@ inline Clamp activation_clamp(int32_t activation, const char* node) {
   kit::refuse(std::string(node) + ": fused activation " + std::to_string(activation) + " (NONE and the RELUs only)");
 }
 
-// The builtin codes of the activations a converter may leave as nodes of their own.
-inline constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kHardSwish = 117;
-
 // The clamp of such an activation node, or nothing for another op.
 inline std::optional<Clamp> activation_node_clamp(int32_t code) {
   switch (code) {
-    case kRelu: return Clamp{0.0f, kInf};
-    case kReluN1To1: return Clamp{-1.0f, 1.0f};
-    case kRelu6: return Clamp{0.0f, 6.0f};
+    case BATON_OP_RELU: return Clamp{0.0f, kInf};
+    case BATON_OP_RELU_N1_TO_1: return Clamp{-1.0f, 1.0f};
+    case BATON_OP_RELU6: return Clamp{0.0f, 6.0f};
   }
   return std::nullopt;
 }

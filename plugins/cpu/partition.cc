@@ -128,7 +128,7 @@ void Partition::build(const baton_partition* partition) {
     if (outputs.count(t) || reads[t] != 1) return false;
     for (int32_t k = after + 1; k < count; ++k) {
       const baton_node* node = api->partition_node(partition, k);
-      if (!used[k] && api->node_builtin_code(node) == kDepthwiseConv2d && index_of(api, api->node_input(node, 0)) == t) {
+      if (!used[k] && api->node_builtin_code(node) == BATON_OP_DEPTHWISE_CONV_2D && index_of(api, api->node_input(node, 0)) == t) {
         return true;
       }
     }
@@ -138,7 +138,7 @@ void Partition::build(const baton_partition* partition) {
     const baton_node* dw = api->partition_node(partition, n);
     if (used[n]) continue;
     const bool transposed = is_transpose_conv_bias(api, dw);
-    if (transposed || api->node_builtin_code(dw) == kConv2d) {  // a convolution alone
+    if (transposed || api->node_builtin_code(dw) == BATON_OP_CONV_2D) {  // a convolution alone
       used[n] = true;
       Step step;
       int32_t out = index_of(api, api->node_output(dw, 0));
@@ -155,7 +155,7 @@ void Partition::build(const baton_partition* partition) {
         const baton_node* hard_swish = nullptr;
         for (int32_t k = n + 1; k < count && !outputs.count(out); ++k) {
           const baton_node* node = api->partition_node(partition, k);
-          if (!used[k] && api->node_builtin_code(node) == kHardSwish && index_of(api, api->node_input(node, 0)) == out) {
+          if (!used[k] && api->node_builtin_code(node) == BATON_OP_HARD_SWISH && index_of(api, api->node_input(node, 0)) == out) {
             hard_swish = node;
             used[k] = true;
             break;
@@ -176,12 +176,12 @@ void Partition::build(const baton_partition* partition) {
     // A node select took with a 1x1 convolution that cannot be one step with it here (its convolution's
     // output is read outside this partition): a step of its own.
     const int32_t code = api->node_builtin_code(dw);
-    if (code == kHardSwish || code == kAdd || activation_node_clamp(code)) {
+    if (code == BATON_OP_HARD_SWISH || code == BATON_OP_ADD || activation_node_clamp(code)) {
       used[n] = true;
       Step step;
-      if (code == kHardSwish) {
+      if (code == BATON_OP_HARD_SWISH) {
         step.op = std::make_unique<Elementwise>(Elementwise::Kind::kHardSwish, Clamp{-kInf, kInf}, *plugin_.kernels);
-      } else if (code == kAdd) {
+      } else if (code == BATON_OP_ADD) {
         // in + residual, the residual the input a shortcut makes when there is one.
         int32_t a = index_of(api, api->node_input(dw, 0));
         int32_t b = residual_of(api, dw, a);
@@ -204,7 +204,7 @@ void Partition::build(const baton_partition* partition) {
       place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
       continue;
     }
-    if (code == kMaxPool2d || code == kPad) {
+    if (code == BATON_OP_MAX_POOL_2D || code == BATON_OP_PAD) {
       // A shortcut: the residual ADD after it takes it when the ADD is in this partition (through the
       // shortcut's other nodes, each read only by the next); else a step of its own.
       int32_t t = index_of(api, api->node_output(dw, 0));
@@ -213,9 +213,9 @@ void Partition::build(const baton_partition* partition) {
         const baton_node* node = api->partition_node(partition, k);
         const int32_t c = api->node_builtin_code(node);
         if (used[k]) continue;
-        if (c == kAdd) {
+        if (c == BATON_OP_ADD) {
           taken = residual_of(api, node, t) >= 0;
-        } else if ((c == kMaxPool2d || c == kPad) && index_of(api, api->node_input(node, 0)) == t) {
+        } else if ((c == BATON_OP_MAX_POOL_2D || c == BATON_OP_PAD) && index_of(api, api->node_input(node, 0)) == t) {
           t = index_of(api, api->node_output(node, 0));
         }
       }
@@ -228,7 +228,7 @@ void Partition::build(const baton_partition* partition) {
       place(step, index_of(api, api->node_input(dw, 0)), index_of(api, api->node_output(dw, 0)));
       continue;
     }
-    if (code != kDepthwiseConv2d) {
+    if (code != BATON_OP_DEPTHWISE_CONV_2D) {
       refuse("node " + std::to_string(api->node_index(dw)) + " is neither a depthwise half of a pair nor a convolution");
     }
     int32_t mid = index_of(api, api->node_output(dw, 0));
@@ -243,7 +243,7 @@ void Partition::build(const baton_partition* partition) {
     const auto is_activation = [&](const baton_node* node) {
       return activation_node_clamp(api->node_builtin_code(node)).has_value();
     };
-    const auto is_conv = [&](const baton_node* node) { return api->node_builtin_code(node) == kConv2d; };
+    const auto is_conv = [&](const baton_node* node) { return api->node_builtin_code(node) == BATON_OP_CONV_2D; };
     const int32_t a0 = outputs.count(mid) ? -1 : reader(mid, is_activation);
     const int32_t after = a0 >= 0 ? index_of(api, api->node_output(api->partition_node(partition, a0), 0)) : mid;
     if (outputs.count(mid) || outputs.count(after) || reader(after, is_conv) < 0) {

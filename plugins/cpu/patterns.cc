@@ -21,7 +21,7 @@ std::optional<NarrowConvSpec> narrow_spec(const baton_host_api* api, const baton
 }
 
 int32_t residual_of(const baton_host_api* api, const baton_node* add, int32_t t) {
-  if (!add || api->node_builtin_code(add) != kAdd || api->node_input_count(add) != 2 ||
+  if (!add || api->node_builtin_code(add) != BATON_OP_ADD || api->node_input_count(add) != 2 ||
       api->node_output_count(add) != 1) {
     return -1;
   }
@@ -46,7 +46,7 @@ bool read_shortcut(const baton_host_api* api, const baton_node* node, Shortcut& 
     return false;
   }
   const int32_t code = api->node_builtin_code(node);
-  if (code == kMaxPool2d && !s.pool) {
+  if (code == BATON_OP_MAX_POOL_2D && !s.pool) {
     const baton_pool_options& o = api->node_builtin_options(node)->u.pool;
     if (o.filter_w != 2 || o.filter_h != 2 || o.stride_w != 2 || o.stride_h != 2 || o.activation != BATON_ACT_NONE) {
       return false;
@@ -55,7 +55,7 @@ bool read_shortcut(const baton_host_api* api, const baton_node* node, Shortcut& 
     s.pool_same = o.padding == BATON_PADDING_SAME;
     return true;
   }
-  if (code != kPad || api->node_input_count(node) != 2 || s.pad_channels > 0) return false;
+  if (code != BATON_OP_PAD || api->node_input_count(node) != 2 || s.pad_channels > 0) return false;
   const baton_tensor* paddings = api->node_input(node, 1);
   if (!paddings || !api->tensor_is_constant(paddings) || !api->tensor_data(paddings) ||
       shape_of(api, paddings) != std::vector<int32_t>{4, 2}) {

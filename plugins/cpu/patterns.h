@@ -7,13 +7,11 @@
 #include <cstdint>
 #include <optional>
 
-#include "baton/plugin_api.h"
+#include "baton/tflite_ops.h"
 #include "cpu_op.h"
 #include "narrow_conv.h"
 
 namespace baton::cpu {
-
-inline constexpr int32_t kAdd = 0, kConv2d = 3, kDepthwiseConv2d = 4, kMaxPool2d = 17, kPad = 34;
 
 inline int32_t index_of(const baton_host_api* api, const baton_tensor* t) { return t ? api->tensor_index(t) : -1; }
 

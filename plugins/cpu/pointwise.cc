@@ -29,7 +29,7 @@ PointwiseSpec PointwiseSpec::read(const baton_host_api* api, const baton_node* c
   }
   s.clamp = activation_clamp(o.activation, "convolution");
   if (hard_swish) {
-    if (api->node_builtin_code(hard_swish) != kHardSwish || api->node_input_count(hard_swish) != 1 ||
+    if (api->node_builtin_code(hard_swish) != BATON_OP_HARD_SWISH || api->node_input_count(hard_swish) != 1 ||
         api->node_output_count(hard_swish) != 1 || api->node_input(hard_swish, 0) != c.out) {
       refuse("the node after the 1x1 convolution is not a HARD_SWISH of it");
     }

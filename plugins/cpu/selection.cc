@@ -63,7 +63,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   auto take_activation = [&](const baton_node* conv) {
     const int32_t out = index_of(api, api->node_output(conv, 0));
     const int32_t code = api->node_builtin_code(conv);
-    if ((code != kConv2d && code != kDepthwiseConv2d) || api->node_output_count(conv) != 1 || readers[out] != 1 ||
+    if ((code != BATON_OP_CONV_2D && code != BATON_OP_DEPTHWISE_CONV_2D) || api->node_output_count(conv) != 1 || readers[out] != 1 ||
         api->node_builtin_options(conv)->u.conv.activation != BATON_ACT_NONE) {
       return out;
     }
@@ -78,7 +78,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   std::string last_reason;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* dw = api->graph_node(graph, free_nodes[i]);
-    if (!dw || api->node_builtin_code(dw) != kDepthwiseConv2d || api->node_output_count(dw) != 1) continue;
+    if (!dw || api->node_builtin_code(dw) != BATON_OP_DEPTHWISE_CONV_2D || api->node_output_count(dw) != 1) continue;
     int32_t mid = index_of(api, api->node_output(dw, 0));
     if (readers[mid] != 1) continue;
     // An activation node the converter left between the two (read only by the convolution) joins them.
@@ -94,7 +94,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const auto conv_at = position.find(reader_node[mid]);
     if (conv_at == position.end()) continue;
     const baton_node* conv = api->graph_node(graph, reader_node[mid]);
-    if (api->node_builtin_code(conv) != kConv2d) continue;
+    if (api->node_builtin_code(conv) != BATON_OP_CONV_2D) continue;
     try {
       (void)PairSpec::read(api, dw, conv, activation);
     } catch (const kit::Refusal& r) {
@@ -114,7 +114,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const baton_node* conv = api->graph_node(graph, free_nodes[i]);
     if (selected[i] || !conv) continue;
     const bool transposed = is_transpose_conv_bias(api, conv);
-    if (!transposed && api->node_builtin_code(conv) != kConv2d) continue;
+    if (!transposed && api->node_builtin_code(conv) != BATON_OP_CONV_2D) continue;
     try {
       (void)(transposed ? NarrowConvSpec::read_transpose_bias(api, conv) : NarrowConvSpec::read(api, conv));
       selected[i] = 1;
@@ -128,7 +128,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const auto hard_swish_at = readers[out] == 1 ? position.find(reader_node[out]) : position.end();
     const baton_node* hard_swish =
         hard_swish_at != position.end() ? api->graph_node(graph, reader_node[out]) : nullptr;
-    if (hard_swish && (selected[hard_swish_at->second] || api->node_builtin_code(hard_swish) != kHardSwish)) {
+    if (hard_swish && (selected[hard_swish_at->second] || api->node_builtin_code(hard_swish) != BATON_OP_HARD_SWISH)) {
       hard_swish = nullptr;
     }
     try {
@@ -155,7 +155,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   std::vector<std::array<int32_t, 3>> lone;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* dw = api->graph_node(graph, free_nodes[i]);
-    if (selected[i] || !dw || api->node_builtin_code(dw) != kDepthwiseConv2d || api->node_output_count(dw) != 1) continue;
+    if (selected[i] || !dw || api->node_builtin_code(dw) != BATON_OP_DEPTHWISE_CONV_2D || api->node_output_count(dw) != 1) continue;
     try {
       (void)PairSpec::read(api, dw, nullptr);
     } catch (const kit::Refusal&) {
@@ -211,7 +211,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   for (const auto& [i, act, out] : lone) {
     const auto add_at = readers[out] == 1 ? position.find(reader_node[out]) : position.end();
     if (add_at != position.end() && selected[add_at->second] &&
-        api->node_builtin_code(api->graph_node(graph, reader_node[out])) == kAdd) {
+        api->node_builtin_code(api->graph_node(graph, reader_node[out])) == BATON_OP_ADD) {
       continue;
     }
     selected[i] = 0;

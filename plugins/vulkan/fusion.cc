@@ -9,24 +9,24 @@ namespace {
 int32_t fused_activation_of(const baton_host_api* api, const baton_node* node) {
   const baton_builtin_options& o = *api->node_builtin_options(node);
   switch (api->node_builtin_code(node)) {
-    case code::kConv2d:
-    case code::kDepthwiseConv2d: return o.u.conv.activation;
-    case code::kFullyConnected: return o.u.fully_connected.activation;
-    case code::kAdd:
-    case code::kSub:
-    case code::kMul: return o.u.elementwise.activation;
-    case code::kAveragePool2d:
-    case code::kMaxPool2d: return o.u.pool.activation;
-    case code::kConcatenation: return o.u.concat.activation;
+    case BATON_OP_CONV_2D:
+    case BATON_OP_DEPTHWISE_CONV_2D: return o.u.conv.activation;
+    case BATON_OP_FULLY_CONNECTED: return o.u.fully_connected.activation;
+    case BATON_OP_ADD:
+    case BATON_OP_SUB:
+    case BATON_OP_MUL: return o.u.elementwise.activation;
+    case BATON_OP_AVERAGE_POOL_2D:
+    case BATON_OP_MAX_POOL_2D: return o.u.pool.activation;
+    case BATON_OP_CONCATENATION: return o.u.concat.activation;
     default: return -1;
   }
 }
 
 int act_of(int32_t code) {
   switch (code) {
-    case code::kRelu: return 1;
-    case code::kReluN1To1: return 2;
-    case code::kRelu6: return 3;
+    case BATON_OP_RELU: return 1;
+    case BATON_OP_RELU_N1_TO_1: return 2;
+    case BATON_OP_RELU6: return 3;
     default: return -1;
   }
 }

@@ -8,17 +8,12 @@
 #include <cstdint>
 #include <string>
 
+#include "baton/tflite_ops.h"
 #include "gpu_graph.h"
 #include "node_view.h"
 
 namespace baton::vulkan {
 
-namespace code {
-constexpr int32_t kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4,
-                  kDepthToSpace = 5, kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19,
-                  kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kTanh = 28,
-                  kPad = 34, kMean = 40, kSub = 41, kPrelu = 54, kPadV2 = 60, kHardSwish = 117;
-}  // namespace code
 
 using Params = std::array<int32_t, 32>;
 

@@ -44,10 +44,10 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
   int op = 0;
   int act = 0;
   switch (node.code()) {
-    case code::kAdd: op = 0; break;
-    case code::kSub: op = 1; break;
-    case code::kMul: op = 2; break;
-    case code::kPrelu: op = 3; break;
+    case BATON_OP_ADD: op = 0; break;
+    case BATON_OP_SUB: op = 1; break;
+    case BATON_OP_MUL: op = 2; break;
+    case BATON_OP_PRELU: op = 3; break;
     default: refuse("not a binary op");
   }
   if (op != 3) act = g.activation(node, node.options().u.elementwise.activation);
@@ -74,12 +74,12 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
 void plan_unary(GraphBuilder& g, const NodeView& node) {
   int op = 0;
   switch (node.code()) {
-    case code::kRelu: op = 1; break;
-    case code::kReluN1To1: op = 2; break;
-    case code::kRelu6: op = 3; break;
-    case code::kTanh: op = 4; break;
-    case code::kLogistic: op = 5; break;
-    case code::kHardSwish: op = 6; break;
+    case BATON_OP_RELU: op = 1; break;
+    case BATON_OP_RELU_N1_TO_1: op = 2; break;
+    case BATON_OP_RELU6: op = 3; break;
+    case BATON_OP_TANH: op = 4; break;
+    case BATON_OP_LOGISTIC: op = 5; break;
+    case BATON_OP_HARD_SWISH: op = 6; break;
     default: refuse("not a unary op");
   }
   const baton_tensor* output = node.float_output();

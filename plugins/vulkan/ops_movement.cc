@@ -70,7 +70,7 @@ void plan_pad(GraphBuilder& g, const NodeView& node) {
   const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
   if (pads.size() != 2 * d.size()) refuse("paddings do not have two values per input dimension");
   float value = 0.0f;
-  if (node.code() == code::kPadV2 && node.optional_input(2)) {
+  if (node.code() == BATON_OP_PADV2 && node.optional_input(2)) {
     const baton_tensor* v = node.constant_float_input(2, "constant value");
     if (element_count(node.shape(v)) != 1) refuse("constant value is not a scalar");
     std::memcpy(&value, node.floats(v), sizeof value);

@@ -19,7 +19,7 @@ uint32_t pow2_local(int64_t work, uint32_t cap) {
 }  // namespace
 
 void plan_pool(GraphBuilder& g, const NodeView& node) {
-  const bool is_max = node.code() == code::kMaxPool2d;
+  const bool is_max = node.code() == BATON_OP_MAX_POOL_2D;
   const baton_tensor* output = node.float_output();
   const int in = g.value(node, node.float_input(0));
   const Dims d = g.dims(in);

@@ -8,18 +8,11 @@
 #include <cstring>
 #include <limits>
 
+#include "baton/tflite_ops.h"
+
 namespace baton::xnnpack {
 namespace {
 
-namespace code {
-constexpr int32_t kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4,
-                  kDepthToSpace = 5, kFloor = 8, kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18,
-                  kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kResizeBilinear = 23, kSoftmax = 25,
-                  kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kDiv = 42, kPrelu = 54, kMaximum = 55,
-                  kMinimum = 57, kNeg = 59, kPadV2 = 60, kTransposeConv = 67, kSqrt = 75, kSquare = 92,
-                  kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kCeil = 104, kElu = 111, kQuantize = 114,
-                  kRound = 116, kHardSwish = 117, kDequantize = 6;
-}  // namespace code
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -307,7 +300,7 @@ Dims broadcast(const Dims& a, const Dims& c) {
 }
 
 // ADD, SUB and MUL also run quantized (each operand with its own scale and zero point).
-constexpr bool runs_quantized(int32_t code) { return code == code::kAdd || code == code::kSub || code == code::kMul; }
+constexpr bool runs_quantized(int32_t code) { return code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL; }
 
 template <int32_t Code>
 void define_binary(SubgraphBuilder& b, const NodeView& node) {
@@ -319,7 +312,7 @@ void define_binary(SubgraphBuilder& b, const NodeView& node) {
            baton_tensor_type_name(node.api()->tensor_type(y)) + " inputs");
   }
   Range range;
-  if constexpr (Code == code::kAdd || Code == code::kSub || Code == code::kMul || Code == code::kDiv) {
+  if constexpr (Code == BATON_OP_ADD || Code == BATON_OP_SUB || Code == BATON_OP_MUL || Code == BATON_OP_DIV) {
     range = activation_range(node.options().u.elementwise.activation);
   }
   const Dims out = broadcast(b.dims(node, x), b.dims(node, y));
@@ -328,47 +321,47 @@ void define_binary(SubgraphBuilder& b, const NodeView& node) {
   const uint32_t out_id = b.output(node, output, out);
   xnn_subgraph_t s = b.subgraph();
   xnn_status st = xnn_status_success;
-  if constexpr (Code == code::kAdd) st = xnn_define_add2(s, range.min, range.max, x_id, y_id, out_id, 0);
-  if constexpr (Code == code::kSub) st = xnn_define_subtract(s, range.min, range.max, x_id, y_id, out_id, 0);
-  if constexpr (Code == code::kMul) st = xnn_define_multiply2(s, range.min, range.max, x_id, y_id, out_id, 0);
-  if constexpr (Code == code::kDiv) st = xnn_define_divide(s, range.min, range.max, x_id, y_id, out_id, 0);
-  if constexpr (Code == code::kMinimum) st = xnn_define_minimum2(s, x_id, y_id, out_id, 0);
-  if constexpr (Code == code::kMaximum) st = xnn_define_maximum2(s, x_id, y_id, out_id, 0);
-  if constexpr (Code == code::kSquaredDifference) st = xnn_define_squared_difference(s, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_ADD) st = xnn_define_add2(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_SUB) st = xnn_define_subtract(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_MUL) st = xnn_define_multiply2(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_DIV) st = xnn_define_divide(s, range.min, range.max, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_MINIMUM) st = xnn_define_minimum2(s, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_MAXIMUM) st = xnn_define_maximum2(s, x_id, y_id, out_id, 0);
+  if constexpr (Code == BATON_OP_SQUARED_DIFFERENCE) st = xnn_define_squared_difference(s, x_id, y_id, out_id, 0);
   b.check(st, "the elementwise op");
 }
 
 // Elementwise ops of one input whose output has the input's shape. The ReLUs (clamps, same scale in and
 // out) and LOGISTIC (output scale 1/256, which XNNPACK checks) also run quantized.
 constexpr bool unary_runs_quantized(int32_t code) {
-  return code == code::kRelu || code == code::kRelu6 || code == code::kReluN1To1 || code == code::kLogistic;
+  return code == BATON_OP_RELU || code == BATON_OP_RELU6 || code == BATON_OP_RELU_N1_TO_1 || code == BATON_OP_LOGISTIC;
 }
 
 template <int32_t Code>
 void define_unary(SubgraphBuilder& b, const NodeView& node) {
   const baton_tensor* input = unary_runs_quantized(Code) ? node.value_input(0) : node.float_input(0);
   const baton_tensor* output = unary_runs_quantized(Code) ? node.value_output(input) : node.float_output();
-  if constexpr (Code != code::kLogistic) require_same_quantization(node, input, output);
+  if constexpr (Code != BATON_OP_LOGISTIC) require_same_quantization(node, input, output);
   const Dims dims = b.dims(node, input);
   const uint32_t in = b.input(node, input);
   const uint32_t out = b.output(node, output, dims);
   xnn_subgraph_t s = b.subgraph();
   xnn_status st = xnn_status_success;
-  if constexpr (Code == code::kRelu) st = xnn_define_clamp(s, 0.0f, kInf, in, out, 0);
-  if constexpr (Code == code::kRelu6) st = xnn_define_clamp(s, 0.0f, 6.0f, in, out, 0);
-  if constexpr (Code == code::kReluN1To1) st = xnn_define_clamp(s, -1.0f, 1.0f, in, out, 0);
-  if constexpr (Code == code::kLogistic) st = xnn_define_sigmoid(s, in, out, 0);
-  if constexpr (Code == code::kHardSwish) st = xnn_define_hardswish(s, in, out, 0);
-  if constexpr (Code == code::kAbs) st = xnn_define_abs(s, in, out, 0);
-  if constexpr (Code == code::kNeg) st = xnn_define_negate(s, in, out, 0);
-  if constexpr (Code == code::kSquare) st = xnn_define_square(s, in, out, 0);
-  if constexpr (Code == code::kSqrt) st = xnn_define_square_root(s, in, out, 0);
-  if constexpr (Code == code::kFloor) st = xnn_define_floor(s, in, out, 0);
-  if constexpr (Code == code::kCeil) st = xnn_define_ceiling(s, in, out, 0);
-  if constexpr (Code == code::kRound) st = xnn_define_bankers_rounding(s, in, out, 0);  // TFLite rounds half to even
-  if constexpr (Code == code::kElu) st = xnn_define_elu(s, 1.0f, in, out, 0);
-  if constexpr (Code == code::kLeakyRelu) st = xnn_define_leaky_relu(s, node.options().u.leaky_relu.alpha, in, out, 0);
-  if constexpr (Code == code::kSoftmax) {
+  if constexpr (Code == BATON_OP_RELU) st = xnn_define_clamp(s, 0.0f, kInf, in, out, 0);
+  if constexpr (Code == BATON_OP_RELU6) st = xnn_define_clamp(s, 0.0f, 6.0f, in, out, 0);
+  if constexpr (Code == BATON_OP_RELU_N1_TO_1) st = xnn_define_clamp(s, -1.0f, 1.0f, in, out, 0);
+  if constexpr (Code == BATON_OP_LOGISTIC) st = xnn_define_sigmoid(s, in, out, 0);
+  if constexpr (Code == BATON_OP_HARD_SWISH) st = xnn_define_hardswish(s, in, out, 0);
+  if constexpr (Code == BATON_OP_ABS) st = xnn_define_abs(s, in, out, 0);
+  if constexpr (Code == BATON_OP_NEG) st = xnn_define_negate(s, in, out, 0);
+  if constexpr (Code == BATON_OP_SQUARE) st = xnn_define_square(s, in, out, 0);
+  if constexpr (Code == BATON_OP_SQRT) st = xnn_define_square_root(s, in, out, 0);
+  if constexpr (Code == BATON_OP_FLOOR) st = xnn_define_floor(s, in, out, 0);
+  if constexpr (Code == BATON_OP_CEIL) st = xnn_define_ceiling(s, in, out, 0);
+  if constexpr (Code == BATON_OP_ROUND) st = xnn_define_bankers_rounding(s, in, out, 0);  // TFLite rounds half to even
+  if constexpr (Code == BATON_OP_ELU) st = xnn_define_elu(s, 1.0f, in, out, 0);
+  if constexpr (Code == BATON_OP_LEAKY_RELU) st = xnn_define_leaky_relu(s, node.options().u.leaky_relu.alpha, in, out, 0);
+  if constexpr (Code == BATON_OP_SOFTMAX) {
     if (node.options().u.softmax.beta != 1.0f) refuse("softmax beta other than 1 not supported");
     if (dims.empty()) refuse("softmax of a scalar");
     st = xnn_define_softmax(s, in, out, 0);
@@ -398,8 +391,8 @@ void define_prelu(SubgraphBuilder& b, const NodeView& node) {
 // MAX_POOL_2D also runs quantized; this XNNPACK's average pooling is float32 only.
 template <int32_t Code>
 void define_pool(SubgraphBuilder& b, const NodeView& node) {
-  const baton_tensor* input = Code == code::kMaxPool2d ? node.value_input(0) : node.float_input(0);
-  const baton_tensor* output = Code == code::kMaxPool2d ? node.value_output(input) : node.float_output();
+  const baton_tensor* input = Code == BATON_OP_MAX_POOL_2D ? node.value_input(0) : node.float_input(0);
+  const baton_tensor* output = Code == BATON_OP_MAX_POOL_2D ? node.value_output(input) : node.float_output();
   require_same_quantization(node, input, output);
   const Dims in = rank4_input(b, node, input);
   const baton_pool_options& o = node.options().u.pool;
@@ -416,7 +409,7 @@ void define_pool(SubgraphBuilder& b, const NodeView& node) {
   const Window w = window(o.padding, in[2], o.filter_w, o.stride_w, 1, "width");
   const uint32_t out_id = b.output(node, output, {in[0], h.out, w.out, in[3]});
   const auto u = [](size_t v) { return static_cast<uint32_t>(v); };
-  if constexpr (Code == code::kAveragePool2d) {
+  if constexpr (Code == BATON_OP_AVERAGE_POOL_2D) {
     b.check(xnn_define_average_pooling_2d(b.subgraph(), u(h.before), u(w.after), u(h.after), u(w.before),
                                           u(o.filter_h), u(o.filter_w), u(o.stride_h), u(o.stride_w), range.min,
                                           range.max, in_id, out_id, 0),
@@ -464,7 +457,7 @@ void define_pad(SubgraphBuilder& b, const NodeView& node) {
   // XNNPACK takes the padding value as a real number and quantizes it with the output's parameters, so a
   // quantized PADV2's raw value goes in as (raw - zero_point) * scale and comes back exactly.
   float value = 0.0f;
-  if (node.code() == code::kPadV2 && node.optional_input(2)) {
+  if (node.code() == BATON_OP_PADV2 && node.optional_input(2)) {
     const baton_host_api* api = node.api();
     const baton_tensor* v = node.input(2);
     if (api->tensor_type(v) != api->tensor_type(input)) refuse("constant value of another type than the input");
@@ -615,7 +608,7 @@ void define_transpose_conv_bias(SubgraphBuilder& b, const NodeView& node) {
 // convert. Requantizing (8-bit to 8-bit) and float16 are not taken.
 void define_convert(SubgraphBuilder& b, const NodeView& node) {
   const baton_host_api* api = node.api();
-  const bool quantize = node.code() == code::kQuantize;
+  const bool quantize = node.code() == BATON_OP_QUANTIZE;
   const baton_tensor* input = node.input(0);
   if (node.output_count() != 1) refuse(std::to_string(node.output_count()) + " outputs (one only)");
   const baton_tensor* output = node.output(0);
@@ -649,55 +642,55 @@ const std::vector<OpDef>& op_defs() {
   // Version ranges: the float32 versions of each op (later versions add integer types, which the type
   // checks refuse node by node).
   static const std::vector<OpDef> defs = {
-      {code::kAdd, "ADD", 1, 5, define_binary<code::kAdd>},
-      {code::kSub, "SUB", 1, 5, define_binary<code::kSub>},
-      {code::kMul, "MUL", 1, 7, define_binary<code::kMul>},
-      {code::kDiv, "DIV", 1, 2, define_binary<code::kDiv>},
-      {code::kMinimum, "MINIMUM", 1, 4, define_binary<code::kMinimum>},
-      {code::kMaximum, "MAXIMUM", 1, 4, define_binary<code::kMaximum>},
-      {code::kSquaredDifference, "SQUARED_DIFFERENCE", 1, 2, define_binary<code::kSquaredDifference>},
-      {code::kConv2d, "CONV_2D", 1, 8, define_conv2d},
-      {code::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, define_depthwise_conv2d},
-      {code::kFullyConnected, "FULLY_CONNECTED", 1, 12, define_fully_connected},
-      {code::kTransposeConv, "TRANSPOSE_CONV", 1, 5, define_transpose_conv},
-      {code::kAveragePool2d, "AVERAGE_POOL_2D", 1, 3, define_pool<code::kAveragePool2d>},
-      {code::kMaxPool2d, "MAX_POOL_2D", 1, 3, define_pool<code::kMaxPool2d>},
-      {code::kMean, "MEAN", 1, 3, define_mean},
-      {code::kPad, "PAD", 1, 4, define_pad},
-      {code::kPadV2, "PADV2", 1, 4, define_pad},
-      {code::kReshape, "RESHAPE", 1, 1, define_reshape},
-      {code::kResizeBilinear, "RESIZE_BILINEAR", 1, 4, define_resize_bilinear},
-      {code::kDepthToSpace, "DEPTH_TO_SPACE", 1, 2, define_depth_to_space},
-      {code::kPrelu, "PRELU", 1, 1, define_prelu},
-      {code::kRelu, "RELU", 1, 3, define_unary<code::kRelu>},
-      {code::kRelu6, "RELU6", 1, 3, define_unary<code::kRelu6>},
-      {code::kReluN1To1, "RELU_N1_TO_1", 1, 1, define_unary<code::kReluN1To1>},
-      {code::kLeakyRelu, "LEAKY_RELU", 1, 2, define_unary<code::kLeakyRelu>},
-      {code::kHardSwish, "HARD_SWISH", 1, 1, define_unary<code::kHardSwish>},
-      {code::kLogistic, "LOGISTIC", 1, 3, define_unary<code::kLogistic>},
-      {code::kSoftmax, "SOFTMAX", 1, 3, define_unary<code::kSoftmax>},
-      {code::kElu, "ELU", 1, 1, define_unary<code::kElu>},
-      {code::kAbs, "ABS", 1, 5, define_unary<code::kAbs>},
-      {code::kNeg, "NEG", 1, 2, define_unary<code::kNeg>},
-      {code::kSquare, "SQUARE", 1, 1, define_unary<code::kSquare>},
-      {code::kSqrt, "SQRT", 1, 2, define_unary<code::kSqrt>},
-      {code::kFloor, "FLOOR", 1, 2, define_unary<code::kFloor>},
-      {code::kCeil, "CEIL", 1, 2, define_unary<code::kCeil>},
-      {code::kRound, "ROUND", 1, 2, define_unary<code::kRound>},
+      {BATON_OP_ADD, "ADD", 1, 5, define_binary<BATON_OP_ADD>},
+      {BATON_OP_SUB, "SUB", 1, 5, define_binary<BATON_OP_SUB>},
+      {BATON_OP_MUL, "MUL", 1, 7, define_binary<BATON_OP_MUL>},
+      {BATON_OP_DIV, "DIV", 1, 2, define_binary<BATON_OP_DIV>},
+      {BATON_OP_MINIMUM, "MINIMUM", 1, 4, define_binary<BATON_OP_MINIMUM>},
+      {BATON_OP_MAXIMUM, "MAXIMUM", 1, 4, define_binary<BATON_OP_MAXIMUM>},
+      {BATON_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", 1, 2, define_binary<BATON_OP_SQUARED_DIFFERENCE>},
+      {BATON_OP_CONV_2D, "CONV_2D", 1, 8, define_conv2d},
+      {BATON_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", 1, 7, define_depthwise_conv2d},
+      {BATON_OP_FULLY_CONNECTED, "FULLY_CONNECTED", 1, 12, define_fully_connected},
+      {BATON_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", 1, 5, define_transpose_conv},
+      {BATON_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", 1, 3, define_pool<BATON_OP_AVERAGE_POOL_2D>},
+      {BATON_OP_MAX_POOL_2D, "MAX_POOL_2D", 1, 3, define_pool<BATON_OP_MAX_POOL_2D>},
+      {BATON_OP_MEAN, "MEAN", 1, 3, define_mean},
+      {BATON_OP_PAD, "PAD", 1, 4, define_pad},
+      {BATON_OP_PADV2, "PADV2", 1, 4, define_pad},
+      {BATON_OP_RESHAPE, "RESHAPE", 1, 1, define_reshape},
+      {BATON_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", 1, 4, define_resize_bilinear},
+      {BATON_OP_DEPTH_TO_SPACE, "DEPTH_TO_SPACE", 1, 2, define_depth_to_space},
+      {BATON_OP_PRELU, "PRELU", 1, 1, define_prelu},
+      {BATON_OP_RELU, "RELU", 1, 3, define_unary<BATON_OP_RELU>},
+      {BATON_OP_RELU6, "RELU6", 1, 3, define_unary<BATON_OP_RELU6>},
+      {BATON_OP_RELU_N1_TO_1, "RELU_N1_TO_1", 1, 1, define_unary<BATON_OP_RELU_N1_TO_1>},
+      {BATON_OP_LEAKY_RELU, "LEAKY_RELU", 1, 2, define_unary<BATON_OP_LEAKY_RELU>},
+      {BATON_OP_HARD_SWISH, "HARD_SWISH", 1, 1, define_unary<BATON_OP_HARD_SWISH>},
+      {BATON_OP_LOGISTIC, "LOGISTIC", 1, 3, define_unary<BATON_OP_LOGISTIC>},
+      {BATON_OP_SOFTMAX, "SOFTMAX", 1, 3, define_unary<BATON_OP_SOFTMAX>},
+      {BATON_OP_ELU, "ELU", 1, 1, define_unary<BATON_OP_ELU>},
+      {BATON_OP_ABS, "ABS", 1, 5, define_unary<BATON_OP_ABS>},
+      {BATON_OP_NEG, "NEG", 1, 2, define_unary<BATON_OP_NEG>},
+      {BATON_OP_SQUARE, "SQUARE", 1, 1, define_unary<BATON_OP_SQUARE>},
+      {BATON_OP_SQRT, "SQRT", 1, 2, define_unary<BATON_OP_SQRT>},
+      {BATON_OP_FLOOR, "FLOOR", 1, 2, define_unary<BATON_OP_FLOOR>},
+      {BATON_OP_CEIL, "CEIL", 1, 2, define_unary<BATON_OP_CEIL>},
+      {BATON_OP_ROUND, "ROUND", 1, 2, define_unary<BATON_OP_ROUND>},
       // Only with the `quantized` option (the type checks refuse them otherwise, with that reason).
-      {code::kQuantize, "QUANTIZE", 1, 2, define_convert},
-      {code::kDequantize, "DEQUANTIZE", 1, 4, define_convert},
+      {BATON_OP_QUANTIZE, "QUANTIZE", 1, 2, define_convert},
+      {BATON_OP_DEQUANTIZE, "DEQUANTIZE", 1, 4, define_convert},
       // MediaPipe's custom op (selfie segmentation and other MediaPipe decoders).
       {BATON_OP_CUSTOM, "Convolution2DTransposeBias", 1, 1, define_transpose_conv_bias},
       // Declared so that `baton plan` says why: the library we build against has neither.
-      {code::kTanh, "TANH", 1, 3, refuse_tanh},
-      {code::kConcatenation, "CONCATENATION", 1, 4, refuse_concatenation},
+      {BATON_OP_TANH, "TANH", 1, 3, refuse_tanh},
+      {BATON_OP_CONCATENATION, "CONCATENATION", 1, 4, refuse_concatenation},
   };
   return defs;
 }
 
 bool is_clamp(int32_t builtin_code) {
-  return builtin_code == code::kRelu || builtin_code == code::kRelu6 || builtin_code == code::kReluN1To1;
+  return builtin_code == BATON_OP_RELU || builtin_code == BATON_OP_RELU6 || builtin_code == BATON_OP_RELU_N1_TO_1;
 }
 
 const OpDef* find_op(const baton_host_api* api, const baton_node* node) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "baton/tflite_ops.h"
 #include "child.h"
 #include "elf_symbols.h"
 #include "option_arrays.h"
@@ -352,13 +353,13 @@ bool read_group(Reader& r, Group& g, std::string& why) {
     if (options) std::memcpy(&n->options, options, std::min(size, sizeof n->options));
     n->options.struct_size = sizeof n->options;
     n->option_array = r.get_vector<int32_t>();
-    if (n->code == 22 /* RESHAPE */ && n->options.u.reshape.new_shape_count > 0) {
+    if (n->code == BATON_OP_RESHAPE && n->options.u.reshape.new_shape_count > 0) {
       n->options.u.reshape.new_shape = n->option_array.data();
       n->options.u.reshape.new_shape_count = static_cast<int32_t>(n->option_array.size());
-    } else if (n->code == 43 /* SQUEEZE */) {
+    } else if (n->code == BATON_OP_SQUEEZE) {
       n->options.u.squeeze.squeeze_dims = n->option_array.data();
       n->options.u.squeeze.squeeze_dims_count = static_cast<int32_t>(n->option_array.size());
-    } else if (n->code == 147 /* BUCKETIZE: float bit patterns */) {
+    } else if (n->code == BATON_OP_BUCKETIZE) {  // float bit patterns
       static_assert(sizeof(float) == sizeof(int32_t));
       n->options.u.bucketize.boundaries = reinterpret_cast<const float*>(n->option_array.data());
       n->options.u.bucketize.boundaries_count = static_cast<int32_t>(n->option_array.size());

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "baton/tflite_ops.h"
 #include "isolated_plugin.h"
 #include "option_arrays.h"
 #include "plugin_registry.h"
@@ -114,11 +115,11 @@ void put_group(Writer& w, HostGroup& g, const std::vector<const baton_node*>& no
     const baton_builtin_options* o = api().node_builtin_options(n);
     w.put_bytes(o, sizeof *o);
     std::vector<int32_t> array;
-    if (code == 22 && o->u.reshape.new_shape_count > 0 && o->u.reshape.new_shape) {
+    if (code == BATON_OP_RESHAPE && o->u.reshape.new_shape_count > 0 && o->u.reshape.new_shape) {
       array.assign(o->u.reshape.new_shape, o->u.reshape.new_shape + o->u.reshape.new_shape_count);
-    } else if (code == 43 && o->u.squeeze.squeeze_dims_count > 0 && o->u.squeeze.squeeze_dims) {
+    } else if (code == BATON_OP_SQUEEZE && o->u.squeeze.squeeze_dims_count > 0 && o->u.squeeze.squeeze_dims) {
       array.assign(o->u.squeeze.squeeze_dims, o->u.squeeze.squeeze_dims + o->u.squeeze.squeeze_dims_count);
-    } else if (code == 147 && o->u.bucketize.boundaries_count > 0 && o->u.bucketize.boundaries) {
+    } else if (code == BATON_OP_BUCKETIZE && o->u.bucketize.boundaries_count > 0 && o->u.bucketize.boundaries) {
       // BUCKETIZE's float boundaries travel as their bit patterns.
       array.resize(static_cast<size_t>(o->u.bucketize.boundaries_count));
       std::memcpy(array.data(), o->u.bucketize.boundaries, array.size() * sizeof(float));

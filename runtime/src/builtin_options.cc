@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "baton/tflite_ops.h"
 #include "tflite_generated.h"
 
 namespace baton {
@@ -268,12 +269,12 @@ int32_t body_reduction(const fb::Model* model, int32_t index) {
   const auto* code = model->operator_codes()->Get(code_index);
   const int32_t op = std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code());
   switch (op) {
-    case 0: case 163: return BATON_WINDOW_REDUCTION_ADD;       // ADD, STABLEHLO_ADD
-    case 18: case 165: return BATON_WINDOW_REDUCTION_MUL;      // MUL, STABLEHLO_MULTIPLY
-    case 55: case 166: return BATON_WINDOW_REDUCTION_MAXIMUM;  // MAXIMUM, STABLEHLO_MAXIMUM
-    case 57: case 181: return BATON_WINDOW_REDUCTION_MINIMUM;  // MINIMUM, STABLEHLO_MINIMUM
-    case 86: case 176: return BATON_WINDOW_REDUCTION_ALL;      // LOGICAL_AND, STABLEHLO_AND
-    case 84: case 183: return BATON_WINDOW_REDUCTION_ANY;      // LOGICAL_OR, STABLEHLO_OR
+    case BATON_OP_ADD: case BATON_OP_STABLEHLO_ADD: return BATON_WINDOW_REDUCTION_ADD;
+    case BATON_OP_MUL: case BATON_OP_STABLEHLO_MULTIPLY: return BATON_WINDOW_REDUCTION_MUL;
+    case BATON_OP_MAXIMUM: case BATON_OP_STABLEHLO_MAXIMUM: return BATON_WINDOW_REDUCTION_MAXIMUM;
+    case BATON_OP_MINIMUM: case BATON_OP_STABLEHLO_MINIMUM: return BATON_WINDOW_REDUCTION_MINIMUM;
+    case BATON_OP_LOGICAL_AND: case BATON_OP_STABLEHLO_AND: return BATON_WINDOW_REDUCTION_ALL;
+    case BATON_OP_LOGICAL_OR: case BATON_OP_STABLEHLO_OR: return BATON_WINDOW_REDUCTION_ANY;
     default: return BATON_WINDOW_REDUCTION_UNSUPPORTED;
   }
 }
@@ -318,17 +319,17 @@ void default_builtin_options(int32_t op_code, baton_builtin_options& o) {
   o.struct_size = sizeof(baton_builtin_options);
   if (o.kind != 0) return;
   switch (op_code) {
-    case 3: case 4:  // CONV_2D, DEPTHWISE_CONV_2D
+    case BATON_OP_CONV_2D: case BATON_OP_DEPTHWISE_CONV_2D:
       o.u.conv.dilation_w = o.u.conv.dilation_h = 1;
       o.u.conv.depth_multiplier = 1;
       break;
-    case 25:  // SOFTMAX
+    case BATON_OP_SOFTMAX:
       o.u.softmax.beta = 1.0f;
       break;
-    case 22:  // RESHAPE
+    case BATON_OP_RESHAPE:
       o.u.reshape.new_shape_count = -1;
       break;
-    case 132: case 141:  // CONV_3D, CONV_3D_TRANSPOSE: the schema's dilation defaults
+    case BATON_OP_CONV_3D: case BATON_OP_CONV_3D_TRANSPOSE:  // the schema's dilation defaults
       o.u.conv3d.dilation_d = o.u.conv3d.dilation_w = o.u.conv3d.dilation_h = 1;
       break;
     default: break;

@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include "baton/string_tensor.hpp"
+#include "baton/tflite_ops.h"
 #include "builtin_options.h"
 #include "shared_memory.h"
 
@@ -103,10 +104,11 @@ size_t machine_memory_bytes() {
 
 bool is_runtime_op(int32_t op_code) {
   switch (op_code) {
-    case 118: case 119: case 129:  // IF, WHILE, CALL_ONCE
-    case 206:                      // STABLEHLO_COMPOSITE: its decomposition subgraph
-    case 142: case 143: case 144:  // VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE
-    case 136: case 137: case 138: case 139:  // HASHTABLE, HASHTABLE_FIND, HASHTABLE_IMPORT, HASHTABLE_SIZE
+    case BATON_OP_IF: case BATON_OP_WHILE: case BATON_OP_CALL_ONCE:
+    case BATON_OP_STABLEHLO_COMPOSITE:  // its decomposition subgraph
+    case BATON_OP_VAR_HANDLE: case BATON_OP_READ_VARIABLE: case BATON_OP_ASSIGN_VARIABLE:
+    case BATON_OP_HASHTABLE: case BATON_OP_HASHTABLE_FIND: case BATON_OP_HASHTABLE_IMPORT:
+    case BATON_OP_HASHTABLE_SIZE:
       return true;
     default:
       return false;
@@ -114,7 +116,8 @@ bool is_runtime_op(int32_t op_code) {
 }
 
 bool is_random_op(int32_t op_code) {
-  return op_code == 146 || op_code == 148 || op_code == 149;  // RANDOM_STANDARD_NORMAL, RANDOM_UNIFORM, MULTINOMIAL
+  return op_code == BATON_OP_RANDOM_STANDARD_NORMAL || op_code == BATON_OP_RANDOM_UNIFORM ||
+         op_code == BATON_OP_MULTINOMIAL;
 }
 
 std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
@@ -488,11 +491,13 @@ class ModelLoader {
         node.composite_attributes = {c->composite_attributes()->data(), c->composite_attributes()->size()};
       }
       node.composite_version = c->version();
-    } else if (node.op_code == 206) {
+    } else if (node.op_code == BATON_OP_STABLEHLO_COMPOSITE) {
       return fail(where + " (STABLEHLO_COMPOSITE) has no StableHLOCompositeOptions");
     }
     const size_t count = root_->subgraphs()->size();
-    const int wanted = (node.op_code == 129 || node.op_code == 206) ? 1 : (node.op_code == 118 || node.op_code == 119) ? 2 : 0;
+    const int wanted = (node.op_code == BATON_OP_CALL_ONCE || node.op_code == BATON_OP_STABLEHLO_COMPOSITE) ? 1
+                       : (node.op_code == BATON_OP_IF || node.op_code == BATON_OP_WHILE)                  ? 2
+                                                                                                        : 0;
     // Options of another op's type may name more subgraphs than this op runs (a CALL_ONCE with
     // WhileOptions): only the ones it runs count, and only those are checked.
     for (int k = wanted; k < 2; ++k) node.callees[k] = -1;

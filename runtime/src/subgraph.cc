@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "baton/tflite_ops.h"
 #include "plugin_call.h"
 #include "plugin_registry.h"
 
@@ -15,17 +16,17 @@ namespace baton {
 
 RuntimeOp runtime_op(int32_t op_code) {
   switch (op_code) {
-    case 119: return RuntimeOp::while_loop;
-    case 118: return RuntimeOp::if_else;
-    case 129: return RuntimeOp::call_once;
-    case 206: return RuntimeOp::composite;  // STABLEHLO_COMPOSITE
-    case 142: return RuntimeOp::var_handle;
-    case 143: return RuntimeOp::read_variable;
-    case 144: return RuntimeOp::assign_variable;
-    case 136: return RuntimeOp::hashtable;
-    case 137: return RuntimeOp::hashtable_find;
-    case 138: return RuntimeOp::hashtable_import;
-    case 139: return RuntimeOp::hashtable_size;
+    case BATON_OP_WHILE: return RuntimeOp::while_loop;
+    case BATON_OP_IF: return RuntimeOp::if_else;
+    case BATON_OP_CALL_ONCE: return RuntimeOp::call_once;
+    case BATON_OP_STABLEHLO_COMPOSITE: return RuntimeOp::composite;
+    case BATON_OP_VAR_HANDLE: return RuntimeOp::var_handle;
+    case BATON_OP_READ_VARIABLE: return RuntimeOp::read_variable;
+    case BATON_OP_ASSIGN_VARIABLE: return RuntimeOp::assign_variable;
+    case BATON_OP_HASHTABLE: return RuntimeOp::hashtable;
+    case BATON_OP_HASHTABLE_FIND: return RuntimeOp::hashtable_find;
+    case BATON_OP_HASHTABLE_IMPORT: return RuntimeOp::hashtable_import;
+    case BATON_OP_HASHTABLE_SIZE: return RuntimeOp::hashtable_size;
     default: return RuntimeOp::none;
   }
 }

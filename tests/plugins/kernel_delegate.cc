@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "baton/plugin_api.h"
+#include "baton/tflite_ops.h"
 #include "kernels/binary.h"
 #include "kernels/common.h"
 #include "kernels/conv.h"
@@ -26,22 +26,17 @@ namespace bk = baton::builtin;
 
 const baton_host_api* api = nullptr;
 
-enum : int32_t {
-  kAdd = 0, kConv2d = 3, kDepthwiseConv2d = 4, kLogistic = 14, kMul = 18, kRelu = 19, kRelu6 = 21,
-  kReshape = 22, kTanh = 28, kSub = 41, kMaximum = 55, kMinimum = 57, kHardSwish = 117,
-};
-
 struct OpName {
   int32_t code;
   const char* name;
 };
-constexpr OpName kOps[] = {{kConv2d, "CONV_2D"},   {kDepthwiseConv2d, "DEPTHWISE_CONV_2D"},
-                           {kAdd, "ADD"},          {kSub, "SUB"},
-                           {kMul, "MUL"},          {kMinimum, "MINIMUM"},
-                           {kMaximum, "MAXIMUM"},  {kRelu, "RELU"},
-                           {kRelu6, "RELU6"},      {kLogistic, "LOGISTIC"},
-                           {kTanh, "TANH"},        {kHardSwish, "HARD_SWISH"},
-                           {kReshape, "RESHAPE"}};
+constexpr OpName kOps[] = {{BATON_OP_CONV_2D, "CONV_2D"},   {BATON_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D"},
+                           {BATON_OP_ADD, "ADD"},          {BATON_OP_SUB, "SUB"},
+                           {BATON_OP_MUL, "MUL"},          {BATON_OP_MINIMUM, "MINIMUM"},
+                           {BATON_OP_MAXIMUM, "MAXIMUM"},  {BATON_OP_RELU, "RELU"},
+                           {BATON_OP_RELU6, "RELU6"},      {BATON_OP_LOGISTIC, "LOGISTIC"},
+                           {BATON_OP_TANH, "TANH"},        {BATON_OP_HARD_SWISH, "HARD_SWISH"},
+                           {BATON_OP_RESHAPE, "RESHAPE"}};
 
 const char* name_of(int32_t code) {
   for (const OpName& o : kOps) {
@@ -92,19 +87,19 @@ std::string refusal(const PluginState& s, const baton_node* node) {
   for (int32_t i = 0; i < api->node_input_count(node); ++i) {
     const baton_tensor* t = api->node_input(node, i);
     if (!t) continue;
-    if (code == kReshape && i == 1) continue;  // the new shape
+    if (code == BATON_OP_RESHAPE && i == 1) continue;  // the new shape
     if (api->tensor_type(t) != BATON_TYPE_FLOAT32) return std::string(baton_tensor_type_name(api->tensor_type(t))) + " input";
   }
   if (api->node_output_count(node) != 1 || api->tensor_type(api->node_output(node, 0)) != BATON_TYPE_FLOAT32) {
     return "not one float32 output";
   }
   const baton_builtin_options& o = *api->node_builtin_options(node);
-  if (code == kConv2d || code == kDepthwiseConv2d) {
+  if (code == BATON_OP_CONV_2D || code == BATON_OP_DEPTHWISE_CONV_2D) {
     if (api->node_input_count(node) < 2 || !api->tensor_is_constant(api->node_input(node, 1))) return "non-constant filter";
     if (shape_of(api->node_input(node, 0)).size() != 4) return "input is not NHWC";
     if (o.u.conv.activation == BATON_ACT_TANH || o.u.conv.activation == BATON_ACT_SIGN_BIT) return "fused activation";
   }
-  if ((code == kAdd || code == kSub || code == kMul) &&
+  if ((code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL) &&
       (o.u.elementwise.activation == BATON_ACT_TANH || o.u.elementwise.activation == BATON_ACT_SIGN_BIT)) {
     return "fused activation";
   }
@@ -166,11 +161,11 @@ Step make_step(const baton_node* node) {
   const std::vector<int32_t> out_shape = shape_of(out);
   s.count = count_of(out_shape);
   const baton_builtin_options& o = *api->node_builtin_options(node);
-  if (s.code == kConv2d || s.code == kDepthwiseConv2d) {
+  if (s.code == BATON_OP_CONV_2D || s.code == BATON_OP_DEPTHWISE_CONV_2D) {
     const std::vector<int32_t> in = shape_of(api->node_input(node, 0));
     const std::vector<int32_t> f = shape_of(api->node_input(node, 1));
     const bk::Padding padding = o.u.conv.padding == BATON_PADDING_SAME ? bk::Padding::kSame : bk::Padding::kValid;
-    if (s.code == kConv2d) {
+    if (s.code == BATON_OP_CONV_2D) {
       bk::ConvParams& p = s.conv;
       p.batch = in[0], p.in_h = in[1], p.in_w = in[2], p.in_c = in[3];
       p.out_c = f[0], p.filter_h = f[1], p.filter_w = f[2];
@@ -191,11 +186,11 @@ Step make_step(const baton_node* node) {
       p.range = range_of(o.u.conv.activation);
       bk::depthwise_compute_geometry(padding, p);
     }
-  } else if (s.code == kAdd || s.code == kSub || s.code == kMul || s.code == kMinimum || s.code == kMaximum) {
+  } else if (s.code == BATON_OP_ADD || s.code == BATON_OP_SUB || s.code == BATON_OP_MUL || s.code == BATON_OP_MINIMUM || s.code == BATON_OP_MAXIMUM) {
     const std::vector<int32_t> a = shape_of(api->node_input(node, 0));
     const std::vector<int32_t> b = shape_of(api->node_input(node, 1));
     s.broadcast = bk::plan_broadcast(a.data(), static_cast<int>(a.size()), b.data(), static_cast<int>(b.size()));
-    if (s.code == kAdd || s.code == kSub || s.code == kMul) s.range = range_of(o.u.elementwise.activation);
+    if (s.code == BATON_OP_ADD || s.code == BATON_OP_SUB || s.code == BATON_OP_MUL) s.range = range_of(o.u.elementwise.activation);
   }
   return s;
 }
@@ -258,25 +253,25 @@ baton_status partition_invoke(void* plugin_state, void* state, const baton_parti
       return BATON_ERROR;
     }
     switch (s.code) {
-      case kConv2d:
+      case BATON_OP_CONV_2D:
         bk::conv2d(s.conv, a, s.packed_filter.data(), s.inputs.size() > 2 ? p->read(s.inputs[2]) : nullptr, out,
                    s.scratch.data(), nullptr);
         break;
-      case kDepthwiseConv2d:
+      case BATON_OP_DEPTHWISE_CONV_2D:
         bk::depthwise_conv2d(s.depthwise, a, p->read(s.inputs[1]), s.inputs.size() > 2 ? p->read(s.inputs[2]) : nullptr,
                              out, nullptr);
         break;
-      case kAdd: bk::binary(bk::BinaryOp::kAdd, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
-      case kSub: bk::binary(bk::BinaryOp::kSub, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
-      case kMul: bk::binary(bk::BinaryOp::kMul, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
-      case kMinimum: bk::binary(bk::BinaryOp::kMinimum, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
-      case kMaximum: bk::binary(bk::BinaryOp::kMaximum, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
-      case kRelu: bk::unary(bk::UnaryOp::kRelu, a, out, static_cast<int64_t>(s.count)); break;
-      case kRelu6: bk::unary(bk::UnaryOp::kRelu6, a, out, static_cast<int64_t>(s.count)); break;
-      case kLogistic: bk::unary(bk::UnaryOp::kLogistic, a, out, static_cast<int64_t>(s.count)); break;
-      case kTanh: bk::unary(bk::UnaryOp::kTanh, a, out, static_cast<int64_t>(s.count)); break;
-      case kHardSwish: bk::unary(bk::UnaryOp::kHardSwish, a, out, static_cast<int64_t>(s.count)); break;
-      case kReshape: std::memcpy(out, a, s.count * sizeof(float)); break;
+      case BATON_OP_ADD: bk::binary(bk::BinaryOp::kAdd, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
+      case BATON_OP_SUB: bk::binary(bk::BinaryOp::kSub, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
+      case BATON_OP_MUL: bk::binary(bk::BinaryOp::kMul, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
+      case BATON_OP_MINIMUM: bk::binary(bk::BinaryOp::kMinimum, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
+      case BATON_OP_MAXIMUM: bk::binary(bk::BinaryOp::kMaximum, s.broadcast, a, p->read(s.inputs[1]), out, s.range); break;
+      case BATON_OP_RELU: bk::unary(bk::UnaryOp::kRelu, a, out, static_cast<int64_t>(s.count)); break;
+      case BATON_OP_RELU6: bk::unary(bk::UnaryOp::kRelu6, a, out, static_cast<int64_t>(s.count)); break;
+      case BATON_OP_LOGISTIC: bk::unary(bk::UnaryOp::kLogistic, a, out, static_cast<int64_t>(s.count)); break;
+      case BATON_OP_TANH: bk::unary(bk::UnaryOp::kTanh, a, out, static_cast<int64_t>(s.count)); break;
+      case BATON_OP_HARD_SWISH: bk::unary(bk::UnaryOp::kHardSwish, a, out, static_cast<int64_t>(s.count)); break;
+      case BATON_OP_RESHAPE: std::memcpy(out, a, s.count * sizeof(float)); break;
       default: api->error_set(error, "unknown step"); return BATON_ERROR;
     }
   }
@@ -293,13 +288,13 @@ const baton_delegate_api kDelegate = {sizeof(baton_delegate_api), check_node, pa
 
 // Version ranges as the builtin pack declares them for float32.
 const baton_op_decl kDecls[] = {
-    {sizeof(baton_op_decl), kConv2d, nullptr, 1, 8, nullptr},    {sizeof(baton_op_decl), kDepthwiseConv2d, nullptr, 1, 7, nullptr},
-    {sizeof(baton_op_decl), kAdd, nullptr, 1, 5, nullptr},       {sizeof(baton_op_decl), kSub, nullptr, 1, 5, nullptr},
-    {sizeof(baton_op_decl), kMul, nullptr, 1, 7, nullptr},       {sizeof(baton_op_decl), kMinimum, nullptr, 1, 4, nullptr},
-    {sizeof(baton_op_decl), kMaximum, nullptr, 1, 4, nullptr},   {sizeof(baton_op_decl), kRelu, nullptr, 1, 3, nullptr},
-    {sizeof(baton_op_decl), kRelu6, nullptr, 1, 3, nullptr},     {sizeof(baton_op_decl), kLogistic, nullptr, 1, 3, nullptr},
-    {sizeof(baton_op_decl), kTanh, nullptr, 1, 3, nullptr},      {sizeof(baton_op_decl), kHardSwish, nullptr, 1, 1, nullptr},
-    {sizeof(baton_op_decl), kReshape, nullptr, 1, 1, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_CONV_2D, nullptr, 1, 8, nullptr},    {sizeof(baton_op_decl), BATON_OP_DEPTHWISE_CONV_2D, nullptr, 1, 7, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_ADD, nullptr, 1, 5, nullptr},       {sizeof(baton_op_decl), BATON_OP_SUB, nullptr, 1, 5, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_MUL, nullptr, 1, 7, nullptr},       {sizeof(baton_op_decl), BATON_OP_MINIMUM, nullptr, 1, 4, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_MAXIMUM, nullptr, 1, 4, nullptr},   {sizeof(baton_op_decl), BATON_OP_RELU, nullptr, 1, 3, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_RELU6, nullptr, 1, 3, nullptr},     {sizeof(baton_op_decl), BATON_OP_LOGISTIC, nullptr, 1, 3, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_TANH, nullptr, 1, 3, nullptr},      {sizeof(baton_op_decl), BATON_OP_HARD_SWISH, nullptr, 1, 1, nullptr},
+    {sizeof(baton_op_decl), BATON_OP_RESHAPE, nullptr, 1, 1, nullptr},
 };
 
 const baton_option_decl kOptions[] = {

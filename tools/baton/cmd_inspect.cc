@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <map>
 
+#include "baton/tflite_ops.h"
 #include "commands.h"
 #include "json_writer.h"
 #include "model.h"
@@ -89,7 +90,7 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
       continue;
     }
     // DENSIFY of a sparse constant is expanded at load as well.
-    const bool densify = n.op_code == 124 && n.inputs.size() == 1 && n.inputs[0] >= 0 &&
+    const bool densify = n.op_code == BATON_OP_DENSIFY && n.inputs.size() == 1 && n.inputs[0] >= 0 &&
                          g.tensors[n.inputs[0]].sparsity != nullptr;
     if (foldable[n.index] || densify) {
       ++folded;

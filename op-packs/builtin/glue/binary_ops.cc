@@ -12,7 +12,7 @@
 #include "glue/quantized_ops.h"
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -31,7 +31,7 @@ void code_min_max(const IndexPlan& plan, bool maximum, const T* a, const T* b, T
 
 void code_min_max_invoke(OpContext& ctx) {
   const IndexPlan& plan = ctx.state<CodeMinMaxState>().plan;
-  const bool maximum = ctx.op_code() == op::kMaximum;
+  const bool maximum = ctx.op_code() == BATON_OP_MAXIMUM;
   baton_tensor* a = ctx.input(0);
   baton_tensor* b = ctx.input(1);
   baton_tensor* out = ctx.output(0);
@@ -74,18 +74,18 @@ struct BinaryState : OpState {
 // int32 and int64 ADD, SUB, MUL, MINIMUM and MAXIMUM (TFLite's integer kernels; no fused activation here).
 bool integer_op(int32_t code, baton_tensor_type type) {
   return (type == BATON_TYPE_INT32 || type == BATON_TYPE_INT64) &&
-         (code == op::kAdd || code == op::kSub || code == op::kMul || code == op::kMinimum || code == op::kMaximum);
+         (code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL || code == BATON_OP_MINIMUM || code == BATON_OP_MAXIMUM);
 }
 
 BinaryOp binary_op_of(int32_t code) {
   switch (code) {
-    case op::kAdd: return BinaryOp::kAdd;
-    case op::kSub: return BinaryOp::kSub;
-    case op::kMul: return BinaryOp::kMul;
-    case op::kDiv: return BinaryOp::kDiv;
-    case op::kSquaredDifference: return BinaryOp::kSquaredDifference;
-    case op::kMinimum: return BinaryOp::kMinimum;
-    case op::kMaximum: return BinaryOp::kMaximum;
+    case BATON_OP_ADD: return BinaryOp::kAdd;
+    case BATON_OP_SUB: return BinaryOp::kSub;
+    case BATON_OP_MUL: return BinaryOp::kMul;
+    case BATON_OP_DIV: return BinaryOp::kDiv;
+    case BATON_OP_SQUARED_DIFFERENCE: return BinaryOp::kSquaredDifference;
+    case BATON_OP_MINIMUM: return BinaryOp::kMinimum;
+    case BATON_OP_MAXIMUM: return BinaryOp::kMaximum;
     default: return BinaryOp::kPrelu;
   }
 }
@@ -93,21 +93,21 @@ BinaryOp binary_op_of(int32_t code) {
 void binary_prepare(OpContext& ctx) {
   baton_tensor* a = ctx.input(0);
   baton_tensor* b = ctx.input(1);
-  const bool prelu = ctx.op_code() == op::kPrelu;
+  const bool prelu = ctx.op_code() == BATON_OP_PRELU;
   const int32_t code = ctx.op_code();
   const baton_tensor_type at = ctx.type(a);
   const bool eight_bit = at == BATON_TYPE_UINT8 || at == BATON_TYPE_INT8;
-  const bool quantized = eight_bit && (code == op::kAdd || code == op::kSub || code == op::kMul);
+  const bool quantized = eight_bit && (code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL);
   // 8-bit PRELU and int8 SQUARED_DIFFERENCE: their own kernels, after the broadcast check below.
-  const bool quantized_other = eight_bit && (prelu || code == op::kSquaredDifference || code == op::kDiv);
-  const bool int16 = at == BATON_TYPE_INT16 && (code == op::kAdd || code == op::kSub || code == op::kMul);
-  const bool code_min_max = (eight_bit || at == BATON_TYPE_INT16) && (code == op::kMinimum || code == op::kMaximum);
-  const bool int_div = at == BATON_TYPE_INT32 && code == op::kDiv;
+  const bool quantized_other = eight_bit && (prelu || code == BATON_OP_SQUARED_DIFFERENCE || code == BATON_OP_DIV);
+  const bool int16 = at == BATON_TYPE_INT16 && (code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL);
+  const bool code_min_max = (eight_bit || at == BATON_TYPE_INT16) && (code == BATON_OP_MINIMUM || code == BATON_OP_MAXIMUM);
+  const bool int_div = at == BATON_TYPE_INT32 && code == BATON_OP_DIV;
   const bool integer = integer_op(code, at);
   if (integer) {
     ctx.require_type(b, "second input", {at});
     ctx.require_type(ctx.output(0), "output", {at});
-    const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul;
+    const bool fused = code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL;
     ctx.require(!fused || ctx.options().u.elementwise.activation == 0,
                 "a fused activation on integer inputs is not supported");
   } else if (int_div) {
@@ -118,7 +118,7 @@ void binary_prepare(OpContext& ctx) {
     ctx.require_type(b, "second input", {at});
     ctx.require_type(ctx.output(0), "output", {at});
   } else if (!quantized && !quantized_other && !int16) {
-    if (code == op::kAdd || code == op::kSub || code == op::kMul || prelu) {
+    if (code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL || prelu) {
       ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
     }
     ctx.require_float(a, "input");
@@ -158,12 +158,12 @@ void binary_prepare(OpContext& ctx) {
     return ctx.set_invoke(code_min_max_invoke);
   }
   if (quantized_other && prelu) return quantized_prelu_prepare(ctx, out);
-  if (quantized_other && code == op::kDiv) return quantized_div_prepare(ctx, out);
+  if (quantized_other && code == BATON_OP_DIV) return quantized_div_prepare(ctx, out);
   if (quantized_other) return quantized_squared_difference_prepare(ctx, out);
   auto& s = ctx.state<BinaryState>();
   s.plan = plan;
   s.type = integer ? at : BATON_TYPE_FLOAT32;
-  const bool fused = code == op::kAdd || code == op::kSub || code == op::kMul || code == op::kDiv;
+  const bool fused = code == BATON_OP_ADD || code == BATON_OP_SUB || code == BATON_OP_MUL || code == BATON_OP_DIV;
   s.range = fused ? ctx.activation(ctx.options().u.elementwise.activation) : ActivationRange{};
 }
 
@@ -185,14 +185,14 @@ void binary_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kAdd, "ADD", 1, 6, binary_prepare, binary_invoke},
-    {op::kSub, "SUB", 1, 5, binary_prepare, binary_invoke},
-    {op::kMul, "MUL", 1, 8, binary_prepare, binary_invoke},
-    {op::kDiv, "DIV", 1, 2, binary_prepare, binary_invoke},
-    {op::kSquaredDifference, "SQUARED_DIFFERENCE", 1, 2, binary_prepare, binary_invoke},
-    {op::kMinimum, "MINIMUM", 1, 4, binary_prepare, binary_invoke},
-    {op::kMaximum, "MAXIMUM", 1, 4, binary_prepare, binary_invoke},
-    {op::kPrelu, "PRELU", 1, 1, binary_prepare, binary_invoke},
+    {BATON_OP_ADD, "ADD", 1, 6, binary_prepare, binary_invoke},
+    {BATON_OP_SUB, "SUB", 1, 5, binary_prepare, binary_invoke},
+    {BATON_OP_MUL, "MUL", 1, 8, binary_prepare, binary_invoke},
+    {BATON_OP_DIV, "DIV", 1, 2, binary_prepare, binary_invoke},
+    {BATON_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", 1, 2, binary_prepare, binary_invoke},
+    {BATON_OP_MINIMUM, "MINIMUM", 1, 4, binary_prepare, binary_invoke},
+    {BATON_OP_MAXIMUM, "MAXIMUM", 1, 4, binary_prepare, binary_invoke},
+    {BATON_OP_PRELU, "PRELU", 1, 1, binary_prepare, binary_invoke},
 };
 
 }  // namespace

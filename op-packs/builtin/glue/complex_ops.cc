@@ -10,7 +10,7 @@
 #include "glue/op_context.h"
 #include "glue/scratch_buffer.h"
 #include "kernels/fft.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -123,10 +123,10 @@ void complex_abs_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kRfft2d, "RFFT2D", 1, 1, rfft2d_prepare, rfft2d_invoke},
-    {op::kReal, "REAL", 1, 1, complex_part_prepare, real_invoke},
-    {op::kImag, "IMAG", 1, 1, complex_part_prepare, imag_invoke},
-    {op::kComplexAbs, "COMPLEX_ABS", 1, 1, complex_part_prepare, complex_abs_invoke},
+    {BATON_OP_RFFT2D, "RFFT2D", 1, 1, rfft2d_prepare, rfft2d_invoke},
+    {BATON_OP_REAL, "REAL", 1, 1, complex_part_prepare, real_invoke},
+    {BATON_OP_IMAG, "IMAG", 1, 1, complex_part_prepare, imag_invoke},
+    {BATON_OP_COMPLEX_ABS, "COMPLEX_ABS", 1, 1, complex_part_prepare, complex_abs_invoke},
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/conv3d.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -136,8 +136,8 @@ void conv3d_transpose_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kConv3d, "CONV_3D", 1, 1, conv3d_prepare, conv3d_invoke},
-    {op::kConv3dTranspose, "CONV_3D_TRANSPOSE", 1, 1, conv3d_transpose_prepare, conv3d_transpose_invoke},
+    {BATON_OP_CONV_3D, "CONV_3D", 1, 1, conv3d_prepare, conv3d_invoke},
+    {BATON_OP_CONV_3D_TRANSPOSE, "CONV_3D_TRANSPOSE", 1, 1, conv3d_transpose_prepare, conv3d_transpose_invoke},
 };
 
 }  // namespace

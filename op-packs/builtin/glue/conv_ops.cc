@@ -10,7 +10,7 @@
 #include "kernels/conv.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/transpose_conv.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -252,9 +252,9 @@ void transpose_conv_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kConv2d, "CONV_2D", 1, 8, conv_prepare, conv_invoke},
-    {op::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", 1, 7, depthwise_prepare, depthwise_invoke},
-    {op::kTransposeConv, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
+    {BATON_OP_CONV_2D, "CONV_2D", 1, 8, conv_prepare, conv_invoke},
+    {BATON_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", 1, 7, depthwise_prepare, depthwise_invoke},
+    {BATON_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", 1, 5, transpose_conv_prepare, transpose_conv_invoke},
 };
 
 }  // namespace

@@ -12,7 +12,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/non_max_suppression.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -137,7 +137,7 @@ float scalar_float(const OpContext& ctx, int input, const char* what) {
 }
 
 void nms_prepare(OpContext& ctx) {
-  const bool v5 = ctx.op_code() == op::kNonMaxSuppressionV5;
+  const bool v5 = ctx.op_code() == BATON_OP_NON_MAX_SUPPRESSION_V5;
   baton_tensor* boxes = ctx.input(0);
   baton_tensor* scores = ctx.input(1);
   baton_tensor* max_size = ctx.input(2);
@@ -169,7 +169,7 @@ void nms_prepare(OpContext& ctx) {
 }
 
 void nms_invoke(OpContext& ctx) {
-  const bool v5 = ctx.op_code() == op::kNonMaxSuppressionV5;
+  const bool v5 = ctx.op_code() == BATON_OP_NON_MAX_SUPPRESSION_V5;
   const int max = ctx.data<int32_t>(ctx.input(2))[0];
   const float iou = scalar_float(ctx, 3, "iou_threshold");
   const float score = scalar_float(ctx, 4, "score_threshold");
@@ -187,10 +187,10 @@ void nms_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kWhere, "WHERE", 1, 2, where_prepare, where_invoke},
-    {op::kUnique, "UNIQUE", 1, 1, unique_prepare, unique_invoke},
-    {op::kNonMaxSuppressionV4, "NON_MAX_SUPPRESSION_V4", 1, 1, nms_prepare, nms_invoke},
-    {op::kNonMaxSuppressionV5, "NON_MAX_SUPPRESSION_V5", 1, 1, nms_prepare, nms_invoke},
+    {BATON_OP_WHERE, "WHERE", 1, 2, where_prepare, where_invoke},
+    {BATON_OP_UNIQUE, "UNIQUE", 1, 1, unique_prepare, unique_invoke},
+    {BATON_OP_NON_MAX_SUPPRESSION_V4, "NON_MAX_SUPPRESSION_V4", 1, 1, nms_prepare, nms_invoke},
+    {BATON_OP_NON_MAX_SUPPRESSION_V5, "NON_MAX_SUPPRESSION_V5", 1, 1, nms_prepare, nms_invoke},
 };
 
 }  // namespace

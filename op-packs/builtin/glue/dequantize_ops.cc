@@ -2,7 +2,7 @@
 // scale and zero point.
 #include "glue/op_context.h"
 #include "kernels/dequantize.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -57,7 +57,7 @@ void dequantize_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kDequantize, "DEQUANTIZE", 1, 8, dequantize_prepare, dequantize_invoke},
+    {BATON_OP_DEQUANTIZE, "DEQUANTIZE", 1, 8, dequantize_prepare, dequantize_invoke},
 };
 
 }  // namespace

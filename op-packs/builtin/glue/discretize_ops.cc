@@ -6,7 +6,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/fake_quant.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -82,8 +82,8 @@ void fake_quant_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kBucketize, "BUCKETIZE", 1, 1, bucketize_prepare, bucketize_invoke},
-    {op::kFakeQuant, "FAKE_QUANT", 1, 2, fake_quant_prepare, fake_quant_invoke},
+    {BATON_OP_BUCKETIZE, "BUCKETIZE", 1, 1, bucketize_prepare, bucketize_invoke},
+    {BATON_OP_FAKE_QUANT, "FAKE_QUANT", 1, 2, fake_quant_prepare, fake_quant_invoke},
 };
 
 }  // namespace

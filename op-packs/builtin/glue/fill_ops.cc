@@ -11,7 +11,7 @@
 #include "glue/string_output.h"
 #include "kernels/broadcast_index.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -119,8 +119,8 @@ void range_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kFill, "FILL", 1, 4, fill_prepare, fill_invoke},
-    {op::kRange, "RANGE", 1, 2, range_prepare, range_invoke},
+    {BATON_OP_FILL, "FILL", 1, 4, fill_prepare, fill_invoke},
+    {BATON_OP_RANGE, "RANGE", 1, 2, range_prepare, range_invoke},
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "glue/quantized_ops.h"
 #include "kernels/batch_matmul.h"
 #include "kernels/fully_connected.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -186,8 +186,8 @@ void batch_matmul_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kFullyConnected, "FULLY_CONNECTED", 1, 14, fully_connected_prepare, fully_connected_invoke},
-    {op::kBatchMatmul, "BATCH_MATMUL", 1, 4, batch_matmul_prepare, batch_matmul_invoke},
+    {BATON_OP_FULLY_CONNECTED, "FULLY_CONNECTED", 1, 14, fully_connected_prepare, fully_connected_invoke},
+    {BATON_OP_BATCH_MATMUL, "BATCH_MATMUL", 1, 4, batch_matmul_prepare, batch_matmul_invoke},
 };
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include "glue/op_context.h"
 #include "kernels/dequantize.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -351,11 +351,11 @@ void segment_sum_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kScatterNd, "SCATTER_ND", 1, 1, scatter_nd_prepare, scatter_nd_invoke},
-    {op::kSegmentSum, "SEGMENT_SUM", 1, 1, segment_sum_prepare, segment_sum_invoke},
-    {op::kOneHot, "ONE_HOT", 1, 1, one_hot_prepare, one_hot_invoke},
-    {op::kEmbeddingLookup, "EMBEDDING_LOOKUP", 1, 5, embedding_lookup_prepare, embedding_lookup_invoke},
-    {op::kTopkV2, "TOPK_V2", 1, 3, topk_prepare, topk_invoke},
+    {BATON_OP_SCATTER_ND, "SCATTER_ND", 1, 1, scatter_nd_prepare, scatter_nd_invoke},
+    {BATON_OP_SEGMENT_SUM, "SEGMENT_SUM", 1, 1, segment_sum_prepare, segment_sum_invoke},
+    {BATON_OP_ONE_HOT, "ONE_HOT", 1, 1, one_hot_prepare, one_hot_invoke},
+    {BATON_OP_EMBEDDING_LOOKUP, "EMBEDDING_LOOKUP", 1, 5, embedding_lookup_prepare, embedding_lookup_invoke},
+    {BATON_OP_TOPK_V2, "TOPK_V2", 1, 3, topk_prepare, topk_invoke},
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "glue/op_context.h"
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -136,7 +136,7 @@ T right_shift(T x, T y) {
 
 void bitwise_invoke(OpContext& ctx) {
   const auto& s = ctx.state<BinaryState>();
-  const bool xor_op = ctx.op_code() == op::kBitwiseXor;
+  const bool xor_op = ctx.op_code() == BATON_OP_BITWISE_XOR;
   with_integer_type(ctx.type(ctx.input(0)), [&](auto zero) {
     using T = decltype(zero);
     const T* a = ctx.data<T>(ctx.input(0));
@@ -224,9 +224,9 @@ void unsorted_segment(OpContext& ctx, const SegmentState& s, int32_t code) {
     }
   }
   // Segments no id names keep the operation's identity: 0, 1, the lowest value, the highest value.
-  const T identity = code == op::kUnsortedSegmentSum    ? T(0)
-                     : code == op::kUnsortedSegmentProd ? T(1)
-                     : code == op::kUnsortedSegmentMax  ? std::numeric_limits<T>::lowest()
+  const T identity = code == BATON_OP_UNSORTED_SEGMENT_SUM    ? T(0)
+                     : code == BATON_OP_UNSORTED_SEGMENT_PROD ? T(1)
+                     : code == BATON_OP_UNSORTED_SEGMENT_MAX  ? std::numeric_limits<T>::lowest()
                                                         : std::numeric_limits<T>::max();
   std::fill(out, out + s.segments * s.row, identity);
   for (int64_t r = 0; r < s.rows; ++r) {
@@ -234,9 +234,9 @@ void unsorted_segment(OpContext& ctx, const SegmentState& s, int32_t code) {
     const T* src = data + r * s.row;
     for (int64_t j = 0; j < s.row; ++j) {
       switch (code) {
-        case op::kUnsortedSegmentSum: dst[j] += src[j]; break;
-        case op::kUnsortedSegmentProd: dst[j] *= src[j]; break;
-        case op::kUnsortedSegmentMax: dst[j] = std::max(dst[j], src[j]); break;
+        case BATON_OP_UNSORTED_SEGMENT_SUM: dst[j] += src[j]; break;
+        case BATON_OP_UNSORTED_SEGMENT_PROD: dst[j] *= src[j]; break;
+        case BATON_OP_UNSORTED_SEGMENT_MAX: dst[j] = std::max(dst[j], src[j]); break;
         default: dst[j] = std::min(dst[j], src[j]); break;
       }
     }
@@ -250,16 +250,16 @@ void unsorted_segment_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kSign, "SIGN", 1, 2, sign_prepare, sign_invoke},
-    {op::kAtan2, "ATAN2", 1, 1, atan2_prepare, atan2_invoke},
-    {op::kRelu0To1, "RELU_0_TO_1", 1, 1, relu_0_to_1_prepare, relu_0_to_1_invoke},
-    {op::kBitwiseXor, "BITWISE_XOR", 1, 1, bitwise_prepare, bitwise_invoke},
-    {op::kRightShift, "RIGHT_SHIFT", 1, 1, bitwise_prepare, bitwise_invoke},
-    {op::kBitcast, "BITCAST", 1, 1, bitcast_prepare, bitcast_invoke},
-    {op::kUnsortedSegmentSum, "UNSORTED_SEGMENT_SUM", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
-    {op::kUnsortedSegmentProd, "UNSORTED_SEGMENT_PROD", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
-    {op::kUnsortedSegmentMax, "UNSORTED_SEGMENT_MAX", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
-    {op::kUnsortedSegmentMin, "UNSORTED_SEGMENT_MIN", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
+    {BATON_OP_SIGN, "SIGN", 1, 2, sign_prepare, sign_invoke},
+    {BATON_OP_ATAN2, "ATAN2", 1, 1, atan2_prepare, atan2_invoke},
+    {BATON_OP_RELU_0_TO_1, "RELU_0_TO_1", 1, 1, relu_0_to_1_prepare, relu_0_to_1_invoke},
+    {BATON_OP_BITWISE_XOR, "BITWISE_XOR", 1, 1, bitwise_prepare, bitwise_invoke},
+    {BATON_OP_RIGHT_SHIFT, "RIGHT_SHIFT", 1, 1, bitwise_prepare, bitwise_invoke},
+    {BATON_OP_BITCAST, "BITCAST", 1, 1, bitcast_prepare, bitcast_invoke},
+    {BATON_OP_UNSORTED_SEGMENT_SUM, "UNSORTED_SEGMENT_SUM", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
+    {BATON_OP_UNSORTED_SEGMENT_PROD, "UNSORTED_SEGMENT_PROD", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
+    {BATON_OP_UNSORTED_SEGMENT_MAX, "UNSORTED_SEGMENT_MAX", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
+    {BATON_OP_UNSORTED_SEGMENT_MIN, "UNSORTED_SEGMENT_MIN", 1, 1, unsorted_segment_prepare, unsorted_segment_invoke},
 };
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include "glue/op_context.h"
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -80,7 +80,7 @@ void with_value_type(baton_tensor_type t, F&& f) {
 
 void compare_prepare(OpContext& ctx) {
   const int32_t code = ctx.op_code();
-  const bool equality = code == op::kEqual || code == op::kNotEqual;
+  const bool equality = code == BATON_OP_EQUAL || code == BATON_OP_NOT_EQUAL;
   baton_tensor* a = ctx.input(0);
   if (equality) {
     ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
@@ -143,11 +143,11 @@ void compare_with(OpContext& ctx, const LogicState& s, Cmp cmp) {
 void compare_invoke(OpContext& ctx) {
   const auto& s = ctx.state<LogicState>();
   switch (ctx.op_code()) {
-    case op::kEqual: return compare_with(ctx, s, [](auto x, auto y) { return x == y; });
-    case op::kNotEqual: return compare_with(ctx, s, [](auto x, auto y) { return x != y; });
-    case op::kLess: return compare_with(ctx, s, [](auto x, auto y) { return x < y; });
-    case op::kLessEqual: return compare_with(ctx, s, [](auto x, auto y) { return x <= y; });
-    case op::kGreater: return compare_with(ctx, s, [](auto x, auto y) { return x > y; });
+    case BATON_OP_EQUAL: return compare_with(ctx, s, [](auto x, auto y) { return x == y; });
+    case BATON_OP_NOT_EQUAL: return compare_with(ctx, s, [](auto x, auto y) { return x != y; });
+    case BATON_OP_LESS: return compare_with(ctx, s, [](auto x, auto y) { return x < y; });
+    case BATON_OP_LESS_EQUAL: return compare_with(ctx, s, [](auto x, auto y) { return x <= y; });
+    case BATON_OP_GREATER: return compare_with(ctx, s, [](auto x, auto y) { return x > y; });
     default: return compare_with(ctx, s, [](auto x, auto y) { return x >= y; });
   }
 }
@@ -155,7 +155,7 @@ void compare_invoke(OpContext& ctx) {
 // ---- LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ----
 
 void logical_prepare(OpContext& ctx) {
-  const int n = ctx.op_code() == op::kLogicalNot ? 1 : 2;
+  const int n = ctx.op_code() == BATON_OP_LOGICAL_NOT ? 1 : 2;
   for (int i = 0; i < n; ++i) ctx.require_type(ctx.input(i), "input", {BATON_TYPE_BOOL});
   require_output_type(ctx, BATON_TYPE_BOOL);
   auto& s = ctx.state<LogicState>();
@@ -167,12 +167,12 @@ void logical_invoke(OpContext& ctx) {
   const auto& s = ctx.state<LogicState>();
   const bool* a = ctx.data<bool>(ctx.input(0));
   bool* out = ctx.mutable_data<bool>(ctx.output(0));
-  if (ctx.op_code() == op::kLogicalNot) {
+  if (ctx.op_code() == BATON_OP_LOGICAL_NOT) {
     for (int64_t i = 0; i < s.plan.count; ++i) out[i] = !a[i];
     return;
   }
   const bool* b = ctx.data<bool>(ctx.input(1));
-  if (ctx.op_code() == op::kLogicalAnd) {
+  if (ctx.op_code() == BATON_OP_LOGICAL_AND) {
     for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = a[i] && b[j]; });
   } else {
     for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = a[i] || b[j]; });
@@ -193,7 +193,7 @@ void select_prepare(OpContext& ctx) {
   require_output_type(ctx, ctx.type(ctx.input(1)));
   auto& s = ctx.state<LogicState>();
   s.type = ctx.type(ctx.input(1));
-  if (ctx.op_code() == op::kSelectV2) {
+  if (ctx.op_code() == BATON_OP_SELECT_V2) {
     s.plan = broadcast_inputs(ctx, 0, 3);
     return;
   }
@@ -262,8 +262,8 @@ void select_invoke(OpContext& ctx) {
 void arithmetic_prepare(OpContext& ctx) {
   baton_tensor* a = ctx.input(0);
   switch (ctx.op_code()) {
-    case op::kFloorDiv: ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32}); break;
-    case op::kFloorMod: ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64}); break;
+    case BATON_OP_FLOOR_DIV: ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32}); break;
+    case BATON_OP_FLOOR_MOD: ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64}); break;
     default: ctx.require_type(a, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32}); break;
   }
   require_same_type(ctx, 0, 1);
@@ -316,13 +316,13 @@ void arithmetic_invoke(OpContext& ctx) {
       // TFLite refuses these at run time; so does this kernel, before writing anything.
       bool bad = false;
       for_each_index(s.plan, [&](int64_t, int64_t, int64_t j, int64_t) {
-        bad = bad || (code == op::kPow ? b[j] < 0 : b[j] == 0);
+        bad = bad || (code == BATON_OP_POW ? b[j] < 0 : b[j] == 0);
       });
-      if (bad) ctx.fail(BATON_ERROR, code == op::kPow ? "negative exponent in integer POW" : "division by zero");
+      if (bad) ctx.fail(BATON_ERROR, code == BATON_OP_POW ? "negative exponent in integer POW" : "division by zero");
     }
-    if (code == op::kFloorDiv) {
+    if (code == BATON_OP_FLOOR_DIV) {
       for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = floor_div(a[i], b[j]); });
-    } else if (code == op::kFloorMod) {
+    } else if (code == BATON_OP_FLOOR_MOD) {
       for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = floor_mod(a[i], b[j]); });
     } else if constexpr (std::is_same_v<T, int32_t>) {
       for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = int_pow(a[i], b[j]); });
@@ -377,21 +377,21 @@ void add_n_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kEqual, "EQUAL", 1, 5, compare_prepare, compare_invoke},
-    {op::kNotEqual, "NOT_EQUAL", 1, 4, compare_prepare, compare_invoke},
-    {op::kLess, "LESS", 1, 3, compare_prepare, compare_invoke},
-    {op::kLessEqual, "LESS_EQUAL", 1, 2, compare_prepare, compare_invoke},
-    {op::kGreater, "GREATER", 1, 2, compare_prepare, compare_invoke},
-    {op::kGreaterEqual, "GREATER_EQUAL", 1, 3, compare_prepare, compare_invoke},
-    {op::kLogicalAnd, "LOGICAL_AND", 1, 1, logical_prepare, logical_invoke},
-    {op::kLogicalOr, "LOGICAL_OR", 1, 1, logical_prepare, logical_invoke},
-    {op::kLogicalNot, "LOGICAL_NOT", 1, 1, logical_prepare, logical_invoke},
-    {op::kSelect, "SELECT", 1, 4, select_prepare, select_invoke},
-    {op::kSelectV2, "SELECT_V2", 1, 2, select_prepare, select_invoke},
-    {op::kFloorDiv, "FLOOR_DIV", 1, 3, arithmetic_prepare, arithmetic_invoke},
-    {op::kFloorMod, "FLOOR_MOD", 1, 2, arithmetic_prepare, arithmetic_invoke},
-    {op::kPow, "POW", 1, 1, arithmetic_prepare, arithmetic_invoke},
-    {op::kAddN, "ADD_N", 1, 1, add_n_prepare, add_n_invoke},
+    {BATON_OP_EQUAL, "EQUAL", 1, 5, compare_prepare, compare_invoke},
+    {BATON_OP_NOT_EQUAL, "NOT_EQUAL", 1, 4, compare_prepare, compare_invoke},
+    {BATON_OP_LESS, "LESS", 1, 3, compare_prepare, compare_invoke},
+    {BATON_OP_LESS_EQUAL, "LESS_EQUAL", 1, 2, compare_prepare, compare_invoke},
+    {BATON_OP_GREATER, "GREATER", 1, 2, compare_prepare, compare_invoke},
+    {BATON_OP_GREATER_EQUAL, "GREATER_EQUAL", 1, 3, compare_prepare, compare_invoke},
+    {BATON_OP_LOGICAL_AND, "LOGICAL_AND", 1, 1, logical_prepare, logical_invoke},
+    {BATON_OP_LOGICAL_OR, "LOGICAL_OR", 1, 1, logical_prepare, logical_invoke},
+    {BATON_OP_LOGICAL_NOT, "LOGICAL_NOT", 1, 1, logical_prepare, logical_invoke},
+    {BATON_OP_SELECT, "SELECT", 1, 4, select_prepare, select_invoke},
+    {BATON_OP_SELECT_V2, "SELECT_V2", 1, 2, select_prepare, select_invoke},
+    {BATON_OP_FLOOR_DIV, "FLOOR_DIV", 1, 3, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_FLOOR_MOD, "FLOOR_MOD", 1, 2, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_POW, "POW", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_ADD_N, "ADD_N", 1, 1, add_n_prepare, add_n_invoke},
 };
 
 }  // namespace

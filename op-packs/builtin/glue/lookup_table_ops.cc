@@ -11,7 +11,7 @@
 #include "glue/string_output.h"
 #include "kernels/keyed_lookup.h"
 #include "kernels/lsh_projection.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -214,10 +214,10 @@ void lsh_projection_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kHashtableLookup, "HASHTABLE_LOOKUP", 1, 1, hashtable_lookup_prepare, hashtable_lookup_invoke},
-    {op::kEmbeddingLookupSparse, "EMBEDDING_LOOKUP_SPARSE", 1, 1, embedding_lookup_sparse_prepare,
+    {BATON_OP_HASHTABLE_LOOKUP, "HASHTABLE_LOOKUP", 1, 1, hashtable_lookup_prepare, hashtable_lookup_invoke},
+    {BATON_OP_EMBEDDING_LOOKUP_SPARSE, "EMBEDDING_LOOKUP_SPARSE", 1, 1, embedding_lookup_sparse_prepare,
      embedding_lookup_sparse_invoke},
-    {op::kLshProjection, "LSH_PROJECTION", 1, 1, lsh_projection_prepare, lsh_projection_invoke},
+    {BATON_OP_LSH_PROJECTION, "LSH_PROJECTION", 1, 1, lsh_projection_prepare, lsh_projection_invoke},
 };
 
 }  // namespace

@@ -22,7 +22,7 @@
 #include "glue/recurrent_checks.h"
 #include "kernels/lstm.h"
 #include "kernels/lstm_integer.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -444,9 +444,9 @@ void lstm_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kLstm, "LSTM", 1, 4, lstm_prepare, lstm_invoke},
-    {op::kUnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", 1, 3, sequence_lstm_prepare, lstm_invoke},
-    {op::kBidirectionalSequenceLstm, "BIDIRECTIONAL_SEQUENCE_LSTM", 1, 3, bidirectional_lstm_prepare, lstm_invoke},
+    {BATON_OP_LSTM, "LSTM", 1, 4, lstm_prepare, lstm_invoke},
+    {BATON_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", 1, 3, sequence_lstm_prepare, lstm_invoke},
+    {BATON_OP_BIDIRECTIONAL_SEQUENCE_LSTM, "BIDIRECTIONAL_SEQUENCE_LSTM", 1, 3, bidirectional_lstm_prepare, lstm_invoke},
 };
 
 }  // namespace

@@ -10,7 +10,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -103,7 +103,7 @@ void mirror_pad_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kMirrorPad, "MIRROR_PAD", 1, 3, mirror_pad_prepare, mirror_pad_invoke},
+    {BATON_OP_MIRROR_PAD, "MIRROR_PAD", 1, 3, mirror_pad_prepare, mirror_pad_invoke},
 };
 
 }  // namespace

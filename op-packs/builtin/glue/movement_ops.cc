@@ -10,7 +10,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -198,10 +198,10 @@ void dynamic_update_slice_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kMatrixDiag, "MATRIX_DIAG", 1, 1, matrix_diag_prepare, matrix_diag_invoke},
-    {op::kMatrixSetDiag, "MATRIX_SET_DIAG", 1, 1, matrix_set_diag_prepare, matrix_set_diag_invoke},
-    {op::kReverseSequence, "REVERSE_SEQUENCE", 1, 1, reverse_sequence_prepare, reverse_sequence_invoke},
-    {op::kDynamicUpdateSlice, "DYNAMIC_UPDATE_SLICE", 1, 6, dynamic_update_slice_prepare, dynamic_update_slice_invoke},
+    {BATON_OP_MATRIX_DIAG, "MATRIX_DIAG", 1, 1, matrix_diag_prepare, matrix_diag_invoke},
+    {BATON_OP_MATRIX_SET_DIAG, "MATRIX_SET_DIAG", 1, 1, matrix_set_diag_prepare, matrix_set_diag_invoke},
+    {BATON_OP_REVERSE_SEQUENCE, "REVERSE_SEQUENCE", 1, 1, reverse_sequence_prepare, reverse_sequence_invoke},
+    {BATON_OP_DYNAMIC_UPDATE_SLICE, "DYNAMIC_UPDATE_SLICE", 1, 6, dynamic_update_slice_prepare, dynamic_update_slice_invoke},
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "glue/quantized_ops.h"
 #include "kernels/pool.h"
 #include "kernels/reduce.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -20,7 +20,7 @@ void pool_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const bool int16 = ctx.type(input) == BATON_TYPE_INT16;
   const bool quantized = ctx.type(input) == BATON_TYPE_UINT8 || ctx.type(input) == BATON_TYPE_INT8 || int16;
-  if (ctx.op_code() == op::kL2Pool2d) ctx.require_float(input, "input");  // TFLite's L2 pool is float only
+  if (ctx.op_code() == BATON_OP_L2_POOL_2D) ctx.require_float(input, "input");  // TFLite's L2 pool is float only
   if (!quantized) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT16});
   ctx.require_rank(input, "input", 4);
   const auto& o = ctx.options().u.pool;
@@ -96,10 +96,10 @@ void mean_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kAveragePool2d, "AVERAGE_POOL_2D", 1, 3, pool_prepare, average_pool_invoke},
-    {op::kMaxPool2d, "MAX_POOL_2D", 1, 3, pool_prepare, max_pool_invoke},
-    {op::kL2Pool2d, "L2_POOL_2D", 1, 1, pool_prepare, l2_pool_invoke},
-    {op::kMean, "MEAN", 1, 3, mean_prepare, mean_invoke},
+    {BATON_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", 1, 3, pool_prepare, average_pool_invoke},
+    {BATON_OP_MAX_POOL_2D, "MAX_POOL_2D", 1, 3, pool_prepare, max_pool_invoke},
+    {BATON_OP_L2_POOL_2D, "L2_POOL_2D", 1, 1, pool_prepare, l2_pool_invoke},
+    {BATON_OP_MEAN, "MEAN", 1, 3, mean_prepare, mean_invoke},
 };
 
 }  // namespace

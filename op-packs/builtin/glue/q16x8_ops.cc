@@ -13,7 +13,7 @@
 #include "kernels/q16_activation.h"
 #include "kernels/q16x8.h"
 #include "kernels/qelementwise.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 
@@ -191,7 +191,7 @@ struct Q16PoolState : OpState {
 
 void pool_16_invoke(OpContext& ctx) {
   const auto& s = ctx.state<Q16PoolState>();
-  (ctx.op_code() == op::kMaxPool2d ? max_pool_16 : average_pool_16)(
+  (ctx.op_code() == BATON_OP_MAX_POOL_2D ? max_pool_16 : average_pool_16)(
       s.p, s.range.lo, s.range.hi, ctx.data<int16_t>(ctx.input(0)), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
@@ -276,7 +276,7 @@ void binary_16_prepare(OpContext& ctx, const BroadcastPlan& plan) {
   const auto& opts = ctx.options().u.elementwise;
   // TFLite's power-of-two int16 ADD / SUB (pot_scale_int16, the schema's default) is another kernel:
   // taken only when every scale is a power of two; models from the converter turn it off.
-  if (code != op::kMul && opts.pot_scale_int16) {
+  if (code != BATON_OP_MUL && opts.pot_scale_int16) {
     auto pot = [](float s) { int e = 0; return std::frexp(s, &e) == 0.5f; };
     ctx.require(!(pot(a) && pot(b) && pot(o)),
                 "int16 ADD / SUB with pot_scale_int16 and power-of-two scales (TFLite's older int16 kernel) is not "
@@ -284,7 +284,7 @@ void binary_16_prepare(OpContext& ctx, const BroadcastPlan& plan) {
   }
   auto& s = ctx.state<Q16BinaryState>();
   s.q = QBinaryParams{};
-  s.q.op = code == op::kMul ? QBinaryOp::kMul : code == op::kSub ? QBinaryOp::kSub : QBinaryOp::kAdd;
+  s.q.op = code == BATON_OP_MUL ? QBinaryOp::kMul : code == BATON_OP_SUB ? QBinaryOp::kSub : QBinaryOp::kAdd;
   ctx.require(qbinary_prepare(s.q, a, b, o), "the input scales cannot be rescaled to the output scale");
   if (s.q.op != QBinaryOp::kMul) {
     // 15 bits of headroom instead of 20: (65535 << 15) still fits an int32.

@@ -5,7 +5,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/quantize.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -80,7 +80,7 @@ void quantize_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kQuantize, "QUANTIZE", 1, 6, quantize_prepare, quantize_invoke},
+    {BATON_OP_QUANTIZE, "QUANTIZE", 1, 6, quantize_prepare, quantize_invoke},
 };
 
 }  // namespace

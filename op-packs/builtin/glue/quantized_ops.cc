@@ -8,7 +8,7 @@
 #include "kernels/qlookup.h"
 #include "kernels/qpool.h"
 #include "kernels/quantize.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -116,7 +116,7 @@ void quantized_binary_prepare(OpContext& ctx, const BroadcastPlan& plan) {
   s.isa = best_quant_isa();
   QBinaryParams& q = s.q;
   q = QBinaryParams{};
-  q.op = ctx.op_code() == op::kMul ? QBinaryOp::kMul : ctx.op_code() == op::kSub ? QBinaryOp::kSub : QBinaryOp::kAdd;
+  q.op = ctx.op_code() == BATON_OP_MUL ? QBinaryOp::kMul : ctx.op_code() == BATON_OP_SUB ? QBinaryOp::kSub : QBinaryOp::kAdd;
   q.is_signed = qa.is_signed;
   q.a_zero = qa.zero_point;
   q.b_zero = qb.zero_point;
@@ -146,7 +146,7 @@ void quantized_pool_prepare(OpContext& ctx, const PoolParams& geometry) {
   const CodeRange range = ctx.quantized_activation(ctx.options().u.pool.activation, qo);
   s.q.lo = range.lo;
   s.q.hi = range.hi;
-  ctx.set_invoke(ctx.op_code() == op::kMaxPool2d ? quantized_max_pool_invoke : quantized_average_pool_invoke);
+  ctx.set_invoke(ctx.op_code() == BATON_OP_MAX_POOL_2D ? quantized_max_pool_invoke : quantized_average_pool_invoke);
 }
 
 void quantized_table_prepare(OpContext& ctx, float (*f)(float)) {

@@ -10,7 +10,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/random.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -95,9 +95,9 @@ void multinomial_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kRandomStandardNormal, "RANDOM_STANDARD_NORMAL", 1, 1, random_prepare, random_standard_normal_invoke},
-    {op::kRandomUniform, "RANDOM_UNIFORM", 1, 1, random_prepare, random_uniform_invoke},
-    {op::kMultinomial, "MULTINOMIAL", 1, 1, multinomial_prepare, multinomial_invoke},
+    {BATON_OP_RANDOM_STANDARD_NORMAL, "RANDOM_STANDARD_NORMAL", 1, 1, random_prepare, random_standard_normal_invoke},
+    {BATON_OP_RANDOM_UNIFORM, "RANDOM_UNIFORM", 1, 1, random_prepare, random_uniform_invoke},
+    {BATON_OP_MULTINOMIAL, "MULTINOMIAL", 1, 1, multinomial_prepare, multinomial_invoke},
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "glue/op_context.h"
 #include "glue/recurrent_checks.h"
 #include "kernels/recurrent.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -364,10 +364,10 @@ void svdf_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kRnn, "RNN", 1, 3, rnn_prepare, rnn_invoke},
-    {op::kUnidirectionalSequenceRnn, "UNIDIRECTIONAL_SEQUENCE_RNN", 1, 3, sequence_rnn_prepare, rnn_invoke},
-    {op::kBidirectionalSequenceRnn, "BIDIRECTIONAL_SEQUENCE_RNN", 1, 3, bidirectional_rnn_prepare, rnn_invoke},
-    {op::kSvdf, "SVDF", 1, 4, svdf_prepare, svdf_invoke},
+    {BATON_OP_RNN, "RNN", 1, 3, rnn_prepare, rnn_invoke},
+    {BATON_OP_UNIDIRECTIONAL_SEQUENCE_RNN, "UNIDIRECTIONAL_SEQUENCE_RNN", 1, 3, sequence_rnn_prepare, rnn_invoke},
+    {BATON_OP_BIDIRECTIONAL_SEQUENCE_RNN, "BIDIRECTIONAL_SEQUENCE_RNN", 1, 3, bidirectional_rnn_prepare, rnn_invoke},
+    {BATON_OP_SVDF, "SVDF", 1, 4, svdf_prepare, svdf_invoke},
 };
 
 }  // namespace

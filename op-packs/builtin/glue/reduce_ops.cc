@@ -19,7 +19,7 @@
 
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -105,8 +105,8 @@ void reduce_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
   switch (code) {
-    case op::kReduceAny: case op::kReduceAll: ctx.require_type(in, "input", {BATON_TYPE_BOOL}); break;
-    case op::kReduceMax: case op::kReduceMin: case op::kSum:
+    case BATON_OP_REDUCE_ANY: case BATON_OP_REDUCE_ALL: ctx.require_type(in, "input", {BATON_TYPE_BOOL}); break;
+    case BATON_OP_REDUCE_MAX: case BATON_OP_REDUCE_MIN: case BATON_OP_SUM:
       ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8,
                                      BATON_TYPE_INT8, BATON_TYPE_INT16});
       break;
@@ -116,13 +116,13 @@ void reduce_prepare(OpContext& ctx) {
                                                  " differs from the input's " + type_name(ctx.type(in)));
   auto& state = ctx.state<ReduceState>();
   state.rescale = false;
-  state.quantized_prod = code == op::kReduceProd && ctx.type(in) == BATON_TYPE_INT8;
+  state.quantized_prod = code == BATON_OP_REDUCE_PROD && ctx.type(in) == BATON_TYPE_INT8;
   if (state.quantized_prod) {
     state.prod_in_zero = ctx.act_quant(in, "input").zero_point;
   } else if (ctx.type(in) == BATON_TYPE_UINT8 || ctx.type(in) == BATON_TYPE_INT8) {
     const ActQuant a = ctx.act_quant(in, "input"), b = ctx.act_quant(out, "output");
     const bool same = a.scale == b.scale && a.zero_point == b.zero_point;
-    ctx.require(same || code == op::kSum,
+    ctx.require(same || code == BATON_OP_SUM,
                 "the output's scale and zero point differ from the input's; this kernel does not rescale");
     state.rescale = !same;
     state.scale = a.scale / b.scale;
@@ -199,20 +199,20 @@ template <typename T>
 void reduce_typed(int32_t code, const FoldPlan& p, const T* in, T* out) {
   T init{};
   switch (code) {
-    case op::kSum: init = T(0); break;
-    case op::kReduceProd: init = T(1); break;
-    case op::kReduceMax: init = std::numeric_limits<T>::lowest(); break;
-    case op::kReduceMin: init = std::numeric_limits<T>::max(); break;
-    case op::kReduceAny: init = T(false); break;
+    case BATON_OP_SUM: init = T(0); break;
+    case BATON_OP_REDUCE_PROD: init = T(1); break;
+    case BATON_OP_REDUCE_MAX: init = std::numeric_limits<T>::lowest(); break;
+    case BATON_OP_REDUCE_MIN: init = std::numeric_limits<T>::max(); break;
+    case BATON_OP_REDUCE_ANY: init = T(false); break;
     default: init = T(true); break;
   }
   std::fill(out, out + p.out_count, init);
   switch (code) {
-    case op::kSum: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc + v); });
-    case op::kReduceProd: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc * v); });
-    case op::kReduceMax: return fold(p, in, out, [](T acc, T v) { return v > acc ? v : acc; });
-    case op::kReduceMin: return fold(p, in, out, [](T acc, T v) { return v < acc ? v : acc; });
-    case op::kReduceAny: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc || v); });
+    case BATON_OP_SUM: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc + v); });
+    case BATON_OP_REDUCE_PROD: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc * v); });
+    case BATON_OP_REDUCE_MAX: return fold(p, in, out, [](T acc, T v) { return v > acc ? v : acc; });
+    case BATON_OP_REDUCE_MIN: return fold(p, in, out, [](T acc, T v) { return v < acc ? v : acc; });
+    case BATON_OP_REDUCE_ANY: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc || v); });
     default: return fold(p, in, out, [](T acc, T v) { return static_cast<T>(acc && v); });
   }
 }
@@ -318,7 +318,7 @@ void arg_invoke(OpContext& ctx) {
   const auto& s = ctx.state<ArgState>();
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
-  const bool is_max = ctx.op_code() == op::kArgMax;
+  const bool is_max = ctx.op_code() == BATON_OP_ARG_MAX;
   auto run = [&](auto zero) {
     using T = decltype(zero);
     const T* x = ctx.data<T>(in);
@@ -468,14 +468,14 @@ void quantized_mean_prepare(OpContext& ctx, const std::vector<int64_t>& axes) {
 namespace {
 
 constexpr OpDef kOps[] = {
-    {op::kSum, "SUM", 1, 2, reduce_prepare, reduce_invoke},
-    {op::kReduceProd, "REDUCE_PROD", 1, 2, reduce_prepare, reduce_invoke},
-    {op::kReduceMax, "REDUCE_MAX", 1, 3, reduce_prepare, reduce_invoke},
-    {op::kReduceMin, "REDUCE_MIN", 1, 3, reduce_prepare, reduce_invoke},
-    {op::kReduceAny, "REDUCE_ANY", 1, 1, reduce_prepare, reduce_invoke},
-    {op::kReduceAll, "REDUCE_ALL", 1, 1, reduce_prepare, reduce_invoke},
-    {op::kArgMax, "ARG_MAX", 1, 3, arg_prepare, arg_invoke},
-    {op::kArgMin, "ARG_MIN", 1, 3, arg_prepare, arg_invoke},
+    {BATON_OP_SUM, "SUM", 1, 2, reduce_prepare, reduce_invoke},
+    {BATON_OP_REDUCE_PROD, "REDUCE_PROD", 1, 2, reduce_prepare, reduce_invoke},
+    {BATON_OP_REDUCE_MAX, "REDUCE_MAX", 1, 3, reduce_prepare, reduce_invoke},
+    {BATON_OP_REDUCE_MIN, "REDUCE_MIN", 1, 3, reduce_prepare, reduce_invoke},
+    {BATON_OP_REDUCE_ANY, "REDUCE_ANY", 1, 1, reduce_prepare, reduce_invoke},
+    {BATON_OP_REDUCE_ALL, "REDUCE_ALL", 1, 1, reduce_prepare, reduce_invoke},
+    {BATON_OP_ARG_MAX, "ARG_MAX", 1, 3, arg_prepare, arg_invoke},
+    {BATON_OP_ARG_MIN, "ARG_MIN", 1, 3, arg_prepare, arg_invoke},
 };
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include "kernels/concat.h"
 #include "kernels/pad.h"
 #include "kernels/transpose.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -123,7 +123,7 @@ void pad_prepare(OpContext& ctx) {
   const std::vector<int64_t>& pads = *pads_value;
   ctx.require(static_cast<int>(pads.size()) == 2 * rank, "paddings has " + std::to_string(pads.size()) +
                                                              " values, needs 2 x rank = " + std::to_string(2 * rank));
-  const bool has_value = ctx.op_code() == op::kPadV2 && ctx.optional_input(2);
+  const bool has_value = ctx.op_code() == BATON_OP_PADV2 && ctx.optional_input(2);
   if (has_value) {
     baton_tensor* value = ctx.input(2);
     require_same_type(ctx, input, value, "constant_values");
@@ -157,7 +157,7 @@ void pad_invoke(OpContext& ctx) {
   uint64_t zero = 0;
   const void* value = &zero;
   if (size == 1) value = &state.pad_byte;
-  if (ctx.op_code() == op::kPadV2 && ctx.optional_input(2)) value = ctx.data<void>(ctx.input(2));
+  if (ctx.op_code() == BATON_OP_PADV2 && ctx.optional_input(2)) value = ctx.data<void>(ctx.input(2));
   pad(state.plan, ctx.data<void>(input), ctx.mutable_data<void>(ctx.output(0)), size, value);
 }
 
@@ -172,7 +172,7 @@ struct ConcatState : OpState {
 };
 
 void concat_prepare(OpContext& ctx) {
-  const bool pack = ctx.op_code() == op::kPack;
+  const bool pack = ctx.op_code() == BATON_OP_PACK;
   const int count = ctx.input_count();
   ctx.require(count >= 1, "needs at least one input");
   baton_tensor* first = ctx.input(0);
@@ -254,8 +254,8 @@ struct SplitState : OpState {
 };
 
 void split_prepare(OpContext& ctx) {
-  const bool unpack = ctx.op_code() == op::kUnpack;
-  const bool split_v = ctx.op_code() == op::kSplitV;
+  const bool unpack = ctx.op_code() == BATON_OP_UNPACK;
+  const bool split_v = ctx.op_code() == BATON_OP_SPLIT_V;
   auto& s = ctx.state<SplitState>();
   s.data_input = unpack || split_v ? 0 : 1;
   baton_tensor* input = ctx.input(s.data_input);
@@ -396,16 +396,16 @@ void transpose_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kReshape, "RESHAPE", 1, 1, reshape_prepare, copy_invoke},
-    {op::kPad, "PAD", 1, 5, pad_prepare, pad_invoke},
-    {op::kPadV2, "PADV2", 1, 5, pad_prepare, pad_invoke},
-    {op::kConcatenation, "CONCATENATION", 1, 6, concat_prepare, concat_invoke},
-    {op::kPack, "PACK", 1, 4, concat_prepare, concat_invoke},
-    {op::kUnpack, "UNPACK", 1, 4, split_prepare, split_invoke},
-    {op::kSplit, "SPLIT", 1, 4, split_prepare, split_invoke},
-    {op::kSplitV, "SPLIT_V", 1, 2, split_prepare, split_invoke},
-    {op::kDepthToSpace, "DEPTH_TO_SPACE", 1, 2, depth_to_space_prepare, depth_to_space_invoke},
-    {op::kTranspose, "TRANSPOSE", 1, 9, transpose_prepare, transpose_invoke},
+    {BATON_OP_RESHAPE, "RESHAPE", 1, 1, reshape_prepare, copy_invoke},
+    {BATON_OP_PAD, "PAD", 1, 5, pad_prepare, pad_invoke},
+    {BATON_OP_PADV2, "PADV2", 1, 5, pad_prepare, pad_invoke},
+    {BATON_OP_CONCATENATION, "CONCATENATION", 1, 6, concat_prepare, concat_invoke},
+    {BATON_OP_PACK, "PACK", 1, 4, concat_prepare, concat_invoke},
+    {BATON_OP_UNPACK, "UNPACK", 1, 4, split_prepare, split_invoke},
+    {BATON_OP_SPLIT, "SPLIT", 1, 4, split_prepare, split_invoke},
+    {BATON_OP_SPLIT_V, "SPLIT_V", 1, 2, split_prepare, split_invoke},
+    {BATON_OP_DEPTH_TO_SPACE, "DEPTH_TO_SPACE", 1, 2, depth_to_space_prepare, depth_to_space_invoke},
+    {BATON_OP_TRANSPOSE, "TRANSPOSE", 1, 9, transpose_prepare, transpose_invoke},
 };
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/resize_bilinear.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -66,7 +66,7 @@ void resize_bilinear_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kResizeBilinear, "RESIZE_BILINEAR", 1, 4, resize_bilinear_prepare, resize_bilinear_invoke},
+    {BATON_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", 1, 4, resize_bilinear_prepare, resize_bilinear_invoke},
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "glue/op_context.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -91,7 +91,7 @@ void cumsum_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kCumsum, "CUMSUM", 1, 1, cumsum_prepare, cumsum_invoke},
+    {BATON_OP_CUMSUM, "CUMSUM", 1, 1, cumsum_prepare, cumsum_invoke},
 };
 
 }  // namespace

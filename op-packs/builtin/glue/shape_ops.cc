@@ -17,7 +17,7 @@
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -595,17 +595,17 @@ void gather_nd_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kCast, "CAST", 1, 8, cast_prepare, cast_invoke},
-    {op::kSqueeze, "SQUEEZE", 1, 2, squeeze_prepare, copy_invoke},
-    {op::kExpandDims, "EXPAND_DIMS", 1, 1, expand_dims_prepare, copy_invoke},
-    {op::kShape, "SHAPE", 1, 1, shape_prepare, shape_invoke},
-    {op::kZerosLike, "ZEROS_LIKE", 1, 1, zeros_like_prepare, zeros_like_invoke},
-    {op::kTile, "TILE", 1, 3, tile_prepare, tile_invoke},
-    {op::kBroadcastTo, "BROADCAST_TO", 2, 3, broadcast_to_prepare, move_invoke},
-    {op::kSlice, "SLICE", 1, 8, slice_prepare, move_invoke},
-    {op::kReverseV2, "REVERSE_V2", 1, 3, reverse_prepare, reverse_invoke},
-    {op::kSpaceToDepth, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, move_invoke},
-    {op::kGatherNd, "GATHER_ND", 1, 5, gather_nd_prepare, gather_nd_invoke},
+    {BATON_OP_CAST, "CAST", 1, 8, cast_prepare, cast_invoke},
+    {BATON_OP_SQUEEZE, "SQUEEZE", 1, 2, squeeze_prepare, copy_invoke},
+    {BATON_OP_EXPAND_DIMS, "EXPAND_DIMS", 1, 1, expand_dims_prepare, copy_invoke},
+    {BATON_OP_SHAPE, "SHAPE", 1, 1, shape_prepare, shape_invoke},
+    {BATON_OP_ZEROS_LIKE, "ZEROS_LIKE", 1, 1, zeros_like_prepare, zeros_like_invoke},
+    {BATON_OP_TILE, "TILE", 1, 3, tile_prepare, tile_invoke},
+    {BATON_OP_BROADCAST_TO, "BROADCAST_TO", 2, 3, broadcast_to_prepare, move_invoke},
+    {BATON_OP_SLICE, "SLICE", 1, 8, slice_prepare, move_invoke},
+    {BATON_OP_REVERSE_V2, "REVERSE_V2", 1, 3, reverse_prepare, reverse_invoke},
+    {BATON_OP_SPACE_TO_DEPTH, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, move_invoke},
+    {BATON_OP_GATHER_ND, "GATHER_ND", 1, 5, gather_nd_prepare, gather_nd_invoke},
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 #include "glue/op_context.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -144,9 +144,9 @@ void sparse_to_dense_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kRank, "RANK", 1, 1, rank_prepare, rank_invoke},
-    {op::kBroadcastArgs, "BROADCAST_ARGS", 1, 1, broadcast_args_prepare, broadcast_args_invoke},
-    {op::kSparseToDense, "SPARSE_TO_DENSE", 1, 3, sparse_to_dense_prepare, sparse_to_dense_invoke},
+    {BATON_OP_RANK, "RANK", 1, 1, rank_prepare, rank_invoke},
+    {BATON_OP_BROADCAST_ARGS, "BROADCAST_ARGS", 1, 1, broadcast_args_prepare, broadcast_args_invoke},
+    {BATON_OP_SPARSE_TO_DENSE, "SPARSE_TO_DENSE", 1, 3, sparse_to_dense_prepare, sparse_to_dense_invoke},
 };
 
 }  // namespace

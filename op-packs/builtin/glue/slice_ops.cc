@@ -7,7 +7,7 @@
 #include "glue/string_output.h"
 #include "kernels/gather.h"
 #include "kernels/strided_slice.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -130,8 +130,8 @@ void gather_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kStridedSlice, "STRIDED_SLICE", 1, 8, strided_slice_prepare, strided_slice_invoke},
-    {op::kGather, "GATHER", 1, 7, gather_prepare, gather_invoke},
+    {BATON_OP_STRIDED_SLICE, "STRIDED_SLICE", 1, 8, strided_slice_prepare, strided_slice_invoke},
+    {BATON_OP_GATHER, "GATHER", 1, 7, gather_prepare, gather_invoke},
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "glue/op_context.h"
 #include "kernels/broadcast_index.h"
 #include "kernels/element_copy.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -96,7 +96,7 @@ struct BatchSpaceState : OpState {
 };
 
 void batch_space_prepare(OpContext& ctx) {
-  const bool to_batch = ctx.op_code() == op::kSpaceToBatchNd;
+  const bool to_batch = ctx.op_code() == BATON_OP_SPACE_TO_BATCH_ND;
   baton_tensor* in = ctx.input(0);
   ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT32, BATON_TYPE_INT64});
   require_like_input(ctx, in, ctx.output(0));
@@ -160,7 +160,7 @@ void batch_space_prepare(OpContext& ctx) {
 // or padding. BATCH_TO_SPACE_ND reads the same mapping the other way.
 void batch_space_invoke(OpContext& ctx) {
   const auto& st = ctx.state<BatchSpaceState>();
-  const bool to_batch = ctx.op_code() == op::kSpaceToBatchNd;
+  const bool to_batch = ctx.op_code() == BATON_OP_SPACE_TO_BATCH_ND;
   const auto* src = ctx.data<uint8_t>(ctx.input(0));
   auto* dst = ctx.mutable_data<uint8_t>(ctx.output(0));
   const size_t pixel = static_cast<size_t>(st.channels) * st.element;
@@ -203,9 +203,9 @@ void batch_space_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kSpaceToBatchNd, "SPACE_TO_BATCH_ND", 1, 4, batch_space_prepare, batch_space_invoke},
-    {op::kBatchToSpaceNd, "BATCH_TO_SPACE_ND", 1, 4, batch_space_prepare, batch_space_invoke},
-    {op::kResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 1, 4, resize_nearest_prepare, resize_nearest_invoke},
+    {BATON_OP_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", 1, 4, batch_space_prepare, batch_space_invoke},
+    {BATON_OP_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", 1, 4, batch_space_prepare, batch_space_invoke},
+    {BATON_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", 1, 4, resize_nearest_prepare, resize_nearest_invoke},
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 #include "glue/op_context.h"
 #include "glue/stablehlo_util.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -57,9 +57,9 @@ void arithmetic_invoke(OpContext& ctx) {
   with_stablehlo_type(ctx.type(ctx.input(0)), [&](auto zero) {
     using T = decltype(zero);
     switch (code) {
-      case op::kStablehloAdd: return elementwise<T>(ctx, [](T x, T y) { return wrapping_add(x, y); });
-      case op::kStablehloMultiply: return elementwise<T>(ctx, [](T x, T y) { return wrapping_mul(x, y); });
-      case op::kStablehloMaximum: return elementwise<T>(ctx, [](T x, T y) { return x < y ? y : x; });  // std::max
+      case BATON_OP_STABLEHLO_ADD: return elementwise<T>(ctx, [](T x, T y) { return wrapping_add(x, y); });
+      case BATON_OP_STABLEHLO_MULTIPLY: return elementwise<T>(ctx, [](T x, T y) { return wrapping_mul(x, y); });
+      case BATON_OP_STABLEHLO_MAXIMUM: return elementwise<T>(ctx, [](T x, T y) { return x < y ? y : x; });  // std::max
       default: return elementwise<T>(ctx, [](T x, T y) { return y < x ? y : x; });                     // std::min
     }
   });
@@ -131,7 +131,7 @@ void spread_shape(OpContext& ctx, SpreadState& s) {
 void spread_invoke(OpContext& ctx) {
   const auto& s = ctx.state<SpreadState>();
   const auto* in = ctx.data<unsigned char>(ctx.input(0));
-  const auto* pad = ctx.data<unsigned char>(ctx.input(ctx.op_code() == op::kDilate ? 2 : 1));
+  const auto* pad = ctx.data<unsigned char>(ctx.input(ctx.op_code() == BATON_OP_DILATE ? 2 : 1));
   auto* out = ctx.mutable_data<unsigned char>(ctx.output(0));
   std::vector<int64_t> in_strides(s.rank, 1);
   for (int d = s.rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * s.in_dims[d + 1];
@@ -222,14 +222,14 @@ void dilate_prepare(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kStablehloAdd, "STABLEHLO_ADD", 1, 1, arithmetic_prepare, arithmetic_invoke},
-    {op::kStablehloMultiply, "STABLEHLO_MULTIPLY", 1, 1, arithmetic_prepare, arithmetic_invoke},
-    {op::kStablehloMaximum, "STABLEHLO_MAXIMUM", 1, 1, arithmetic_prepare, arithmetic_invoke},
-    {op::kStablehloMinimum, "STABLEHLO_MINIMUM", 1, 1, arithmetic_prepare, arithmetic_invoke},
-    {op::kStablehloAnd, "STABLEHLO_AND", 1, 1, and_prepare, and_invoke},
-    {op::kStablehloShiftLeft, "STABLEHLO_SHIFT_LEFT", 1, 1, shift_left_prepare, shift_left_invoke},
-    {op::kStablehloPad, "STABLEHLO_PAD", 1, 1, stablehlo_pad_prepare, spread_invoke},
-    {op::kDilate, "DILATE", 1, 1, dilate_prepare, spread_invoke},
+    {BATON_OP_STABLEHLO_ADD, "STABLEHLO_ADD", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_STABLEHLO_MULTIPLY, "STABLEHLO_MULTIPLY", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_STABLEHLO_MAXIMUM, "STABLEHLO_MAXIMUM", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_STABLEHLO_MINIMUM, "STABLEHLO_MINIMUM", 1, 1, arithmetic_prepare, arithmetic_invoke},
+    {BATON_OP_STABLEHLO_AND, "STABLEHLO_AND", 1, 1, and_prepare, and_invoke},
+    {BATON_OP_STABLEHLO_SHIFT_LEFT, "STABLEHLO_SHIFT_LEFT", 1, 1, shift_left_prepare, shift_left_invoke},
+    {BATON_OP_STABLEHLO_PAD, "STABLEHLO_PAD", 1, 1, stablehlo_pad_prepare, spread_invoke},
+    {BATON_OP_DILATE, "DILATE", 1, 1, dilate_prepare, spread_invoke},
 };
 
 }  // namespace

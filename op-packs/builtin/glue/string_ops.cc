@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "glue/string_output.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 
@@ -108,7 +108,7 @@ void skip_gram_prepare(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kSkipGram, "SKIP_GRAM", 1, 1, skip_gram_prepare, string_output_invoke},
+    {BATON_OP_SKIP_GRAM, "SKIP_GRAM", 1, 1, skip_gram_prepare, string_output_invoke},
 };
 
 }  // namespace

@@ -13,31 +13,31 @@
 #include "glue/quantized_ops.h"
 #include "kernels/ql2norm.h"
 #include "kernels/unary.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
 
 UnaryOp unary_op_of(int32_t code) {
   switch (code) {
-    case op::kRelu: return UnaryOp::kRelu;
-    case op::kRelu6: return UnaryOp::kRelu6;
-    case op::kReluN1To1: return UnaryOp::kReluN1To1;
-    case op::kLogistic: return UnaryOp::kLogistic;
-    case op::kTanh: return UnaryOp::kTanh;
-    case op::kHardSwish: return UnaryOp::kHardSwish;
-    case op::kRsqrt: return UnaryOp::kRsqrt;
-    case op::kLog: return UnaryOp::kLog;
-    case op::kSquare: return UnaryOp::kSquare;
-    case op::kSqrt: return UnaryOp::kSqrt;
-    case op::kExp: return UnaryOp::kExp;
-    case op::kAbs: return UnaryOp::kAbs;
-    case op::kSin: return UnaryOp::kSin;
-    case op::kCos: return UnaryOp::kCos;
-    case op::kElu: return UnaryOp::kElu;
-    case op::kFloor: return UnaryOp::kFloor;
-    case op::kCeil: return UnaryOp::kCeil;
-    case op::kRound: return UnaryOp::kRound;
+    case BATON_OP_RELU: return UnaryOp::kRelu;
+    case BATON_OP_RELU6: return UnaryOp::kRelu6;
+    case BATON_OP_RELU_N1_TO_1: return UnaryOp::kReluN1To1;
+    case BATON_OP_LOGISTIC: return UnaryOp::kLogistic;
+    case BATON_OP_TANH: return UnaryOp::kTanh;
+    case BATON_OP_HARD_SWISH: return UnaryOp::kHardSwish;
+    case BATON_OP_RSQRT: return UnaryOp::kRsqrt;
+    case BATON_OP_LOG: return UnaryOp::kLog;
+    case BATON_OP_SQUARE: return UnaryOp::kSquare;
+    case BATON_OP_SQRT: return UnaryOp::kSqrt;
+    case BATON_OP_EXP: return UnaryOp::kExp;
+    case BATON_OP_ABS: return UnaryOp::kAbs;
+    case BATON_OP_SIN: return UnaryOp::kSin;
+    case BATON_OP_COS: return UnaryOp::kCos;
+    case BATON_OP_ELU: return UnaryOp::kElu;
+    case BATON_OP_FLOOR: return UnaryOp::kFloor;
+    case BATON_OP_CEIL: return UnaryOp::kCeil;
+    case BATON_OP_ROUND: return UnaryOp::kRound;
     default: return UnaryOp::kNeg;
   }
 }
@@ -56,28 +56,28 @@ void int16_relu_prepare(OpContext& ctx);
 void same_shape_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const int32_t code = ctx.op_code();
-  const bool relu = code == op::kRelu || code == op::kRelu6 || code == op::kReluN1To1;
+  const bool relu = code == BATON_OP_RELU || code == BATON_OP_RELU6 || code == BATON_OP_RELU_N1_TO_1;
   if (relu && is_8bit(ctx, input)) return quantized_relu_prepare(ctx);
-  if ((code == op::kRelu || code == op::kRelu6) && ctx.type(input) == BATON_TYPE_INT16) return int16_relu_prepare(ctx);
-  if (code == op::kHardSwish && is_8bit(ctx, input)) return quantized_hard_swish_prepare(ctx);
-  if (code == op::kHardSwish) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
-  if (code == op::kAbs && (ctx.type(input) == BATON_TYPE_INT8 || ctx.type(input) == BATON_TYPE_INT16)) {
+  if ((code == BATON_OP_RELU || code == BATON_OP_RELU6) && ctx.type(input) == BATON_TYPE_INT16) return int16_relu_prepare(ctx);
+  if (code == BATON_OP_HARD_SWISH && is_8bit(ctx, input)) return quantized_hard_swish_prepare(ctx);
+  if (code == BATON_OP_HARD_SWISH) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (code == BATON_OP_ABS && (ctx.type(input) == BATON_TYPE_INT8 || ctx.type(input) == BATON_TYPE_INT16)) {
     return quantized_abs_prepare(ctx);
   }
-  if (code == op::kAbs) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8, BATON_TYPE_INT16});
-  if (code == op::kRsqrt && ctx.type(input) == BATON_TYPE_INT8) return quantized_rsqrt_prepare(ctx);
-  if (code == op::kRsqrt) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
-  if (code == op::kReluN1To1) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
+  if (code == BATON_OP_ABS) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8, BATON_TYPE_INT16});
+  if (code == BATON_OP_RSQRT && ctx.type(input) == BATON_TYPE_INT8) return quantized_rsqrt_prepare(ctx);
+  if (code == BATON_OP_RSQRT) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
+  if (code == BATON_OP_RELU_N1_TO_1) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (relu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT16});
-  const bool table_8bit = code == op::kLogistic || code == op::kTanh;
-  if (table_8bit && ctx.type(input) == BATON_TYPE_INT16) return sigmoid_16_prepare(ctx, code == op::kTanh);
-  if (is_8bit(ctx, input) && (table_8bit || (code == op::kElu && ctx.type(input) == BATON_TYPE_INT8))) {
+  const bool table_8bit = code == BATON_OP_LOGISTIC || code == BATON_OP_TANH;
+  if (table_8bit && ctx.type(input) == BATON_TYPE_INT16) return sigmoid_16_prepare(ctx, code == BATON_OP_TANH);
+  if (is_8bit(ctx, input) && (table_8bit || (code == BATON_OP_ELU && ctx.type(input) == BATON_TYPE_INT8))) {
     ctx.set_output_shape(ctx.output(0), ctx.shape(input));
-    if (code == op::kLogistic) return quantized_logistic_prepare(ctx);
-    return quantized_table_prepare(ctx, code == op::kTanh ? tanh_value : elu_value);
+    if (code == BATON_OP_LOGISTIC) return quantized_logistic_prepare(ctx);
+    return quantized_table_prepare(ctx, code == BATON_OP_TANH ? tanh_value : elu_value);
   }
   if (table_8bit) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
-  if (code == op::kElu) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
+  if (code == BATON_OP_ELU) ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8});
   ctx.require_float(input, "input");
   ctx.require_float(ctx.output(0), "output");  // the kernel writes floats
   ctx.set_output_shape(ctx.output(0), ctx.shape(input));
@@ -266,8 +266,8 @@ void quantized_relu_prepare(OpContext& ctx) {
   auto& s = prepare_rescale(ctx, &qo);
   s.alpha = s.identity;
   const int32_t code = ctx.op_code();
-  s.range = ctx.quantized_activation(code == op::kRelu    ? BATON_ACT_RELU
-                                     : code == op::kRelu6 ? BATON_ACT_RELU6
+  s.range = ctx.quantized_activation(code == BATON_OP_RELU    ? BATON_ACT_RELU
+                                     : code == BATON_OP_RELU6 ? BATON_ACT_RELU6
                                                           : BATON_ACT_RELU_N1_TO_1,
                                      qo);
 }
@@ -311,7 +311,7 @@ void int16_relu_prepare(OpContext& ctx) {
   float scales[2];
   auto& s = int16_rescale_prepare(ctx, scales);
   s.range.lo = 0;
-  if (ctx.op_code() == op::kRelu6) s.range.hi = std::min(32767, static_cast<int32_t>(std::round(6.0f / scales[1])));
+  if (ctx.op_code() == BATON_OP_RELU6) s.range.hi = std::min(32767, static_cast<int32_t>(std::round(6.0f / scales[1])));
 }
 
 void leaky_relu_prepare(OpContext& ctx) {
@@ -336,31 +336,31 @@ void leaky_relu_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kRelu, "RELU", 1, 3, same_shape_prepare, unary_invoke},
-    {op::kRelu6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
-    {op::kReluN1To1, "RELU_N1_TO_1", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kLogistic, "LOGISTIC", 1, 3, same_shape_prepare, unary_invoke},
-    {op::kTanh, "TANH", 1, 3, same_shape_prepare, unary_invoke},
-    {op::kHardSwish, "HARD_SWISH", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kRsqrt, "RSQRT", 1, 3, same_shape_prepare, unary_invoke},
-    {op::kLog, "LOG", 1, 2, same_shape_prepare, unary_invoke},
-    {op::kSquare, "SQUARE", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kSqrt, "SQRT", 1, 2, same_shape_prepare, unary_invoke},
-    {op::kExp, "EXP", 1, 2, same_shape_prepare, unary_invoke},
-    {op::kAbs, "ABS", 1, 5, same_shape_prepare, unary_invoke},
-    {op::kNeg, "NEG", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kSoftmax, "SOFTMAX", 1, 4, softmax_prepare, softmax_invoke},
-    {op::kSin, "SIN", 1, 2, same_shape_prepare, unary_invoke},
-    {op::kCos, "COS", 1, 2, same_shape_prepare, unary_invoke},
-    {op::kElu, "ELU", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kFloor, "FLOOR", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kCeil, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kRound, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
-    {op::kLogSoftmax, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
-    {op::kLeakyRelu, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
-    {op::kL2Normalization, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
-    {op::kGelu, "GELU", 1, 3, gelu_prepare, gelu_invoke},
-    {op::kLocalResponseNormalization, "LOCAL_RESPONSE_NORMALIZATION", 1, 1, local_response_normalization_prepare,
+    {BATON_OP_RELU, "RELU", 1, 3, same_shape_prepare, unary_invoke},
+    {BATON_OP_RELU6, "RELU6", 1, 3, same_shape_prepare, unary_invoke},
+    {BATON_OP_RELU_N1_TO_1, "RELU_N1_TO_1", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_LOGISTIC, "LOGISTIC", 1, 3, same_shape_prepare, unary_invoke},
+    {BATON_OP_TANH, "TANH", 1, 3, same_shape_prepare, unary_invoke},
+    {BATON_OP_HARD_SWISH, "HARD_SWISH", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_RSQRT, "RSQRT", 1, 3, same_shape_prepare, unary_invoke},
+    {BATON_OP_LOG, "LOG", 1, 2, same_shape_prepare, unary_invoke},
+    {BATON_OP_SQUARE, "SQUARE", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_SQRT, "SQRT", 1, 2, same_shape_prepare, unary_invoke},
+    {BATON_OP_EXP, "EXP", 1, 2, same_shape_prepare, unary_invoke},
+    {BATON_OP_ABS, "ABS", 1, 5, same_shape_prepare, unary_invoke},
+    {BATON_OP_NEG, "NEG", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_SOFTMAX, "SOFTMAX", 1, 4, softmax_prepare, softmax_invoke},
+    {BATON_OP_SIN, "SIN", 1, 2, same_shape_prepare, unary_invoke},
+    {BATON_OP_COS, "COS", 1, 2, same_shape_prepare, unary_invoke},
+    {BATON_OP_ELU, "ELU", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_FLOOR, "FLOOR", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_CEIL, "CEIL", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_ROUND, "ROUND", 1, 1, same_shape_prepare, unary_invoke},
+    {BATON_OP_LOG_SOFTMAX, "LOG_SOFTMAX", 1, 2, log_softmax_prepare, log_softmax_invoke},
+    {BATON_OP_LEAKY_RELU, "LEAKY_RELU", 1, 2, leaky_relu_prepare, leaky_relu_invoke},
+    {BATON_OP_L2_NORMALIZATION, "L2_NORMALIZATION", 1, 2, l2_normalization_prepare, l2_normalization_invoke},
+    {BATON_OP_GELU, "GELU", 1, 3, gelu_prepare, gelu_invoke},
+    {BATON_OP_LOCAL_RESPONSE_NORMALIZATION, "LOCAL_RESPONSE_NORMALIZATION", 1, 1, local_response_normalization_prepare,
      local_response_normalization_invoke},
 };
 

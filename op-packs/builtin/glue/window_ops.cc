@@ -8,7 +8,7 @@
 
 #include "glue/op_context.h"
 #include "glue/stablehlo_util.h"
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 
 namespace baton::builtin {
 namespace {
@@ -198,8 +198,8 @@ void reduce_window_invoke(OpContext& ctx) {
 }
 
 constexpr OpDef kOps[] = {
-    {op::kReduceWindow, "REDUCE_WINDOW", 1, 1, reduce_window_prepare, reduce_window_invoke},
-    {op::kStablehloReduceWindow, "STABLEHLO_REDUCE_WINDOW", 1, 1, stablehlo_reduce_window_prepare, reduce_window_invoke},
+    {BATON_OP_REDUCE_WINDOW, "REDUCE_WINDOW", 1, 1, reduce_window_prepare, reduce_window_invoke},
+    {BATON_OP_STABLEHLO_REDUCE_WINDOW, "STABLEHLO_REDUCE_WINDOW", 1, 1, stablehlo_reduce_window_prepare, reduce_window_invoke},
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 #include "tests/fake_host.h"
 
 namespace baton::builtin::testing {
@@ -29,11 +29,11 @@ TEST_F(PackTest, DescribesItself) {
     EXPECT_TRUE(codes.insert(d->ops[i].builtin_code).second) << "duplicate op " << d->ops[i].builtin_code;
     EXPECT_LE(d->ops[i].min_version, d->ops[i].max_version);
   }
-  for (int32_t code : {op::kConv2d, op::kDepthwiseConv2d, op::kAdd, op::kFullyConnected, op::kResizeBilinear,
-                       op::kStridedSlice, op::kDequantize}) {
+  for (int32_t code : {BATON_OP_CONV_2D, BATON_OP_DEPTHWISE_CONV_2D, BATON_OP_ADD, BATON_OP_FULLY_CONNECTED, BATON_OP_RESIZE_BILINEAR,
+                       BATON_OP_STRIDED_SLICE, BATON_OP_DEQUANTIZE}) {
     EXPECT_TRUE(codes.count(code)) << code;
   }
-  EXPECT_FALSE(codes.count(op::kDensify));
+  EXPECT_FALSE(codes.count(BATON_OP_DENSIFY));
   ASSERT_EQ(d->option_count, 1u);
   EXPECT_STREQ(d->options[0].name, "threads");
 }
@@ -45,11 +45,11 @@ TEST_F(PackTest, ConvWithDequantizedFilterAndFusedRelu) {
   const std::vector<uint16_t> half_filter = {0x3C00, 0xBC00};  // {1, -1}
   const int f16 = g.constant(BATON_TYPE_FLOAT16, {1, 1, 1, 2}, half_filter);
   const int filter = g.output();
-  g.add_node(op::kDequantize, {f16}, {filter}, 2);
+  g.add_node(BATON_OP_DEQUANTIZE, {f16}, {filter}, 2);
   const int input = g.floats({1, 1, 2, 2}, {5, 2, 1, 4});
   const int bias = g.floats({1}, {0.5f}, true);
   const int out = g.output();
-  FakeNode& conv = g.add_node(op::kConv2d, {input, filter, bias}, {out});
+  FakeNode& conv = g.add_node(BATON_OP_CONV_2D, {input, filter, bias}, {out});
   conv.options.kind = 1;
   conv.options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1, 1, BATON_ACT_RELU};
   std::string error;
@@ -66,8 +66,8 @@ TEST_F(PackTest, RefusesInt16WithNodeAndOpInMessage) {
   const int out = g.output(BATON_TYPE_INT16);
   const int dummy = g.output();
   // Node 0 is a RELU so the CONV is node 1.
-  g.add_node(op::kRelu, {filter}, {dummy});
-  FakeNode& conv = g.add_node(op::kConv2d, {input, filter, -1}, {out});
+  g.add_node(BATON_OP_RELU, {filter}, {dummy});
+  FakeNode& conv = g.add_node(BATON_OP_CONV_2D, {input, filter, -1}, {out});
   conv.options.u.conv = {BATON_PADDING_SAME, 1, 1, 1, 1, 1, 0};
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_UNSUPPORTED);
@@ -84,25 +84,25 @@ TEST_F(PackTest, RefusesAnOutputOfAnotherTypeThanItsKernelWrites) {
     std::function<void(FakeGraph&, int input, int out)> build;
   };
   const Case cases[] = {
-      {"ABS", [](FakeGraph& g, int in, int out) { g.add_node(op::kAbs, {in}, {out}); }},
-      {"HARD_SWISH", [](FakeGraph& g, int in, int out) { g.add_node(op::kHardSwish, {in}, {out}); }},
-      {"GELU", [](FakeGraph& g, int in, int out) { g.add_node(op::kGelu, {in}, {out}); }},
-      {"LEAKY_RELU", [](FakeGraph& g, int in, int out) { g.add_node(op::kLeakyRelu, {in}, {out}); }},
+      {"ABS", [](FakeGraph& g, int in, int out) { g.add_node(BATON_OP_ABS, {in}, {out}); }},
+      {"HARD_SWISH", [](FakeGraph& g, int in, int out) { g.add_node(BATON_OP_HARD_SWISH, {in}, {out}); }},
+      {"GELU", [](FakeGraph& g, int in, int out) { g.add_node(BATON_OP_GELU, {in}, {out}); }},
+      {"LEAKY_RELU", [](FakeGraph& g, int in, int out) { g.add_node(BATON_OP_LEAKY_RELU, {in}, {out}); }},
       {"MEAN", [](FakeGraph& g, int in, int out) {
          const int axes = g.constant<int32_t>(BATON_TYPE_INT32, {1}, {1});
-         g.add_node(op::kMean, {in, axes}, {out});
+         g.add_node(BATON_OP_MEAN, {in, axes}, {out});
        }},
       {"PRELU", [](FakeGraph& g, int in, int out) {
-         g.add_node(op::kPrelu, {in, g.floats({1}, {0.5f}, true)}, {out});
+         g.add_node(BATON_OP_PRELU, {in, g.floats({1}, {0.5f}, true)}, {out});
        }},
       {"L2_POOL_2D", [](FakeGraph& g, int in, int out) {
-         g.add_node(op::kL2Pool2d, {in}, {out}).options.u.pool = {BATON_PADDING_VALID, 1, 1, 1, 1, 0};
+         g.add_node(BATON_OP_L2_POOL_2D, {in}, {out}).options.u.pool = {BATON_PADDING_VALID, 1, 1, 1, 1, 0};
        }},
       {"TRANSPOSE", [](FakeGraph& g, int in, int out) {
-         g.add_node(op::kTranspose, {in, g.constant<int32_t>(BATON_TYPE_INT32, {4}, {0, 2, 1, 3})}, {out});
+         g.add_node(BATON_OP_TRANSPOSE, {in, g.constant<int32_t>(BATON_TYPE_INT32, {4}, {0, 2, 1, 3})}, {out});
        }},
       {"GATHER", [](FakeGraph& g, int in, int out) {
-         g.add_node(op::kGather, {in, g.constant<int32_t>(BATON_TYPE_INT32, {1}, {0})}, {out});
+         g.add_node(BATON_OP_GATHER, {in, g.constant<int32_t>(BATON_TYPE_INT32, {1}, {0})}, {out});
        }},
   };
   for (const Case& c : cases) {
@@ -124,7 +124,7 @@ baton_status run_mirror_pad(FakeHost& host, int32_t mode, std::vector<float>* re
   const int input = g.floats({3}, {1, 2, 3});
   const int paddings = g.constant<int32_t>(BATON_TYPE_INT32, {1, 2}, {2, 1});
   const int out = g.output();
-  FakeNode& pad = g.add_node(op::kMirrorPad, {input, paddings}, {out});
+  FakeNode& pad = g.add_node(BATON_OP_MIRROR_PAD, {input, paddings}, {out});
   pad.options.kind = 1;  // any non-zero kind: the options are set
   pad.options.u.mirror_pad.mode = mode;
   const baton_status status = host.run(g, error);
@@ -158,7 +158,7 @@ TEST_F(PackTest, MirrorPadRefusesPaddingBeyondTheMirror) {
   FakeGraph g;
   const int input = g.floats({2, 3}, {1, 2, 3, 4, 5, 6});
   const int paddings = g.constant<int32_t>(BATON_TYPE_INT32, {2, 2}, {0, 0, 3, 0});
-  FakeNode& pad = g.add_node(op::kMirrorPad, {input, paddings}, {g.output()});
+  FakeNode& pad = g.add_node(BATON_OP_MIRROR_PAD, {input, paddings}, {g.output()});
   pad.options.u.mirror_pad.mode = BATON_MIRROR_PAD_REFLECT;
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
@@ -170,7 +170,7 @@ TEST_F(PackTest, OneHotRefusesAnAxisPastTheOutputRank) {
   const int indices = g.constant<int32_t>(BATON_TYPE_INT32, {2}, {0, 1});
   const int depth = g.constant<int32_t>(BATON_TYPE_INT32, {}, {3});
   const int on = g.floats({}, {1}, true), off = g.floats({}, {0}, true);
-  FakeNode& node = g.add_node(op::kOneHot, {indices, depth, on, off}, {g.output()});
+  FakeNode& node = g.add_node(BATON_OP_ONE_HOT, {indices, depth, on, off}, {g.output()});
   node.options.u.one_hot.axis = 2;
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
@@ -181,7 +181,7 @@ TEST_F(PackTest, SegmentSumRefusesIdsTfLiteFails) {
   FakeGraph g;
   const int data = g.floats({3, 2}, {1, 2, 3, 4, 5, 6});
   const int ids = g.constant<int32_t>(BATON_TYPE_INT32, {3}, {0, 2, 2});
-  g.add_node(op::kSegmentSum, {data, ids}, {g.output()});
+  g.add_node(BATON_OP_SEGMENT_SUM, {data, ids}, {g.output()});
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
   EXPECT_EQ(error, "node 0 SEGMENT_SUM: segment ids must start at 0 and grow by 0 or 1, as TFLite 2.9 requires (2 after 0)");
@@ -192,7 +192,7 @@ TEST_F(PackTest, ScatterNdFailsTheInvokeOnAnIndexOutsideTheShape) {
   const int indices = g.add_tensor(BATON_TYPE_INT32, {2, 1}, std::vector<int32_t>{1, 4}.data());
   const int updates = g.floats({2}, {1, 2});
   const int shape = g.constant<int32_t>(BATON_TYPE_INT32, {1}, {4});
-  g.add_node(op::kScatterNd, {indices, updates, shape}, {g.output()});
+  g.add_node(BATON_OP_SCATTER_ND, {indices, updates, shape}, {g.output()});
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
   EXPECT_EQ(error, "node 0 SCATTER_ND: index 4 of tuple 1 outside dimension 0 (size 4)");
@@ -208,7 +208,7 @@ TEST_F(PackTest, LstmBasicKernelByHand) {
   const int b = g.floats({4}, {0, 0.1f, 1.0f, 0}, true);
   const int c = g.floats({1, 1}, {2.0f});
   const int out = g.output(), state = g.output(), concat = g.output(), gates = g.output();
-  FakeNode& node = g.add_node(op::kLstm, {x, h, w, b, c}, {out, state, concat, gates}, 2);
+  FakeNode& node = g.add_node(BATON_OP_LSTM, {x, h, w, b, c}, {out, state, concat, gates}, 2);
   node.options.u.recurrent.kernel_type = 1;
   node.options.u.recurrent.activation = BATON_ACT_TANH;
   std::string error;
@@ -239,7 +239,7 @@ TEST_F(PackTest, LstmBasicKernelRefusesOtherStateScalesAndTypes) {
     g.tensors[b].scales = {1 / 16384.0f};
     g.tensors[state].scales = {state_scale};
     g.tensors[c].scales = {state_scale};
-    FakeNode& node = g.add_node(op::kLstm, {x, h, w, b, c},
+    FakeNode& node = g.add_node(BATON_OP_LSTM, {x, h, w, b, c},
                                 {g.output(BATON_TYPE_UINT8), state, g.output(BATON_TYPE_UINT8), g.output(BATON_TYPE_INT16)}, 2);
     node.options.u.recurrent.kernel_type = 1;
   };
@@ -265,7 +265,7 @@ TEST_F(PackTest, ReshapeInfersMinusOne) {
   const std::vector<int32_t> shape = {-1, 6};
   const int shape_t = g.constant(BATON_TYPE_INT32, {2}, shape);
   const int out = g.output();
-  g.add_node(op::kReshape, {input, shape_t}, {out});
+  g.add_node(BATON_OP_RESHAPE, {input, shape_t}, {out});
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
   EXPECT_EQ(g.tensors[out].dims, (std::vector<int32_t>{4, 6}));
@@ -277,7 +277,7 @@ TEST_F(PackTest, FullyConnectedKeepNumDimsAndNoBias) {
   const int input = g.floats({1, 2, 3}, {1, 2, 3, 4, 5, 6});
   const int weights = g.floats({2, 3}, {1, 1, 1, 1, 0, -1}, true);
   const int out = g.output();
-  FakeNode& fc = g.add_node(op::kFullyConnected, {input, weights, -1}, {out}, 9);
+  FakeNode& fc = g.add_node(BATON_OP_FULLY_CONNECTED, {input, weights, -1}, {out}, 9);
   fc.options.u.fully_connected.keep_num_dims = 1;
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -291,12 +291,12 @@ TEST_F(PackTest, MeanKeepDimsAndSplitOutputs) {
   const std::vector<int32_t> axes = {1, -2};  // H and W, one of them negative
   const int axes_t = g.constant(BATON_TYPE_INT32, {2}, axes);
   const int mean = g.output();
-  FakeNode& m = g.add_node(op::kMean, {input, axes_t}, {mean});
+  FakeNode& m = g.add_node(BATON_OP_MEAN, {input, axes_t}, {mean});
   m.options.u.reducer.keep_dims = 1;
   const std::vector<int32_t> axis = {3};
   const int axis_t = g.constant(BATON_TYPE_INT32, {}, axis);
   const int a = g.output(), b = g.output();
-  FakeNode& s = g.add_node(op::kSplit, {axis_t, mean}, {a, b});
+  FakeNode& s = g.add_node(BATON_OP_SPLIT, {axis_t, mean}, {a, b});
   s.options.u.split.num_splits = 2;
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -311,13 +311,13 @@ TEST_F(PackTest, ConcatNegativeAxisAndPackUnpack) {
   const int a = g.floats({2, 1}, {1, 2});
   const int b = g.floats({2, 2}, {3, 4, 5, 6});
   const int cat = g.output();
-  FakeNode& c = g.add_node(op::kConcatenation, {a, b}, {cat});
+  FakeNode& c = g.add_node(BATON_OP_CONCATENATION, {a, b}, {cat});
   c.options.u.concat.axis = -1;
   const int packed = g.output();
-  FakeNode& p = g.add_node(op::kPack, {a, a}, {packed});
+  FakeNode& p = g.add_node(BATON_OP_PACK, {a, a}, {packed});
   p.options.u.pack = {2, -1};  // [2,1] x2 on the last axis -> [2,1,2]
   const int u0 = g.output(), u1 = g.output();
-  FakeNode& u = g.add_node(op::kUnpack, {b}, {u0, u1});
+  FakeNode& u = g.add_node(BATON_OP_UNPACK, {b}, {u0, u1});
   u.options.u.pack = {2, 1};  // columns of b
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -338,7 +338,7 @@ TEST_F(PackTest, ComputedPermutationIsReadWhenPreparedWithTheValues) {
   const std::vector<int32_t> swap = {1, 0};
   const int perm = g.add_tensor(BATON_TYPE_INT32, {2}, swap.data());  // not constant
   const int out = g.output();
-  g.add_node(op::kTranspose, {input, perm}, {out});
+  g.add_node(BATON_OP_TRANSPOSE, {input, perm}, {out});
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
   EXPECT_TRUE(g.tensors[out].dynamic);
@@ -349,7 +349,7 @@ TEST_F(PackTest, ComputedPermutationIsReadWhenPreparedWithTheValues) {
   const int x = bad.floats({2, 3}, {1, 2, 3, 4, 5, 6});
   const std::vector<int32_t> wrong = {2, 0};
   const int p = bad.add_tensor(BATON_TYPE_INT32, {2}, wrong.data());
-  bad.add_node(op::kTranspose, {x, p}, {bad.output()});
+  bad.add_node(BATON_OP_TRANSPOSE, {x, p}, {bad.output()});
   EXPECT_EQ(host.run(bad, &error), BATON_INVALID_ARGUMENT);
   EXPECT_EQ(error, "node 0 TRANSPOSE: axis 2 out of range for rank 2");
 }
@@ -365,7 +365,7 @@ TEST_F(PackTest, ThreadedPackMatchesSerial) {
     const int x = g.floats({1, 20, 20, 8}, in);
     const int w = g.floats({16, 3, 3, 8}, f, true);
     const int y = g.output();
-    FakeNode& conv = g.add_node(op::kConv2d, {x, w}, {y});
+    FakeNode& conv = g.add_node(BATON_OP_CONV_2D, {x, w}, {y});
     conv.options.u.conv = {BATON_PADDING_SAME, 2, 2, 1, 1, 1, 0};
     std::string error;
     EXPECT_EQ(h.run(g, &error), BATON_OK) << error;

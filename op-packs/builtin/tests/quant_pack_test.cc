@@ -6,7 +6,7 @@
 #include <cmath>
 #include <functional>
 
-#include "op_codes.h"
+#include "baton/tflite_ops.h"
 #include "tests/fake_host.h"
 
 namespace baton::builtin::testing {
@@ -37,7 +37,7 @@ TEST_F(QuantPackTest, DeclaresQuantize) {
   bool found = false;
   for (size_t i = 0; i < host.desc()->op_count; ++i) {
     const baton_op_decl& d = host.desc()->ops[i];
-    if (d.builtin_code == op::kQuantize) found = d.min_version == 1 && d.max_version >= 2;
+    if (d.builtin_code == BATON_OP_QUANTIZE) found = d.min_version == 1 && d.max_version >= 2;
   }
   EXPECT_TRUE(found);
 }
@@ -55,7 +55,7 @@ TEST_F(QuantPackTest, Uint8Conv) {
   const int b = g.constant(BATON_TYPE_INT32, {2}, bias);
   g.tensors[b].scales = {0.25f};
   const int out = quantized(g, BATON_TYPE_UINT8, {}, 1.0f, 200);
-  FakeNode& conv = g.add_node(op::kConv2d, {input, filter, b}, {out});
+  FakeNode& conv = g.add_node(BATON_OP_CONV_2D, {input, filter, b}, {out});
   conv.options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1, 1, BATON_ACT_NONE};
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -77,7 +77,7 @@ TEST_F(QuantPackTest, Int8PerChannelDepthwiseWithRelu6) {
   g.tensors[filter].quantized_dimension = 3;
   const int b = g.constant(BATON_TYPE_INT32, {2}, bias);
   const int out = quantized(g, BATON_TYPE_INT8, {}, 1.0f, 0);
-  FakeNode& dw = g.add_node(op::kDepthwiseConv2d, {input, filter, b}, {out}, 3);
+  FakeNode& dw = g.add_node(BATON_OP_DEPTHWISE_CONV_2D, {input, filter, b}, {out}, 3);
   dw.options.u.conv = {BATON_PADDING_SAME, 1, 1, 1, 1, 1, BATON_ACT_NONE};
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -108,7 +108,7 @@ TEST_F(QuantPackTest, HybridFullyConnectedQuantizesTheInputRow) {
   g.tensors[weights].zero_points = {0};
   const int bias = g.floats({2}, {1.0f, -1.0f}, true);
   const int out = g.output();
-  FakeNode& fc = g.add_node(op::kFullyConnected, {input, weights, bias}, {out}, 9);
+  FakeNode& fc = g.add_node(BATON_OP_FULLY_CONNECTED, {input, weights, bias}, {out}, 9);
   fc.options.u.fully_connected = {BATON_ACT_NONE, 0, 0, 0};
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -130,12 +130,12 @@ TEST_F(QuantPackTest, Uint8AddMulAndConcat) {
   const int ta = quantized(g, BATON_TYPE_UINT8, {4}, 0.5f, 128, &a);
   const int tb = quantized(g, BATON_TYPE_UINT8, {4}, 0.25f, 0, &b);
   const int sum = quantized(g, BATON_TYPE_UINT8, {}, 1.0f, 200);
-  g.add_node(op::kAdd, {ta, tb}, {sum});
+  g.add_node(BATON_OP_ADD, {ta, tb}, {sum});
   // CONCATENATION of the sum (scale 1, zero 200) and `a` (scale 0.5, zero 128) into scale 1 zero 200:
   // the sum is copied; a is rescaled in float: (x - 128) * 0.5 rounded half away from zero, + 200:
   // 131 -> 1.5 -> 2 -> 202, 129 -> 0.5 -> 1 -> 201, 127 -> -0.5 -> -1 -> 199, 255 -> 63.5 -> 64 -> 264 -> 255.
   const int cat = quantized(g, BATON_TYPE_UINT8, {}, 1.0f, 200);
-  FakeNode& c = g.add_node(op::kConcatenation, {sum, ta}, {cat});
+  FakeNode& c = g.add_node(BATON_OP_CONCATENATION, {sum, ta}, {cat});
   c.options.u.concat = {0, BATON_ACT_NONE};
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
@@ -150,7 +150,7 @@ TEST_F(QuantPackTest, Uint8PadWritesTheZeroPoint) {
   const int input = quantized(g, BATON_TYPE_UINT8, {2}, 0.1f, 77, &in);
   const int p = g.constant(BATON_TYPE_INT32, {1, 2}, pads);
   const int out = quantized(g, BATON_TYPE_UINT8, {}, 0.1f, 77);
-  g.add_node(op::kPad, {input, p}, {out});
+  g.add_node(BATON_OP_PAD, {input, p}, {out});
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
   EXPECT_EQ(g.values<uint8_t>(out), (std::vector<uint8_t>{77, 1, 2, 77, 77}));
@@ -162,9 +162,9 @@ TEST_F(QuantPackTest, QuantizeAndDequantizeRoundTrip) {
   FakeGraph g;
   const int input = g.floats({3}, {0.25f, -0.25f, 3.0f});
   const int q = quantized(g, BATON_TYPE_INT8, {}, 0.5f, -128);
-  g.add_node(op::kQuantize, {input}, {q}, 2);
+  g.add_node(BATON_OP_QUANTIZE, {input}, {q}, 2);
   const int back = g.output();
-  g.add_node(op::kDequantize, {q}, {back}, 2);
+  g.add_node(BATON_OP_DEQUANTIZE, {q}, {back}, 2);
   std::string error;
   ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
   EXPECT_EQ(g.values<uint8_t>(q), s8({-127, -128, -122}));
@@ -185,7 +185,7 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
     const int input = quantized(g, in_type, {1, 2, 2, 2}, 0.5f, 0, &bytes);
     const int filter = quantized(g, w_type, {2, 1, 1, 2}, 0.5f, 0, &bytes, true);
     const int out = quantized(g, in_type, {}, 1.0f, 0);
-    g.add_node(op::kConv2d, {input, filter, -1}, {out}).options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1, 1, 0};
+    g.add_node(BATON_OP_CONV_2D, {input, filter, -1}, {out}).options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1, 1, 0};
     return filter;
   };
   const Refusal cases[] = {
@@ -237,14 +237,14 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_INT16, {4}, 0.5f, 3, &bytes);
          const int out = quantized(g, BATON_TYPE_INT16, {}, 0.5f, 0);
-         g.add_node(op::kAdd, {a, a}, {out}, 3);
+         g.add_node(BATON_OP_ADD, {a, a}, {out}, 3);
        },
        "node 0 ADD: input (tensor 0 't') has zero point 3 (int16 activations are symmetric: zero point 0)"},
       {"a softmax output that is not 1/256",
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_UINT8, {1, 4}, 0.5f, 0, &bytes);
          const int out = quantized(g, BATON_TYPE_UINT8, {}, 0.5f, 0);
-         g.add_node(op::kSoftmax, {a}, {out}).options.u.softmax = {1.0f};
+         g.add_node(BATON_OP_SOFTMAX, {a}, {out}).options.u.softmax = {1.0f};
        },
        "node 0 SOFTMAX: output must have scale 1/256 and zero point 0, has 0.500000 and 0"},
       {"int8 concatenation of different scales",
@@ -252,7 +252,7 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
          const int a = quantized(g, BATON_TYPE_INT8, {2}, 0.5f, 0, &bytes);
          const int b = quantized(g, BATON_TYPE_INT8, {2}, 0.25f, 0, &bytes);
          const int out = quantized(g, BATON_TYPE_INT8, {}, 0.5f, 0);
-         g.add_node(op::kConcatenation, {a, b}, {out});
+         g.add_node(BATON_OP_CONCATENATION, {a, b}, {out});
        },
        "node 0 CONCATENATION: input 1 (tensor 1 't') has scale 0.250000 and zero point 0, the output 0.500000 "
        "and 0; int8 concatenation does not rescale"},
@@ -260,14 +260,14 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_UINT8, {1, 2, 2, 1}, 0.5f, 0, &bytes);
          const int out = quantized(g, BATON_TYPE_UINT8, {}, 0.25f, 0);
-         g.add_node(op::kMaxPool2d, {a}, {out}).options.u.pool = {BATON_PADDING_VALID, 1, 1, 2, 2, 0};
+         g.add_node(BATON_OP_MAX_POOL_2D, {a}, {out}).options.u.pool = {BATON_PADDING_VALID, 1, 1, 2, 2, 0};
        },
        "8-bit pooling does not rescale"},
       {"int8 weights with a zero point under float activations",
        [&](FakeGraph& g) {
          const int a = g.floats({1, 2}, {1.0f, 2.0f});
          const int w = quantized(g, BATON_TYPE_INT8, {2, 2}, 0.5f, 3, &bytes, true);
-         g.add_node(op::kFullyConnected, {a, w, -1}, {g.output()}, 9);
+         g.add_node(BATON_OP_FULLY_CONNECTED, {a, w, -1}, {g.output()}, 9);
        },
        "node 0 FULLY_CONNECTED: filter (tensor 1 't') has zero point 3; int8 weights with float activations "
        "must be symmetric (zero point 0)"},
@@ -275,7 +275,7 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        [&](FakeGraph& g) {
          const int a = g.floats({1, 1, 1, 2}, {1.0f, 2.0f});
          const int w = quantized(g, BATON_TYPE_INT8, {1, 1, 1, 2}, 0.5f, 0, &bytes, true);
-         g.add_node(op::kDepthwiseConv2d, {a, w, -1}, {g.output()}).options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1,
+         g.add_node(BATON_OP_DEPTHWISE_CONV_2D, {a, w, -1}, {g.output()}).options.u.conv = {BATON_PADDING_VALID, 1, 1, 1, 1,
                                                                                       1, 0};
        },
        "node 0 DEPTHWISE_CONV_2D: filter (tensor 1 't') has one scale for 2 channels; dynamic-range "
@@ -284,7 +284,7 @@ TEST_F(QuantPackTest, RefusesWhatItCannotRunNamingNodeTensorAndReason) {
        [&](FakeGraph& g) {
          const int a = quantized(g, BATON_TYPE_INT8, {2}, 0.5f, 0, &bytes);
          const int out = quantized(g, BATON_TYPE_INT16, {}, 0.5f, 0);
-         g.add_node(op::kQuantize, {a}, {out}, 2);
+         g.add_node(BATON_OP_QUANTIZE, {a}, {out}, 2);
        },
        "node 0 QUANTIZE: output of an 8-bit input type INT16 not supported by the builtin pack (UINT8, INT8)"},
   };
