@@ -1132,11 +1132,6 @@ TEST(CpuDelegate, SharesOneThreadPoolWithXnnpack) {
 
 // ---- real models -----------------------------------------------------------------------------------------
 
-std::string model_cache() {
-  const char* c = std::getenv("BATON_MODEL_CACHE");
-  return c ? c : "";
-}
-
 class CpuRealModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CpuRealModel, MatchesTheReferenceThroughCpuThenXnnpack) {
@@ -1165,11 +1160,7 @@ TEST_P(CpuRealModel, MatchesTheReferenceThroughCpuThenXnnpack) {
 
 INSTANTIATE_TEST_SUITE_P(Reference, CpuRealModel,
                          ::testing::ValuesIn(reference_case_names([](const ReferenceCase& c) { return c.float_input; })),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return n;
-                         });
+                         param_name);
 
 }  // namespace
 }  // namespace baton::test

@@ -1,10 +1,13 @@
 // Running a real model on its reference case (tests/data/reference/NAME: in_*.npy, out_*.npy) and
-// comparing, shared by the delegate suites (xnnpack, vulkan, TFLite delegates).
+// comparing, shared by the delegate suites (cpu, xnnpack, vulkan, TFLite delegates) and the custom-op
+// packs' real models; where the real models are, and a reference case's name as a test name.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -13,6 +16,20 @@
 #include "op_graph.h"
 
 namespace baton::test {
+
+// The folder tools/fetch-models.sh fills ($BATON_MODEL_CACHE); "" without one.
+inline std::string model_cache() {
+  const char* c = std::getenv("BATON_MODEL_CACHE");
+  return c ? c : "";
+}
+
+// A parameter name as a test name (INSTANTIATE_TEST_SUITE_P's last argument): what is not a letter or a
+// digit becomes '_'.
+inline std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return n;
+}
 
 // Nodes that run in partitions of `plugin`.
 inline size_t delegated_nodes(const Interpreter& in, const std::string& plugin) {

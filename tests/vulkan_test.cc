@@ -118,11 +118,6 @@ std::string fallbacks_text(const Interpreter& in) {
 
 // ---- real models ---------------------------------------------------------------------------------------
 
-std::string model_cache() {
-  const char* c = std::getenv("BATON_MODEL_CACHE");
-  return c ? c : "";
-}
-
 // The float32 reference cases (a model, or a model on a photo: `NAME-astronaut`), with or without op packs besides builtin (the Vulkan delegate is float32 only).
 std::vector<std::string> reference_models(bool with_op_packs) {
   return with_op_packs ? reference_case_names([](const ReferenceCase& c) { return c.float_input && c.needs_op_packs; })
@@ -160,12 +155,6 @@ bool have_model(const std::string& name) {
   if (fs::exists(model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite")) return true;
   if (std::getenv("BATON_REQUIRE_MODELS")) ADD_FAILURE() << "missing model " << name << " (run tools/fetch-models.sh)";
   return false;
-}
-
-std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
 }
 
 class VulkanRealModel : public ::testing::TestWithParam<std::string> {};

@@ -1,0 +1,79 @@
+// What the XNNPACK delegate's suites (xnnpack_test.cc, xnnpack_ops_test.cc, xnnpack_quantized_test.cc)
+// share: an isolated environment whose plugin folder holds copies of the xnnpack plugin and the builtin
+// and mediapipe packs, beside one of the two packs alone; the graph builder of op_graph.h under the names
+// these tests use, the TFLite op codes they build with, and the reason xnnpack gives for refusing a node.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "interpreter.h"
+#include "op_graph.h"
+#include "test_support.h"
+
+namespace baton::test {
+
+struct Envs {
+  TempDir plugins, conf;
+  std::shared_ptr<Environment> xnnpack;  // delegates = xnnpack, the builtin and mediapipe packs for the rest
+  std::shared_ptr<Environment> builtin;  // the builtin and mediapipe op packs alone
+};
+
+// xnnpack at `threads` (taking quantized nodes when `quantized`) with the packs for the rest, and the
+// packs alone.
+inline std::unique_ptr<Envs> make_envs(int threads = 1, bool quantized = false) {
+  namespace fs = std::filesystem;
+  auto e = std::make_unique<Envs>();
+  fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", e->plugins.file("libbaton_xnnpack.so"));
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", e->plugins.file("libbaton_builtin.so"));
+  fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", e->plugins.file("libbaton_mediapipe.so"));
+  e->conf.write("baton.conf", "delegates = xnnpack\n[plugin.xnnpack]\nthreads = " + std::to_string(threads) +
+                                 (quantized ? "\nquantized = true\n" : "\n"));
+  auto x = isolated_environment({e->plugins.path()}, e->conf.file("baton.conf"));
+  EXPECT_TRUE(x) << x.error();
+  auto b = isolated_environment({BUILTIN_PACK_DIR, MEDIAPIPE_PACK_DIR});
+  EXPECT_TRUE(b) << b.error();
+  if (!x || !b) return nullptr;
+  e->xnnpack = x.value();
+  e->builtin = b.value();
+  return e;
+}
+
+inline std::string fallbacks_text(const Interpreter& in) {
+  std::string s;
+  for (const Fallback& f : in.fallbacks()) s += f.plugin + " lost " + std::to_string(f.nodes.size()) + " nodes at " + f.stage + ": " + f.reason + "\n";
+  return s;
+}
+
+// The graph builder of tests/op_graph.h under the names these tests use.
+using Graph = OpGraph;
+using Op = GraphOp;
+
+// TFLite op codes the suites build with.
+enum : int32_t {
+  kAdd = 0, kAveragePool2d = 1, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5, kFullyConnected = 9,
+  kFloor = 8, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22,
+  kResizeBilinear = 23, kSoftmax = 25, kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kDiv = 42, kPrelu = 54,
+  kMaximum = 55, kMinimum = 57, kNeg = 59, kPadV2 = 60, kTransposeConv = 67, kSqrt = 75, kSquare = 92,
+  kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kCeil = 104, kElu = 111, kQuantize = 114, kRound = 116,
+  kHardSwish = 117, kDequantize = 6,
+};
+
+// The reason xnnpack gave for node 0 of a one-op model (empty if it took it).
+inline std::string xnnpack_refusal(const Graph& g) {
+  auto envs = make_envs();
+  if (!envs) return "no environment";
+  auto model = load_model_buffer(g.build(), "refusal.tflite");
+  if (!model) return model.error();
+  auto in = Interpreter::create(envs->xnnpack, model.value());
+  if (!in) return in.error();
+  for (const Refusal& r : in.value()->refusals(0)) {
+    if (r.plugin == "xnnpack") return r.reason;
+  }
+  return "";
+}
+
+}  // namespace baton::test
