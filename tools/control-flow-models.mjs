@@ -14,22 +14,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const bench = process.argv[2] === '--bench';
-const outDir = process.argv[bench ? 3 : 2];
-if (!outDir) {
-  console.error('usage: node tools/control-flow-models.mjs OUT_DIR');
-  process.exit(2);
-}
-fs.mkdirSync(outDir, {recursive: true});
+import {f32, i32} from './testgen/bytes.mjs';
+import {writeNpyOf} from './testgen/npy.mjs';
+import {OperatorCodes, model, operator, outDirArgs, tensor, writeJson} from './testgen/tflite-json.mjs';
 
-const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
-const i32 = (v) => bytesOf(Int32Array, v);
-const f32 = (v) => bytesOf(Float32Array, v);
+const {outDir, flag} = outDirArgs('control-flow-models.mjs', ['--bench']);
+const bench = flag === '--bench';
 
-const codes = {
-  ADD: 0, CONCATENATION: 2, MUL: 18, RESHAPE: 22, LESS: 58, GREATER: 61, IF: 118, WHILE: 119, CALL_ONCE: 129, VAR_HANDLE: 142,
-  READ_VARIABLE: 143, ASSIGN_VARIABLE: 144, STABLEHLO_COMPOSITE: 206,
-};
 const optionsOf = {
   ADD: 'AddOptions', CONCATENATION: 'ConcatenationOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
   VAR_HANDLE: 'VarHandleOptions',
@@ -39,40 +30,21 @@ const optionsOf = {
 // outs, options]]}; operator codes are collected across subgraphs.
 function write(name, subgraphs, {signatures = [], peer = []} = {}) {
   const buffers = [{}];
-  const opcodes = [];
+  const codes = new OperatorCodes();
   const sgs = subgraphs.map((g, s) => ({
     name: g.name ?? `subgraph${s}`,
     inputs: g.inputs,
     outputs: g.outputs,
-    tensors: g.tensors.map((t, i) => {
-      const o = {shape: t.shape, type: t.type, name: t.name ?? `s${s}_t${i}`, buffer: 0};
-      if (t.signature) o.shape_signature = t.signature;  // -1 for a dimension the data decides
-      if (t.data) {
-        buffers.push({data: t.data});
-        o.buffer = buffers.length - 1;
-      }
-      return o;
-    }),
+    tensors: g.tensors.map((t, i) => tensor(t, t.name ?? `s${s}_t${i}`, buffers)),
     operators: g.ops.map(([op, inputs, outputs, options]) => {
-      let index = opcodes.findIndex((c) => c.builtin_code === op);
-      if (index < 0) {
-        opcodes.push({deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version: 1});
-        index = opcodes.length - 1;
-      }
-      const o = {opcode_index: index, inputs, outputs};
       if (options && op === 'STABLEHLO_COMPOSITE') {  // options of the later ops: the second union
-        o.builtin_options_2_type = 'StableHLOCompositeOptions';
-        o.builtin_options_2 = options;
-      } else if (options) {
-        o.builtin_options_type = optionsOf[op];
-        o.builtin_options = options;
+        return {...operator(codes.index(op), inputs, outputs), builtin_options_2_type: 'StableHLOCompositeOptions',
+                builtin_options_2: options};
       }
-      return o;
+      return operator(codes.index(op), inputs, outputs, options && [optionsOf[op], options]);
     }),
   }));
-  const m = {version: 3, operator_codes: opcodes, subgraphs: sgs, description: `baton control-flow case ${name}`, buffers};
-  if (signatures.length) m.signature_defs = signatures;
-  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  writeJson(path.join(outDir, `${name}.json`), model(`baton control-flow case ${name}`, codes.list, sgs, buffers, signatures));
   fs.writeFileSync(path.join(outDir, `${name}.args`), peer.join(' ') + '\n');
 }
 
@@ -225,15 +197,8 @@ write('signatures', [
 
 // A shape computed from data: RESHAPE(x, s + 0) where s is an input; the MUL after it reads a tensor whose
 // shape is known only at invoke. The model declares both outputs [1, 1]: the shapes come from the data.
-// A .npy file (format 1.0, header padded to 128 bytes).
-const npy = (file, descr, Typed, shape, values) => {
-  const dims = shape.join(', ') + (shape.length === 1 ? ',' : '');
-  const header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`.padEnd(117, ' ') + '\n';
-  const magic = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]);
-  fs.writeFileSync(file, Buffer.concat([magic, Buffer.from(header, 'latin1'), Buffer.from(Typed.from(values).buffer)]));
-};
-npy(path.join(outDir, 'reshape_computed.in0.npy'), '<f4', Float32Array, [2, 3, 4], Array.from({length: 24}, (_, i) => i * 0.5 - 3));
-npy(path.join(outDir, 'reshape_computed.in1.npy'), '<i4', Int32Array, [2], [4, -1]);
+writeNpyOf(path.join(outDir, 'reshape_computed.in0.npy'), 'FLOAT32', [2, 3, 4], Array.from({length: 24}, (_, i) => i * 0.5 - 3));
+writeNpyOf(path.join(outDir, 'reshape_computed.in1.npy'), 'INT32', [2], [4, -1]);
 write('reshape_computed', [
   {tensors: [{shape: [2, 3, 4], type: 'FLOAT32'}, {shape: [2], type: 'INT32'}, {shape: [2], type: 'INT32', data: i32([0, 0])},
     {shape: [2], type: 'INT32'}, {shape: [1, 1], type: 'FLOAT32'}, {shape: [1], type: 'FLOAT32', data: f32([2])},

@@ -32,10 +32,12 @@
 // need the double computation in exactly this order (no fused multiply-add)
 // to agree everywhere.
 //
-// Only Node's standard library is used (zlib for the PNG data stream).
+// Only Node's standard library (zlib for the PNG data stream) and tools/testgen/npy.mjs are used.
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import {pathToFileURL} from 'node:url';
+
+import {npyBytes} from './testgen/npy.mjs';
 
 function fail(msg) {
   process.stderr.write(`image-to-npy: ${msg}\n`);
@@ -174,20 +176,9 @@ export function toTensor(img, outH, outW, lo, hi, dtype = 'float32') {
   return out;
 }
 
-// .npy format 1.0, little endian, C order; float32, uint8 or int8 by the array's type.
-function npyArray(data, shape) {
-  const descr = data instanceof Uint8Array ? '|u1' : data instanceof Int8Array ? '|i1' : '<f4';
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
-  const out = Buffer.alloc(10 + header.length + data.byteLength);
-  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
-  out.writeUInt16LE(header.length, 8);
-  out.write(header, 10, 'latin1');
-  const body = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('big-endian host');
-  out.set(body, 10 + header.length);
-  return out;
-}
+// .npy of float32, uint8 or int8 by the array's type.
+const npyArray = (data, shape) =>
+  npyBytes(data instanceof Uint8Array ? '|u1' : data instanceof Int8Array ? '|i1' : '<f4', shape, data);
 
 function main(argv) {
   const usage = 'usage: node tools/image-to-npy.mjs IN.png OUT.npy --size HxW [--range LO:HI] [--dtype float32|uint8|int8]';

@@ -12,63 +12,34 @@
 // stride_height, filter_width, filter_height, activation, then four ints of computed padding that the
 // kernels recompute (the converter writes zeros; 40 bytes in all).
 // Constants are fixed here, so a rerun writes the same files.
-import fs from 'node:fs';
 import path from 'node:path';
 
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: node tools/mediapipe-pool-models.mjs OUT_DIR');
-  process.exit(2);
-}
-fs.mkdirSync(outDir, {recursive: true});
+import {i32} from './testgen/bytes.mjs';
+import {npyF32, writeNpy} from './testgen/npy.mjs';
+import {lcg31} from './testgen/prng.mjs';
+import {OperatorCodes, oneGraphModel, operator, outDirArgs, writeJson} from './testgen/tflite-json.mjs';
+
+const {outDir} = outDirArgs('mediapipe-pool-models.mjs');
 
 const SAME = 1, VALID = 2;
-const i32 = (v) => Array.from(new Uint8Array(Int32Array.from(v).buffer));
 // TfLitePoolParams as bytes; activation 0 = NONE, 1 = RELU, 3 = RELU6.
 const poolParams = ({padding, stride, filter, activation = 0}) =>
   i32([padding, stride[1], stride[0], filter[1], filter[0], activation, 0, 0, 0, 0]);
 
-// A float32 .npy (format 1.0, little-endian, C order); `values` numbers, or a Uint32Array of raw bits.
-function npyF32(file, shape, values) {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  const pad = 64 - ((10 + header.length + 1) % 64);
-  header += ' '.repeat(pad % 64) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head[7] = 0;
-  head.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from((values instanceof Uint32Array ? values : Float32Array.from(values)).buffer)]));
-}
-
-// Deterministic values (a small LCG) in [-1, 1), without ties: MediaPipe's kernel keeps the first
+// Deterministic values (lcg31) in [-1, 1), without ties: MediaPipe's kernel keeps the first
 // maximum in row-major window order, XNNPACK (and so LiteRT) scans the window column by column, so a
 // tie would compare two tie-breaking rules (tests/mediapipe_pool_test.cc has MediaPipe's by hand).
 function values(count, seed) {
-  let x = seed;
-  return Array.from({length: count}, () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return (x / 2147483648) * 2 - 1;
-  });
+  const next = lcg31(seed);
+  return Array.from({length: count}, () => (next() / 2147483648) * 2 - 1);
 }
 
 // `tensors`: [{shape, type}]; `ops`: [{code, inputs, outputs, options}].
 function writeModel(name, tensors, inputs, outputs, ops) {
-  const codes = [...new Set(ops.map((o) => o.code))];
-  const m = {
-    version: 3,
-    operator_codes: codes.map((c) => ({deprecated_builtin_code: 32, builtin_code: 'CUSTOM', custom_code: c, version: 1})),
-    subgraphs: [{
-      tensors: tensors.map((t, i) => ({shape: t.shape, type: t.type ?? 'FLOAT32', name: `t${i}`, buffer: 0})),
-      inputs, outputs,
-      operators: ops.map((o) => ({opcode_index: codes.indexOf(o.code), inputs: o.inputs, outputs: o.outputs,
-                                  custom_options: o.options})),
-      name: 'main',
-    }],
-    description: `baton mediapipe pool case ${name}`,
-    buffers: [{}],
-  };
-  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  const codes = new OperatorCodes();
+  const operators = ops.map((o) => ({...operator(codes.custom(o.code), o.inputs, o.outputs), custom_options: o.options}));
+  writeJson(path.join(outDir, `${name}.json`),
+            oneGraphModel(`baton mediapipe pool case ${name}`, codes.list, tensors, inputs, outputs, operators));
 }
 
 // The output size MediaPipe's MaxPoolingWithArgmax2D computes (TensorFlow's windowed output size).
@@ -96,11 +67,8 @@ function unpoolCase(name, shape, p, seed) {
   const count = n * h * w * c;
   const window = p.filter[0] * p.filter[1];
   npyF32(path.join(outDir, `${name}.in_0.npy`), shape, values(count, seed));
-  let x = seed * 7 + 1;
-  npyF32(path.join(outDir, `${name}.in_1.npy`), shape, Uint32Array.from({length: count}, () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return (x >> 8) % window;
-  }));
+  const next = lcg31(seed * 7 + 1);
+  writeNpy(path.join(outDir, `${name}.in_1.npy`), '<f4', shape, Uint32Array.from({length: count}, () => (next() >> 8) % window));
 }
 
 // The hair segmentation model's pattern: pool, then unpool the pooled values at their argmax. The

@@ -3,28 +3,11 @@
 // DYNAMIC_UPDATE_SLICE), FAKE_QUANT and the 3-D convolutions (CONV_3D, CONV_3D_TRANSPOSE): each in the
 // types TFLite 2.9's kernel takes, with the options that change the result. tools/op-models.mjs calls
 // the default export with its helpers.
-import fs from 'node:fs';
-import path from 'node:path';
+import {f32, i32, i64} from './testgen/bytes.mjs';
 
-// A .npy of int32 or int64 values (the model inputs that carry indices, shapes or lengths).
-function npyInts(file, shape, values, wide) {
-  let header = `{'descr': '${wide ? '<i8' : '<i4'}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head.writeUInt16LE(header.length, 8);
-  const body = wide ? new BigInt64Array(values.map(BigInt)) : new Int32Array(values);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(body.buffer)]));
-}
-
-export default function arrayCases({add, simple, model, T, C, i32, i64, f32, seed, npyF32, outDir}) {
-  // Inputs given as .npy, in model-input order: [shape, values, kind] with kind 'f32', 'i32' or 'i64'.
-  const given = (n, inputs) => ['--inputs', inputs.map(([shape, values, kind], k) => {
-    const file = path.resolve(outDir, `${n}.in_${k}.npy`);
-    if (kind === 'f32') npyF32(file, shape, values); else npyInts(file, shape, values, kind === 'i64');
-    return file;
-  }).join(',')];
+// `given(NAME, [[shape, values, kind], ...])`: the inputs given as .npy, in model-input order (kind 'f32',
+// 'i32' or 'i64').
+export default function arrayCases({add, simple, model, T, C, given, seed}) {
   const q8 = (type) => (type === 'UINT8' || type === 'INT8' ? {q: [0.1, type === 'UINT8' ? 128 : 0]} : {});
 
   // ---- RANK: any type, rank 0 and empty tensors too ----

@@ -5,36 +5,20 @@
 // into the float outputs that are compared. These models have several operators, the op of the case
 // under the version being probed and the others at version 1. tools/op-models.mjs calls the default
 // export with its helpers.
-import fs from 'node:fs';
-import path from 'node:path';
+import {f32, f64, i32} from './testgen/bytes.mjs';
+import {OperatorCodes, operator} from './testgen/tflite-json.mjs';
 
-const codes = {
-  ADD: 0, RESHAPE: 22, MUL: 18, SQUEEZE: 43, CAST: 53, EXPAND_DIMS: 70, SHAPE: 77, RFFT2D: 131, IMAG: 133, REAL: 134,
-  COMPLEX_ABS: 135,
-};
+// Complex constants: (real, imaginary) pairs of float32 or float64.
+const c64 = f32;
+const c128 = f64;
 
-const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
-const c64 = (pairs) => bytesOf(Float32Array, pairs);
-const c128 = (pairs) => bytesOf(Float64Array, pairs);
-
-export default function complexCases({add, writeModel, T, C, i32, f32, seed, outDir}) {
+export default function complexCases({add, writeModel, T, C, given, seed}) {
   // A model of several operators. `ops`: [{op, version, options, inputs, outputs}]; `tensors` as
   // tools/op-models.mjs's writeModel() takes them (shape, type, constant data).
   function graph(name, tensors, ops, inputs, outputs, peerArgs = []) {
-    const keys = [...new Set(ops.map((o) => `${o.op}:${o.version ?? 1}`))];
-    const operatorCodes = keys.map((k) => {
-      const [op, version] = k.split(':');
-      return {deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version: Number(version)};
-    });
-    const operators = ops.map((o) => {
-      const r = {opcode_index: keys.indexOf(`${o.op}:${o.version ?? 1}`), inputs: o.inputs, outputs: o.outputs};
-      if (o.options) {
-        r.builtin_options_type = o.options[0];
-        r.builtin_options = o.options[1];
-      }
-      return r;
-    });
-    writeModel(name, operatorCodes, tensors, inputs, outputs, operators, peerArgs);
+    const codes = new OperatorCodes();
+    const operators = ops.map((o) => operator(codes.index(o.op, o.version ?? 1), o.inputs, o.outputs, o.options));
+    writeModel(name, codes.list, tensors, inputs, outputs, operators, peerArgs);
   }
   const spectrumShape = (inShape, len) => [...inShape.slice(0, -2), len[0], len[1] / 2 + 1];
 
@@ -55,14 +39,9 @@ export default function complexCases({add, writeModel, T, C, i32, f32, seed, out
   rfft2d('rfft2d_tall', [64, 4], [64, 4]);
   rfft2d('rfft2d_large', [64, 128], [64, 128]);
   // A computed fft_length: the output's shape is known at invoke (dynamic), as in TFLite.
-  add('rfft2d_computed_length', 'RFFT2D', 1, (n, v) => {
-    const x = path.resolve(outDir, `${n}.in_0.npy`), len = path.resolve(outDir, `${n}.in_1.npy`);
-    npy(x, '<f4', [3, 6], Buffer.from(new Float32Array(Array.from({length: 18}, (_, i) => Math.sin(i * 0.7) * 2 - 0.25)).buffer));
-    npy(len, '<i4', [2], Buffer.from(new Int32Array([4, 8]).buffer));
-    graph(n, [T([3, 6]), T([2], 'INT32'), T([1, 1], 'COMPLEX64'), T([1, 1])],
-          [{op: 'RFFT2D', version: v, inputs: [0, 1], outputs: [2]}, {op: 'COMPLEX_ABS', inputs: [2], outputs: [3]}],
-          [0, 1], [3], ['--inputs', `${x},${len}`]);
-  });
+  add('rfft2d_computed_length', 'RFFT2D', 1, (n, v) => graph(n, [T([3, 6]), T([2], 'INT32'), T([1, 1], 'COMPLEX64'), T([1, 1])],
+      [{op: 'RFFT2D', version: v, inputs: [0, 1], outputs: [2]}, {op: 'COMPLEX_ABS', inputs: [2], outputs: [3]}],
+      [0, 1], [3], given(n, [[[3, 6], Array.from({length: 18}, (_, i) => Math.sin(i * 0.7) * 2 - 0.25), 'f32'], [[2], [4, 8], 'i32']])));
 
   // ---- REAL, IMAG, COMPLEX_ABS of an RFFT2D's output, and of constants (complex128 too) ----
   const part = (name, op, inShape, len) => add(name, op, 1, (n, v) => {
@@ -136,13 +115,3 @@ export default function complexCases({add, writeModel, T, C, i32, f32, seed, out
   }
 }
 
-// A .npy of raw little-endian bytes.
-function npy(file, descr, shape, body) {
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), body]));
-}

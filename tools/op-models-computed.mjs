@@ -6,26 +6,7 @@
 // Returns the pairs of cases that share a model and differ in their input shapes ("resized"): the tests
 // run one, resize the inputs to the other's and run again in one interpreter.
 // tools/op-models.mjs calls the default export with its helpers.
-import fs from 'node:fs';
-import path from 'node:path';
-
-const kinds = {
-  FLOAT32: ['<f4', Float32Array], INT32: ['<i4', Int32Array], INT64: ['<i8', BigInt64Array],
-  UINT8: ['|u1', Uint8Array], INT8: ['|i1', Int8Array], INT16: ['<i2', Int16Array], BOOL: ['|b1', Uint8Array],
-};
-
-function npy(file, type, shape, values) {
-  const [descr, Typed] = kinds[type];
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head.writeUInt16LE(header.length, 8);
-  const data = Typed === BigInt64Array ? BigInt64Array.from(values.map(BigInt))
-             : Typed.from(values.map((v) => (typeof v === 'boolean' ? Number(v) : v)));
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer)]));
-}
+import {f32, i32} from './testgen/bytes.mjs';
 
 // Deterministic data: n values of a type, spread over a small range (floats in steps of 1/8, so that
 // sums are exact; integers in [lo, hi]).
@@ -48,16 +29,12 @@ function data(type, n, salt = 0) {
 
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
-export default function computedCases({add, model, simple, T, C, i32, f32, reducer, outDir}) {
+export default function computedCases({add, model, simple, T, C, given: npyInputs, reducer}) {
   const resized = [];
   // tflite-peer arguments feeding the given inputs, in the model's input order: [type, shape, values];
   // values 'data' (or 'data:SALT') asks for data() of that type and shape.
-  const given = (n, inputs) => ['--inputs', inputs.map(([type, shape, values], k) => {
-    const file = path.resolve(outDir, `${n}.in_${k}.npy`);
-    const v = typeof values === 'string' ? data(type, count(shape), Number(values.split(':')[1] ?? 0)) : values;
-    npy(file, type, shape, v);
-    return file;
-  }).join(',')];
+  const given = (n, inputs) => npyInputs(n, inputs.map(([type, shape, values]) =>
+      [shape, typeof values === 'string' ? data(type, count(shape), Number(values.split(':')[1] ?? 0)) : values, type]));
   // A case whose model also runs with other input shapes: NAME with `inputs`, NAME_resized with `other`.
   const withResize = (name, op, version, build, inputs, other) => {
     add(name, op, version, (n, v) => build(n, v, given(n, inputs)));

@@ -1,10 +1,9 @@
 // op-models-data-shape.mjs - the one-op cases of tools/op-models.mjs whose output shapes depend on
 // input values: WHERE, UNIQUE, NON_MAX_SUPPRESSION_V4 / V5, and ops whose shape inputs are computed (given
 // here as model inputs). tools/op-models.mjs calls the default export with its helpers.
-import fs from 'node:fs';
-import path from 'node:path';
+import {f32, i32} from './testgen/bytes.mjs';
 
-export default function dataShapeCases({add, simple, model, T, C, i32, f32, seed, npyF32, outDir}) {
+export default function dataShapeCases({add, simple, model, T, C, given, seed}) {
   // ---- outputs whose shape depends on the data: WHERE, UNIQUE, NON_MAX_SUPPRESSION_V4 / V5 ----
   // The model's output shapes are placeholders; the kernels set them from the values.
   add('where_bool', 'WHERE', 1, (n, v) => simple(n, 'WHERE', v, null, [T([3, 4], 'BOOL'), T([0, 2], 'INT64')], seed(3)));
@@ -19,27 +18,12 @@ export default function dataShapeCases({add, simple, model, T, C, i32, f32, seed
   unique('unique_i32', 'INT32', 12, 'INT32', ['--int-range', '-3:3']);
   unique('unique_i64_idx64', 'INT64', 9, 'INT64', ['--int-range', '0:4']);
   unique('unique_i8', 'INT8', 10, 'INT32', ['--int-range', '-2:2']);
-  add('unique_f32_given', 'UNIQUE', 1, (n, v) => {
-    const file = path.resolve(outDir, `${n}.in_0.npy`);
-    npyF32(file, [9], [1.5, -2, 1.5, 0, -0.0, 7.25, -2, 7.25, 3]);
-    model(n, 'UNIQUE', v, ['UniqueOptions', {}], [T([9]), T([0]), T([9], 'INT32')],
-          {inputs: [0], outputs: [1, 2], opInputs: [0]}, ['--inputs', file]);
-  });
+  add('unique_f32_given', 'UNIQUE', 1, (n, v) => model(n, 'UNIQUE', v, ['UniqueOptions', {}], [T([9]), T([0]), T([9], 'INT32')],
+      {inputs: [0], outputs: [1, 2], opInputs: [0]}, given(n, [[[9], [1.5, -2, 1.5, 0, -0.0, 7.25, -2, 7.25, 3], 'f32']])));
   // Shape inputs computed at run time (model inputs here): the outputs' shapes are set at invoke.
-  function npyI32(file, shape, values) {
-    let header = `{'descr': '<i4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-    header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-    const head = Buffer.alloc(10);
-    head.write('\x93NUMPY', 0, 'latin1');
-    head[6] = 1;
-    head.writeUInt16LE(header.length, 8);
-    fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(new Int32Array(values).buffer)]));
-  }
-  const givenInts = (n, inputs) => inputs.map(([shape, values], k) => {
-    const file = path.resolve(outDir, `${n}.in_${k}.npy`);
-    if (values[0] === 'f32') npyF32(file, shape, values.slice(1)); else npyI32(file, shape, values);
-    return file;
-  }).join(',');
+  // [shape, values] of int32 inputs, or of a float32 one when values start with 'f32'.
+  const givenInts = (n, inputs) => given(n, inputs.map(([shape, values]) =>
+      (values[0] === 'f32' ? [shape, values.slice(1), 'f32'] : [shape, values, 'i32'])))[1];
   add('fill_computed_dims', 'FILL', 1, (n, v) => simple(n, 'FILL', v, null, [T([3], 'INT32'), T([], 'INT32'), T([1, 1, 1], 'INT32')],
       ['--inputs', givenInts(n, [[[3], [2, 1, 3]], [[], [7]]])]));
   add('range_computed_limit', 'RANGE', 1, (n, v) => model(n, 'RANGE', v, null,
@@ -63,8 +47,6 @@ export default function dataShapeCases({add, simple, model, T, C, i32, f32, seed
   const nmsBoxes = [0, 0, 1, 1, 0.1, 0.1, 1.1, 1.1, 1, 1, 0, 0, 0, 2, 1, 3, 0.05, 2.1, 1, 3.1, 0.5, 0.5, 0.5, 0.9,
                     2, 2, 3, 3, 2.2, 2.3, 3.1, 3.4];
   const nms = (name, op, maxOut, iou, scoreThreshold, sigma) => add(name, op, 1, (n, v) => {
-    const file = path.resolve(outDir, `${n}.in_0.npy`);
-    npyF32(file, [8, 4], nmsBoxes);
     const v5 = op === 'NON_MAX_SUPPRESSION_V5';
     const tensors = [T([8, 4]), T([8]), C([], 'INT32', i32([maxOut])), C([], 'FLOAT32', f32([iou])), C([], 'FLOAT32', f32([scoreThreshold]))];
     if (v5) tensors.push(C([], 'FLOAT32', f32([sigma])));
@@ -73,9 +55,8 @@ export default function dataShapeCases({add, simple, model, T, C, i32, f32, seed
     if (v5) tensors.push(T([maxOut]));
     tensors.push(T([], 'INT32'));
     const outs = v5 ? [first, first + 1, first + 2] : [first, first + 1];
-    const scores = path.resolve(outDir, `${n}.in_1.npy`);
-    npyF32(scores, [8], [0.9, 0.75, 0.8, 0.3, 0.85, 0.6, 0.7, 0.7]);
-    model(n, op, v, null, tensors, {inputs: [0, 1], outputs: outs, opInputs: [...Array(first).keys()]}, ['--inputs', `${file},${scores}`]);
+    model(n, op, v, null, tensors, {inputs: [0, 1], outputs: outs, opInputs: [...Array(first).keys()]},
+          given(n, [[[8, 4], nmsBoxes, 'f32'], [[8], [0.9, 0.75, 0.8, 0.3, 0.85, 0.6, 0.7, 0.7], 'f32']]));
   });
   nms('non_max_suppression_v4', 'NON_MAX_SUPPRESSION_V4', 6, 0.5, 0.1, 0);
   nms('non_max_suppression_v4_padded', 'NON_MAX_SUPPRESSION_V4', 10, 0.3, 0.65, 0);

@@ -2,8 +2,10 @@
 // builtin pack first had in float (HARD_SWISH, LOG_SOFTMAX, PRELU, SQUARED_DIFFERENCE, REDUCE_PROD,
 // RESIZE_BILINEAR, TRANSPOSE_CONV, MINIMUM / MAXIMUM) and for TFLite's 16x8 quantization (int16
 // activations, int8 weights, int64 bias). tools/op-models.mjs calls the default export with its helpers.
+import {f32, i32, i64} from './testgen/bytes.mjs';
+import {int8Weights} from './testgen/prng.mjs';
 
-export default function quantizedCases({add, simple, model, T, C, i32, i64, f32, seed, reducer}) {
+export default function quantizedCases({add, simple, model, T, C, seed, reducer}) {
   // 8-bit and int16 MINIMUM / MAXIMUM compare codes.
   add('maximum_u8_broadcast', 'MAXIMUM', 2, (n, v) => simple(n, 'MAXIMUM', v, null,
       [T([3, 4], 'UINT8', {q: [0.1, 10]}), T([4], 'UINT8', {q: [0.1, 10]}), T([3, 4], 'UINT8', {q: [0.1, 10]})]));
@@ -63,11 +65,6 @@ export default function quantizedCases({add, simple, model, T, C, i32, i64, f32,
       [T([1, 4, 4, 16], 'INT8', {q: [0.1, -1]}), C([2], 'INT32', i32([16, 16])), T([1, 16, 16, 16], 'INT8', {q: [0.1, -1]})]));
 
   // ---- 16x8: int16 activations (zero point 0), int8 weights, int64 bias ----
-  // Deterministic int8 weights (a small LCG), as bytes.
-  const weights8 = (count, seed) => {
-    let x = seed;
-    return Array.from({length: count}, () => { x = (x * 1103515245 + 12345) % 2147483648; return ((x >> 16) % 255 - 127) & 0xff; });
-  };
   const q16 = (scale) => ({q: [scale, 0]});
   const elementwise16 = (act) => [{fused_activation_function: act, pot_scale_int16: false}];
   add('add_i16_broadcast', 'ADD', 3, (n, v) => simple(n, 'ADD', v, ['AddOptions', ...elementwise16('NONE')],
@@ -78,25 +75,25 @@ export default function quantizedCases({add, simple, model, T, C, i32, i64, f32,
       [T([4, 1, 3], 'INT16', q16(0.0004)), T([2, 3], 'INT16', q16(0.0003)), T([4, 2, 3], 'INT16', q16(0.005))]));
   add('fully_connected_16x8', 'FULLY_CONNECTED', 7, (n, v) => simple(n, 'FULLY_CONNECTED', v,
       ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
-      [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT8', weights8(40, 1), {q: [0.01, 0]}),
+      [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT8', int8Weights(40, 1), {q: [0.01, 0]}),
        C([5], 'INT64', i64([1000, -25000, 0, 70000, -3]), {q: [0.00002, 0]}), T([2, 5], 'INT16', q16(0.005))],
       ['--int-range', '-3000:3000']));
   add('fully_connected_16x8_relu_no_bias', 'FULLY_CONNECTED', 7, (n, v) => model(n, 'FULLY_CONNECTED', v,
       ['FullyConnectedOptions', {fused_activation_function: 'RELU'}],
-      [T([3, 6], 'INT16', q16(0.001)), C([4, 6], 'INT8', weights8(24, 7), {q: [0.02, 0]}), T([3, 4], 'INT16', q16(0.002))],
+      [T([3, 6], 'INT16', q16(0.001)), C([4, 6], 'INT8', int8Weights(24, 7), {q: [0.02, 0]}), T([3, 4], 'INT16', q16(0.002))],
       {inputs: [0], outputs: [2], opInputs: [0, 1, -1]}, ['--int-range', '-2000:2000']));
   add('conv_2d_16x8_per_channel', 'CONV_2D', 4, (n, v) => simple(n, 'CONV_2D', v,
       ['Conv2DOptions', {padding: 'SAME', stride_w: 2, stride_h: 2, fused_activation_function: 'RELU6', dilation_w_factor: 1, dilation_h_factor: 1}],
-      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', weights8(108, 3), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 0]}),
+      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', int8Weights(108, 3), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 0]}),
        C([4], 'INT64', i64([500, -1200, 0, 30000]), {q: [[0.00001, 0.00002, 0.000005, 0.000015], [0, 0, 0, 0], 0]}),
        T([1, 3, 3, 4], 'INT16', q16(0.0004))], ['--int-range', '-2000:2000']));
   add('conv_2d_16x8_dilated_valid', 'CONV_2D', 4, (n, v) => simple(n, 'CONV_2D', v,
       ['Conv2DOptions', {padding: 'VALID', stride_w: 1, stride_h: 1, fused_activation_function: 'NONE', dilation_w_factor: 2, dilation_h_factor: 2}],
-      [T([2, 6, 6, 2], 'INT16', q16(0.0005)), C([3, 2, 2, 2], 'INT8', weights8(24, 5), {q: [0.01, 0]}),
+      [T([2, 6, 6, 2], 'INT16', q16(0.0005)), C([3, 2, 2, 2], 'INT8', int8Weights(24, 5), {q: [0.01, 0]}),
        C([3], 'INT64', i64([10, 20, -30]), {q: [0.000005, 0]}), T([2, 4, 4, 3], 'INT16', q16(0.0002))], ['--int-range', '-4000:4000']));
   add('depthwise_conv_2d_16x8', 'DEPTHWISE_CONV_2D', 5, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v,
       ['DepthwiseConv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, depth_multiplier: 2, fused_activation_function: 'NONE', dilation_w_factor: 1, dilation_h_factor: 1}],
-      [T([1, 4, 4, 2], 'INT16', q16(0.001)), C([1, 3, 3, 4], 'INT8', weights8(36, 9), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 3]}),
+      [T([1, 4, 4, 2], 'INT16', q16(0.001)), C([1, 3, 3, 4], 'INT8', int8Weights(36, 9), {q: [[0.01, 0.02, 0.005, 0.015], [0, 0, 0, 0], 3]}),
        C([4], 'INT64', i64([100, -200, 300, -400]), {q: [[0.00001, 0.00002, 0.000005, 0.000015], [0, 0, 0, 0], 0]}),
        T([1, 4, 4, 4], 'INT16', q16(0.0003))], ['--int-range', '-5000:5000']));
   // int16 SOFTMAX (TFLite's exp and 1 / (1 + x) lookup tables), LOGISTIC and TANH (its sigmoid table).
@@ -130,14 +127,14 @@ export default function quantizedCases({add, simple, model, T, C, i32, i64, f32,
   // uint8, int8 (per channel) and 16x8 TRANSPOSE_CONV: output_shape, filter, input, bias.
   const transposeConv = (padding, stride) => ['TransposeConvOptions', {padding, stride_w: stride, stride_h: stride}];
   add('transpose_conv_u8', 'TRANSPOSE_CONV', 1, (n, v) => simple(n, 'TRANSPOSE_CONV', v, transposeConv('SAME', 2),
-      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'UINT8', weights8(54, 21).map((b) => (b + 128) & 0xff), {q: [0.02, 120]}),
+      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'UINT8', int8Weights(54, 21).map((b) => (b + 128) & 0xff), {q: [0.02, 120]}),
        T([1, 3, 3, 3], 'UINT8', {q: [0.05, 128]}), C([2], 'INT32', i32([300, -700]), {q: [0.001, 0]}), T([1, 6, 6, 2], 'UINT8', {q: [0.08, 100]})]));
   add('transpose_conv_i8_per_channel', 'TRANSPOSE_CONV', 2, (n, v) => simple(n, 'TRANSPOSE_CONV', v, transposeConv('VALID', 2),
-      [C([4], 'INT32', i32([2, 7, 7, 3])), C([3, 3, 3, 2], 'INT8', weights8(54, 22), {q: [[0.01, 0.02, 0.005], [0, 0, 0], 0]}),
+      [C([4], 'INT32', i32([2, 7, 7, 3])), C([3, 3, 3, 2], 'INT8', int8Weights(54, 22), {q: [[0.01, 0.02, 0.005], [0, 0, 0], 0]}),
        T([2, 3, 3, 2], 'INT8', {q: [0.05, -3]}), C([3], 'INT32', i32([100, -2000, 50]), {q: [[0.0005, 0.001, 0.00025], [0, 0, 0], 0]}),
        T([2, 7, 7, 3], 'INT8', {q: [0.06, 5]})]));
   add('transpose_conv_16x8', 'TRANSPOSE_CONV', 3, (n, v) => simple(n, 'TRANSPOSE_CONV', v, transposeConv('SAME', 1),
-      [C([4], 'INT32', i32([1, 4, 4, 2])), C([2, 3, 3, 2], 'INT8', weights8(36, 23), {q: [[0.01, 0.02], [0, 0], 0]}),
+      [C([4], 'INT32', i32([1, 4, 4, 2])), C([2, 3, 3, 2], 'INT8', int8Weights(36, 23), {q: [[0.01, 0.02], [0, 0], 0]}),
        T([1, 4, 4, 2], 'INT16', q16(0.001)), C([2], 'INT64', i64([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
        T([1, 4, 4, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
   add('leaky_relu_i16', 'LEAKY_RELU', 2, (n, v) => simple(n, 'LEAKY_RELU', v, ['LeakyReluOptions', {alpha: 0.2}],

@@ -5,36 +5,11 @@
 // the cases whose outputs change from one invoke to the next (the random ones), which
 // tools/make-op-cases.sh also runs several times in one interpreter for the expected outputs of the later
 // invokes (tools/tflite-invokes.c).
-import fs from 'node:fs';
-import path from 'node:path';
+import {f32, i32} from './testgen/bytes.mjs';
 
-// The BuiltinOperator codes of these cases' ops, for tools/op-models.mjs's table.
-export const randomOpCodes = {
-  HASHTABLE_LOOKUP: 10, LSH_PROJECTION: 15, EMBEDDING_LOOKUP_SPARSE: 33, RANDOM_STANDARD_NORMAL: 146,
-  RANDOM_UNIFORM: 148, MULTINOMIAL: 149,
-};
-
-// A .npy of float32, int32 or int64 values.
-function npy(file, shape, values, kind) {
-  const descr = {f32: '<f4', i32: '<i4', i64: '<i8'}[kind];
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head.writeUInt16LE(header.length, 8);
-  const body = kind === 'f32' ? new Float32Array(values) : kind === 'i32' ? new Int32Array(values)
-                                                                           : new BigInt64Array(values.map(BigInt));
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(body.buffer)]));
-}
-
-export default function randomCases({add, simple, model, T, C, i32, f32, outDir}) {
-  // Inputs given as .npy, in model-input order: [shape, values, kind].
-  const given = (n, inputs) => ['--inputs', inputs.map(([shape, values, kind], k) => {
-    const file = path.resolve(outDir, `${n}.in_${k}.npy`);
-    npy(file, shape, values, kind);
-    return file;
-  }).join(',')];
+// `given(NAME, [[shape, values, kind], ...])`: the inputs given as .npy, in model-input order (kind 'f32',
+// 'i32' or 'i64').
+export default function randomCases({add, simple, model, T, C, given}) {
   const repeated = [];
 
   // ---- RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL: float32 of the shape input's dims ----

@@ -7,38 +7,26 @@
 // each step leaves for the next. OUT_DIR/carry.json pairs each chain with its single-node case:
 // tests/op_cases_test.cc invokes the single node once per chain input and expects the chain's outputs,
 // which is the state carried across invokes.
+import {f32, i8, i16, i32} from './testgen/bytes.mjs';
+import {lcg32} from './testgen/prng.mjs';
+import {operator, operatorCode} from './testgen/tflite-json.mjs';
 
-const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
-const i8 = (v) => bytesOf(Int8Array, v);
-const i16 = (v) => bytesOf(Int16Array, v);
-
-// Deterministic weights: a small LCG, so a rerun writes the same models.
-function lcg(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
+// Deterministic weights (a small LCG), so a rerun writes the same models.
 const uniform = (seed, n, lo, hi) => {
-  const r = lcg(seed);
+  const r = lcg32(seed);
   return Array.from({length: n}, () => lo + (hi - lo) * r());
 };
 const ints = (seed, n, lo, hi) => uniform(seed, n, lo, hi + 1).map(Math.floor);
 
-export default function recurrentCases({add, writeModel, f32, i32}) {
-  const codes = {RNN: 24, SVDF: 27, UNIDIRECTIONAL_SEQUENCE_RNN: 35, LSTM: 16, UNIDIRECTIONAL_SEQUENCE_LSTM: 44,
-                 BIDIRECTIONAL_SEQUENCE_RNN: 46, BIDIRECTIONAL_SEQUENCE_LSTM: 52};
+export default function recurrentCases({add, writeModel}) {
   const carry = [];
 
   // A graph of `steps` copies of one node. `tensors`: [{shape, type, data, q, variable}]; `node(k)` gives
   // the k-th copy's {inputs, outputs} (tensor indices, -1 = omitted); model inputs and outputs are listed.
   function graph(name, op, version, options, tensors, nodes, inputs, outputs, args = []) {
-    const operators = nodes.map((n) => ({opcode_index: 0, inputs: n.inputs, outputs: n.outputs,
-                                         builtin_options_type: options[0], builtin_options: options[1],
+    const operators = nodes.map((n) => ({...operator(0, n.inputs, n.outputs, options),
                                          ...(n.intermediates ? {intermediates: n.intermediates} : {})}));
-    writeModel(name, [{deprecated_builtin_code: codes[op], builtin_code: op, version}], tensors, inputs, outputs,
-               operators, args);
+    writeModel(name, [operatorCode(op, version)], tensors, inputs, outputs, operators, args);
   }
 
   // One op's case and its chain of `steps` nodes: `weights` are the constant tensors (after the input),
@@ -221,10 +209,8 @@ export default function recurrentCases({add, writeModel, f32, i32}) {
       {shape: [batch, cells], ...act}, {shape: [batch, cells], ...state}, {shape: [batch, depth], ...act},
       {shape: [batch, units], ...(quantized ? {type: 'INT16', q: [2 ** -12, 0]} : {type: 'FLOAT32'})},
     ];
-    writeModel(n, [{deprecated_builtin_code: codes.LSTM, builtin_code: 'LSTM', version: v}], tensors, [0, 1, 4],
-               [5, 6, 7, 8], [{opcode_index: 0, inputs: [0, 1, 2, 3, 4], outputs: [5, 6, 7, 8],
-                               builtin_options_type: 'LSTMOptions',
-                               builtin_options: {fused_activation_function: 'TANH', kernel_type: 'BASIC'}}]);
+    writeModel(n, [operatorCode('LSTM', v)], tensors, [0, 1, 4], [5, 6, 7, 8],
+               [operator(0, [0, 1, 2, 3, 4], [5, 6, 7, 8], ['LSTMOptions', {fused_activation_function: 'TANH', kernel_type: 'BASIC'}])]);
   });
   basicLstm('lstm_basic_f32', {batch: 2, inputs: 3, cells: 4, seed: 1101});
   basicLstm('lstm_basic_u8', {batch: 2, inputs: 3, cells: 4, quantized: true, seed: 1111});

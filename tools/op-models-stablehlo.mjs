@@ -5,13 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const stablehloOpCodes = {
-  STABLEHLO_ADD: 163, STABLEHLO_MULTIPLY: 165, STABLEHLO_MAXIMUM: 166, STABLEHLO_AND: 176, STABLEHLO_MINIMUM: 181,
-  STABLEHLO_PAD: 195, STABLEHLO_REDUCE_WINDOW: 198, DILATE: 203, REDUCE_WINDOW: 205, STABLEHLO_SHIFT_LEFT: 207,
-  LOGICAL_AND: 86, LOGICAL_OR: 84, ADD: 0, MUL: 18, MAXIMUM: 55, MINIMUM: 57,
-};
+import {f32, i8, i32, i64} from './testgen/bytes.mjs';
+import {operatorCode, writeJson} from './testgen/tflite-json.mjs';
 
-export default function stablehloCases({add, simple, writeModel, T, C, i32, i64, f32, outDir}) {
+export default function stablehloCases({add, simple, T, C, outDir}) {
   const names = [];
   const later = (name, op, version, fn) => { names.push(name); add(name, op, version, fn); };
   // The option tables of the schema's second union go in builtin_options_2 (flatc JSON:
@@ -21,10 +18,9 @@ export default function stablehloCases({add, simple, writeModel, T, C, i32, i64,
     const m = JSON.parse(fs.readFileSync(file, 'utf8'));
     m.subgraphs[0].operators[0].builtin_options_2_type = type;
     m.subgraphs[0].operators[0].builtin_options_2 = options;
-    fs.writeFileSync(file, JSON.stringify(m) + '\n');
+    writeJson(file, m);
     return m;
   };
-  const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
 
   // ---- elementwise: one shape, LiteRT's types (integers wrap) ----
   const binary = (name, op, shape, type, args) => later(name, op, 1, (n, v) => simple(n, op, v, null,
@@ -41,7 +37,7 @@ export default function stablehloCases({add, simple, writeModel, T, C, i32, i64,
   binary('stablehlo_and_i32', 'STABLEHLO_AND', [3, 6], 'INT32');
   binary('stablehlo_and_bool', 'STABLEHLO_AND', [2, 8], 'BOOL');
   later('stablehlo_shift_left_i8', 'STABLEHLO_SHIFT_LEFT', 1, (n, v) => simple(n, 'STABLEHLO_SHIFT_LEFT', v, null,
-      [T([2, 8], 'INT8'), C([2, 8], 'INT8', bytesOf(Int8Array, [0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5, 4, 3, 2, 1, 0])), T([2, 8], 'INT8')]));
+      [T([2, 8], 'INT8'), C([2, 8], 'INT8', i8([0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5, 4, 3, 2, 1, 0])), T([2, 8], 'INT8')]));
   later('stablehlo_shift_left_i32', 'STABLEHLO_SHIFT_LEFT', 1, (n, v) => simple(n, 'STABLEHLO_SHIFT_LEFT', v, null,
       [T([6], 'INT32'), C([6], 'INT32', i32([0, 1, 5, 16, 30, 31])), T([6], 'INT32')], ['--int-range', '-1000:1000']));
 
@@ -87,11 +83,11 @@ export default function stablehloCases({add, simple, writeModel, T, C, i32, i64,
     later(name, 'STABLEHLO_REDUCE_WINDOW', 1, (n, v) => {
       simple(n, 'STABLEHLO_REDUCE_WINDOW', v, null, [T(shape, type), init, T(out, type)], args);
       const m = options2(n, 'StablehloReduceWindowOptions', {...opts, body_subgraph_index: 1});
-      m.operator_codes.push({deprecated_builtin_code: Math.min(stablehloOpCodes[bodyOp], 127), builtin_code: bodyOp, version: 1});
+      m.operator_codes.push(operatorCode(bodyOp));
       m.subgraphs.push({name: 'body', inputs: [0, 1], outputs: [2],
                         tensors: [0, 1, 2].map((i) => ({shape: [], type, name: `b${i}`, buffer: 0})),
                         operators: [{opcode_index: 1, inputs: [0, 1], outputs: [2]}]});
-      fs.writeFileSync(path.join(outDir, `${n}.json`), JSON.stringify(m) + '\n');
+      writeJson(path.join(outDir, `${n}.json`), m);
     });
   // A 3x3 max pool, stride 2, SAME-like padding (how converters lower max pooling).
   hloReduceWindow('stablehlo_reduce_window_max_f32_padded', 'STABLEHLO_MAXIMUM', 'FLOAT32', [1, 5, 6, 2],

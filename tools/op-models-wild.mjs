@@ -4,14 +4,11 @@
 // with an INT32 bias, 8-bit tensors without quantization parameters, FILL with 8- and 16-bit values,
 // zero-sized spatial outputs, and QUANTIZE at the float / double rounding ties. tools/op-models.mjs calls
 // the default export with its helpers; it returns the cases whose reference is LiteRT 2.5, not TFLite 2.9.
-import path from 'node:path';
+import {f32, i32} from './testgen/bytes.mjs';
+import {int8Weights} from './testgen/prng.mjs';
+import {operator, operatorCode} from './testgen/tflite-json.mjs';
 
-export default function wildCases({add, simple, model, writeModel, T, C, i32, i64, f32, reducer, npyF32, outDir}) {
-  // Deterministic bytes (a small LCG): int8 weights as bytes.
-  const bytes = (count, s) => {
-    let x = s;
-    return Array.from({length: count}, () => { x = (x * 1103515245 + 12345) % 2147483648; return ((x >> 16) % 255 - 127) & 0xff; });
-  };
+export default function wildCases({add, simple, model, writeModel, T, C, given, reducer}) {
   const perChannel = (n, s, dim) => [Array.from({length: n}, (_, i) => s * (1 + (i % 4) / 3)), new Array(n).fill(0), dim];
   const conv = (padding, stride, act) => ['Conv2DOptions', {padding, stride_w: stride, stride_h: stride, fused_activation_function: act,
                                                             dilation_w_factor: 1, dilation_h_factor: 1}];
@@ -23,47 +20,47 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
   const rowScales = perChannel(5, 0.01, 0);
   add('fully_connected_i8_per_channel', 'FULLY_CONNECTED', 4, (n, v) => simple(n, 'FULLY_CONNECTED', v,
       ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
-      [T([3, 8], 'INT8', {q: [inScale, -3]}), C([5, 8], 'INT8', bytes(40, 31), {q: rowScales}),
+      [T([3, 8], 'INT8', {q: [inScale, -3]}), C([5, 8], 'INT8', int8Weights(40, 31), {q: rowScales}),
        C([5], 'INT32', i32([300, -1200, 0, 2500, -70]), {q: [rowScales[0].map((s) => s * inScale), [0, 0, 0, 0, 0], 0]}),
        T([3, 5], 'INT8', {q: [0.08, 4]})]));
   add('fully_connected_i8_per_channel_relu_no_bias', 'FULLY_CONNECTED', 4, (n, v) => model(n, 'FULLY_CONNECTED', v,
       ['FullyConnectedOptions', {fused_activation_function: 'RELU', keep_num_dims: true}],
-      [T([2, 3, 16], 'INT8', {q: [0.03, 10]}), C([7, 16], 'INT8', bytes(112, 32), {q: perChannel(7, 0.02, 0)}),
+      [T([2, 3, 16], 'INT8', {q: [0.03, 10]}), C([7, 16], 'INT8', int8Weights(112, 32), {q: perChannel(7, 0.02, 0)}),
        T([2, 3, 7], 'INT8', {q: [0.1, -20]})],
       {inputs: [0], outputs: [2], opInputs: [0, 1, -1]}));
 
   // ---- dynamic-range DEPTHWISE_CONV_2D: float input and output, int8 weights per channel ----
   add('depthwise_conv_2d_hybrid', 'DEPTHWISE_CONV_2D', 6, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v, depthwise('SAME', 1, 2, 'RELU6'),
-      [T([1, 5, 6, 3]), C([1, 3, 3, 6], 'INT8', bytes(54, 33), {q: perChannel(6, 0.02, 3)}),
+      [T([1, 5, 6, 3]), C([1, 3, 3, 6], 'INT8', int8Weights(54, 33), {q: perChannel(6, 0.02, 3)}),
        C([6], 'FLOAT32', f32([0.1, -0.2, 0.3, 0, 0.05, -0.5])), T([1, 5, 6, 6])]));
   add('depthwise_conv_2d_hybrid_stride2_valid', 'DEPTHWISE_CONV_2D', 6, (n, v) => simple(n, 'DEPTHWISE_CONV_2D', v,
       depthwise('VALID', 2, 1, 'NONE'),
-      [T([2, 7, 8, 5]), C([1, 3, 3, 5], 'INT8', bytes(45, 34), {q: perChannel(5, 0.015, 3)}),
+      [T([2, 7, 8, 5]), C([1, 3, 3, 5], 'INT8', int8Weights(45, 34), {q: perChannel(5, 0.015, 3)}),
        C([5], 'FLOAT32', f32([0.5, -0.25, 0, 1, -1])), T([2, 3, 3, 5])]));
 
   // ---- dynamic-range CONV_2D with a UINT8 filter (older converters; TFLite reads the bytes as int8) ----
   add('conv_2d_hybrid_uint8_filter', 'CONV_2D', 2, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 1, 'NONE'),
-      [T([1, 5, 5, 3]), C([4, 3, 3, 3], 'UINT8', bytes(108, 35), {q: [0.02, 0]}),
+      [T([1, 5, 5, 3]), C([4, 3, 3, 3], 'UINT8', int8Weights(108, 35), {q: [0.02, 0]}),
        C([4], 'FLOAT32', f32([0.1, -0.2, 0.3, 0])), T([1, 5, 5, 4])]));
 
   add('fully_connected_hybrid_uint8_weights', 'FULLY_CONNECTED', 3, (n, v) => simple(n, 'FULLY_CONNECTED', v,
       ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
-      [T([2, 8]), C([5, 8], 'UINT8', bytes(40, 40), {q: [0.02, 0]}), C([5], 'FLOAT32', f32([0.1, -0.2, 0.3, 0, 1])), T([2, 5])]));
+      [T([2, 8]), C([5, 8], 'UINT8', int8Weights(40, 40), {q: [0.02, 0]}), C([5], 'FLOAT32', f32([0.1, -0.2, 0.3, 0, 1])), T([2, 5])]));
 
   // ---- 16x8 CONV_2D, FULLY_CONNECTED and TRANSPOSE_CONV with an INT32 bias (TFLite 2.9's depthwise refuses one) ----
   const q16 = (scale) => ({q: [scale, 0]});
   add('conv_2d_16x8_int32_bias', 'CONV_2D', 4, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 2, 'RELU'),
-      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', bytes(108, 36), {q: perChannel(4, 0.01, 0)}),
+      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', int8Weights(108, 36), {q: perChannel(4, 0.01, 0)}),
        C([4], 'INT32', i32([500, -1200, 0, 30000]), {q: [perChannel(4, 0.01, 0)[0].map((s) => s * 0.001), [0, 0, 0, 0], 0]}),
        T([1, 3, 3, 4], 'INT16', q16(0.0004))], ['--int-range', '-2000:2000']));
   add('fully_connected_16x8_int32_bias', 'FULLY_CONNECTED', 7, (n, v) => simple(n, 'FULLY_CONNECTED', v,
       ['FullyConnectedOptions', {fused_activation_function: 'NONE'}],
-      [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT8', bytes(40, 39), {q: [0.01, 0]}),
+      [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT8', int8Weights(40, 39), {q: [0.01, 0]}),
        C([5], 'INT32', i32([1000, -25000, 0, 70000, -3]), {q: [0.00002, 0]}), T([2, 5], 'INT16', q16(0.005))],
       ['--int-range', '-3000:3000']));
   add('transpose_conv_16x8_int32_bias', 'TRANSPOSE_CONV', 3, (n, v) => simple(n, 'TRANSPOSE_CONV', v,
       ['TransposeConvOptions', {padding: 'SAME', stride_w: 2, stride_h: 2}],
-      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', bytes(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
+      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', int8Weights(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
        T([1, 3, 3, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
        T([1, 6, 6, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
 
@@ -116,7 +113,7 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
     const values = ties(scale, 48);
     add(name, 'QUANTIZE', 1, (n, v) => simple(n, 'QUANTIZE', v, null,
         [T([values.length]), T([values.length], type, {q: [scale, zero]})],
-        ['--inputs', (() => { const file = path.resolve(outDir, `${n}.in_0.npy`); npyF32(file, [values.length], values); return file; })()]));
+        given(n, [[[values.length], values, 'f32']])));
   };
   tieCase('quantize_f32_i8_ties', 'INT8', 0.1, -3);
   tieCase('quantize_f32_u8_ties', 'UINT8', 0.07, 128);
@@ -129,11 +126,7 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
   later('sign_i32', 'SIGN', 2, (n, v) => simple(n, 'SIGN', v, null, [T([7], 'INT32'), T([7], 'INT32')], ['--int-range', '-2:2']));
   later('atan2_f32', 'ATAN2', 1, (n, v) => simple(n, 'ATAN2', v, null, [T([3, 4]), T([3, 4]), T([3, 4])]));
   later('relu_0_to_1_f32', 'RELU_0_TO_1', 1, (n, v) => simple(n, 'RELU_0_TO_1', v, null,
-      [T([4, 8]), T([4, 8])], ['--inputs', (() => {
-        const file = path.resolve(outDir, `${n}.in_0.npy`);
-        npyF32(file, [4, 8], Array.from({length: 32}, (_, i) => (i - 12) * 0.11));
-        return file;
-      })()]));
+      [T([4, 8]), T([4, 8])], given(n, [[[4, 8], Array.from({length: 32}, (_, i) => (i - 12) * 0.11), 'f32']])));
   later('bitwise_xor_i32_broadcast', 'BITWISE_XOR', 1, (n, v) => simple(n, 'BITWISE_XOR', v, null,
       [T([2, 3], 'INT32'), T([3], 'INT32'), T([2, 3], 'INT32')]));
   later('bitwise_xor_u8', 'BITWISE_XOR', 1, (n, v) => simple(n, 'BITWISE_XOR', v, null,
@@ -158,12 +151,12 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
   // bias only when the option says so (without it, as int64); TFLite 2.9 and baton go by the tensor's type.
   later('conv_2d_16x8_quantized_bias_type', 'CONV_2D', 8, (n, v) => simple(n, 'CONV_2D', v,
       ['Conv2DOptions', {...conv('SAME', 2, 'RELU')[1], quantized_bias_type: 'INT32'}],
-      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', bytes(108, 36), {q: perChannel(4, 0.01, 0)}),
+      [T([1, 5, 5, 3], 'INT16', q16(0.001)), C([4, 3, 3, 3], 'INT8', int8Weights(108, 36), {q: perChannel(4, 0.01, 0)}),
        C([4], 'INT32', i32([500, -1200, 0, 30000]), {q: [perChannel(4, 0.01, 0)[0].map((s) => s * 0.001), [0, 0, 0, 0], 0]}),
        T([1, 3, 3, 4], 'INT16', q16(0.0004))], ['--int-range', '-2000:2000']));
   later('transpose_conv_16x8_quantized_bias_type', 'TRANSPOSE_CONV', 5, (n, v) => simple(n, 'TRANSPOSE_CONV', v,
       ['TransposeConvOptions', {padding: 'SAME', stride_w: 2, stride_h: 2, quantized_bias_type: 'INT32'}],
-      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', bytes(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
+      [C([4], 'INT32', i32([1, 6, 6, 2])), C([2, 3, 3, 3], 'INT8', int8Weights(54, 37), {q: [[0.01, 0.02], [0, 0], 0]}),
        T([1, 3, 3, 3], 'INT16', q16(0.001)), C([2], 'INT32', i32([1000, -3000]), {q: [[0.00001, 0.00002], [0, 0], 0]}),
        T([1, 6, 6, 2], 'INT16', q16(0.002))], ['--int-range', '-5000:5000']));
   // INT4 (two codes a byte, the first in the low nibble), DEQUANTIZE v6: per tensor (an odd count: the last
@@ -173,18 +166,16 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
   const codes15 = Array.from({length: 15}, (_, i) => ((i * 5 + 3) % 16) - 8);
   // The dequantized weights are added to an input: a graph of constants alone gives LiteRT's runner nothing
   // to compute.
-  const dequantizeThenAdd = (n, v, shape, weights) => writeModel(n,
-      [{deprecated_builtin_code: 6, builtin_code: 'DEQUANTIZE', version: v}, {deprecated_builtin_code: 0, builtin_code: 'ADD', version: 1}],
+  const dequantizeThenAdd = (n, v, shape, weights) => writeModel(n, [operatorCode('DEQUANTIZE', v), operatorCode('ADD')],
       [weights, T(shape), T(shape), T(shape)], [1], [3],
-      [{opcode_index: 0, inputs: [0], outputs: [2]},
-       {opcode_index: 1, inputs: [2, 1], outputs: [3], builtin_options_type: 'AddOptions', builtin_options: {}}]);
+      [operator(0, [0], [2]), operator(1, [2, 1], [3], ['AddOptions', {}])]);
   later('dequantize_int4', 'DEQUANTIZE', 6, (n, v) => dequantizeThenAdd(n, v, [3, 5],
       C([3, 5], 'INT4', int4(codes15), {q: [0.25, 0]})));
   later('dequantize_int4_per_channel', 'DEQUANTIZE', 6, (n, v) => dequantizeThenAdd(n, v, [4, 3],
       C([4, 3], 'INT4', int4(codes15.slice(0, 12)), {q: [[0.1, 0.2, 0.3, 0.4], [0, 0, 0, 0], 0]})));
   // INT4 weights under int8 activations (CONV_2D v7, DEPTHWISE_CONV_2D v7, FULLY_CONNECTED v10): symmetric,
   // per channel or per tensor; LiteRT's kernels unpack them to int8.
-  const codes = (count, seed) => bytes(count, seed).map((b) => ((b << 24 >> 24) % 8));  // int4 codes in [-7, 7]
+  const codes = (count, seed) => int8Weights(count, seed).map((b) => ((b << 24 >> 24) % 8));  // int4 codes in [-7, 7]
   const inScale4 = 0.05;
   const convScales = perChannel(4, 0.02, 0);
   later('conv_2d_i8_int4_filter', 'CONV_2D', 7, (n, v) => simple(n, 'CONV_2D', v, conv('SAME', 1, 'RELU'),
@@ -210,7 +201,7 @@ export default function wildCases({add, simple, model, writeModel, T, C, i32, i6
   later('embedding_lookup_int4_per_row', 'EMBEDDING_LOOKUP', 4, (n, v) => simple(n, 'EMBEDDING_LOOKUP', v, null,
       [T([3], 'INT32'), C([4, 6], 'INT4', int4(codes(24, 44)), {q: rowScales4}), T([3, 6])], ['--int-range', '0:3', '--seed', '4']));
   later('embedding_lookup_i8_per_row', 'EMBEDDING_LOOKUP', 4, (n, v) => simple(n, 'EMBEDDING_LOOKUP', v, null,
-      [T([5], 'INT32'), C([4, 3], 'INT8', bytes(12, 45), {q: rowScales4}), T([5, 3])], ['--int-range', '0:3', '--seed', '5']));
+      [T([5], 'INT32'), C([4, 3], 'INT8', int8Weights(12, 45), {q: rowScales4}), T([5, 3])], ['--int-range', '0:3', '--seed', '5']));
   // STRIDED_SLICE v8: `offset` makes end a size counted from begin.
   later('strided_slice_offset', 'STRIDED_SLICE', 8, (n, v) => simple(n, 'STRIDED_SLICE', v, ['StridedSliceOptions', {offset: true}],
       [T([4, 6]), C([2], 'INT32', i32([1, 2])), C([2], 'INT32', i32([2, 3])), C([2], 'INT32', i32([1, 1])), T([2, 3])]));

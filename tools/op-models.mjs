@@ -17,9 +17,9 @@
 // tools/op-models-array.mjs, the complex tensors' (RFFT2D, REAL, IMAG, COMPLEX_ABS, complex CAST) in
 // tools/op-models-complex.mjs, the random and legacy lookup ops in tools/op-models-random.mjs, what real models from the wild
 // need (issue #35) in tools/op-models-wild.mjs, the STABLEHLO_* ops, DILATE and REDUCE_WINDOW in
-// tools/op-models-stablehlo.mjs; all are
-// called from here with the helpers below. invokes.json lists the cases whose later invokes give other
-// outputs (the random ops'), which tools/make-op-cases.sh also runs several times.
+// tools/op-models-stablehlo.mjs; all are called from here with the helpers below (the byte, .npy, model
+// and PRNG helpers that every generator shares are in tools/testgen/). invokes.json lists the cases whose
+// later invokes give other outputs (the random ops'), which tools/make-op-cases.sh also runs several times.
 // NAME.args holds extra tflite-peer arguments (an --int-range for integer inputs where the full int32
 // range would only overflow or divide by zero). tools/make-op-cases.sh turns the JSON into .tflite with
 // flatc and runs the native TFLite library for the reference outputs. Constants are fixed here, so a
@@ -27,92 +27,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import {b8, f32, i32, i64} from './testgen/bytes.mjs';
+import {writeNpyOf} from './testgen/npy.mjs';
+import {int8Weights, lcg31} from './testgen/prng.mjs';
+import {oneGraphModel, operator, operatorCode, outDirArgs, writeJson} from './testgen/tflite-json.mjs';
 import arrayCases from './op-models-array.mjs';
 import complexCases from './op-models-complex.mjs';
 import computedCases from './op-models-computed.mjs';
 import dataShapeCases from './op-models-data-shape.mjs';
 import quantizedCases from './op-models-quantized.mjs';
-import randomCases, {randomOpCodes} from './op-models-random.mjs';
+import randomCases from './op-models-random.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
-import stablehloCases, {stablehloOpCodes} from './op-models-stablehlo.mjs';
+import stablehloCases from './op-models-stablehlo.mjs';
 import wildCases from './op-models-wild.mjs';
 
-const args = process.argv.slice(2);
-const versions = args[0] === '--versions';
-const bench = args[0] === '--bench';
-const outDir = versions || bench ? args[1] : args[0];
-if (!outDir) {
-  console.error('usage: node tools/op-models.mjs [--versions] OUT_DIR');
-  process.exit(2);
-}
-fs.mkdirSync(outDir, {recursive: true});
-
-const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
-const i32 = (v) => bytesOf(Int32Array, v);
-const i64 = (v) => bytesOf(BigInt64Array, v.map(BigInt));
-const f32 = (v) => bytesOf(Float32Array, v);
-const b8 = (v) => v.map((x) => (x ? 1 : 0));
-
-const codes = {
-  FLOOR: 8, SPACE_TO_DEPTH: 26, SQUEEZE: 43, LOG_SOFTMAX: 50, CAST: 53, ARG_MAX: 56, LESS: 58,
-  GREATER: 61, GREATER_EQUAL: 62, LESS_EQUAL: 63, SELECT: 64, SLICE: 65, SIN: 66, TILE: 69,
-  EXPAND_DIMS: 70, EQUAL: 71, NOT_EQUAL: 72, SUM: 74, SHAPE: 77, POW: 78, ARG_MIN: 79, REDUCE_PROD: 81,
-  REDUCE_MAX: 82, LOGICAL_OR: 84, LOGICAL_AND: 86, LOGICAL_NOT: 87, REDUCE_MIN: 89, FLOOR_DIV: 90,
-  REDUCE_ANY: 91, ZEROS_LIKE: 93, FLOOR_MOD: 95, RESIZE_NEAREST_NEIGHBOR: 97, CEIL: 104, REVERSE_V2: 105,
-  GATHER_ND: 107, COS: 108, L2_NORMALIZATION: 11, SPLIT_V: 102, FILL: 94, RANGE: 96, LEAKY_RELU: 98,
-  ADD_N: 106, SPLIT: 49, ADD: 0, SUB: 41, MUL: 18, MINIMUM: 57, MAXIMUM: 55, BATCH_TO_SPACE_ND: 37, SPACE_TO_BATCH_ND: 38, ELU: 111, ROUND: 116, SELECT_V2: 123, BROADCAST_TO: 130, REDUCE_ALL: 140,
-  ONE_HOT: 85, MIRROR_PAD: 100, CUMSUM: 128, GELU: 150, TANH: 28, MEAN: 40,
-  RELU: 19, RELU_N1_TO_1: 20, RELU6: 21, EMBEDDING_LOOKUP: 7, L2_POOL_2D: 12, TOPK_V2: 48,
-  SCATTER_ND: 122, SEGMENT_SUM: 125, LOCAL_RESPONSE_NORMALIZATION: 13,
-  HARD_SWISH: 117, PRELU: 54, SQUARED_DIFFERENCE: 99, RESIZE_BILINEAR: 23, CONV_2D: 3, DEPTHWISE_CONV_2D: 4,
-  WHERE: 109, UNIQUE: 103, NON_MAX_SUPPRESSION_V4: 120, NON_MAX_SUPPRESSION_V5: 121,
-  SOFTMAX: 25, LOGISTIC: 14, AVERAGE_POOL_2D: 1, MAX_POOL_2D: 17, ABS: 101, BATCH_MATMUL: 126, RSQRT: 76, DIV: 42, TRANSPOSE_CONV: 67, QUANTIZE: 114, DEQUANTIZE: 6,
-  FULLY_CONNECTED: 9, CONCATENATION: 2, RESHAPE: 22, TRANSPOSE: 39, PAD: 34, STRIDED_SLICE: 45, GATHER: 36,
-  RANK: 110, BROADCAST_ARGS: 145, BUCKETIZE: 147, SPARSE_TO_DENSE: 68, REVERSE_SEQUENCE: 112, MATRIX_DIAG: 113,
-  MATRIX_SET_DIAG: 115, DYNAMIC_UPDATE_SLICE: 151, FAKE_QUANT: 80, CONV_3D: 132, CONV_3D_TRANSPOSE: 141,
-  RELU_0_TO_1: 152, UNSORTED_SEGMENT_PROD: 153, UNSORTED_SEGMENT_MAX: 154, UNSORTED_SEGMENT_SUM: 155, ATAN2: 156,
-  UNSORTED_SEGMENT_MIN: 157, SIGN: 158, BITCAST: 159, BITWISE_XOR: 160, RIGHT_SHIFT: 161,
-};
-
-Object.assign(codes, randomOpCodes, stablehloOpCodes);
+const {outDir, flag} = outDirArgs('op-models.mjs', ['--versions', '--bench']);
+const versions = flag === '--versions';
+const bench = flag === '--bench';
 
 // Writes OUT_DIR/NAME.json (a one-subgraph model) and NAME.args (extra tflite-peer arguments).
 // `tensors`: [{shape, type, data (constant bytes), q, variable}], where q is [scale, zero_point] or, per
 // channel, [[scales], [zero_points], dimension]; `operators` as the schema has them.
 function writeModel(name, operatorCodes, tensors, inputs, outputs, operators, peerArgs = []) {
-  const buffers = [{}];
-  const ts = tensors.map((t, i) => {
-    const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
-    if (t.data) {
-      buffers.push({data: t.data});
-      o.buffer = buffers.length - 1;
-    }
-    if (t.variable) o.is_variable = true;
-    if (t.q && Array.isArray(t.q[0])) o.quantization = {scale: t.q[0], zero_point: t.q[1], quantized_dimension: t.q[2]};
-    else if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
-    return o;
-  });
-  const m = {
-    version: 3,
-    operator_codes: operatorCodes,
-    subgraphs: [{tensors: ts, inputs, outputs, operators, name: 'main'}],
-    description: `baton op case ${name}`,
-    buffers,
-  };
-  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  writeJson(path.join(outDir, `${name}.json`),
+            oneGraphModel(`baton op case ${name}`, operatorCodes, tensors, inputs, outputs, operators));
   fs.writeFileSync(path.join(outDir, `${name}.args`), peerArgs.join(' ') + '\n');
 }
 
 // One case. `tensors` as writeModel takes them; `io`: the subgraph's inputs and outputs and the
 // operator's inputs (tensor indices; -1 = omitted) and outputs.
 function model(name, op, version, options, tensors, io, peerArgs = []) {
-  const operator = {opcode_index: 0, inputs: io.opInputs, outputs: io.opOutputs ?? io.outputs};
-  if (options) {
-    operator.builtin_options_type = options[0];
-    operator.builtin_options = options[1];
-  }
-  writeModel(name, [{deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version}], tensors,
-             io.inputs, io.outputs, [operator], peerArgs);
+  writeModel(name, [operatorCode(op, version)], tensors, io.inputs, io.outputs,
+             [operator(0, io.opInputs, io.opOutputs ?? io.outputs, options)], peerArgs);
 }
 
 // Shorthands: a graph whose non-constant tensors are inputs (in order) except the last, the output.
@@ -125,6 +71,14 @@ function simple(name, op, version, options, tensors, peerArgs) {
 }
 const T = (shape, type = 'FLOAT32', extra = {}) => ({shape, type, ...extra});
 const C = (shape, type, data, extra = {}) => ({shape, type, data, ...extra});
+// tflite-peer arguments feeding inputs given here, in the model's input order: NAME.in_K.npy for each
+// [shape, values, kind], kind a TFLite type name or 'f32', 'i32', 'i64'.
+const givenKinds = {f32: 'FLOAT32', i32: 'INT32', i64: 'INT64'};
+const given = (n, inputs) => ['--inputs', inputs.map(([shape, values, kind], k) => {
+  const file = path.resolve(outDir, `${n}.in_${k}.npy`);
+  writeNpyOf(file, givenKinds[kind] ?? kind, shape, values);
+  return file;
+}).join(',')];
 
 const cases = [];  // [name, fn(version)] so --versions can reuse one instance per op
 const add = (name, op, version, fn) => cases.push({name, op, version, fn});
@@ -339,40 +293,19 @@ add('batch_to_space_nd_i8', 'BATCH_TO_SPACE_ND', 1, (n, v) => simple(n, 'BATCH_T
 for (const op of ['SIN', 'COS', 'ELU', 'FLOOR', 'CEIL', 'ROUND', 'LOG_SOFTMAX']) {
   add(`${op.toLowerCase()}_f32`, op, 1, (n, v) => simple(n, op, v, op === 'LOG_SOFTMAX' ? ['LogSoftmaxOptions', {}] : null, [T([3, 5]), T([3, 5])]));
 }
-// Halves, where ROUND's tie rule shows: the inputs are given (NAME.in_0.npy) instead of generated.
-function npyF32(file, shape, values) {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(new Float32Array(values).buffer)]));
-}
-add('cast_float32_int32_given', 'CAST', 1, (n, v) => {
-  const file = path.resolve(outDir, `${n}.in_0.npy`);
-  npyF32(file, [8], [-2.7, -1.5, -0.5, 0, 0.5, 1.9, 3.2, 100.99]);
-  simple(n, 'CAST', v, null, [T([8]), T([8], 'INT32')], ['--inputs', file]);
-});
-add('cast_float32_bool_given', 'CAST', 1, (n, v) => {
-  const file = path.resolve(outDir, `${n}.in_0.npy`);
-  npyF32(file, [4], [0, -0.0, 0.25, -3]);
-  simple(n, 'CAST', v, null, [T([4]), T([4], 'BOOL')], ['--inputs', file]);
-});
+// Casts of given values (halves, negative zero), where the rounding shows.
+add('cast_float32_int32_given', 'CAST', 1, (n, v) => simple(n, 'CAST', v, null, [T([8]), T([8], 'INT32')],
+    given(n, [[[8], [-2.7, -1.5, -0.5, 0, 0.5, 1.9, 3.2, 100.99], 'f32']])));
+add('cast_float32_bool_given', 'CAST', 1, (n, v) => simple(n, 'CAST', v, null, [T([4]), T([4], 'BOOL')],
+    given(n, [[[4], [0, -0.0, 0.25, -3], 'f32']])));
 // Float comparisons on given values, so that ties happen.
 for (const op of compareOps) {
-  add(`${op.toLowerCase()}_f32_ties`, op, 1, (n, v) => {
-    const a = path.resolve(outDir, `${n}.in_0.npy`), b = path.resolve(outDir, `${n}.in_1.npy`);
-    npyF32(a, [2, 3], [0.5, 1, -2, 3, 0.25, 7]);
-    npyF32(b, [3], [0.5, 2, 7]);
-    simple(n, op, v, null, [T([2, 3]), T([3]), T([2, 3], 'BOOL')], ['--inputs', `${a},${b}`]);
-  });
+  add(`${op.toLowerCase()}_f32_ties`, op, 1, (n, v) => simple(n, op, v, null, [T([2, 3]), T([3]), T([2, 3], 'BOOL')],
+      given(n, [[[2, 3], [0.5, 1, -2, 3, 0.25, 7], 'f32'], [[3], [0.5, 2, 7], 'f32']])));
 }
-add('round_halves', 'ROUND', 1, (n, v) => {
-  const file = path.resolve(outDir, `${n}.in_0.npy`);
-  npyF32(file, [8], [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49]);
-  simple(n, 'ROUND', v, null, [T([8]), T([8])], ['--inputs', file]);
-});
+// Halves, where ROUND's tie rule shows.
+add('round_halves', 'ROUND', 1, (n, v) => simple(n, 'ROUND', v, null, [T([8]), T([8])],
+    given(n, [[[8], [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49], 'f32']])));
 
 // ---- integer arithmetic: int32 / int64 ADD, SUB, MUL (wrapping), MINIMUM, MAXIMUM, broadcasting ----
 add('add_i32_broadcast', 'ADD', 1, (n, v) => simple(n, 'ADD', v, null, [T([2, 3], 'INT32'), T([3], 'INT32'), T([2, 3], 'INT32')]));
@@ -463,7 +396,7 @@ add('local_response_normalization_beta_half', 'LOCAL_RESPONSE_NORMALIZATION', 1,
     lrn(1, 0.5, 2, 0.5), [T([2, 1, 2, 5]), T([2, 1, 2, 5])]));
 
 // 8-bit and 16x8 variants, and outputs shaped by the data: their own files.
-const kit = {add, simple, model, writeModel, T, C, i32, i64, f32, seed, reducer, npyF32, outDir};
+const kit = {add, simple, model, writeModel, T, C, given, seed, reducer, outDir};
 quantizedCases(kit);
 dataShapeCases(kit);
 arrayCases(kit);
@@ -490,8 +423,8 @@ if (bench) {
     [T([1, 64, 64, 16]), C([2], 'INT32', i32([128, 128])), T([1, 128, 128, 16])]);
   // The integer paths of the three ops most models spend their time in: int8 (per-channel weights)
   // and 16x8 (int16 activations, int8 weights, int64 bias).
-  let x = 7;
-  const w8 = (count) => Array.from({length: count}, () => { x = (x * 1103515245 + 12345) % 2147483648; return ((x >> 16) % 255 - 127) & 0xff; });
+  const weights = lcg31(7);  // one sequence for all of them
+  const w8 = (count) => int8Weights(count, weights);
   const channels = (n, s) => [Array.from({length: n}, (_, i) => s * (1 + (i % 5) / 4)), new Array(n).fill(0), 0];
   const convOptions = ['Conv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, fused_activation_function: 'RELU', dilation_w_factor: 1, dilation_h_factor: 1}];
   b('conv_2d_i8', 'CONV_2D', convOptions, [T([1, 56, 56, 32], 'INT8', {q: [0.05, -3]}),

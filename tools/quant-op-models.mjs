@@ -8,63 +8,30 @@
 // Writes OUT_DIR/NAME.json for each case; tools/make-quant-op-cases.sh turns them into .tflite with flatc
 // and runs them through the native TFLite library for the reference outputs. Weights and biases come
 // from a fixed linear congruential generator, so a rerun writes the same files.
-import fs from 'node:fs';
 import path from 'node:path';
 
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: node tools/quant-op-models.mjs OUT_DIR');
-  process.exit(2);
-}
-fs.mkdirSync(outDir, {recursive: true});
+import {f32, i32} from './testgen/bytes.mjs';
+import {lcg32} from './testgen/prng.mjs';
+import {oneGraphModel, operator, operatorCode, outDirArgs, writeJson} from './testgen/tflite-json.mjs';
 
-let state = 12345;
-function rnd() {
-  state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-  return state / 2 ** 32;
-}
+const {outDir} = outDirArgs('quant-op-models.mjs');
+
+const rnd = lcg32(12345, 1103515245, 12345);
 const ri = (lo, hi) => lo + Math.floor(rnd() * (hi - lo + 1));
 const rf = (lo, hi) => lo + rnd() * (hi - lo);
 const bytes = (n, lo, hi) => Array.from({length: n}, () => ri(lo, hi) & 255);
-const i32 = (values) => Array.from(new Uint8Array(Int32Array.from(values).buffer));
-const f32 = (values) => Array.from(new Uint8Array(Float32Array.from(values).buffer));
-
-const codes = {
-  ADD: 0, AVERAGE_POOL_2D: 1, CONCATENATION: 2, CONV_2D: 3, DEPTHWISE_CONV_2D: 4, DEQUANTIZE: 6,
-  FULLY_CONNECTED: 9, LOGISTIC: 14, MAX_POOL_2D: 17, MUL: 18, RESHAPE: 22, SOFTMAX: 25, PAD: 34, SUB: 41,
-  QUANTIZE: 114,
-};
 
 // tensors: {shape, type, data (bytes), scale (number or array), zp, qd}; inputs/outputs are tensor
 // indices of the graph, opInputs those of the operator (-1 = omitted).
 function model(name, op, version, optionsType, options, tensors, inputs, outputs, opInputs) {
-  const buffers = [{}];
-  const ts = tensors.map((t, i) => {
-    const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
-    if (t.data) {
-      buffers.push({data: t.data});
-      o.buffer = buffers.length - 1;
-    }
-    if (t.scale !== undefined) {
-      const scales = [].concat(t.scale);
-      o.quantization = {scale: scales, zero_point: [].concat(t.zp ?? Array(scales.length).fill(0)),
-                        quantized_dimension: t.qd ?? 0};
-    }
-    return o;
+  const ts = tensors.map(({scale, zp, qd, ...t}) => {
+    if (scale === undefined) return t;
+    const scales = [].concat(scale);
+    return {...t, q: [scales, [].concat(zp ?? Array(scales.length).fill(0)), qd ?? 0]};
   });
-  const operator = {opcode_index: 0, inputs: opInputs, outputs};
-  if (optionsType) {
-    operator.builtin_options_type = optionsType;
-    operator.builtin_options = options;
-  }
-  const m = {
-    version: 3,
-    operator_codes: [{deprecated_builtin_code: codes[op], builtin_code: op, version}],
-    subgraphs: [{tensors: ts, inputs, outputs, operators: [operator], name: 'main'}],
-    description: `baton quantized-op case ${name}`,
-    buffers,
-  };
-  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m, null, 1) + '\n');
+  const operators = [operator(0, opInputs, outputs, optionsType && [optionsType, options])];
+  writeJson(path.join(outDir, `${name}.json`),
+            oneGraphModel(`baton quantized-op case ${name}`, [operatorCode(op, version)], ts, inputs, outputs, operators), 1);
 }
 
 for (const type of ['UINT8', 'INT8']) {

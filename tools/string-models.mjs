@@ -16,24 +16,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-let outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: node tools/string-models.mjs OUT_DIR');
-  process.exit(2);
-}
-fs.mkdirSync(outDir, {recursive: true});
+import {f32, i32, i64} from './testgen/bytes.mjs';
+import {npyBytes} from './testgen/npy.mjs';
+import {OperatorCodes, model, operator, outDirArgs, tensor, writeJson} from './testgen/tflite-json.mjs';
 
-const codes = {
-  HASHTABLE_LOOKUP: 10, LSH_PROJECTION: 15, SKIP_GRAM: 30, EQUAL: 71, NOT_EQUAL: 72, GATHER: 36,
-  LESS: 58, GATHER_ND: 107, FILL: 94, SLICE: 65, TILE: 69, RESHAPE: 22, SQUEEZE: 43, EXPAND_DIMS: 70,
-  STRIDED_SLICE: 45, SHAPE: 77, RANK: 110, CALL_ONCE: 129, HASHTABLE: 136, HASHTABLE_FIND: 137,
-  HASHTABLE_IMPORT: 138, HASHTABLE_SIZE: 139,
-};
-
-const bytesOf = (Typed, values) => Array.from(new Uint8Array(Typed.from(values).buffer));
-const i32 = (v) => bytesOf(Int32Array, v);
-const f32 = (v) => bytesOf(Float32Array, v);
-const i64 = (v) => bytesOf(BigInt64Array, v.map(BigInt));
+let {outDir} = outDirArgs('string-models.mjs');
 
 // TFLite's packed string buffer.
 function packed(strings) {
@@ -48,15 +35,6 @@ function packed(strings) {
   return out;
 }
 
-function npy(descr, shape, bytes) {
-  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
-  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
-  header += '\n';
-  const head = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]);
-  return Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(bytes)]);
-}
-
 // `tensors`: [{shape, type, data (constant bytes), value (an input's: strings, or [descr, bytes])}];
 // `ops`: [[op, inputs, outputs, options]], options as [type, table]; inputs are the tensors with a
 // value, in order; the outputs are given. `more`: further subgraphs [{tensors, ops}] (without inputs or
@@ -66,11 +44,6 @@ function write(name, tensors, ops, outputs, more = []) {
   const inputs = [];
   const files = [];
   const tensorsOf = (list) => list.map((t, i) => {
-    const o = {shape: t.shape, type: t.type, name: `t${i}`, buffer: 0};
-    if (t.data) {
-      buffers.push({data: t.data});
-      o.buffer = buffers.length - 1;
-    }
     if (t.value) {
       const k = inputs.length;
       inputs.push(i);
@@ -79,32 +52,19 @@ function write(name, tensors, ops, outputs, more = []) {
         fs.writeFileSync(path.join(outDir, files.at(-1)), Buffer.from(packed(t.value)));
       } else {
         files.push(`${name}.in_${k}.npy`);
-        fs.writeFileSync(path.join(outDir, files.at(-1)), npy(t.value[0], t.shape, t.value[1]));
+        fs.writeFileSync(path.join(outDir, files.at(-1)), npyBytes(t.value[0], t.shape, t.value[1]));
       }
     }
-    return o;
+    return tensor(t, `t${i}`, buffers);
   });
   const ts = tensorsOf(tensors);
-  const opNames = [...new Set([ops, ...more.map((g) => g.ops)].flat().map((o) => o[0]))];
-  const operatorsOf = (list) => list.map(([op, opInputs, opOutputs, options]) => {
-    const o = {opcode_index: opNames.indexOf(op), inputs: opInputs, outputs: opOutputs};
-    if (options) {
-      o.builtin_options_type = options[0];
-      o.builtin_options = options[1];
-    }
-    return o;
-  });
+  const codes = new OperatorCodes();
+  const operatorsOf = (list) => list.map(([op, opInputs, opOutputs, options]) =>
+    operator(codes.index(op), opInputs, opOutputs, options));
   const subgraphs = [{tensors: ts, inputs, outputs, operators: operatorsOf(ops), name: 'main'}];
   more.forEach((g, k) => subgraphs.push({tensors: tensorsOf(g.tensors), inputs: [], outputs: [],
                                          operators: operatorsOf(g.ops), name: `init${k}`}));
-  const m = {
-    version: 3,
-    operator_codes: opNames.map((op) => ({deprecated_builtin_code: Math.min(codes[op], 127), builtin_code: op, version: 1})),
-    subgraphs,
-    description: `baton string case ${name}`,
-    buffers,
-  };
-  fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(m) + '\n');
+  writeJson(path.join(outDir, `${name}.json`), model(`baton string case ${name}`, codes.list, subgraphs, buffers));
   fs.writeFileSync(path.join(outDir, `${name}.inputs`), files.join('\n') + '\n');
 }
 
