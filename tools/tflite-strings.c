@@ -11,137 +11,16 @@
  * same inputs; an output that comes out different (state kept between invokes, as a hash table's) is
  * written again as OUT_DIR/out_I.second.str or .npy. A string input gets its value the way
  * TFLite's own string writer gives one (TfLiteTensorRealloc on the tensor, then the bytes): its C API
- * copies only into tensors of a fixed size. Exits 1 on any failure, with the reason on stderr. */
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tensorflow/lite/c/c_api.h"
-#include "tensorflow/lite/c/common.h"
-
-static void die(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  fputs("tflite-strings: ", stderr);
-  vfprintf(stderr, format, args);
-  fputc('\n', stderr);
-  va_end(args);
-  exit(1);
-}
-
-static const char *npy_descr(TfLiteType type) {
-  switch (type) {
-    case kTfLiteFloat32: return "<f4";
-    case kTfLiteInt32: return "<i4";
-    case kTfLiteInt64: return "<i8";
-    case kTfLiteUInt8: return "|u1";
-    case kTfLiteInt8: return "|i1";
-    case kTfLiteInt16: return "<i2";
-    case kTfLiteBool: return "|b1";
-    default: return NULL;
-  }
-}
-
-static void *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) die("cannot open %s", path);
-  if (fseek(f, 0, SEEK_END) != 0) die("%s: cannot seek", path);
-  const long total = ftell(f);
-  if (total < 0 || fseek(f, 0, SEEK_SET) != 0) die("%s: cannot seek", path);
-  *size = (size_t)total;
-  void *data = malloc(*size ? *size : 1);
-  if (!data || fread(data, 1, *size, f) != *size) die("%s: cannot read", path);
-  fclose(f);
-  return data;
-}
-
-/* The data of a version 1 .npy file: its bytes after the header (moved to the start of the block). */
-static void *read_npy(const char *path, size_t *size) {
-  size_t total = 0;
-  unsigned char *file = read_file(path, &total);
-  if (total < 10 || memcmp(file, "\x93NUMPY", 6) != 0 || file[6] != 1) die("%s: not a version 1 .npy", path);
-  const size_t header = file[8] | (file[9] << 8);
-  if (total < 10 + header) die("%s: truncated", path);
-  *size = total - 10 - header;
-  memmove(file, file + 10 + header, *size);
-  return file;
-}
-
-static int ends_with(const char *s, const char *suffix) {
-  const size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static void write_bytes(FILE *f, const char *path, const void *data, size_t bytes) {
-  if (bytes && fwrite(data, 1, bytes, f) != bytes) die("cannot write %s", path);
-}
-
-/* Writes output `o` to DIR/out_O{suffix}.str or .npy. */
-static void write_output(const char *dir, int o, const char *suffix, const TfLiteTensor *t) {
-  char path[4096];
-  const size_t bytes = TfLiteTensorByteSize(t);
-  if (TfLiteTensorType(t) == kTfLiteString) {
-    snprintf(path, sizeof path, "%s/out_%d%s.str", dir, o, suffix);
-    FILE *f = fopen(path, "wb");
-    if (!f) die("cannot write %s", path);
-    write_bytes(f, path, TfLiteTensorData(t), bytes);
-    if (fclose(f) != 0) die("cannot write %s", path);
-    return;
-  }
-  const char *descr = npy_descr(TfLiteTensorType(t));
-  if (!descr) die("output type %d has no .npy type here", (int)TfLiteTensorType(t));
-  char shape[256] = "";
-  const int rank = TfLiteTensorNumDims(t);
-  for (int d = 0; d < rank; d++) {
-    char dim[32];
-    snprintf(dim, sizeof dim, d ? ", %d" : "%d", TfLiteTensorDim(t, d));
-    strncat(shape, dim, sizeof shape - strlen(shape) - 1);
-  }
-  if (rank == 1) strncat(shape, ",", sizeof shape - strlen(shape) - 1);
-  char header[512];
-  int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
-  while ((10 + n + 1) % 64 != 0) header[n++] = ' ';
-  header[n++] = '\n';
-  snprintf(path, sizeof path, "%s/out_%d%s.npy", dir, o, suffix);
-  FILE *f = fopen(path, "wb");
-  if (!f) die("cannot write %s", path);
-  const unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
-  write_bytes(f, path, head, 10);
-  write_bytes(f, path, header, (size_t)n);
-  write_bytes(f, path, TfLiteTensorData(t), bytes);
-  if (fclose(f) != 0) die("cannot write %s", path);
-}
+ * copies only into tensors of a fixed size. Exits 1 on any failure, with the reason on stderr. Loading,
+ * inputs and outputs are tools/testgen/tflite-run.h's. */
+#define TOOL_NAME "tflite-strings"
+#include "testgen/tflite-run.h"
 
 int main(int argc, char **argv) {
   if (argc < 3) die("usage: tflite-strings MODEL.tflite OUT_DIR [IN_0 ...]");
-  TfLiteModel *model = TfLiteModelCreateFromFile(argv[1]);
-  if (!model) die("cannot load %s", argv[1]);
-  TfLiteInterpreterOptions *options = TfLiteInterpreterOptionsCreate();
-  TfLiteInterpreterOptionsSetNumThreads(options, 1);
-  TfLiteInterpreter *interpreter = TfLiteInterpreterCreate(model, options);
-  if (!interpreter) die("cannot create an interpreter for %s", argv[1]);
-  if (TfLiteInterpreterAllocateTensors(interpreter) != kTfLiteOk) die("AllocateTensors failed");
-  const int inputs = TfLiteInterpreterGetInputTensorCount(interpreter);
-  if (argc - 3 != inputs) die("the model has %d inputs, %d files given", inputs, argc - 3);
-  for (int i = 0; i < inputs; i++) {
-    const char *file = argv[3 + i];
-    TfLiteTensor *t = TfLiteInterpreterGetInputTensor(interpreter, i);
-    size_t size = 0;
-    if (ends_with(file, ".str")) {
-      if (TfLiteTensorType(t) != kTfLiteString) die("%s: input %d is not a string tensor", file, i);
-      void *data = read_file(file, &size);
-      TfLiteTensorRealloc(size, t);
-      memcpy(t->data.raw, data, size);
-      free(data);
-      continue;
-    }
-    void *data = read_npy(file, &size);
-    if (size != TfLiteTensorByteSize(t)) die("%s: %zu bytes for an input of %zu", file, size, TfLiteTensorByteSize(t));
-    if (TfLiteTensorCopyFromBuffer(t, data, size) != kTfLiteOk) die("cannot set input %d", i);
-    free(data);
-  }
+  TfliteRun run = tflite_run_open(argv[1]);
+  tflite_run_set_inputs(&run, argv + 3, argc - 3);
+  TfLiteInterpreter *interpreter = run.interpreter;
   if (TfLiteInterpreterInvoke(interpreter) != kTfLiteOk) die("invoke failed");
   const int outputs = TfLiteInterpreterGetOutputTensorCount(interpreter);
   void **first = calloc((size_t)outputs, sizeof *first);
@@ -165,8 +44,6 @@ int main(int argc, char **argv) {
   }
   free(first);
   free(first_bytes);
-  TfLiteInterpreterDelete(interpreter);
-  TfLiteInterpreterOptionsDelete(options);
-  TfLiteModelDelete(model);
+  tflite_run_close(&run);
   return 0;
 }
