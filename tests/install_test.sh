@@ -61,6 +61,18 @@ paste <(floats "$tmp/out/in_0.npy") <(floats "$tmp/out/out_0.npy") |
        if (d > 1e-6) { printf "install_test: FAIL: atan(%s) = %s, baton gave %s\n", $1, want, $2; bad = 1 } }
        END { if (n != 6) { print "install_test: FAIL: expected 6 values, got " n; bad = 1 } exit bad }'
 
+# The same op written in C++ with the installed op-pack kit (baton/op_pack_kit.hpp), built out of tree
+# with only c++ and pkg-config: the same values as the C pack's, bit for bit.
+if command -v c++ >/dev/null; then
+  mkdir -p "$tmp/kit-plugins"
+  cp "$src/op-packs/examples/atan/atan_kit.cc" "$tmp/vendor/"
+  (cd "$tmp/vendor" && c++ -std=c++20 -O2 -Wall -Wextra -Werror -shared -fPIC $cflags atan_kit.cc \
+     -o "$tmp/kit-plugins/atan_kit.so") || fail "the kit-built atan pack does not build with only c++ and pkg-config"
+  "$baton" run "$tmp/atan.tflite" --plugin-dir "$tmp/kit-plugins" --seed 3 --output-dir "$tmp/kit-out" >/dev/null \
+    || fail "baton run with the kit-built pack failed"
+  cmp -s "$tmp/out/out_0.npy" "$tmp/kit-out/out_0.npy" || fail "the kit-built pack's outputs differ from the C pack's"
+fi
+
 # The CMake package config, where CMake is installed: find_package(baton) from the staged prefix (its
 # paths are relative to itself), the atan pack built with baton::plugin, a program with baton::baton
 # that runs the atan model through the installed library and the staged plugin folder.

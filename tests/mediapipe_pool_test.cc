@@ -300,7 +300,8 @@ TEST(MaxPoolingWithArgmax2D, PrepareRefusals) {
       {argmax_graph({1, 4, 4, 1}, pool_params({kSame, 2, 2, 2, 2, 6})), "custom options: activation 6 not supported"},
       {argmax_graph({1, 2, 4, 1}, pool_params({kValid, 3, 3, 3, 3})),
        "input (input 0) height 2 is smaller than the filter's 3 with VALID padding"},
-      {argmax_graph({1, 4, 4, 1}, pool_params({}), 2), "indices (output 1) type INT32 not supported (FLOAT32)"},
+      {argmax_graph({1, 4, 4, 1}, pool_params({}), 2),
+       "indices (output 1) type INT32 not supported by the mediapipe pack (float32 only)"},
   };
   for (const Case& c : cases) {
     auto interp = mediapipe_interpreter(c.graph.build());

@@ -335,7 +335,7 @@ void invoke(Ctx& ctx) {
 }
 
 const packkit::OpDef kOps[] = {
-    {"TFLite_Detection_PostProcess", 1, 1, prepare, invoke},
+    {BATON_OP_CUSTOM, "TFLite_Detection_PostProcess", 1, 1, prepare, invoke},
 };
 
 const packkit::PackInfo kInfo = {

@@ -255,8 +255,10 @@ void points_invoke(Ctx& ctx) {
 
 }  // namespace
 
-const packkit::OpDef kLandmarks2TransformMatrix = {"Landmarks2TransformMatrix", 2, 2, matrix_prepare, matrix_invoke};
-const packkit::OpDef kTransformTensorBilinear = {"TransformTensorBilinear", 2, 2, warp_prepare, warp_invoke};
-const packkit::OpDef kTransformLandmarks = {"TransformLandmarks", 2, 2, points_prepare, points_invoke};
+const packkit::OpDef kLandmarks2TransformMatrix = {BATON_OP_CUSTOM, "Landmarks2TransformMatrix",
+                                                   2, 2, matrix_prepare, matrix_invoke};
+const packkit::OpDef kTransformTensorBilinear = {BATON_OP_CUSTOM, "TransformTensorBilinear",
+                                                 2, 2, warp_prepare, warp_invoke};
+const packkit::OpDef kTransformLandmarks = {BATON_OP_CUSTOM, "TransformLandmarks", 2, 2, points_prepare, points_invoke};
 
 }  // namespace baton::mediapipe

@@ -232,7 +232,8 @@ void unpool_invoke(Ctx& ctx) {
 
 }  // namespace
 
-const packkit::OpDef kMaxPoolingWithArgmax2D = {"MaxPoolingWithArgmax2D", 1, 1, argmax_prepare, argmax_invoke};
-const packkit::OpDef kMaxUnpooling2D = {"MaxUnpooling2D", 1, 1, unpool_prepare, unpool_invoke};
+const packkit::OpDef kMaxPoolingWithArgmax2D = {BATON_OP_CUSTOM, "MaxPoolingWithArgmax2D",
+                                                1, 1, argmax_prepare, argmax_invoke};
+const packkit::OpDef kMaxUnpooling2D = {BATON_OP_CUSTOM, "MaxUnpooling2D", 1, 1, unpool_prepare, unpool_invoke};
 
 }  // namespace baton::mediapipe

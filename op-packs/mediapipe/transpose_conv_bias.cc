@@ -128,6 +128,7 @@ void invoke(Ctx& ctx) {
 
 }  // namespace
 
-const packkit::OpDef kConvolution2DTransposeBias = {"Convolution2DTransposeBias", 1, 1, prepare, invoke};
+const packkit::OpDef kConvolution2DTransposeBias = {BATON_OP_CUSTOM, "Convolution2DTransposeBias",
+                                                    1, 1, prepare, invoke};
 
 }  // namespace baton::mediapipe

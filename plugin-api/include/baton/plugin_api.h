@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.9. The table at the end of this header says what each minor version added.
+ * baton plugin ABI, version 1.10. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
