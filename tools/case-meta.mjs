@@ -5,7 +5,7 @@
 //
 //   node tools/case-meta.mjs PEER_META.json OUT_META.json CASE GENERATOR [INPUTS_FROM]
 //
-// Used by tools/make-op-cases.sh, make-quant-op-cases.sh and make-control-flow-cases.sh.
+// Used by tools/make-cases.sh (the op, quant-op, control-flow and mediapipe-pool sets).
 import fs from 'node:fs';
 
 const [src, dst, name, generator, inputsFrom] = process.argv.slice(2);
