@@ -68,7 +68,7 @@ inline void reset_variable(Tensor& t) {
   std::memset(t.data, value, t.bytes);
 }
 
-// Nodes the runtime runs itself rather than a plugin (control_flow.cc); delegates never see them.
+// Nodes the runtime runs itself rather than a plugin (runtime_nodes.cc); delegates never see them.
 enum class RuntimeOp {
   none, while_loop, if_else, call_once, composite, var_handle, read_variable, assign_variable,
   hashtable, hashtable_find, hashtable_import, hashtable_size,  // hashtables.cc
@@ -93,7 +93,7 @@ struct Node {
   bool reads_strings = false;   // an input is a string tensor
   bool writes_strings = false;  // an output is: the host checks what the kernel wrote (check_string_outputs)
   // Prepared again at every invoke: an input or output is dynamic. A control-flow or READ_VARIABLE node
-  // that is deferred gives its (dynamic) outputs their shapes at invoke (control_flow.cc).
+  // that is deferred gives its (dynamic) outputs their shapes at invoke (runtime_nodes.cc).
   bool deferred = false;
   int32_t variable = -1;  // VAR_HANDLE: the id of its resource variable
   // WHILE: where loop values wait between a body's outputs and its inputs when one of them is both

@@ -13,13 +13,13 @@
 #include <cstring>
 
 #include "baton/string_tensor.hpp"
-#include "control_flow.h"
+#include "subgraph_values.h"
 #include "subgraph.h"
 
 namespace baton {
 
-using control_flow::bytes_of;
-using control_flow::set_shape;
+using subgraph_values::bytes_of;
+using subgraph_values::set_shape;
 
 namespace {
 

@@ -64,7 +64,10 @@ Status Interpreter::build(int index, std::vector<int>& path) {
   auto owned = std::make_unique<Subgraph>(st, index);
   Subgraph& g = *owned;
   st.subgraphs[index] = std::move(owned);
+  g.drop_dead_nodes();
+  if (Status s = g.densify_sparse_constants(); !s) return s;
   if (Status s = g.resolve(); !s) return s;
+  if (Status s = g.fold_constants(); !s) return s;
   for (const Node& n : g.nodes()) {
     st.stateful = st.stateful || n.runtime == RuntimeOp::assign_variable || is_random_op(n.info->op_code);
   }

@@ -92,7 +92,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
         problems.push_back(node_label(node) + ": string tensors do not cross into subgraphs or variables yet");
         continue;
       }
-      // Control flow over values whose shapes come at invoke is deferred there (control_flow.cc).
+      // Control flow over values whose shapes come at invoke is deferred there (runtime_nodes.cc).
       if (Status s = prepare_runtime_node(node); !s) problems.push_back(node_label(node) + ": " + s.message());
       continue;
     }

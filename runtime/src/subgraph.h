@@ -1,19 +1,20 @@
 // One subgraph of a model on its way through the stages of the data path, each in its own file:
 //
-//   subgraph.cc      build: the runtime's tensors and nodes over the model's (load is model.cc)
-//   resolver.cc      resolve: a kernel from the first op pack that declares each node's op and version;
-//                    fold: nodes whose inputs are all constant run once, their outputs become constants
-//   delegation.cc    partition: the delegate chain takes connected groups of nodes (partitioner.cc groups)
-//   preparer.cc      prepare: shapes propagate in execution order; a failing partition falls back
-//   memory_plan.cc   plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
-//   executor.cc      invoke: the steps in order; a failing first run falls back and repeats
-//   control_flow.cc  the nodes the runtime runs itself: CALL_ONCE, resource variables, and
-//                    loops_and_branches.cc: WHILE and IF (dynamic outputs where shapes change at invoke)
-//                    hashtables.cc: the hash tables of TFLite's lookup ops
+//   subgraph.cc        build: the runtime's tensors and nodes over the model's (load is model.cc)
+//   folder.cc          fold, before resolve: dead nodes dropped, sparse constants densified; after it:
+//                      nodes whose inputs are all constant run once, their outputs become constants
+//   resolver.cc        resolve: a kernel from the first op pack that declares each node's op and version
+//   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups)
+//   preparer.cc        prepare: shapes propagate in execution order; a failing partition falls back
+//   memory_plan.cc     plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
+//   executor.cc        invoke: the steps in order; a failing first run falls back and repeats
+//   runtime_nodes.cc   the nodes the runtime runs itself: CALL_ONCE, resource variables, and
+//   subgraph_calls.cc    WHILE, IF and STABLEHLO_COMPOSITE (dynamic outputs where shapes change at invoke)
+//   hashtables.cc        the hash tables of TFLite's lookup ops
 //
 // Subgraph 0 (or a signature's subgraph) is where an Interpreter starts; WHILE, IF and CALL_ONCE run
 // other subgraphs, each resolved, folded, partitioned, planned and prepared like the first, so their
-// bodies run on the delegate chain too. What the subgraphs of one interpreter share (environment, model,
+// bodies run on the delegate chain too. interpreter.cc runs the stages up to partitioning in this order. What the subgraphs of one interpreter share (environment, model,
 // crash journal, cancellation, resource variables) is its RunState.
 #pragma once
 
@@ -119,8 +120,11 @@ class Subgraph {
   Subgraph(const Subgraph&) = delete;
   Subgraph& operator=(const Subgraph&) = delete;
 
-  // The stages up to partitioning (prepare needs the shapes the caller gives the inputs).
+  // The stages up to partitioning, in this order (prepare needs the shapes the caller gives the inputs).
+  void drop_dead_nodes();
+  Status densify_sparse_constants();
   Status resolve();
+  Status fold_constants();
   Status partition();
   Status check_runnable() const;
   // Prepares every step; a partition that fails goes back and the graph is partitioned again.
@@ -172,14 +176,15 @@ class Subgraph {
     Partition* partition = nullptr;
   };
 
-  // resolver.cc
+  // folder.cc
   Status fold(Node& node);
+  uint8_t* own_constant(size_t bytes);
+  // resolver.cc
   baton_status init_and_prepare(Node& node, baton_error& error);  // init once, then prepare
   void release_kernel(Node& node);
   LoadedPlugin* next_op_pack(const Node& node) const;
   // An op pack gave up `node` at `stage` ("prepare" or "invoke"): logged, recorded, and `next` takes it.
   void hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why);
-  uint8_t* own_constant(size_t bytes);
   // delegation.cc
   void free_partitions();
   std::string unrunnable_reason(const Node& node) const;
@@ -193,7 +198,7 @@ class Subgraph {
   Status check_string_outputs(const Node& node) const;
   // memory_plan.cc
   Status plan_memory();
-  // control_flow.cc
+  // runtime_nodes.cc
   Status prepare_runtime_node(Node& node);
   Status invoke_runtime_node(Node& node);
   Subgraph& callee(const Node& node, int which) const;
@@ -201,7 +206,7 @@ class Subgraph {
   // hashtables.cc: HASHTABLE, HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE
   Status prepare_hashtable_node(Node& node);
   Status invoke_hashtable_node(Node& node);
-  // loops_and_branches.cc: WHILE, IF and STABLEHLO_COMPOSITE, whose outputs may change shape at invoke
+  // subgraph_calls.cc: WHILE, IF and STABLEHLO_COMPOSITE, whose outputs may change shape at invoke
   Status prepare_while(Node& node);
   Status prepare_if(Node& node);
   Status prepare_composite(Node& node);

@@ -1,18 +1,18 @@
 // The nodes the runtime runs itself: WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE run other subgraphs of the model (each
 // resolved, partitioned, planned and prepared like the first, so their bodies run on the delegate chain
-// too; WHILE and IF are in loops_and_branches.cc); VAR_HANDLE, ASSIGN_VARIABLE and READ_VARIABLE keep
+// too; WHILE and IF are in subgraph_calls.cc); VAR_HANDLE, ASSIGN_VARIABLE and READ_VARIABLE keep
 // resource variables in the RunState, across invokes. Values cross between subgraphs by copy: each
 // subgraph keeps its own arena.
 #include <algorithm>
 #include <cstring>
 
-#include "control_flow.h"
+#include "subgraph_values.h"
 #include "subgraph.h"
 
 namespace baton {
 
-using control_flow::bytes_of;
-using control_flow::set_shape;
+using subgraph_values::bytes_of;
+using subgraph_values::set_shape;
 
 Subgraph& Subgraph::callee(const Node& node, int which) const {
   return *state_.subgraphs[node.info->callees[which]];

@@ -11,14 +11,14 @@
 // `held` buffers, since preparing the body again moves its arena.
 #include <span>
 
-#include "control_flow.h"
+#include "subgraph_values.h"
 #include "subgraph.h"
 
 namespace baton {
 
-using control_flow::bytes_of;
-using control_flow::copy_tensor;
-using control_flow::set_shape;
+using subgraph_values::bytes_of;
+using subgraph_values::copy_tensor;
+using subgraph_values::set_shape;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// What the runtime's own nodes (control_flow.cc, loops_and_branches.cc) share: reading a tensor's bytes
+// What the runtime's own nodes (runtime_nodes.cc, subgraph_calls.cc) share: reading a tensor's bytes
 // wherever they live, copying values between subgraphs, and setting a shape.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include "graph.h"
 
-namespace baton::control_flow {
+namespace baton::subgraph_values {
 
 inline const uint8_t* bytes_of(const Tensor& t) { return t.is_constant ? t.constant : t.data; }
 
@@ -23,4 +23,4 @@ inline void set_shape(Tensor& t, const std::vector<int32_t>& shape) {
   checked_byte_size(t.shape, t.type, &t.bytes);
 }
 
-}  // namespace baton::control_flow
+}  // namespace baton::subgraph_values
