@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cpu_budget.h"
+#include "shared_memory.h"
 
 namespace baton {
 
@@ -46,6 +47,16 @@ bool Environment::shares_memory() const {
     if (p->isolated) return true;
   }
   return false;
+}
+
+std::shared_ptr<uint8_t> Environment::allocate(size_t bytes) const {
+  const size_t size = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  if (shares_memory()) {
+    std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(size);
+    if (!shared) return nullptr;
+    return std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
+  }
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
 }
 
 const ChainPlacement* Environment::find_placement(const std::string& name) const {

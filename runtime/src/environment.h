@@ -68,6 +68,10 @@ class Environment {
   const std::string& journal_dir() const { return journal_dir_; }
   // Whether some plugin runs in a child process: arenas are then allocated in memory it can map.
   bool shares_memory() const;
+  // Memory for tensors (an arena, a dynamic tensor): `bytes` rounded up to 64 and 64-byte aligned, in
+  // shared memory a plugin's child process maps when shares_memory(), else on the heap. Null when none
+  // can be had. The stages take their memory here and never ask where it comes from.
+  std::shared_ptr<uint8_t> allocate(size_t bytes) const;
 
  private:
   Config config_;

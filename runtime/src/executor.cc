@@ -6,7 +6,6 @@
 
 #include "baton/string_tensor.hpp"
 #include "plugin_call.h"
-#include "shared_memory.h"
 #include "plugin_registry.h"
 #include "subgraph.h"
 
@@ -26,19 +25,11 @@ Status Subgraph::grow_heap(Tensor& t, size_t bytes) {
                          " bytes, over the tensor limit of " + std::to_string(state_.env->limits().max_tensor_bytes));
   }
   if (bytes > t.capacity || !t.heap) {
-    const size_t size = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
     t.heap.reset();
     t.capacity = 0;
-    if (state_.env->shares_memory()) {
-      // A plugin in a child process reads and writes it in place, as it does the arena.
-      if (std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(size)) {
-        t.heap = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
-      }
-    } else {
-      t.heap.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
-    }
+    t.heap = state_.env->allocate(bytes);  // shared with a plugin's child process, as the arena is
     if (!t.heap) return Status::error("tensor " + std::to_string(t.index) + ": out of memory for " + std::to_string(bytes) + " bytes");
-    t.capacity = size;
+    t.capacity = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
   }
   t.bytes = bytes;
   t.data = t.heap.get();

@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "arena_planner.h"
-#include "shared_memory.h"
 #include "subgraph.h"
 
 namespace baton {
@@ -95,18 +94,12 @@ Status Subgraph::plan_memory() {
     }
   }
   std::shared_ptr<uint8_t> arena;
-  if (plan.total > 0 && state_.env->shares_memory()) {
-    // A plugin in a child process maps this arena too: its invokes read and write tensors in place.
-    std::shared_ptr<isolation::SharedArena> shared = isolation::SharedArena::allocate(plan.total);
-    if (shared) arena = std::shared_ptr<uint8_t>(shared->data(), [shared](uint8_t*) mutable { shared.reset(); });
+  if (plan.total > 0) {
+    // In shared memory when a plugin runs in a child process: its invokes read and write tensors in place.
+    arena = state_.env->allocate(plan.total);
     if (!arena) {
-      return Status::error(source() + ": cannot allocate the " + std::to_string(plan.total) +
-                           "-byte arena in shared memory");
-    }
-  } else if (plan.total > 0) {
-    arena.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (plan.total + 63) / 64 * 64)), &std::free);
-    if (!arena) {
-      return Status::error(source() + ": cannot allocate the " + std::to_string(plan.total) + "-byte arena");
+      return Status::error(source() + ": cannot allocate the " + std::to_string(plan.total) + "-byte arena" +
+                           (state_.env->shares_memory() ? " in shared memory" : ""));
     }
   }
 #if defined(__SANITIZE_ADDRESS__)
