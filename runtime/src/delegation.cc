@@ -72,18 +72,6 @@ void Subgraph::free_partitions() {
   std::fill(partition_of_.begin(), partition_of_.end(), -1);
 }
 
-void Subgraph::lose_partition(Partition& p, const std::string& stage, const std::string& reason) {
-  Fallback f{p.plugin->name, p.id, stage, reason, {}, index_};
-  for (Node* n : p.nodes) {
-    f.nodes.push_back(n->info->index);
-    excluded_[n->info->index].push_back(p.plugin);
-  }
-  state_.env->log()(BATON_LOG_WARNING, source() + ": delegate " + p.plugin->name + " lost partition " +
-                                     std::to_string(p.id) + " (" + std::to_string(p.nodes.size()) + " nodes) at " +
-                                     stage + ": " + reason + "; its nodes go to the next delegate or op packs");
-  fallbacks_.push_back(std::move(f));
-}
-
 // Offers the host's nodes to each delegate of the chain in turn (see partitioner.h for the grouping).
 Status Subgraph::partition() {
   free_partitions();

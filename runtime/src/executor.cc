@@ -97,7 +97,7 @@ Status Subgraph::invoke() {
   }
   // On the first invoke a failing partition loses its nodes and the run is repeated without it, from the
   // same inputs (plan_memory keeps them intact). A model with state is not repeated: its state moved.
-  const bool rerun_allowed = !invoked_ && !state_.stateful;
+  const bool rerun_allowed = may_rerun_first_invoke();
   if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
   struct LeaveJournal {
     CrashJournal& journal;
@@ -168,9 +168,7 @@ Status Subgraph::invoke() {
         return Status::error(source() + ": " + failed->plugin->name + " partition " +
                              std::to_string(failed->id) + ": invoke failed: " + failure);
       }
-      lose_partition(*failed, "invoke", failure);
-      if (Status s = partition(); !s) return s;
-      if (Status s = check_runnable(); !s) return s;
+      if (Status s = give_up_partition(*failed, "invoke", failure); !s) return s;
     }
     if (Status s = prepare_with_fallback(); !s) return s;
     step_seconds_.assign(steps_.size(), 0.0);

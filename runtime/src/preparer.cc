@@ -10,23 +10,6 @@
 
 namespace baton {
 
-Status Subgraph::prepare_with_fallback() {
-  struct LeaveJournal {
-    CrashJournal& journal;
-    ~LeaveJournal() { journal.leave(); }  // prepare is over, failed or not: nothing died
-  } leave{*state_.journal};
-  for (;;) {
-    Partition* failed = nullptr;
-    std::string reason;
-    Status s = prepare(&failed, &reason);
-    if (s) return s;
-    if (!failed) return s;
-    lose_partition(*failed, "prepare", reason);
-    if (Status p = partition(); !p) return p;
-    if (Status c = check_runnable(); !c) return c;
-  }
-}
-
 Status Subgraph::prepare(Partition** failed, std::string* reason) {
   for (Tensor& t : tensors_) {
     if (t.is_constant) continue;

@@ -61,17 +61,6 @@ Status Subgraph::resolve() {
   return Status::ok();
 }
 
-// The op pack after the node's current one, in resolution order, that declares the node's op and version.
-LoadedPlugin* Subgraph::next_op_pack(const Node& node) const {
-  const std::vector<LoadedPlugin*> packs = state_.env->registry().op_packs();
-  auto it = std::find(packs.begin(), packs.end(), node.plugin);
-  for (it = it == packs.end() ? it : it + 1; it != packs.end(); ++it) {
-    if (state_.quarantined.count((*it)->name)) continue;
-    if ((*it)->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) return *it;
-  }
-  return nullptr;
-}
-
 baton_status Subgraph::init_and_prepare(Node& node, baton_error& error) {
   return guarded_call(*node.plugin, error, [&] {
     baton_status st = BATON_OK;
@@ -89,16 +78,6 @@ void Subgraph::release_kernel(Node& node) {
   }
   node.initialised = false;
   node.state = nullptr;
-}
-
-void Subgraph::hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why) {
-  state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": op pack " + node.plugin->name +
-                                           (stage == "invoke" ? " failed its first run (" : " failed to prepare it (") +
-                                           why + "); " + next.name + " takes it");
-  fallbacks_.push_back({node.plugin->name, -1, stage, why, {node.info->index}, index_});
-  release_kernel(node);
-  node.plugin = &next;
-  node.kernel = &next.find_op(node.info->op_code, claim_name(*node.info), node.info->version)->kernel;
 }
 
 }  // namespace baton

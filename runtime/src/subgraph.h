@@ -8,6 +8,7 @@
 //   preparer.cc        prepare: shapes propagate in execution order; a failing partition falls back
 //   memory_plan.cc     plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
 //   executor.cc        invoke: the steps in order; a failing first run falls back and repeats
+//   fallback.cc        the fallback policy of prepare and the first invoke: who takes what a plugin gave up
 //   runtime_nodes.cc   the nodes the runtime runs itself: CALL_ONCE, resource variables, and
 //   subgraph_calls.cc    WHILE, IF and STABLEHLO_COMPOSITE (dynamic outputs where shapes change at invoke)
 //   hashtables.cc        the hash tables of TFLite's lookup ops
@@ -182,13 +183,17 @@ class Subgraph {
   // resolver.cc
   baton_status init_and_prepare(Node& node, baton_error& error);  // init once, then prepare
   void release_kernel(Node& node);
+  // fallback.cc
+  bool may_rerun_first_invoke() const;
+  // A delegate gave up partition `p` at `stage`: it loses its nodes and the graph is partitioned again.
+  Status give_up_partition(Partition& p, const std::string& stage, const std::string& reason);
+  void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
   LoadedPlugin* next_op_pack(const Node& node) const;
   // An op pack gave up `node` at `stage` ("prepare" or "invoke"): logged, recorded, and `next` takes it.
   void hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why);
   // delegation.cc
   void free_partitions();
   std::string unrunnable_reason(const Node& node) const;
-  void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
   // preparer.cc
   Status prepare(Partition** failed, std::string* reason);
   // executor.cc
