@@ -488,7 +488,7 @@ class PyInterpreter {
 
   py::object plan() {
     Busy busy(*state_);
-    return py::module_::import("json").attr("loads")(tool::plan_json(interp()));
+    return py::module_::import("json").attr("loads")(plan_json(interp()));
   }
 
   py::dict plugins() {

@@ -25,7 +25,7 @@
 
 #include "interpreter.h"
 
-namespace baton::tool {
+namespace baton {
 
 // "deleg-a: 162 of 164 nodes in 1 partition; builtin: 2 nodes; 74 folded at load"
 std::string plan_summary(const Interpreter& interp);
@@ -36,4 +36,4 @@ std::string plan_text(const Interpreter& interp);
 std::string plan_json(const Interpreter& interp);
 std::string plan_dot(const Interpreter& interp);
 
-}  // namespace baton::tool
+}  // namespace baton

@@ -1,4 +1,4 @@
-// A small streaming JSON writer for the tool's --json output: keys in the order written, stable.
+// A small streaming JSON writer (baton's --json outputs and the plan report): keys in the order written, stable.
 #pragma once
 
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace baton::tool {
+namespace baton {
 
 class JsonWriter {
  public:
@@ -87,4 +87,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace baton::tool
+}  // namespace baton

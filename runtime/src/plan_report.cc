@@ -5,10 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "commands.h"
 #include "json_writer.h"
 
-namespace baton::tool {
+namespace baton {
 
 namespace {
 
@@ -330,4 +329,4 @@ std::string plan_dot(const Interpreter& in) {
   return s;
 }
 
-}  // namespace baton::tool
+}  // namespace baton
