@@ -10,47 +10,32 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "baton/plugin_kit.hpp"
 #include "vk_error.h"
 
 namespace baton::vulkan {
 
 using Dims = std::vector<int32_t>;
+using kit::dims_text;
 
-std::string dims_text(const Dims& dims);
 int64_t element_count(const Dims& dims);
 
-class NodeView {
+class NodeView : public kit::DelegateNode {
  public:
-  NodeView(const baton_host_api* api, const baton_node* node) : api_(api), node_(node) {}
+  NodeView(const baton_host_api* api, const baton_node* node) : kit::DelegateNode(api, node) {}
 
-  const baton_host_api* api() const { return api_; }
-  const baton_node* node() const { return node_; }
-  int32_t code() const { return api_->node_builtin_code(node_); }
-  int32_t index() const { return api_->node_index(node_); }
-  int32_t input_count() const { return api_->node_input_count(node_); }
-  int32_t output_count() const { return api_->node_output_count(node_); }
-  const baton_builtin_options& options() const { return *api_->node_builtin_options(node_); }
-
-  // Input i, which must be present; NULL for an omitted optional input.
-  const baton_tensor* input(int32_t i) const;
-  const baton_tensor* optional_input(int32_t i) const;
   // A float32 tensor of rank at most 4 with no empty dimension.
   const baton_tensor* float_input(int32_t i) const;
   // As float_input, and constant with data: weights are packed into the device's layout once.
   const baton_tensor* constant_float_input(int32_t i, const char* what) const;
-  // The values of a constant INT32 or INT64 tensor (axes, paddings, sizes).
-  std::vector<int64_t> constant_ints(int32_t i, const char* what) const;
   // The single output: float32, rank at most 4, not constant.
   const baton_tensor* float_output() const;
 
-  Dims shape(const baton_tensor* t) const;
+  Dims shape(const baton_tensor* t) const { return dims(t); }
   const float* floats(const baton_tensor* t) const { return static_cast<const float*>(api_->tensor_data(t)); }
 
  private:
   void require_float(const baton_tensor* t, const char* role, int32_t i) const;
-
-  const baton_host_api* api_;
-  const baton_node* node_;
 };
 
 }  // namespace baton::vulkan

@@ -6,32 +6,6 @@
 
 namespace baton::xnnpack {
 
-std::string dims_text(const Dims& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(dims[i]);
-  }
-  s += ']';
-  return s;
-}
-
-const baton_tensor* NodeView::optional_input(int32_t i) const {
-  if (i >= input_count()) return nullptr;
-  return api_->node_input(node_, i);
-}
-
-const baton_tensor* NodeView::input(int32_t i) const {
-  const baton_tensor* t = optional_input(i);
-  if (!t) refuse("input " + std::to_string(i) + " is missing");
-  return t;
-}
-
-const baton_tensor* NodeView::output(int32_t i) const {
-  if (i >= output_count()) refuse("output " + std::to_string(i) + " is missing");
-  return api_->node_output(node_, i);
-}
-
 Dims NodeView::shape(const baton_tensor* t) const {
   const int32_t* dims = nullptr;
   const int32_t rank = api_->tensor_shape(t, &dims);
@@ -134,13 +108,8 @@ const baton_tensor* NodeView::float_input(int32_t i) const {
 
 const baton_tensor* NodeView::constant_float_input(int32_t i, const char* what) const {
   const baton_tensor* t = float_input(i);
-  if (!api_->tensor_is_constant(t)) refuse(std::string("non-constant ") + what);
-  if (!api_->tensor_data(t)) refuse(std::string(what) + " has no data");
+  require_constant(t, what);
   return t;
-}
-
-std::vector<int64_t> NodeView::constant_ints(int32_t i, const char* what) const {
-  return kit::constant_ints(api_, input(i), what);
 }
 
 const baton_tensor* NodeView::float_output() const {

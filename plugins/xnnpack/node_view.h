@@ -23,7 +23,7 @@ using Dims = std::vector<size_t>;
 using kit::Refusal;
 using kit::refuse;
 
-std::string dims_text(const Dims& dims);
+using kit::dims_text;
 
 // How a tensor's elements are stored, as XNNPACK is told: float32, or 8-bit quantized with a scale and
 // zero point (per channel for int8 weights and their int32 biases).
@@ -44,30 +44,16 @@ struct ValueType {
 // activations, a zero point out of range).
 ValueType value_type(const baton_host_api* api, const baton_tensor* t);
 
-class NodeView {
+class NodeView : public kit::DelegateNode {
  public:
   // `quantized`: the delegate takes uint8/int8 quantized activations (its `quantized` option).
   NodeView(const baton_host_api* api, const baton_node* node, bool quantized = false)
-      : api_(api), node_(node), quantized_(quantized) {}
-
-  const baton_host_api* api() const { return api_; }
-  const baton_node* node() const { return node_; }
-  int32_t code() const { return api_->node_builtin_code(node_); }
-  int32_t input_count() const { return api_->node_input_count(node_); }
-  int32_t output_count() const { return api_->node_output_count(node_); }
-  const baton_builtin_options& options() const { return *api_->node_builtin_options(node_); }
-
-  // Input i, which must be present; NULL for an omitted optional input.
-  const baton_tensor* input(int32_t i) const;
-  const baton_tensor* optional_input(int32_t i) const;
-  const baton_tensor* output(int32_t i) const;
+      : kit::DelegateNode(api, node), quantized_(quantized) {}
 
   // A float32 activation or constant with a shape XNNPACK can hold (rank <= 6, no zero dimension).
   const baton_tensor* float_input(int32_t i) const;
   // As float_input, and constant: weights, biases and slopes are packed when the runtime is created.
   const baton_tensor* constant_float_input(int32_t i, const char* what) const;
-  // The values of a constant INT32 or INT64 tensor (axes, paddings, sizes).
-  std::vector<int64_t> constant_ints(int32_t i, const char* what) const;
   // The single output, float32 and not constant.
   const baton_tensor* float_output() const;
 
@@ -86,8 +72,6 @@ class NodeView {
   void require_value(const baton_tensor* t, const char* role, int32_t i) const;
   void require_shape(const baton_tensor* t, const char* role) const;
 
-  const baton_host_api* api_;
-  const baton_node* node_;
   bool quantized_;
 };
 

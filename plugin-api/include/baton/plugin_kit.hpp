@@ -7,6 +7,7 @@
 //  - constant_ints(): the values of a constant integer operand (axes, paddings, shapes);
 //  - host_is_usable(): the checks an entry point makes on the host before returning its descriptor;
 //  - cpu_model_name(): the CPU's name, for a CPU delegate's device probe;
+//  - DelegateNode, dims_text(): a node as a delegate reads it, each missing piece a Refusal;
 //  - DelegateCalls<State, Partition>: the five delegate calls of baton_delegate_api for a delegate made
 //    of a plugin state and a partition class (see there for what they must provide).
 // It uses only the host table it is given: a plugin still links against nothing of baton's. Everything
@@ -78,6 +79,63 @@ inline std::vector<int64_t> constant_ints(const baton_host_api* api, const baton
   }
   return out;
 }
+
+// A shape or any list of dimensions as reasons show it: [1,224,224,3].
+template <typename Dims>
+std::string dims_text(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// A node as a delegate reads it while it checks a node and builds a partition: its inputs, outputs and
+// options through the host table, each missing piece a Refusal with the reason `baton plan` shows. A
+// delegate derives its own view from it with the checks of its device (types, ranks, layouts), so a
+// node is refused for the same reasons its partition would fail to build.
+class DelegateNode {
+ public:
+  DelegateNode(const baton_host_api* api, const baton_node* node) : api_(api), node_(node) {}
+
+  const baton_host_api* api() const { return api_; }
+  const baton_node* node() const { return node_; }
+  int32_t code() const { return api_->node_builtin_code(node_); }
+  int32_t index() const { return api_->node_index(node_); }
+  int32_t input_count() const { return api_->node_input_count(node_); }
+  int32_t output_count() const { return api_->node_output_count(node_); }
+  const baton_builtin_options& options() const { return *api_->node_builtin_options(node_); }
+
+  // NULL for an omitted optional input.
+  const baton_tensor* optional_input(int32_t i) const { return i < input_count() ? api_->node_input(node_, i) : nullptr; }
+  // Input i, which must be present.
+  const baton_tensor* input(int32_t i) const {
+    const baton_tensor* t = optional_input(i);
+    if (!t) refuse("input " + std::to_string(i) + " is missing");
+    return t;
+  }
+  const baton_tensor* output(int32_t i) const {
+    if (i >= output_count()) refuse("output " + std::to_string(i) + " is missing");
+    return api_->node_output(node_, i);
+  }
+  // A constant with data (weights a delegate packs once), named `what` in the reason otherwise.
+  void require_constant(const baton_tensor* t, const char* what) const {
+    if (!api_->tensor_is_constant(t)) refuse(std::string("non-constant ") + what);
+    if (!api_->tensor_data(t)) refuse(std::string(what) + " has no data");
+  }
+  // The values of constant INT32 or INT64 input i (axes, paddings, sizes).
+  std::vector<int64_t> constant_ints(int32_t i, const char* what) const {
+    return kit::constant_ints(api_, input(i), what);
+  }
+  // The dimensions of `t` as the host gives them.
+  std::vector<int32_t> dims(const baton_tensor* t) const {
+    const int32_t* d = nullptr;
+    const int32_t rank = api_->tensor_shape(t, &d);
+    return rank > 0 && d ? std::vector<int32_t>(d, d + rank) : std::vector<int32_t>();
+  }
+
+ protected:
+  const baton_host_api* api_;
+  const baton_node* node_;
+};
 
 // For an entry point: the host speaks this plugin's ABI major and (for a delegate) its table has the
 // partition functions. Otherwise writes the reason, prefixed with the plugin's name, and returns false.
