@@ -1,0 +1,522 @@
+// The Vulkan delegate's ops, with the validation layer on: small graphs of each op, with odd sizes
+// (channels not a multiple of 4, 1x1 spatial, stride 2 on odd inputs), through vulkan and through the
+// builtin pack alone on the same random inputs, compared (two runs: the second replays the recorded
+// command buffer); fusion and memory reuse in a chain; and the refusals `baton plan` shows.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu.h"
+#include "interpreter.h"
+#include "op_graph.h"
+#include "test_support.h"
+#include "vulkan_support.h"
+
+namespace baton::test {
+namespace {
+
+// ---- small graphs against the builtin pack ---------------------------------------------------------------
+
+// Runs `g` through vulkan and through builtin alone on the same random inputs in [lo, hi]; every node
+// must go to vulkan and the outputs must agree within `tolerance` of the largest magnitude.
+void expect_same_as_builtin(const OpGraph& g, const std::string& what, float lo = -1.0f, float hi = 1.0f,
+                            const std::vector<std::vector<int32_t>>& resize = {}, double tolerance = 1e-5) {
+  SCOPED_TRACE(what);
+  auto env = vulkan_env();
+  ASSERT_TRUE(env);
+  auto model = load_model_buffer(g.build(), what + ".tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto vi = Interpreter::create(env->env, model.value());
+  ASSERT_TRUE(vi) << vi.error();
+  auto bi = Interpreter::create(builtin_env(), model.value());
+  ASSERT_TRUE(bi) << bi.error();
+  Interpreter& v = *vi.value();
+  Interpreter& b = *bi.value();
+  for (size_t i = 0; i < v.nodes().size(); ++i) {
+    const auto& refusals = v.refusals(i);
+    EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
+  }
+  for (size_t i = 0; i < resize.size(); ++i) {
+    ASSERT_TRUE(v.resize_input(i, resize[i]));
+    ASSERT_TRUE(b.resize_input(i, resize[i]));
+  }
+  ASSERT_TRUE(v.ensure_prepared());
+  ASSERT_TRUE(b.ensure_prepared());
+  for (int run = 0; run < 2; ++run) {  // the second run replays the same command buffer on new inputs
+    for (size_t i = 0; i < v.input_count(); ++i) {
+      const auto data = random_floats(v.input(i).bytes / 4, 17 + static_cast<uint32_t>(i + 7 * run), lo, hi);
+      std::memcpy(v.input(i).data, data.data(), data.size());
+      std::memcpy(b.input(i).data, data.data(), data.size());
+    }
+    Status sv = v.invoke();
+    ASSERT_TRUE(sv) << sv.message();
+    Status sb = b.invoke();
+    ASSERT_TRUE(sb) << sb.message();
+    EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
+    for (size_t o = 0; o < v.output_count(); ++o) {
+      ASSERT_EQ(v.output(o).shape, b.output(o).shape) << "output " << o;
+      const double rel = relative_error(reinterpret_cast<const float*>(v.output(o).data),
+                                        reinterpret_cast<const float*>(b.output(o).data), b.output(o).bytes / 4);
+      EXPECT_LE(rel, tolerance) << what << " output " << o << " run " << run;
+    }
+  }
+  EXPECT_EQ(env->validation_messages(), "");
+}
+
+TEST(VulkanOps, Conv2d) {
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 2, 1, 3 /* RELU6 */, true, {1, 9, 11, 3}, 5, 3), "same, stride 2 on 9x11, 3 -> 5 channels, relu6");
+  expect_same_as_builtin(conv_graph(fb::Padding_VALID, 1, 1, 1 /* RELU */, false, {1, 9, 11, 3}, 5, 3), "valid, no bias, relu");
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 1, 2, 0, true, {1, 9, 11, 3}, 5, 3), "same, dilation 2");
+  expect_same_as_builtin(conv_graph(fb::Padding_VALID, 2, 2, 2 /* RELU_N1_TO_1 */, true, {1, 9, 11, 3}, 5, 3), "valid, stride 2, dilation 2");
+  expect_same_as_builtin(conv_graph(fb::Padding_VALID, 1, 1, 0, true, {2, 1, 1, 7}, 10, 1), "1x1 spatial, 7 -> 10 channels, batch 2");
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 1, 1, 1, true, {1, 6, 7, 20}, 18, 3), "20 -> 18 channels (tiles of 4 blocks, one short)");
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 2, 1, 0, true, {1, 7, 5, 16}, 8, 5), "5x5 kernel, stride 2 on 7x5");
+}
+
+TEST(VulkanOps, Conv2dRebuildsForANewInputShape) {
+  expect_same_as_builtin(conv_graph(fb::Padding_SAME, 2, 1, 0, true, {1, 9, 11, 3}, 5, 3), "conv resized", -1.0f, 1.0f, {{2, 14, 6, 3}});
+}
+
+OpGraph depthwise_graph(fb::Padding padding, int stride, int multiplier, std::vector<int32_t> in_shape, int activation = 1) {
+  OpGraph g;
+  const int32_t c = in_shape[3] * multiplier;
+  const int32_t in = g.input(in_shape);
+  const int32_t f = random_weights(g, {1, 3, 3, c}, 3);
+  const int32_t b = random_weights(g, {c}, 4);
+  const int32_t out = g.output({in_shape[0], window_out(padding, in_shape[1], 3, stride, 1), window_out(padding, in_shape[2], 3, stride, 1), c});
+  g.op(kDepthwiseConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
+                          fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, multiplier, act(activation)).Union());
+  });
+  return g;
+}
+
+TEST(VulkanOps, DepthwiseConv2d) {
+  for (int multiplier : {1, 2}) {
+    for (auto padding : {fb::Padding_SAME, fb::Padding_VALID}) {
+      expect_same_as_builtin(depthwise_graph(padding, 2, multiplier, {1, 10, 9, 4}),
+                             "multiplier " + std::to_string(multiplier) + (padding == fb::Padding_SAME ? " same" : " valid"));
+    }
+  }
+  expect_same_as_builtin(depthwise_graph(fb::Padding_SAME, 1, 1, {1, 7, 8, 3}, 3), "3 channels, relu6");
+  expect_same_as_builtin(depthwise_graph(fb::Padding_SAME, 2, 3, {2, 5, 7, 3}), "multiplier 3 on 3 channels, stride 2 on 5x7");
+  expect_same_as_builtin(depthwise_graph(fb::Padding_SAME, 1, 1, {1, 1, 1, 6}), "1x1 spatial");
+}
+
+OptionsFn fc_options(int activation, bool keep_dims) {
+  return [=](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
+                          fb::CreateFullyConnectedOptions(fbb, act(activation), fb::FullyConnectedOptionsWeightsFormat_DEFAULT, keep_dims).Union());
+  };
+}
+
+TEST(VulkanOps, FullyConnected) {
+  {
+    OpGraph g;  // keep_num_dims, no bias
+    const int32_t in = g.input({2, 3, 8});
+    const int32_t w = random_weights(g, {6, 8}, 5);
+    const int32_t out = g.output({2, 3, 6});
+    g.op(kFullyConnected, {in, w, -1}, {out}, fc_options(0, true));
+    expect_same_as_builtin(g, "keep_num_dims");
+  }
+  {
+    OpGraph g;  // rows of 16 across the input's last two dimensions: regrouped before the product
+    const int32_t in = g.input({1, 2, 2, 8});
+    const int32_t w = random_weights(g, {7, 16}, 6);
+    const int32_t b = random_weights(g, {7}, 7);
+    const int32_t out = g.output({2, 7});
+    g.op(kFullyConnected, {in, w, b}, {out}, fc_options(1, false));
+    expect_same_as_builtin(g, "flattened rows, relu");
+  }
+  {
+    OpGraph g;  // one long row: the depth is split over the workgroup
+    const int32_t in = g.input({1, 1, 1, 1153});
+    const int32_t w = random_weights(g, {5, 1153}, 8);
+    const int32_t b = random_weights(g, {5}, 9);
+    const int32_t out = g.output({1, 5});
+    g.op(kFullyConnected, {in, w, b}, {out}, fc_options(0, false));
+    expect_same_as_builtin(g, "depth 1153");
+  }
+}
+
+TEST(VulkanOps, BinaryWithBroadcastingAndActivations) {
+  struct Case {
+    int32_t code;
+    OptionsFn options;
+    const char* name;
+  };
+  const std::vector<Case> cases = {
+      {kAdd, with_activation(fb::BuiltinOptions_AddOptions, add_options, 1), "ADD relu"},
+      {kSub, with_activation(fb::BuiltinOptions_SubOptions, sub_options, 3), "SUB relu6"},
+      {kMul, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
+      {kMul, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0), "MUL"},
+      {kPrelu, nullptr, "PRELU"},
+  };
+  for (const Case& c : cases) {
+    {
+      OpGraph g;  // [2,1,4,3] op [5,1,1]: both sides broadcast, b over the channels too
+      const int32_t a = g.input({2, 1, 4, 3});
+      const int32_t b = g.input({5, 1, 1});
+      const int32_t out = g.output({2, 5, 4, 3});
+      g.op(c.code, {a, b}, {out}, c.options);
+      expect_same_as_builtin(g, std::string(c.name) + " broadcast both ways", -2.0f, 2.0f);
+    }
+    {
+      OpGraph g;  // a constant operand of one value per channel
+      const int32_t x = g.input({1, 3, 3, 5});
+      const int32_t y = g.add({5}, floats({0.5f, -2.0f, 1.5f, 3.0f, -0.25f}));
+      const int32_t z = g.output({1, 3, 3, 5});
+      g.op(c.code, {x, y}, {z}, c.options);
+      expect_same_as_builtin(g, std::string(c.name) + " constant operand", -2.0f, 2.0f);
+    }
+    {
+      OpGraph g;  // same shapes, 6 channels
+      const int32_t x = g.input({1, 2, 3, 6});
+      const int32_t y = g.input({1, 2, 3, 6});
+      const int32_t z = g.output({1, 2, 3, 6});
+      g.op(c.code, {x, y}, {z}, c.options);
+      expect_same_as_builtin(g, std::string(c.name) + " same shapes", -2.0f, 2.0f);
+    }
+  }
+}
+
+TEST(VulkanOps, Activations) {
+  for (int32_t code : {kRelu, kRelu6, kReluN1To1, kLogistic, kTanh, kHardSwish}) {
+    OpGraph g;
+    const int32_t in = g.input({1, 3, 5, 7});
+    const int32_t out = g.output({1, 3, 5, 7});
+    g.op(code, {in}, {out});
+    expect_same_as_builtin(g, "op " + std::to_string(code), -8.0f, 8.0f);
+  }
+  for (int32_t code : {kLogistic, kTanh}) {  // saturation: no inf / inf, no NaN
+    OpGraph g;
+    const int32_t in = g.input({2, 9});
+    const int32_t out = g.output({2, 9});
+    g.op(code, {in}, {out});
+    expect_same_as_builtin(g, "op " + std::to_string(code) + " far from 0", -200.0f, 200.0f);
+  }
+}
+
+OpGraph pool_graph(int32_t code, fb::Padding padding, int filter, int stride, std::vector<int32_t> in_shape, int activation = 0) {
+  OpGraph g;
+  const int32_t in = g.input(in_shape);
+  const int32_t out = g.output({in_shape[0], window_out(padding, in_shape[1], filter, stride, 1),
+                                window_out(padding, in_shape[2], filter, stride, 1), in_shape[3]});
+  g.op(code, {in}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
+                          fb::CreatePool2DOptions(fbb, padding, stride, stride, filter, filter, act(activation)).Union());
+  });
+  return g;
+}
+
+TEST(VulkanOps, Pooling) {
+  for (int32_t code : {kAveragePool2d, kMaxPool2d}) {
+    const std::string name = code == kMaxPool2d ? "max" : "average";
+    expect_same_as_builtin(pool_graph(code, fb::Padding_SAME, 3, 2, {1, 7, 8, 3}), name + " same 3x3/2");
+    expect_same_as_builtin(pool_graph(code, fb::Padding_VALID, 2, 2, {1, 7, 8, 3}), name + " valid 2x2/2");
+    expect_same_as_builtin(pool_graph(code, fb::Padding_SAME, 3, 2, {2, 9, 9, 6}, 3), name + " same 3x3/2 on 9x9, relu6");
+    expect_same_as_builtin(pool_graph(code, fb::Padding_VALID, 2, 2, {1, 2, 2, 5}), name + " to 1x1");
+  }
+}
+
+TEST(VulkanOps, MeanOverSpatialAxes) {
+  for (bool keep : {false, true}) {
+    for (const std::vector<int32_t>& shape : {std::vector<int32_t>{2, 5, 6, 4}, std::vector<int32_t>{1, 7, 3, 5}, std::vector<int32_t>{1, 1, 1, 6}}) {
+      OpGraph g;
+      const int32_t in = g.input(shape);
+      const int32_t axes = g.add({2}, ints({2, 1}), 2);
+      const int32_t out = keep ? g.output({shape[0], 1, 1, shape[3]}) : g.output({shape[0], shape[3]});
+      g.op(kMean, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+        return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, keep).Union());
+      });
+      expect_same_as_builtin(g, std::string(keep ? "keep_dims " : "") + std::to_string(shape[1]) + "x" + std::to_string(shape[2]));
+    }
+  }
+}
+
+TEST(VulkanOps, Softmax) {
+  for (auto [shape, beta] : {std::pair{std::vector<int32_t>{6, 10}, 1.0f}, std::pair{std::vector<int32_t>{2, 3, 1001}, 0.5f},
+                            std::pair{std::vector<int32_t>{1, 5}, 2.0f}}) {
+    OpGraph g;
+    const int32_t in = g.input(shape);
+    const int32_t out = g.output(shape);
+    g.op(kSoftmax, {in}, {out}, [beta = beta](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_SoftmaxOptions, fb::CreateSoftmaxOptions(fbb, beta).Union());
+    });
+    expect_same_as_builtin(g, "softmax of " + std::to_string(shape.back()), -5.0f, 5.0f);
+  }
+}
+
+TEST(VulkanOps, Pad) {
+  struct Case {
+    std::vector<int32_t> in;
+    std::initializer_list<int32_t> pads;
+    const char* name;
+  };
+  for (const Case& c : {Case{{1, 3, 4, 2}, {0, 0, 1, 2, 0, 1, 0, 0}, "spatial"},
+                        Case{{1, 2, 3, 4}, {0, 0, 0, 0, 0, 0, 0, 4}, "channels after, whole vec4s"},
+                        Case{{1, 2, 3, 5}, {0, 0, 1, 0, 0, 0, 1, 2}, "channels before and after"},
+                        Case{{3, 5}, {1, 0, 2, 3}, "rank 2"}}) {
+    OpGraph g;
+    const int32_t in = g.input(c.in);
+    const int32_t pads = g.add({static_cast<int32_t>(c.in.size()), 2}, ints(c.pads), 2);
+    std::vector<int32_t> out_shape = c.in;
+    const std::vector<int32_t> p(c.pads);
+    for (size_t i = 0; i < out_shape.size(); ++i) out_shape[i] += p[2 * i] + p[2 * i + 1];
+    const int32_t out = g.output(out_shape);
+    g.op(kPad, {in, pads}, {out});
+    expect_same_as_builtin(g, std::string("pad ") + c.name);
+  }
+  OpGraph g;  // PADV2 with a value
+  const int32_t in = g.input({1, 2, 2, 3});
+  const int32_t pads = g.add({4, 2}, ints({0, 0, 1, 1, 0, 2, 0, 1}), 2);
+  const int32_t value = g.add({}, floats({0.75f}));
+  const int32_t out = g.output({1, 4, 4, 4});
+  g.op(kPadV2, {in, pads, value}, {out});
+  expect_same_as_builtin(g, "padv2");
+}
+
+TEST(VulkanOps, ReshapeAndConcatenation) {
+  {
+    OpGraph g;  // the last dimension changes (2 -> 4): a gather; then back to 3 columns
+    const int32_t in = g.input({1, 3, 4, 2});
+    const int32_t s1 = g.add({2}, ints({6, -1}), 2);
+    const int32_t mid = g.add({6, 4});
+    const int32_t s2 = g.add({2}, ints({8, 3}), 2);
+    const int32_t out = g.output({8, 3});
+    g.op(kReshape, {in, s1}, {mid});
+    g.op(kReshape, {mid, s2}, {out});
+    expect_same_as_builtin(g, "reshape changing the last dimension");
+  }
+  {
+    OpGraph g;  // the same last dimension: a copy
+    const int32_t in = g.input({1, 2, 2, 6});
+    const int32_t s = g.add({3}, ints({1, 4, 6}), 2);
+    const int32_t out = g.output({1, 4, 6});
+    g.op(kReshape, {in, s}, {out});
+    expect_same_as_builtin(g, "reshape keeping the last dimension");
+  }
+  auto concat = [](int axis) {
+    return [axis](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_ConcatenationOptions, fb::CreateConcatenationOptions(fbb, axis).Union());
+    };
+  };
+  {
+    OpGraph g;  // channels 3 + 5 + 2: offsets inside vec4s
+    const int32_t a = g.input({1, 2, 3, 3});
+    const int32_t b = g.input({1, 2, 3, 5});
+    const int32_t c = g.input({1, 2, 3, 2});
+    const int32_t out = g.output({1, 2, 3, 10});
+    g.op(kConcatenation, {a, b, c}, {out}, concat(-1));
+    expect_same_as_builtin(g, "concat channels 3+5+2");
+  }
+  {
+    OpGraph g;  // channels 4 + 8 + 3, one constant: whole vec4s, the last one with a tail
+    const int32_t a = g.input({1, 2, 2, 4});
+    const int32_t b = random_weights(g, {1, 2, 2, 8}, 21);
+    const int32_t c = g.input({1, 2, 2, 3});
+    const int32_t out = g.output({1, 2, 2, 15});
+    g.op(kConcatenation, {a, b, c}, {out}, concat(3));
+    expect_same_as_builtin(g, "concat channels 4+8+3 with a constant");
+  }
+  {
+    OpGraph g;  // along the height
+    const int32_t a = g.input({1, 2, 3, 5});
+    const int32_t b = g.input({1, 4, 3, 5});
+    const int32_t out = g.output({1, 6, 3, 5});
+    g.op(kConcatenation, {a, b}, {out}, concat(1));
+    expect_same_as_builtin(g, "concat height");
+  }
+  {
+    OpGraph g;  // rank 3, along the middle axis (the device's width)
+    const int32_t a = g.input({2, 3, 7});
+    const int32_t b = g.input({2, 1, 7});
+    const int32_t out = g.output({2, 4, 7});
+    g.op(kConcatenation, {a, b}, {out}, concat(1));
+    expect_same_as_builtin(g, "concat rank 3");
+  }
+}
+
+TEST(VulkanOps, DepthToSpaceAndResizeBilinear) {
+  for (auto [in_shape, block] : {std::pair{std::vector<int32_t>{1, 3, 4, 8}, 2}, std::pair{std::vector<int32_t>{2, 2, 3, 16}, 2},
+                                 std::pair{std::vector<int32_t>{1, 2, 2, 27}, 3}}) {
+    OpGraph g;
+    const int32_t in = g.input(in_shape);
+    const int32_t out = g.output({in_shape[0], in_shape[1] * block, in_shape[2] * block, in_shape[3] / (block * block)});
+    g.op(kDepthToSpace, {in}, {out}, [block = block](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_DepthToSpaceOptions, fb::CreateDepthToSpaceOptions(fbb, block).Union());
+    });
+    expect_same_as_builtin(g, "depth to space, " + std::to_string(in_shape[3]) + " channels, block " + std::to_string(block));
+  }
+  for (auto [align, half] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
+    for (auto [in_shape, size] : {std::pair{std::vector<int32_t>{1, 5, 7, 3}, std::pair{9, 12}},
+                                  std::pair{std::vector<int32_t>{2, 8, 8, 4}, std::pair{3, 5}}}) {
+      OpGraph g;
+      const int32_t in = g.input(in_shape);
+      const int32_t sz = g.add({2}, ints({size.first, size.second}), 2);
+      const int32_t out = g.output({in_shape[0], size.first, size.second, in_shape[3]});
+      g.op(kResizeBilinear, {in, sz}, {out}, [align = align, half = half](flatbuffers::FlatBufferBuilder& fbb) {
+        return std::make_pair(fb::BuiltinOptions_ResizeBilinearOptions, fb::CreateResizeBilinearOptions(fbb, align, half).Union());
+      }, 3);
+      expect_same_as_builtin(g, std::string("resize bilinear to ") + std::to_string(size.first) + "x" + std::to_string(size.second) +
+                                    (align ? " align_corners" : "") + (half ? " half_pixel_centers" : ""));
+    }
+  }
+}
+
+// A graph whose intermediate tensors die young: the arena reuses their memory (the partition's log line
+// says how much), and the add reads the model input again after four other nodes.
+TEST(VulkanOps, ChainReusesMemoryAndHasTwoOutputs) {
+  OpGraph g;  // conv -> depthwise -> add(residual) -> mean -> fully connected; the add is also an output
+  const int32_t in = g.input({1, 8, 8, 4});
+  const int32_t f1 = random_weights(g, {4, 1, 1, 4}, 11);
+  const int32_t b1 = random_weights(g, {4}, 12);
+  const int32_t c1 = g.add({1, 8, 8, 4});
+  const int32_t r1 = g.add({1, 8, 8, 4});
+  const int32_t f2 = random_weights(g, {1, 3, 3, 4}, 13);
+  const int32_t b2 = random_weights(g, {4}, 14);
+  const int32_t c2 = g.add({1, 8, 8, 4});
+  const int32_t r2 = g.add({1, 8, 8, 4});
+  const int32_t sum = g.output({1, 8, 8, 4});
+  const int32_t axes = g.add({2}, ints({1, 2}), 2);
+  const int32_t pooled = g.add({1, 4});
+  const int32_t w = random_weights(g, {3, 4}, 15);
+  const int32_t out = g.output({1, 3});
+  g.op(kConv2d, {in, f1, b1}, {c1}, conv_options(fb::Padding_SAME, 1, 1, 0));
+  g.op(kRelu, {c1}, {r1});
+  g.op(kDepthwiseConv2d, {r1, f2, b2}, {c2}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions, fb::CreateDepthwiseConv2DOptions(fbb, fb::Padding_SAME, 1, 1, 1).Union());
+  });
+  g.op(kHardSwish, {c2}, {r2});
+  g.op(kAdd, {r2, in}, {sum}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  g.op(kMean, {sum, axes}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, false).Union());
+  });
+  g.op(kFullyConnected, {pooled, w, -1}, {out}, fc_options(0, false));
+  expect_same_as_builtin(g, "chain");
+
+  auto env = vulkan_env();
+  ASSERT_TRUE(env);
+  auto model = load_model_buffer(g.build(), "chain.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto vi = Interpreter::create(env->env, model.value());
+  ASSERT_TRUE(vi) << vi.error();
+  // "arena A KiB (B KiB without reuse)": 1 KiB tensors, at most three alive at once.
+  const std::string log = env->log_text();
+  const size_t at = log.find("arena ");
+  ASSERT_NE(at, std::string::npos) << log;
+  int arena = 0, unshared = 0;
+  ASSERT_EQ(std::sscanf(log.c_str() + at, "arena %d KiB (%d KiB without reuse)", &arena, &unshared), 2) << log;
+  EXPECT_LT(arena, unshared) << log;
+}
+
+// A RELU whose input nothing else reads runs inside the node before it; a RELU6 whose input another
+// node also reads stays a dispatch of its own. 5 nodes: ADD -> RELU (folded), MUL, RELU6, ADD; with the
+// two inputs packed (5 channels) and the output unpacked, 7 dispatches.
+TEST(VulkanOps, StandaloneActivationsFoldIntoTheNodeBefore) {
+  OpGraph g;
+  const int32_t a = g.input({1, 4, 4, 5});
+  const int32_t b = g.input({1, 4, 4, 5});
+  const int32_t s = g.add({1, 4, 4, 5});
+  const int32_t r = g.add({1, 4, 4, 5});
+  const int32_t t = g.add({1, 4, 4, 5});
+  const int32_t u = g.add({1, 4, 4, 5});
+  const int32_t out = g.output({1, 4, 4, 5});
+  g.op(kAdd, {a, b}, {s}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  g.op(kRelu, {s}, {r});
+  g.op(kMul, {r, a}, {t}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
+  g.op(kRelu6, {t}, {u});
+  g.op(kAdd, {t, u}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  expect_same_as_builtin(g, "folded activations", -4.0f, 4.0f);
+  auto env = vulkan_env();
+  ASSERT_TRUE(env);
+  auto model = load_model_buffer(g.build(), "fold.tflite");
+  ASSERT_TRUE(model);
+  ASSERT_TRUE(Interpreter::create(env->env, model.value()));
+  EXPECT_TRUE(env->logged("partition 0: 5 nodes in 7 dispatches")) << env->log_text();
+}
+
+// ---- refusals ----------------------------------------------------------------------------------------
+
+// The reason vulkan gave for node 0 of `g` (empty if it took it). `chain` and `dirs` add a delegate that
+// runs what neither vulkan nor the builtin pack can (deleg-a: any float32 ADD, activation ignored).
+std::string vulkan_refusal(const OpGraph& g, const std::string& chain = "vulkan", std::vector<std::string> dirs = {}) {
+  auto env = vulkan_env(chain, "", std::move(dirs));
+  if (!env) return "no environment";
+  auto model = load_model_buffer(g.build(), "refusal.tflite");
+  if (!model) return model.error();
+  auto in = Interpreter::create(env->env, model.value());
+  if (!in) return in.error();
+  for (const Refusal& r : in.value()->refusals(0)) {
+    if (r.plugin == "vulkan") return r.reason;
+  }
+  return "";
+}
+
+// Only nodes something else can run are shown here: a model whose node no plugin runs does not load.
+TEST(VulkanRefusals, SayWhy) {
+  {
+    TempDir plugins;
+    plugins.add_plugin("deleg_a");
+    OpGraph g;
+    const int32_t a = g.input({1, 4});
+    const int32_t b = g.input({1, 4});
+    const int32_t out = g.output({1, 4});
+    g.op(kAdd, {a, b}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 4));
+    EXPECT_EQ(vulkan_refusal(g, "vulkan, deleg-a", {plugins.path()}), "fused TANH activation not supported");
+  }
+  {
+    OpGraph g;
+    const int32_t in = g.input({1, 3, 3, 4});
+    const int32_t axes = g.add({1}, ints({3}), 2);
+    const int32_t out = g.output({1, 3, 3});
+    g.op(kMean, {in, axes}, {out});
+    EXPECT_EQ(vulkan_refusal(g), "MEAN only over the spatial axes (1, 2) of a rank-4 input");
+  }
+  {
+    OpGraph g;  // the filter is an input of the model: weights are uploaded once, they must be constant
+    const int32_t in = g.input({1, 4, 4, 2});
+    const int32_t f = g.input({3, 1, 1, 2});
+    const int32_t out = g.output({1, 4, 4, 3});
+    g.op(kConv2d, {in, f, -1}, {out}, conv_options(fb::Padding_SAME, 1, 1, 0));
+    EXPECT_EQ(vulkan_refusal(g), "non-constant filter");
+  }
+  {
+    OpGraph g;
+    const int32_t in = g.input({2, 3});
+    const int32_t w = g.input({4, 3});
+    const int32_t out = g.output({2, 4});
+    g.op(kFullyConnected, {in, w, -1}, {out}, fc_options(0, false));
+    EXPECT_EQ(vulkan_refusal(g), "non-constant weights");
+  }
+  {
+    OpGraph g;
+    const int32_t in = g.input({1, 2, 2, 2, 2});
+    const int32_t out = g.output({1, 2, 2, 2, 2});
+    g.op(kRelu, {in}, {out});
+    EXPECT_EQ(vulkan_refusal(g), "output of rank 5 (at most 4)");
+  }
+}
+
+// A tensor larger than one storage buffer binding may hold on this device is refused, naming the size.
+TEST(VulkanRefusals, TensorsLargerThanTheDeviceBindsAreRefused) {
+  int64_t range = 0;
+  {
+    vulkan::Gpu gpu({test_device(), false}, nullptr);
+    range = gpu.limits().maxStorageBufferRange;
+  }
+  if (range > (int64_t{1} << 28)) GTEST_SKIP() << "the device binds " << range << " bytes: the test would need too much memory";
+  // [1, H, 1024, 3]: four lanes of 4 bytes per pixel on the device, the first H with more than `range`.
+  const int32_t h = static_cast<int32_t>(range / (1024 * 16) + 1);
+  OpGraph g;
+  const int32_t in = g.input({1, h, 1024, 3});
+  const int32_t out = g.output({1, h, 1024, 3});
+  g.op(kRelu, {in}, {out});
+  EXPECT_EQ(vulkan_refusal(g), "an input of " + std::to_string(int64_t{h} * 1024 * 16) +
+                                   " bytes on the device is larger than its storage buffer range (" + std::to_string(range) + ")");
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,112 @@
+// The Vulkan delegate (plugins/vulkan) on the real float models, with the validation layer on: the
+// models without custom ops with the chain [vulkan] (and [vulkan, xnnpack] for some), and selfie
+// segmentation with the mediapipe pack for its custom ops, against the committed reference outputs
+// (tests/data/reference, 1e-3 of the largest magnitude). Skipped without the model cache unless
+// BATON_REQUIRE_MODELS.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "interpreter.h"
+#include "reference_run.h"
+#include "test_support.h"
+#include "vulkan_support.h"
+
+namespace baton::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- real models ---------------------------------------------------------------------------------------
+
+// The float32 reference cases (a model, or a model on a photo: `NAME-astronaut`), with or without op packs besides builtin (the Vulkan delegate is float32 only).
+std::vector<std::string> reference_models(bool with_op_packs) {
+  return with_op_packs ? reference_case_names([](const ReferenceCase& c) { return c.float_input && c.needs_op_packs; })
+                       : reference_case_names([](const ReferenceCase& c) { return c.float_input && !c.needs_op_packs; });
+}
+
+struct RealRun {
+  double worst = 0;
+  size_t taken = 0, running = 0, partitions = 0;
+};
+
+// Runs reference case `name` twice in `env` (the second run reuses the recorded command buffer) and
+// compares every output with LiteRT's.
+RealRun run_reference(VulkanEnv& env, const std::string& name, const std::string& plugin = "vulkan") {
+  RealRun result;
+  const std::string path = model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite";
+  auto model = load_model_file(path);
+  EXPECT_TRUE(model) << model.error();
+  if (!model) return result;
+  auto interp = Interpreter::create(env.env, model.value());
+  EXPECT_TRUE(interp) << interp.error();
+  if (!interp) return result;
+  Interpreter& in = *interp.value();
+  if (!run_reference_inputs(in, name, 2)) return result;
+  EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
+  result.taken = delegated_nodes(in, plugin);
+  result.running = in.nodes().size() - in.folded_nodes();
+  result.partitions = in.partitions().size();
+  result.worst = compare_with_reference(in, name, 1e-3);
+  EXPECT_EQ(env.validation_messages(), "");
+  return result;
+}
+
+bool have_model(const std::string& name) {
+  if (fs::exists(model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite")) return true;
+  if (std::getenv("BATON_REQUIRE_MODELS")) ADD_FAILURE() << "missing model " << name << " (run tools/fetch-models.sh)";
+  return false;
+}
+
+class VulkanRealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VulkanRealModel, MatchesTheReference) {
+  const std::string name = GetParam();
+  if (!have_model(name)) GTEST_SKIP() << "missing " << name;
+  auto env = vulkan_env();
+  ASSERT_TRUE(env);
+  const RealRun r = run_reference(*env, name);
+  EXPECT_GT(r.taken, 0u);
+  std::printf("[ vulkan   ] %s: vulkan took %zu of %zu running nodes in %zu partitions; worst |diff|/max|ref| = %.3g\n",
+              name.c_str(), r.taken, r.running, r.partitions, r.worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, VulkanRealModel, ::testing::ValuesIn(reference_models(false)), param_name);
+
+// The chain [vulkan, xnnpack]: xnnpack gets what vulkan refuses (model_2's SQUARED_DIFFERENCE).
+class VulkanXnnpackRealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VulkanXnnpackRealModel, MatchesTheReference) {
+  const std::string name = GetParam();
+  if (!have_model(name)) GTEST_SKIP() << "missing " << name;
+  auto env = vulkan_env("vulkan, xnnpack", "", {XNNPACK_PLUGIN_DIR});
+  ASSERT_TRUE(env);
+  const RealRun r = run_reference(*env, name);
+  EXPECT_GT(r.taken, 0u);
+  std::printf("[ vulkan   ] %s with vulkan,xnnpack: vulkan took %zu of %zu running nodes, %zu partitions in all; worst = %.3g\n",
+              name.c_str(), r.taken, r.running, r.partitions, r.worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, VulkanXnnpackRealModel,
+                         ::testing::Values("face_detection_short_range", "model_2"), param_name);
+
+// Models whose custom ops come from the mediapipe pack: vulkan runs the rest.
+TEST(VulkanRealModelWithOpPacks, SelfieSegmentation) {
+  ASSERT_EQ(reference_models(true), (std::vector<std::string>{"selfie_segmentation", "selfie_segmentation-astronaut"}));
+  if (!have_model("selfie_segmentation")) GTEST_SKIP() << "missing selfie_segmentation";
+  for (const std::string& name : reference_models(true)) {
+    auto env = vulkan_env("vulkan", "", {MEDIAPIPE_PACK_DIR});
+    ASSERT_TRUE(env);
+    const RealRun r = run_reference(*env, name);
+    EXPECT_GT(r.taken, 0u);
+    std::printf("[ vulkan   ] %s: vulkan took %zu of %zu running nodes in %zu partitions; worst = %.3g\n", name.c_str(),
+                r.taken, r.running, r.partitions, r.worst);
+  }
+}
+
+}  // namespace
+}  // namespace baton::test

@@ -1,0 +1,126 @@
+// What the Vulkan delegate's suites (vulkan_test.cc, vulkan_real_models_test.cc, vulkan_ops_test.cc)
+// share: an environment with the vulkan delegate (validation on, on the test device, shaders in a cache
+// the process shares) and the builtin pack, whose log they read; the builtin pack alone; the TFLite op
+// codes they build with, and a convolution graph.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "interpreter.h"
+#include "op_graph.h"
+#include "test_support.h"
+
+namespace baton::test {
+
+// Compiled shaders shared by the tests of this process (the cache tests use their own folders).
+inline const std::string& shared_cache_dir() {
+  static TempDir dir;
+  return dir.path();
+}
+
+struct VulkanEnv {
+  TempDir conf;
+  std::shared_ptr<Captured> log = std::make_shared<Captured>();
+  std::shared_ptr<Environment> env;
+
+  // The validation layer's reports, which fail every test that looks.
+  std::string validation_messages() const {
+    std::string s;
+    for (const std::string& line : log->lines) {
+      if (line.find("vulkan: validation") != std::string::npos) s += line + "\n";
+    }
+    return s;
+  }
+  bool logged(const std::string& text) const {
+    for (const std::string& line : log->lines) {
+      if (line.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+  std::string log_text() const {
+    std::string s;
+    for (const std::string& line : log->lines) s += line + "\n";
+    return s;
+  }
+};
+
+// The device the tests run on: the first one the driver lists (lavapipe on a machine without a GPU), by
+// index, since the delegate takes a CPU implementation only when the device option names it.
+inline std::string test_device() { return "0"; }
+
+// An environment with the vulkan delegate (validation on) and the builtin pack, plus `dirs`.
+// `device`: the plugin must find its device (then the log says it runs with validation).
+inline std::unique_ptr<VulkanEnv> vulkan_env(const std::string& delegates = "vulkan", const std::string& options = "",
+                                             std::vector<std::string> dirs = {}, bool device = true) {
+  auto e = std::make_unique<VulkanEnv>();
+  const bool own_cache = options.find("cache-dir") != std::string::npos || options.find("shader-cache") != std::string::npos;
+  // Lavapipe, a CPU implementation, is used only when the device option names it.
+  const bool own_device = options.find("device =") != std::string::npos;
+  e->conf.write("baton.conf", "delegates = " + delegates + "\n[plugin.vulkan]\nvalidation = true\n" +
+                                  (own_cache ? "" : "cache-dir = " + shared_cache_dir() + "\n") +
+                                  (own_device ? "" : "device = " + test_device() + "\n") + options);
+  dirs.insert(dirs.begin(), {VULKAN_PLUGIN_DIR, BUILTIN_PACK_DIR});
+  auto env = isolated_environment(dirs, e->conf.file("baton.conf"), e->log);
+  EXPECT_TRUE(env) << env.error();
+  if (!env) return nullptr;
+  e->env = env.value();
+  if (device) {
+    EXPECT_TRUE(e->logged("with validation")) << "the validation layer is not on:\n" << e->log_text();
+  }
+  return e;
+}
+
+inline std::shared_ptr<Environment> builtin_env() {
+  static std::shared_ptr<Environment> env = [] {
+    auto b = isolated_environment({BUILTIN_PACK_DIR});
+    EXPECT_TRUE(b) << b.error();
+    return b ? b.value() : nullptr;
+  }();
+  return env;
+}
+
+inline std::string fallbacks_text(const Interpreter& in) {
+  std::string s;
+  for (const Fallback& f : in.fallbacks()) {
+    s += f.plugin + " lost " + std::to_string(f.nodes.size()) + " nodes at " + f.stage + ": " + f.reason + "\n";
+  }
+  return s;
+}
+
+// TFLite op codes the suites build with.
+enum : int32_t {
+  kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5,
+  kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20, kRelu6 = 21,
+  kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kPrelu = 54,
+  kPadV2 = 60, kHardSwish = 117,
+};
+
+inline OptionsFn conv_options(fb::Padding padding, int stride, int dilation, int activation) {
+  return [=](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                          fb::CreateConv2DOptions(fbb, padding, stride, stride, act(activation), dilation, dilation).Union());
+  };
+}
+
+inline int32_t window_out(fb::Padding padding, int32_t in, int32_t kernel, int32_t stride, int32_t dilation) {
+  const int32_t eff = (kernel - 1) * dilation + 1;
+  return padding == fb::Padding_SAME ? (in + stride - 1) / stride : (in - eff) / stride + 1;
+}
+
+inline OpGraph conv_graph(fb::Padding padding, int stride, int dilation, int activation, bool bias, std::vector<int32_t> in_shape,
+                          int32_t out_channels, int32_t kernel) {
+  OpGraph g;
+  const int32_t in = g.input(in_shape);
+  const int32_t f = random_weights(g, {out_channels, kernel, kernel, in_shape[3]}, 1);
+  const int32_t b = bias ? random_weights(g, {out_channels}, 2) : -1;
+  const int32_t out = g.output({in_shape[0], window_out(padding, in_shape[1], kernel, stride, dilation),
+                                window_out(padding, in_shape[2], kernel, stride, dilation), out_channels});
+  g.op(kConv2d, {in, f, b}, {out}, conv_options(padding, stride, dilation, activation));
+  return g;
+}
+
+}  // namespace baton::test
