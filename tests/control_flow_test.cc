@@ -274,6 +274,45 @@ TEST(ControlFlow, AnOpPackClaimsACompositeByName) {
   EXPECT_NE(plan.find("STABLEHLO_COMPOSITE v1       testpack (op pack)"), std::string::npos) << plan;
 }
 
+// A delegate that declares the composite by its name (ABI 1.11; tests/plugins/test_delegate.c, as
+// deleg-a, with ops = baton.test_square_plus) takes the node into its partition and runs the operation fused; the plan
+// says so. When its partition fails to prepare, the node goes back to its decomposition, which the
+// runtime runs: the outputs are LiteRT's either way.
+TEST(ControlFlow, ADelegateClaimsACompositeByNameAndFallsBackToItsDecomposition) {
+  for (const std::string fail : {"none", "prepare"}) {
+    SCOPED_TRACE("fail = " + fail);
+    TempDir plugins, conf;
+    plugins.add_plugin("deleg_a");
+    conf.write("baton.conf", "delegates = deleg-a\n[plugin.deleg-a]\nops = baton.test_square_plus\nfail = " +
+                                 fail + "\n");
+    auto env = isolated_environment({BUILTIN_PACK_DIR, plugins.path()}, conf.file("baton.conf"));
+    ASSERT_TRUE(env) << env.error();
+    auto model = load_model_file(case_dir("composite_one_input") + "model.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto made = Interpreter::create(env.value(), model.value());
+    ASSERT_TRUE(made) << made.error();
+    Interpreter& in = *made.value();
+    feed(in, "composite_one_input");
+    Status s = in.invoke();
+    ASSERT_TRUE(s) << s.message();
+    expect_outputs_match(in, "composite_one_input");
+    if (fail == "none") {
+      EXPECT_EQ(in.placement(0).kind, "delegate");
+      EXPECT_EQ(in.placement(0).plugin, "deleg-a");
+      const std::string plan = command_output(std::string(BATON_EXE) + " plan " + case_dir("composite_one_input") +
+                                              "model.tflite --plugin-dir " + BUILTIN_PACK_DIR + " --plugin-dir " +
+                                              plugins.path() + " --config " + conf.file("baton.conf"));
+      EXPECT_NE(plan.find("STABLEHLO_COMPOSITE v1       deleg-a (partition 0), baton.test_square_plus fused"),
+                std::string::npos)
+          << plan;
+    } else {
+      EXPECT_EQ(in.placement(0).kind, "runtime");
+      ASSERT_FALSE(in.fallbacks().empty());
+      EXPECT_EQ(in.fallbacks()[0].plugin, "deleg-a");
+    }
+  }
+}
+
 TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {
   auto in = open("while_endless", false);
   ASSERT_TRUE(in);

@@ -119,12 +119,20 @@ Status Subgraph::partition() {
       if (g.owner[i] >= 0) continue;
       Node& node = nodes_[active[i]];
       const int index = node.info->index;
-      if (node.runtime != RuntimeOp::none) {
+      // A composite no op pack claimed runs its decomposition unless a delegate that declares it by
+      // name takes it (ABI 1.11): then the delegate runs the whole operation, fused.
+      const bool composite = node.runtime == RuntimeOp::composite;
+      if (node.runtime != RuntimeOp::none && !composite) {
         refusals_[index].push_back({d->name, "control flow, resource variables and hash tables run in the runtime"});
         continue;
       }
       if (std::find(excluded_[index].begin(), excluded_[index].end(), d) != excluded_[index].end()) {
         refusals_[index].push_back({d->name, "lost this node's partition earlier (see fallbacks)"});
+        continue;
+      }
+      if (composite && !d->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) {
+        refusals_[index].push_back({d->name, "composite '" + node.info->composite_name +
+                                                 "' not declared: its decomposition runs instead"});
         continue;
       }
       if (d->delegate.select_nodes) {

@@ -103,6 +103,7 @@ std::string node_lines(const Subgraph& g, RefusalLegend& legend) {
     s += line;
     if (p.kind == "delegate") {
       s += p.plugin + " (partition " + std::to_string(p.partition) + ")";
+      if (!n.info->composite_name.empty()) s += ", " + n.info->composite_name + " fused";
     } else if (p.kind == "folded") {
       s += "folded at load";
     } else if (p.kind == "dropped") {

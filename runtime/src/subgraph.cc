@@ -149,11 +149,11 @@ Placement Subgraph::placement(size_t node) const {
   const Node& n = nodes_.at(node);
   if (n.folded) return {"folded", n.plugin ? n.plugin->name : "runtime", -1};
   if (n.dropped) return {"dropped", "runtime", -1};
-  if (n.runtime != RuntimeOp::none) return {"runtime", "runtime", -1};
-  if (partition_of_[node] >= 0) {
+  if (partition_of_[node] >= 0) {  // a composite a delegate took is the delegate's
     const Partition& p = *partitions_[partition_of_[node]];
     return {"delegate", p.plugin->name, p.id};
   }
+  if (n.runtime != RuntimeOp::none) return {"runtime", "runtime", -1};
   return {"op-pack", n.plugin ? n.plugin->name : "", -1};
 }
 

@@ -1,5 +1,6 @@
 /* A delegate for the partitioning tests, written against plugin_api.h alone. It takes ADD and the
- * custom TimesTwo (float32, same shapes) when its `ops` option names them, runs them with its own code,
+ * custom TimesTwo (float32, same shapes), and the composite baton.test_square_plus (ABI 1.11), when its
+ * `ops` option names them, runs them with its own code,
  * and can be told to fail: option `fail` = init | prepare | invoke | none, `refuse-all` = a reason to
  * refuse every node with. Its name comes from DELEGATE_NAME so several can stand in one chain. Its
  * device probe (ABI 1.1) answers what the `devices` option says ("KIND:NAME:PREFERENCE;...", "none"
@@ -48,7 +49,8 @@ static int names_op(const delegate_state* s, const char* name) {
 }
 
 static const char* op_name(const baton_node* node) {
-  return api->node_builtin_code(node) == BATON_OP_CUSTOM ? api->node_custom_name(node) : "ADD";
+  const int32_t code = api->node_builtin_code(node);
+  return code == BATON_OP_CUSTOM || code == BATON_OP_STABLEHLO_COMPOSITE ? api->node_custom_name(node) : "ADD";
 }
 
 static int32_t check_node(void* ps, const baton_node* node, baton_error* reason) {
@@ -185,6 +187,9 @@ static baton_status partition_invoke(void* ps, void* pstate, const baton_partiti
     }
     if (api->node_builtin_code(n) == BATON_OP_CUSTOM) {
       for (size_t k = 0; k < count; ++k) out[k] = 2.0f * a[k];
+    } else if (api->node_builtin_code(n) == BATON_OP_STABLEHLO_COMPOSITE) {
+      /* baton.test_square_plus, fused: what its decomposition computes */
+      for (size_t k = 0; k < count; ++k) out[k] = (a[k] * a[k] + a[k]) * 0.5f;
     } else {
       const float* b = read_ptr(st, api->node_input(n, 1));
       int32_t act = api->node_builtin_options(n)->u.elementwise.activation;
@@ -261,10 +266,14 @@ static const baton_delegate_api delegate_api = {sizeof(baton_delegate_api), chec
 static const baton_op_decl ops[] = {
     {sizeof(baton_op_decl), 0 /* ADD */, NULL, 1, 2, NULL},
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "TimesTwo", 1, 1, NULL},
+#ifndef ABI_1_0
+    /* ABI 1.11: the composite of tests/data/control-flow/composite_one_input, taken only when `ops` names it */
+    {sizeof(baton_op_decl), BATON_OP_STABLEHLO_COMPOSITE, "baton.test_square_plus", 1, 1, NULL},
+#endif
 };
 
 static const baton_option_decl options[] = {
-    {sizeof(baton_option_decl), "ops", BATON_OPTION_STRING, "ADD,TimesTwo", "ops to take (of ADD, TimesTwo)"},
+    {sizeof(baton_option_decl), "ops", BATON_OPTION_STRING, "ADD,TimesTwo", "ops to take (of ADD, TimesTwo, baton.test_square_plus)"},
     {sizeof(baton_option_decl), "scratch", BATON_OPTION_BOOL, "false", "tensors between nodes in the partition's scratch (ABI 1.6)"},
     {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none", "init, prepare, invoke, crash (abort in prepare) or none"},
     {sizeof(baton_option_decl), "refuse-all", BATON_OPTION_STRING, "", "refuse every node with this reason"},

@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.10. The table at the end of this header says what each minor version added.
+ * baton plugin ABI, version 1.11. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 10
+#define BATON_ABI_VERSION_MINOR 11
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -152,7 +152,8 @@ typedef enum baton_log_level {
 
 /* TFLite's BuiltinOperator code of custom ops; a declaration with this code names its op by string. */
 #define BATON_OP_CUSTOM 32
-/* ABI 1.10: STABLEHLO_COMPOSITE, declared with the composite's name as custom_name (see baton_op_decl). */
+/* ABI 1.10: STABLEHLO_COMPOSITE, declared with the composite's name as custom_name (see baton_op_decl);
+ * ABI 1.11: by delegates too. */
 #define BATON_OP_STABLEHLO_COMPOSITE 206
 
 /* Opaque handles, owned by the host. */
@@ -704,7 +705,10 @@ typedef struct baton_kernel {
  * ("odml.scaled_dot_product_attention") claims the composites of that name: an op pack's kernel runs them
  * in place of their decomposition subgraph. Such a node's node_custom_name is the composite's name, its
  * node_custom_options the composite's attributes (a flexbuffer map), its node_version the op's version. A
- * host older than 1.10 runs every composite's decomposition and never offers one to a plugin. */
+ * host older than 1.10 runs every composite's decomposition and never offers one to a plugin.
+ * ABI 1.11: a delegate that declares a composite so is offered its nodes too (check_node, partitions), and
+ * runs the whole operation in its partition; a composite no delegate takes runs on the op pack that
+ * claims it, else its decomposition. A 1.10 host offers composites to op packs only. */
 typedef struct baton_op_decl {
   size_t struct_size;
   int32_t builtin_code;
@@ -913,6 +917,7 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *   1.10 op packs claim STABLEHLO_COMPOSITE nodes by the composite's name (BATON_OP_STABLEHLO_COMPOSITE
  *        in baton_op_decl), and see its name and attributes through node_custom_name and
  *        node_custom_options
+ *   1.11 delegates claim STABLEHLO_COMPOSITE nodes by name too, and run the whole operation fused
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
