@@ -2,7 +2,8 @@
 # The install layout, tested as a vendor meets it: install into a temporary prefix, build the Atan op
 # pack from a folder outside the source tree with only `cc` and `pkg-config --cflags baton-plugin`, drop
 # it into a plugin folder, and run a model that needs it with the installed `baton`, which must also find
-# the installed builtin pack with no flags.
+# the installed builtin pack with no flags. The vendor templates (templates/vendor-plugin), built with
+# meson against the installed SDK and run.
 #
 # With a PYTHON, the Python module too: installed where that Python imports from, and finding the
 # installed plugins.
@@ -73,6 +74,54 @@ if command -v c++ >/dev/null; then
   cmp -s "$tmp/out/out_0.npy" "$tmp/kit-out/out_0.npy" || fail "the kit-built pack's outputs differ from the C pack's"
 fi
 
+# The vendor templates (templates/vendor-plugin), copied out of the tree and built with meson against
+# the staged SDK alone: `dependency('baton-plugin')` gives the headers and the plugin folder, which
+# `meson install` fills under the template's own prefix. The op pack must run LEAKY_RELU in place of the
+# builtin pack and give TFLite's values of the one-op case bit for bit; the delegate must take ADD nodes
+# of a real model, refuse an int8 ADD with its reason, and give the builtin pack's outputs bit for bit.
+case_dir=$src/tests/data/op-cases/leaky_relu_f32
+vendor_prefix=$tmp/vendor-prefix
+for template in op-pack delegate; do
+  [ -f "$src/templates/vendor-plugin/$template/meson.build" ] || fail "no templates/vendor-plugin/$template"
+  cp -r "$src/templates/vendor-plugin/$template" "$tmp/vendor-$template"
+  (PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$tmp/stage \
+     meson setup "$tmp/vendor-$template-build" "$tmp/vendor-$template" --prefix "$vendor_prefix" --libdir lib \
+       -Dwerror=true && ninja -C "$tmp/vendor-$template-build" && meson install -C "$tmp/vendor-$template-build") \
+    >"$tmp/vendor-$template.log" 2>&1 ||
+    { cat "$tmp/vendor-$template.log" >&2; fail "the $template template does not build and install against the installed SDK"; }
+done
+vendor_plugins=$vendor_prefix/lib/baton/plugins-$abi_major
+[ -f "$vendor_plugins/vendor_ops.so" ] && [ -f "$vendor_plugins/vendor_delegate.so" ] ||
+  fail "the templates did not install into <libdir>/baton/plugins-$abi_major: $(find "$vendor_prefix" -type f)"
+listed=$("$baton" plugins --plugin-dir "$vendor_plugins" --json)
+grep -q '"name":"vendor-ops"' <<< "$listed" && grep -q '"name":"vendor-delegate"' <<< "$listed" ||
+  fail "baton plugins does not list the templates' plugins: $listed"
+
+"$baton" plan "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates | grep -q 'LEAKY_RELU v1 *vendor-ops (op pack)' ||
+  fail "the template op pack does not run LEAKY_RELU: $("$baton" plan "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates)"
+"$baton" run "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates --input "$case_dir/in_0.npy" \
+  --output-dir "$tmp/vendor-ops-out" >/dev/null || fail "baton run with the template op pack failed"
+[ "$(floats "$tmp/vendor-ops-out/out_0.npy")" = "$(floats "$case_dir/out_0.npy")" ] ||
+  fail "the template op pack's LEAKY_RELU differs from TFLite's ($case_dir/out_0.npy)"
+
+"$baton" plan "$src/tests/data/quant-ops/add_int8/model.tflite" --plugin-dir "$vendor_plugins" --delegate vendor-delegate |
+  grep -q 'vendor-delegate refused: INT8 tensor (float32 only)' || fail "the template delegate gives no reason for an int8 ADD"
+face=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}/face_detection_short_range.tflite
+if [ -f "$face" ]; then
+  plan=$("$baton" plan "$face" --plugin-dir "$vendor_plugins" --delegate vendor-delegate)
+  grep -q 'ADD v1 *vendor-delegate (partition' <<< "$plan" || fail "the template delegate takes no ADD node: $plan"
+  "$baton" run "$face" --plugin-dir "$vendor_plugins" --delegate vendor-delegate --seed 5 --output-dir "$tmp/vendor-del-out" \
+    >/dev/null || fail "baton run with the template delegate failed"
+  "$baton" run "$face" --plugin-dir "$vendor_plugins" --no-delegates --seed 5 --output-dir "$tmp/vendor-builtin-out" >/dev/null
+  for f in "$tmp"/vendor-builtin-out/out_*.npy; do
+    cmp -s "$f" "$tmp/vendor-del-out/$(basename "$f")" || fail "the template delegate's $(basename "$f") differs from the builtin pack's"
+  done
+elif [ "${BATON_REQUIRE_MODELS:-}" = 1 ]; then
+  fail "no $face for the template delegate's run (tools/fetch-models.sh fetches it)"
+else
+  echo "install_test: no $face: the template delegate's run on a real model is left out"
+fi
+
 # The CMake package config, where CMake is installed: find_package(baton) from the staged prefix (its
 # paths are relative to itself), the atan pack built with baton::plugin, a program with baton::baton
 # that runs the atan model through the installed library and the staged plugin folder.
@@ -135,4 +184,4 @@ print(" ".join(p["name"] + "@" + p["path"] for p in interp.plugins()["plugins"])
     || fail "the installed Python module does not load a model"
   grep -q "builtin@$tmp/stage" <<< "$names" || fail "the Python module did not find the installed builtin pack: $names"
 fi
-echo "install_test: installed baton (plugins in plugins-N), out-of-tree Atan pack and its model, find_package(baton), the Python module: OK"
+echo "install_test: installed baton (plugins in plugins-N), out-of-tree Atan pack and its model, the vendor templates, find_package(baton), the Python module: OK"
