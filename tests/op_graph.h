@@ -56,7 +56,8 @@ struct OpGraph {
     t.shape = std::move(shape);
     t.type = type;
     t.data = std::move(data);
-    t.name = "t" + std::to_string(tensors.size());
+    t.name = "t";
+    t.name += std::to_string(tensors.size());  // appended: "t" + to_string() trips a false -Wrestrict in GCC 12
     tensors.push_back(std::move(t));
     return static_cast<int32_t>(tensors.size() - 1);
   }
