@@ -73,8 +73,15 @@ std::string metrics_text(const InferenceService& service) {
       for (const auto& [v, version] : served.versions) f(name, v, *version);
     }
   };
+  // A label value as Prometheus' text format spells it: backslash, double quote and newline escaped (a
+  // model is named by its folder, which may hold any of them).
   const auto labels = [](const std::string& name, int64_t v) {
-    return "model=\"" + name + "\",version=\"" + std::to_string(v) + "\"";
+    std::string escaped;
+    for (char c : name) {
+      if (c == '\\' || c == '"') escaped += '\\';
+      escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+    }
+    return "model=\"" + escaped + "\",version=\"" + std::to_string(v) + "\"";
   };
   each([&](const std::string& n, int64_t v, ModelVersion& m) {
     o << "baton_requests_total{" << labels(n, v) << "} " << m.metrics().requests.load() << "\n";

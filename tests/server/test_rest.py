@@ -379,3 +379,16 @@ def test_sigterm_answers_requests_in_flight_and_exits_0(tmp_path):
     assert "draining" in out and "stopped" in out
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", s.http_port), timeout=2).close()
+
+
+def test_metrics_escape_label_values(tmp_path):
+    # A model is named by its folder; Prometheus' text format escapes backslash, quote and newline in labels.
+    repository = make_repository(tmp_path / "models", {'we"ird\\name': ({1: "face_detection_full_range"}, None)})
+    s = Server(repository, tmp_path)
+    try:
+        status, _, text = http("GET", s.base + "/metrics")
+        assert status == 200
+        assert 'baton_queue_depth{model="we\\"ird\\\\name",version="1"} 0' in text.decode(), text.decode()
+    finally:
+        code, _, err = s.terminate()
+        assert code == 0, err
