@@ -114,9 +114,13 @@ class Partition {
 
   // The inputs' shapes are known: size every intermediate, give the outputs their shapes.
   baton_status prepare(const baton_partition*, baton_error* error) {
-    for (const Step& step : steps_) {
+    for (Step& step : steps_) {
+      const std::vector<int32_t> a = shape(step.a), b = shape(step.b);
       Value& out = values_.at(step.out);
-      out.dims = result_shape(shape(step.a), shape(step.b));
+      out.dims = result_shape(a, b);
+      step.count = element_count(out.dims);
+      step.a_single = element_count(a) == 1;
+      step.b_single = element_count(b) == 1;
       if (!out.boundary) {
         out.owned.assign(static_cast<size_t>(element_count(out.dims)), 0.0f);
       } else if (const baton_status s = api_->tensor_set_shape(out.boundary, static_cast<int32_t>(out.dims.size()),
@@ -138,11 +142,8 @@ class Partition {
         api_->error_set(error, "vendor-delegate: a tensor of the partition has no memory");
         return BATON_ERROR;
       }
-      const int64_t n = element_count(values_.at(step.out).dims);
-      const bool a_single = element_count(shape(step.a)) == 1 && n != 1;
-      const bool b_single = element_count(shape(step.b)) == 1 && n != 1;
-      for (int64_t i = 0; i < n; ++i) {
-        const float x = a[a_single ? 0 : i], y = b[b_single ? 0 : i];
+      for (int64_t i = 0; i < step.count; ++i) {
+        const float x = a[step.a_single ? 0 : i], y = b[step.b_single ? 0 : i];
         const float v = step.multiply ? x * y : x + y;
         out[i] = step.clamp ? std::min(std::max(v, step.lo), step.hi) : v;
       }
@@ -164,6 +165,9 @@ class Partition {
     int32_t a = -1, b = -1, out = -1;  // tensor indices into values_
     bool clamp = false;
     float lo = 0, hi = 0;
+    // Sized at prepare for the current shapes: the output's elements, and which operand is one value.
+    int64_t count = 0;
+    bool a_single = false, b_single = false;
   };
 
   int32_t operand(const baton_tensor* t) {
