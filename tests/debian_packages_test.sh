@@ -5,7 +5,9 @@
 # are installed with apt and used as a user would: `baton plugins`, `baton run` on a real model,
 # `python3 -c "import baton"`, the TFLite-compatible library only in its own folder; removing a plugin's
 # package takes it out of `baton plugins` and the default delegate chain, installing it again brings it
-# back.
+# back. Then the vendor templates (templates/vendor-plugin) built into packages in that root with
+# dpkg-buildpackage against the installed libbaton-dev, checked to depend on baton-abi-1, installed and
+# listed.
 #
 #   tests/debian_packages_test.sh [OUT_DIR]    (the .deb files and logs are left in OUT_DIR if given)
 #   BATON_TEST_DEBS=DIR tests/debian_packages_test.sh    (install the packages already built in DIR)
@@ -183,9 +185,47 @@ listed=$(plugins_json | names)
 echo "with baton-plugin-xnnpack again: $listed"
 grep -qw xnnpack <<< "${listed%%|*}" && grep -qw xnnpack <<< "${listed#*|}" ||
   fail "xnnpack did not come back with its package: $listed"
+t_checks=$(date +%s)
+
+# 3. A vendor's path: the templates (templates/vendor-plugin) packaged in the root as a vendor would,
+#    their build dependencies from apt (libbaton-dev is the package installed above, the rest Debian's),
+#    each package depending on baton-abi-1 and installing into the versioned plugin folder; installed,
+#    `baton plugins` lists them and the delegate takes the real model's ADD nodes.
+echo "== vendor templates"
+mkdir -p "$root/tmp/vendor"
+cp -r templates/vendor-plugin/op-pack templates/vendor-plugin/delegate "$root/tmp/vendor/"
+in_root 'cd /tmp/vendor && apt-get install -y -qq --no-install-recommends build-essential >/dev/null 2>/tmp/apt.err &&
+  apt-get build-dep -y -qq --no-install-recommends ./op-pack ./delegate >/dev/null 2>>/tmp/apt.err ||
+  { cat /tmp/apt.err >&2; exit 1; }' || fail "apt cannot install the templates' build dependencies"
+for template in op-pack delegate; do
+  in_root "cd /tmp/vendor/$template && DEB_BUILD_OPTIONS=noautodbgsym dpkg-buildpackage -us -uc -b >/tmp/vendor/$template.log 2>&1" || {
+    tail -n 30 "$root/tmp/vendor/$template.log" >&2; fail "dpkg-buildpackage of the $template template"; }
+done
+for package in baton-plugin-vendor-ops baton-plugin-vendor-delegate; do
+  deb=$(ls "$root"/tmp/vendor/${package}_*.deb 2>/dev/null | head -n 1)
+  [ -n "$deb" ] || fail "the templates built no $package package"
+  depends=$(dpkg-deb -f "$deb" Depends)
+  grep -qw 'baton-abi-1' <<< "$depends" || fail "$package does not depend on baton-abi-1: $depends"
+  dpkg-deb -c "$deb" | grep -q ' \./usr/lib/[^/]*/baton/plugins-1/vendor_[a-z]*\.so$' ||
+    fail "$package does not install into /usr/lib/<triplet>/baton/plugins-1: $(dpkg-deb -c "$deb")"
+done
+in_root 'apt-get install -y -qq --no-install-recommends /tmp/vendor/*.deb >/dev/null 2>/tmp/apt.err || { cat /tmp/apt.err >&2; exit 1; }' ||
+  fail "apt cannot install the templates' packages"
+listed=$(plugins_json | names)
+echo "with the vendor templates' packages: $listed"
+grep -qw vendor-ops <<< "${listed%%|*}" && grep -qw vendor-delegate <<< "${listed%%|*}" ||
+  fail "baton plugins does not list the templates' plugins: $listed"
+plan=$(in_root 'baton plan /tmp/models/face_detection_short_range.tflite --delegate vendor-delegate') ||
+  fail "baton plan with the packaged vendor delegate failed: $plan"
+grep -q 'ADD v1 *vendor-delegate (partition' <<< "$plan" || fail "the packaged vendor delegate takes no ADD node of the real model: $plan"
+t_vendor=$(date +%s)
+
 # A plugin package cannot go in without a runtime of its ABI major version.
 in_root 'apt-get remove -y -qq libbaton0 >/dev/null 2>&1 && ! dpkg -s baton-plugin-xnnpack >/dev/null 2>&1' ||
   fail "removing libbaton0 (baton-abi-1) leaves baton-plugin-xnnpack installed"
+in_root '! dpkg -s baton-plugin-vendor-ops >/dev/null 2>&1 && ! dpkg -s baton-plugin-vendor-delegate >/dev/null 2>&1' ||
+  fail "removing libbaton0 (baton-abi-1) leaves the templates' packages installed"
 t_end=$(date +%s)
 echo "debian_packages_test: build $((t_build - t0)) s, lintian $((t_lint - t_build)) s, root $((t_root - t_lint)) s," \
-     "install $((t_install - t_root)) s, checks $((t_end - t_install)) s: OK"
+     "install $((t_install - t_root)) s, checks $((t_checks - t_install + t_end - t_vendor)) s," \
+     "vendor templates $((t_vendor - t_checks)) s: OK"
