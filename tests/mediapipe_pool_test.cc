@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -32,21 +31,12 @@
 namespace baton::test {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr int32_t kCustom = 32;
 constexpr int32_t kSame = 1, kValid = 2;
 
 std::string cases_dir() { return std::string(BATON_SOURCE_ROOT) + "/tests/data/mediapipe-pool"; }
 
-std::vector<std::string> cases() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(cases_dir())) {
-    if (e.is_directory()) out.push_back(e.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> cases() { return case_folders(cases_dir()); }
 
 Expected<std::unique_ptr<Interpreter>> mediapipe_interpreter(const std::vector<uint8_t>& model_bytes) {
   auto env = isolated_environment({MEDIAPIPE_PACK_DIR});

@@ -30,15 +30,7 @@ namespace fb = baton::tflite;
 
 std::string cases_dir() { return std::string(BATON_SOURCE_ROOT) + "/tests/data/op-cases"; }
 
-std::vector<std::string> cases() {
-  std::vector<std::string> out;
-  if (!fs::is_directory(cases_dir())) return out;
-  for (const auto& e : fs::directory_iterator(cases_dir())) {
-    if (e.is_directory()) out.push_back(e.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> cases() { return case_folders(cases_dir()); }
 
 // Float outputs within 1e-5 of the largest reference magnitude (NaN where the reference has NaN), every
 // other type bit for bit.

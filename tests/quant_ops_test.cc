@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 
 #include "interpreter.h"
 #include "npy.h"
@@ -16,18 +15,9 @@
 namespace baton::test {
 namespace {
 
-namespace fs = std::filesystem;
-
 std::string cases_dir() { return std::string(BATON_SOURCE_ROOT) + "/tests/data/quant-ops"; }
 
-std::vector<std::string> cases() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(cases_dir())) {
-    if (e.is_directory()) out.push_back(e.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> cases() { return case_folders(cases_dir()); }
 
 class QuantOp : public ::testing::TestWithParam<std::string> {};
 

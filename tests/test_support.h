@@ -48,6 +48,18 @@ struct Captured {
   std::vector<std::string> lines;
 };
 
+// The case folders in `dir` (one a case: model.tflite, in_*.npy, out_*.npy), sorted; none where `dir` is
+// missing.
+inline std::vector<std::string> case_folders(const std::string& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::is_directory(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.is_directory()) out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 #ifdef BATON_SOURCE_ROOT
 // The cases in tests/data/reference (one folder each: in_*.npy, out_*.npy and meta.json), with what the
 // tests choose them by: whether the model needs op packs besides builtin (meta.json's "op_packs") and
