@@ -40,6 +40,7 @@ import randomCases from './op-models-random.mjs';
 import recurrentCases from './op-models-recurrent.mjs';
 import stablehloCases from './op-models-stablehlo.mjs';
 import wildCases from './op-models-wild.mjs';
+import newTypeCases from './op-models-newtypes.mjs';
 
 const {outDir, flag} = outDirArgs('op-models.mjs', ['--versions', '--bench']);
 const versions = flag === '--versions';
@@ -404,7 +405,7 @@ complexCases(kit);
 const carry = recurrentCases(kit);
 const resized = computedCases(kit);
 const invokes = randomCases(kit);
-const litert = [...wildCases(kit), ...stablehloCases(kit)];
+const litert = [...wildCases(kit), ...stablehloCases(kit), ...newTypeCases(kit)];
 
 if (bench) {
   const b = (name, op, options, tensors, version = 1) => simple(`bench_${name}`, op, version, options, tensors);

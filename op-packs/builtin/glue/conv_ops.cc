@@ -106,7 +106,9 @@ void conv_prepare_by_type(OpContext& ctx) {
   const baton_tensor_type in = ctx.type(ctx.input(0)), f = ctx.type(ctx.input(1));
   if (in == BATON_TYPE_UINT8 || in == BATON_TYPE_INT8) return quantized_conv_prepare(ctx);
   if (in == BATON_TYPE_INT16) return conv_16x8_prepare(ctx);
-  if (in == BATON_TYPE_FLOAT32 && (f == BATON_TYPE_INT8 || f == BATON_TYPE_UINT8)) return hybrid_conv_prepare(ctx);
+  if (in == BATON_TYPE_FLOAT32 && (f == BATON_TYPE_INT8 || f == BATON_TYPE_UINT8 || f == BATON_TYPE_INT4)) {
+    return hybrid_conv_prepare(ctx);
+  }
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8, BATON_TYPE_UINT8});
   float_conv_prepare(ctx);
@@ -174,6 +176,10 @@ void depthwise_prepare_by_type(OpContext& ctx) {
   if (in == BATON_TYPE_INT16) return depthwise_16x8_prepare(ctx);
   ctx.require_type(ctx.input(0), "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
   if (ctx.type(ctx.input(1)) == BATON_TYPE_INT8) return hybrid_depthwise_prepare(ctx);
+  if (ctx.type(ctx.input(1)) == BATON_TYPE_INT4) {
+    ctx.fail(BATON_UNSUPPORTED, "an INT4 filter with float input (dynamic-range DEPTHWISE_CONV_2D) is not supported: "
+                                "LiteRT 2.5 refuses it too (\"Type FLOAT32 with filter type INT4 not currently supported\")");
+  }
   ctx.require_float(ctx.input(1), "filter");
   DepthwiseParams& p = ctx.state<DepthwiseState>().params;
   p = depthwise_geometry(ctx);

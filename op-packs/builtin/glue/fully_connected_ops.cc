@@ -27,11 +27,12 @@ void fully_connected_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* weights = ctx.input(1);
   // The types pick the kernel: float, 8-bit (uint8/int8 input) or int8 weights with float input (also
-  // written as UINT8 by older converters).
+  // written as UINT8 by older converters; INT4 packed two a byte).
   const baton_tensor_type input_type = ctx.type(input);
   const baton_tensor_type weights_type = ctx.type(weights);
   const bool quantized = input_type == BATON_TYPE_UINT8 || input_type == BATON_TYPE_INT8;
-  const bool hybrid = input_type == BATON_TYPE_FLOAT32 && (weights_type == BATON_TYPE_INT8 || weights_type == BATON_TYPE_UINT8);
+  const bool hybrid = input_type == BATON_TYPE_FLOAT32 && (weights_type == BATON_TYPE_INT8 || weights_type == BATON_TYPE_UINT8 ||
+                                                           weights_type == BATON_TYPE_INT4);
   const bool int16 = input_type == BATON_TYPE_INT16;
   if (!quantized && !hybrid && !int16) {
     ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});

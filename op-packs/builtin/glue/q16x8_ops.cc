@@ -1,4 +1,5 @@
-// TFLite's 16x8 quantization (int16 activations with zero point 0, int8 weights, int64 or int32 bias): CONV_2D,
+// TFLite's 16x8 quantization (int16 activations with zero point 0, int8 weights (or INT4 for CONV_2D and
+// FULLY_CONNECTED, unpacked to int8 as LiteRT does), int64 or int32 bias): CONV_2D,
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED, int16 ADD, SUB and MUL, and int16 SOFTMAX, LOGISTIC and TANH. The float prepares hand a node here
 // when its input is int16; the checks are TFLite 2.9's Prepare's, the arithmetic its reference kernels'
 // (kernels/q16x8.h; ADD / SUB / MUL share the 8-bit rule of kernels/qelementwise.h with a 15-bit left
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "glue/quantized_ops.h"
+#include "kernels/dequantize.h"
 #include "kernels/q16_activation.h"
 #include "kernels/q16x8.h"
 #include "kernels/qelementwise.h"
@@ -36,7 +38,7 @@ namespace {
 // (ChannelQuant) before the vector sized by `channels` is made; callers check the bias and set the output
 // shape first.
 std::vector<float> weight_scales(const OpContext& ctx, const baton_tensor* w, int channels, int channel_dim) {
-  ctx.require_type(w, "filter", {BATON_TYPE_INT8});
+  if (ctx.type(w) != BATON_TYPE_INT4) ctx.require_type(w, "filter", {BATON_TYPE_INT8});
   const ChannelQuant q = ctx.channel_quant(w, "filter", channel_dim, true);
   const std::string who = "filter (" + ctx.tensor_label(w) + ")";
   ctx.require(!q.per_channel() || static_cast<int64_t>(q.scales.size()) == channels,
@@ -74,7 +76,24 @@ struct Q16WeightsState : OpState {
   std::vector<int16_t> patch;  // CONV_2D: one output pixel's window
   std::vector<int64_t> wide_bias;  // an int32 bias, widened at invoke (sized here)
   bool int32_bias_accumulates = false;  // CONV_2D with an int32 bias: TFLite's int32 accumulator
+  std::vector<int8_t> unpacked;  // INT4 weights as int8 codes (empty for int8 weights)
 };
+
+// INT4 weights (two codes a byte, the first in the low nibble): LiteRT's 16x8 kernels unpack the constant
+// codes to int8 and run the int8 arithmetic; so does this, once, here.
+void unpack_int4_weights(OpContext& ctx, Q16WeightsState& s) {
+  baton_tensor* w = ctx.input(1);
+  s.unpacked.clear();
+  if (ctx.type(w) != BATON_TYPE_INT4) return;
+  const uint8_t* packed = ctx.constant_data<uint8_t>(w, "filter");
+  const int64_t n = ctx.element_count(w);
+  s.unpacked.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) s.unpacked[i] = static_cast<int8_t>(int4_code(packed, i));
+}
+
+const int8_t* weights_data(const OpContext& ctx, const Q16WeightsState& s) {
+  return s.unpacked.empty() ? ctx.data<int8_t>(ctx.input(1)) : s.unpacked.data();
+}
 
 // Prepare's check of the optional bias (input 2): one value per output channel, int64, or int32 where
 // TFLite 2.9's kernel takes that too (CONV_2D and FULLY_CONNECTED, not DEPTHWISE_CONV_2D).
@@ -118,19 +137,19 @@ Q16Output output_of(const Q16WeightsState& s) {
 
 void conv_16x8_invoke(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
-  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx, s),
+  conv_16x8(s.conv, ctx.data<int16_t>(ctx.input(0)), weights_data(ctx, s), bias_data(ctx, s),
             output_of(s), s.patch.data(), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void depthwise_16x8_invoke(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
-  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)), bias_data(ctx, s),
+  depthwise_16x8(s.depthwise, ctx.data<int16_t>(ctx.input(0)), weights_data(ctx, s), bias_data(ctx, s),
                  output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void fully_connected_16x8_invoke(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
-  fully_connected_16x8(s.batch, s.units, s.depth, ctx.data<int16_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)),
+  fully_connected_16x8(s.batch, s.units, s.depth, ctx.data<int16_t>(ctx.input(0)), weights_data(ctx, s),
                        bias_data(ctx, s), output_of(s), ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
@@ -231,7 +250,8 @@ void sigmoid_16_prepare(OpContext& ctx, bool tanh) {
 void conv_16x8_prepare(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
   s.conv = conv_geometry(ctx);
-  ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_INT8});
+  // INT4 (LiteRT's) besides; the message names int8, TFLite 2.9's.
+  if (ctx.type(ctx.input(1)) != BATON_TYPE_INT4) ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_INT8});
   ctx.channel_quant(ctx.input(1), "filter", 0, true);
   check_bias(ctx, s, s.conv.out_c, true);
   s.int32_bias_accumulates = !s.wide_bias.empty();
@@ -239,6 +259,7 @@ void conv_16x8_prepare(OpContext& ctx) {
   s.patch.assign(conv_16x8_patch_size(s.conv), 0);
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), s.conv.out_c, 0);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
+  unpack_int4_weights(ctx, s);
   ctx.set_invoke(conv_16x8_invoke);
 }
 
@@ -246,12 +267,18 @@ void depthwise_16x8_prepare(OpContext& ctx) {
   auto& s = ctx.state<Q16WeightsState>();
   s.depthwise = depthwise_geometry(ctx);
   const int out_c = s.depthwise.in_c * s.depthwise.depth_multiplier;
+  if (ctx.type(ctx.input(1)) == BATON_TYPE_INT4) {
+    ctx.fail(BATON_UNSUPPORTED, "an INT4 filter with int16 input (16x8 DEPTHWISE_CONV_2D) is not supported: LiteRT 2.5 "
+                                "runs it reading the packed bytes as int8 codes (past the filter's end), no result "
+                                "to match");
+  }
   ctx.require_type(ctx.input(1), "filter", {BATON_TYPE_INT8});
   ctx.channel_quant(ctx.input(1), "filter", 3, true);
   check_bias(ctx, s, out_c, false);
   ctx.set_output_shape(ctx.output(0), {s.depthwise.batch, s.depthwise.out_h, s.depthwise.out_w, out_c});
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), out_c, 3);
   prepare_output(ctx, s, scales, ctx.options().u.conv.activation);
+  s.unpacked.clear();
   ctx.set_invoke(depthwise_16x8_invoke);
 }
 
@@ -265,6 +292,7 @@ void fully_connected_16x8_prepare(OpContext& ctx, int units, int depth, int batc
   const std::vector<float> scales = weight_scales(ctx, ctx.input(1), 1, 0);
   check_bias(ctx, s, units, true);
   prepare_output(ctx, s, std::vector<float>(units, scales[0]), ctx.options().u.fully_connected.activation);
+  unpack_int4_weights(ctx, s);
   ctx.set_invoke(fully_connected_16x8_invoke);
 }
 

@@ -98,9 +98,11 @@ QuantizedMultiplier checked_multiplier(const OpContext& ctx, double real) {
 // The float weights scale of a dynamic-range kernel: int8, symmetric. Older converters wrote the same
 // symmetric int8 codes as a UINT8 tensor; TFLite reads its bytes as int8 and ignores its zero point, and
 // so does the builtin pack (`allow_uint8`, where TFLite's kernel does).
+// INT4 (two codes a byte, `allow_int4`) is symmetric too: its codes are unpacked to int8 by int8_weights.
 WeightQuant hybrid_weight_quant(const OpContext& ctx, const baton_tensor* w, int channels, int channel_dim,
-                                bool allow_per_channel, bool allow_uint8 = false) {
-  if (allow_uint8) ctx.require_type(w, "filter", {BATON_TYPE_INT8, BATON_TYPE_UINT8});
+                                bool allow_per_channel, bool allow_uint8 = false, bool allow_int4 = false) {
+  if (allow_uint8 && allow_int4) ctx.require_type(w, "filter", {BATON_TYPE_INT8, BATON_TYPE_UINT8, BATON_TYPE_INT4});
+  else if (allow_uint8) ctx.require_type(w, "filter", {BATON_TYPE_INT8, BATON_TYPE_UINT8});
   else ctx.require_type(w, "filter", {BATON_TYPE_INT8});
   WeightQuant q = weight_quant(ctx, w, "filter", channels, channel_dim, allow_per_channel);
   if (ctx.type(w) == BATON_TYPE_UINT8) return q;
@@ -230,7 +232,8 @@ void setup_hybrid(OpContext& ctx, HybridGemm& h, baton_tensor* weights, const We
   h.isa = best_quant_isa();
   h.packed.assign(qgemm_packed_b_size(n, k), 0);
   h.col_sums.assign(np, 0);
-  qgemm_pack_b(ctx.constant_data<uint8_t>(weights, "filter"), k, n, k, false, h.packed.data(), h.col_sums.data());
+  std::vector<uint8_t> unpacked;  // INT4 codes as int8, packed below and dropped
+  qgemm_pack_b(int8_weights(ctx, weights, wq, unpacked), k, n, k, false, h.packed.data(), h.col_sums.data());
   h.col_scale.assign(np, 0.0f);
   for (int c = 0; c < n; ++c) h.col_scale[c] = wq.scale(c);
   h.bias = float_bias(ctx, 2, n);
@@ -384,7 +387,7 @@ void hybrid_conv_prepare(OpContext& ctx) {
   s.p.range = ctx.activation(ctx.options().u.conv.activation);
   ctx.require_float(ctx.output(0), "output");
   baton_tensor* filter = ctx.input(1);
-  const WeightQuant wq = hybrid_weight_quant(ctx, filter, s.p.out_c, 0, true, true);
+  const WeightQuant wq = hybrid_weight_quant(ctx, filter, s.p.out_c, 0, true, true, true);
   // TFLite: per-channel weights quantize the input asymmetrically, per-tensor weights symmetrically.
   s.asymmetric = wq.per_channel();
   ctx.set_output_shape(ctx.output(0), {s.p.batch, s.p.out_h, s.p.out_w, s.p.out_c});
@@ -496,7 +499,12 @@ void hybrid_fully_connected_prepare(OpContext& ctx, int units, int depth, int ba
   s.asymmetric = o.asymmetric_quantize_inputs != 0;
   s.range = ctx.activation(o.activation);
   baton_tensor* weights = ctx.input(1);
-  const WeightQuant wq = hybrid_weight_quant(ctx, weights, units, 0, false, true);
+  // int8 weights: one scale (TFLite 2.9 reads no other). INT4 weights, one scale or one per unit, are what
+  // LiteRT 2.5 runs only through its XNNPACK delegate, whose dynamically quantized kernel (qd8) quantizes
+  // each input row asymmetrically whatever asymmetric_quantize_inputs says: so does this.
+  const bool int4 = ctx.type(weights) == BATON_TYPE_INT4;
+  const WeightQuant wq = hybrid_weight_quant(ctx, weights, units, 0, int4, true, true);
+  if (int4) s.asymmetric = true;
   setup_hybrid(ctx, s.h, weights, wq, units, depth, batch, static_cast<int64_t>(batch) * depth);
   ctx.set_invoke(hybrid_fully_connected_invoke);
 }

@@ -167,10 +167,46 @@ bool casts_with_complex64(baton_tensor_type other) {
          std::find(kCastTypes.begin(), kCastTypes.end(), other) != kCastTypes.end();
 }
 
+// BFLOAT16 <-> FLOAT32 (CAST v7, LiteRT 2.5's): the float's top 16 bits, rounded to nearest even (Eigen's
+// bfloat16 conversion; a NaN becomes the quiet NaN of its sign); back, the 16 bits shifted up.
+uint16_t float_to_bfloat16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (std::isnan(f)) return (u & 0x80000000u) ? 0xffc0 : 0x7fc0;
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+void cast_bfloat16_invoke(OpContext& ctx) {
+  baton_tensor* in = ctx.input(0);
+  baton_tensor* out = ctx.output(0);
+  const int64_t n = ctx.element_count(in);
+  if (ctx.type(in) == BATON_TYPE_FLOAT32) {
+    const float* src = ctx.data<float>(in);
+    uint16_t* dst = ctx.mutable_data<uint16_t>(out);
+    for (int64_t i = 0; i < n; ++i) dst[i] = float_to_bfloat16(src[i]);
+  } else {
+    const uint16_t* src = ctx.data<uint16_t>(in);
+    float* dst = ctx.mutable_data<float>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t u = static_cast<uint32_t>(src[i]) << 16;
+      std::memcpy(&dst[i], &u, 4);
+    }
+  }
+}
+
 void cast_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   baton_tensor* out = ctx.output(0);
   const baton_tensor_type from = ctx.type(in), to = ctx.type(out);
+  if (from == BATON_TYPE_BFLOAT16 || to == BATON_TYPE_BFLOAT16) {
+    ctx.require((from == BATON_TYPE_BFLOAT16 && to == BATON_TYPE_FLOAT32) ||
+                    (from == BATON_TYPE_FLOAT32 && to == BATON_TYPE_BFLOAT16),
+                std::string("a cast from ") + type_name(from) + " to " + type_name(to) +
+                    " is not supported (BFLOAT16 casts to and from FLOAT32 only)");
+    ctx.set_output_shape(out, ctx.shape(in));
+    ctx.set_invoke(cast_bfloat16_invoke);
+    return;
+  }
   if (from == BATON_TYPE_COMPLEX64 || to == BATON_TYPE_COMPLEX64) {
     ctx.require(casts_with_complex64(from == BATON_TYPE_COMPLEX64 ? to : from),
                 std::string("a cast from ") + type_name(from) + " to " + type_name(to) +
