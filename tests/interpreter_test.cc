@@ -139,17 +139,22 @@ TEST(StateFolder, AnEnvironmentWithoutAStateDirKeepsItsJournalInTheTestsOwn) {
   if (home && *home) EXPECT_NE(env.value()->journal_dir(), std::string(home) + "/.local/state/baton/journal");
 }
 
-TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
-  TempDir dir;
+// A C API environment whose only plugin folder is `dir`, holding the test pack and `plugins`.
+baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<const char*> plugins = {}) {
   dir.add_plugin("testpack");
+  for (const char* p : plugins) dir.add_plugin(p);
   const char* dirs[] = {dir.path().c_str()};
   baton_environment_options o{};
   o.struct_size = sizeof o;
   o.plugin_dirs = dirs;
   o.plugin_dir_count = 1;
   o.no_default_dirs = 1;
-  o.config_path = nullptr;
-  baton_environment* env = baton_environment_create(&o);
+  return baton_environment_create(&o);
+}
+
+TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
+  TempDir dir;
+  baton_environment* env = c_api_environment(dir);
   ASSERT_NE(env, nullptr) << baton_last_error();
   const std::vector<uint8_t> bytes = add_then_double().build();
   baton_interpreter* interp = baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size());
@@ -186,14 +191,7 @@ TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
 // model metadata reads it (server/).
 TEST(CApi, SignatureDimsAreTheModelsAndSurviveAResize) {
   TempDir dir;
-  dir.add_plugin("testpack");
-  const char* dirs[] = {dir.path().c_str()};
-  baton_environment_options o{};
-  o.struct_size = sizeof o;
-  o.plugin_dirs = dirs;
-  o.plugin_dir_count = 1;
-  o.no_default_dirs = 1;
-  baton_environment* env = baton_environment_create(&o);
+  baton_environment* env = c_api_environment(dir);
   ASSERT_NE(env, nullptr) << baton_last_error();
   TinyModel m = add_then_double();
   m.tensors[0].shape_signature = {-1, 3};  // a: dynamic batch; b keeps no signature
@@ -213,6 +211,66 @@ TEST(CApi, SignatureDimsAreTheModelsAndSurviveAResize) {
   EXPECT_EQ(baton_tensor_get_signature_dim(baton_interpreter_input(interp, 1), 0), 2);
   baton_interpreter_destroy(interp);
   baton_environment_destroy(env);
+}
+
+// The plan and the placement of every node, through the public API alone: a delegate that takes both
+// nodes of ADD -> TimesTwo puts them in its partition 0; without it the test pack runs them.
+TEST(CApi, PlanAndPlacementOfEachNode) {
+  TempDir dir;
+  baton_environment* env = c_api_environment(dir, {"deleg_a"});
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  const std::vector<uint8_t> bytes = add_then_double().build();
+  baton_interpreter* interp = baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(interp, nullptr) << baton_last_error();
+  ASSERT_EQ(baton_interpreter_node_count(interp), 2);
+  for (int32_t i = 0; i < 2; ++i) {
+    baton_node_placement p{};
+    p.struct_size = sizeof p;
+    ASSERT_EQ(baton_interpreter_node_placement(interp, i, &p), BATON_OK);
+    EXPECT_STREQ(p.op, i == 0 ? "ADD v1" : "custom TimesTwo v1");
+    EXPECT_STREQ(p.kind, "delegate");
+    EXPECT_STREQ(p.plugin, "deleg-a");
+    EXPECT_EQ(p.partition, 0);
+  }
+  EXPECT_STREQ(baton_interpreter_plan(interp, BATON_PLAN_SUMMARY), "deleg-a: 2 of 2 nodes in 1 partition");
+  const std::string json = baton_interpreter_plan(interp, BATON_PLAN_JSON);
+  EXPECT_NE(json.find("\"placement\":{\"kind\":\"delegate\",\"plugin\":\"deleg-a\",\"partition\":0}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(std::string(baton_interpreter_plan(interp, BATON_PLAN_TEXT)).find("deleg-a (partition 0)"), std::string::npos);
+  EXPECT_EQ(baton_interpreter_plan(interp, static_cast<baton_plan_format>(9)), nullptr);
+  baton_node_placement p{};
+  p.struct_size = sizeof p;
+  EXPECT_EQ(baton_interpreter_node_placement(interp, 2, &p), BATON_INVALID_ARGUMENT);
+  EXPECT_STREQ(baton_interpreter_last_error(interp), "node 2 does not exist (the entry subgraph has 2 nodes)");
+  baton_interpreter_destroy(interp);
+  baton_environment_destroy(env);
+
+  // Without delegates (no_delegates): the test pack runs both nodes.
+  TempDir packs_only;
+  packs_only.add_plugin("testpack");
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  const char* dirs[] = {packs_only.path().c_str()};
+  o.plugin_dirs = dirs;
+  o.plugin_dir_count = 1;
+  o.no_default_dirs = 1;
+  o.no_delegates = 1;
+  baton_environment* plain = baton_environment_create(&o);
+  ASSERT_NE(plain, nullptr) << baton_last_error();
+  {
+    baton_interpreter* in = baton_interpreter_create_from_buffer(plain, bytes.data(), bytes.size());
+    ASSERT_NE(in, nullptr) << baton_last_error();
+    baton_node_placement q{};
+    q.struct_size = sizeof q;
+    ASSERT_EQ(baton_interpreter_node_placement(in, 1, &q), BATON_OK);
+    EXPECT_STREQ(q.kind, "op-pack");
+    EXPECT_STREQ(q.plugin, "testpack");
+    EXPECT_EQ(q.partition, -1);
+    EXPECT_STREQ(baton_interpreter_plan(in, BATON_PLAN_SUMMARY), "testpack: 2 nodes");
+    baton_interpreter_destroy(in);
+  }
+  baton_environment_destroy(plain);
 }
 
 }  // namespace

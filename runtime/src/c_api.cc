@@ -1,12 +1,16 @@
 // The C API over Environment and Interpreter. Nothing throws out of these functions.
 #include "baton/c_api.h"
 
+#include <algorithm>
 #include <cstring>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "environment.h"
 #include "interpreter.h"
 #include "model.h"
+#include "plan_report.h"
 
 struct baton_environment {
   std::shared_ptr<baton::Environment> env;
@@ -15,6 +19,11 @@ struct baton_environment {
 struct baton_interpreter {
   std::unique_ptr<baton::Interpreter> interp;
   mutable std::string last_error;
+  std::string plan;  // the last baton_interpreter_plan's
+  // What baton_interpreter_node_placement's strings point into: the nodes' op labels, made on first use,
+  // and every kind and plugin name it has given (a fallback can move a node; the strings stay).
+  mutable std::vector<std::string> ops;
+  mutable std::set<std::string> names;
 };
 
 namespace {
@@ -208,6 +217,49 @@ baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32
 
 const char* baton_interpreter_last_error(const baton_interpreter* interp) {
   return interp ? interp->last_error.c_str() : "";
+}
+
+const char* baton_interpreter_plan(baton_interpreter* interp, baton_plan_format format) {
+  if (!interp) return nullptr;
+  switch (format) {
+    case BATON_PLAN_SUMMARY: interp->plan = baton::plan_summary(*interp->interp); break;
+    case BATON_PLAN_TEXT: interp->plan = baton::plan_text(*interp->interp); break;
+    case BATON_PLAN_JSON: interp->plan = baton::plan_json(*interp->interp); break;
+    case BATON_PLAN_DOT: interp->plan = baton::plan_dot(*interp->interp); break;
+    default: return nullptr;
+  }
+  return interp->plan.c_str();
+}
+
+int32_t baton_interpreter_node_count(const baton_interpreter* interp) {
+  return interp ? static_cast<int32_t>(interp->interp->nodes().size()) : 0;
+}
+
+baton_status baton_interpreter_node_placement(const baton_interpreter* interp, int32_t node,
+                                              baton_node_placement* out) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (!out || node < 0 || node >= baton_interpreter_node_count(interp)) {
+    interp->last_error = out ? "node " + std::to_string(node) + " does not exist (the entry subgraph has " +
+                                   std::to_string(baton_interpreter_node_count(interp)) + " nodes)"
+                             : "no baton_node_placement to fill";
+    return BATON_INVALID_ARGUMENT;
+  }
+  if (interp->ops.empty()) {
+    for (const baton::Node& n : interp->interp->nodes()) {
+      const baton::NodeInfo& info = *n.info;
+      interp->ops.push_back((info.op_code == BATON_OP_CUSTOM ? "custom " + info.custom_name : baton::op_name(info.op_code)) +
+                            " v" + std::to_string(info.version));
+    }
+  }
+  const baton::Placement where = interp->interp->placement(static_cast<size_t>(node));
+  baton_node_placement p{};
+  p.struct_size = std::min(out->struct_size, sizeof p);
+  p.op = interp->ops[static_cast<size_t>(node)].c_str();
+  p.kind = interp->names.insert(where.kind).first->c_str();
+  p.plugin = interp->names.insert(where.plugin).first->c_str();
+  p.partition = where.partition;
+  std::memcpy(out, &p, p.struct_size);
+  return BATON_OK;
 }
 
 const char* baton_tensor_get_name(const baton_tensor* t) { return t ? T(t)->info->name.c_str() : ""; }

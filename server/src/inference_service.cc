@@ -23,17 +23,25 @@ InferenceService::~InferenceService() {
   for (auto& [threads, env] : environments_) baton_environment_destroy(env);
 }
 
-baton_environment* InferenceService::environment_for(int threads, std::string* error) {
-  // One environment for the server. The C API sets threads per environment, so a model whose config asks
-  // for another count gets an environment of its own with that count (the plugins' code is shared: the
-  // libraries are opened once per process).
-  auto it = environments_.find(threads);
+baton_environment* InferenceService::environment_for(int threads, const ModelSettings& model, std::string* error) {
+  // One environment for the server. The C API sets threads, the delegate chain and isolation per
+  // environment, so a model whose config asks for others gets an environment of its own (the plugins'
+  // code is shared: the libraries are opened once per process).
+  const std::vector<std::string>& chain = model.has_delegates ? model.delegates : options_.delegates;
+  const bool no_delegates = model.has_delegates ? model.delegates.empty() : options_.no_delegates;
+  std::vector<std::string> isolated = options_.isolate;
+  isolated.insert(isolated.end(), model.isolate.begin(), model.isolate.end());
+  std::string key = std::to_string(threads) + (no_delegates ? "|none|" : "|");
+  for (const std::string& d : chain) key += d + ",";
+  key += "|";
+  for (const std::string& p : isolated) key += p + ",";
+  auto it = environments_.find(key);
   if (it != environments_.end()) return it->second;
   std::vector<const char*> dirs, delegates, isolate;
   for (const std::string& d : options_.plugin_dirs) dirs.push_back(d.c_str());
-  for (const std::string& d : options_.delegates) delegates.push_back(d.c_str());
+  for (const std::string& d : chain) delegates.push_back(d.c_str());
   bool isolate_all = false;
-  for (const std::string& p : options_.isolate) {
+  for (const std::string& p : isolated) {
     if (p == "all") isolate_all = true;
     isolate.push_back(p.c_str());
   }
@@ -44,7 +52,7 @@ baton_environment* InferenceService::environment_for(int threads, std::string* e
   o.plugin_dir_count = dirs.size();
   o.delegates = delegates.data();
   o.delegate_count = delegates.size();
-  o.no_delegates = options_.no_delegates ? 1 : 0;
+  o.no_delegates = no_delegates ? 1 : 0;
   o.threads = threads;
   o.verbose = options_.verbose ? 1 : 0;
   o.isolate = isolate_all ? nullptr : isolate.data();
@@ -55,7 +63,7 @@ baton_environment* InferenceService::environment_for(int threads, std::string* e
     *error = baton_last_error();
     return nullptr;
   }
-  environments_[threads] = env;
+  environments_[key] = env;
   return env;
 }
 
@@ -72,7 +80,7 @@ bool InferenceService::start(const ServiceOptions& options, std::string* error) 
                                               : std::max(1, usable_cpus() / std::max(1, threads));
     pool.queue = m.settings.queue > 0 ? m.settings.queue : options.queue;
     pool.deadline_ms = m.settings.deadline_ms >= 0 ? m.settings.deadline_ms : options.deadline_ms;
-    baton_environment* env = environment_for(threads, error);
+    baton_environment* env = environment_for(threads, m.settings, error);
     if (!env) return false;
     ServedModel& served = models_[m.name];
     served.name = m.name;

@@ -14,6 +14,7 @@
 
 #include "baton/c_api.h"
 #include "deadline_watchdog.h"
+#include "model_repository.h"
 #include "model_version.h"
 
 namespace baton::serve {
@@ -60,10 +61,11 @@ class InferenceService {
   void stop();
 
  private:
-  baton_environment* environment_for(int threads, std::string* error);
+  baton_environment* environment_for(int threads, const ModelSettings& model, std::string* error);
 
   ServiceOptions options_;
-  std::map<int, baton_environment*> environments_;  // by threads per interpreter
+  // By threads per interpreter, delegate chain and isolated plugins: models that ask for the same share one.
+  std::map<std::string, baton_environment*> environments_;
   std::unique_ptr<DeadlineWatchdog> watchdog_;
   std::map<std::string, ServedModel> models_;
   std::atomic<bool> draining_{false};

@@ -26,7 +26,8 @@ void print_help(const po::options_description& options) {
       "  DIR/<model>/<version>/model.tflite   versions are positive integers; every version is loaded and a\n"
       "                                        request that names none gets the highest\n"
       "  DIR/<model>/config.ini               optional, INI: instances, threads, queue, deadline-ms (the\n"
-      "                                        options below, for this model); an unknown key is an error\n\n"
+      "                                        options below, for this model), delegates (names, or none),\n"
+      "                                        isolate (names, or all); an unknown key is an error\n\n"
       "REST: GET /v2/health/live, /v2/health/ready, /v2, /v2/models/NAME[/versions/V][/ready], /metrics;\n"
       "      POST /v2/models/NAME[/versions/V]/infer (JSON tensors, or the binary tensor data extension)\n"
       "gRPC: inference.GRPCInferenceService (ServerLive, ServerReady, ModelReady, ServerMetadata,\n"
@@ -135,6 +136,10 @@ int main(int argc, char** argv) {
     const PoolSettings& s = served.versions.rbegin()->second->settings();
     std::printf("baton serve: model %s, versions %s: %d instances, queue %d, deadline %lld ms\n", name.c_str(),
                 versions.c_str(), s.instances, s.queue, static_cast<long long>(s.deadline_ms));
+    for (const auto& [v, mv] : served.versions) {
+      std::printf("baton serve: model %s version %lld: plan: %s\n", name.c_str(), static_cast<long long>(v),
+                  mv->plan_summary().c_str());
+    }
   }
   std::unique_ptr<RestServer> rest;
   std::unique_ptr<GrpcServer> grpc;

@@ -63,12 +63,34 @@ bool read_model_settings(const fs::path& file, ModelSettings* settings, std::str
       return false;
     }
     const std::string key = trim(text.substr(0, eq)), value = trim(text.substr(eq + 1));
+    if (key == "delegates" || key == "isolate") {
+      std::vector<std::string> names;
+      size_t start = 0;
+      while (start <= value.size()) {
+        const size_t comma = value.find(',', start);
+        const std::string name = trim(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (name.empty()) {
+          *error = where + ": key '" + key + "' must be plugin names separated by commas, got '" + value + "'";
+          return false;
+        }
+        names.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (key == "delegates") {
+        settings->has_delegates = true;
+        if (!(names.size() == 1 && names[0] == "none")) settings->delegates = names;
+      } else {
+        settings->isolate = names;
+      }
+      continue;
+    }
     const Key* known = nullptr;
     for (const Key& k : kKeys) {
       if (key == k.name) known = &k;
     }
     if (!known) {
-      *error = where + ": unknown key '" + key + "' (known: instances, threads, queue, deadline-ms)";
+      *error = where + ": unknown key '" + key + "' (known: instances, threads, queue, deadline-ms, delegates, isolate)";
       return false;
     }
     int64_t v = 0;

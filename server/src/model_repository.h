@@ -24,6 +24,11 @@ struct ModelSettings {
   int threads = 0;
   int queue = 0;
   int64_t deadline_ms = -1;
+  // `delegates = a, b` (or `none`: op packs only) replaces the server's delegate chain for this model;
+  // `isolate = p, q` (or `all`) runs those plugins in a process of their own for it.
+  bool has_delegates = false;
+  std::vector<std::string> delegates;  // empty with has_delegates: none
+  std::vector<std::string> isolate;
 };
 
 struct ModelVersionFiles {

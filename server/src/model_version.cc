@@ -64,6 +64,7 @@ std::unique_ptr<ModelVersion> ModelVersion::load(baton_environment* env, Deadlin
     m->instances_.push_back(std::move(instance));
   }
   baton_interpreter* first = m->instances_.front()->interp;
+  if (const char* plan = baton_interpreter_plan(first, BATON_PLAN_SUMMARY)) m->plan_summary_ = plan;
   for (int32_t i = 0; i < baton_interpreter_input_count(first); ++i) {
     TensorSpec spec;
     if (!describe(baton_interpreter_input(first, i), "input", &spec, error)) {

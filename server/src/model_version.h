@@ -51,6 +51,8 @@ class ModelVersion {
   const std::vector<TensorSpec>& inputs() const { return inputs_; }
   const std::vector<TensorSpec>& outputs() const { return outputs_; }
   const PoolSettings& settings() const { return settings_; }
+  // Where its nodes run, in one line (baton_interpreter_plan's summary).
+  const std::string& plan_summary() const { return plan_summary_; }
   ModelMetrics& metrics() { return metrics_; }
   size_t queue_depth() const;
 
@@ -85,6 +87,7 @@ class ModelVersion {
   std::string name_;
   int64_t version_ = 0;
   PoolSettings settings_;
+  std::string plan_summary_;
   DeadlineWatchdog* watchdog_ = nullptr;
   std::vector<TensorSpec> inputs_, outputs_;
   std::vector<std::unique_ptr<Instance>> instances_;

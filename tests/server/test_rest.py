@@ -2,6 +2,7 @@
 define it, through urllib, http.client and raw sockets."""
 import concurrent.futures
 import json
+import pathlib
 import socket
 import struct
 import subprocess
@@ -392,3 +393,33 @@ def test_metrics_escape_label_values(tmp_path):
     finally:
         code, _, err = s.terminate()
         assert code == 0, err
+
+
+def test_per_model_delegates_and_isolation_keys(tmp_path):
+    # config.ini's delegates and isolate keys give a model its own chain and isolation; startup prints
+    # each model's plan, and an isolated model's plugins run in baton-plugin-host children.
+    repository = make_repository(tmp_path / "models", {
+        "chain": ({1: "face_detection_full_range"}, None),
+        "opsonly": ({1: "face_detection_full_range"}, "delegates = none\n"),
+        "isolated": ({1: "face_detection_full_range"}, "delegates = none\nisolate = builtin\n"),
+    })
+    s = Server(repository, tmp_path)
+    try:
+        plans = {line.split()[3]: line.split("plan: ", 1)[1] for line in s.lines if " plan: " in line}
+        assert "xnnpack" in plans["chain"], s.lines
+        assert plans["opsonly"].startswith("builtin: ") and "xnnpack" not in plans["opsonly"], s.lines
+        assert plans["isolated"].startswith("builtin (isolated): "), s.lines
+        children = pathlib.Path(f"/proc/{s.proc.pid}/task/{s.proc.pid}/children").read_text().split()
+        names = [pathlib.Path(f"/proc/{c}/comm").read_text().strip() for c in children]
+        assert any(n.startswith("baton-plugin-h") for n in names), names
+        arrays = model_inputs("face_detection_full_range")
+        for model in ("chain", "opsonly", "isolated"):
+            status, _, body = post_json(f"{s.base}/v2/models/{model}/infer", infer_doc(arrays))
+            assert status == 200, body
+    finally:
+        code, _, err = s.terminate()
+        assert code == 0, err
+    (repository / "opsonly" / "config.ini").write_text("delegates = xnnpack,\n")
+    r = run_serve(tmp_path, repository)
+    assert r.returncode == 1 and "config.ini:1: key 'delegates' must be plugin names separated by commas" in r.stderr, \
+        r.stderr

@@ -92,6 +92,28 @@ class Interpreter {
     return out;
   }
 
+  // What the interpreter decided (see baton_interpreter_plan): text, a one-line summary, JSON or DOT.
+  std::string plan(baton_plan_format format = BATON_PLAN_TEXT) {
+    const char* text = baton_interpreter_plan(interp_, format);
+    if (!text) throw Error("unknown plan format " + std::to_string(static_cast<int>(format)));
+    return text;
+  }
+  // Where each node of the entry subgraph runs.
+  struct Placement {
+    std::string op, kind, plugin;
+    int partition = -1;
+  };
+  std::vector<Placement> placements() const {
+    std::vector<Placement> out;
+    for (int32_t i = 0; i < baton_interpreter_node_count(interp_); ++i) {
+      baton_node_placement p{};
+      p.struct_size = sizeof p;
+      check(baton_interpreter_node_placement(interp_, i, &p));
+      out.push_back({p.op, p.kind, p.plugin, p.partition});
+    }
+    return out;
+  }
+
  private:
   void check(baton_status st) const {
     if (st != BATON_OK) throw Error(baton_interpreter_last_error(interp_));

@@ -100,6 +100,34 @@ baton_status baton_interpreter_get_output(const baton_interpreter* interp, int32
 /* Borrowed until the next call on this interpreter. */
 const char* baton_interpreter_last_error(const baton_interpreter* interp);
 
+/* What the interpreter decided, as `baton plan` prints it: which plugin runs each node and why the
+ * delegates before it did not, the partitions, the fallbacks. BATON_PLAN_SUMMARY is one line
+ * ("xnnpack: 162 of 164 nodes in 1 partition; builtin: 2 nodes"), BATON_PLAN_TEXT the table,
+ * BATON_PLAN_JSON the report whose fields `baton plan --format json` documents (fields are only ever
+ * added), BATON_PLAN_DOT a Graphviz graph. Borrowed until the next call of this function on the
+ * interpreter or its destruction; NULL for an unknown format. */
+typedef enum baton_plan_format {
+  BATON_PLAN_SUMMARY = 0,
+  BATON_PLAN_TEXT = 1,
+  BATON_PLAN_JSON = 2,
+  BATON_PLAN_DOT = 3,
+} baton_plan_format;
+const char* baton_interpreter_plan(baton_interpreter* interp, baton_plan_format format);
+
+/* Where node `node` of the entry subgraph runs. The caller sets struct_size; strings are borrowed for
+ * the interpreter's lifetime. */
+typedef struct baton_node_placement {
+  size_t struct_size;  /* sizeof(baton_node_placement), set by the caller */
+  const char* op;      /* "CONV_2D v2", "custom Atan v1" */
+  const char* kind;    /* "delegate", "op-pack", "runtime", "folded" or "dropped" */
+  const char* plugin;  /* the plugin's name ("runtime" for the runtime's own nodes) */
+  int32_t partition;   /* the delegate's partition, else -1 */
+} baton_node_placement;
+int32_t baton_interpreter_node_count(const baton_interpreter* interp);
+/* BATON_INVALID_ARGUMENT when node is out of range or out is NULL. */
+baton_status baton_interpreter_node_placement(const baton_interpreter* interp, int32_t node,
+                                              baton_node_placement* out);
+
 /* Tensor accessors for applications. */
 const char* baton_tensor_get_name(const baton_tensor* tensor);
 baton_tensor_type baton_tensor_get_type(const baton_tensor* tensor);
