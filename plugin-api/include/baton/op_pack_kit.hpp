@@ -93,8 +93,12 @@ struct ActQuant {
 // A shape as messages show it: [1,224,224,3].
 inline std::string shape_text(std::span<const int32_t> s) {
   std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-  return t + "]";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) t += ',';
+    t += std::to_string(s[i]);
+  }
+  t += ']';
+  return t;
 }
 
 // A node seen through the host table. `pack` names the pack in messages ("... not supported by the

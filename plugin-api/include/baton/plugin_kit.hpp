@@ -84,8 +84,12 @@ inline std::vector<int64_t> constant_ints(const baton_host_api* api, const baton
 template <typename Dims>
 std::string dims_text(const Dims& dims) {
   std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(dims[i]);
+  }
+  s += ']';
+  return s;
 }
 
 // A node as a delegate reads it while it checks a node and builds a partition: its inputs, outputs and
