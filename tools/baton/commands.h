@@ -38,6 +38,7 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
 std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
                                               const std::string& path, int* exit_code);
 
+int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_inspect(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_plugins(const GlobalOptions& g, const boost::program_options::variables_map& vm);

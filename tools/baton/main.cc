@@ -22,6 +22,7 @@ struct Subcommand {
   const char* summary;
   void (*add_options)(po::options_description&);
   int (*run)(const GlobalOptions&, const po::variables_map&);
+  const char* positional = "model";  // the option the one argument without a name is
 };
 
 void inspect_options(po::options_description& d) {
@@ -39,6 +40,18 @@ void bench_options(po::options_description& d) {
       "json", "print one JSON object");
 }
 void plugins_options(po::options_description& d) { d.add_options()("json", "print one JSON object"); }
+void check_plugin_options(po::options_description& d) {
+  d.add_options()("plugin", po::value<std::string>(), "the plugin's .so file")(
+      "json", "print one JSON object (for CI): the plugin, a row per op and type, every case, every finding")(
+      "cases", po::value<std::vector<std::string>>()->composing(),
+      "a folder of one-op cases (model.tflite, in_N.npy, out_N.npy each; repeatable); default: the op cases "
+      "installed with the SDK (<datadir>/baton/op-cases)")(
+      "ops", po::value<std::string>(), "only the cases of these ops (comma-separated: ADD,CONV_2D or a custom op's name)")(
+      "tolerance", po::value<double>()->default_value(1e-5),
+      "float outputs may differ from TFLite's by this times the largest reference value (other types: exactly)")(
+      "in-process", "load the plugin in this process, not in a baton-plugin-host child (two threads then really "
+      "overlap in a reentrant plugin; a crash ends the check)");
+}
 void run_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")(
       "input,i", po::value<std::vector<std::string>>()->composing(),
@@ -68,6 +81,11 @@ const Subcommand kCommands[] = {
     {"plugins", "baton plugins [--json]",
      "the loaded plugins (name, version, kind, ABI, path, ops, options) and every skipped file with its reason",
      plugins_options, cmd_plugins},
+    {"check-plugin", "baton check-plugin FILE.so [--json] [--cases DIR] [--ops OP,...] [--config FILE]",
+     "check a plugin before shipping it: its descriptor against the ABI's rules, then every op, version and type it "
+     "declares on the one-op cases against native TFLite's outputs, refusals' reasons, two threads, a resized input; "
+     "a table per op and type, exit status 1 on any finding",
+     check_plugin_options, cmd_check_plugin, "plugin"},
     {"plan", "baton plan MODEL [--format text|json|dot|svg]",
      "where every node runs (delegate partition, op pack, folded) and why earlier delegates refused it",
      plan_options, cmd_plan},
@@ -80,8 +98,8 @@ void print_main_help() {
   std::printf(
       "baton: run TensorFlow Lite models through plugins (delegates and op packs).\n\n"
       "usage: baton SUBCOMMAND [options]\n\nsubcommands:\n");
-  for (const Subcommand& c : kCommands) std::printf("  %-9s %s\n", c.name, c.summary);
-  std::printf("  %-9s %s\n", "serve", "models of a repository over the Open Inference Protocol (KServe v2: REST and gRPC); "
+  for (const Subcommand& c : kCommands) std::printf("  %-12s %s\n", c.name, c.summary);
+  std::printf("  %-12s %s\n", "serve", "models of a repository over the Open Inference Protocol (KServe v2: REST and gRPC); "
               "runs baton-serve (`baton serve --help`)");
   GlobalOptions g;
   std::cout << "\n" << global_options_description(g) << "\n";
@@ -152,7 +170,7 @@ int main(int argc, char** argv) {
   po::options_description all;
   all.add(own).add(global_options_description(g));
   po::positional_options_description positional;
-  positional.add("model", 1);
+  positional.add(cmd->positional, 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
