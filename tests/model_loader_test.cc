@@ -87,6 +87,14 @@ TEST(ModelLoader, BufferSmallerThanShape) {
   expect_rejected(m, "tensor 1 \"b\": buffer 1 holds 12 bytes but shape and type need 24");
 }
 
+// Per-block scales live in another tensor, which no plugin is given: the model is refused with the
+// reason, naming the tensor, instead of a kernel later finding no scales.
+TEST(ModelLoader, BlockwiseQuantizationIsRefusedByName) {
+  TinyModel m = add_then_double();
+  m.tensors[1].blockwise_scales = 0;
+  expect_rejected(m, "tensor 1 \"b\": blockwise quantization (scales in tensor 0, blocks of 32) is not supported yet");
+}
+
 TEST(ModelLoader, ShapeWhoseByteSizeOverflows) {
   TinyModel m = add_then_double();
   m.tensors[2].shape = {1 << 30, 1 << 30, 1 << 30};

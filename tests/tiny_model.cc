@@ -20,7 +20,11 @@ std::vector<uint8_t> TinyModel::build() const {
       buffer = static_cast<uint32_t>(buffers.size() - 1);
     }
     flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
-    if (!t.scales.empty()) {
+    if (t.blockwise_scales >= 0) {
+      auto details = fb::CreateBlockwiseQuantization(b, t.blockwise_scales, -1, 32).Union();
+      quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, nullptr, nullptr,
+                                                     fb::QuantizationDetails_BlockwiseQuantization, details, 0);
+    } else if (!t.scales.empty()) {
       quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &t.scales, &t.zero_points,
                                                      fb::QuantizationDetails_NONE, 0, t.quantized_dimension);
     }

@@ -21,6 +21,7 @@ struct TinyTensor {
   int32_t quantized_dimension = 0;
   std::vector<int32_t> shape_signature = {};  // non-empty: written as the tensor's shape_signature (-1: dynamic)
   bool is_variable = false;
+  int32_t blockwise_scales = -1;  // >= 0: BlockwiseQuantization details naming this scales tensor
 };
 
 struct TinyOp {

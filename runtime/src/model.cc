@@ -333,6 +333,13 @@ class ModelLoader {
   }
 
   Status read_quantization(const fb::QuantizationParameters* q, TensorInfo& t, const std::string& where) {
+    // Per-block scales live in another tensor, which the plugin ABI does not carry: no kernel could use
+    // them, so the model is refused here with the reason rather than at a node without scales.
+    if (q && q->details_type() == fb::QuantizationDetails_BlockwiseQuantization) {
+      const auto* b = q->details_as_BlockwiseQuantization();
+      return fail(where + ": blockwise quantization (scales in tensor " + std::to_string(b ? b->scales() : -1) +
+                  ", blocks of " + std::to_string(b ? b->block_size() : 0) + ") is not supported yet");
+    }
     if (!q || !q->scale() || q->scale()->size() == 0) return Status::ok();
     t.quant.scales.assign(q->scale()->begin(), q->scale()->end());
     if (q->zero_point() && q->zero_point()->size() > 0) {
