@@ -47,7 +47,7 @@ void check_plugin_options(po::options_description& d) {
       "a folder of one-op cases (model.tflite, in_N.npy, out_N.npy each; repeatable); default: the op cases "
       "installed with the SDK (<datadir>/baton/op-cases)")(
       "ops", po::value<std::string>(), "only the cases of these ops (comma-separated: ADD,CONV_2D or a custom op's name)")(
-      "tolerance", po::value<double>()->default_value(1e-5),
+      "tolerance", po::value<double>()->default_value(1e-5, "1e-5"),
       "float outputs may differ from TFLite's by this times the largest reference value (other types: exactly)")(
       "in-process", "load the plugin in this process, not in a baton-plugin-host child (two threads then really "
       "overlap in a reentrant plugin; a crash ends the check)");
