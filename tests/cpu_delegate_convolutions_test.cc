@@ -91,7 +91,7 @@ OpGraph pointwise_hard_swish_graph(std::vector<int32_t> in_shape, int out_channe
   const std::vector<int32_t> shape = {in_shape[0], in_shape[1], in_shape[2], out_channels};
   const int32_t mid = g.add(shape);
   const int32_t y = g.output(shape);
-  g.ops.push_back({kConv2d, {in, f, b}, {mid}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_CONV_2D, {in, f, b}, {mid}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                            fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(a)).Union());
                    }});

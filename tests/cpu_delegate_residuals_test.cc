@@ -26,7 +26,7 @@ OpGraph with_residual(OpGraph g, int32_t residual, int add_act, int32_t relu_aft
   const std::vector<int32_t> shape = g.tensors[static_cast<size_t>(t)].shape;
   g.outputs.clear();
   const int32_t sum = relu_after >= 0 ? g.add(shape) : g.output(shape);
-  g.ops.push_back({kAdd, {t, residual}, {sum}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_ADD, {t, residual}, {sum}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(add_act)).Union());
                    }});
   if (relu_after >= 0) g.ops.push_back({relu_after, {sum}, {g.output(shape)}, nullptr});
@@ -105,7 +105,7 @@ void add_then_relu(OpGraph& g, int32_t a, int32_t b) {
   const std::vector<int32_t> shape = g.tensors[static_cast<size_t>(a)].shape;
   g.outputs.clear();
   const int32_t sum = g.add(shape);
-  g.ops.push_back({kAdd, {a, b}, {sum}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_ADD, {a, b}, {sum}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union());
                    }});
   g.ops.push_back({kRelu, {sum}, {g.output(shape)}, nullptr});
@@ -211,7 +211,7 @@ OpGraph depthwise_graph(const std::vector<int32_t>& in_shape, int kernel, int st
   const int32_t b = random_weights(g, {c}, 72);
   auto out = [&](int n) { return padding == fb::Padding_SAME ? (n + stride - 1) / stride : (n - kernel) / stride + 1; };
   const int32_t y = g.output({in_shape[0], out(in_shape[1]), out(in_shape[2]), c});
-  g.ops.push_back({kDepthwiseConv2d, {in, f, b}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_DEPTHWISE_CONV_2D, {in, f, b}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                                            fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, 1, act(dw_act)).Union());
                    }});
@@ -242,7 +242,7 @@ TEST(CpuDelegate, ADepthwiseWithAResidualAddRunsAsOneStep) {
   const int32_t f = random_weights(e, {16, 1, 1, 12}, 81);
   const int32_t offset = static_cast<int32_t>(e.tensors.size());
   for (const TinyTensor& t : d.tensors) e.tensors.push_back(t);
-  e.ops.push_back({kConv2d, {x, f, -1}, {d.inputs[0] + offset}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  e.ops.push_back({BATON_OP_CONV_2D, {x, f, -1}, {d.inputs[0] + offset}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                            fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(0)).Union());
                    }});
@@ -268,7 +268,7 @@ OpGraph expanded_pair_graph(const PairCase& p, int in_channels, int expand_act) 
   const int32_t offset = static_cast<int32_t>(g.tensors.size());
   for (const TinyTensor& t : pair.tensors) g.tensors.push_back(t);
   const int32_t expanded = pair.inputs[0] + offset;
-  g.ops.push_back({kConv2d, {in, f, b}, {expanded}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_CONV_2D, {in, f, b}, {expanded}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                            fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(expand_act)).Union());
                    }});

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "baton/tflite_ops.h"
 #include "interpreter.h"
 #include "op_graph.h"
 #include "reference_run.h"
@@ -22,7 +23,6 @@
 
 namespace baton::test {
 
-enum : int32_t { kConv2d = 3, kDepthwiseConv2d = 4, kAdd = 0 };
 
 struct PairCase {
   std::vector<int32_t> in;  // NHWC
@@ -58,12 +58,12 @@ inline OpGraph pair_graph(const PairCase& p, bool second = false) {
     const int32_t y = last ? g.output(shape) : g.add(shape);
     const int stride = p.stride, dw_act = p.dw_act, conv_act = p.conv_act;
     const fb::Padding padding = p.padding;
-    g.ops.push_back({kDepthwiseConv2d, {x, dw_f, dw_b}, {dw_out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_DEPTHWISE_CONV_2D, {x, dw_f, dw_b}, {dw_out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                                              fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, 1, act(dw_act)).Union());
                      }});
     if (p.between >= 0) g.ops.push_back({p.between, {dw_out}, {mid}, nullptr});
-    g.ops.push_back({kConv2d, {mid, cf, cb}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_CONV_2D, {mid, cf, cb}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                              fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(conv_act)).Union());
                      }});
@@ -187,7 +187,7 @@ inline OpGraph conv_graph(const ConvCase& p) {
   const int32_t y = g.output({p.in[0], out(p.in[1], p.kernel_h), out(p.in[2], p.kernel_w), p.out_channels});
   const int stride = p.stride, a = p.act;
   const fb::Padding padding = p.padding;
-  g.ops.push_back({kConv2d, {in, f, b}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_CONV_2D, {in, f, b}, {y}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                            fb::CreateConv2DOptions(fbb, padding, stride, stride, act(a)).Union());
                    }});

@@ -43,7 +43,7 @@ TEST(CpuDelegate, RefusesWithReasons) {
   PairCase p = {{1, 6, 6, 4}, 3, 1, fb::Padding_SAME, 0, 0, 4, true};
   OpGraph g = pair_graph(p);
   const int32_t extra = g.output({1, 6, 6, 4});
-  g.ops.push_back({kAdd, {g.ops[0].outputs[0], g.ops[1].outputs[0]}, {extra}, [](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union()); }});
+  g.ops.push_back({BATON_OP_ADD, {g.ops[0].outputs[0], g.ops[1].outputs[0]}, {extra}, [](flatbuffers::FlatBufferBuilder& fbb) { return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union()); }});
   auto model = load_model_buffer(g.build(), "shared.tflite");
   ASSERT_TRUE(model) << model.error();
   auto in = Interpreter::create(envs->cpu, model.value());
@@ -83,7 +83,7 @@ TEST(CpuDelegate, SharesOneThreadPoolWithXnnpack) {
   OpGraph g = pair_graph({{1, 12, 10, 8}, 3, 1, fb::Padding_SAME, 0, 0, 6, true});
   const int32_t pair_out = g.ops[1].outputs[0];
   const int32_t sum = g.output({1, 12, 10, 6});
-  g.ops.push_back({kAdd, {pair_out, pair_out}, {sum}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_ADD, {pair_out, pair_out}, {sum}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_AddOptions, add_options(fbb, act(0)).Union());
                    }});
   const size_t before = threads_of_this_process();

@@ -86,7 +86,7 @@ OpGraph depthwise_graph(fb::Padding padding, int stride, int multiplier, std::ve
   const int32_t f = random_weights(g, {1, 3, 3, c}, 3);
   const int32_t b = random_weights(g, {c}, 4);
   const int32_t out = g.output({in_shape[0], window_out(padding, in_shape[1], 3, stride, 1), window_out(padding, in_shape[2], 3, stride, 1), c});
-  g.op(kDepthwiseConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.op(BATON_OP_DEPTHWISE_CONV_2D, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
     return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                           fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, multiplier, act(activation)).Union());
   });
@@ -118,7 +118,7 @@ TEST(VulkanOps, FullyConnected) {
     const int32_t in = g.input({2, 3, 8});
     const int32_t w = random_weights(g, {6, 8}, 5);
     const int32_t out = g.output({2, 3, 6});
-    g.op(kFullyConnected, {in, w, -1}, {out}, fc_options(0, true));
+    g.op(BATON_OP_FULLY_CONNECTED, {in, w, -1}, {out}, fc_options(0, true));
     expect_same_as_builtin(g, "keep_num_dims");
   }
   {
@@ -127,7 +127,7 @@ TEST(VulkanOps, FullyConnected) {
     const int32_t w = random_weights(g, {7, 16}, 6);
     const int32_t b = random_weights(g, {7}, 7);
     const int32_t out = g.output({2, 7});
-    g.op(kFullyConnected, {in, w, b}, {out}, fc_options(1, false));
+    g.op(BATON_OP_FULLY_CONNECTED, {in, w, b}, {out}, fc_options(1, false));
     expect_same_as_builtin(g, "flattened rows, relu");
   }
   {
@@ -136,7 +136,7 @@ TEST(VulkanOps, FullyConnected) {
     const int32_t w = random_weights(g, {5, 1153}, 8);
     const int32_t b = random_weights(g, {5}, 9);
     const int32_t out = g.output({1, 5});
-    g.op(kFullyConnected, {in, w, b}, {out}, fc_options(0, false));
+    g.op(BATON_OP_FULLY_CONNECTED, {in, w, b}, {out}, fc_options(0, false));
     expect_same_as_builtin(g, "depth 1153");
   }
 }
@@ -148,11 +148,11 @@ TEST(VulkanOps, BinaryWithBroadcastingAndActivations) {
     const char* name;
   };
   const std::vector<Case> cases = {
-      {kAdd, with_activation(fb::BuiltinOptions_AddOptions, add_options, 1), "ADD relu"},
-      {kSub, with_activation(fb::BuiltinOptions_SubOptions, sub_options, 3), "SUB relu6"},
-      {kMul, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
-      {kMul, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0), "MUL"},
-      {kPrelu, nullptr, "PRELU"},
+      {BATON_OP_ADD, with_activation(fb::BuiltinOptions_AddOptions, add_options, 1), "ADD relu"},
+      {BATON_OP_SUB, with_activation(fb::BuiltinOptions_SubOptions, sub_options, 3), "SUB relu6"},
+      {BATON_OP_MUL, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
+      {BATON_OP_MUL, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0), "MUL"},
+      {BATON_OP_PRELU, nullptr, "PRELU"},
   };
   for (const Case& c : cases) {
     {
@@ -183,14 +183,14 @@ TEST(VulkanOps, BinaryWithBroadcastingAndActivations) {
 }
 
 TEST(VulkanOps, Activations) {
-  for (int32_t code : {kRelu, kRelu6, kReluN1To1, kLogistic, kTanh, kHardSwish}) {
+  for (int32_t code : {BATON_OP_RELU, BATON_OP_RELU6, BATON_OP_RELU_N1_TO_1, BATON_OP_LOGISTIC, BATON_OP_TANH, BATON_OP_HARD_SWISH}) {
     OpGraph g;
     const int32_t in = g.input({1, 3, 5, 7});
     const int32_t out = g.output({1, 3, 5, 7});
     g.op(code, {in}, {out});
     expect_same_as_builtin(g, "op " + std::to_string(code), -8.0f, 8.0f);
   }
-  for (int32_t code : {kLogistic, kTanh}) {  // saturation: no inf / inf, no NaN
+  for (int32_t code : {BATON_OP_LOGISTIC, BATON_OP_TANH}) {  // saturation: no inf / inf, no NaN
     OpGraph g;
     const int32_t in = g.input({2, 9});
     const int32_t out = g.output({2, 9});
@@ -212,8 +212,8 @@ OpGraph pool_graph(int32_t code, fb::Padding padding, int filter, int stride, st
 }
 
 TEST(VulkanOps, Pooling) {
-  for (int32_t code : {kAveragePool2d, kMaxPool2d}) {
-    const std::string name = code == kMaxPool2d ? "max" : "average";
+  for (int32_t code : {BATON_OP_AVERAGE_POOL_2D, BATON_OP_MAX_POOL_2D}) {
+    const std::string name = code == BATON_OP_MAX_POOL_2D ? "max" : "average";
     expect_same_as_builtin(pool_graph(code, fb::Padding_SAME, 3, 2, {1, 7, 8, 3}), name + " same 3x3/2");
     expect_same_as_builtin(pool_graph(code, fb::Padding_VALID, 2, 2, {1, 7, 8, 3}), name + " valid 2x2/2");
     expect_same_as_builtin(pool_graph(code, fb::Padding_SAME, 3, 2, {2, 9, 9, 6}, 3), name + " same 3x3/2 on 9x9, relu6");
@@ -228,7 +228,7 @@ TEST(VulkanOps, MeanOverSpatialAxes) {
       const int32_t in = g.input(shape);
       const int32_t axes = g.add({2}, ints({2, 1}), 2);
       const int32_t out = keep ? g.output({shape[0], 1, 1, shape[3]}) : g.output({shape[0], shape[3]});
-      g.op(kMean, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      g.op(BATON_OP_MEAN, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
         return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, keep).Union());
       });
       expect_same_as_builtin(g, std::string(keep ? "keep_dims " : "") + std::to_string(shape[1]) + "x" + std::to_string(shape[2]));
@@ -242,7 +242,7 @@ TEST(VulkanOps, Softmax) {
     OpGraph g;
     const int32_t in = g.input(shape);
     const int32_t out = g.output(shape);
-    g.op(kSoftmax, {in}, {out}, [beta = beta](flatbuffers::FlatBufferBuilder& fbb) {
+    g.op(BATON_OP_SOFTMAX, {in}, {out}, [beta = beta](flatbuffers::FlatBufferBuilder& fbb) {
       return std::make_pair(fb::BuiltinOptions_SoftmaxOptions, fb::CreateSoftmaxOptions(fbb, beta).Union());
     });
     expect_same_as_builtin(g, "softmax of " + std::to_string(shape.back()), -5.0f, 5.0f);
@@ -266,7 +266,7 @@ TEST(VulkanOps, Pad) {
     const std::vector<int32_t> p(c.pads);
     for (size_t i = 0; i < out_shape.size(); ++i) out_shape[i] += p[2 * i] + p[2 * i + 1];
     const int32_t out = g.output(out_shape);
-    g.op(kPad, {in, pads}, {out});
+    g.op(BATON_OP_PAD, {in, pads}, {out});
     expect_same_as_builtin(g, std::string("pad ") + c.name);
   }
   OpGraph g;  // PADV2 with a value
@@ -274,7 +274,7 @@ TEST(VulkanOps, Pad) {
   const int32_t pads = g.add({4, 2}, ints({0, 0, 1, 1, 0, 2, 0, 1}), 2);
   const int32_t value = g.add({}, floats({0.75f}));
   const int32_t out = g.output({1, 4, 4, 4});
-  g.op(kPadV2, {in, pads, value}, {out});
+  g.op(BATON_OP_PADV2, {in, pads, value}, {out});
   expect_same_as_builtin(g, "padv2");
 }
 
@@ -286,8 +286,8 @@ TEST(VulkanOps, ReshapeAndConcatenation) {
     const int32_t mid = g.add({6, 4});
     const int32_t s2 = g.add({2}, ints({8, 3}), 2);
     const int32_t out = g.output({8, 3});
-    g.op(kReshape, {in, s1}, {mid});
-    g.op(kReshape, {mid, s2}, {out});
+    g.op(BATON_OP_RESHAPE, {in, s1}, {mid});
+    g.op(BATON_OP_RESHAPE, {mid, s2}, {out});
     expect_same_as_builtin(g, "reshape changing the last dimension");
   }
   {
@@ -295,7 +295,7 @@ TEST(VulkanOps, ReshapeAndConcatenation) {
     const int32_t in = g.input({1, 2, 2, 6});
     const int32_t s = g.add({3}, ints({1, 4, 6}), 2);
     const int32_t out = g.output({1, 4, 6});
-    g.op(kReshape, {in, s}, {out});
+    g.op(BATON_OP_RESHAPE, {in, s}, {out});
     expect_same_as_builtin(g, "reshape keeping the last dimension");
   }
   auto concat = [](int axis) {
@@ -309,7 +309,7 @@ TEST(VulkanOps, ReshapeAndConcatenation) {
     const int32_t b = g.input({1, 2, 3, 5});
     const int32_t c = g.input({1, 2, 3, 2});
     const int32_t out = g.output({1, 2, 3, 10});
-    g.op(kConcatenation, {a, b, c}, {out}, concat(-1));
+    g.op(BATON_OP_CONCATENATION, {a, b, c}, {out}, concat(-1));
     expect_same_as_builtin(g, "concat channels 3+5+2");
   }
   {
@@ -318,7 +318,7 @@ TEST(VulkanOps, ReshapeAndConcatenation) {
     const int32_t b = random_weights(g, {1, 2, 2, 8}, 21);
     const int32_t c = g.input({1, 2, 2, 3});
     const int32_t out = g.output({1, 2, 2, 15});
-    g.op(kConcatenation, {a, b, c}, {out}, concat(3));
+    g.op(BATON_OP_CONCATENATION, {a, b, c}, {out}, concat(3));
     expect_same_as_builtin(g, "concat channels 4+8+3 with a constant");
   }
   {
@@ -326,7 +326,7 @@ TEST(VulkanOps, ReshapeAndConcatenation) {
     const int32_t a = g.input({1, 2, 3, 5});
     const int32_t b = g.input({1, 4, 3, 5});
     const int32_t out = g.output({1, 6, 3, 5});
-    g.op(kConcatenation, {a, b}, {out}, concat(1));
+    g.op(BATON_OP_CONCATENATION, {a, b}, {out}, concat(1));
     expect_same_as_builtin(g, "concat height");
   }
   {
@@ -334,7 +334,7 @@ TEST(VulkanOps, ReshapeAndConcatenation) {
     const int32_t a = g.input({2, 3, 7});
     const int32_t b = g.input({2, 1, 7});
     const int32_t out = g.output({2, 4, 7});
-    g.op(kConcatenation, {a, b}, {out}, concat(1));
+    g.op(BATON_OP_CONCATENATION, {a, b}, {out}, concat(1));
     expect_same_as_builtin(g, "concat rank 3");
   }
 }
@@ -345,7 +345,7 @@ TEST(VulkanOps, DepthToSpaceAndResizeBilinear) {
     OpGraph g;
     const int32_t in = g.input(in_shape);
     const int32_t out = g.output({in_shape[0], in_shape[1] * block, in_shape[2] * block, in_shape[3] / (block * block)});
-    g.op(kDepthToSpace, {in}, {out}, [block = block](flatbuffers::FlatBufferBuilder& fbb) {
+    g.op(BATON_OP_DEPTH_TO_SPACE, {in}, {out}, [block = block](flatbuffers::FlatBufferBuilder& fbb) {
       return std::make_pair(fb::BuiltinOptions_DepthToSpaceOptions, fb::CreateDepthToSpaceOptions(fbb, block).Union());
     });
     expect_same_as_builtin(g, "depth to space, " + std::to_string(in_shape[3]) + " channels, block " + std::to_string(block));
@@ -357,7 +357,7 @@ TEST(VulkanOps, DepthToSpaceAndResizeBilinear) {
       const int32_t in = g.input(in_shape);
       const int32_t sz = g.add({2}, ints({size.first, size.second}), 2);
       const int32_t out = g.output({in_shape[0], size.first, size.second, in_shape[3]});
-      g.op(kResizeBilinear, {in, sz}, {out}, [align = align, half = half](flatbuffers::FlatBufferBuilder& fbb) {
+      g.op(BATON_OP_RESIZE_BILINEAR, {in, sz}, {out}, [align = align, half = half](flatbuffers::FlatBufferBuilder& fbb) {
         return std::make_pair(fb::BuiltinOptions_ResizeBilinearOptions, fb::CreateResizeBilinearOptions(fbb, align, half).Union());
       }, 3);
       expect_same_as_builtin(g, std::string("resize bilinear to ") + std::to_string(size.first) + "x" + std::to_string(size.second) +
@@ -384,17 +384,17 @@ TEST(VulkanOps, ChainReusesMemoryAndHasTwoOutputs) {
   const int32_t pooled = g.add({1, 4});
   const int32_t w = random_weights(g, {3, 4}, 15);
   const int32_t out = g.output({1, 3});
-  g.op(kConv2d, {in, f1, b1}, {c1}, conv_options(fb::Padding_SAME, 1, 1, 0));
-  g.op(kRelu, {c1}, {r1});
-  g.op(kDepthwiseConv2d, {r1, f2, b2}, {c2}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.op(BATON_OP_CONV_2D, {in, f1, b1}, {c1}, conv_options(fb::Padding_SAME, 1, 1, 0));
+  g.op(BATON_OP_RELU, {c1}, {r1});
+  g.op(BATON_OP_DEPTHWISE_CONV_2D, {r1, f2, b2}, {c2}, [](flatbuffers::FlatBufferBuilder& fbb) {
     return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions, fb::CreateDepthwiseConv2DOptions(fbb, fb::Padding_SAME, 1, 1, 1).Union());
   });
-  g.op(kHardSwish, {c2}, {r2});
-  g.op(kAdd, {r2, in}, {sum}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
-  g.op(kMean, {sum, axes}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.op(BATON_OP_HARD_SWISH, {c2}, {r2});
+  g.op(BATON_OP_ADD, {r2, in}, {sum}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  g.op(BATON_OP_MEAN, {sum, axes}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
     return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, false).Union());
   });
-  g.op(kFullyConnected, {pooled, w, -1}, {out}, fc_options(0, false));
+  g.op(BATON_OP_FULLY_CONNECTED, {pooled, w, -1}, {out}, fc_options(0, false));
   expect_same_as_builtin(g, "chain");
 
   auto env = vulkan_env();
@@ -424,11 +424,11 @@ TEST(VulkanOps, StandaloneActivationsFoldIntoTheNodeBefore) {
   const int32_t t = g.add({1, 4, 4, 5});
   const int32_t u = g.add({1, 4, 4, 5});
   const int32_t out = g.output({1, 4, 4, 5});
-  g.op(kAdd, {a, b}, {s}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
-  g.op(kRelu, {s}, {r});
-  g.op(kMul, {r, a}, {t}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
-  g.op(kRelu6, {t}, {u});
-  g.op(kAdd, {t, u}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  g.op(BATON_OP_ADD, {a, b}, {s}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+  g.op(BATON_OP_RELU, {s}, {r});
+  g.op(BATON_OP_MUL, {r, a}, {t}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
+  g.op(BATON_OP_RELU6, {t}, {u});
+  g.op(BATON_OP_ADD, {t, u}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
   expect_same_as_builtin(g, "folded activations", -4.0f, 4.0f);
   auto env = vulkan_env();
   ASSERT_TRUE(env);
@@ -464,7 +464,7 @@ TEST(VulkanRefusals, SayWhy) {
     const int32_t a = g.input({1, 4});
     const int32_t b = g.input({1, 4});
     const int32_t out = g.output({1, 4});
-    g.op(kAdd, {a, b}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 4));
+    g.op(BATON_OP_ADD, {a, b}, {out}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 4));
     EXPECT_EQ(vulkan_refusal(g, "vulkan, deleg-a", {plugins.path()}), "fused TANH activation not supported");
   }
   {
@@ -472,7 +472,7 @@ TEST(VulkanRefusals, SayWhy) {
     const int32_t in = g.input({1, 3, 3, 4});
     const int32_t axes = g.add({1}, ints({3}), 2);
     const int32_t out = g.output({1, 3, 3});
-    g.op(kMean, {in, axes}, {out});
+    g.op(BATON_OP_MEAN, {in, axes}, {out});
     EXPECT_EQ(vulkan_refusal(g), "MEAN only over the spatial axes (1, 2) of a rank-4 input");
   }
   {
@@ -480,7 +480,7 @@ TEST(VulkanRefusals, SayWhy) {
     const int32_t in = g.input({1, 4, 4, 2});
     const int32_t f = g.input({3, 1, 1, 2});
     const int32_t out = g.output({1, 4, 4, 3});
-    g.op(kConv2d, {in, f, -1}, {out}, conv_options(fb::Padding_SAME, 1, 1, 0));
+    g.op(BATON_OP_CONV_2D, {in, f, -1}, {out}, conv_options(fb::Padding_SAME, 1, 1, 0));
     EXPECT_EQ(vulkan_refusal(g), "non-constant filter");
   }
   {
@@ -488,14 +488,14 @@ TEST(VulkanRefusals, SayWhy) {
     const int32_t in = g.input({2, 3});
     const int32_t w = g.input({4, 3});
     const int32_t out = g.output({2, 4});
-    g.op(kFullyConnected, {in, w, -1}, {out}, fc_options(0, false));
+    g.op(BATON_OP_FULLY_CONNECTED, {in, w, -1}, {out}, fc_options(0, false));
     EXPECT_EQ(vulkan_refusal(g), "non-constant weights");
   }
   {
     OpGraph g;
     const int32_t in = g.input({1, 2, 2, 2, 2});
     const int32_t out = g.output({1, 2, 2, 2, 2});
-    g.op(kRelu, {in}, {out});
+    g.op(BATON_OP_RELU, {in}, {out});
     EXPECT_EQ(vulkan_refusal(g), "output of rank 5 (at most 4)");
   }
 }
@@ -513,7 +513,7 @@ TEST(VulkanRefusals, TensorsLargerThanTheDeviceBindsAreRefused) {
   OpGraph g;
   const int32_t in = g.input({1, h, 1024, 3});
   const int32_t out = g.output({1, h, 1024, 3});
-  g.op(kRelu, {in}, {out});
+  g.op(BATON_OP_RELU, {in}, {out});
   EXPECT_EQ(vulkan_refusal(g), "an input of " + std::to_string(int64_t{h} * 1024 * 16) +
                                    " bytes on the device is larger than its storage buffer range (" + std::to_string(range) + ")");
 }

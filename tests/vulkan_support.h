@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "baton/tflite_ops.h"
 #include "interpreter.h"
 #include "op_graph.h"
 #include "test_support.h"
@@ -92,12 +93,6 @@ inline std::string fallbacks_text(const Interpreter& in) {
 }
 
 // TFLite op codes the suites build with.
-enum : int32_t {
-  kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5,
-  kFullyConnected = 9, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20, kRelu6 = 21,
-  kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kPrelu = 54,
-  kPadV2 = 60, kHardSwish = 117,
-};
 
 inline OptionsFn conv_options(fb::Padding padding, int stride, int dilation, int activation) {
   return [=](flatbuffers::FlatBufferBuilder& fbb) {
@@ -119,7 +114,7 @@ inline OpGraph conv_graph(fb::Padding padding, int stride, int dilation, int act
   const int32_t b = bias ? random_weights(g, {out_channels}, 2) : -1;
   const int32_t out = g.output({in_shape[0], window_out(padding, in_shape[1], kernel, stride, dilation),
                                 window_out(padding, in_shape[2], kernel, stride, dilation), out_channels});
-  g.op(kConv2d, {in, f, b}, {out}, conv_options(padding, stride, dilation, activation));
+  g.op(BATON_OP_CONV_2D, {in, f, b}, {out}, conv_options(padding, stride, dilation, activation));
   return g;
 }
 

@@ -83,7 +83,7 @@ TEST(VulkanDeviceChoice, OptionPicksTheDeviceOrEveryNodeIsRefused) {
   OpGraph g;
   const int32_t in = g.input({1, 4});
   const int32_t out = g.output({1, 4});
-  g.op(kRelu, {in}, {out});
+  g.op(BATON_OP_RELU, {in}, {out});
   for (const std::string& option : {std::string("0"), name.substr(0, 4)}) {
     auto env = vulkan_env("vulkan", "device = " + option + "\n");
     ASSERT_TRUE(env);
@@ -354,7 +354,7 @@ class VulkanCli : public ::testing::Test {
     OpGraph g;
     const int32_t in = g.input({1, 6});
     const int32_t out = g.output({1, 6});
-    g.op(kRelu6, {in}, {out});
+    g.op(BATON_OP_RELU6, {in}, {out});
     return g.build();
   }();
   TempDir work_;

@@ -79,7 +79,7 @@ Graph conv_graph(fb::Padding padding, int stride, int dilation, int activation, 
   const int eff = 2 * dilation + 1;
   auto out_size = [&](int n) { return padding == fb::Padding_SAME ? (n + stride - 1) / stride : (n - eff) / stride + 1; };
   const int32_t out = g.output({in_shape[0], out_size(in_shape[1]), out_size(in_shape[2]), 5});
-  g.ops.push_back({kConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_CONV_2D, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                            fb::CreateConv2DOptions(fbb, padding, stride, stride, act(activation),
                                                                    dilation, dilation)
@@ -107,7 +107,7 @@ TEST(XnnpackOps, DepthwiseConv2d) {
       const int32_t f = random_weights(g, {1, 3, 3, 4 * multiplier}, 3);
       const int32_t b = random_weights(g, {4 * multiplier}, 4);
       const int32_t out = padding == fb::Padding_SAME ? g.output({1, 5, 5, 4 * multiplier}) : g.output({1, 4, 4, 4 * multiplier});
-      g.ops.push_back({kDepthwiseConv2d, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      g.ops.push_back({BATON_OP_DEPTHWISE_CONV_2D, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                          return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                                                fb::CreateDepthwiseConv2DOptions(fbb, padding, 2, 2, multiplier, act(1)).Union());
                        }});
@@ -123,7 +123,7 @@ TEST(XnnpackOps, FullyConnected) {
     const int32_t in = g.input({2, 3, 8});
     const int32_t w = random_weights(g, {6, 8}, 5);
     const int32_t out = g.output({2, 3, 6});
-    g.ops.push_back({kFullyConnected, {in, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_FULLY_CONNECTED, {in, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
                                              fb::CreateFullyConnectedOptions(fbb, act(0), fb::FullyConnectedOptionsWeightsFormat_DEFAULT, true).Union());
                      }});
@@ -135,7 +135,7 @@ TEST(XnnpackOps, FullyConnected) {
     const int32_t w = random_weights(g, {7, 16}, 6);
     const int32_t b = random_weights(g, {7}, 7);
     const int32_t out = g.output({2, 7});
-    g.ops.push_back({kFullyConnected, {in, w, b}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_FULLY_CONNECTED, {in, w, b}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
                                              fb::CreateFullyConnectedOptions(fbb, act(1)).Union());
                      }});
@@ -156,7 +156,7 @@ TEST(XnnpackOps, TransposeConv) {
       const int32_t out = g.output(out_shape);
       std::vector<int32_t> inputs = {shape, f, in};
       if (bias) inputs.push_back(b);
-      g.ops.push_back({kTransposeConv, inputs, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      g.ops.push_back({BATON_OP_TRANSPOSE_CONV, inputs, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                          return std::make_pair(fb::BuiltinOptions_TransposeConvOptions,
                                                fb::CreateTransposeConvOptions(fbb, padding, 2, 2).Union());
                        },
@@ -174,13 +174,13 @@ TEST(XnnpackOps, BinaryWithBroadcastingAndActivations) {
     const char* name;
   };
   const std::vector<Case> cases = {
-      {kAdd, with_activation(fb::BuiltinOptions_AddOptions, add_options, 1), "ADD relu"},
-      {kSub, with_activation(fb::BuiltinOptions_SubOptions, sub_options, 3), "SUB relu6"},
-      {kMul, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
-      {kDiv, with_activation(fb::BuiltinOptions_DivOptions, div_options, 0), "DIV"},
-      {kMinimum, nullptr, "MINIMUM"},
-      {kMaximum, nullptr, "MAXIMUM"},
-      {kSquaredDifference, nullptr, "SQUARED_DIFFERENCE"},
+      {BATON_OP_ADD, with_activation(fb::BuiltinOptions_AddOptions, add_options, 1), "ADD relu"},
+      {BATON_OP_SUB, with_activation(fb::BuiltinOptions_SubOptions, sub_options, 3), "SUB relu6"},
+      {BATON_OP_MUL, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
+      {BATON_OP_DIV, with_activation(fb::BuiltinOptions_DivOptions, div_options, 0), "DIV"},
+      {BATON_OP_MINIMUM, nullptr, "MINIMUM"},
+      {BATON_OP_MAXIMUM, nullptr, "MAXIMUM"},
+      {BATON_OP_SQUARED_DIFFERENCE, nullptr, "SQUARED_DIFFERENCE"},
   };
   for (const Case& c : cases) {
     Graph g;  // [2,1,4,3] op [4,1]: both sides broadcast
@@ -210,11 +210,11 @@ Graph pool_graph(int32_t code, fb::Padding padding, int filter, int stride, std:
 }
 
 TEST(XnnpackOps, Pooling) {
-  expect_same_as_builtin(pool_graph(kAveragePool2d, fb::Padding_SAME, 3, 2, {1, 4, 4, 3}), "average pool same 3x3/2");
-  expect_same_as_builtin(pool_graph(kAveragePool2d, fb::Padding_VALID, 2, 2, {1, 3, 4, 3}), "average pool valid 2x2/2");
-  expect_same_as_builtin(pool_graph(kMaxPool2d, fb::Padding_SAME, 3, 2, {1, 4, 4, 3}), "max pool same 3x3/2");
-  expect_same_as_builtin(pool_graph(kMaxPool2d, fb::Padding_VALID, 2, 2, {1, 3, 4, 3}), "max pool valid 2x2/2");
-  expect_same_as_builtin(pool_graph(kMaxPool2d, fb::Padding_VALID, 1, 1, {1, 7, 8, 3}), "max pool 1x1");
+  expect_same_as_builtin(pool_graph(BATON_OP_AVERAGE_POOL_2D, fb::Padding_SAME, 3, 2, {1, 4, 4, 3}), "average pool same 3x3/2");
+  expect_same_as_builtin(pool_graph(BATON_OP_AVERAGE_POOL_2D, fb::Padding_VALID, 2, 2, {1, 3, 4, 3}), "average pool valid 2x2/2");
+  expect_same_as_builtin(pool_graph(BATON_OP_MAX_POOL_2D, fb::Padding_SAME, 3, 2, {1, 4, 4, 3}), "max pool same 3x3/2");
+  expect_same_as_builtin(pool_graph(BATON_OP_MAX_POOL_2D, fb::Padding_VALID, 2, 2, {1, 3, 4, 3}), "max pool valid 2x2/2");
+  expect_same_as_builtin(pool_graph(BATON_OP_MAX_POOL_2D, fb::Padding_VALID, 1, 1, {1, 7, 8, 3}), "max pool 1x1");
 }
 
 TEST(XnnpackOps, MeanOverSpatialAxes) {
@@ -223,7 +223,7 @@ TEST(XnnpackOps, MeanOverSpatialAxes) {
     const int32_t in = g.input({2, 5, 6, 4});
     const int32_t axes = g.add({2}, ints({2, 1}), 2);
     const int32_t out = keep ? g.output({2, 1, 1, 4}) : g.output({2, 4});
-    g.ops.push_back({kMean, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_MEAN, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, keep).Union());
                      }});
     expect_same_as_builtin(g, keep ? "mean keep_dims" : "mean");
@@ -236,7 +236,7 @@ TEST(XnnpackOps, ResizeBilinearFlags) {
     const int32_t in = g.input({1, 5, 7, 3});
     const int32_t size = g.add({2}, ints({9, 12}), 2);
     const int32_t out = g.output({1, 9, 12, 3});
-    g.ops.push_back({kResizeBilinear, {in, size}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_RESIZE_BILINEAR, {in, size}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_ResizeBilinearOptions,
                                              fb::CreateResizeBilinearOptions(fbb, align, half).Union());
                      },
@@ -255,9 +255,9 @@ TEST(XnnpackOps, MovementAndActivations) {
     const int32_t shape = g.add({2}, ints({6, -1}), 2);
     const int32_t flat = g.add({6, 10});
     const int32_t out = g.output({6, 10});
-    g.ops.push_back({kPad, {in, pads}, {padded}, nullptr});
-    g.ops.push_back({kReshape, {padded, shape}, {flat}, nullptr});
-    g.ops.push_back({kSoftmax, {flat}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_PAD, {in, pads}, {padded}, nullptr});
+    g.ops.push_back({BATON_OP_RESHAPE, {padded, shape}, {flat}, nullptr});
+    g.ops.push_back({BATON_OP_SOFTMAX, {flat}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_SoftmaxOptions, fb::CreateSoftmaxOptions(fbb, 1.0f).Union());
                      }});
     expect_same_as_builtin(g, "pad reshape softmax");
@@ -271,14 +271,14 @@ TEST(XnnpackOps, MovementAndActivations) {
     const int32_t out = g.output({1, 6, 8, 2});
     const int32_t ab = g.add({1, 3, 4, 8});
     const int32_t sq = g.output({1, 3, 4, 8});
-    g.ops.push_back({kDepthToSpace, {in}, {d2s}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_DEPTH_TO_SPACE, {in}, {d2s}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_DepthToSpaceOptions, fb::CreateDepthToSpaceOptions(fbb, 2).Union());
                      }});
-    g.ops.push_back({kHardSwish, {d2s}, {hs}, nullptr});
-    g.ops.push_back({kLogistic, {hs}, {lg}, nullptr});
-    g.ops.push_back({kRelu6, {lg}, {out}, nullptr});
-    g.ops.push_back({kAbs, {in}, {ab}, nullptr});
-    g.ops.push_back({kSqrt, {ab}, {sq}, nullptr});
+    g.ops.push_back({BATON_OP_HARD_SWISH, {d2s}, {hs}, nullptr});
+    g.ops.push_back({BATON_OP_LOGISTIC, {hs}, {lg}, nullptr});
+    g.ops.push_back({BATON_OP_RELU6, {lg}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_ABS, {in}, {ab}, nullptr});
+    g.ops.push_back({BATON_OP_SQRT, {ab}, {sq}, nullptr});
     expect_same_as_builtin(g, "depth to space and activations");
   }
   {
@@ -286,7 +286,7 @@ TEST(XnnpackOps, MovementAndActivations) {
     const int32_t in = g.input({1, 4, 5, 3});
     const int32_t slope = g.add({1, 1, 3}, floats({0.1f, -0.5f, 2.0f}));
     const int32_t out = g.output({1, 4, 5, 3});
-    g.ops.push_back({kPrelu, {in, slope}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_PRELU, {in, slope}, {out}, nullptr});
     expect_same_as_builtin(g, "prelu");
   }
 }
@@ -323,7 +323,7 @@ TEST(XnnpackOps, LeakyRelu) {
   Graph g;
   const int32_t in = g.input({2, 3});
   const int32_t out = g.output({2, 3});
-  g.ops.push_back({kLeakyRelu, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_LEAKY_RELU, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_LeakyReluOptions, fb::CreateLeakyReluOptions(fbb, 0.2f).Union());
                    }});
   auto envs = make_envs();
@@ -344,13 +344,13 @@ TEST(XnnpackOps, LeakyRelu) {
 TEST(XnnpackOps, UnaryOpsWithABuiltinKernel) {
   // RELU, RELU_N1_TO_1, NEG and SQUARE, each straight from a model input (random values in [-1, 1) and
   // scaled by 3 through MUL first, so the clamps at 0 and +-1 are all crossed).
-  for (int32_t code : {kRelu, kReluN1To1, kNeg, kSquare}) {
+  for (int32_t code : {BATON_OP_RELU, BATON_OP_RELU_N1_TO_1, BATON_OP_NEG, BATON_OP_SQUARE}) {
     Graph g;
     const int32_t in = g.input({2, 5, 7});
     const int32_t three = g.add({1}, floats({3.0f}));
     const int32_t scaled = g.add({2, 5, 7});
     const int32_t out = g.output({2, 5, 7});
-    g.ops.push_back({kMul, {in, three}, {scaled}, nullptr});
+    g.ops.push_back({BATON_OP_MUL, {in, three}, {scaled}, nullptr});
     g.ops.push_back({code, {scaled}, {out}, nullptr});
     expect_same_as_builtin(g, "unary op " + std::to_string(code));
   }
@@ -360,7 +360,7 @@ TEST(XnnpackOps, UnaryOpsWithABuiltinKernel) {
     const int32_t pads = g.add({4, 2}, ints({0, 0, 2, 1, 0, 3, 1, 0}), 2);
     const int32_t value = g.add({}, floats({-7.5f}));
     const int32_t out = g.output({1, 6, 5, 3});
-    g.ops.push_back({kPadV2, {in, pads, value}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_PADV2, {in, pads, value}, {out}, nullptr});
     expect_same_as_builtin(g, "padv2");
   }
 }
@@ -375,10 +375,10 @@ TEST(XnnpackOps, UnaryOpsCheckedByHand) {
   };
   const float e = std::exp(1.0f);
   const Case cases[] = {
-      {kFloor, {-3, -2, -1, -1, 0, 0, 1, 2}},
-      {kCeil, {-2, -1, -0.0f, -0.0f, 0, 1, 2, 3}},
-      {kRound, {-2, -2, -0.0f, -0.0f, 0, 0, 2, 2}},
-      {kElu, {std::exp(-2.5f) - 1, std::exp(-1.5f) - 1, 1 / std::sqrt(e) - 1, std::exp(-0.25f) - 1, 0, 0.5f, 1.5f, 2.5f}},
+      {BATON_OP_FLOOR, {-3, -2, -1, -1, 0, 0, 1, 2}},
+      {BATON_OP_CEIL, {-2, -1, -0.0f, -0.0f, 0, 1, 2, 3}},
+      {BATON_OP_ROUND, {-2, -2, -0.0f, -0.0f, 0, 0, 2, 2}},
+      {BATON_OP_ELU, {std::exp(-2.5f) - 1, std::exp(-1.5f) - 1, 1 / std::sqrt(e) - 1, std::exp(-0.25f) - 1, 0, 0.5f, 1.5f, 2.5f}},
   };
   auto envs = make_envs();
   ASSERT_TRUE(envs);
@@ -415,18 +415,18 @@ TEST(XnnpackOps, ChainWithInternalTensorsAndTwoOutputs) {
   const int32_t pooled = g.add({1, 4});
   const int32_t w = random_weights(g, {3, 4}, 15);
   const int32_t out = g.output({1, 3});
-  g.ops.push_back({kConv2d, {in, f1, b1}, {c1}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_CONV_2D, {in, f1, b1}, {c1}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1, act(1)).Union());
                    }});
-  g.ops.push_back({kDepthwiseConv2d, {c1, f2, b2}, {c2}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_DEPTHWISE_CONV_2D, {c1, f2, b2}, {c2}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                                            fb::CreateDepthwiseConv2DOptions(fbb, fb::Padding_SAME, 1, 1, 1).Union());
                    }});
-  g.ops.push_back({kAdd, {c2, in}, {sum}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0)});
-  g.ops.push_back({kMean, {sum, axes}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_ADD, {c2, in}, {sum}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0)});
+  g.ops.push_back({BATON_OP_MEAN, {sum, axes}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, false).Union());
                    }});
-  g.ops.push_back({kFullyConnected, {pooled, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+  g.ops.push_back({BATON_OP_FULLY_CONNECTED, {pooled, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                      return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions, fb::CreateFullyConnectedOptions(fbb).Union());
                    }});
   expect_same_as_builtin(g, "chain");
@@ -447,9 +447,9 @@ TEST(XnnpackOps, DeadNodesAreDroppedAtLoad) {
   auto fc = [](flatbuffers::FlatBufferBuilder& fbb) {
     return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions, fb::CreateFullyConnectedOptions(fbb).Union());
   };
-  g.ops.push_back({kFullyConnected, {in, w_dead, -1}, {dead}, fc});
-  g.ops.push_back({kRelu, {dead}, {dead_relu}});
-  g.ops.push_back({kFullyConnected, {in, w, -1}, {out}, fc});
+  g.ops.push_back({BATON_OP_FULLY_CONNECTED, {in, w_dead, -1}, {dead}, fc});
+  g.ops.push_back({BATON_OP_RELU, {dead}, {dead_relu}});
+  g.ops.push_back({BATON_OP_FULLY_CONNECTED, {in, w, -1}, {out}, fc});
   expect_same_as_builtin(g, "dead fully connected", false);
   auto envs = make_envs(1);
   ASSERT_TRUE(envs);
@@ -471,14 +471,14 @@ TEST(XnnpackRefusals, SayWhy) {
     Graph g;
     const int32_t in = g.input({1, 4});
     const int32_t out = g.output({1, 4});
-    g.ops.push_back({kTanh, {in}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_TANH, {in}, {out}, nullptr});
     EXPECT_EQ(xnnpack_refusal(g), "TANH is not in this XNNPACK version (Debian 0.0~git20220216)");
   }
   {
     Graph g;
     const int32_t in = g.input({2, 4});
     const int32_t out = g.output({2, 4});
-    g.ops.push_back({kSoftmax, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_SOFTMAX, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_SoftmaxOptions, fb::CreateSoftmaxOptions(fbb, 2.0f).Union());
                      }});
     EXPECT_EQ(xnnpack_refusal(g), "softmax beta other than 1 not supported");
@@ -488,7 +488,7 @@ TEST(XnnpackRefusals, SayWhy) {
     const int32_t in = g.input({1, 3, 3, 4});
     const int32_t axes = g.add({1}, ints({3}), 2);
     const int32_t out = g.output({1, 3, 3});
-    g.ops.push_back({kMean, {in, axes}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_MEAN, {in, axes}, {out}, nullptr});
     EXPECT_NE(xnnpack_refusal(g).find("MEAN only over the spatial axes"), std::string::npos);
   }
   {
@@ -496,7 +496,7 @@ TEST(XnnpackRefusals, SayWhy) {
     const int32_t in = g.input({1, 4, 4, 2});
     const int32_t f = g.input({3, 1, 1, 2});
     const int32_t out = g.output({1, 4, 4, 3});
-    g.ops.push_back({kConv2d, {in, f, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_CONV_2D, {in, f, -1}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(fbb, fb::Padding_SAME, 1, 1).Union());
                      }});
     EXPECT_EQ(xnnpack_refusal(g), "non-constant filter");
@@ -505,7 +505,7 @@ TEST(XnnpackRefusals, SayWhy) {
     Graph g;  // XNNPACK has no 1x1 pooling; only the stride-1 identity is taken
     const int32_t in = g.input({1, 4, 4, 2});
     const int32_t out = g.output({1, 2, 2, 2});
-    g.ops.push_back({kMaxPool2d, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_MAX_POOL_2D, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
                                              fb::CreatePool2DOptions(fbb, fb::Padding_VALID, 2, 2, 1, 1).Union());
                      }});

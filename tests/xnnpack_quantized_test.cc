@@ -147,12 +147,12 @@ Graph quantized_conv(int8_t type, bool depthwise, bool per_channel, fb::Padding 
   g.inputs = {in};
   g.outputs = {out};
   if (depthwise) {
-    g.ops.push_back({kDepthwiseConv2d, {in, f, bb}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_DEPTHWISE_CONV_2D, {in, f, bb}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_DepthwiseConv2DOptions,
                                              fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, 1, act(activation)).Union());
                      }, per_channel ? 3 : 1});
   } else {
-    g.ops.push_back({kConv2d, {in, f, bb}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_CONV_2D, {in, f, bb}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
                                              fb::CreateConv2DOptions(fbb, padding, stride, stride, act(activation)).Union());
                      }, per_channel ? 3 : 1});
@@ -177,28 +177,28 @@ TEST(XnnpackQuantized, FullyConnected) {
     const int32_t out = g.quantized({3, 4}, type, per_tensor(0.04f, u8 ? 120 : -2));
     g.inputs = {in};
     g.outputs = {out};
-    g.ops.push_back({kFullyConnected, {in, w, bias}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_FULLY_CONNECTED, {in, w, bias}, {out}, nullptr});
     expect_quantized_close_to_builtin(g, u8 ? "uint8 fully connected" : "int8 fully connected");
   }
 }
 
 TEST(XnnpackQuantized, BinaryOpsWithBroadcastingAndOwnScales) {
-  for (int32_t code : {kAdd, kSub, kMul}) {
+  for (int32_t code : {BATON_OP_ADD, BATON_OP_SUB, BATON_OP_MUL}) {
     for (int8_t type : {int8_t{3}, int8_t{9}}) {
       Graph g;
       const bool u8 = type == 3;
       const int32_t a = g.quantized({2, 3, 4}, type, per_tensor(0.05f, u8 ? 128 : 0));
       const int32_t c = g.quantized({1, 3, 1}, type, per_tensor(0.02f, u8 ? 90 : -20), random_bytes(3, 61));
-      const int32_t out = g.quantized({2, 3, 4}, type, per_tensor(code == kMul ? 0.1f : 0.07f, u8 ? 140 : 5));
+      const int32_t out = g.quantized({2, 3, 4}, type, per_tensor(code == BATON_OP_MUL ? 0.1f : 0.07f, u8 ? 140 : 5));
       g.inputs = {a};
       g.outputs = {out};
       g.ops.push_back({code, {a, c}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                          return std::make_pair(fb::BuiltinOptions_AddOptions, fb::CreateAddOptions(fbb).Union());
                        }});
-      if (code == kSub) g.ops.back().options = [](flatbuffers::FlatBufferBuilder& fbb) {
+      if (code == BATON_OP_SUB) g.ops.back().options = [](flatbuffers::FlatBufferBuilder& fbb) {
         return std::make_pair(fb::BuiltinOptions_SubOptions, fb::CreateSubOptions(fbb).Union());
       };
-      if (code == kMul) g.ops.back().options = [](flatbuffers::FlatBufferBuilder& fbb) {
+      if (code == BATON_OP_MUL) g.ops.back().options = [](flatbuffers::FlatBufferBuilder& fbb) {
         return std::make_pair(fb::BuiltinOptions_MulOptions, fb::CreateMulOptions(fbb).Union());
       };
       expect_quantized_close_to_builtin(g, "op " + std::to_string(code) + (u8 ? " uint8" : " int8"));
@@ -218,12 +218,12 @@ TEST(XnnpackQuantized, PoolingLogisticPadReshapeAndConversions) {
     const int32_t out = g.quantized({4, 15}, 3, q);
     g.inputs = {in};
     g.outputs = {out};
-    g.ops.push_back({kMaxPool2d, {in}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_MAX_POOL_2D, {in}, {pooled}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
                                              fb::CreatePool2DOptions(fbb, fb::Padding_VALID, 2, 2, 2, 2).Union());
                      }, 2});
-    g.ops.push_back({kPad, {pooled, pads}, {padded}, nullptr, 2});
-    g.ops.push_back({kReshape, {padded, shape}, {out}, nullptr});
+    g.ops.push_back({BATON_OP_PAD, {pooled, pads}, {padded}, nullptr, 2});
+    g.ops.push_back({BATON_OP_RESHAPE, {padded, shape}, {out}, nullptr});
     expect_quantized_close_to_builtin(g, "max pool pad reshape", 0);  // no arithmetic: exact
   }
   {
@@ -232,7 +232,7 @@ TEST(XnnpackQuantized, PoolingLogisticPadReshapeAndConversions) {
     const int32_t out = g.quantized({4, 16}, 9, per_tensor(1.0f / 256, -128));
     g.inputs = {in};
     g.outputs = {out};
-    g.ops.push_back({kLogistic, {in}, {out}, nullptr, 2});
+    g.ops.push_back({BATON_OP_LOGISTIC, {in}, {out}, nullptr, 2});
     expect_quantized_close_to_builtin(g, "int8 logistic");
   }
   {
@@ -244,8 +244,8 @@ TEST(XnnpackQuantized, PoolingLogisticPadReshapeAndConversions) {
     const int32_t f_out = g.add({1, 7, 9, 5});
     g.inputs = {f_in};
     g.outputs = {f_out};
-    g.ops.insert(g.ops.begin(), Op{kQuantize, {f_in}, {q_in}, nullptr, 2});
-    g.ops.push_back({kDequantize, {q_out}, {f_out}, nullptr, 2});
+    g.ops.insert(g.ops.begin(), Op{BATON_OP_QUANTIZE, {f_in}, {q_in}, nullptr, 2});
+    g.ops.push_back({BATON_OP_DEQUANTIZE, {q_out}, {f_out}, nullptr, 2});
     // One output step is 0.05: the float outputs may differ by that much.
     expect_quantized_close_to_builtin(g, "quantize conv dequantize", 1, 0.05 + 1e-6);
   }
@@ -272,7 +272,7 @@ TEST(XnnpackQuantized, RefusalsSayWhy) {
     const int32_t in = g.input({2, 8});
     const int32_t w = g.quantized({3, 8}, 9, per_tensor(0.01f, 0), random_bytes(24, 71));
     const int32_t out = g.output({2, 3});
-    g.ops.push_back({kFullyConnected, {in, w, -1}, {out}, nullptr, 9});
+    g.ops.push_back({BATON_OP_FULLY_CONNECTED, {in, w, -1}, {out}, nullptr, 9});
     EXPECT_EQ(refusal_with_quantized(g), "INT8 weights with float32 activations (dynamic-range quantization is not in this XNNPACK)");
   }
   {
@@ -281,7 +281,7 @@ TEST(XnnpackQuantized, RefusalsSayWhy) {
     const int32_t out = g.quantized({1, 2, 2, 2}, 3, per_tensor(0.1f, 5));
     g.inputs = {in};
     g.outputs = {out};
-    g.ops.push_back({kAveragePool2d, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    g.ops.push_back({BATON_OP_AVERAGE_POOL_2D, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
                        return std::make_pair(fb::BuiltinOptions_Pool2DOptions,
                                              fb::CreatePool2DOptions(fbb, fb::Padding_VALID, 2, 2, 2, 2).Union());
                      }, 2});

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "baton/tflite_ops.h"
 #include "interpreter.h"
 #include "op_graph.h"
 #include "test_support.h"
@@ -53,14 +54,6 @@ using Graph = OpGraph;
 using Op = GraphOp;
 
 // TFLite op codes the suites build with.
-enum : int32_t {
-  kAdd = 0, kAveragePool2d = 1, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5, kFullyConnected = 9,
-  kFloor = 8, kLogistic = 14, kMaxPool2d = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22,
-  kResizeBilinear = 23, kSoftmax = 25, kTanh = 28, kPad = 34, kMean = 40, kSub = 41, kDiv = 42, kPrelu = 54,
-  kMaximum = 55, kMinimum = 57, kNeg = 59, kPadV2 = 60, kTransposeConv = 67, kSqrt = 75, kSquare = 92,
-  kLeakyRelu = 98, kSquaredDifference = 99, kAbs = 101, kCeil = 104, kElu = 111, kQuantize = 114, kRound = 116,
-  kHardSwish = 117, kDequantize = 6,
-};
 
 // The reason xnnpack gave for node 0 of a one-op model (empty if it took it).
 inline std::string xnnpack_refusal(const Graph& g) {
