@@ -131,16 +131,7 @@ void binary_prepare(OpContext& ctx) {
               "rank above " + std::to_string(kMaxBroadcastRank) + " not supported");
   std::vector<int32_t> out;
   if (!broadcast_shape(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()), out)) {
-    auto text = [](std::span<const int32_t> s) {
-      std::string t = "[";
-      for (size_t i = 0; i < s.size(); ++i) {
-        if (i) t += ',';
-        t += std::to_string(s[i]);
-      }
-      t += ']';
-      return t;
-    };
-    ctx.fail(BATON_INVALID_ARGUMENT, "shapes " + text(sa) + " and " + text(sb) + " do not broadcast");
+    ctx.fail(BATON_INVALID_ARGUMENT, "shapes " + shape_text(sa) + " and " + shape_text(sb) + " do not broadcast");
   }
   const BroadcastPlan plan =
       plan_broadcast(sa.data(), static_cast<int>(sa.size()), sb.data(), static_cast<int>(sb.size()));

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "baton/plugin_kit.hpp"
 
 namespace baton::kit {
 
@@ -91,15 +92,7 @@ struct ActQuant {
 };
 
 // A shape as messages show it: [1,224,224,3].
-inline std::string shape_text(std::span<const int32_t> s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) t += ',';
-    t += std::to_string(s[i]);
-  }
-  t += ']';
-  return t;
-}
+inline std::string shape_text(std::span<const int32_t> s) { return dims_text(s); }
 
 // A node seen through the host table. `pack` names the pack in messages ("... not supported by the
 // builtin pack"). Every accessor that can fail throws OpError.
