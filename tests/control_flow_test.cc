@@ -252,22 +252,32 @@ TEST(ControlFlow, PlanNamesAComposite) {
 // An op pack that claims the composite by its name (tests/plugins/test_pack.c declares
 // "baton.test_square_plus") runs it on its kernel, which sees the composite's name and attributes,
 // instead of the decomposition: the placement and the plan say so, and the outputs are LiteRT's.
+// The composite case run once in an environment of the builtin pack and `plugins` (and `config`): its
+// outputs must be LiteRT's. Returns the interpreter for the caller's placement checks.
+std::unique_ptr<Interpreter> run_composite_case(const TempDir& plugins, const std::string& config = "") {
+  auto env = isolated_environment({BUILTIN_PACK_DIR, plugins.path()}, config);
+  EXPECT_TRUE(env) << env.error();
+  if (!env) return nullptr;
+  auto model = load_model_file(case_dir("composite_one_input") + "model.tflite");
+  EXPECT_TRUE(model) << model.error();
+  if (!model) return nullptr;
+  auto made = Interpreter::create(env.value(), model.value());
+  EXPECT_TRUE(made) << made.error();
+  if (!made) return nullptr;
+  feed(*made.value(), "composite_one_input");
+  Status s = made.value()->invoke();
+  EXPECT_TRUE(s) << s.message();
+  if (s) expect_outputs_match(*made.value(), "composite_one_input");
+  return std::move(made.value());
+}
+
 TEST(ControlFlow, AnOpPackClaimsACompositeByName) {
   TempDir plugins;
   plugins.add_plugin("testpack");
-  auto env = isolated_environment({BUILTIN_PACK_DIR, plugins.path()});
-  ASSERT_TRUE(env) << env.error();
-  auto model = load_model_file(case_dir("composite_one_input") + "model.tflite");
-  ASSERT_TRUE(model) << model.error();
-  auto made = Interpreter::create(env.value(), model.value());
-  ASSERT_TRUE(made) << made.error();
-  Interpreter& in = *made.value();
-  EXPECT_EQ(in.placement(0).kind, "op-pack");
-  EXPECT_EQ(in.placement(0).plugin, "testpack");
-  feed(in, "composite_one_input");
-  Status s = in.invoke();
-  ASSERT_TRUE(s) << s.message();
-  expect_outputs_match(in, "composite_one_input");
+  std::unique_ptr<Interpreter> in = run_composite_case(plugins);
+  ASSERT_TRUE(in);
+  EXPECT_EQ(in->placement(0).kind, "op-pack");
+  EXPECT_EQ(in->placement(0).plugin, "testpack");
   const std::string plan = command_output(std::string(BATON_EXE) + " plan " + case_dir("composite_one_input") +
                                           "model.tflite --no-delegates --plugin-dir " + BUILTIN_PACK_DIR +
                                           " --plugin-dir " + plugins.path() + " --config " + empty_config());
@@ -275,8 +285,8 @@ TEST(ControlFlow, AnOpPackClaimsACompositeByName) {
 }
 
 // A delegate that declares the composite by its name (ABI 1.11; tests/plugins/test_delegate.c, as
-// deleg-a, with ops = baton.test_square_plus) takes the node into its partition and runs the operation fused; the plan
-// says so. When its partition fails to prepare, the node goes back to its decomposition, which the
+// deleg-a, with ops = baton.test_square_plus) takes the node into its partition and runs the operation
+// fused; the plan says so. When its partition fails to prepare, the node goes back to its decomposition, which the
 // runtime runs: the outputs are LiteRT's either way.
 TEST(ControlFlow, ADelegateClaimsACompositeByNameAndFallsBackToItsDecomposition) {
   for (const std::string fail : {"none", "prepare"}) {
@@ -285,17 +295,9 @@ TEST(ControlFlow, ADelegateClaimsACompositeByNameAndFallsBackToItsDecomposition)
     plugins.add_plugin("deleg_a");
     conf.write("baton.conf", "delegates = deleg-a\n[plugin.deleg-a]\nops = baton.test_square_plus\nfail = " +
                                  fail + "\n");
-    auto env = isolated_environment({BUILTIN_PACK_DIR, plugins.path()}, conf.file("baton.conf"));
-    ASSERT_TRUE(env) << env.error();
-    auto model = load_model_file(case_dir("composite_one_input") + "model.tflite");
-    ASSERT_TRUE(model) << model.error();
-    auto made = Interpreter::create(env.value(), model.value());
-    ASSERT_TRUE(made) << made.error();
-    Interpreter& in = *made.value();
-    feed(in, "composite_one_input");
-    Status s = in.invoke();
-    ASSERT_TRUE(s) << s.message();
-    expect_outputs_match(in, "composite_one_input");
+    std::unique_ptr<Interpreter> made = run_composite_case(plugins, conf.file("baton.conf"));
+    ASSERT_TRUE(made);
+    Interpreter& in = *made;
     if (fail == "none") {
       EXPECT_EQ(in.placement(0).kind, "delegate");
       EXPECT_EQ(in.placement(0).plugin, "deleg-a");
