@@ -168,7 +168,7 @@ print(\"python3: import baton and a model: OK\")
 "' || fail "the Python module does not import or run in the new root"
 
 if [ -z "$notflite" ]; then
-  in_root 'ls /usr/lib/*/baton/tflite-compat/libtensorflowlite_c.so >/dev/null && ! ldconfig -p | grep -q libtensorflowlite_c' ||
+  in_root 'ls /usr/lib/*/baton/tflite-compat/libtensorflowlite_c.so >/dev/null && ! ldconfig -p | grep libtensorflowlite_c >/dev/null' ||
     fail "libtensorflowlite_c.so is missing from its folder or on the loader's path"
 fi
 
@@ -206,8 +206,11 @@ for package in baton-plugin-vendor-ops baton-plugin-vendor-delegate; do
   [ -n "$deb" ] || fail "the templates built no $package package"
   depends=$(dpkg-deb -f "$deb" Depends)
   grep -qw 'baton-abi-1' <<< "$depends" || fail "$package does not depend on baton-abi-1: $depends"
-  dpkg-deb -c "$deb" | grep -q ' \./usr/lib/[^/]*/baton/plugins-1/vendor_[a-z]*\.so$' ||
-    fail "$package does not install into /usr/lib/<triplet>/baton/plugins-1: $(dpkg-deb -c "$deb")"
+  # Read whole first: grep -q stops at the first match, and under pipefail the writer's SIGPIPE would
+  # fail the check.
+  contents=$(dpkg-deb -c "$deb")
+  grep -q ' \./usr/lib/[^/]*/baton/plugins-1/vendor_[a-z]*\.so$' <<< "$contents" ||
+    fail "$package does not install into /usr/lib/<triplet>/baton/plugins-1: $contents"
 done
 in_root 'apt-get install -y -qq --no-install-recommends /tmp/vendor/*.deb >/dev/null 2>/tmp/apt.err || { cat /tmp/apt.err >&2; exit 1; }' ||
   fail "apt cannot install the templates' packages"

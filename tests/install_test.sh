@@ -97,8 +97,9 @@ listed=$("$baton" plugins --plugin-dir "$vendor_plugins" --json)
 grep -q '"name":"vendor-ops"' <<< "$listed" && grep -q '"name":"vendor-delegate"' <<< "$listed" ||
   fail "baton plugins does not list the templates' plugins: $listed"
 
-"$baton" plan "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates | grep -q 'LEAKY_RELU v1 *vendor-ops (op pack)' ||
-  fail "the template op pack does not run LEAKY_RELU: $("$baton" plan "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates)"
+vendor_plan=$("$baton" plan "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates)
+grep -q 'LEAKY_RELU v1 *vendor-ops (op pack)' <<< "$vendor_plan" ||
+  fail "the template op pack does not run LEAKY_RELU: $vendor_plan"
 "$baton" run "$case_dir/model.tflite" --plugin-dir "$vendor_plugins" --no-delegates --input "$case_dir/in_0.npy" \
   --output-dir "$tmp/vendor-ops-out" >/dev/null || fail "baton run with the template op pack failed"
 [ "$(floats "$tmp/vendor-ops-out/out_0.npy")" = "$(floats "$case_dir/out_0.npy")" ] ||
