@@ -73,7 +73,9 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
   // The inputs are written once: a run leaves them intact (the arena never places a tensor over a model
   // input), and the timed part is invoke alone, as in TFLite's benchmark tools, so the figures compare like
   // with like. A run returns the milliseconds invoke took, or -1 on failure.
-  for (size_t i = 0; i < interp.input_count(); ++i) std::memcpy(interp.input(i).data, inputs[i].data(), inputs[i].size());
+  for (size_t i = 0; i < interp.input_count(); ++i) {
+    if (!inputs[i].empty()) std::memcpy(interp.input(i).data, inputs[i].data(), inputs[i].size());
+  }
   // Ctrl-C cancels the running invoke and ends the benchmark (exit 130); -2 says so.
   CancelOnInterrupt on_interrupt(interp);
   auto run = [&]() -> double {

@@ -182,7 +182,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
         }
         continue;
       }
-      std::memcpy(t.data, arrays[i].data.data(), t.bytes);
+      if (t.bytes) std::memcpy(t.data, arrays[i].data.data(), t.bytes);
     }
     const auto a = std::chrono::steady_clock::now();
     CancelOnInterrupt on_interrupt(interp);  // Ctrl-C cancels the invoke: exit 130, no outputs written
