@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -347,6 +348,15 @@ TEST(Isolation, TheCApiIsolatesByName) {
   std::vector<float> out(6);
   EXPECT_EQ(baton_interpreter_get_output(interp, 0, out.data(), sizeof(float) * 6), BATON_OK);
   EXPECT_EQ(out, expected());
+  // The environment counts the child's death against crashdeleg (a server's metrics read it), and only
+  // against it: the builtin pack ran in this process.
+  std::map<std::string, uint64_t> deaths;
+  for (int32_t i = 0; i < baton_environment_plugin_count(env); ++i) {
+    deaths[baton_environment_plugin_name(env, i)] = baton_environment_plugin_deaths(env, i);
+  }
+  EXPECT_EQ(deaths, (std::map<std::string, uint64_t>{{"builtin", 0}, {"crashdeleg", 1}}));
+  EXPECT_EQ(baton_environment_plugin_name(env, baton_environment_plugin_count(env)), nullptr);
+  EXPECT_EQ(baton_environment_plugin_deaths(env, -1), 0u);
   baton_interpreter_destroy(interp);
   baton_environment_destroy(env);
   if (saved.empty()) {

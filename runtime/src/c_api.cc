@@ -95,6 +95,28 @@ baton_environment* baton_environment_create(const baton_environment_options* opt
 
 void baton_environment_destroy(baton_environment* env) { delete env; }
 
+const char* baton_config_file(const char* config_path) {
+  thread_local std::string found;
+  auto path = baton::find_config_file(config_path ? config_path : "");
+  if (!path) return fail<const char>(path.status().message());
+  found = path.value().value_or("");
+  return found.c_str();
+}
+
+int32_t baton_environment_plugin_count(const baton_environment* env) {
+  return env ? static_cast<int32_t>(env->env->registry().plugins().size()) : 0;
+}
+
+const char* baton_environment_plugin_name(const baton_environment* env, int32_t i) {
+  if (!env || i < 0 || i >= baton_environment_plugin_count(env)) return nullptr;
+  return env->env->registry().plugins()[static_cast<size_t>(i)]->name.c_str();
+}
+
+uint64_t baton_environment_plugin_deaths(const baton_environment* env, int32_t i) {
+  const char* name = baton_environment_plugin_name(env, i);
+  return name ? env->env->plugin_deaths(name) : 0;
+}
+
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path) {
   if (!env || !path) return fail<baton_interpreter>("baton_interpreter_create_from_file: null argument");
   try {

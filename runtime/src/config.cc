@@ -53,9 +53,9 @@ Status scan_lines(const std::string& path, const std::string& text, std::vector<
         return Status::error(path + ":" + std::to_string(line) + ": malformed section header '" + s + "'");
       }
       section = trim(s.substr(1, s.size() - 2));
-      if (section != "baton" && section.rfind("plugin.", 0) != 0) {
+      if (section != "baton" && section != "serve" && section.rfind("plugin.", 0) != 0) {
         return Status::error(path + ":" + std::to_string(line) + ": unknown section [" + section +
-                             "] (expected [baton] or [plugin.NAME])");
+                             "] (expected [baton], [serve] or [plugin.NAME])");
       }
       if (section.rfind("plugin.", 0) == 0 && section.size() == 7) {
         return Status::error(path + ":" + std::to_string(line) + ": section [plugin.] names no plugin");
@@ -163,6 +163,7 @@ Expected<Config> load_config(const std::string& path) {
     const KeyLine& kl = keys[i];
     const std::string value = opt.value.empty() ? std::string() : trim(opt.value.front());
     const std::string at = path + ":" + std::to_string(kl.line) + ": ";
+    if (kl.section == "serve") continue;  // baton serve's keys: the server reads and checks them
     if (kl.section.rfind("plugin.", 0) == 0) {
       const std::string plugin = kl.section.substr(7);
       PluginSection& section = config.plugins[plugin];

@@ -211,4 +211,15 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   return env;
 }
 
+void Environment::count_plugin_death(const std::string& plugin) const {
+  std::lock_guard lock(deaths_mutex_);
+  ++deaths_[plugin];
+}
+
+uint64_t Environment::plugin_deaths(const std::string& plugin) const {
+  std::lock_guard lock(deaths_mutex_);
+  const auto it = deaths_.find(plugin);
+  return it == deaths_.end() ? 0 : it->second;
+}
+
 }  // namespace baton

@@ -6,7 +6,9 @@
 // the chain's delegates are created.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +74,10 @@ class Environment {
   // shared memory a plugin's child process maps when shares_memory(), else on the heap. Null when none
   // can be had. The stages take their memory here and never ask where it comes from.
   std::shared_ptr<uint8_t> allocate(size_t bytes) const;
+  // Deaths of isolated plugins' child processes (a crash, a hang past its timeout) met by this
+  // environment's interpreters; the process lived on. By plugin name; safe from any thread.
+  void count_plugin_death(const std::string& plugin) const;
+  uint64_t plugin_deaths(const std::string& plugin) const;
 
  private:
   Config config_;
@@ -83,6 +89,8 @@ class Environment {
   int threads_ = 0;
   LoadLimits limits_;
   std::string journal_dir_;
+  mutable std::mutex deaths_mutex_;
+  mutable std::map<std::string, uint64_t> deaths_;
 };
 
 // The plugin folders that are searched when nothing else is configured.

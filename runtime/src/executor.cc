@@ -153,7 +153,7 @@ Status Subgraph::invoke() {
       // An op pack failing the first run of a stateless model hands the node to the next pack that
       // declares the op, and the run is repeated.
       Node& node = *step.node;
-      LoadedPlugin* next = rerun_allowed ? next_op_pack(node) : nullptr;
+      LoadedPlugin* next = rerun_allowed || may_rerun_after(*node.plugin) ? next_op_pack(node) : nullptr;
       if (!next) {
         return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name +
                              ": invoke failed: " + why);
@@ -164,7 +164,7 @@ Status Subgraph::invoke() {
     }
     if (!failed && !needs_rerun) break;
     if (failed) {
-      if (!rerun_allowed) {
+      if (!rerun_allowed && !may_rerun_after(*failed->plugin)) {
         return Status::error(source() + ": " + failed->plugin->name + " partition " +
                              std::to_string(failed->id) + ": invoke failed: " + failure);
       }

@@ -5,7 +5,10 @@
 //  - an op pack that fails to prepare a node, or fails its first run, hands the node to the next op pack
 //    that declares the op and version;
 //  - a failed first run is repeated from the same inputs, once the plan changed, unless the model has
-//    state (variables, random ops): its state moved, so the failure is the run's.
+//    state (variables, random ops): its state moved, so the failure is the run's;
+//  - a plugin isolated in a process of its own that fails a later run (its process died or hung, or was
+//    lost with an earlier death) is given up like a first run's: isolation is there so that a crash costs
+//    a fallback, never the request. An isolated delegate that fails a run loses all its partitions at once.
 // Every fallback is logged as a warning and recorded (fallbacks()), for `baton plan` and the tests.
 #include <algorithm>
 
@@ -31,8 +34,20 @@ Status Subgraph::prepare_with_fallback() {
 
 bool Subgraph::may_rerun_first_invoke() const { return !invoked_ && !state_.stateful; }
 
+bool Subgraph::may_rerun_after(const LoadedPlugin& plugin) const {
+  return may_rerun_first_invoke() || (!state_.stateful && plugin.isolated);
+}
+
 Status Subgraph::give_up_partition(Partition& p, const std::string& stage, const std::string& reason) {
-  lose_partition(p, stage, reason);
+  if (p.plugin->isolated && stage == "invoke") {
+    const LoadedPlugin* plugin = p.plugin;
+    for (const auto& other : partitions_) {
+      if (other->plugin != plugin) continue;
+      lose_partition(*other, stage, other.get() == &p ? reason : "its process failed in partition " + std::to_string(p.id));
+    }
+  } else {
+    lose_partition(p, stage, reason);
+  }
   if (Status s = partition(); !s) return s;
   return check_runnable();
 }

@@ -93,6 +93,7 @@ Status Interpreter::invoke() {
 void Interpreter::record_child_deaths() {
   for (const isolation::ChildDeath& d : isolation::take_child_deaths()) {
     state_.journal->child_died(d.plugin, d.stage);
+    state_.env->count_plugin_death(d.plugin);
   }
 }
 

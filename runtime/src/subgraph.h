@@ -185,7 +185,13 @@ class Subgraph {
   void release_kernel(Node& node);
   // fallback.cc
   bool may_rerun_first_invoke() const;
+  // Whether a run that failed in `plugin` is repeated without it: on the first run of a stateless model,
+  // and on any run of one when the plugin runs in a process of its own (its process died, or the work
+  // it held went with an earlier death).
+  bool may_rerun_after(const LoadedPlugin& plugin) const;
   // A delegate gave up partition `p` at `stage`: it loses its nodes and the graph is partitioned again.
+  // An isolated delegate failing a run loses every partition it has here: what it prepared for them lived
+  // in the same process.
   Status give_up_partition(Partition& p, const std::string& stage, const std::string& reason);
   void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
   LoadedPlugin* next_op_pack(const Node& node) const;

@@ -58,9 +58,26 @@ typedef struct baton_environment_options {
  * call on this thread. */
 const char* baton_last_error(void);
 
+/* The config file an environment created with this config_path would read: config_path itself (NULL or
+ * "": none given), else $BATON_CONFIG, else $XDG_CONFIG_HOME/baton/baton.conf, else
+ * /etc/baton/baton.conf; "" when there is none. NULL when config_path or $BATON_CONFIG names a file that
+ * does not exist (baton_last_error() says which). Borrowed until the next call on this thread. For
+ * programs that keep keys of their own in it (baton serve's [serve] section). */
+const char* baton_config_file(const char* config_path);
+
 /* options may be NULL for all defaults. */
 baton_environment* baton_environment_create(const baton_environment_options* options);
 void baton_environment_destroy(baton_environment* env);
+
+/* The plugins the environment loaded (delegates and op packs, each once, in the order they were
+ * found), and how many times each one's own process died or was killed (a crash, a hang past its
+ * timeout) under the environment's interpreters since the environment was created, for a server's
+ * metrics. Only a plugin run in a process of its own (isolate) can die and leave the application
+ * running, so the others count 0. Thread-safe. The name is borrowed for the environment's lifetime;
+ * NULL (and 0 deaths) when i is out of range. */
+int32_t baton_environment_plugin_count(const baton_environment* env);
+const char* baton_environment_plugin_name(const baton_environment* env, int32_t i);
+uint64_t baton_environment_plugin_deaths(const baton_environment* env, int32_t i);
 
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path);
 /* Runs the subgraph of the model's signature `signature_key` instead of subgraph 0; its inputs and
