@@ -216,6 +216,30 @@ TEST(Isolation, AKilledChildIsReplacedForTheNextInterpreter) {
   EXPECT_NE(p->isolated->pid(), first);
 }
 
+// A death under a later run of a stateless model costs that run a fallback, not its answer: the run is
+// repeated on the op packs, the interpreter keeps that plan, and the environment counts the death.
+TEST(Isolation, ADeathInALaterRunFallsBackAndTheRunIsAnswered) {
+  Rig s;
+  s.start("crashdeleg", "fail = segv-invoke\nfail-every = 2\n");  // the child dies at its second invoke
+  ASSERT_TRUE(s.env);
+  auto model = load_model_buffer(add_mul_model(), "add_mul.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(s.env, model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  for (int run = 0; run < 3; ++run) {
+    std::memcpy(in.input(0).data, kX.data(), sizeof(float) * kX.size());
+    std::memcpy(in.input(1).data, kY.data(), sizeof(float) * kY.size());
+    const Status st = in.invoke();
+    ASSERT_TRUE(st) << "run " << run << ": " << st.message();
+    const auto* out = reinterpret_cast<const float*>(in.output(0).data);
+    EXPECT_EQ(std::vector<float>(out, out + 6), expected()) << "run " << run;
+    EXPECT_EQ(in.placement(0).plugin, run == 0 ? "crashdeleg" : "builtin") << "run " << run;
+  }
+  EXPECT_TRUE(s.logged("delegate crashdeleg lost partition 0 (2 nodes) at invoke")) << s.all_lines();
+  EXPECT_EQ(s.env->plugin_deaths("crashdeleg"), 1u);
+}
+
 TEST(Isolation, RepeatedDeathsOnAModelQuarantineThePlugin) {
   Rig s;
   s.start("crashdeleg", "fail = segv-invoke\n");
