@@ -26,6 +26,18 @@ grpc::Status to_grpc(const Status& s) {
   return {grpc::StatusCode::INTERNAL, s.message};
 }
 
+Code from_grpc(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK: return Code::kOk;
+    case grpc::StatusCode::INVALID_ARGUMENT: return Code::kInvalidArgument;
+    case grpc::StatusCode::NOT_FOUND: return Code::kNotFound;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return Code::kTooLarge;
+    case grpc::StatusCode::UNAVAILABLE: return Code::kUnavailable;
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return Code::kDeadlineExceeded;
+    default: return Code::kInternal;
+  }
+}
+
 Status invalid(std::string message) { return Status::error(Code::kInvalidArgument, std::move(message)); }
 
 template <typename To, typename Repeated>
@@ -140,8 +152,8 @@ class Service final : public inference::GRPCInferenceService::Service {
 
   grpc::Status ModelReady(grpc::ServerContext*, const inference::ModelReadyRequest* req,
                           inference::ModelReadyResponse* res) override {
-    ModelVersion* mv = nullptr;
-    const Status s = service_.find(req->name(), req->version(), &mv);
+    FoundVersion found;
+    const Status s = service_.find(req->name(), req->version(), &found);
     if (!s.ok()) return to_grpc(s);
     res->set_ready(service_.ready());
     return grpc::Status::OK;
@@ -157,32 +169,40 @@ class Service final : public inference::GRPCInferenceService::Service {
 
   grpc::Status ModelMetadata(grpc::ServerContext*, const inference::ModelMetadataRequest* req,
                              inference::ModelMetadataResponse* res) override {
-    ModelVersion* mv = nullptr;
-    const Status s = service_.find(req->name(), req->version(), &mv);
+    FoundVersion found;
+    const Status s = service_.find(req->name(), req->version(), &found);
     if (!s.ok()) return to_grpc(s);
-    const ServedModel& model = service_.models().at(req->name());
-    res->set_name(model.name);
-    for (const auto& [v, served] : model.versions) res->add_versions(std::to_string(v));
+    res->set_name(found.model->name);
+    for (const auto& [v, served] : found.model->versions) res->add_versions(std::to_string(v));
     res->set_platform("tensorflow_lite");
-    set_metadata(mv->inputs(), res->mutable_inputs());
-    set_metadata(mv->outputs(), res->mutable_outputs());
+    set_metadata(found.version->inputs(), res->mutable_inputs());
+    set_metadata(found.version->outputs(), res->mutable_outputs());
     return grpc::Status::OK;
   }
 
   grpc::Status ModelInfer(grpc::ServerContext* context, const inference::ModelInferRequest* req,
                           inference::ModelInferResponse* res) override {
+    const Clock::time_point received = Clock::now();
+    bool reached_model = false;  // from then on the model logs the request
+    grpc::Status status;
     try {
-      return infer(context, req, res);
+      status = infer(context, req, res, &reached_model);
     } catch (const std::exception& e) {
-      return {grpc::StatusCode::INTERNAL, e.what()};
+      status = {grpc::StatusCode::INTERNAL, e.what()};
     }
+    if (!status.ok() && !reached_model) {
+      service_.log().record(req->id(), req->model_name(), req->model_version(),
+                            Status::error(from_grpc(status.error_code()), status.error_message()),
+                            std::chrono::duration<double>(Clock::now() - received).count());
+    }
+    return status;
   }
 
  private:
   grpc::Status infer(grpc::ServerContext* context, const inference::ModelInferRequest* req,
-                     inference::ModelInferResponse* res) {
-    ModelVersion* mv = nullptr;
-    Status s = service_.find(req->model_name(), req->model_version(), &mv);
+                     inference::ModelInferResponse* res, bool* reached_model) {
+    FoundVersion found;
+    Status s = service_.find(req->model_name(), req->model_version(), &found);
     if (!s.ok()) return to_grpc(s);
     InferRequest request;
     request.model = req->model_name();
@@ -228,7 +248,8 @@ class Service final : public inference::GRPCInferenceService::Service {
     if (!service_.begin_request()) return to_grpc(Status::error(Code::kUnavailable, "the server is shutting down"));
     std::promise<InferResult> promise;
     std::future<InferResult> future = promise.get_future();
-    s = mv->submit(std::move(request), [&promise](InferResult result) { promise.set_value(std::move(result)); });
+    *reached_model = true;
+    s = found.version->submit(std::move(request), [&promise](InferResult result) { promise.set_value(std::move(result)); });
     if (!s.ok()) {
       service_.end_request();
       return to_grpc(s);

@@ -2,6 +2,12 @@
 // Open Inference Protocol (KServe v2), REST and gRPC. See --help, and docs/manual.md's "Serving" section.
 #include <signal.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -36,10 +42,92 @@ void print_help(const po::options_description& options) {
       "the queue full is refused at once (HTTP 503, gRPC UNAVAILABLE), one not done by its deadline fails\n"
       "(HTTP 504, gRPC DEADLINE_EXCEEDED). A bad request gets 400 / INVALID_ARGUMENT, an unknown model or\n"
       "version 404 / NOT_FOUND, a body over --max-body-bytes 413 before it is read.\n"
-      "SIGTERM or SIGINT: stop listening, answer the requests in flight, exit 0.\n\n",
+      "SIGTERM or SIGINT: stop listening, answer the requests in flight, exit 0.\n"
+      "SIGHUP (or every --repository-poll-secs): read the repository again; load the versions and models that\n"
+      "appeared (a model whose config.ini changed, anew), unload those that went once they have answered what\n"
+      "they were given. A version's model.tflite is read once: to change a model, add a version.\n"
+      "A line on stderr for each request that fails (and, with --log-requests, for each request), naming\n"
+      "it by the server's number and the client's id.\n"
+      "The options above from --model-repository to --log-requests may also be keys of a [serve] section in\n"
+      "baton's config file (--config, else $BATON_CONFIG, $XDG_CONFIG_HOME/baton/baton.conf,\n"
+      "/etc/baton/baton.conf); the command line wins.\n\n",
       kUsage);
   std::cout << options << "\n";
   std::printf("Exit status: 0 after a clean shutdown, 1 when a model or port cannot be used, 2 usage error.\n");
+}
+
+// The keys of baton serve's [serve] section in baton's config file: the options of its own (not those of
+// plugins and delegates, which are the [baton] section's keys).
+constexpr const char* kServeKeys[] = {"model-repository", "host",        "http-port",      "grpc-port",
+                                      "threads",          "instances",   "queue",          "deadline-ms",
+                                      "max-body-bytes",   "http-threads", "drain-timeout-ms", "repository-poll-secs",
+                                      "log-requests"};
+
+// The [serve] section of `file` as command-line arguments, for the keys the command line did not give.
+// A relative model-repository is the config file's folder's. False with `error` naming the file, line
+// and key on an unknown key.
+bool serve_section_args(const std::string& file, const po::variables_map& given, std::vector<std::string>* args,
+                        std::string* error) {
+  std::ifstream in(file);
+  if (!in) {
+    *error = "config file " + file + ": cannot be read";
+    return false;
+  }
+  const auto trim = [](const std::string& t) {
+    const size_t b = t.find_first_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : t.substr(b, t.find_last_not_of(" \t\r") - b + 1);
+  };
+  std::string line, section;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string text = trim(line);
+    if (text.empty() || text[0] == '#') continue;
+    if (text[0] == '[') {
+      section = trim(text.substr(1, text.find(']') == std::string::npos ? std::string::npos : text.find(']') - 1));
+      continue;
+    }
+    if (section != "serve") continue;
+    const size_t eq = text.find('=');
+    const std::string key = trim(text.substr(0, eq)), value = eq == std::string::npos ? "" : trim(text.substr(eq + 1));
+    const std::string where = file + ":" + std::to_string(number) + ": ";
+    if (std::find(std::begin(kServeKeys), std::end(kServeKeys), key) == std::end(kServeKeys)) {
+      std::string known;
+      for (const char* k : kServeKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      *error = where + "unknown key '" + key + "' in [serve] (known: " + known +
+               "; plugins and delegates are set in [baton])";
+      return false;
+    }
+    if (eq == std::string::npos || value.empty()) {
+      *error = where + "key '" + key + "' in [serve] has no value";
+      return false;
+    }
+    if (given.count(key) && !given[key].defaulted()) continue;  // the command line wins
+    if (key == "log-requests") {
+      if (value == "true" || value == "yes" || value == "on" || value == "1") {
+        args->push_back("--" + key);
+      } else if (!(value == "false" || value == "no" || value == "off" || value == "0")) {
+        *error = where + "bad value '" + value + "' for key 'log-requests' in [serve]: expected true or false";
+        return false;
+      }
+      continue;
+    }
+    std::string v = value;
+    if (key == "model-repository" && !std::filesystem::path(v).is_absolute()) {
+      v = (std::filesystem::absolute(file).parent_path() / v).lexically_normal().string();
+    }
+    args->push_back("--" + key + "=" + v);
+  }
+  return true;
+}
+
+// The plan of each version of `served` that `before` (the model as it was, or null) did not have.
+void print_plans(const ServedModel& served, const ServedModel* before) {
+  for (const auto& [v, mv] : served.versions) {
+    if (before && before->versions.count(v) && before->versions.at(v) == mv) continue;
+    std::printf("baton serve: model %s version %lld: plan: %s\n", served.name.c_str(), static_cast<long long>(v),
+                mv->plan_summary().c_str());
+  }
 }
 
 }  // namespace
@@ -49,7 +137,7 @@ int main(int argc, char** argv) {
   RestOptions rest_options;
   GrpcOptions grpc_options;
   std::string repository;
-  int http_port = 8000, grpc_port = 8001, drain_ms = 30000;
+  int http_port = 8000, grpc_port = 8001, drain_ms = 30000, poll_secs = 0;
   std::vector<std::string> plugin_dirs, delegates, isolate;
 
   po::options_description options("options");
@@ -77,15 +165,36 @@ int main(int argc, char** argv) {
       ("no-delegates", "op packs only")
       ("isolate", po::value<std::vector<std::string>>(&isolate)->composing(),
        "run this plugin in a process of its own (repeatable; 'all': every plugin)")
+      ("repository-poll-secs", po::value<int>(&poll_secs)->default_value(0),
+       "read the repository again every this many seconds, as on SIGHUP; 0: only on SIGHUP")
+      ("log-requests", "a line on stderr for every request, not only for those that fail")
       ("verbose,v", "info messages on stderr")
       ("help,h", "show this help");
   po::variables_map vm;
+  std::string config_error;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    // The config file's [serve] keys fill what the command line did not give.
+    const std::string given = vm.count("config") ? vm["config"].as<std::string>() : "";
+    const char* config = baton_config_file(given.c_str());
+    if (!config) {
+      config_error = baton_last_error();
+    } else if (*config) {
+      std::vector<std::string> from_config;
+      if (!serve_section_args(config, vm, &from_config, &config_error)) {
+        std::fprintf(stderr, "baton serve: %s\n", config_error.c_str());
+        return kExitUsage;
+      }
+      po::store(po::command_line_parser(from_config).options(options).run(), vm);
+    }
     po::notify(vm);
   } catch (const po::error& e) {
     std::fprintf(stderr, "baton serve: %s\n%s (try baton serve --help)\n", e.what(), kUsage);
     return kExitUsage;
+  }
+  if (!config_error.empty() && !vm.count("help")) {
+    std::fprintf(stderr, "baton serve: %s\n", config_error.c_str());
+    return kExitError;
   }
   if (vm.count("help")) {
     print_help(options);
@@ -105,12 +214,14 @@ int main(int argc, char** argv) {
   if (service_options.deadline_ms < 0) return usage_error("--deadline-ms must be 0 or more");
   if (rest_options.threads < 1) return usage_error("--http-threads must be at least 1");
   if (drain_ms < 0) return usage_error("--drain-timeout-ms must be 0 or more");
+  if (poll_secs < 0) return usage_error("--repository-poll-secs must be 0 or more");
   service_options.repository = repository;
   service_options.plugin_dirs = plugin_dirs;
   service_options.delegates = delegates;
   service_options.isolate = isolate;
   service_options.no_delegates = vm.count("no-delegates") > 0;
   service_options.verbose = vm.count("verbose") > 0;
+  service_options.log_requests = vm.count("log-requests") > 0;
   grpc_options.host = rest_options.host;
   grpc_options.max_message_bytes = rest_options.max_body_bytes;
   rest_options.port = static_cast<uint16_t>(std::max(0, http_port));
@@ -121,6 +232,7 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
@@ -130,16 +242,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "baton serve: %s\n", error.c_str());
     return kExitError;
   }
-  for (const auto& [name, served] : service.models()) {
+  for (const auto& [name, served] : *service.models()) {
     std::string versions;
-    for (const auto& [v, mv] : served.versions) versions += (versions.empty() ? "" : ",") + std::to_string(v);
-    const PoolSettings& s = served.versions.rbegin()->second->settings();
+    for (const auto& [v, mv] : served->versions) versions += (versions.empty() ? "" : ",") + std::to_string(v);
+    const PoolSettings& s = served->versions.rbegin()->second->settings();
     std::printf("baton serve: model %s, versions %s: %d instances, queue %d, deadline %lld ms\n", name.c_str(),
                 versions.c_str(), s.instances, s.queue, static_cast<long long>(s.deadline_ms));
-    for (const auto& [v, mv] : served.versions) {
-      std::printf("baton serve: model %s version %lld: plan: %s\n", name.c_str(), static_cast<long long>(v),
-                  mv->plan_summary().c_str());
-    }
+    print_plans(*served, {});
   }
   std::unique_ptr<RestServer> rest;
   std::unique_ptr<GrpcServer> grpc;
@@ -162,8 +271,27 @@ int main(int argc, char** argv) {
   std::printf("baton serve: ready\n");
   std::fflush(stdout);
 
+  // SIGHUP and the poll reload the repository on this thread; SIGTERM or SIGINT ends the loop.
   int sig = 0;
-  sigwait(&stop_signals, &sig);
+  for (;;) {
+    if (poll_secs > 0) {
+      const timespec wait{poll_secs, 0};
+      sig = sigtimedwait(&stop_signals, nullptr, &wait);
+      if (sig < 0 && errno != EAGAIN) continue;  // EINTR
+    } else if (sigwait(&stop_signals, &sig) != 0) {
+      continue;
+    }
+    if (sig == SIGTERM || sig == SIGINT) break;
+    const auto before = service.models();
+    const std::vector<std::string> changes = service.reload();
+    if (sig == SIGHUP && changes.empty()) std::printf("baton serve: SIGHUP: the repository has not changed\n");
+    for (const std::string& line : changes) std::printf("baton serve: %s\n", line.c_str());
+    for (const auto& [name, served] : *service.models()) {
+      const auto old = before->find(name);
+      print_plans(*served, old == before->end() ? nullptr : old->second.get());
+    }
+    std::fflush(stdout);
+  }
   std::printf("baton serve: %s: draining requests in flight\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   std::fflush(stdout);
   const auto drain = std::chrono::milliseconds(drain_ms);

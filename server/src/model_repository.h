@@ -29,6 +29,8 @@ struct ModelSettings {
   bool has_delegates = false;
   std::vector<std::string> delegates;  // empty with has_delegates: none
   std::vector<std::string> isolate;
+
+  bool operator==(const ModelSettings&) const = default;
 };
 
 struct ModelVersionFiles {

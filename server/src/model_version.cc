@@ -45,13 +45,14 @@ std::string names_of(const std::vector<TensorSpec>& specs) {
 }  // namespace
 
 std::unique_ptr<ModelVersion> ModelVersion::load(baton_environment* env, DeadlineWatchdog* watchdog,
-                                                 const std::string& name, int64_t version, const std::string& path,
+                                                 const RequestLog* log, const std::string& name, int64_t version, const std::string& path,
                                                  const PoolSettings& settings, std::string* error) {
   std::unique_ptr<ModelVersion> m(new ModelVersion());
   m->name_ = name;
   m->version_ = version;
   m->settings_ = settings;
   m->watchdog_ = watchdog;
+  m->log_ = log;
   const std::string where = "model '" + name + "' version " + std::to_string(version) + " (" + path + ")";
   for (int k = 0; k < settings.instances; ++k) {
     baton_interpreter* interp = baton_interpreter_create_from_file(env, path.c_str());
@@ -93,9 +94,10 @@ ModelVersion::~ModelVersion() {
   for (auto& instance : instances_) baton_interpreter_destroy(instance->interp);
 }
 
-void ModelVersion::stop() {
+void ModelVersion::stop(const std::string& reason) {
   {
     std::lock_guard lock(mutex_);
+    if (!stopping_) stop_reason_ = reason;
     stopping_ = true;
   }
   ready_.notify_all();
@@ -180,19 +182,21 @@ Status ModelVersion::check(const InferRequest& request) const {
 }
 
 Status ModelVersion::submit(InferRequest request, Done done) {
+  const Clock::time_point now = Clock::now();
   metrics_.requests.fetch_add(1, std::memory_order_relaxed);
+  const std::string version = std::to_string(version_);
   Status status = check(request);
   if (!status.ok()) {
     metrics_.failures.fetch_add(1, std::memory_order_relaxed);
+    log_->record(request.id, name_, version, status, std::chrono::duration<double>(Clock::now() - now).count());
     return status;
   }
-  const Clock::time_point now = Clock::now();
   if (settings_.deadline_ms > 0) {
     request.deadline = std::min(request.deadline, now + std::chrono::milliseconds(settings_.deadline_ms));
   }
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) status = Status::error(Code::kUnavailable, "the server is shutting down");
+    if (stopping_) status = Status::error(Code::kUnavailable, stop_reason_);
     if (status.ok() && queue_.size() >= static_cast<size_t>(settings_.queue)) {
       metrics_.queue_full.fetch_add(1, std::memory_order_relaxed);
       status = Status::error(Code::kUnavailable, "model '" + name_ + "': the queue is full (" +
@@ -203,6 +207,7 @@ Status ModelVersion::submit(InferRequest request, Done done) {
   }
   if (!status.ok()) {
     metrics_.failures.fetch_add(1, std::memory_order_relaxed);
+    log_->record(request.id, name_, version, status, std::chrono::duration<double>(Clock::now() - now).count());
     return status;
   }
   ready_.notify_one();
@@ -233,7 +238,9 @@ void ModelVersion::work(Instance* instance) {
     result.model_version = std::to_string(version_);
     if (!result.status.ok()) metrics_.failures.fetch_add(1, std::memory_order_relaxed);
     if (result.status.code == Code::kDeadlineExceeded) metrics_.deadline_exceeded.fetch_add(1, std::memory_order_relaxed);
-    metrics_.observe_latency(std::chrono::duration<double>(Clock::now() - job.received).count());
+    const double seconds = std::chrono::duration<double>(Clock::now() - job.received).count();
+    metrics_.observe_latency(seconds);
+    log_->record(job.request.id, name_, result.model_version, result.status, seconds);
     try {
       job.done(std::move(result));
     } catch (...) {

@@ -17,6 +17,7 @@
 #include "deadline_watchdog.h"
 #include "inference_request.h"
 #include "model_metrics.h"
+#include "request_log.h"
 
 namespace baton::serve {
 
@@ -40,9 +41,9 @@ class ModelVersion {
   // Creates `settings.instances` interpreters of `path` in `env` and starts their workers; null with
   // `error` set when the model cannot be loaded or has a tensor the protocol cannot carry.
   static std::unique_ptr<ModelVersion> load(baton_environment* env, DeadlineWatchdog* watchdog,
-                                            const std::string& name, int64_t version, const std::string& path,
+                                            const RequestLog* log, const std::string& name, int64_t version, const std::string& path,
                                             const PoolSettings& settings, std::string* error);
-  ~ModelVersion();  // stop()s
+  ~ModelVersion();  // stop()s; never on one of its own workers
   ModelVersion(const ModelVersion&) = delete;
   ModelVersion& operator=(const ModelVersion&) = delete;
 
@@ -64,8 +65,8 @@ class ModelVersion {
   // full, stopped) is returned at once and `done` is not called. The request's deadline is the earlier
   // of its own and the model's.
   Status submit(InferRequest request, Done done);
-  // Runs what is queued, then joins the workers. Later submits are refused.
-  void stop();
+  // Runs what is queued, then joins the workers. Later submits are refused (UNAVAILABLE) with `reason`.
+  void stop(const std::string& reason = "the server is shutting down");
 
  private:
   struct Job {
@@ -89,6 +90,7 @@ class ModelVersion {
   PoolSettings settings_;
   std::string plan_summary_;
   DeadlineWatchdog* watchdog_ = nullptr;
+  const RequestLog* log_ = nullptr;
   std::vector<TensorSpec> inputs_, outputs_;
   std::vector<std::unique_ptr<Instance>> instances_;
   ModelMetrics metrics_;
@@ -97,6 +99,7 @@ class ModelVersion {
   std::condition_variable ready_;
   std::deque<Job> queue_;
   bool stopping_ = false;
+  std::string stop_reason_;
 };
 
 }  // namespace baton::serve

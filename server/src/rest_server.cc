@@ -68,20 +68,24 @@ std::vector<std::string> path_segments(std::string_view target) {
 std::string metrics_text(const InferenceService& service) {
   std::ostringstream o;
   o << "# HELP baton_requests_total Infer requests that reached a model.\n# TYPE baton_requests_total counter\n";
+  const std::shared_ptr<const Catalog> models = service.models();  // one snapshot for the whole page
   const auto each = [&](auto&& f) {
-    for (const auto& [name, served] : service.models()) {
-      for (const auto& [v, version] : served.versions) f(name, v, *version);
+    for (const auto& [name, served] : *models) {
+      for (const auto& [v, version] : served->versions) f(name, v, *version);
     }
   };
   // A label value as Prometheus' text format spells it: backslash, double quote and newline escaped (a
   // model is named by its folder, which may hold any of them).
-  const auto labels = [](const std::string& name, int64_t v) {
-    std::string escaped;
-    for (char c : name) {
-      if (c == '\\' || c == '"') escaped += '\\';
-      escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+  const auto escaped = [](const std::string& value) {
+    std::string out;
+    for (char c : value) {
+      if (c == '\\' || c == '"') out += '\\';
+      out += c == '\n' ? std::string("\\n") : std::string(1, c);
     }
-    return "model=\"" + escaped + "\",version=\"" + std::to_string(v) + "\"";
+    return out;
+  };
+  const auto labels = [&](const std::string& name, int64_t v) {
+    return "model=\"" + escaped(name) + "\",version=\"" + std::to_string(v) + "\"";
   };
   each([&](const std::string& n, int64_t v, ModelVersion& m) {
     o << "baton_requests_total{" << labels(n, v) << "} " << m.metrics().requests.load() << "\n";
@@ -115,6 +119,11 @@ std::string metrics_text(const InferenceService& service) {
     o << "baton_request_duration_seconds_sum{" << labels(n, v) << "} " << mm.latency_sum_ns.load() / 1e9 << "\n";
     o << "baton_request_duration_seconds_count{" << labels(n, v) << "} " << count << "\n";
   });
+  o << "# HELP baton_plugin_deaths_total Deaths of an isolated plugin's process (a crash, a hang past its timeout) "
+       "that the server lived through.\n# TYPE baton_plugin_deaths_total counter\n";
+  for (const auto& [plugin, deaths] : service.plugin_deaths()) {
+    o << "baton_plugin_deaths_total{plugin=\"" << escaped(plugin) << "\"} " << deaths << "\n";
+  }
   return o.str();
 }
 
@@ -228,13 +237,13 @@ class Session : public std::enable_shared_from_this<Session> {
       const std::string action = p.size() == rest ? "" : p.size() == rest + 1 ? p[rest] : "?";
       if (action == "" || action == "ready") {
         if (!get) return method_not_allowed("GET");
-        ModelVersion* mv = nullptr;
-        Status s = service_.find(model, version, &mv);
+        FoundVersion found;
+        Status s = service_.find(model, version, &found);
         if (!s.ok()) return reply(s);
         if (action == "ready") {
           return reply_text(service_.ready() ? http::status::ok : http::status::service_unavailable, "", "application/json");
         }
-        return reply_text(http::status::ok, encode_model_metadata(service_.models().at(model), *mv), "application/json");
+        return reply_text(http::status::ok, encode_model_metadata(*found.model, *found.version), "application/json");
       }
       if (action == "infer") {
         if (!post) return method_not_allowed("POST");
@@ -245,9 +254,14 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void infer(http::request<http::string_body> req, const std::string& model, const std::string& version) {
-    ModelVersion* mv = nullptr;
-    Status s = service_.find(model, version, &mv);
-    if (!s.ok()) return reply(s);
+    const Clock::time_point received = Clock::now();
+    const auto refuse = [&](const Status& s, const std::string& id) {
+      service_.log().record(id, model, version, s, std::chrono::duration<double>(Clock::now() - received).count());
+      reply(s);
+    };
+    FoundVersion found;
+    Status s = service_.find(model, version, &found);
+    if (!s.ok()) return refuse(s, "");
     auto request = std::make_shared<InferRequest>();
     request->model = model;
     request->version = version;
@@ -264,18 +278,18 @@ class Session : public std::enable_shared_from_this<Session> {
         used = 0;
       }
       if (used == 0 || used != v.size()) {
-        return reply(Status::error(Code::kInvalidArgument, "Inference-Header-Content-Length '" + v + "' is not a byte count"));
+        return refuse(Status::error(Code::kInvalidArgument, "Inference-Header-Content-Length '" + v + "' is not a byte count"), "");
       }
       json_size = static_cast<size_t>(n);
     }
     s = decode_infer_request(body, json_size, request.get(), encoding.get());
-    if (!s.ok()) return reply(s);
-    if (!service_.begin_request()) return reply(Status::error(Code::kUnavailable, "the server is shutting down"));
+    if (!s.ok()) return refuse(s, request->id);
+    if (!service_.begin_request()) return refuse(Status::error(Code::kUnavailable, "the server is shutting down"), request->id);
     // The inputs are moved into the job; the request's name, id and output list stay for the answer.
     InferRequest job = *request;
     request->inputs.clear();
     auto self = shared_from_this();
-    s = mv->submit(std::move(job), [self, request, encoding](InferResult result) {
+    s = found.version->submit(std::move(job), [self, request, encoding](InferResult result) {
       // On a model's worker: encode there, then write on this connection's I/O thread.
       auto res = std::make_shared<Response>();
       if (result.status.ok()) {

@@ -1,11 +1,13 @@
 // A plugin that dies on purpose, for the isolation tests: built as the delegate "crashdeleg" (claims float
 // ADD and MUL of equal shapes) and as the op pack "crashpack" (ADD v1-4 and MUL v1-5, float, equal shapes).
 // Its option `fail` says how and where: "none", or KIND-STAGE with KIND one of segv, abort, exit, hang
-// and STAGE one of init, prepare, invoke. Its library constructor appends "NAME opened in PID" to
+// and STAGE one of init, prepare, invoke; `fail-every` N: only at every Nth call of that stage in its
+// process (a plugin that crashes on one request in a hundred). Its library constructor appends "NAME opened in PID" to
 // $BATON_TEST_OPENED_MARKER, so a test can tell which process opened it.
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,12 +37,16 @@ __attribute__((constructor)) void note_opened() {
 
 struct State {
   std::string fail;
+  int64_t every = 1;
+  int64_t calls = 0;  // of the failing stage
 };
 
 void maybe_fail(void* plugin_state, const char* stage) {
-  const std::string& fail = static_cast<State*>(plugin_state)->fail;
+  State* state = static_cast<State*>(plugin_state);
+  const std::string& fail = state->fail;
   const size_t dash = fail.find('-');
   if (dash == std::string::npos || fail.substr(dash + 1) != stage) return;
+  if (++state->calls % state->every != 0) return;
   const std::string kind = fail.substr(0, dash);
   if (kind == "segv") {
     volatile int* null = nullptr;
@@ -55,7 +61,7 @@ void maybe_fail(void* plugin_state, const char* stage) {
 }
 
 baton_status create(const baton_plugin_host* host, void** state, baton_error*) {
-  *state = new State{api->option_string(host, "fail", "none")};
+  *state = new State{api->option_string(host, "fail", "none"), std::max<int64_t>(1, api->option_int(host, "fail-every", 1))};
   return BATON_OK;
 }
 void destroy(void* state) { delete static_cast<State*>(state); }
@@ -170,11 +176,12 @@ const baton_delegate_api* kDelegate = nullptr;
 const baton_option_decl options[] = {
     {sizeof(baton_option_decl), "fail", BATON_OPTION_STRING, "none",
      "how and where to die: none, or segv|abort|exit|hang - init|prepare|invoke"},
+    {sizeof(baton_option_decl), "fail-every", BATON_OPTION_INT, "1", "die at every Nth call of that stage only"},
 };
 
 const baton_plugin_desc desc = {
     sizeof(baton_plugin_desc), BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, kName, "1.0", kKind,
-    "dies on purpose", ops, sizeof ops / sizeof ops[0], options, 1, 0, create, destroy, kDelegate, nullptr, nullptr,
+    "dies on purpose", ops, sizeof ops / sizeof ops[0], options, 2, 0, create, destroy, kDelegate, nullptr, nullptr,
 };
 
 }  // namespace

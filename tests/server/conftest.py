@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -75,15 +76,19 @@ def make_repository(root, models):
 
 
 class Server:
-    """A running baton-serve: its process, ports and stdout lines."""
+    """A running baton-serve: its process, ports and stdout lines. Once it is ready, threads read its
+    stdout into `lines` and its stderr into `err_lines` as they come (so a full pipe never blocks it)."""
 
     def __init__(self, repository, tmp, extra=()):
+        """`repository` None: the repository and ports are not on the command line (a config file's)."""
         self.tmp = tmp
+        where = [] if repository is None else ["--model-repository", str(repository), "--http-port", "0",
+                                               "--grpc-port", "0"]
         self.proc = subprocess.Popen(
-            [SERVE_EXE, "--model-repository", str(repository), "--http-port", "0", "--grpc-port", "0",
-             "--threads", "1", *extra],
+            [SERVE_EXE, *where, "--threads", "1", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(tmp))
         self.lines = []
+        self.err_lines = []
         self.http_port = self.grpc_port = None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -99,12 +104,40 @@ class Server:
                 break
         assert self.http_port and self.grpc_port, self.lines
         self.base = f"http://127.0.0.1:{self.http_port}"
+        self._readers = [threading.Thread(target=self._read, args=(f, into), daemon=True)
+                         for f, into in ((self.proc.stdout, self.lines), (self.proc.stderr, self.err_lines))]
+        for t in self._readers:
+            t.start()
+
+    @staticmethod
+    def _read(stream, into):
+        for line in stream:
+            into.append(line.rstrip("\n"))
+
+    def wait_for_line(self, text, timeout=60, start=0, stream="out"):
+        """The first line from `start` on that holds `text`; fails after `timeout` seconds."""
+        lines = self.lines if stream == "out" else self.err_lines
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in lines[start:]:
+                if text in line:
+                    return line
+            if self.proc.poll() is not None and not any(t.is_alive() for t in self._readers):
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"no line with {text!r} in {lines[start:]}")
+
+    def wait(self, timeout=60):
+        """Waits for the process to end; its exit status, stdout and stderr (every line since it started)."""
+        self.proc.wait(timeout=timeout)
+        for t in self._readers:
+            t.join(timeout=timeout)
+        return self.proc.returncode, "\n".join(self.lines), "\n".join(self.err_lines)
 
     def terminate(self, timeout=60):
-        """SIGTERM; the exit status and the rest of stdout."""
+        """SIGTERM; the exit status, stdout and stderr."""
         self.proc.send_signal(signal.SIGTERM)
-        out, err = self.proc.communicate(timeout=timeout)
-        return self.proc.returncode, out, err
+        return self.wait(timeout)
 
     def rss_kib(self):
         for line in pathlib.Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():

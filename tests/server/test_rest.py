@@ -374,8 +374,8 @@ def test_sigterm_answers_requests_in_flight_and_exits_0(tmp_path):
             time.sleep(0.005)
         s.proc.send_signal(__import__("signal").SIGTERM)
         results = [f.result() for f in futures]
-    out, err = s.proc.communicate(timeout=60)
-    assert s.proc.returncode == 0, err
+    code, out, err = s.wait()
+    assert code == 0, err
     assert [r[0] for r in results] == [200] * 6, [r[2][:200] for r in results]
     assert "draining" in out and "stopped" in out
     with pytest.raises(OSError):
