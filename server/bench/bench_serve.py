@@ -21,13 +21,13 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def rest_caller(host, port, model, x, as_json):
+def rest_caller(host, port, model, name, x, as_json):
     if as_json:
-        body = json.dumps({"inputs": [{"name": "input", "shape": list(x.shape), "datatype": "FP32",
+        body = json.dumps({"inputs": [{"name": name, "shape": list(x.shape), "datatype": "FP32",
                                        "data": x.flatten().tolist()}]}).encode()
         headers = {"Content-Type": "application/json"}
     else:
-        header = json.dumps({"inputs": [{"name": "input", "shape": list(x.shape), "datatype": "FP32",
+        header = json.dumps({"inputs": [{"name": name, "shape": list(x.shape), "datatype": "FP32",
                                          "parameters": {"binary_data_size": x.nbytes}}],
                              "parameters": {"binary_data_output": True}}).encode()
         body = header + x.tobytes()
@@ -43,12 +43,12 @@ def rest_caller(host, port, model, x, as_json):
     return call
 
 
-def grpc_caller(host, port, model, x, pb, pbg):
+def grpc_caller(host, port, model, name, x, pb, pbg):
     import grpc
     channel = grpc.insecure_channel(f"{host}:{port}")
     stub = pbg.GRPCInferenceServiceStub(channel)
     req = pb.ModelInferRequest(model_name=model)
-    req.inputs.add(name="input", datatype="FP32", shape=list(x.shape))
+    req.inputs.add(name=name, datatype="FP32", shape=list(x.shape))
     req.raw_input_contents.append(x.tobytes())
     return lambda: stub.ModelInfer(req)
 
@@ -87,7 +87,8 @@ def main():
     p.add_argument("--http-port", type=int, default=8000)
     p.add_argument("--grpc-port", type=int, default=8001)
     p.add_argument("--model", required=True)
-    p.add_argument("--input-shape", required=True, help="e.g. 1,192,192,3 (one FP32 input named 'input')")
+    p.add_argument("--input-shape", required=True, help="e.g. 1,192,192,3 (the model's one FP32 input)")
+    p.add_argument("--input-name", default="input", help="the input's name (default: input)")
     p.add_argument("--clients", default="1,2,4")
     p.add_argument("--seconds", type=float, default=10)
     p.add_argument("--protocols", default="rest,rest-json,grpc")
@@ -100,9 +101,9 @@ def main():
     import grpc_service_pb2 as pb
     import grpc_service_pb2_grpc as pbg
     makers = {
-        "rest": lambda: rest_caller(a.host, a.http_port, a.model, x, False),
-        "rest-json": lambda: rest_caller(a.host, a.http_port, a.model, x, True),
-        "grpc": lambda: grpc_caller(a.host, a.grpc_port, a.model, x, pb, pbg),
+        "rest": lambda: rest_caller(a.host, a.http_port, a.model, a.input_name, x, False),
+        "rest-json": lambda: rest_caller(a.host, a.http_port, a.model, a.input_name, x, True),
+        "grpc": lambda: grpc_caller(a.host, a.grpc_port, a.model, a.input_name, x, pb, pbg),
     }
     print(f"{'protocol':10} {'clients':>7} {'inf/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'failed':>6}")
     for proto in a.protocols.split(","):

@@ -76,6 +76,8 @@ std::shared_ptr<ModelVersion> InferenceService::load_version(const RepositoryMod
                                             : std::max(1, usable_cpus() / std::max(1, threads));
   pool.queue = m.settings.queue > 0 ? m.settings.queue : options_.queue;
   pool.deadline_ms = m.settings.deadline_ms >= 0 ? m.settings.deadline_ms : options_.deadline_ms;
+  pool.max_batch = std::max(1, m.settings.max_batch);
+  pool.batch_delay_us = std::max<int64_t>(0, m.settings.batch_delay_us);
   baton_environment* env = nullptr;
   {
     std::lock_guard lock(catalog_mutex_);

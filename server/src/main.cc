@@ -33,7 +33,9 @@ void print_help(const po::options_description& options) {
       "                                        request that names none gets the highest\n"
       "  DIR/<model>/config.ini               optional, INI: instances, threads, queue, deadline-ms (the\n"
       "                                        options below, for this model), delegates (names, or none),\n"
-      "                                        isolate (names, or all); an unknown key is an error\n\n"
+      "                                        isolate (names, or all), max-batch and batch-delay-us (dynamic\n"
+      "                                        batching: queued requests of one shape run together, joined along\n"
+      "                                        a dynamic first dimension); an unknown key is an error\n\n"
       "REST: GET /v2/health/live, /v2/health/ready, /v2, /v2/models/NAME[/versions/V][/ready], /metrics;\n"
       "      POST /v2/models/NAME[/versions/V]/infer (JSON tensors, or the binary tensor data extension)\n"
       "gRPC: inference.GRPCInferenceService (ServerLive, ServerReady, ModelReady, ServerMetadata,\n"
@@ -246,8 +248,11 @@ int main(int argc, char** argv) {
     std::string versions;
     for (const auto& [v, mv] : served->versions) versions += (versions.empty() ? "" : ",") + std::to_string(v);
     const PoolSettings& s = served->versions.rbegin()->second->settings();
-    std::printf("baton serve: model %s, versions %s: %d instances, queue %d, deadline %lld ms\n", name.c_str(),
-                versions.c_str(), s.instances, s.queue, static_cast<long long>(s.deadline_ms));
+    const std::string batching = s.max_batch > 1 ? ", batches of up to " + std::to_string(s.max_batch) + " rows (wait " +
+                                                       std::to_string(s.batch_delay_us) + " us)"
+                                                 : "";
+    std::printf("baton serve: model %s, versions %s: %d instances, queue %d, deadline %lld ms%s\n", name.c_str(),
+                versions.c_str(), s.instances, s.queue, static_cast<long long>(s.deadline_ms), batching.c_str());
     print_plans(*served, {});
   }
   std::unique_ptr<RestServer> rest;

@@ -16,6 +16,7 @@ struct ModelMetrics {
   std::atomic<uint64_t> failures{0};  // of which failed: refused (queue full, bad input) or failed to run
   std::atomic<uint64_t> queue_full{0};
   std::atomic<uint64_t> deadline_exceeded{0};
+  std::atomic<uint64_t> runs{0};  // interpreter runs: a batch of requests is one
   std::array<std::atomic<uint64_t>, kBuckets.size()> bucket_counts{};  // not cumulative
   std::atomic<uint64_t> latency_count{0};
   std::atomic<uint64_t> latency_sum_ns{0};

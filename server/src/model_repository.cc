@@ -49,6 +49,8 @@ bool read_model_settings(const fs::path& file, ModelSettings* settings, std::str
       {"threads", 1, 1024, "an integer from 1 to 1024"},
       {"queue", 1, 1 << 20, "an integer from 1 to 1048576"},
       {"deadline-ms", 0, INT32_MAX, "a whole number of milliseconds, 0 for none"},
+      {"max-batch", 1, 1 << 16, "an integer from 1 to 65536"},
+      {"batch-delay-us", 0, 10000000, "a whole number of microseconds from 0 to 10000000"},
   };
   std::string line;
   int number = 0;
@@ -90,7 +92,7 @@ bool read_model_settings(const fs::path& file, ModelSettings* settings, std::str
       if (key == k.name) known = &k;
     }
     if (!known) {
-      *error = where + ": unknown key '" + key + "' (known: instances, threads, queue, deadline-ms, delegates, isolate)";
+      *error = where + ": unknown key '" + key + "' (known: instances, threads, queue, deadline-ms, max-batch, batch-delay-us, delegates, isolate)";
       return false;
     }
     int64_t v = 0;
@@ -102,6 +104,8 @@ bool read_model_settings(const fs::path& file, ModelSettings* settings, std::str
     if (key == "threads") settings->threads = static_cast<int>(v);
     if (key == "queue") settings->queue = static_cast<int>(v);
     if (key == "deadline-ms") settings->deadline_ms = v;
+    if (key == "max-batch") settings->max_batch = static_cast<int>(v);
+    if (key == "batch-delay-us") settings->batch_delay_us = v;
   }
   return true;
 }

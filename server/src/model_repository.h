@@ -7,6 +7,11 @@
 //   threads = 1         threads of each interpreter (default: the server's --threads)
 //   queue = 64          requests waiting for an interpreter before more are refused (503 / UNAVAILABLE)
 //   deadline-ms = 30000 a request not done by then fails (504 / DEADLINE_EXCEEDED); 0: none
+//   max-batch = 8       dynamic batching: queued requests run together, up to this many rows (their
+//                       first dimension) in one run; the model's inputs and outputs must have a dynamic
+//                       first dimension (default 1: none)
+//   batch-delay-us = 500 how long a run waits for more rows after its first request arrived (default 0:
+//                       only what is queued already)
 //
 // A key it does not know, or a bad value, is an error naming the file, the line and the key.
 #pragma once
@@ -24,6 +29,8 @@ struct ModelSettings {
   int threads = 0;
   int queue = 0;
   int64_t deadline_ms = -1;
+  int max_batch = 0;            // 0: no batching
+  int64_t batch_delay_us = -1;  // -1: 0 (what is queued already)
   // `delegates = a, b` (or `none`: op packs only) replaces the server's delegate chain for this model;
   // `isolate = p, q` (or `all`) runs those plugins in a process of their own for it.
   bool has_delegates = false;

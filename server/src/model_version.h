@@ -1,5 +1,7 @@
 // One served version of a model: its interpreters (instances), each run by a worker thread of its own,
-// and the bounded queue of requests waiting for one. A request is checked against the model's inputs
+// and the bounded queue of requests waiting for one. With max_batch > 1 (dynamic batching, for a model
+// whose inputs' and outputs' first dimension is a batch) a worker runs queued requests of the same
+// shapes but the first dimension as one: their inputs joined along it, the outputs split back. A request is checked against the model's inputs
 // (names, datatypes, shapes with -1 for dynamic dimensions, element counts) before it is queued, so a
 // bad request costs no interpreter time; a full queue refuses at once.
 #pragma once
@@ -32,6 +34,8 @@ struct PoolSettings {
   int instances = 1;
   int queue = 64;
   int64_t deadline_ms = 0;  // 0: none
+  int max_batch = 1;            // rows of one run; 1: no batching
+  int64_t batch_delay_us = 0;   // how long a run waits from its first request's arrival for more rows
 };
 
 class ModelVersion {
@@ -39,7 +43,8 @@ class ModelVersion {
   using Done = std::function<void(InferResult)>;
 
   // Creates `settings.instances` interpreters of `path` in `env` and starts their workers; null with
-  // `error` set when the model cannot be loaded or has a tensor the protocol cannot carry.
+  // `error` set when the model cannot be loaded, has a tensor the protocol cannot carry, or is to be
+  // batched and has an input or output whose first dimension is not dynamic.
   static std::unique_ptr<ModelVersion> load(baton_environment* env, DeadlineWatchdog* watchdog,
                                             const RequestLog* log, const std::string& name, int64_t version, const std::string& path,
                                             const PoolSettings& settings, std::string* error);
@@ -73,6 +78,9 @@ class ModelVersion {
     InferRequest request;
     Done done;
     Clock::time_point received;
+    // Batching: the shapes but the first dimension, by model input ("" : runs alone), and its rows.
+    std::string batch_key;
+    int64_t rows = 0;
   };
   struct Instance {
     baton_interpreter* interp = nullptr;
@@ -81,7 +89,17 @@ class ModelVersion {
 
   ModelVersion() = default;
   void work(Instance* instance);
+  // Moves queued jobs that can run with the first of `batch` into it (mutex_ held by `lock`).
+  void gather(std::unique_lock<std::mutex>& lock, std::vector<Job>* batch);
+  void run_jobs(Instance* instance, std::vector<Job>& batch);
+  // Answers a job: metrics, the request log, its `done`.
+  void finish(Job& job, InferResult result);
   InferResult run(baton_interpreter* interp, InferRequest& request);
+  // One result per job, or none when an output's first dimension is not the batch's rows.
+  std::vector<InferResult> run_batch(baton_interpreter* interp, std::vector<Job>& jobs);
+  bool run_invoke(baton_interpreter* interp, Clock::time_point deadline, Status* status);
+  Status read_outputs(baton_interpreter* interp, const std::vector<int>& wanted, std::vector<OutputTensor>* outputs);
+  std::vector<int> wanted_outputs(const InferRequest& request) const;
   int input_index(const std::string& name) const;
   int output_index(const std::string& name) const;
 

@@ -100,6 +100,11 @@ std::string metrics_text(const InferenceService& service) {
   each([&](const std::string& n, int64_t v, ModelVersion& m) {
     o << "baton_queue_full_total{" << labels(n, v) << "} " << m.metrics().queue_full.load() << "\n";
   });
+  o << "# HELP baton_inference_runs_total Interpreter runs (a dynamic batch of requests is one).\n"
+       "# TYPE baton_inference_runs_total counter\n";
+  each([&](const std::string& n, int64_t v, ModelVersion& m) {
+    o << "baton_inference_runs_total{" << labels(n, v) << "} " << m.metrics().runs.load() << "\n";
+  });
   o << "# HELP baton_queue_depth Infer requests waiting for an interpreter.\n# TYPE baton_queue_depth gauge\n";
   each([&](const std::string& n, int64_t v, ModelVersion& m) {
     o << "baton_queue_depth{" << labels(n, v) << "} " << m.queue_depth() << "\n";
