@@ -146,6 +146,28 @@ class Server:
         return 0
 
 
+def crashdeleg_server(tmp, fail, model_config=""):
+    """A server of face_detection_full_range whose only delegate is crashdeleg (tests/plugins/
+    crashing_plugin.cc: claims float ADD and MUL), isolated, with `fail` its [plugin.crashdeleg] keys."""
+    plugins = tmp / "plugins"
+    plugins.mkdir()
+    shutil.copy(pathlib.Path(os.environ["BATON_TEST_PLUGIN_DIR"]) / "libcrashdeleg.so", plugins)
+    config = tmp / "baton.conf"
+    config.write_text("[plugin.crashdeleg]\n" + fail)
+    repository = make_repository(tmp / "models", {"face": ({1: "face_detection_full_range"},
+                                                          "delegates = crashdeleg\nisolate = crashdeleg\n" + model_config)})
+    return Server(repository, tmp, ["--plugin-dir", str(plugins), "--config", str(config)])
+
+
+def metric(server, name):
+    """The value of one sample of the server's /metrics, by its name and labels."""
+    text = http("GET", server.base + "/metrics")[2].decode()
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"no {name} in {text}")
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")

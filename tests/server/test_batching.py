@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 
-from conftest import Server, http, json_outputs, make_repository, post_json
+from conftest import Server, json_outputs, make_repository, metric, post_json
 from test_rest import run_serve
 
 MODEL = pathlib.Path(__file__).resolve().parent.parent / "data" / "serve" / "batch_fc.tflite"
@@ -21,13 +21,6 @@ def fc_repository(root, config):
     os.symlink(MODEL, root / "fc" / "1" / "model.tflite")
     (root / "fc" / "config.ini").write_text(config)
     return root
-
-
-def metric(server, name):
-    for line in http("GET", server.base + "/metrics")[2].decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError(f"no {name}")
 
 
 def test_queued_requests_run_as_one_batch_and_each_gets_its_rows(tmp_path):

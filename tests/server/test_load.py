@@ -5,12 +5,10 @@ p50, p99 and throughput are printed. Then the same load on a model whose isolate
 on one invoke in a hundred: every request is still answered."""
 import http.client
 import os
-import pathlib
-import shutil
 import threading
 import time
 
-from conftest import Server, http as http_request, make_repository, model_inputs
+from conftest import Server, crashdeleg_server, http as http_request, make_repository, model_inputs
 from test_rest import binary_request
 
 FACE = "face_detection_full_range"
@@ -87,14 +85,7 @@ def test_32_clients_for_a_minute_no_failure_and_a_flat_rss(tmp_path, capsys):
 
 
 def test_an_isolated_delegate_crashing_on_one_invoke_in_a_hundred_costs_no_request(tmp_path, capsys):
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    shutil.copy(pathlib.Path(os.environ["BATON_TEST_PLUGIN_DIR"]) / "libcrashdeleg.so", plugins)
-    config = tmp_path / "baton.conf"
-    config.write_text("[plugin.crashdeleg]\nfail = segv-invoke\nfail-every = 100\n")
-    repository = make_repository(tmp_path / "models", {"face": ({1: FACE}, "delegates = crashdeleg\n"
-                                                                          "isolate = crashdeleg\n")})
-    s = Server(repository, tmp_path, ["--plugin-dir", str(plugins), "--config", str(config)])
+    s = crashdeleg_server(tmp_path, "fail = segv-invoke\nfail-every = 100\n")
     body, headers = binary_request(model_inputs(FACE), all_binary=True)
     seconds = max(5.0, SECONDS / 4)
     try:

@@ -2,16 +2,14 @@
 unloaded while other models keep answering), the request log, and the metrics of isolated plugins'
 deaths. Clients are plain urllib, as the Open Inference Protocol's REST JSON defines requests."""
 import os
-import pathlib
 import shutil
 import signal
 import subprocess
 import threading
-import time
 
 import numpy as np
 
-from conftest import (SERVE_EXE, Server, clean_env, http, infer_doc, json_outputs, make_repository, model_inputs, post_json,
+from conftest import (SERVE_EXE, Server, clean_env, crashdeleg_server, metric, http, infer_doc, json_outputs, make_repository, model_inputs, post_json,
                       real_model)
 
 FACE = "face_detection_full_range"
@@ -138,25 +136,10 @@ def test_failed_requests_are_logged_with_their_id_and_with_log_requests_every_on
     assert code == 0, err
 
 
-def metric(server, name):
-    text = http("GET", server.base + "/metrics")[2].decode()
-    for line in text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError(f"no {name} in {text}")
-
-
 def test_metrics_count_the_deaths_of_an_isolated_plugin_and_every_request_is_answered(tmp_path):
     # crashdeleg (tests/plugins/crashing_plugin.cc) claims float ADD and MUL and segfaults in its process
     # at its first invoke; the request falls back to the op packs and is answered.
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    shutil.copy(pathlib.Path(os.environ["BATON_TEST_PLUGIN_DIR"]) / "libcrashdeleg.so", plugins)
-    config = tmp_path / "baton.conf"
-    config.write_text("[plugin.crashdeleg]\nfail = segv-invoke\n")
-    repository = make_repository(tmp_path / "models", {"face": ({1: FACE}, "delegates = crashdeleg\n"
-                                                                          "isolate = crashdeleg\ninstances = 1\n")})
-    s = Server(repository, tmp_path, ["--plugin-dir", str(plugins), "--config", str(config)])
+    s = crashdeleg_server(tmp_path, "fail = segv-invoke\n", "instances = 1\n")
     try:
         assert "crashdeleg (isolated)" in s.wait_for_line("model face version 1: plan: ")
         assert metric(s, 'baton_plugin_deaths_total{plugin="crashdeleg"}') == 0
