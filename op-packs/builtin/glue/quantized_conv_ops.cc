@@ -290,7 +290,8 @@ void hybrid_conv_invoke(OpContext& ctx) {
 struct QDepthwiseState : OpState {
   QDepthwiseParams q;
   QuantIsa isa = QuantIsa::kScalar;
-  std::vector<int32_t> filter, bias, multiplier, shift;
+  std::vector<int32_t> filter, bias, multiplier, shift, interior_bias;
+  std::vector<ptrdiff_t> tap_offset;
 };
 
 void quantized_depthwise_invoke(OpContext& ctx) {
@@ -447,6 +448,11 @@ void quantized_depthwise_prepare(OpContext& ctx) {
   q.lo = range.lo;
   q.hi = range.hi;
   s.isa = best_quant_isa();
+  if (s.isa == QuantIsa::kAvx512Vnni && g.depth_multiplier == 1) {
+    qdepthwise_interior_tables(q, s.interior_bias, s.tap_offset);
+    q.interior_bias = s.interior_bias.data();
+    q.tap_offset = s.tap_offset.data();
+  }
   ctx.set_invoke(quantized_depthwise_invoke);
 }
 

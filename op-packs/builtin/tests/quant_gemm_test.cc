@@ -370,48 +370,71 @@ TEST(QDepthwise, PaddingBiasAndTiesAwayFromZero) {
 }
 
 TEST(QDepthwise, SimdEqualsScalarOnRandomLayers) {
+  // Filters of 9 taps (the register path) and of 15 (the generic one), strides, dilations and both
+  // paddings, so rows and columns with taps over a border sit beside interior ones; the SIMD runs
+  // take the interior tables as the op's prepare makes them.
+  struct Layer {
+    int in_h, in_w, filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w;
+    Padding padding;
+  };
+  const Layer layers[] = {{9, 8, 3, 3, 2, 1, 1, 2, Padding::kSame},
+                          {12, 11, 3, 3, 1, 1, 1, 1, Padding::kSame},
+                          {12, 11, 3, 3, 2, 2, 1, 1, Padding::kValid},
+                          {13, 10, 5, 3, 1, 2, 2, 1, Padding::kSame},
+                          {7, 9, 5, 3, 1, 1, 1, 2, Padding::kValid}};
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> byte(0, 255), w(-255, 255), b(-5000, 5000);
   ThreadPool pool(2);
-  for (int channels : {16, 40, 7}) {
-    for (bool is_signed : {false, true}) {
-      QDepthwiseParams p;
-      p.geo.batch = 2;
-      p.geo.in_h = 9;
-      p.geo.in_w = 8;
-      p.geo.in_c = channels;
-      p.geo.filter_h = 3;
-      p.geo.filter_w = 3;
-      p.geo.stride_h = 2;
-      p.geo.stride_w = 1;
-      p.geo.dilation_w = 2;
-      depthwise_compute_geometry(Padding::kSame, p.geo);
-      std::vector<int32_t> filter(9 * channels), bias(channels), mult(channels), shift(channels);
-      for (int32_t& v : filter) v = w(rng);
-      for (int c = 0; c < channels; ++c) {
-        bias[c] = b(rng);
-        const QuantizedMultiplier q = quantize_multiplier(std::ldexp(0.7, -(5 + c % 6)));
-        mult[c] = q.multiplier;
-        shift[c] = q.shift;
-      }
-      std::vector<uint8_t> input(2 * 9 * 8 * channels);
-      for (uint8_t& v : input) v = static_cast<uint8_t>(byte(rng));
-      p.is_signed = is_signed;
-      p.input_zero = is_signed ? -3 : 131;
-      p.filter = filter.data();
-      p.bias = bias.data();
-      p.multiplier = mult.data();
-      p.shift = shift.data();
-      p.output_zero = is_signed ? 0 : 128;
-      p.lo = is_signed ? -128 : 0;
-      p.hi = is_signed ? 127 : 255;
-      const size_t out_size = static_cast<size_t>(2) * p.geo.out_h * p.geo.out_w * channels;
-      std::vector<uint8_t> want(out_size);
-      qdepthwise_conv2d(QuantIsa::kScalar, p, input.data(), want.data(), nullptr);
-      for (QuantIsa isa : isas()) {
-        std::vector<uint8_t> got(out_size);
-        qdepthwise_conv2d(isa, p, input.data(), got.data(), &pool);
-        EXPECT_EQ(got, want) << quant_isa_name(isa) << " channels " << channels;
+  for (const Layer& layer : layers) {
+    for (int channels : {16, 40, 7}) {
+      for (bool is_signed : {false, true}) {
+        QDepthwiseParams p;
+        p.geo.batch = 2;
+        p.geo.in_h = layer.in_h;
+        p.geo.in_w = layer.in_w;
+        p.geo.in_c = channels;
+        p.geo.filter_h = layer.filter_h;
+        p.geo.filter_w = layer.filter_w;
+        p.geo.stride_h = layer.stride_h;
+        p.geo.stride_w = layer.stride_w;
+        p.geo.dilation_h = layer.dilation_h;
+        p.geo.dilation_w = layer.dilation_w;
+        depthwise_compute_geometry(layer.padding, p.geo);
+        const int taps = layer.filter_h * layer.filter_w;
+        std::vector<int32_t> filter(static_cast<size_t>(taps) * channels), bias(channels), mult(channels),
+            shift(channels);
+        for (int32_t& v : filter) v = w(rng);
+        for (int c = 0; c < channels; ++c) {
+          bias[c] = b(rng);
+          const QuantizedMultiplier q = quantize_multiplier(std::ldexp(0.7, -(5 + c % 6)));
+          mult[c] = q.multiplier;
+          shift[c] = q.shift;
+        }
+        std::vector<uint8_t> input(static_cast<size_t>(2) * layer.in_h * layer.in_w * channels);
+        for (uint8_t& v : input) v = static_cast<uint8_t>(byte(rng));
+        p.is_signed = is_signed;
+        p.input_zero = is_signed ? -3 : 131;
+        p.filter = filter.data();
+        p.bias = bias.data();
+        p.multiplier = mult.data();
+        p.shift = shift.data();
+        p.output_zero = is_signed ? 0 : 128;
+        p.lo = is_signed ? -128 : 0;
+        p.hi = is_signed ? 127 : 255;
+        const size_t out_size = static_cast<size_t>(2) * p.geo.out_h * p.geo.out_w * channels;
+        std::vector<uint8_t> want(out_size);
+        qdepthwise_conv2d(QuantIsa::kScalar, p, input.data(), want.data(), nullptr);
+        std::vector<int32_t> interior_bias;
+        std::vector<ptrdiff_t> tap_offset;
+        qdepthwise_interior_tables(p, interior_bias, tap_offset);
+        p.interior_bias = interior_bias.data();
+        p.tap_offset = tap_offset.data();
+        for (QuantIsa isa : isas()) {
+          std::vector<uint8_t> got(out_size);
+          qdepthwise_conv2d(isa, p, input.data(), got.data(), &pool);
+          EXPECT_EQ(got, want) << quant_isa_name(isa) << " channels " << channels << " filter " << layer.filter_h
+                               << "x" << layer.filter_w << " input " << layer.in_h << "x" << layer.in_w;
+        }
       }
     }
   }
