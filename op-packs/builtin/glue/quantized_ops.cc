@@ -29,7 +29,7 @@ struct QBinaryState : OpState {
 void quantized_binary_invoke(OpContext& ctx) {
   const auto& s = ctx.state<QBinaryState>();
   qbinary(s.isa, s.q, s.plan, ctx.data<uint8_t>(ctx.input(0)), ctx.data<uint8_t>(ctx.input(1)),
-          ctx.mutable_data<uint8_t>(ctx.output(0)));
+          ctx.mutable_data<uint8_t>(ctx.output(0)), ctx.parallel());
 }
 
 // ---- pools ----
@@ -71,7 +71,7 @@ void quantized_softmax_invoke(OpContext& ctx) {
   const int64_t depth = ctx.shape(input).back();
   if (depth == 0) return;
   qsoftmax(s.is_signed, s.table, s.out_scale, s.out_zero, ctx.data<uint8_t>(input),
-           ctx.mutable_data<uint8_t>(ctx.output(0)), ctx.element_count(input) / depth, depth);
+           ctx.mutable_data<uint8_t>(ctx.output(0)), ctx.element_count(input) / depth, depth, ctx.parallel());
 }
 
 // The fixed output parameters of TFLite's 8-bit LOGISTIC and SOFTMAX: scale 1/256 and the type's lowest

@@ -24,8 +24,18 @@ const uint8_t* im2col_row(const void* context, int r, uint8_t* scratch) {
   const int b = r / (p.out_w * p.out_h);
   const uint8_t pad = c->pad_bytes[b];
   uint8_t* dst = scratch;
+  const int ix0 = ox * p.stride_w - p.pad_left;
+  // With taps side by side (no dilation along x) and none over a border, a filter row is one run of
+  // filter_w * in_c bytes.
+  const bool whole_rows = p.dilation_w == 1 && ix0 >= 0 && ix0 + p.filter_w <= p.in_w;
+  const size_t row_bytes = static_cast<size_t>(p.filter_w) * p.in_c;
   for (int ky = 0; ky < p.filter_h; ++ky) {
     const int iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+    if (whole_rows && iy >= 0 && iy < p.in_h) {
+      std::memcpy(dst, c->input + ((static_cast<size_t>(b) * p.in_h + iy) * p.in_w + ix0) * p.in_c, row_bytes);
+      dst += row_bytes;
+      continue;
+    }
     for (int kx = 0; kx < p.filter_w; ++kx) {
       const int ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
       if (iy >= 0 && iy < p.in_h && ix >= 0 && ix < p.in_w) {

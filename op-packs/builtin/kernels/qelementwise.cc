@@ -137,15 +137,47 @@ RunFn<T> pick(QuantIsa isa) {
   return run_scalar<T>;
 }
 
-// One run per innermost dimension of the plan.
+// Below this many output elements one thread does the whole op: handing out tasks would cost more.
+constexpr int64_t kSplitElements = 32 * 1024;
+
+// One run per innermost dimension of the plan. On several workers, many runs go out as contiguous ranges
+// of runs, and each of a few long runs in pieces (multiples of 64 elements).
 template <typename T>
-void walk(RunFn<T> run, const QBinaryParams& p, const BroadcastPlan& plan, const T* a, const T* b, T* out) {
+void walk(RunFn<T> run, const QBinaryParams& p, const BroadcastPlan& plan, const T* a, const T* b, T* out,
+          Parallel* parallel) {
   if (plan.count == 0) return;
   const int last = plan.rank - 1;
   const int64_t n = plan.dims[last];
   const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
-  for_each_broadcast_run(plan, [&](int64_t o, int64_t a_off, int64_t b_off) {
-    run(p, a + a_off, as, b + b_off, bs, out + o, n);
+  const int workers = worker_count(parallel);
+  if (workers < 2 || plan.count < kSplitElements) {
+    for_each_broadcast_run(plan, [&](int64_t o, int64_t a_off, int64_t b_off) {
+      run(p, a + a_off, as, b + b_off, bs, out + o, n);
+    });
+    return;
+  }
+  const int64_t runs = plan.count / n;
+  if (runs < workers) {
+    const int64_t piece = (n / workers + 63) / 64 * 64;
+    for_each_broadcast_run(plan, [&](int64_t o, int64_t a_off, int64_t b_off) {
+      parallel_run(parallel, workers, [&](int task, int) {
+        const int64_t begin = std::min(n, task * piece), end = std::min(n, begin + piece);
+        if (end > begin) run(p, a + a_off + begin * as, as, b + b_off + begin * bs, bs, out + o + begin, end - begin);
+      });
+    });
+    return;
+  }
+  parallel_run(parallel, workers, [&](int task, int) {
+    for (int64_t r = runs * task / workers, r_end = runs * (task + 1) / workers; r < r_end; ++r) {
+      int64_t rest = r, a_off = 0, b_off = 0;  // the run's place in the outer dimensions
+      for (int d = last - 1; d >= 0; --d) {
+        const int64_t i = rest % plan.dims[d];
+        rest /= plan.dims[d];
+        a_off += i * plan.a_strides[d];
+        b_off += i * plan.b_strides[d];
+      }
+      run(p, a + a_off, as, b + b_off, bs, out + r * n, n);
+    }
   });
 }
 
@@ -182,18 +214,18 @@ int32_t qbinary_one(const QBinaryParams& p, int32_t a, int32_t b) {
 }
 
 void qbinary(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b,
-             uint8_t* out) {
+             uint8_t* out, Parallel* parallel) {
   if (p.is_signed) {
     walk(pick<int8_t>(isa), p, plan, reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b),
-         reinterpret_cast<int8_t*>(out));
+         reinterpret_cast<int8_t*>(out), parallel);
   } else {
-    walk(pick<uint8_t>(isa), p, plan, a, b, out);
+    walk(pick<uint8_t>(isa), p, plan, a, b, out, parallel);
   }
 }
 
 void qbinary16(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const int16_t* a, const int16_t* b,
                int16_t* out) {
-  walk(pick<int16_t>(isa), p, plan, a, b, out);
+  walk(pick<int16_t>(isa), p, plan, a, b, out, nullptr);
 }
 
 }  // namespace baton::builtin

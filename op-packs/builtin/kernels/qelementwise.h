@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/binary.h"
+#include "kernels/parallel.h"
 #include "kernels/qgemm.h"
 #include "kernels/quant_math.h"
 
@@ -35,9 +36,9 @@ struct QBinaryParams {
 bool qbinary_prepare(QBinaryParams& p, float a_scale, float b_scale, float out_scale);
 
 // The inner runs go 16 (AVX-512) or 8 (AVX2) elements at a time on `isa`; the results are the scalar
-// rule's.
+// rule's. Large ops are split across `parallel`'s workers (null: the caller's thread).
 void qbinary(QuantIsa isa, const QBinaryParams& p, const BroadcastPlan& plan, const uint8_t* a, const uint8_t* b,
-             uint8_t* out);
+             uint8_t* out, Parallel* parallel = nullptr);
 
 // int16 codes (TFLite's 16x8 ADD, SUB and MUL: zero points 0, a left shift of 15 for ADD / SUB), the same
 // way.

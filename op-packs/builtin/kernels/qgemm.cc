@@ -18,41 +18,107 @@ int32_t wrap_mul(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast
 
 // ---- packing A ----------------------------------------------------------------------------------------
 
-// Rows [m0, m0 + mc) into panels of kQGemmMR rows: panel p, group q, row r, byte t at
-// p * k4 * kPanelA + q * kPanelA + r * 4 + t. Missing rows and the k padding are zero. row_sum[r] is the
-// sum of row r's bytes (uint8 domain).
-void pack_a_block(const QGemmRows& a, int m0, int mc, int k, int k4, uint8_t* packed, int32_t* row_sum,
-                  uint8_t* row_scratch) {
-  const int panels = (mc + kQGemmMR - 1) / kQGemmMR;
-  const uint32_t flip = a.a_signed ? 0x80808080u : 0u;
+// Groups [q0, k4) of the rows `src` (kQGemmMR rows) into one panel, byte by byte; the k padding is zero.
+// Adds each row's bytes (uint8 domain) to row_sum.
+void pack_panel_scalar(const uint8_t* const* src, int q0, int k, int k4, uint32_t flip, uint8_t* dst,
+                       uint32_t* row_sum) {
   const int full = k / 4;
-  for (int r = 0; r < panels * kQGemmMR; ++r) {
-    uint8_t* dst = packed + static_cast<size_t>(r / kQGemmMR) * k4 * kPanelA + (r % kQGemmMR) * 4;
-    if (r >= mc) {
-      for (int q = 0; q < k4; ++q) std::memset(dst + static_cast<size_t>(q) * kPanelA, 0, 4);
-      row_sum[r] = 0;
-      continue;
-    }
-    const uint8_t* src = a.row(a.context, m0 + r, row_scratch);
+  for (int r = 0; r < kQGemmMR; ++r) {
     uint32_t sum = 0;
-    for (int q = 0; q < full; ++q) {
+    for (int q = q0; q < full; ++q) {
       uint32_t v;
-      std::memcpy(&v, src + 4 * q, 4);
+      std::memcpy(&v, src[r] + 4 * q, 4);
       v ^= flip;
-      std::memcpy(dst + static_cast<size_t>(q) * kPanelA, &v, 4);
+      std::memcpy(dst + static_cast<size_t>(q) * kPanelA + r * 4, &v, 4);
       // The four bytes' sum, without unpacking them one by one.
       const uint32_t pairs = (v & 0x00ff00ffu) + ((v >> 8) & 0x00ff00ffu);
       sum += (pairs & 0xffffu) + (pairs >> 16);
     }
-    if (full < k4) {
+    if (full < k4 && q0 <= full) {
       uint8_t tail[4] = {0, 0, 0, 0};
       for (int t = 0; t < k - 4 * full; ++t) {
-        tail[t] = static_cast<uint8_t>(src[4 * full + t] ^ static_cast<uint8_t>(flip));
+        tail[t] = static_cast<uint8_t>(src[r][4 * full + t] ^ static_cast<uint8_t>(flip));
         sum += tail[t];
       }
-      std::memcpy(dst + static_cast<size_t>(full) * kPanelA, tail, 4);
+      std::memcpy(dst + static_cast<size_t>(full) * kPanelA + r * 4, tail, 4);
     }
-    row_sum[r] = static_cast<int32_t>(sum);
+    row_sum[r] += sum;
+  }
+}
+
+#ifdef BATON_QUANT_X86
+// Eight groups at a time: eight rows of 32 bytes are an 8 x 8 matrix of 4-byte groups, and the panel
+// wants it transposed (group q of rows 0..7 side by side). Row sums by vpsadbw. Returns the groups done.
+BATON_TARGET_AVX2 int pack_panel_avx2(const uint8_t* const* src, int k, uint32_t flip, uint8_t* dst,
+                                      uint32_t* row_sum) {
+  static_assert(kQGemmMR == 8, "the transpose is 8 x 8");
+  const int chunks = k / 32;
+  const __m256i f = _mm256_set1_epi32(static_cast<int32_t>(flip)), zero = _mm256_setzero_si256();
+  __m256i sums[kQGemmMR];
+  for (auto& v : sums) v = zero;
+  for (int c = 0; c < chunks; ++c) {
+    __m256i v[kQGemmMR];
+    for (int r = 0; r < kQGemmMR; ++r) {
+      v[r] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[r] + 32 * c)), f);
+      sums[r] = _mm256_add_epi64(sums[r], _mm256_sad_epu8(v[r], zero));
+    }
+    const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]), t1 = _mm256_unpackhi_epi32(v[0], v[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]), t3 = _mm256_unpackhi_epi32(v[2], v[3]);
+    const __m256i t4 = _mm256_unpacklo_epi32(v[4], v[5]), t5 = _mm256_unpackhi_epi32(v[4], v[5]);
+    const __m256i t6 = _mm256_unpacklo_epi32(v[6], v[7]), t7 = _mm256_unpackhi_epi32(v[6], v[7]);
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+    // u0 holds group 0 of rows 0-3 | group 4 of rows 0-3 ... halves from the two 128-bit lanes.
+    const __m256i out[8] = {_mm256_permute2x128_si256(u0, u4, 0x20), _mm256_permute2x128_si256(u1, u5, 0x20),
+                            _mm256_permute2x128_si256(u2, u6, 0x20), _mm256_permute2x128_si256(u3, u7, 0x20),
+                            _mm256_permute2x128_si256(u0, u4, 0x31), _mm256_permute2x128_si256(u1, u5, 0x31),
+                            _mm256_permute2x128_si256(u2, u6, 0x31), _mm256_permute2x128_si256(u3, u7, 0x31)};
+    for (int g = 0; g < 8; ++g) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + static_cast<size_t>(8 * c + g) * kPanelA), out[g]);
+    }
+  }
+  for (int r = 0; r < kQGemmMR; ++r) {
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(sums[r]), _mm256_extracti128_si256(sums[r], 1));
+    row_sum[r] += static_cast<uint32_t>(_mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1));
+  }
+  return 8 * chunks;
+}
+#endif
+
+// Rows [m0, m0 + mc) into panels of kQGemmMR rows: panel p, group q, row r, byte t at
+// p * k4 * kPanelA + q * kPanelA + r * 4 + t. Missing rows and the k padding are zero. row_sum[r] is the
+// sum of row r's bytes (uint8 domain). `row_scratch` has room for kQGemmMR rows of k + 4 bytes.
+void pack_a_block(QuantIsa isa, const QGemmRows& a, int m0, int mc, int k, int k4, uint8_t* packed,
+                  int32_t* row_sum, uint8_t* row_scratch) {
+  const int panels = (mc + kQGemmMR - 1) / kQGemmMR;
+  const uint32_t flip = a.a_signed ? 0x80808080u : 0u;
+  const size_t scratch_row = static_cast<size_t>(k) + 4;
+  for (int p = 0; p < panels; ++p) {
+    uint8_t* dst = packed + static_cast<size_t>(p) * k4 * kPanelA;
+    const int rows = std::min(kQGemmMR, mc - p * kQGemmMR);
+    const uint8_t* src[kQGemmMR];
+    for (int r = 0; r < rows; ++r) src[r] = a.row(a.context, m0 + p * kQGemmMR + r, row_scratch + r * scratch_row);
+    uint32_t sums[kQGemmMR] = {};
+    if (rows < kQGemmMR) {
+      // The block's last, partial panel: the missing rows are zero.
+      std::memset(row_scratch + rows * scratch_row, 0, (kQGemmMR - rows) * scratch_row);
+      for (int r = rows; r < kQGemmMR; ++r) src[r] = row_scratch + r * scratch_row;
+    }
+    int q0 = 0;
+#ifdef BATON_QUANT_X86
+    if (isa != QuantIsa::kScalar) q0 = pack_panel_avx2(src, k, flip, dst, sums);
+#endif
+    (void)isa;
+    pack_panel_scalar(src, q0, k, k4, flip, dst, sums);
+    for (int r = 0; r < kQGemmMR; ++r) row_sum[p * kQGemmMR + r] = r < rows ? static_cast<int32_t>(sums[r]) : 0;
+    if (rows < kQGemmMR) {
+      // Flipped zeros are 0x80: the missing rows must be zero in the panel.
+      for (int q = 0; q < k4; ++q) {
+        for (int r = rows; r < kQGemmMR; ++r) std::memset(dst + static_cast<size_t>(q) * kPanelA + r * 4, 0, 4);
+      }
+    }
   }
 }
 
@@ -258,7 +324,7 @@ void qgemm_impl(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* pa
     uint8_t* packed_a = ws;
     auto* row_sum = reinterpret_cast<int32_t*>(ws + align64(static_cast<size_t>(kQGemmMC) * kp));
     uint8_t* row_scratch = ws + align64(static_cast<size_t>(kQGemmMC) * kp) + align64(sizeof(int32_t) * kQGemmMC);
-    pack_a_block(a, m0, mc, k, k4, packed_a, row_sum, row_scratch);
+    pack_a_block(isa, a, m0, mc, k, k4, packed_a, row_sum, row_scratch);
     const int p0 = static_cast<int>(static_cast<int64_t>(panels) * chunk / n_chunks);
     const int p1 = static_cast<int>(static_cast<int64_t>(panels) * (chunk + 1) / n_chunks);
     alignas(64) int32_t tile[kQGemmMR * kQGemmNR];
@@ -336,7 +402,7 @@ void qgemm_column_offsets(int n, int k, const int32_t* bias, const int32_t* col_
 
 size_t qgemm_scratch_per_worker(int k) {
   const size_t kp = static_cast<size_t>(qgemm_k_padded(k));
-  return align64(kQGemmMC * kp) + align64(sizeof(int32_t) * kQGemmMC) + align64(kp + 4);
+  return align64(kQGemmMC * kp) + align64(sizeof(int32_t) * kQGemmMC) + align64(kQGemmMR * (static_cast<size_t>(k) + 4));
 }
 
 void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmRequantOutput& out,

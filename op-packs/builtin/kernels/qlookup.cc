@@ -97,13 +97,19 @@ void softmax_rows(const float table[256], float out_scale, int32_t out_zero, con
 }  // namespace
 
 void qsoftmax(bool is_signed, const float table[256], float out_scale, int32_t out_zero, const uint8_t* in,
-              uint8_t* out, int64_t rows, int64_t depth) {
-  if (is_signed) {
-    softmax_rows(table, out_scale, out_zero, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out),
-                 rows, depth);
-  } else {
-    softmax_rows(table, out_scale, out_zero, in, out, rows, depth);
-  }
+              uint8_t* out, int64_t rows, int64_t depth, Parallel* parallel) {
+  // Rows are independent; each keeps TFLite's summation order. Small ops stay on the caller's thread.
+  const int tasks = rows * depth >= 32 * 1024 ? static_cast<int>(std::min<int64_t>(worker_count(parallel), rows)) : 1;
+  parallel_run(parallel, tasks, [&](int task, int) {
+    const int64_t begin = rows * task / tasks, end = rows * (task + 1) / tasks;
+    const size_t offset = static_cast<size_t>(begin * depth);
+    if (is_signed) {
+      softmax_rows(table, out_scale, out_zero, reinterpret_cast<const int8_t*>(in + offset),
+                   reinterpret_cast<int8_t*>(out + offset), end - begin, depth);
+    } else {
+      softmax_rows(table, out_scale, out_zero, in + offset, out + offset, end - begin, depth);
+    }
+  });
 }
 
 }  // namespace baton::builtin

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "kernels/parallel.h"
+
 namespace baton::builtin {
 
 // table[code byte] = output code byte of f(real value of the code).
@@ -19,8 +21,9 @@ float sigmoid(float x);
 void apply_table(const uint8_t table[256], const uint8_t* in, uint8_t* out, int64_t n);
 
 void softmax_table(float in_scale, float beta, float table[256]);
+// Rows split across `parallel`'s workers when the op is large (null: the caller's thread).
 void qsoftmax(bool is_signed, const float table[256], float out_scale, int32_t out_zero, const uint8_t* in,
-              uint8_t* out, int64_t rows, int64_t depth);
+              uint8_t* out, int64_t rows, int64_t depth, Parallel* parallel = nullptr);
 
 }  // namespace baton::builtin
 

@@ -5,6 +5,7 @@
 // runs) must give the scalar rule's bits. The fixed-point rules and convolutions: quant_gemm_test.cc.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -59,13 +60,21 @@ TEST(QBinary, AddSubMulByHand) {
   EXPECT_EQ(qbinary_one(mul, 255, 255), 255);  // 127 * 127 * 0.5 saturates
 }
 
-TEST(QBinary, SimdEqualsScalarWithBroadcasts) {
+TEST(QBinary, SimdEqualsScalarWithBroadcastsOnOneAndTwoThreads) {
+  // Small shapes (one thread does them), and shapes over the split size: many runs split into ranges
+  // of runs, one long run cut into pieces, a broadcast scalar.
+  struct Case {
+    std::array<int32_t, 3> a, b;
+  };
+  const Case cases[] = {{{2, 3, 37}, {2, 3, 37}},     {{2, 3, 37}, {1, 1, 37}},   {{2, 3, 37}, {2, 3, 1}},
+                        {{5, 67, 301}, {5, 67, 301}}, {{5, 67, 301}, {1, 67, 1}}, {{1, 1, 70001}, {1, 1, 70001}},
+                        {{1, 1, 70001}, {1, 1, 1}},   {{1, 2, 40003}, {1, 2, 1}}};
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> byte(0, 255);
-  const int32_t a_shape[] = {2, 3, 37}, b_shapes[][3] = {{2, 3, 37}, {1, 1, 37}, {2, 3, 1}};
-  for (const auto& b_shape : b_shapes) {
-    const BroadcastPlan plan = plan_broadcast(a_shape, 3, b_shape, 3);
-    std::vector<uint8_t> a(2 * 3 * 37), b(b_shape[0] * b_shape[1] * b_shape[2]);
+  ThreadPool pool(2);
+  for (const Case& c : cases) {
+    const BroadcastPlan plan = plan_broadcast(c.a.data(), 3, c.b.data(), 3);
+    std::vector<uint8_t> a(static_cast<size_t>(c.a[0]) * c.a[1] * c.a[2]), b(static_cast<size_t>(c.b[0]) * c.b[1] * c.b[2]);
     for (uint8_t& v : a) v = static_cast<uint8_t>(byte(rng));
     for (uint8_t& v : b) v = static_cast<uint8_t>(byte(rng));
     for (QBinaryOp op : {QBinaryOp::kAdd, QBinaryOp::kSub, QBinaryOp::kMul}) {
@@ -81,20 +90,25 @@ TEST(QBinary, SimdEqualsScalarWithBroadcasts) {
         ASSERT_TRUE(qbinary_prepare(p, 0.037f, 0.021f, 0.045f));
         // The definition, element by element with the broadcast spelled out.
         std::vector<uint8_t> want(a.size());
-        for (int i0 = 0; i0 < 2; ++i0) {
-          for (int i1 = 0; i1 < 3; ++i1) {
-            for (int i2 = 0; i2 < 37; ++i2) {
-              const int ai = (i0 * 3 + i1) * 37 + i2;
-              const int bi = b.size() == a.size() ? ai : b_shape[2] == 1 ? i0 * 3 + i1 : i2;
-              auto code = [&](uint8_t v) { return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : v; };
+        auto code = [&](uint8_t v) { return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : v; };
+        for (int i0 = 0; i0 < c.a[0]; ++i0) {
+          for (int i1 = 0; i1 < c.a[1]; ++i1) {
+            for (int i2 = 0; i2 < c.a[2]; ++i2) {
+              const size_t ai = (static_cast<size_t>(i0) * c.a[1] + i1) * c.a[2] + i2;
+              const size_t bi = (static_cast<size_t>(c.b[0] == 1 ? 0 : i0) * c.b[1] + (c.b[1] == 1 ? 0 : i1)) * c.b[2] +
+                                (c.b[2] == 1 ? 0 : i2);
               want[ai] = static_cast<uint8_t>(qbinary_one(p, code(a[ai]), code(b[bi])));
             }
           }
         }
         for (QuantIsa isa : isas()) {
-          std::vector<uint8_t> got(a.size());
-          qbinary(isa, p, plan, a.data(), b.data(), got.data());
-          EXPECT_EQ(got, want) << quant_isa_name(isa);
+          for (Parallel* parallel : {static_cast<Parallel*>(nullptr), static_cast<Parallel*>(&pool)}) {
+            std::vector<uint8_t> got(a.size());
+            qbinary(isa, p, plan, a.data(), b.data(), got.data(), parallel);
+            EXPECT_EQ(got, want) << quant_isa_name(isa) << (parallel ? " two threads " : " one thread ") << c.a[0]
+                                 << "x" << c.a[1] << "x" << c.a[2] << " and " << c.b[0] << "x" << c.b[1] << "x"
+                                 << c.b[2];
+          }
         }
       }
     }
@@ -150,6 +164,31 @@ TEST(QLookup, LogisticTable) {
   std::vector<uint8_t> out(3);
   apply_table(t, in.data(), out.data(), 3);
   EXPECT_EQ(out, (std::vector<uint8_t>{0, 59, static_cast<uint8_t>(-128)}));
+}
+
+TEST(QLookup, SoftmaxRowsSplitAcrossThreadsGiveTheSameCodes) {
+  // Rows of 16 (a detector head's shape) and of 7, over the split size, one thread against two.
+  float table[256];
+  softmax_table(0.11f, 1.0f, table);
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> byte(0, 255);
+  ThreadPool pool(2);
+  for (int depth : {16, 7}) {
+    for (bool is_signed : {false, true}) {
+      const int64_t rows = 4099;
+      std::vector<uint8_t> in(static_cast<size_t>(rows * depth)), one(in.size()), two(in.size());
+      for (uint8_t& v : in) v = static_cast<uint8_t>(byte(rng));
+      qsoftmax(is_signed, table, 1.0f / 256, is_signed ? -128 : 0, in.data(), one.data(), rows, depth);
+      qsoftmax(is_signed, table, 1.0f / 256, is_signed ? -128 : 0, in.data(), two.data(), rows, depth, &pool);
+      EXPECT_EQ(one, two) << "depth " << depth;
+      // And the last row is a softmax: its codes sum to about 256.
+      int sum = 0;
+      for (size_t j = in.size() - depth; j < in.size(); ++j) {
+        sum += is_signed ? static_cast<int8_t>(one[j]) + 128 : one[j];
+      }
+      EXPECT_NEAR(sum, 256, depth);
+    }
+  }
 }
 
 TEST(QLookup, Softmax) {

@@ -228,7 +228,7 @@ TEST(QGemm, RandomShapesMatchTheDefinitionOnEveryIsaAndThreadCount) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> byte(0, 255), zero(0, 255), bias(-20000, 20000);
   ThreadPool pool(3);
-  for (const auto& [m, n, k] : std::vector<std::tuple<int, int, int>>{{37, 35, 29}, {1, 16, 4}, {70, 3, 1}, {9, 50, 300}}) {
+  for (const auto& [m, n, k] : std::vector<std::tuple<int, int, int>>{{37, 35, 29}, {1, 16, 4}, {70, 3, 1}, {9, 50, 300}, {130, 40, 64}, {67, 17, 33}}) {
     for (bool a_signed : {false, true}) {
       GemmCase c;
       c.m = m;
