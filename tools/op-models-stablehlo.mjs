@@ -1,6 +1,6 @@
 // op-models-stablehlo.mjs - the one-op cases of tools/op-models.mjs for the STABLEHLO_* ops current LiteRT
-// has runtime kernels for (ADD, MULTIPLY, MAXIMUM, MINIMUM, AND, SHIFT_LEFT, PAD, REDUCE_WINDOW), DILATE and
-// REDUCE_WINDOW (issue #35 item 11). TFLite 2.9 has none of them: LiteRT 2.5 computes the references.
+// has runtime kernels for (ADD, MULTIPLY, MAXIMUM, MINIMUM, AND, SHIFT_LEFT, PAD, REDUCE_WINDOW, GATHER,
+// SCATTER), DILATE and REDUCE_WINDOW (issue #35 item 11). TFLite 2.9 has none of them: LiteRT 2.5 computes the references.
 // tools/op-models.mjs calls the default export with its helpers; it returns the names of its cases.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -106,5 +106,48 @@ export default function stablehloCases({add, simple, T, C, outDir}) {
   hloReduceWindow('stablehlo_reduce_window_add_tfl_body_i32', 'ADD', 'INT32', [6, 4],
                   {window_dimensions: [3, 2], window_strides: [3, 1], padding: [0, 0, 0, 0]},
                   [2, 3], C([], 'INT32', i32([0])), ['--int-range', '-1000:1000']);
+  // ---- STABLEHLO_GATHER: constant start indices, some past the operand (LiteRT clamps them) ----
+  const gather = (name, type, shape, indices, opts, out) => later(name, 'STABLEHLO_GATHER', 1, (n, v) => {
+    simple(n, 'STABLEHLO_GATHER', v, null, [T(shape, type), indices, T(out, type)]);
+    options2(n, 'StablehloGatherOptions', opts);
+  });
+  // An embedding lookup: rows 4, 0, 7 (clamped to 4) and -2 (clamped to 0).
+  gather('stablehlo_gather_f32_rows', 'FLOAT32', [5, 4], C([4, 1], 'INT32', i32([4, 0, 7, -2])),
+         {offset_dims: [1], collapsed_slice_dims: [0], start_index_map: [0], index_vector_dim: 1, slice_sizes: [1, 4]},
+         [4, 4]);
+  // Two-entry start vectors in a 2x3 batch, int64 indices, 2x3 windows of a rank-3 operand.
+  gather('stablehlo_gather_i32_batch_2d', 'INT32', [4, 5, 3],
+         C([2, 3, 2], 'INT64', i64([0, 0, 3, 1, 1, 4, 2, 2, 9, 9, 1, -3])),
+         {offset_dims: [2, 3], collapsed_slice_dims: [0], start_index_map: [0, 1], index_vector_dim: 2, slice_sizes: [1, 2, 3]},
+         [2, 3, 2, 3]);
+  // Offset dimensions on both sides of the batch one, nothing collapsed. (LiteRT 2.5 aborts when
+  // index_vector_dim is the indices' rank, the spec's implicit one-entry vector: no reference for that.)
+  gather('stablehlo_gather_u8_offsets_around_batch', 'UINT8', [3, 6], C([4, 1], 'INT32', i32([1, 0, 2, 5])),
+         {offset_dims: [0, 2], collapsed_slice_dims: [], start_index_map: [1], index_vector_dim: 1, slice_sizes: [2, 3]},
+         [2, 4, 3]);
+  // The start vectors along the indices' first dimension, mapped to the operand's dimensions in reverse;
+  // single elements (every dimension collapsed).
+  gather('stablehlo_gather_f32_vector_first', 'FLOAT32', [3, 4], C([2, 3], 'INT32', i32([3, 0, 1, 2, 1, 0])),
+         {offset_dims: [], collapsed_slice_dims: [0, 1], start_index_map: [1, 0], index_vector_dim: 0, slice_sizes: [1, 1]},
+         [3]);
+  // ---- STABLEHLO_SCATTER: constant indices (repeated ones combine twice, one past the operand is
+  // skipped); the update computation is a body subgraph of one op, or of none (the update replaces) ----
+  const scatter = (name, bodyOp, type, shape, indices, updates, opts, args) => later(name, 'STABLEHLO_SCATTER', 1, (n, v) => {
+    simple(n, 'STABLEHLO_SCATTER', v, null, [T(shape, type), indices, T(updates, type), T(shape, type)], args);
+    const m = options2(n, 'StablehloScatterOptions', {...opts, update_computation_subgraph_index: 1});
+    if (bodyOp) m.operator_codes.push(operatorCode(bodyOp));
+    m.subgraphs.push({name: 'update', inputs: [0, 1], outputs: [bodyOp ? 2 : 1],
+                      tensors: [0, 1, 2].map((i) => ({shape: [], type, name: `u${i}`, buffer: 0})),
+                      operators: bodyOp ? [{opcode_index: 1, inputs: [0, 1], outputs: [2]}] : []});
+    writeJson(path.join(outDir, `${n}.json`), m);
+  });
+  scatter('stablehlo_scatter_add_f32_rows', 'STABLEHLO_ADD', 'FLOAT32', [5, 3], C([4, 1], 'INT32', i32([1, 3, 1, 7])), [4, 3],
+          {update_window_dims: [1], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0], index_vector_dim: 1});
+  scatter('stablehlo_scatter_replace_i32_2d', null, 'INT32', [4, 5], C([3, 2], 'INT64', i64([0, 1, 3, 3, 2, 0])), [3, 2],
+          {update_window_dims: [1], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0, 1], index_vector_dim: 1});
+  scatter('stablehlo_scatter_max_u8_elements', 'STABLEHLO_MAXIMUM', 'UINT8', [6], C([5, 1], 'INT32', i32([0, 2, 2, 5, 4])), [5],
+          {update_window_dims: [], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0], index_vector_dim: 1});
+  scatter('stablehlo_scatter_mul_f32_window_around', 'STABLEHLO_MULTIPLY', 'FLOAT32', [2, 3, 4], C([2, 1], 'INT32', i32([2, 0])),
+          [2, 2, 4], {update_window_dims: [0, 2], inserted_window_dims: [1], scatter_dims_to_operand_dims: [1], index_vector_dim: 1});
   return names;
 }

@@ -22,7 +22,7 @@ std::span<const OpDef> op_defs() {
                         reduce_ops(), mirror_pad_ops(), scan_ops(), index_ops(), data_shape_ops(), spatial_ops(), fill_ops(),
                         movement_ops(), shape_value_ops(), discretize_ops(), conv3d_ops(),
                         recurrent_ops(), lstm_ops(), complex_ops(), random_ops(), lookup_table_ops(),
-                        string_ops(), litert_ops(), stablehlo_ops(), window_ops()}) {
+                        string_ops(), litert_ops(), stablehlo_ops(), stablehlo_index_ops(), window_ops()}) {
       all.insert(all.end(), family.begin(), family.end());
     }
     return all;

@@ -1,7 +1,7 @@
-// The int64 arrays a node's builtin options borrow from the model (STABLEHLO_PAD's paddings,
-// STABLEHLO_REDUCE_WINDOW's window; ABI 1.9), which cannot cross into an isolated plugin's process as
-// pointers: they travel after the options, one after another, each element as two int32 words, and the
-// child points the options at its copy.
+// The int64 arrays a node's builtin options borrow from the model (STABLEHLO_PAD's paddings and
+// STABLEHLO_REDUCE_WINDOW's window, ABI 1.9; STABLEHLO_GATHER's and STABLEHLO_SCATTER's dimensions, ABI
+// 1.12), which cannot cross into an isolated plugin's process as pointers: they travel after the options,
+// one after another, each element as two int32 words, and the child points the options at its copy.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,16 @@ inline std::vector<std::pair<const int64_t**, int32_t>> int64_option_arrays(bato
     return {{&p.window_dimensions, p.window_dimensions_count}, {&p.window_strides, p.window_strides_count},
             {&p.base_dilations, p.base_dilations_count}, {&p.window_dilations, p.window_dilations_count},
             {&p.padding, p.padding_count}};
+  }
+  if (o.kind == BATON_OPTIONS_2_KIND + 7) {  // StablehloScatterOptions
+    auto& p = o.u.stablehlo_scatter;
+    return {{&p.update_window_dims, p.update_window_dims_count}, {&p.inserted_window_dims, p.inserted_window_dims_count},
+            {&p.scatter_dims_to_operand_dims, p.scatter_dims_to_operand_dims_count}};
+  }
+  if (o.kind == BATON_OPTIONS_2_KIND + 16) {  // StablehloGatherOptions
+    auto& p = o.u.stablehlo_gather;
+    return {{&p.offset_dims, p.offset_dims_count}, {&p.collapsed_slice_dims, p.collapsed_slice_dims_count},
+            {&p.start_index_map, p.start_index_map_count}, {&p.slice_sizes, p.slice_sizes_count}};
   }
   return {};
 }

@@ -258,11 +258,12 @@ void borrow(const V* v, int32_t& count, const int64_t*& data) {
 // The reduction a STABLEHLO_REDUCE_WINDOW body computes: its subgraph holds exactly one op, a binary op
 // TFLite's runtime recognises (ADD or STABLEHLO_ADD, ...). Anything else reads as UNSUPPORTED; the kernel
 // refuses it.
-int32_t body_reduction(const fb::Model* model, int32_t index) {
+int32_t body_reduction(const fb::Model* model, int32_t index, bool empty_replaces = false) {
   if (!model->subgraphs() || index < 0 || static_cast<uint32_t>(index) >= model->subgraphs()->size()) {
     return BATON_WINDOW_REDUCTION_UNSUPPORTED;
   }
   const auto* ops = model->subgraphs()->Get(static_cast<uint32_t>(index))->operators();
+  if (empty_replaces && (!ops || ops->size() == 0)) return BATON_WINDOW_REDUCTION_REPLACE;
   if (!ops || ops->size() != 1 || !model->operator_codes()) return BATON_WINDOW_REDUCTION_UNSUPPORTED;
   const uint32_t code_index = ops->Get(0)->opcode_index();
   if (code_index >= model->operator_codes()->size()) return BATON_WINDOW_REDUCTION_UNSUPPORTED;
@@ -306,6 +307,30 @@ void read_builtin_options_2(const fb::Model* model, const fb::Operator* op, bato
       borrow(p->padding(), u.padding_count, u.padding);
       u.body_subgraph_index = p->body_subgraph_index();
       u.body = body_reduction(model, u.body_subgraph_index);
+      break;
+    }
+    case fb::BuiltinOptions2_StablehloScatterOptions: {
+      auto* p = op->builtin_options_2_as_StablehloScatterOptions();
+      auto& u = o.u.stablehlo_scatter;
+      borrow(p->update_window_dims(), u.update_window_dims_count, u.update_window_dims);
+      borrow(p->inserted_window_dims(), u.inserted_window_dims_count, u.inserted_window_dims);
+      borrow(p->scatter_dims_to_operand_dims(), u.scatter_dims_to_operand_dims_count, u.scatter_dims_to_operand_dims);
+      u.index_vector_dim = p->index_vector_dim();
+      u.indices_are_sorted = p->indices_are_sorted() ? 1 : 0;
+      u.unique_indices = p->unique_indices() ? 1 : 0;
+      u.update_computation_subgraph_index = p->update_computation_subgraph_index();
+      u.body = body_reduction(model, u.update_computation_subgraph_index, true);
+      break;
+    }
+    case fb::BuiltinOptions2_StablehloGatherOptions: {
+      auto* p = op->builtin_options_2_as_StablehloGatherOptions();
+      auto& u = o.u.stablehlo_gather;
+      borrow(p->offset_dims(), u.offset_dims_count, u.offset_dims);
+      borrow(p->collapsed_slice_dims(), u.collapsed_slice_dims_count, u.collapsed_slice_dims);
+      borrow(p->start_index_map(), u.start_index_map_count, u.start_index_map);
+      borrow(p->slice_sizes(), u.slice_sizes_count, u.slice_sizes);
+      u.index_vector_dim = p->index_vector_dim();
+      u.indices_are_sorted = p->indices_are_sorted() ? 1 : 0;
       break;
     }
     default: return;

@@ -178,6 +178,7 @@ std::span<const OpDef> lookup_table_ops();
 std::span<const OpDef> string_ops();
 std::span<const OpDef> litert_ops();
 std::span<const OpDef> stablehlo_ops();
+std::span<const OpDef> stablehlo_index_ops();
 std::span<const OpDef> window_ops();
 
 }  // namespace baton::builtin

@@ -1,6 +1,6 @@
 // The STABLEHLO_* ops with runtime kernels in current LiteRT that compute element by element or move data:
 // STABLEHLO_ADD / MULTIPLY / MAXIMUM / MINIMUM / AND / SHIFT_LEFT, STABLEHLO_PAD, and DILATE. The
-// window reductions are in window_ops.cc. Their one-op cases (tools/op-models-stablehlo.mjs) are checked
+// window reductions are in window_ops.cc, gather and scatter in stablehlo_index_ops.cc. Their one-op cases (tools/op-models-stablehlo.mjs) are checked
 // against LiteRT 2.5.
 #include <cstring>
 #include <string>

@@ -1,4 +1,4 @@
-// Helpers shared by the STABLEHLO_* kernels (stablehlo_ops.cc, window_ops.cc): the element types LiteRT's
+// Helpers shared by the STABLEHLO_* kernels (stablehlo_ops.cc, stablehlo_index_ops.cc, window_ops.cc): the element types LiteRT's
 // StableHLO kernels take, integer arithmetic that wraps as theirs does, and a walk over every position of
 // a shape.
 #pragma once
@@ -14,6 +14,8 @@ namespace baton::builtin {
 // The schema's BuiltinOptions2 types the kernels read (kind = BATON_OPTIONS_2_KIND + these).
 inline constexpr int32_t kStablehloPadOptionsType = 10;
 inline constexpr int32_t kStablehloReduceWindowOptionsType = 13;
+inline constexpr int32_t kStablehloGatherOptionsType = 16;
+inline constexpr int32_t kStablehloScatterOptionsType = 7;
 inline constexpr int32_t kReduceWindowOptionsType = 20;
 
 // Highest rank of STABLEHLO_PAD and DILATE operands.

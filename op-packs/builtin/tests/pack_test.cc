@@ -154,6 +154,85 @@ TEST(PackAbi, OptionsOfAbi12NeedAnAbi12Host) {
   EXPECT_EQ(error, "node 0 MIRROR_PAD: the host (plugin ABI 1.1) does not pass MIRROR_PAD's mode; ABI 1.2 does");
 }
 
+// STABLEHLO_GATHER rows of a 3x4 operand (0..11) at start indices {2, -1}, one per index:
+// index_vector_dim is the indices' rank, the spec's implicit one-entry vector (LiteRT 2.5 aborts on it,
+// so the values are derived here). Row 2 is 8..11; -1 clamps to row 0.
+struct GatherGraph {
+  FakeGraph g;
+  const int64_t offset_dims[1] = {1}, collapsed[1] = {0}, start_map[1] = {0};
+  int64_t slice_sizes[2] = {1, 4};
+  int out = 0;
+  GatherGraph() {
+    const int operand = g.floats({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    const int indices = g.constant<int32_t>(BATON_TYPE_INT32, {2}, {2, -1});
+    out = g.output();
+    FakeNode& node = g.add_node(BATON_OP_STABLEHLO_GATHER, {operand, indices}, {out});
+    node.options.kind = BATON_OPTIONS_2_KIND + 16;
+    auto& o = node.options.u.stablehlo_gather;
+    o.offset_dims_count = o.collapsed_slice_dims_count = o.start_index_map_count = 1;
+    o.slice_sizes_count = 2;
+    o.offset_dims = offset_dims;
+    o.collapsed_slice_dims = collapsed;
+    o.start_index_map = start_map;
+    o.slice_sizes = slice_sizes;
+    o.index_vector_dim = 1;
+  }
+};
+
+TEST_F(PackTest, StablehloGatherWithTheImplicitIndexVectorByHand) {
+  GatherGraph gg;
+  std::string error;
+  ASSERT_EQ(host.run(gg.g, &error), BATON_OK) << error;
+  EXPECT_EQ(gg.g.tensors[gg.out].dims, (std::vector<int32_t>{2, 4}));
+  EXPECT_EQ(gg.g.values<float>(gg.out), (std::vector<float>{8, 9, 10, 11, 0, 1, 2, 3}));
+}
+
+TEST_F(PackTest, StablehloGatherRefusesACollapsedDimensionWiderThanOne) {
+  GatherGraph gg;
+  gg.slice_sizes[0] = 2;
+  std::string error;
+  EXPECT_EQ(host.run(gg.g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 STABLEHLO_GATHER: collapsed dimension 0 has slice size 2, not 1");
+}
+
+// STABLEHLO_SCATTER adding rows {10, 20} at start indices {2, -1, 2} into a 3x2 operand of zeros: row 2
+// gets both of its updates, the update at -1 lies outside the operand and is skipped.
+TEST_F(PackTest, StablehloScatterCombinesRepeatsAndSkipsOutsideUpdatesByHand) {
+  FakeGraph g;
+  const int operand = g.floats({3, 2}, {0, 0, 0, 0, 0, 0});
+  const int indices = g.constant<int32_t>(BATON_TYPE_INT32, {3, 1}, {2, -1, 2});
+  const int updates = g.floats({3, 2}, {10, 20, 1, 2, 100, 200});
+  const int out = g.output();
+  FakeNode& node = g.add_node(BATON_OP_STABLEHLO_SCATTER, {operand, indices, updates}, {out});
+  node.options.kind = BATON_OPTIONS_2_KIND + 7;
+  const int64_t window[1] = {1}, inserted[1] = {0}, to_operand[1] = {0};
+  auto& o = node.options.u.stablehlo_scatter;
+  o.update_window_dims_count = o.inserted_window_dims_count = o.scatter_dims_to_operand_dims_count = 1;
+  o.update_window_dims = window;
+  o.inserted_window_dims = inserted;
+  o.scatter_dims_to_operand_dims = to_operand;
+  o.index_vector_dim = 1;
+  o.body = BATON_WINDOW_REDUCTION_ADD;
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.values<float>(out), (std::vector<float>{0, 0, 0, 0, 110, 220}));
+  // A body LiteRT does not run (a logical and) is refused, naming its subgraph.
+  o.body = BATON_WINDOW_REDUCTION_ALL;
+  o.update_computation_subgraph_index = 3;
+  EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(error, "node 0 STABLEHLO_SCATTER: its update computation (subgraph 3) is neither empty (the update "
+                   "replaces) nor one STABLEHLO_ADD, MULTIPLY, MAXIMUM or MINIMUM, the computations LiteRT runs");
+}
+
+TEST(PackAbi, StablehloGatherNeedsAnAbi112Host) {
+  FakeHost old_host{BATON_BUILTIN_PACK_PATH, 1, 11};
+  ASSERT_NE(old_host.desc(), nullptr) << old_host.load_error();
+  GatherGraph gg;
+  std::string error;
+  EXPECT_EQ(old_host.run(gg.g, &error), BATON_UNSUPPORTED);
+  EXPECT_EQ(error, "node 0 STABLEHLO_GATHER: the host (plugin ABI 1.11) does not pass STABLEHLO_GATHER's options; ABI 1.12 does");
+}
+
 TEST_F(PackTest, MirrorPadRefusesPaddingBeyondTheMirror) {
   FakeGraph g;
   const int input = g.floats({2, 3}, {1, 2, 3, 4, 5, 6});

@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.11. The table at the end of this header says what each minor version added.
+ * baton plugin ABI, version 1.12. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 11
+#define BATON_ABI_VERSION_MINOR 12
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -386,6 +386,7 @@ typedef enum baton_window_reduction {
   BATON_WINDOW_REDUCTION_MAXIMUM = 4,
   BATON_WINDOW_REDUCTION_ALL = 5, /* logical and */
   BATON_WINDOW_REDUCTION_ANY = 6, /* logical or */
+  BATON_WINDOW_REDUCTION_REPLACE = 7, /* ABI 1.12, STABLEHLO_SCATTER only: a body without ops (the update wins) */
 } baton_window_reduction;
 
 typedef struct baton_reduce_window_options { /* ABI 1.9: REDUCE_WINDOW */
@@ -416,6 +417,33 @@ typedef struct baton_stablehlo_reduce_window_options {
   const int64_t* padding;
   int32_t body_subgraph_index;
 } baton_stablehlo_reduce_window_options;
+
+/* ABI 1.12: STABLEHLO_GATHER (StableHLO's gather: slices of the operand at start indices read from the
+ * second input). Arrays borrowed from the model (NULL with a count of 0 when absent). */
+typedef struct baton_stablehlo_gather_options {
+  int32_t offset_dims_count, collapsed_slice_dims_count, start_index_map_count, slice_sizes_count;
+  const int64_t* offset_dims;
+  const int64_t* collapsed_slice_dims;
+  const int64_t* start_index_map;
+  const int64_t* slice_sizes;
+  int64_t index_vector_dim;
+  int32_t indices_are_sorted; /* a promise of the model's; the result does not depend on it */
+} baton_stablehlo_gather_options;
+
+/* ABI 1.12: STABLEHLO_SCATTER (the operand with updates combined in at positions read from the second
+ * input). Arrays borrowed from the model (NULL with a count of 0 when absent). `body` is the combination
+ * the update computation subgraph makes, which the host recognises when it is one ADD, MUL, MAXIMUM,
+ * MINIMUM, LOGICAL_AND or LOGICAL_OR (or their STABLEHLO_ forms), or no op at all (REPLACE). */
+typedef struct baton_stablehlo_scatter_options {
+  int32_t update_window_dims_count, inserted_window_dims_count, scatter_dims_to_operand_dims_count;
+  int32_t body; /* baton_window_reduction */
+  const int64_t* update_window_dims;
+  const int64_t* inserted_window_dims;
+  const int64_t* scatter_dims_to_operand_dims;
+  int64_t index_vector_dim;
+  int32_t indices_are_sorted, unique_indices; /* promises of the model's; the result does not depend on them */
+  int32_t update_computation_subgraph_index;
+} baton_stablehlo_scatter_options;
 
 typedef struct baton_builtin_options {
   size_t struct_size;
@@ -457,6 +485,8 @@ typedef struct baton_builtin_options {
     baton_reduce_window_options reduce_window;       /* ABI 1.9 */
     baton_stablehlo_pad_options stablehlo_pad;       /* ABI 1.9 */
     baton_stablehlo_reduce_window_options stablehlo_reduce_window; /* ABI 1.9 */
+    baton_stablehlo_gather_options stablehlo_gather; /* ABI 1.12 */
+    baton_stablehlo_scatter_options stablehlo_scatter; /* ABI 1.12 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
@@ -918,6 +948,8 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *        in baton_op_decl), and see its name and attributes through node_custom_name and
  *        node_custom_options
  *   1.11 delegates claim STABLEHLO_COMPOSITE nodes by name too, and run the whole operation fused
+ *   1.12 the options of STABLEHLO_GATHER and STABLEHLO_SCATTER (with the combination its update
+ *        computation makes, BATON_WINDOW_REDUCTION_REPLACE for none)
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
