@@ -1,6 +1,6 @@
 // op-models-stablehlo.mjs - the one-op cases of tools/op-models.mjs for the STABLEHLO_* ops current LiteRT
 // has runtime kernels for (ADD, MULTIPLY, MAXIMUM, MINIMUM, AND, SHIFT_LEFT, PAD, REDUCE_WINDOW, GATHER,
-// SCATTER), DILATE and REDUCE_WINDOW (issue #35 item 11). TFLite 2.9 has none of them: LiteRT 2.5 computes the references.
+// SCATTER, RNG_BIT_GENERATOR), DILATE and REDUCE_WINDOW (issue #35 item 11). TFLite 2.9 has none of them: LiteRT 2.5 computes the references.
 // tools/op-models.mjs calls the default export with its helpers; it returns the names of its cases.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -149,5 +149,18 @@ export default function stablehloCases({add, simple, T, C, outDir}) {
           {update_window_dims: [], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0], index_vector_dim: 1});
   scatter('stablehlo_scatter_mul_f32_window_around', 'STABLEHLO_MULTIPLY', 'FLOAT32', [2, 3, 4], C([2, 1], 'INT32', i32([2, 0])),
           [2, 2, 4], {update_window_dims: [0, 2], inserted_window_dims: [1], scatter_dims_to_operand_dims: [1], index_vector_dim: 1});
+  // ---- STABLEHLO_RNG_BIT_GENERATOR: output sizes that end inside a block; both outputs compared ----
+  const rng = (name, algorithm, stateSize, type, out) => later(name, 'STABLEHLO_RNG_BIT_GENERATOR', 1, (n, v) => {
+    simple(n, 'STABLEHLO_RNG_BIT_GENERATOR', v, null, [T([stateSize], 'UINT64'), T([stateSize], 'UINT64'), T(out, type)]);
+    // `simple` makes one output: the state (tensor 1) is an output too, the op's first.
+    const m = options2(n, 'StablehloRngBitGeneratorOptions', {algorithm});
+    Object.assign(m.subgraphs[0], {inputs: [0], outputs: [1, 2]});
+    Object.assign(m.subgraphs[0].operators[0], {inputs: [0], outputs: [1, 2]});
+    writeJson(path.join(outDir, `${n}.json`), m);
+  });
+  rng('stablehlo_rng_bit_generator_default_i32', 'DEFAULT', 2, 'INT32', [3, 5]);
+  rng('stablehlo_rng_bit_generator_philox_state3_u64', 'PHILOX', 3, 'UINT64', [7]);
+  rng('stablehlo_rng_bit_generator_threefry_u32', 'THREEFRY', 2, 'UINT32', [9]);
+  rng('stablehlo_rng_bit_generator_threefry_i64', 'THREEFRY', 2, 'INT64', [2, 3]);
   return names;
 }

@@ -322,6 +322,9 @@ void read_builtin_options_2(const fb::Model* model, const fb::Operator* op, bato
       u.body = body_reduction(model, u.update_computation_subgraph_index, true);
       break;
     }
+    case fb::BuiltinOptions2_StablehloRngBitGeneratorOptions:
+      o.u.rng_bit_generator = {static_cast<int32_t>(op->builtin_options_2_as_StablehloRngBitGeneratorOptions()->algorithm())};
+      break;
     case fb::BuiltinOptions2_StablehloGatherOptions: {
       auto* p = op->builtin_options_2_as_StablehloGatherOptions();
       auto& u = o.u.stablehlo_gather;

@@ -1,7 +1,9 @@
 // The STABLEHLO_* ops with runtime kernels in current LiteRT that compute element by element or move data:
-// STABLEHLO_ADD / MULTIPLY / MAXIMUM / MINIMUM / AND / SHIFT_LEFT, STABLEHLO_PAD, and DILATE. The
-// window reductions are in window_ops.cc, gather and scatter in stablehlo_index_ops.cc. Their one-op cases (tools/op-models-stablehlo.mjs) are checked
-// against LiteRT 2.5.
+// STABLEHLO_ADD / MULTIPLY / MAXIMUM / MINIMUM / AND / SHIFT_LEFT, STABLEHLO_PAD, DILATE and
+// STABLEHLO_RNG_BIT_GENERATOR. The window reductions are in window_ops.cc, gather and scatter in
+// stablehlo_index_ops.cc. Their one-op cases (tools/op-models-stablehlo.mjs) are checked against LiteRT 2.5.
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -9,6 +11,7 @@
 
 #include "glue/op_context.h"
 #include "glue/stablehlo_util.h"
+#include "kernels/random.h"
 #include "baton/tflite_ops.h"
 
 namespace baton::builtin {
@@ -221,6 +224,73 @@ void dilate_prepare(OpContext& ctx) {
   spread_shape(ctx, s);
 }
 
+// ---- STABLEHLO_RNG_BIT_GENERATOR: random bits from a counter-based generator's state ----
+
+// As LiteRT computes them: the uint64 state read as 32-bit words (little-endian) holds the key (words 0
+// and 1) and the counter (Threefry: words 2, 3; Philox: words 2, 3 and then 4, 5 of a three-word state,
+// else the key's words again). Blocks of the generator fill the output's 32-bit words in order, the
+// counter's first word stepping (carrying into the second) after each; the new state is the key and those
+// two counter words (a three-word Philox state keeps its third word).
+void rng_bit_generator_prepare(OpContext& ctx) {
+  ctx.require_host_abi_minor(12, "STABLEHLO_RNG_BIT_GENERATOR's algorithm");
+  baton_tensor* state = ctx.input(0);
+  baton_tensor* new_state = ctx.output(0);
+  baton_tensor* bits = ctx.output(1);
+  ctx.require_type(state, "initial state", {BATON_TYPE_UINT64});
+  ctx.require_type(new_state, "output state (output 0)", {BATON_TYPE_UINT64});
+  ctx.require_type(bits, "output (output 1)", {BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT32, BATON_TYPE_UINT64});
+  const auto& o = ctx.options();
+  ctx.require(o.kind == BATON_OPTIONS_2_KIND + kStablehloRngBitGeneratorOptionsType, "no StablehloRngBitGeneratorOptions");
+  const int32_t algorithm = o.u.rng_bit_generator.algorithm;
+  const auto shape = ctx.shape(state);
+  const int64_t words = shape.size() == 1 ? shape[0] : -1;
+  if (algorithm == BATON_RNG_THREEFRY) {
+    ctx.require(words == 2, "THREEFRY takes a state of 2 uint64 values, not " + shape_text(shape));
+  } else if (algorithm == BATON_RNG_PHILOX || algorithm == BATON_RNG_DEFAULT) {
+    ctx.require(words == 2 || words == 3, "PHILOX takes a state of 2 or 3 uint64 values, not " + shape_text(shape));
+  } else {
+    ctx.fail(BATON_INVALID_ARGUMENT, "unknown algorithm " + std::to_string(algorithm) + " (DEFAULT, PHILOX or THREEFRY)");
+  }
+  ctx.set_output_shape(new_state, shape);
+  const auto out_shape = ctx.shape(bits);
+  ctx.require(std::none_of(out_shape.begin(), out_shape.end(), [](int32_t d) { return d < 0; }),
+              "the output's shape " + shape_text(out_shape) + " must be known (it is the op's only size)");
+  ctx.set_output_shape(bits, out_shape);
+}
+
+template <size_t N, typename F>
+void fill_bits(F block, uint32_t key0, uint32_t key1, std::array<uint32_t, N> counter, uint32_t* out, int64_t words,
+               uint32_t* state) {
+  for (int64_t i = 0; i < words; i += static_cast<int64_t>(N)) {
+    const std::array<uint32_t, N> value = block(key0, key1, counter);
+    std::memcpy(out + i, value.data(), static_cast<size_t>(std::min<int64_t>(N, words - i)) * sizeof(uint32_t));
+    if (++counter[0] == 0) ++counter[1];
+  }
+  state[0] = key0;
+  state[1] = key1;
+  state[2] = counter[0];
+  state[3] = counter[1];
+}
+
+void rng_bit_generator_invoke(OpContext& ctx) {
+  baton_tensor* state = ctx.input(0);
+  baton_tensor* bits = ctx.output(1);
+  const int64_t state_values = ctx.element_count(state);
+  uint32_t s[6] = {};
+  std::memcpy(s, ctx.data<unsigned char>(state), static_cast<size_t>(state_values) * sizeof(uint64_t));
+  auto* new_state = ctx.mutable_data<uint32_t>(ctx.output(0));
+  std::memcpy(new_state, s, static_cast<size_t>(state_values) * sizeof(uint64_t));
+  const int64_t words = ctx.element_count(bits) * (element_size(ctx.type(bits)) / sizeof(uint32_t));
+  auto* out = ctx.mutable_data<uint32_t>(bits);
+  if (ctx.options().u.rng_bit_generator.algorithm == BATON_RNG_THREEFRY) {
+    fill_bits<2>(threefry2x32_block, s[0], s[1], std::array<uint32_t, 2>{s[2], s[3]}, out, words, new_state);
+  } else {
+    const bool three = state_values == 3;
+    fill_bits<4>(philox4x32_block, s[0], s[1], std::array<uint32_t, 4>{s[2], s[3], three ? s[4] : s[0], three ? s[5] : s[1]},
+                 out, words, new_state);
+  }
+}
+
 constexpr OpDef kOps[] = {
     {BATON_OP_STABLEHLO_ADD, "STABLEHLO_ADD", 1, 1, arithmetic_prepare, arithmetic_invoke},
     {BATON_OP_STABLEHLO_MULTIPLY, "STABLEHLO_MULTIPLY", 1, 1, arithmetic_prepare, arithmetic_invoke},
@@ -230,6 +300,8 @@ constexpr OpDef kOps[] = {
     {BATON_OP_STABLEHLO_SHIFT_LEFT, "STABLEHLO_SHIFT_LEFT", 1, 1, shift_left_prepare, shift_left_invoke},
     {BATON_OP_STABLEHLO_PAD, "STABLEHLO_PAD", 1, 1, stablehlo_pad_prepare, spread_invoke},
     {BATON_OP_DILATE, "DILATE", 1, 1, dilate_prepare, spread_invoke},
+    {BATON_OP_STABLEHLO_RNG_BIT_GENERATOR, "STABLEHLO_RNG_BIT_GENERATOR", 1, 1, rng_bit_generator_prepare,
+     rng_bit_generator_invoke},
 };
 
 }  // namespace

@@ -16,6 +16,7 @@ inline constexpr int32_t kStablehloPadOptionsType = 10;
 inline constexpr int32_t kStablehloReduceWindowOptionsType = 13;
 inline constexpr int32_t kStablehloGatherOptionsType = 16;
 inline constexpr int32_t kStablehloScatterOptionsType = 7;
+inline constexpr int32_t kStablehloRngBitGeneratorOptionsType = 19;
 inline constexpr int32_t kReduceWindowOptionsType = 20;
 
 // Highest rank of STABLEHLO_PAD and DILATE operands.

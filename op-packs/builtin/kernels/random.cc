@@ -55,14 +55,36 @@ Philox4x32::Philox4x32(uint64_t seed, uint64_t seed2)
     : key_{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)},
       counter_{0, 0, static_cast<uint32_t>(seed2), static_cast<uint32_t>(seed2 >> 32)} {}
 
-Philox4x32::Block Philox4x32::operator()() {
-  Block block = counter_;
-  uint32_t k0 = key_[0], k1 = key_[1];
+Philox4x32::Block philox4x32_block(uint32_t k0, uint32_t k1, Philox4x32::Block counter) {
   for (int r = 0; r < kRounds; ++r) {
-    block = philox_round(block, k0, k1);
+    counter = philox_round(counter, k0, k1);
     k0 += kKeyStep0;
     k1 += kKeyStep1;
   }
+  return counter;
+}
+
+std::array<uint32_t, 2> threefry2x32_block(uint32_t k0, uint32_t k1, std::array<uint32_t, 2> x) {
+  // The key schedule's third word with the paper's parity constant, and the rotations of rounds 1-4 and
+  // 5-8 (repeating).
+  const uint32_t ks[3] = {k0, k1, k0 ^ k1 ^ 0x1BD11BDAu};
+  constexpr int kRotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  x[0] += ks[0];
+  x[1] += ks[1];
+  for (uint32_t injection = 1; injection <= 5; ++injection) {
+    for (int rotation : kRotations[(injection - 1) % 2]) {
+      x[0] += x[1];
+      x[1] = (x[1] << rotation) | (x[1] >> (32 - rotation));
+      x[1] ^= x[0];
+    }
+    x[0] += ks[injection % 3];
+    x[1] += ks[(injection + 1) % 3] + injection;
+  }
+  return x;
+}
+
+Philox4x32::Block Philox4x32::operator()() {
+  const Block block = philox4x32_block(key_[0], key_[1], counter_);
   skip(1);
   return block;
 }

@@ -29,6 +29,13 @@ class Philox4x32 {
   Block counter_{};
 };
 
+// One Philox4x32-10 block: `counter` under the key (k0, k1), ten rounds with the key stepped between them.
+Philox4x32::Block philox4x32_block(uint32_t k0, uint32_t k1, Philox4x32::Block counter);
+
+// One Threefry2x32-20 block (the same paper): the counter pair under the key (k0, k1), twenty rounds with a
+// key injection after every four.
+std::array<uint32_t, 2> threefry2x32_block(uint32_t k0, uint32_t k1, std::array<uint32_t, 2> counter);
+
 // The generator a node starts from: its seeds, or, when both are 0, two fresh numbers from the system's
 // entropy (TFLite then seeds a 64-bit Mersenne Twister from /dev/urandom once and draws both from it).
 Philox4x32 seeded_philox(int64_t seed, int64_t seed2);

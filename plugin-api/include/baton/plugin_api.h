@@ -445,6 +445,17 @@ typedef struct baton_stablehlo_scatter_options {
   int32_t update_computation_subgraph_index;
 } baton_stablehlo_scatter_options;
 
+/* ABI 1.12: STABLEHLO_RNG_BIT_GENERATOR's algorithm, TFLite's RngAlgorithm. */
+typedef enum baton_rng_algorithm {
+  BATON_RNG_DEFAULT = 0, /* the runtime's choice: Philox, as LiteRT's */
+  BATON_RNG_PHILOX = 1,
+  BATON_RNG_THREEFRY = 2,
+} baton_rng_algorithm;
+
+typedef struct baton_rng_bit_generator_options { /* ABI 1.12 */
+  int32_t algorithm;                             /* baton_rng_algorithm */
+} baton_rng_bit_generator_options;
+
 typedef struct baton_builtin_options {
   size_t struct_size;
   int32_t kind; /* TFLite BuiltinOptions union type; 0 when the op has none */
@@ -487,6 +498,7 @@ typedef struct baton_builtin_options {
     baton_stablehlo_reduce_window_options stablehlo_reduce_window; /* ABI 1.9 */
     baton_stablehlo_gather_options stablehlo_gather; /* ABI 1.12 */
     baton_stablehlo_scatter_options stablehlo_scatter; /* ABI 1.12 */
+    baton_rng_bit_generator_options rng_bit_generator; /* ABI 1.12 */
     unsigned char reserved[128]; /* room to add members without changing the struct's size */
   } u;
 } baton_builtin_options;
@@ -948,8 +960,8 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *        in baton_op_decl), and see its name and attributes through node_custom_name and
  *        node_custom_options
  *   1.11 delegates claim STABLEHLO_COMPOSITE nodes by name too, and run the whole operation fused
- *   1.12 the options of STABLEHLO_GATHER and STABLEHLO_SCATTER (with the combination its update
- *        computation makes, BATON_WINDOW_REDUCTION_REPLACE for none)
+ *   1.12 the options of STABLEHLO_GATHER, STABLEHLO_SCATTER (with the combination its update
+ *        computation makes, BATON_WINDOW_REDUCTION_REPLACE for none) and STABLEHLO_RNG_BIT_GENERATOR
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
