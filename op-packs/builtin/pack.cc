@@ -10,6 +10,7 @@
 #include "baton/op_pack_kit.hpp"
 #include "baton/plugin_api.h"
 #include "glue/op_context.h"
+#include "glue/shared_pool.h"
 
 namespace baton::builtin {
 namespace {
@@ -44,7 +45,13 @@ std::unique_ptr<PluginState> create(const baton_host_api& api, const baton_plugi
   if (threads <= 0) threads = api.thread_count(host);
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   state->threads = static_cast<int>(std::min<int64_t>(threads, 256));
-  if (state->threads > 1) state->pool = std::make_unique<ThreadPool>(state->threads);
+  if (state->threads > 1) {
+#ifdef BATON_BUILTIN_PTHREADPOOL
+    auto shared = std::make_unique<SharedPoolParallel>();
+    if (shared->start(&api, host, state->threads)) state->pool = std::move(shared);
+#endif
+    if (!state->pool) state->pool = std::make_unique<ThreadPool>(state->threads);
+  }
   return state;
 }
 

@@ -36,7 +36,7 @@ struct PluginState {
   const baton_plugin_host* host = nullptr;
   uint32_t host_abi_minor = 0;
   int threads = 1;
-  std::unique_ptr<ThreadPool> pool;  // null when single-threaded
+  std::unique_ptr<Parallel> pool;  // null when single-threaded (glue/shared_pool.h, else a ThreadPool)
 };
 
 class OpContext;
