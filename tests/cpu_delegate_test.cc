@@ -107,6 +107,41 @@ TEST(CpuDelegate, SharesOneThreadPoolWithXnnpack) {
 #endif
 }
 
+// The builtin pack computes on the same shared pool (glue/shared_pool.h): xnnpack and the pack at 3 threads
+// add two workers, not two pools of two workers each (which took turns with the scheduler on a plan that
+// alternates the two). The TANH after the pair stays on the pack (Debian's XNNPACK has none).
+TEST(BuiltinPack, SharesOneThreadPoolWithXnnpack) {
+#ifndef XNNPACK_PLUGIN_DIR
+  GTEST_SKIP() << "the xnnpack delegate is not built";
+#else
+  TempDir plugins, conf;
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+  fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", plugins.file("libbaton_xnnpack.so"));
+  conf.write("baton.conf", "delegates = xnnpack\n[plugin.builtin]\nthreads = 3\n[plugin.xnnpack]\nthreads = 3\n");
+  OpGraph g = pair_graph({{1, 12, 10, 8}, 3, 1, fb::Padding_SAME, 0, 0, 6, true});
+  const int32_t pair_out = g.ops[1].outputs[0];
+  const int32_t tanh = g.output({1, 12, 10, 6});
+  g.ops.push_back({BATON_OP_TANH, {pair_out}, {tanh}, nullptr});
+  const size_t before = threads_of_this_process();
+  {
+    auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"));
+    ASSERT_TRUE(env) << env.error();
+    auto model = load_model_buffer(g.build(), "pair-tanh.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& in = *interp.value();
+    ASSERT_TRUE(in.ensure_prepared());
+    std::memset(in.input(0).data, 0, in.input(0).bytes);
+    Status st = in.invoke();
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(delegated_nodes(in, "xnnpack"), 2u);
+    EXPECT_EQ(threads_of_this_process(), before + 2) << "one pool of three threads for the pack and the delegate";
+  }
+  EXPECT_EQ(threads_of_this_process(), before) << "the pool ends with the environment";
+#endif
+}
+
 // ---- real models -----------------------------------------------------------------------------------------
 
 class CpuRealModel : public ::testing::TestWithParam<std::string> {};
