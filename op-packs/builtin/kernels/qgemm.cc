@@ -102,8 +102,9 @@ void pack_a_block(QuantIsa isa, const QGemmRows& a, int m0, int mc, int k, int k
     for (int r = 0; r < rows; ++r) src[r] = a.row(a.context, m0 + p * kQGemmMR + r, row_scratch + r * scratch_row);
     uint32_t sums[kQGemmMR] = {};
     if (rows < kQGemmMR) {
-      // The block's last, partial panel: the missing rows are zero.
-      std::memset(row_scratch + rows * scratch_row, 0, (kQGemmMR - rows) * scratch_row);
+      // The block's last, partial panel: the missing rows must pack as zeros, so their bytes are the flip
+      // pattern, which packing turns into zero.
+      std::memset(row_scratch + rows * scratch_row, static_cast<uint8_t>(flip), (kQGemmMR - rows) * scratch_row);
       for (int r = rows; r < kQGemmMR; ++r) src[r] = row_scratch + r * scratch_row;
     }
     int q0 = 0;
@@ -112,13 +113,7 @@ void pack_a_block(QuantIsa isa, const QGemmRows& a, int m0, int mc, int k, int k
 #endif
     (void)isa;
     pack_panel_scalar(src, q0, k, k4, flip, dst, sums);
-    for (int r = 0; r < kQGemmMR; ++r) row_sum[p * kQGemmMR + r] = r < rows ? static_cast<int32_t>(sums[r]) : 0;
-    if (rows < kQGemmMR) {
-      // Flipped zeros are 0x80: the missing rows must be zero in the panel.
-      for (int q = 0; q < k4; ++q) {
-        for (int r = rows; r < kQGemmMR; ++r) std::memset(dst + static_cast<size_t>(q) * kPanelA + r * 4, 0, 4);
-      }
-    }
+    for (int r = 0; r < kQGemmMR; ++r) row_sum[p * kQGemmMR + r] = static_cast<int32_t>(sums[r]);
   }
 }
 
