@@ -24,10 +24,9 @@ bool sorted_unique_within(const int64_t* v, int32_t n, int64_t end) {
   return true;
 }
 
+// An option's array as messages show it: [0,2].
 std::string list_text(const int64_t* v, int32_t n) {
-  std::string s = "[";
-  for (int32_t i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
+  return kit::dims_text(std::span<const int64_t>(v, n > 0 ? n : 0));
 }
 
 void require_data_type(OpContext& ctx, baton_tensor* t, const char* what) {
