@@ -1,8 +1,8 @@
 // Control flow whose shapes change at invoke (the cases of tests/data/control-flow that
 // control_flow_test.cc checks against native TFLite 2.9 on one invoke), followed over several invokes:
 // a WHILE whose body grows a loop variable (its outputs dynamic, the body prepared again per iteration),
-// IF branches of different shapes (and a second IF over the first's output), a resource variable assigned
-// longer values than the model declares. Later invokes are checked against the library's other case (the
+// IF and STABLEHLO_CASE branches of different shapes (and a second IF over the first's output), a resource
+// variable assigned longer values than the model declares. Later invokes are checked against the library's other case (the
 // two IF cases share their input values) or derived by hand from its outputs. Nodes whose shapes hold
 // still keep their plan: their outputs stay in the arena.
 #include <chrono>
@@ -126,6 +126,54 @@ TEST(ChangingShapes, BranchesOfDifferentShapesGiveTheirOwn) {
   set_int(in->input(0), 5);
   ASSERT_TRUE(in->invoke());
   expect_outputs_match(*in, "if_shapes_then");
+}
+
+// STABLEHLO_CASE over branches of different shapes: index 0 gives concat(x, y) and concat(y, x) (4 x 2),
+// index 1 (and any index out of range: the last branch) x - y and x * y (2 x 2). Derived by hand: LiteRT 2.5
+// gives values it never wrote for this model.
+TEST(ChangingShapes, CaseBranchesOfDifferentShapesGiveTheirOwn) {
+  auto in = open("case_shapes", false);
+  ASSERT_TRUE(in);
+  const Node* branch = first_node(*in->subgraph(0), RuntimeOp::case_of);
+  ASSERT_NE(branch, nullptr);
+  EXPECT_TRUE(branch->deferred);
+  const std::vector<float> x{1, 2, 3, 4}, y{0.5f, -1, 2, 8};
+  std::memcpy(in->input(1).data, x.data(), 16);
+  std::memcpy(in->input(2).data, y.data(), 16);
+  for (int32_t index : {0, 1, 0, 5, -1}) {
+    set_int(in->input(0), index);
+    ASSERT_TRUE(in->invoke()) << index;
+    if (index == 0) {
+      EXPECT_EQ(in->output(0).shape, (std::vector<int32_t>{4, 2}));
+      EXPECT_EQ(floats(in->output(0)), (std::vector<float>{1, 2, 3, 4, 0.5f, -1, 2, 8}));
+      EXPECT_EQ(floats(in->output(1)), (std::vector<float>{0.5f, -1, 2, 8, 1, 2, 3, 4}));
+    } else {
+      EXPECT_EQ(in->output(0).shape, (std::vector<int32_t>{2, 2})) << index;
+      EXPECT_EQ(floats(in->output(0)), (std::vector<float>{0.5f, 3, 1, -4})) << index;
+      EXPECT_EQ(floats(in->output(1)), (std::vector<float>{0.5f, -2, 6, 32})) << index;
+    }
+  }
+}
+
+// One interpreter takes each branch of the three-branch case as its index changes: the three cases LiteRT
+// computed share x, so each index must give that case's outputs.
+TEST(ChangingShapes, CaseIndexPicksABranchAtEachInvoke) {
+  auto in = open("case_branch", false);
+  ASSERT_TRUE(in);
+  feed(*in, "case_branch");
+  for (const char* name : {"case_index_past_end", "case_branch", "case_index_negative"}) {
+    ASSERT_EQ(npy_floats(case_dir(name) + "in_1.npy"), npy_floats(case_dir("case_branch") + "in_1.npy"));
+    auto index = tool::read_npy(case_dir(name) + "in_0.npy");
+    ASSERT_TRUE(index) << index.error();
+    std::memcpy(in->input(0).data, index->data.data(), 4);
+    ASSERT_TRUE(in->invoke()) << name;
+    expect_outputs_match(*in, name);
+  }
+  set_int(in->input(0), 0);  // x + x, by hand
+  ASSERT_TRUE(in->invoke());
+  std::vector<float> twice = npy_floats(case_dir("case_branch") + "in_1.npy");
+  for (float& v : twice) v += v;
+  EXPECT_EQ(floats(in->output(0)), twice);
 }
 
 // CALL_ONCE sets the variable to [7]; each invoke appends x and returns the longer value. The library's one

@@ -328,6 +328,24 @@ TEST(ControlFlow, AnEndlessLoopIsCancelledFromAnotherThread) {
   EXPECT_EQ(result.message(), "invoke cancelled");
 }
 
+// STABLEHLO_CASE nodes that cannot run are refused at load, each with the node and the reason.
+TEST(ControlFlow, ACaseThatCannotRunIsRefusedWithItsReason) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env);
+  for (const auto& [name, why] : std::vector<std::pair<std::string, std::string>>{
+           {"case_bad_index_type", "node 0 (STABLEHLO_CASE v1): input 0, the branch index, must be one INT32 value"},
+           {"case_bad_no_branches", "node 0 (STABLEHLO_CASE) names no branch subgraphs"},
+           {"case_bad_branch_missing", "node 0 (STABLEHLO_CASE) names subgraph 9, out of range (2 subgraphs)"},
+           {"case_bad_branch_inputs", "node 0 (STABLEHLO_CASE v1): branch 0 subgraph 1 takes 2 inputs but is given 1"}}) {
+    auto model = load_model_file(case_dir(name) + "model.tflite");
+    const std::string error = !model ? model.error() : [&] {
+      auto in = Interpreter::create(env.value(), model.value());
+      return in ? std::string("(runs)") : in.error();
+    }();
+    EXPECT_NE(error.find(why), std::string::npos) << name << ": " << error;
+  }
+}
+
 TEST(ControlFlow, ASubgraphThatRunsItselfIsRefusedAtLoad) {
   auto env = isolated_environment({BUILTIN_PACK_DIR});
   ASSERT_TRUE(env);

@@ -8,7 +8,8 @@
 //
 // NAME.args holds the tflite-peer arguments of the case (seed, integer range), or "--no-reference" for a
 // model the native library cannot give a useful output for (an endless loop, kept for cancellation);
-// "--litert" first: a model TFLite 2.9 cannot run (STABLEHLO_COMPOSITE), whose reference is LiteRT 2.5.
+// "--litert" first: a model TFLite 2.9 cannot run (STABLEHLO_COMPOSITE, STABLEHLO_CASE), whose reference is
+// LiteRT 2.5.
 // tools/make-control-flow-cases.sh turns the JSON into .tflite with flatc and runs the native TFLite
 // library for the reference outputs. Constants are fixed here, so a rerun writes the same files.
 import fs from 'node:fs';
@@ -22,9 +23,10 @@ const {outDir, flag} = outDirArgs('control-flow-models.mjs', ['--bench']);
 const bench = flag === '--bench';
 
 const optionsOf = {
-  ADD: 'AddOptions', CONCATENATION: 'ConcatenationOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
+  ADD: 'AddOptions', SUB: 'SubOptions', CONCATENATION: 'ConcatenationOptions', MUL: 'MulOptions', WHILE: 'WhileOptions', IF: 'IfOptions', CALL_ONCE: 'CallOnceOptions',
   VAR_HANDLE: 'VarHandleOptions',
 };
+const options2Of = {STABLEHLO_COMPOSITE: 'StableHLOCompositeOptions', STABLEHLO_CASE: 'StablehloCaseOptions'};
 
 // A model from subgraphs written as {tensors: [{shape, type, data, signature}], inputs, outputs, ops: [[OP, ins,
 // outs, options]]}; operator codes are collected across subgraphs.
@@ -37,9 +39,8 @@ function write(name, subgraphs, {signatures = [], peer = []} = {}) {
     outputs: g.outputs,
     tensors: g.tensors.map((t, i) => tensor(t, t.name ?? `s${s}_t${i}`, buffers)),
     operators: g.ops.map(([op, inputs, outputs, options]) => {
-      if (options && op === 'STABLEHLO_COMPOSITE') {  // options of the later ops: the second union
-        return {...operator(codes.index(op), inputs, outputs), builtin_options_2_type: 'StableHLOCompositeOptions',
-                builtin_options_2: options};
+      if (options && options2Of[op]) {  // options of the later ops: the second union
+        return {...operator(codes.index(op), inputs, outputs), builtin_options_2_type: options2Of[op], builtin_options_2: options};
       }
       return operator(codes.index(op), inputs, outputs, options && [optionsOf[op], options]);
     }),
@@ -228,6 +229,47 @@ write('composite_two_outputs_shared', [
   {name: 'decomposition', tensors: [f23, f23, f23, f23], inputs: [0, 1], outputs: [2, 3],
    ops: [['ADD', [0, 1], [2], {}], ['MUL', [0, 1], [3], {}]]},
 ], {peer: ['--litert']});
+
+// STABLEHLO_CASE: input 0, an INT32 index, picks the branch; an index out of range runs the last one (the
+// StableHLO spec, and LiteRT). Three branches of one shape: x + x, x * x, x * 0.5; the index comes from
+// the case's input file: 1, past the end (7) and negative (-2) take the last branch.
+const caseModel = [
+  {tensors: [scalarI32, f23, f23], inputs: [0, 1], outputs: [2], ops: [
+    ['STABLEHLO_CASE', [0, 1], [2], {branch_subgraph_indices: [1, 2, 3]}]]},
+  {name: 'twice', tensors: [f23, f23], inputs: [0], outputs: [1], ops: [['ADD', [0, 0], [1], {}]]},
+  {name: 'square', tensors: [f23, f23], inputs: [0], outputs: [1], ops: [['MUL', [0, 0], [1], {}]]},
+  {name: 'half', tensors: [f23, {shape: [], type: 'FLOAT32', data: f32([0.5])}, f23], inputs: [0], outputs: [2],
+   ops: [['MUL', [0, 1], [2], {}]]},
+];
+const caseX = [1.5, -2, 0.25, 3, -0.5, 7];
+for (const [name, index] of [['case_branch', 1], ['case_index_past_end', 7], ['case_index_negative', -2]]) {
+  const files = [path.join(outDir, `${name}.in0.npy`), path.join(outDir, `${name}.in1.npy`)];
+  writeNpyOf(files[0], 'INT32', [], [index]);
+  writeNpyOf(files[1], 'FLOAT32', [2, 3], caseX);
+  write(name, caseModel, {peer: ['--litert', '--inputs', ...files]});
+}
+// Branches of different shapes (concat(x, y) and concat(y, x), or x - y and x * y): the outputs' shapes are
+// the branch's, known at invoke. LiteRT 2.5 gives outputs it never wrote for this model (denormal garbage,
+// either index), so tests/control_flow_shapes_test.cc derives the values by hand.
+write('case_shapes', [
+  {tensors: [scalarI32, rows(2), rows(2), rows(2), rows(2)], inputs: [0, 1, 2], outputs: [3, 4], ops: [
+    ['STABLEHLO_CASE', [0, 1, 2], [3, 4], {branch_subgraph_indices: [1, 2]}]]},
+  {name: 'stack', tensors: [rows(2), rows(2), rows(4), rows(4)], inputs: [0, 1], outputs: [2, 3], ops: [
+    ['CONCATENATION', [0, 1], [2], {axis: 0}], ['CONCATENATION', [1, 0], [3], {axis: 0}]]},
+  {name: 'differ', tensors: [rows(2), rows(2), rows(2), rows(2)], inputs: [0, 1], outputs: [2, 3], ops: [
+    ['SUB', [0, 1], [2], {}], ['MUL', [0, 1], [3], {}]]},
+], {peer: ['--no-reference']});
+
+// STABLEHLO_CASE nodes that cannot run, each refused with its reason: a FLOAT32 index, no branches, a
+// branch past the model's subgraphs, a branch that takes two inputs where the node gives one.
+const badCase = (index, options, branchInputs = 1) => [
+  {tensors: [{shape: [], type: index}, f23, f23], inputs: [0, 1], outputs: [2], ops: [['STABLEHLO_CASE', [0, 1], [2], options]]},
+  {name: 'twice', tensors: [f23, f23, f23], inputs: branchInputs === 1 ? [0] : [0, 1], outputs: [2], ops: [['ADD', [0, 0], [2], {}]]},
+];
+write('case_bad_index_type', badCase('FLOAT32', {branch_subgraph_indices: [1]}), {peer: ['--no-reference']});
+write('case_bad_no_branches', badCase('INT32', {branch_subgraph_indices: []}), {peer: ['--no-reference']});
+write('case_bad_branch_missing', badCase('INT32', {branch_subgraph_indices: [1, 9]}), {peer: ['--no-reference']});
+write('case_bad_branch_inputs', badCase('INT32', {branch_subgraph_indices: [1]}, 2), {peer: ['--no-reference']});
 
 // A loop that never ends (its condition is the constant true): only cancellation stops it.
 write('while_endless', [

@@ -70,7 +70,7 @@ inline void reset_variable(Tensor& t) {
 
 // Nodes the runtime runs itself rather than a plugin (runtime_nodes.cc); delegates never see them.
 enum class RuntimeOp {
-  none, while_loop, if_else, call_once, composite, var_handle, read_variable, assign_variable,
+  none, while_loop, if_else, case_of, call_once, composite, var_handle, read_variable, assign_variable,
   hashtable, hashtable_find, hashtable_import, hashtable_size,  // hashtables.cc
 };
 inline bool is_hashtable_op(RuntimeOp op) { return op >= RuntimeOp::hashtable && op <= RuntimeOp::hashtable_size; }

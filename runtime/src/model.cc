@@ -106,6 +106,7 @@ bool is_runtime_op(int32_t op_code) {
   switch (op_code) {
     case BATON_OP_IF: case BATON_OP_WHILE: case BATON_OP_CALL_ONCE:
     case BATON_OP_STABLEHLO_COMPOSITE:  // its decomposition subgraph
+    case BATON_OP_STABLEHLO_CASE:       // one of its branch subgraphs
     case BATON_OP_VAR_HANDLE: case BATON_OP_READ_VARIABLE: case BATON_OP_ASSIGN_VARIABLE:
     case BATON_OP_HASHTABLE: case BATON_OP_HASHTABLE_FIND: case BATON_OP_HASHTABLE_IMPORT:
     case BATON_OP_HASHTABLE_SIZE:
@@ -477,13 +478,11 @@ class ModelLoader {
   Status read_control_options(const fb::Operator* op, NodeInfo& node, const std::string& where) {
     if (!is_runtime_op(node.op_code)) return Status::ok();
     if (auto* w = op->builtin_options_as_WhileOptions()) {
-      node.callees[0] = w->cond_subgraph_index();
-      node.callees[1] = w->body_subgraph_index();
+      node.callees = {w->cond_subgraph_index(), w->body_subgraph_index()};
     } else if (auto* i = op->builtin_options_as_IfOptions()) {
-      node.callees[0] = i->then_subgraph_index();
-      node.callees[1] = i->else_subgraph_index();
+      node.callees = {i->then_subgraph_index(), i->else_subgraph_index()};
     } else if (auto* c = op->builtin_options_as_CallOnceOptions()) {
-      node.callees[0] = c->init_subgraph_index();
+      node.callees = {c->init_subgraph_index()};
     } else if (auto* v = op->builtin_options_as_VarHandleOptions()) {
       if (v->container()) node.var_container = v->container()->str();
       if (v->shared_name()) node.var_shared_name = v->shared_name()->str();
@@ -492,26 +491,36 @@ class ModelLoader {
       node.table_key_type = static_cast<baton_tensor_type>(h->key_dtype());
       node.table_value_type = static_cast<baton_tensor_type>(h->value_dtype());
     } else if (auto* c = op->builtin_options_2_as_StableHLOCompositeOptions()) {
-      node.callees[0] = c->decomposition_subgraph_index();
+      node.callees = {c->decomposition_subgraph_index()};
       if (c->name()) node.composite_name = c->name()->str();
       if (c->composite_attributes()) {
         node.composite_attributes = {c->composite_attributes()->data(), c->composite_attributes()->size()};
       }
       node.composite_version = c->version();
     } else if (node.op_code == BATON_OP_STABLEHLO_COMPOSITE) {
-      return fail(where + " (STABLEHLO_COMPOSITE) has no StableHLOCompositeOptions");
+      return fail(where + " has no StableHLOCompositeOptions");
+    } else if (auto* k = op->builtin_options_2_as_StablehloCaseOptions()) {
+      if (k->branch_subgraph_indices()) node.callees.assign(k->branch_subgraph_indices()->begin(), k->branch_subgraph_indices()->end());
+    }
+    if (node.op_code == BATON_OP_STABLEHLO_CASE && node.callees.empty()) {
+      return fail(where + " names no branch subgraphs (StablehloCaseOptions.branch_subgraph_indices)");
     }
     const size_t count = root_->subgraphs()->size();
-    const int wanted = (node.op_code == BATON_OP_CALL_ONCE || node.op_code == BATON_OP_STABLEHLO_COMPOSITE) ? 1
-                       : (node.op_code == BATON_OP_IF || node.op_code == BATON_OP_WHILE)                  ? 2
-                                                                                                        : 0;
-    // Options of another op's type may name more subgraphs than this op runs (a CALL_ONCE with
+    const size_t wanted = (node.op_code == BATON_OP_CALL_ONCE || node.op_code == BATON_OP_STABLEHLO_COMPOSITE) ? 1
+                          : (node.op_code == BATON_OP_IF || node.op_code == BATON_OP_WHILE)                  ? 2
+                          : node.op_code == BATON_OP_STABLEHLO_CASE ? node.callees.size()
+                                                                    : 0;
+    // Options of another op's type may name other subgraphs than this op runs (a CALL_ONCE with
     // WhileOptions): only the ones it runs count, and only those are checked.
-    for (int k = wanted; k < 2; ++k) node.callees[k] = -1;
-    for (int k = 0; k < wanted; ++k) {
-      if (node.callees[k] < 0 || static_cast<size_t>(node.callees[k]) >= count) {
-        return fail(where + " names subgraph " + std::to_string(node.callees[k]) + ", out of range (" +
-                    std::to_string(count) + " subgraphs)");
+    if (node.callees.size() < wanted) {
+      return fail(where + " names " + std::to_string(node.callees.size()) + " subgraphs in its options; " +
+                  node_op_name(node) + " runs " + std::to_string(wanted));
+    }
+    node.callees.resize(wanted);
+    for (int32_t c : node.callees) {
+      if (c < 0 || static_cast<size_t>(c) >= count) {
+        return fail(where + " names subgraph " + std::to_string(c) + ", out of range (" + std::to_string(count) +
+                    " subgraphs)");
       }
     }
     return Status::ok();

@@ -63,9 +63,9 @@ struct NodeInfo {
   std::vector<int32_t> intermediates;
   baton_builtin_options options{};
   std::span<const uint8_t> custom_options;
-  // The subgraphs a control-flow node runs: WHILE {cond, body}, IF {then, else}, CALL_ONCE {init, -1},
-  // STABLEHLO_COMPOSITE {decomposition, -1}.
-  int32_t callees[2] = {-1, -1};
+  // The subgraphs a control-flow node runs: WHILE {cond, body}, IF {then, else}, CALL_ONCE {init},
+  // STABLEHLO_COMPOSITE {decomposition}, STABLEHLO_CASE its branches in order; each exists (load checks).
+  std::vector<int32_t> callees;
   // STABLEHLO_COMPOSITE: the operation's name ("odml.scaled_dot_product_attention", ...), its attributes (a
   // flexbuffer map, in the model's buffer) and version.
   std::string composite_name;

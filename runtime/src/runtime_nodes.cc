@@ -1,6 +1,6 @@
-// The nodes the runtime runs itself: WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE run other subgraphs of the model (each
-// resolved, partitioned, planned and prepared like the first, so their bodies run on the delegate chain
-// too; WHILE and IF are in subgraph_calls.cc); VAR_HANDLE, ASSIGN_VARIABLE and READ_VARIABLE keep
+// The nodes the runtime runs itself: WHILE, IF, STABLEHLO_CASE, CALL_ONCE and STABLEHLO_COMPOSITE run other
+// subgraphs of the model (each resolved, partitioned, planned and prepared like the first, so their bodies
+// run on the delegate chain too; all but CALL_ONCE are in subgraph_calls.cc); VAR_HANDLE, ASSIGN_VARIABLE and READ_VARIABLE keep
 // resource variables in the RunState, across invokes. Values cross between subgraphs by copy: each
 // subgraph keeps its own arena.
 #include <algorithm>
@@ -57,6 +57,7 @@ Status Subgraph::prepare_runtime_node(Node& node) {
   switch (node.runtime) {
     case RuntimeOp::while_loop: return prepare_while(node);
     case RuntimeOp::if_else: return prepare_if(node);
+    case RuntimeOp::case_of: return prepare_case(node);
     case RuntimeOp::composite: return prepare_composite(node);
     case RuntimeOp::call_once: {
       Subgraph& init = callee(node, 0);
@@ -102,6 +103,7 @@ Status Subgraph::invoke_runtime_node(Node& node) {
   switch (node.runtime) {
     case RuntimeOp::while_loop: return node.deferred ? invoke_dynamic_while(node) : invoke_while(node);
     case RuntimeOp::if_else: return invoke_if(node);
+    case RuntimeOp::case_of: return invoke_case(node);
     case RuntimeOp::composite: return invoke_composite(node);
     case RuntimeOp::call_once:
       if (node.called) return Status::ok();

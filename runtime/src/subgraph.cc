@@ -18,6 +18,7 @@ RuntimeOp runtime_op(int32_t op_code) {
   switch (op_code) {
     case BATON_OP_WHILE: return RuntimeOp::while_loop;
     case BATON_OP_IF: return RuntimeOp::if_else;
+    case BATON_OP_STABLEHLO_CASE: return RuntimeOp::case_of;
     case BATON_OP_CALL_ONCE: return RuntimeOp::call_once;
     case BATON_OP_STABLEHLO_COMPOSITE: return RuntimeOp::composite;
     case BATON_OP_VAR_HANDLE: return RuntimeOp::var_handle;

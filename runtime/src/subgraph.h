@@ -10,7 +10,8 @@
 //   executor.cc        invoke: the steps in order; a failing first run falls back and repeats
 //   fallback.cc        the fallback policy of prepare and the first invoke: who takes what a plugin gave up
 //   runtime_nodes.cc   the nodes the runtime runs itself: CALL_ONCE, resource variables, and
-//   subgraph_calls.cc    WHILE, IF and STABLEHLO_COMPOSITE (dynamic outputs where shapes change at invoke)
+//   subgraph_calls.cc    WHILE, IF, STABLEHLO_CASE and STABLEHLO_COMPOSITE (dynamic outputs where shapes
+//                        change at invoke)
 //   hashtables.cc        the hash tables of TFLite's lookup ops
 //
 // Subgraph 0 (or a signature's subgraph) is where an Interpreter starts; WHILE, IF and CALL_ONCE run
@@ -217,9 +218,11 @@ class Subgraph {
   // hashtables.cc: HASHTABLE, HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE
   Status prepare_hashtable_node(Node& node);
   Status invoke_hashtable_node(Node& node);
-  // subgraph_calls.cc: WHILE, IF and STABLEHLO_COMPOSITE, whose outputs may change shape at invoke
+  // subgraph_calls.cc: WHILE, IF, STABLEHLO_CASE and STABLEHLO_COMPOSITE, whose outputs may change shape
+  // at invoke
   Status prepare_while(Node& node);
   Status prepare_if(Node& node);
+  Status prepare_case(Node& node);
   Status prepare_composite(Node& node);
   struct Branch {
     Subgraph* graph;
@@ -231,6 +234,7 @@ class Subgraph {
   Status invoke_while(Node& node);
   Status invoke_dynamic_while(Node& node);
   Status invoke_if(Node& node);
+  Status invoke_case(Node& node);
 
   std::string node_label(const Node& node) const;
   const std::string& source() const { return state_.model->source(); }

@@ -1,5 +1,5 @@
-// WHILE, IF and STABLEHLO_COMPOSITE run other subgraphs of the model, each prepared with the shapes its
-// caller gives it (a composite runs its decomposition, as LiteRT does).
+// WHILE, IF, STABLEHLO_CASE and STABLEHLO_COMPOSITE run other subgraphs of the model, each prepared with
+// the shapes its caller gives it (a composite runs its decomposition, as LiteRT does).
 //
 // Where those shapes hold still (a body that gives every loop variable back in the shape it took, branches
 // that give the same shapes), the node's outputs are planned like any tensor and values cross by copy.
@@ -217,6 +217,23 @@ Status Subgraph::prepare_if(Node& node) {
   return Status::ok();
 }
 
+// STABLEHLO_CASE: input 0, one INT32 value, picks the branch that runs on the other inputs.
+Status Subgraph::prepare_case(Node& node) {
+  if (node.inputs.empty() || !node.inputs[0] || node.inputs[0]->type != BATON_TYPE_INT32) {
+    return Status::error("input 0, the branch index, must be one INT32 value");
+  }
+  std::vector<std::string> roles;
+  for (size_t k = 0; k < node.info->callees.size(); ++k) roles.push_back("branch " + std::to_string(k));
+  std::vector<Branch> branches;
+  for (size_t k = 0; k < roles.size(); ++k) branches.push_back({&callee(node, static_cast<int>(k)), roles[k].c_str()});
+  if (Status s = prepare_branches(node, branches, 1); !s) return s;
+  if (!node.inputs[0]->dynamic && node.inputs[0]->bytes != sizeof(int32_t)) {
+    return Status::error("input 0, the branch index, must be one INT32 value, not " +
+                         std::to_string(node.inputs[0]->bytes / sizeof(int32_t)));
+  }
+  return Status::ok();
+}
+
 Status Subgraph::prepare_composite(Node& node) {
   const Branch decomposition[] = {{&callee(node, 0), "decomposition"}};
   return prepare_branches(node, decomposition, 0);
@@ -266,6 +283,19 @@ Status Subgraph::invoke_if(Node& node) {
     return Status::error(source() + ": " + node_label(node) + ": input 0, the condition, is empty, not one BOOL");
   }
   return run_branch(node, callee(node, bytes_of(*node.inputs[0])[0] ? 0 : 1), 1);
+}
+
+// An index out of range runs the last branch, as the StableHLO spec and LiteRT say.
+Status Subgraph::invoke_case(Node& node) {
+  const Tensor& index = *node.inputs[0];
+  if (node.deferred && index.bytes != sizeof(int32_t)) {
+    return Status::error(source() + ": " + node_label(node) + ": input 0, the branch index, has " +
+                         std::to_string(index.bytes / sizeof(int32_t)) + " values, not one");
+  }
+  int32_t k = 0;
+  std::memcpy(&k, bytes_of(index), sizeof k);
+  const int32_t count = static_cast<int32_t>(node.info->callees.size());
+  return run_branch(node, callee(node, k < 0 || k >= count ? count - 1 : k), 1);
 }
 
 Status Subgraph::invoke_composite(Node& node) { return run_branch(node, callee(node, 0), 0); }
