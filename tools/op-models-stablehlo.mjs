@@ -34,6 +34,12 @@ export default function stablehloCases({add, simple, T, C, outDir}) {
   binary('stablehlo_maximum_u8', 'STABLEHLO_MAXIMUM', [2, 9], 'UINT8');
   binary('stablehlo_minimum_i64', 'STABLEHLO_MINIMUM', [4, 3], 'INT64', ['--int-range', '-9:9']);
   binary('stablehlo_minimum_f32_rank6', 'STABLEHLO_MINIMUM', [1, 2, 1, 3, 2, 2], 'FLOAT32');
+  // float16: computed in float32 and rounded to nearest even, as LiteRT's Eigen::half (sums of operands
+  // of different exponents and every product round).
+  binary('stablehlo_add_f16', 'STABLEHLO_ADD', [4, 9], 'FLOAT16');
+  binary('stablehlo_multiply_f16', 'STABLEHLO_MULTIPLY', [3, 2, 5], 'FLOAT16');
+  binary('stablehlo_maximum_f16', 'STABLEHLO_MAXIMUM', [17], 'FLOAT16');
+  binary('stablehlo_minimum_f16', 'STABLEHLO_MINIMUM', [2, 7], 'FLOAT16');
   binary('stablehlo_and_i32', 'STABLEHLO_AND', [3, 6], 'INT32');
   binary('stablehlo_and_bool', 'STABLEHLO_AND', [2, 8], 'BOOL');
   later('stablehlo_shift_left_i8', 'STABLEHLO_SHIFT_LEFT', 1, (n, v) => simple(n, 'STABLEHLO_SHIFT_LEFT', v, null,
@@ -147,6 +153,8 @@ export default function stablehloCases({add, simple, T, C, outDir}) {
           {update_window_dims: [1], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0, 1], index_vector_dim: 1});
   scatter('stablehlo_scatter_max_u8_elements', 'STABLEHLO_MAXIMUM', 'UINT8', [6], C([5, 1], 'INT32', i32([0, 2, 2, 5, 4])), [5],
           {update_window_dims: [], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0], index_vector_dim: 1});
+  scatter('stablehlo_scatter_add_f16_rows', 'STABLEHLO_ADD', 'FLOAT16', [5, 3], C([4, 1], 'INT32', i32([1, 3, 1, 0])), [4, 3],
+          {update_window_dims: [1], inserted_window_dims: [0], scatter_dims_to_operand_dims: [0], index_vector_dim: 1});
   scatter('stablehlo_scatter_mul_f32_window_around', 'STABLEHLO_MULTIPLY', 'FLOAT32', [2, 3, 4], C([2, 1], 'INT32', i32([2, 0])),
           [2, 2, 4], {update_window_dims: [0, 2], inserted_window_dims: [1], scatter_dims_to_operand_dims: [1], index_vector_dim: 1});
   // ---- STABLEHLO_RNG_BIT_GENERATOR: output sizes that end inside a block; both outputs compared ----

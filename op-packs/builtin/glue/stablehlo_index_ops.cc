@@ -233,10 +233,6 @@ void stablehlo_scatter_prepare(OpContext& ctx) {
               "its update computation (subgraph " + std::to_string(p.update_computation_subgraph_index) +
                   ") is neither empty (the update replaces) nor one STABLEHLO_ADD, MULTIPLY, MAXIMUM or MINIMUM, "
                   "the computations LiteRT runs");
-  if (arithmetic && ctx.type(operand) == BATON_TYPE_FLOAT16) {
-    ctx.fail(BATON_UNSUPPORTED, "FLOAT16 operands with an arithmetic update computation are not "
-                                "supported by the builtin pack (LiteRT takes them; the pack has no float16 arithmetic)");
-  }
   const auto operand_shape = ctx.shape(operand), indices_shape = ctx.shape(indices), updates_shape = ctx.shape(updates);
   s.operand_rank = static_cast<int>(operand_shape.size());
   s.updates_rank = static_cast<int>(updates_shape.size());
@@ -339,8 +335,8 @@ void stablehlo_scatter_invoke(OpContext& ctx) {
   if (out != in) std::memcpy(out, in, static_cast<size_t>(ctx.element_count(operand)) * element_size(ctx.type(operand)));
   const void* indices = ctx.data<unsigned char>(ctx.input(1));
   const void* updates = ctx.data<unsigned char>(ctx.input(2));
-  if (ctx.type(operand) == BATON_TYPE_FLOAT16) {  // a copy (prepare took no arithmetic on float16)
-    scatter(s, indices, static_cast<const uint16_t*>(updates), reinterpret_cast<uint16_t*>(out));
+  if (ctx.type(operand) == BATON_TYPE_FLOAT16) {
+    scatter(s, indices, static_cast<const Half*>(updates), reinterpret_cast<Half*>(out));
     return;
   }
   with_stablehlo_type(ctx.type(operand), [&](auto zero) {

@@ -36,11 +36,7 @@ void require_same_operands(OpContext& ctx) {
 
 void arithmetic_prepare(OpContext& ctx) {
   baton_tensor* a = ctx.input(0);
-  if (ctx.type(a) == BATON_TYPE_FLOAT16) {
-    ctx.fail(BATON_UNSUPPORTED, std::string(ctx.op_name()) + ": FLOAT16 operands are not supported by the builtin pack "
-                                "(LiteRT takes them; the pack has no float16 arithmetic)");
-  }
-  ctx.require_type(a, "operand", {BATON_TYPE_FLOAT32, BATON_TYPE_FLOAT64, BATON_TYPE_INT8, BATON_TYPE_INT16,
+  ctx.require_type(a, "operand", {BATON_TYPE_FLOAT16, BATON_TYPE_FLOAT32, BATON_TYPE_FLOAT64, BATON_TYPE_INT8, BATON_TYPE_INT16,
                                   BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_UINT16,
                                   BATON_TYPE_UINT32, BATON_TYPE_UINT64});
   require_same_operands(ctx);
@@ -57,7 +53,7 @@ void elementwise(OpContext& ctx, F f) {
 
 void arithmetic_invoke(OpContext& ctx) {
   const int32_t code = ctx.op_code();
-  with_stablehlo_type(ctx.type(ctx.input(0)), [&](auto zero) {
+  auto compute = [&](auto zero) {
     using T = decltype(zero);
     switch (code) {
       case BATON_OP_STABLEHLO_ADD: return elementwise<T>(ctx, [](T x, T y) { return wrapping_add(x, y); });
@@ -65,7 +61,9 @@ void arithmetic_invoke(OpContext& ctx) {
       case BATON_OP_STABLEHLO_MAXIMUM: return elementwise<T>(ctx, [](T x, T y) { return x < y ? y : x; });  // std::max
       default: return elementwise<T>(ctx, [](T x, T y) { return y < x ? y : x; });                     // std::min
     }
-  });
+  };
+  if (ctx.type(ctx.input(0)) == BATON_TYPE_FLOAT16) return compute(Half{});
+  with_stablehlo_type(ctx.type(ctx.input(0)), compute);
 }
 
 void and_prepare(OpContext& ctx) {

@@ -41,6 +41,13 @@ void with_stablehlo_type(baton_tensor_type t, F&& f) {
   }
 }
 
+// float16 elements for arithmetic. LiteRT computes on Eigen::half, whose +, *, max and min work in float32
+// and round back to nearest even; the compiler's _Float16 does the same without native float16 arithmetic,
+// and where it has it the result is the same (float32 holds more than twice float16's precision, so rounding
+// twice gives the once-rounded sum and product).
+using Half = _Float16;
+static_assert(sizeof(Half) == 2);
+
 // Integer sums and products modulo 2^bits (two's complement), computed in an unsigned type at least as wide
 // as int so that no promotion overflows; floats as they are.
 template <typename T>
