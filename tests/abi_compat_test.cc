@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "baton/plugin_api.h"
+#include "graph.h"
+#include "plugin_registry.h"
 
 namespace baton::test {
 namespace {
@@ -150,6 +152,34 @@ TEST(AbiCompat, TutorialPackRefusesATableWithoutTheFunctionsItCalls) {
   error.message.clear();
   EXPECT_EQ(lib.entry()(2, 0, &api, reinterpret_cast<baton_error*>(&error)), nullptr);
   EXPECT_NE(error.message.find("atan: needs a host"), std::string::npos) << error.message;
+}
+
+// ABI 1.13 appended the blockwise fields to baton_quantization: a plugin built before them passes the
+// older struct_size, and the host writes nothing past it; one built after gets the tensor's block scales.
+TEST(AbiCompat, TensorQuantizationWritesNoFieldPastAnOlderStructSize) {
+  const std::vector<uint8_t> scales(8, 0);  // four FLOAT16 scales
+  TensorInfo info;
+  info.type = BATON_TYPE_INT4;
+  info.shape = {2, 64};
+  info.quant.block_size = 32;
+  info.quant.block_scale_type = BATON_TYPE_FLOAT16;
+  info.quant.block_scales = scales;
+  Tensor tensor;
+  tensor.info = &info;
+  const auto* handle = reinterpret_cast<const baton_tensor*>(&tensor);
+  baton_quantization q;
+  std::memset(&q, 0xab, sizeof q);
+  q.struct_size = offsetof(baton_quantization, block_size);
+  host_api_table()->tensor_quantization(handle, &q);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&q);
+  for (size_t i = offsetof(baton_quantization, block_size); i < sizeof q; ++i) ASSERT_EQ(bytes[i], 0xab) << "byte " << i;
+  EXPECT_EQ(q.scale_count, 0);
+  q.struct_size = sizeof q;
+  host_api_table()->tensor_quantization(handle, &q);
+  EXPECT_EQ(q.block_size, 32);
+  EXPECT_EQ(q.block_scale_type, BATON_TYPE_FLOAT16);
+  EXPECT_EQ(q.block_scale_count, 4);
+  EXPECT_EQ(q.block_scales, scales.data());
 }
 
 }  // namespace

@@ -87,12 +87,35 @@ TEST(ModelLoader, BufferSmallerThanShape) {
   expect_rejected(m, "tensor 1 \"b\": buffer 1 holds 12 bytes but shape and type need 24");
 }
 
-// Per-block scales live in another tensor, which no plugin is given: the model is refused with the
-// reason, naming the tensor, instead of a kernel later finding no scales.
-TEST(ModelLoader, BlockwiseQuantizationIsRefusedByName) {
+// Blockwise quantization: INT4 codes whose scales are a constant FLOAT16 or FLOAT32 tensor with one scale
+// per block of the last dimension (what LiteRT runs). Anything else is refused at load with the tensor and
+// the reason, instead of a kernel later finding no scales.
+TEST(ModelLoader, BlockwiseQuantizationOutsideWhatLiteRtRunsIsRefused) {
+  auto int4_weights = [](std::vector<int32_t> scales_shape, bool constant_scales, int32_t block) {
+    TinyModel m = add_then_double();
+    m.tensors.push_back({{2, 64}, 17 /* INT4 */, std::vector<uint8_t>(64, 0x21), "w"});
+    m.tensors.back().blockwise_scales = 5;
+    m.tensors.back().blockwise_block = block;
+    const size_t bytes = 4 * static_cast<size_t>(scales_shape[0] * scales_shape[1]);
+    m.tensors.push_back({scales_shape, 0, constant_scales ? std::vector<uint8_t>(bytes, 0) : std::vector<uint8_t>{}, "s"});
+    return m;
+  };
   TinyModel m = add_then_double();
   m.tensors[1].blockwise_scales = 0;
-  expect_rejected(m, "tensor 1 \"b\": blockwise quantization (scales in tensor 0, blocks of 32) is not supported yet");
+  expect_rejected(m, "tensor 1 \"b\": blockwise quantization (scales in tensor 0, blocks of 32) of a FLOAT32 tensor is "
+                     "not supported (LiteRT runs INT4 codes only)");
+  expect_rejected(int4_weights({2, 2}, true, 48), "tensor 4 \"w\": blockwise quantization (scales in tensor 5, blocks of 48): "
+                                                  "the block size must be positive and divide the last dimension (64)");
+  expect_rejected(int4_weights({2, 2}, false, 32), "tensor 4: its block scales, tensor 5, are not a constant");
+  expect_rejected(int4_weights({2, 4}, true, 32), "tensor 4: its block scales, tensor 5, have shape [2,4], not [2,2] "
+                                                  "(one per block of 32)");
+  TinyModel fine = int4_weights({2, 4}, true, 16);
+  auto loaded = load(fine.build());
+  ASSERT_TRUE(loaded) << loaded.error();
+  const Quantization& q = loaded.value()->subgraphs[0].tensors[4].quant;
+  EXPECT_EQ(q.block_size, 16);
+  EXPECT_EQ(q.block_scale_type, BATON_TYPE_FLOAT32);
+  EXPECT_EQ(q.block_scales.size(), 32u);
 }
 
 TEST(ModelLoader, ShapeWhoseByteSizeOverflows) {

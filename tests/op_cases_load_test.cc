@@ -12,6 +12,7 @@
 
 #include "interpreter.h"
 #include "op_graph.h"
+#include "tiny_model.h"
 #include "test_support.h"
 
 namespace baton::test {
@@ -236,6 +237,64 @@ TEST(BidirectionalRnn, RefusesPartialAuxWeightsAndANarrowerAuxInput) {
 // Dead nodes are dropped before anything resolves or prepares them: a dead TANH on int32 (which the
 // builtin pack would refuse) and the dead RELU it feeds do not stop the model; the live ABS runs. A
 // custom op is kept even when nothing reads it (it may have effects), so a missing one still fails.
+// Blockwise INT4 weights (a scale per block of 32 codes, FLOAT16 as LiteRT reads them) run in
+// FULLY_CONNECTED under a float input and in EMBEDDING_LOOKUP; under an int8 input, with FLOAT32 scales,
+// and in ops that take one scale per tensor or channel (DEQUANTIZE), the node is refused saying so.
+TEST(BlockwiseWeights, AreRefusedWhereLiteRtDoesNotRunThem) {
+  auto model_with = [](int32_t code, TinyTensor input, TinyTensor output, bool float16_scales = true) {
+    TinyModel m;
+    TinyTensor w{{2, 64}, 17 /* INT4 */, std::vector<uint8_t>(64, 0x21), "w"};
+    w.blockwise_scales = 2;
+    // 0.5, 0.25, 1, 2
+    const std::vector<uint8_t> scales = float16_scales ? std::vector<uint8_t>{0x00, 0x38, 0x00, 0x34, 0x00, 0x3c, 0x00, 0x40}
+                                                       : floats({0.5f, 0.25f, 1, 2});
+    m.tensors = {input, w, {{2, 2}, static_cast<int8_t>(float16_scales ? 1 /* FLOAT16 */ : 0), scales, "s"}, output};
+    m.ops = {{code, "", 1, code == 9 ? std::vector<int32_t>{0, 1, -1} : std::vector<int32_t>{0, 1}, {3}}};
+    if (code == 6) m.ops[0].inputs = {1};
+    m.inputs = {0};
+    m.outputs = {3};
+    return m.build();
+  };
+  TinyTensor int8_in{{1, 64}, 9 /* INT8 */, {}, "x"}, int8_out{{1, 2}, 9, {}, "y"};
+  int8_in.scales = int8_out.scales = {0.1f};
+  int8_in.zero_points = int8_out.zero_points = {0};
+  struct Refusal {
+    std::vector<uint8_t> model;
+    std::string why;
+  };
+  const std::vector<Refusal> refusals = {
+      {model_with(9 /* FULLY_CONNECTED */, int8_in, int8_out),
+       "blockwise weights are taken as INT4 codes under a FLOAT32 input (as LiteRT), not INT4 under INT8"},
+      {model_with(9, {{1, 64}, 0, {}, "x"}, {{1, 2}, 0, {}, "y"}, false),
+       "the weights' quantization has FLOAT32 block scales; blockwise weights take FLOAT16 ones"},
+      {model_with(7 /* EMBEDDING_LOOKUP */, {{2}, 2 /* INT32 */, {}, "ids"}, {{2, 64}, 0, {}, "y"}, false),
+       "table (input 1) has FLOAT32 block scales"},
+      {model_with(6 /* DEQUANTIZE */, {{2}, 2, {}, "unused"}, {{2, 64}, 0, {}, "y"}),
+       "the input has blockwise quantization (blocks of 32), which only FULLY_CONNECTED and EMBEDDING_LOOKUP take"},
+  };
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  for (const Refusal& r : refusals) {
+    auto model = load_model_buffer(r.model, "blockwise.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_FALSE(interp) << r.why;
+    EXPECT_NE(interp.error().find(r.why), std::string::npos) << interp.error();
+  }
+  // The same weights under a float input run: [1, 64] ones give per unit sum(code) * its block scales.
+  auto model = load_model_buffer(model_with(9, {{1, 64}, 0, {}, "x"}, {{1, 2}, 0, {}, "y"}), "blockwise.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  std::vector<float> ones(64, 1.0f);
+  std::memcpy(interp.value()->input(0).data, ones.data(), 64 * sizeof(float));
+  ASSERT_TRUE(interp.value()->invoke());
+  // Byte 0x21: codes 1 (low nibble) and 2, so each block of 32 sums to 16 * 3 = 48.
+  const float* y = reinterpret_cast<const float*>(interp.value()->output(0).data);
+  EXPECT_EQ(y[0], 48 * 0.5f + 48 * 0.25f);
+  EXPECT_EQ(y[1], 48 * 1.0f + 48 * 2.0f);
+}
+
 TEST(DeadNodes, AreDroppedBeforePrepareButCustomOpsAreKept) {
   auto env = isolated_environment({BUILTIN_PACK_DIR});
   ASSERT_TRUE(env) << env.error();

@@ -21,7 +21,7 @@ std::vector<uint8_t> TinyModel::build() const {
     }
     flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
     if (t.blockwise_scales >= 0) {
-      auto details = fb::CreateBlockwiseQuantization(b, t.blockwise_scales, -1, 32).Union();
+      auto details = fb::CreateBlockwiseQuantization(b, t.blockwise_scales, -1, t.blockwise_block).Union();
       quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, nullptr, nullptr,
                                                      fb::QuantizationDetails_BlockwiseQuantization, details, 0);
     } else if (!t.scales.empty()) {

@@ -22,6 +22,7 @@ struct TinyTensor {
   std::vector<int32_t> shape_signature = {};  // non-empty: written as the tensor's shape_signature (-1: dynamic)
   bool is_variable = false;
   int32_t blockwise_scales = -1;  // >= 0: BlockwiseQuantization details naming this scales tensor
+  int32_t blockwise_block = 32;   // and its block size
 };
 
 struct TinyOp {

@@ -6,12 +6,12 @@
 // with an INT4 filter under float input ("Type FLOAT32 with filter type INT4 not currently supported") and
 // under int16 input (run reading the packed bytes as int8 codes, past the filter's end); BFLOAT16 ADD, MUL
 // and DEQUANTIZE (their kernels refuse the type); blockwise FULLY_CONNECTED weights that are INT8 or have
-// FLOAT32 scales (its XNNPACK delegate takes INT4 with FLOAT16 scales only; baton does not run that yet).
+// FLOAT32 scales (its XNNPACK delegate takes INT4 with FLOAT16 scales only).
 import {f32, i64} from './testgen/bytes.mjs';
 import {int8Weights} from './testgen/prng.mjs';
 import {operator, operatorCode} from './testgen/tflite-json.mjs';
 
-export default function newTypeCases({add, simple, writeModel, T, C}) {
+export default function newTypeCases({add, simple, writeModel, given, T, C}) {
   const litert = [];
   const later = (name, op, version, fn) => { litert.push(name); add(name, op, version, fn); };
   const perChannel = (n, s, dim) => [Array.from({length: n}, (_, i) => s * (1 + (i % 4) / 3)), new Array(n).fill(0), dim];
@@ -45,6 +45,44 @@ export default function newTypeCases({add, simple, writeModel, T, C}) {
       [T([2, 8], 'INT16', q16(0.002)), C([5, 8], 'INT4', int4(codes(40, 57)), {q: [0.01, 0]}),
        C([5], 'INT64', i64([1000, -25000, 0, 7000, -3]), {q: [0.00002, 0]}), T([2, 5], 'INT16', q16(0.005))],
       ['--int-range', '-3000:3000']));
+
+  // ---- Blockwise INT4 FULLY_CONNECTED weights (FLOAT16 scales, one per 32 or 16 codes of a row) ----
+  // LiteRT runs them only through XNNPACK, which quantizes each input row to int8 codes at run time. The
+  // inputs here are whole multiples of 1/32 from -128/32 to 127/32 with both ends in every row, so that
+  // quantization is exact, and the scales are bfloat16-exact: LiteRT's result is then the layer's
+  // arithmetic (code * scale, summed) up to float32 summation order. (LiteRT 2.5 drops a fused activation
+  // on this path: with RELU it gave negative outputs. baton applies it, as the schema says; no case here.)
+  const f16 = (values) => values.flatMap((v) => {  // float16 bits of values that float16 holds exactly
+    if (v === 0) return [0, 0];
+    const e = Math.floor(Math.log2(Math.abs(v)));
+    const bits = (v < 0 ? 0x8000 : 0) | ((e + 15) << 10) | Math.round((Math.abs(v) / 2 ** e - 1) * 1024);
+    return [bits & 0xff, bits >> 8];
+  });
+  const rows = (batch, depth) => Array.from({length: batch * depth}, (_, i) => {
+    const [r, k] = [Math.floor(i / depth), i % depth];
+    return (k === 0 ? -128 : k === 1 ? 127 : ((k * 37 + r * 11) % 256) - 128) / 32;
+  });
+  const blockwise = (name, batch, units, depth, block, bias, act, seed) => later(name, 'FULLY_CONNECTED', 13, (n, v) => {
+    const scales = Array.from({length: units * depth / block}, (_, i) => [0.0625, 0.09375, 0.046875, 0.15625, 0.125][i % 5]);
+    const tensors = [T([batch, depth]), C([units, depth], 'INT4', int4(codes(units * depth, seed)),
+                                          {blockwise: {scales: 2, zero_points: -1, block_size: block}}),
+                     C([units, depth / block], 'FLOAT16', f16(scales))];
+    if (bias) tensors.push(C([units], 'FLOAT32', f32(bias)));
+    tensors.push(T([batch, units]));
+    writeModel(n, [operatorCode('FULLY_CONNECTED', v)], tensors, [0], [tensors.length - 1],
+               [operator(0, [0, 1, bias ? 3 : -1], [tensors.length - 1], fc(act))],
+               given(n, [[[batch, depth], rows(batch, depth), 'f32']]));
+  });
+  blockwise('fully_connected_blockwise_int4_f16_scales', 3, 5, 64, 32, [0.5, -1, 0, 2, 0.25], 'NONE', 58);
+  blockwise('fully_connected_blockwise_int4_batch8_blocks16', 8, 6, 96, 16, null, 'NONE', 59);
+  // EMBEDDING_LOOKUP of a blockwise INT4 table: LiteRT 2.5's own kernel (code * its block's FLOAT16 scale).
+  later('embedding_lookup_blockwise_int4_f16_scales', 'EMBEDDING_LOOKUP', 4, (n, v) => {
+    const scales = Array.from({length: 5 * 4}, (_, i) => [0.0123, -0.5, 1.75, 0.0009765625, 3.1][i % 5]);
+    writeModel(n, [operatorCode('EMBEDDING_LOOKUP', v)],
+               [T([4], 'INT32'), C([5, 64], 'INT4', int4(codes(5 * 64, 60)), {blockwise: {scales: 2, zero_points: -1, block_size: 16}}),
+                C([5, 4], 'FLOAT16', f16(scales)), T([4, 64])],
+               [0], [3], [operator(0, [0, 1], [3])], given(n, [[[4], [3, 1, 0, 3], 'i32']]));
+  });
 
   // ---- BFLOAT16 (CAST v7): float32 in and out (the runners feed no bfloat16): rounded to bfloat16 and back ----
   later('cast_f32_bf16_f32', 'CAST', 7, (n, v) => writeModel(n, [operatorCode('CAST', v)],

@@ -25,6 +25,9 @@ struct baton_tensor {
   std::vector<float> scales;
   std::vector<int64_t> zero_points;
   int32_t quantized_dimension = 0;
+  int32_t block_size = 0;  // blockwise quantization: its scales, as their bytes
+  baton_tensor_type block_scale_type = BATON_TYPE_FLOAT32;
+  std::vector<uint8_t> block_scales;
   const void* constant_data = nullptr;
   std::vector<uint8_t> inline_data;  // an inline constant, 64-byte aligned inside
   uint8_t* data = nullptr;  // a non-constant tensor's place, during invoke only

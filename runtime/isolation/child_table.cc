@@ -126,6 +126,12 @@ void tensor_quantization(const baton_tensor* t, baton_quantization* out) {
     q.zero_points = t->zero_points.empty() ? nullptr : t->zero_points.data();
     q.quantized_dimension = t->quantized_dimension;
   }
+  if (t && t->block_size > 0) {
+    q.block_size = t->block_size;
+    q.block_scale_type = t->block_scale_type;
+    q.block_scale_count = static_cast<int32_t>(t->block_scales.size() / (t->block_scale_type == BATON_TYPE_FLOAT16 ? 2 : 4));
+    q.block_scales = t->block_scales.data();
+  }
   std::memcpy(out, &q, std::min(size, sizeof q));
   out->struct_size = size;
 }
@@ -317,6 +323,9 @@ bool read_group(Reader& r, Group& g, std::string& why) {
     t->scales = r.get_vector<float>();
     t->zero_points = r.get_vector<int64_t>();
     t->quantized_dimension = r.get<int32_t>();
+    t->block_size = r.get<int32_t>();
+    t->block_scale_type = static_cast<baton_tensor_type>(r.get<int32_t>());
+    t->block_scales = r.get_vector<uint8_t>();
     const uint8_t kind = r.get<uint8_t>();
     if (kind == 1) {
       const uint64_t id = r.get<uint64_t>(), offset = r.get<uint64_t>();

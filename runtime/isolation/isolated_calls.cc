@@ -69,6 +69,11 @@ void put_tensor(Writer& w, HostGroup& g, baton_tensor* t) {
   w.put_bytes(q.scales, q.scale_count > 0 ? q.scale_count * sizeof(float) : 0);
   w.put_bytes(q.zero_points, q.scale_count > 0 && q.zero_points ? q.scale_count * sizeof(int64_t) : 0);
   w.put<int32_t>(q.quantized_dimension);
+  w.put<int32_t>(q.block_size);
+  w.put<int32_t>(q.block_scale_type);
+  w.put_bytes(q.block_scales, q.block_size > 0 ? static_cast<size_t>(q.block_scale_count) *
+                                                     (q.block_scale_type == BATON_TYPE_FLOAT16 ? 2 : 4)
+                                               : 0);
   const void* data = constant ? api().tensor_data(t) : nullptr;
   if (!data) {
     w.put<uint8_t>(0);

@@ -131,6 +131,10 @@ void tensor_quantization(const baton_tensor* t, baton_quantization* out) {
     q.scales = src.scales.data();
     q.zero_points = src.zero_points.data();
     q.quantized_dimension = src.quantized_dimension;
+    q.block_size = src.block_size;
+    q.block_scale_type = src.block_scale_type;
+    q.block_scale_count = static_cast<int32_t>(src.block_scales.size() / (src.block_scale_type == BATON_TYPE_FLOAT16 ? 2 : 4));
+    q.block_scales = src.block_scales.empty() ? nullptr : src.block_scales.data();
   }
   std::memcpy(out, &q, size);
 }

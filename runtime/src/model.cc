@@ -334,12 +334,29 @@ class ModelLoader {
   }
 
   Status read_quantization(const fb::QuantizationParameters* q, TensorInfo& t, const std::string& where) {
-    // Per-block scales live in another tensor, which the plugin ABI does not carry: no kernel could use
-    // them, so the model is refused here with the reason rather than at a node without scales.
+    // Per-block scales live in another tensor of the subgraph: read_subgraph checks it once every tensor
+    // is read (read_block_scales). What LiteRT runs is taken: INT4 codes, no zero points.
     if (q && q->details_type() == fb::QuantizationDetails_BlockwiseQuantization) {
       const auto* b = q->details_as_BlockwiseQuantization();
-      return fail(where + ": blockwise quantization (scales in tensor " + std::to_string(b ? b->scales() : -1) +
-                  ", blocks of " + std::to_string(b ? b->block_size() : 0) + ") is not supported yet");
+      const std::string what = where + ": blockwise quantization (scales in tensor " +
+                               std::to_string(b ? b->scales() : -1) + ", blocks of " +
+                               std::to_string(b ? b->block_size() : 0) + ")";
+      if (!b) return fail(what + " has no details");
+      if (t.type != BATON_TYPE_INT4) {
+        return fail(what + " of a " + std::string(type_name(t.type)) +
+                    " tensor is not supported (LiteRT runs INT4 codes only)");
+      }
+      if (b->zero_points() != -1) {
+        return fail(what + " with zero points (tensor " + std::to_string(b->zero_points()) +
+                    ") is not supported (LiteRT reads none)");
+      }
+      if (b->block_size() <= 0 || t.shape.empty() || t.shape.back() % b->block_size() != 0) {
+        return fail(what + ": the block size must be positive and divide the last dimension (" +
+                    std::to_string(t.shape.empty() ? 0 : t.shape.back()) + ")");
+      }
+      t.quant.block_size = b->block_size();
+      t.quant.block_scales_tensor = b->scales();
+      return Status::ok();
     }
     if (!q || !q->scale() || q->scale()->size() == 0) return Status::ok();
     t.quant.scales.assign(q->scale()->begin(), q->scale()->end());
@@ -526,6 +543,32 @@ class ModelLoader {
     return Status::ok();
   }
 
+  // A blockwise-quantized tensor's scales: a constant FLOAT16 or FLOAT32 tensor of the same subgraph, one
+  // scale per block (the tensor's shape with its last dimension divided by the block size).
+  Status read_block_scales(TensorInfo& t, const std::vector<TensorInfo>& tensors, const std::string& where) {
+    Quantization& q = t.quant;
+    if (q.block_size == 0) return Status::ok();
+    const std::string what = where + " tensor " + std::to_string(t.index) + ": its block scales, tensor " +
+                             std::to_string(q.block_scales_tensor);
+    if (q.block_scales_tensor < 0 || static_cast<size_t>(q.block_scales_tensor) >= tensors.size()) {
+      return fail(what + ", are out of range (" + std::to_string(tensors.size()) + " tensors)");
+    }
+    const TensorInfo& s = tensors[q.block_scales_tensor];
+    if (!s.is_constant) return fail(what + ", are not a constant");
+    if (s.type != BATON_TYPE_FLOAT16 && s.type != BATON_TYPE_FLOAT32) {
+      return fail(what + ", are " + std::string(type_name(s.type)) + ", not FLOAT16 or FLOAT32");
+    }
+    std::vector<int32_t> want = t.shape;
+    want.back() /= q.block_size;
+    if (s.shape != want) {
+      return fail(what + ", have shape " + shape_text(s.shape) + ", not " + shape_text(want) + " (one per block of " +
+                  std::to_string(q.block_size) + ")");
+    }
+    q.block_scale_type = s.type;
+    q.block_scales = s.data;
+    return Status::ok();
+  }
+
   Status read_subgraph(uint32_t index, const fb::SubGraph* fsg, SubgraphInfo& sg, Model& model) {
     const std::string where = "subgraph " + std::to_string(index);
     if (!fsg) return fail(where + " is missing");
@@ -534,6 +577,9 @@ class ModelLoader {
     sg.tensors.resize(tensor_count);
     for (uint32_t i = 0; i < tensor_count; ++i) {
       if (Status s = read_tensor(index, i, fsg->tensors()->Get(i), sg.tensors[i], model); !s) return s;
+    }
+    for (TensorInfo& t : sg.tensors) {
+      if (Status s = read_block_scales(t, sg.tensors, where); !s) return s;
     }
     auto check_index = [&](int32_t t, const std::string& what, bool optional) -> Status {
       if (optional && t == -1) return Status::ok();

@@ -23,7 +23,14 @@ struct Quantization {
   std::vector<float> scales;
   std::vector<int64_t> zero_points;
   int32_t quantized_dimension = 0;
-  bool empty() const { return scales.empty(); }
+  // Blockwise (BlockwiseQuantization): block_size > 0, scales empty; each run of block_size elements along
+  // the last dimension has a scale in the constant tensor block_scales_tensor of the same subgraph, whose
+  // type and data load keeps here.
+  int32_t block_size = 0;
+  int32_t block_scales_tensor = -1;
+  baton_tensor_type block_scale_type = BATON_TYPE_FLOAT32;
+  std::span<const uint8_t> block_scales;
+  bool empty() const { return scales.empty() && block_size == 0; }
 };
 
 // Sparse storage of a constant (TFLite's SparsityParameters), kept for DENSIFY.

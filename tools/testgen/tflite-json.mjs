@@ -52,7 +52,8 @@ export function tensor(t, name, buffers) {
     o.buffer = buffers.length - 1;
   }
   if (t.variable) o.is_variable = true;
-  if (t.q && Array.isArray(t.q[0])) o.quantization = {scale: t.q[0], zero_point: t.q[1], quantized_dimension: t.q[2]};
+  if (t.blockwise) o.quantization = {details_type: 'BlockwiseQuantization', details: t.blockwise};
+  else if (t.q && Array.isArray(t.q[0])) o.quantization = {scale: t.q[0], zero_point: t.q[1], quantized_dimension: t.q[2]};
   else if (t.q) o.quantization = {scale: [t.q[0]], zero_point: [t.q[1]]};
   return o;
 }

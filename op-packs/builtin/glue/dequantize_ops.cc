@@ -24,6 +24,8 @@ void dequantize_prepare(OpContext& ctx) {
     baton_quantization q{};
     q.struct_size = sizeof(q);
     ctx.api().tensor_quantization(input, &q);
+    ctx.require(q.block_size == 0, "the input has blockwise quantization (blocks of " + std::to_string(q.block_size) +
+                                       "), which only FULLY_CONNECTED and EMBEDDING_LOOKUP take (as in LiteRT)");
     ctx.require(q.scale_count > 0 && q.scales, "the input has no quantization parameters");
     p.scales = q.scales;
     p.zero_points = q.zero_points;

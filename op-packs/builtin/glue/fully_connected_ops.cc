@@ -1,6 +1,8 @@
 // FULLY_CONNECTED and BATCH_MATMUL. A fully connected layer with a batch large enough for the GEMM gets
 // its weights packed once in prepare when they are constant. 8-bit and int8-weight layers go to
-// glue/quantized_conv_ops.cc once the shapes are known.
+// glue/quantized_conv_ops.cc once the shapes are known. INT4 weights with blockwise scales (what weight-only
+// quantizers write; LiteRT runs them through XNNPACK) are turned into float32 weights once, in prepare,
+// and run as a float layer: code * its block's scale, exact in float32.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -10,6 +12,7 @@
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
 #include "kernels/batch_matmul.h"
+#include "kernels/dequantize.h"
 #include "kernels/fully_connected.h"
 #include "baton/tflite_ops.h"
 
@@ -21,7 +24,42 @@ struct FullyConnectedState : OpState {
   std::vector<float> packed_weights;
   const void* packed_from = nullptr;
   std::vector<float> scratch;
+  std::vector<float> blockwise_weights;  // float32 weights made from blockwise INT4 ones; empty otherwise
+  const void* blockwise_from = nullptr;
 };
+
+// Blockwise INT4 weights [units, depth] as float32: each code times the FLOAT16 scale of its block
+// (block_size codes of a row share one), widened first.
+void dequantize_blockwise(const TensorQuant& q, const uint8_t* codes, int units, int depth, float* out) {
+  const int blocks = depth / q.block_size;
+  for (int u = 0; u < units; ++u) {
+    for (int b = 0; b < blocks; ++b) {
+      const int64_t at = static_cast<int64_t>(u) * blocks + b;
+      const float scale = half_to_float(static_cast<const uint16_t*>(q.block_scales)[at]);
+      for (int k = b * q.block_size; k < (b + 1) * q.block_size; ++k) {
+        const int64_t i = static_cast<int64_t>(u) * depth + k;
+        out[i] = static_cast<float>(int4_code(codes, i)) * scale;
+      }
+    }
+  }
+}
+
+// Checks blockwise weights against the layer (prepare) and makes their float32 form once per weights.
+void prepare_blockwise_weights(OpContext& ctx, FullyConnectedState& s, const TensorQuant& q) {
+  baton_tensor* weights = ctx.input(1);
+  const FullyConnectedParams& p = s.params;
+  ctx.require(ctx.is_constant(weights), "blockwise INT4 weights must be constant");
+  require_float16_block_scales(ctx, q, "the weights' quantization");
+  ctx.require(p.depth % q.block_size == 0 && q.block_count == static_cast<int64_t>(p.units) * (p.depth / q.block_size),
+              "blockwise weights [" + std::to_string(p.units) + ", " + std::to_string(p.depth) + "] in blocks of " +
+                  std::to_string(q.block_size) + " have " + std::to_string(q.block_count) + " scales");
+  const void* data = ctx.data<uint8_t>(weights);
+  if (s.blockwise_from == data) return;
+  s.blockwise_weights.resize(static_cast<size_t>(p.units) * p.depth);
+  dequantize_blockwise(q, ctx.data<uint8_t>(weights), p.units, p.depth, s.blockwise_weights.data());
+  s.blockwise_from = data;
+  s.packed_from = nullptr;  // the packed form follows the new float weights
+}
 
 void fully_connected_prepare(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
@@ -30,11 +68,18 @@ void fully_connected_prepare(OpContext& ctx) {
   // written as UINT8 by older converters; INT4 packed two a byte).
   const baton_tensor_type input_type = ctx.type(input);
   const baton_tensor_type weights_type = ctx.type(weights);
+  const TensorQuant weights_quant = ctx.quant(weights);
+  const bool blockwise = weights_quant.block_size > 0;
+  if (blockwise) {
+    ctx.require(weights_type == BATON_TYPE_INT4 && input_type == BATON_TYPE_FLOAT32,
+                "blockwise weights are taken as INT4 codes under a FLOAT32 input (as LiteRT), not " +
+                    std::string(type_name(weights_type)) + " under " + type_name(input_type));
+  }
   const bool quantized = input_type == BATON_TYPE_UINT8 || input_type == BATON_TYPE_INT8;
-  const bool hybrid = input_type == BATON_TYPE_FLOAT32 && (weights_type == BATON_TYPE_INT8 || weights_type == BATON_TYPE_UINT8 ||
-                                                           weights_type == BATON_TYPE_INT4);
+  const bool hybrid = !blockwise && input_type == BATON_TYPE_FLOAT32 &&
+                      (weights_type == BATON_TYPE_INT8 || weights_type == BATON_TYPE_UINT8 || weights_type == BATON_TYPE_INT4);
   const bool int16 = input_type == BATON_TYPE_INT16;
-  if (!quantized && !hybrid && !int16) {
+  if (!quantized && !hybrid && !int16 && !blockwise) {
     ctx.require_type(input, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8});
     ctx.require_type(weights, "weights", {BATON_TYPE_FLOAT32, BATON_TYPE_INT8, BATON_TYPE_UINT8});
   }
@@ -73,12 +118,18 @@ void fully_connected_prepare(OpContext& ctx) {
   if (quantized) return quantized_fully_connected_prepare(ctx, p.units, p.depth, p.batch);
   if (int16) return fully_connected_16x8_prepare(ctx, p.units, p.depth, p.batch);
   if (hybrid) return hybrid_fully_connected_prepare(ctx, p.units, p.depth, p.batch);
+  if (blockwise) {
+    prepare_blockwise_weights(ctx, s, weights_quant);
+  } else {
+    s.blockwise_weights.clear();
+    s.blockwise_from = nullptr;
+  }
   if (fully_connected_uses_gemm(p)) {
     s.packed_weights.resize(fully_connected_packed_weights_size(p));
     if (ctx.is_constant(weights)) {
-      const void* data = ctx.data<float>(weights);
+      const void* data = blockwise ? static_cast<const void*>(s.blockwise_weights.data()) : ctx.data<float>(weights);
       if (s.packed_from != data) {
-        fully_connected_pack_weights(p, ctx.data<float>(weights), s.packed_weights.data());
+        fully_connected_pack_weights(p, static_cast<const float*>(data), s.packed_weights.data());
         s.packed_from = data;
       }
     } else {
@@ -93,7 +144,7 @@ void fully_connected_prepare(OpContext& ctx) {
 
 void fully_connected_invoke(OpContext& ctx) {
   auto& s = ctx.state<FullyConnectedState>();
-  const float* weights = ctx.data<float>(ctx.input(1));
+  const float* weights = s.blockwise_weights.empty() ? ctx.data<float>(ctx.input(1)) : s.blockwise_weights.data();
   if (fully_connected_uses_gemm(s.params) && !s.packed_from) {
     fully_connected_pack_weights(s.params, weights, s.packed_weights.data());
   }

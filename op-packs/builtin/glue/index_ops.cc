@@ -93,6 +93,8 @@ struct EmbeddingState : OpState {
   bool hybrid = false;  // int8 or int4 table, float output
   bool int4 = false;    // two codes a byte (kernels/dequantize.h)
   std::vector<float> scales;  // one, or one per row (LiteRT's per-channel tables)
+  int64_t block_size = 0;     // blockwise INT4 tables: a scale per block_size codes of a row,
+  std::vector<float> block_scales;  // row-major, widened from FLOAT16 at prepare
 };
 
 void embedding_lookup_prepare(OpContext& ctx) {
@@ -109,9 +111,19 @@ void embedding_lookup_prepare(OpContext& ctx) {
   s.hybrid = ctx.type(table) != BATON_TYPE_FLOAT32 && ctx.type(out) == BATON_TYPE_FLOAT32;
   if (s.hybrid) {
     ctx.require(ctx.type(table) != BATON_TYPE_UINT8, "a uint8 table with a float output not supported (int8 or int4)");
-    // One scale, or one per row (LiteRT's per-channel tables, EMBEDDING_LOOKUP v4); zero points are not read.
-    const ChannelQuant q = ctx.channel_quant(table, "table (input 1)", 0, true);
-    s.scales.assign(q.scales.begin(), q.scales.end());
+    const TensorQuant tq = ctx.quant(table);
+    s.block_size = tq.block_size;
+    if (tq.block_size > 0) {  // blockwise INT4 (load checked the scales' shape), as LiteRT 2.5 runs it
+      require_float16_block_scales(ctx, tq, "table (input 1)");
+      s.block_scales.resize(static_cast<size_t>(tq.block_count));
+      dequantize_f16(static_cast<const uint16_t*>(tq.block_scales), s.block_scales.data(), tq.block_count);
+      s.scales.clear();
+    } else {
+      // One scale, or one per row (LiteRT's per-channel tables, EMBEDDING_LOOKUP v4); zero points are not read.
+      const ChannelQuant q = ctx.channel_quant(table, "table (input 1)", 0, true);
+      s.scales.assign(q.scales.begin(), q.scales.end());
+      s.block_scales.clear();
+    }
     // LiteRT starts row r of an int4 table at byte r * row / 2: with rows of odd length it reads from the
     // wrong nibble, so there is no result to match.
     int64_t row = 1;
@@ -145,7 +157,13 @@ void embedding_lookup_invoke(OpContext& ctx) {
       ctx.fail(BATON_INVALID_ARGUMENT, "id " + std::to_string(id) + " at position " + std::to_string(i) +
                                            " outside the table's " + std::to_string(s.rows) + " rows");
     }
-    if (s.hybrid) {
+    if (s.hybrid && s.block_size > 0) {  // code * its block's scale, exact in float32
+      float* dst = static_cast<float*>(out) + i * s.row_size;
+      const float* scales = s.block_scales.data() + id * (s.row_size / s.block_size);
+      for (int64_t j = 0; j < s.row_size; ++j) {
+        dst[j] = static_cast<float>(int4_code(table, id * s.row_size + j)) * scales[j / s.block_size];
+      }
+    } else if (s.hybrid) {
       const float scale = s.scales[s.scales.size() > 1 ? static_cast<size_t>(id) : 0];
       float* dst = static_cast<float*>(out) + i * s.row_size;
       if (s.int4) {  // codes numbered across rows, as LiteRT packs them

@@ -40,6 +40,12 @@ void require_like_input(const OpContext& ctx, const baton_tensor* in, const bato
   }
 }
 
+void require_float16_block_scales(const OpContext& ctx, const TensorQuant& q, const std::string& role) {
+  ctx.require(q.block_scale_type == BATON_TYPE_FLOAT16,
+              role + " has " + type_name(q.block_scale_type) +
+                  " block scales; blockwise weights take FLOAT16 ones (LiteRT 2.5 refuses or misreads others)");
+}
+
 void OpContext::require_host_abi_minor(uint32_t minor, const char* what) const {
   if (plugin_.host_abi_minor >= minor) return;
   fail(BATON_UNSUPPORTED, std::string("the host (plugin ABI 1.") + std::to_string(plugin_.host_abi_minor) +

@@ -145,6 +145,9 @@ int normalize_axis(const OpContext& ctx, int64_t axis, int rank);
 // Same type as the input, and for quantized types the same scale and zero point (for ops that move or
 // place codes without rescaling them).
 void require_like_input(const OpContext& ctx, const baton_tensor* in, const baton_tensor* out);
+// Blockwise weights' scales must be FLOAT16: the only kind LiteRT 2.5 reads right (its FULLY_CONNECTED
+// refuses FLOAT32 ones, its EMBEDDING_LOOKUP reads their bytes as float16), so no other has a reference.
+void require_float16_block_scales(const OpContext& ctx, const TensorQuant& q, const std::string& role);
 
 // The op families, each in its own file.
 std::span<const OpDef> conv_ops();

@@ -66,6 +66,12 @@ struct TensorQuant {
   const float* scales = nullptr;
   const int64_t* zero_points = nullptr;  // null: all zero
   int32_t dimension = 0;
+  // Blockwise quantization (ABI 1.13; count is 0): a scale per block_size elements of the last dimension,
+  // block_count of them of block_scale_type (FLOAT16 or FLOAT32), row-major. 0 on an older host.
+  int32_t block_size = 0;
+  baton_tensor_type block_scale_type = BATON_TYPE_FLOAT32;
+  int32_t block_count = 0;
+  const void* block_scales = nullptr;
   float scale(int i = 0) const { return scales[i]; }
   int64_t zero_point(int i = 0) const { return zero_points ? zero_points[i] : 0; }
 };
@@ -207,6 +213,12 @@ class NodeView {
       out.zero_points = q.zero_points;
       out.dimension = q.quantized_dimension;
     }
+    if (q.block_size > 0 && q.block_scales) {  // zero from a host before ABI 1.13
+      out.block_size = q.block_size;
+      out.block_scale_type = q.block_scale_type;
+      out.block_count = q.block_scale_count;
+      out.block_scales = q.block_scales;
+    }
     return out;
   }
   // The quantization of weights `t` whose channels are its dimension `channel_dim`: one scale, or (when
@@ -216,6 +228,10 @@ class NodeView {
   ChannelQuant channel_quant(const baton_tensor* t, std::string_view role, int channel_dim, bool allow_per_channel) const {
     const TensorQuant q = quant(t);
     const std::string who = std::string(role) + " (" + tensor_label(t) + ")";
+    if (q.count == 0 && q.block_size > 0) {
+      fail(BATON_UNSUPPORTED, who + " has blockwise quantization (blocks of " + std::to_string(q.block_size) +
+                                  "), which this op does not take");
+    }
     if (q.count == 0) fail(BATON_UNSUPPORTED, who + " has no quantization parameters");
     if (q.count > 1) {
       if (!allow_per_channel) {

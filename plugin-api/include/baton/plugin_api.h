@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.12. The table at the end of this header says what each minor version added.
+ * baton plugin ABI, version 1.13. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 12
+#define BATON_ABI_VERSION_MINOR 13
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -512,6 +512,11 @@ _Static_assert(sizeof(((baton_builtin_options*)0)->u) == 128, "baton_builtin_opt
 
 /* Quantization of a tensor. scale_count is 0 for a tensor that is not quantized; 1 for per-tensor;
  * the size of dimension `quantized_dimension` for per-channel. Arrays are borrowed from the model.
+ * ABI 1.13: blockwise quantization (the schema's BlockwiseQuantization, what weight-only quantizers write
+ * for large FULLY_CONNECTED weights): block_size > 0 and scale_count 0. The tensor's last dimension is cut
+ * into runs of block_size elements, each with its own scale: block_scales holds block_scale_count values of
+ * block_scale_type (FLOAT16 or FLOAT32), row-major in the shape of the tensor with its last dimension
+ * divided by block_size; real = scale * code (no zero points: the host refuses a model that gives them).
  * An out-struct: the plugin owns it, zero-initialises it and sets `struct_size` to
  * sizeof(baton_quantization) before calling tensor_quantization (0 is read as the host's own size); the
  * host writes no more than that many bytes and no field it does not know, so such a field stays zero. */
@@ -521,6 +526,10 @@ typedef struct baton_quantization {
   const float* scales;
   const int64_t* zero_points; /* scale_count entries, or NULL when the model gives none (all zero) */
   int32_t quantized_dimension;
+  int32_t block_size;                  /* ABI 1.13: 0 unless blockwise */
+  baton_tensor_type block_scale_type;  /* ABI 1.13 */
+  int32_t block_scale_count;           /* ABI 1.13 */
+  const void* block_scales;            /* ABI 1.13: borrowed from the model */
 } baton_quantization;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -962,6 +971,8 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *   1.11 delegates claim STABLEHLO_COMPOSITE nodes by name too, and run the whole operation fused
  *   1.12 the options of STABLEHLO_GATHER, STABLEHLO_SCATTER (with the combination its update
  *        computation makes, BATON_WINDOW_REDUCTION_REPLACE for none) and STABLEHLO_RNG_BIT_GENERATOR
+ *   1.13 blockwise quantization in baton_quantization (block_size, block_scale_type, block_scale_count,
+ *        block_scales)
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
