@@ -261,6 +261,19 @@ TEST_F(CliTest, InspectShowsQuantization) {
   EXPECT_NE(r.out.find("\"quantized_tensors\":3,\"per_channel_tensors\":1"), std::string::npos) << r.out;
 }
 
+// Blockwise INT4 weights count as quantized tensors, and say so.
+TEST_F(CliTest, InspectCountsBlockwiseQuantization) {
+  const std::string model =
+      std::string(BATON_SOURCE_ROOT) + "/tests/data/op-cases/fully_connected_blockwise_int4_f16_scales/model.tflite";
+  Result r = baton("inspect " + model);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("quantized tensors: 1 (0 per-channel, 1 blockwise)"), std::string::npos) << r.out;
+  r = baton("inspect --json " + model);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"quantized_tensors\":1,\"per_channel_tensors\":0,\"blockwise_tensors\":1"), std::string::npos)
+      << r.out;
+}
+
 TEST_F(CliTest, PluginsListsLoadedAndSkipped) {
   plugins_.write("broken.so", "not elf");
   Result r = baton("plugins --json" + common_);

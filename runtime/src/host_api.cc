@@ -125,7 +125,7 @@ void tensor_quantization(const baton_tensor* t, baton_quantization* out) {
   const size_t size = out->struct_size ? std::min(out->struct_size, sizeof(baton_quantization)) : sizeof(baton_quantization);
   baton_quantization q{};
   q.struct_size = size;
-  if (t && T(t)->info && !T(t)->info->quant.empty()) {
+  if (t && T(t)->info && (!T(t)->info->quant.empty() || T(t)->info->quant.blockwise())) {
     const Quantization& src = T(t)->info->quant;
     q.scale_count = static_cast<int32_t>(src.scales.size());
     q.scales = src.scales.data();

@@ -30,7 +30,8 @@ struct Quantization {
   int32_t block_scales_tensor = -1;
   baton_tensor_type block_scale_type = BATON_TYPE_FLOAT32;
   std::span<const uint8_t> block_scales;
-  bool empty() const { return scales.empty() && block_size == 0; }
+  bool empty() const { return scales.empty(); }  // no per-tensor or per-channel scales (blockwise may hold)
+  bool blockwise() const { return block_size > 0; }
 };
 
 // Sparse storage of a constant (TFLite's SparsityParameters), kept for DENSIFY.

@@ -23,6 +23,10 @@ std::string printable(std::span<const uint8_t> data) {
 
 // "scale 0.0078125 zero point 128", or "per-channel: 32 scales along dimension 0"; "" when not quantized.
 std::string quantization_text(const Quantization& q) {
+  if (q.blockwise()) {
+    return "blockwise: blocks of " + std::to_string(q.block_size) + ", " + type_name(q.block_scale_type) +
+           " scales in tensor " + std::to_string(q.block_scales_tensor);
+  }
   if (q.empty()) return "";
   char buf[96];
   if (q.scales.size() == 1) {
@@ -35,7 +39,7 @@ std::string quantization_text(const Quantization& q) {
 }
 
 void quantization_json(JsonWriter& j, const Quantization& q) {
-  if (q.empty()) return;
+  if (q.empty() && !q.blockwise()) return;
   j.key("quantization").begin_object();
   j.key("scales").begin_array();
   for (float s : q.scales) j.value(static_cast<double>(s));
@@ -44,6 +48,10 @@ void quantization_json(JsonWriter& j, const Quantization& q) {
   for (size_t i = 0; i < q.scales.size(); ++i) j.value(static_cast<int64_t>(q.zero_points.empty() ? 0 : q.zero_points[i]));
   j.end_array();
   j.field("quantized_dimension", q.quantized_dimension);
+  if (q.blockwise()) {
+    j.field("block_size", q.block_size).field("block_scales_tensor", q.block_scales_tensor);
+    j.field("block_scale_type", std::string(type_name(q.block_scale_type)));
+  }
   j.end_object();
 }
 
@@ -98,10 +106,11 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     }
   }
   std::map<std::string, int> type_counts;
-  uint64_t quantized = 0, per_channel = 0;
+  uint64_t quantized = 0, per_channel = 0, blockwise = 0;
   for (const TensorInfo& t : g.tensors) {
     type_counts[type_name(t.type)]++;
-    quantized += !t.quant.empty();
+    quantized += !t.quant.empty() || t.quant.blockwise();
+    blockwise += t.quant.blockwise();
     per_channel += t.quant.scales.size() > 1;
   }
 
@@ -157,7 +166,7 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
     j.key("tensors_by_type").begin_object();
     for (const auto& [t, c] : type_counts) j.field(t, c);
     j.end_object();
-    j.field("quantized_tensors", quantized).field("per_channel_tensors", per_channel);
+    j.field("quantized_tensors", quantized).field("per_channel_tensors", per_channel).field("blockwise_tensors", blockwise);
     j.field("constant_bytes", static_cast<uint64_t>(m.constant_bytes));
     j.field("folded_at_load", static_cast<uint64_t>(folded));
     j.field("dropped_at_load", static_cast<uint64_t>(dropped));
@@ -222,8 +231,10 @@ int cmd_inspect(const GlobalOptions&, const boost::program_options::variables_ma
   for (const auto& [t, c] : type_counts) std::printf(" %s %d", t.c_str(), c);
   std::printf("\n");
   if (quantized) {
-    std::printf("quantized tensors: %llu (%llu per-channel)\n", static_cast<unsigned long long>(quantized),
+    std::printf("quantized tensors: %llu (%llu per-channel", static_cast<unsigned long long>(quantized),
                 static_cast<unsigned long long>(per_channel));
+    if (blockwise) std::printf(", %llu blockwise", static_cast<unsigned long long>(blockwise));
+    std::printf(")\n");
   }
   std::printf("constant bytes: %zu\n", m.constant_bytes);
   std::printf("nodes folded into constants at load: %zu of %zu", folded, g.nodes.size());

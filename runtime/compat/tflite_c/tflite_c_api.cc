@@ -293,6 +293,7 @@ struct TfLiteInterpreter {
       t.buffer_handle = kTfLiteNullBufferHandle;
       t.is_variable = info.is_variable;
       t.dims_signature = int_array(info.shape_signature.empty() ? info.shape : info.shape_signature);
+      // Blockwise quantization has no TFLite 2.9 type: such a tensor shows as not quantized.
       if (!info.quant.empty()) {
         t.params.scale = info.quant.scales[0];
         t.params.zero_point = info.quant.zero_points.empty() ? 0 : static_cast<int32_t>(info.quant.zero_points[0]);
