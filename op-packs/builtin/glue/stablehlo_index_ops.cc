@@ -16,6 +16,7 @@ namespace baton::builtin {
 namespace {
 
 inline constexpr int kMaxIndexRank = 8;
+static_assert(kMaxIndexRank <= kMaxStablehloRank);
 
 bool sorted_unique_within(const int64_t* v, int32_t n, int64_t end) {
   for (int32_t i = 0; i < n; ++i) {
@@ -33,11 +34,6 @@ void require_data_type(OpContext& ctx, baton_tensor* t, const char* what) {
   ctx.require_type(t, what, {BATON_TYPE_FLOAT16, BATON_TYPE_FLOAT32, BATON_TYPE_FLOAT64, BATON_TYPE_INT8, BATON_TYPE_INT16,
                              BATON_TYPE_INT32, BATON_TYPE_INT64, BATON_TYPE_UINT8, BATON_TYPE_UINT16, BATON_TYPE_UINT32,
                              BATON_TYPE_UINT64});
-}
-
-void fill_strides(std::span<const int32_t> shape, int64_t* strides) {
-  const int rank = static_cast<int>(shape.size());
-  for (int d = rank - 1, stride = 1; d >= 0; stride *= shape[d], --d) strides[d] = stride;
 }
 
 // Where the index vectors lie: index_vector_dim and the start_index_map (scatter_dims_to_operand_dims),
@@ -155,8 +151,8 @@ void stablehlo_gather_prepare(OpContext& ctx) {
     }
     out_shape.push_back(static_cast<int32_t>(s.result_dims[d]));
   }
-  fill_strides(operand_shape, s.operand_strides);
-  fill_strides(indices_shape, s.indices_strides);
+  row_major_strides(operand_shape, s.operand_strides);
+  row_major_strides(indices_shape, s.indices_strides);
   s.indices_strides[indices_rank] = 0;
   s.element = element_size(ctx.type(operand));
   s.indices_64 = ctx.type(indices) == BATON_TYPE_INT64;
@@ -279,8 +275,8 @@ void stablehlo_scatter_prepare(OpContext& ctx) {
     }
   }
   for (int d = 0; d < r; ++d) s.operand_dims[d] = operand_shape[d];
-  fill_strides(operand_shape, s.operand_strides);
-  fill_strides(indices_shape, s.indices_strides);
+  row_major_strides(operand_shape, s.operand_strides);
+  row_major_strides(indices_shape, s.indices_strides);
   s.indices_strides[indices_rank] = 0;
   s.indices_64 = ctx.type(indices) == BATON_TYPE_INT64;
   ctx.set_output_shape(ctx.output(0), operand_shape);

@@ -134,8 +134,8 @@ void spread_invoke(OpContext& ctx) {
   const auto* in = ctx.data<unsigned char>(ctx.input(0));
   const auto* pad = ctx.data<unsigned char>(ctx.input(ctx.op_code() == BATON_OP_DILATE ? 2 : 1));
   auto* out = ctx.mutable_data<unsigned char>(ctx.output(0));
-  std::vector<int64_t> in_strides(s.rank, 1);
-  for (int d = s.rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * s.in_dims[d + 1];
+  int64_t in_strides[kMaxSpreadRank];
+  row_major_strides(s.in_dims, in_strides);
   for_each_position(s.out_dims, [&](const int64_t* pos, int64_t o) {
     int64_t src = 0;
     for (int d = 0; d < s.rank; ++d) {

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "kernels/dequantize.h"
 
 namespace baton::builtin {
 
@@ -21,6 +23,10 @@ inline constexpr int32_t kReduceWindowOptionsType = 20;
 
 // Highest rank of STABLEHLO_PAD and DILATE operands.
 inline constexpr int kMaxSpreadRank = 8;
+// Highest rank any of these kernels takes (each checks its own limit, at most this, in prepare), so that
+// invoke keeps positions and strides in fixed arrays and allocates nothing.
+inline constexpr int kMaxStablehloRank = 8;
+static_assert(kMaxSpreadRank <= kMaxStablehloRank);
 
 // Calls f(T{}) with the C++ type of a numeric type of LiteRT's StableHLO kernels: float32, float64 and the
 // signed and unsigned integers of 8 to 64 bits (any other type does nothing; prepare has refused it).
@@ -41,11 +47,16 @@ void with_stablehlo_type(baton_tensor_type t, F&& f) {
   }
 }
 
-// float16 elements for arithmetic. LiteRT computes on Eigen::half, whose +, *, max and min work in float32
-// and round back to nearest even; the compiler's _Float16 does the same without native float16 arithmetic,
-// and where it has it the result is the same (float32 holds more than twice float16's precision, so rounding
-// twice gives the once-rounded sum and product).
-using Half = _Float16;
+// A float16 element for arithmetic, as LiteRT computes on Eigen::half: + and * in float32, rounded back to
+// nearest even (float32 holds more than twice float16's precision, so that is the once-rounded result);
+// comparisons on the values. Its bits are the tensor's, so a Half array is the tensor's data.
+struct Half {
+  uint16_t bits;
+  float value() const { return half_to_float(bits); }
+  friend Half operator+(Half a, Half b) { return {float_to_half(a.value() + b.value())}; }
+  friend Half operator*(Half a, Half b) { return {float_to_half(a.value() * b.value())}; }
+  friend bool operator<(Half a, Half b) { return a.value() < b.value(); }
+};
 static_assert(sizeof(Half) == 2);
 
 // Integer sums and products modulo 2^bits (two's complement), computed in an unsigned type at least as wide
@@ -71,15 +82,26 @@ T wrapping_mul(T a, T b) {
   }
 }
 
-// Calls f(position, flat index) for every position of `dims` in row-major order.
+// The row-major strides of a shape of at most kMaxStablehloRank dimensions (elements, not bytes).
+template <typename Dims>
+void row_major_strides(const Dims& dims, int64_t* strides) {
+  int64_t stride = 1;
+  for (int d = static_cast<int>(std::size(dims)) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= dims[d];
+  }
+}
+
+// Calls f(position, flat index) for every position of `dims` (at most kMaxStablehloRank of them) in
+// row-major order.
 template <typename F>
 void for_each_position(const std::vector<int64_t>& dims, F&& f) {
   int64_t total = 1;
   for (int64_t d : dims) total *= d;
   if (total == 0) return;
-  std::vector<int64_t> pos(dims.size(), 0);
+  int64_t pos[kMaxStablehloRank] = {};
   for (int64_t i = 0; i < total; ++i) {
-    f(pos.data(), i);
+    f(static_cast<const int64_t*>(pos), i);
     for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
       if (++pos[d] < dims[d]) break;
       pos[d] = 0;

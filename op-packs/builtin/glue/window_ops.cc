@@ -15,6 +15,7 @@ namespace {
 
 // LiteRT's window kernels take ranks 1 to 6.
 constexpr int kMaxWindowRank = 6;
+static_assert(kMaxWindowRank <= kMaxStablehloRank);
 
 struct WindowState : OpState {
   int32_t reduction = 0;  // baton_window_reduction
@@ -161,8 +162,8 @@ void reduce_windows(OpContext& ctx, const WindowState& s, Op op) {
   const T init = *ctx.data<T>(ctx.input(1));
   T* out = ctx.mutable_data<T>(ctx.output(0));
   const size_t rank = s.in_dims.size();
-  std::vector<int64_t> in_strides(rank, 1);
-  for (int d = static_cast<int>(rank) - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * s.in_dims[d + 1];
+  int64_t in_strides[kMaxWindowRank];
+  row_major_strides(s.in_dims, in_strides);
   for_each_position(s.out_dims, [&](const int64_t* o, int64_t flat) {
     T acc = init;
     for_each_position(s.window, [&](const int64_t* w, int64_t) {

@@ -117,6 +117,43 @@ TEST(Dequantize, Float16EveryValueMatchesTheScalarConversion) {
   }
 }
 
+// float32 -> float16, nearest, ties to even: every float16 comes back as itself (NaNs quiet); between two
+// neighbours a and b (the largest finite one and infinity too), the midpoint goes to the one with an even
+// code, a float32 step either side of it to the nearer one. Both signs; the subnormals and the step into
+// the normals included.
+TEST(Float16, NearestTiesToEvenAtEveryBoundary) {
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  auto from_bits = [](uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  };
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    const uint16_t code = static_cast<uint16_t>(h);
+    const float v = half_to_float(code);
+    if (std::isnan(v)) {
+      EXPECT_EQ(float_to_half(v), code | 0x0200u) << std::hex << h;
+      continue;
+    }
+    ASSERT_EQ(float_to_half(v), code) << std::hex << h;
+    if ((h & 0x7fffu) >= 0x7c00u) continue;  // infinity has no next value
+    const uint16_t next = static_cast<uint16_t>(h + 1);
+    // The next float16 up in magnitude; past 65504 it is infinity, whose midpoint is 65520.
+    const double b = (next & 0x7fffu) == 0x7c00u ? std::copysign(65536.0, v) : half_to_float(next);
+    const float mid = static_cast<float>((static_cast<double>(v) + b) / 2);  // exact in float32
+    const uint16_t even = (h & 1u) ? next : code;
+    ASSERT_EQ(float_to_half(mid), even) << std::hex << h;
+    ASSERT_EQ(float_to_half(from_bits(bits(mid) - 1)), code) << std::hex << h;  // toward zero: v
+    ASSERT_EQ(float_to_half(from_bits(bits(mid) + 1)), next) << std::hex << h;  // away from zero
+  }
+  EXPECT_EQ(float_to_half(1e30f), 0x7c00u);
+  EXPECT_EQ(float_to_half(-1e-30f), 0x8000u);
+}
+
 TEST(Dequantize, AffinePerChannel) {
   // [2 channels, 2 values] along dimension 0: c0 scale 0.5 zero 10, c1 scale 2 zero -1.
   const float scales[] = {0.5f, 2.0f};
