@@ -41,12 +41,18 @@ double percentile(std::vector<double> sorted, double q) {
 int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_map& vm) {
   if (!vm.count("model")) {
     std::fprintf(stderr, "baton bench: no model given\nusage: baton bench MODEL [--runs N] [--warmup N] "
-                         "[--threads N] [--profile] [--json]\n");
+                         "[--threads N] [--int-range LO:HI] [--profile] [--json]\n");
     return kExitUsage;
   }
   const int runs = vm["runs"].as<int>(), warmup = vm["warmup"].as<int>();
   if (runs < 1 || warmup < 0) {
     std::fprintf(stderr, "baton bench: --runs must be at least 1 and --warmup at least 0\n");
+    return kExitUsage;
+  }
+  std::optional<IntRange> range;
+  if (vm.count("int-range") && !(range = parse_int_range(vm["int-range"].as<std::string>()))) {
+    std::fprintf(stderr, "baton bench: --int-range wants LO:HI with LO <= HI, got '%s'\n",
+                 vm["int-range"].as<std::string>().c_str());
     return kExitUsage;
   }
   const bool profile = vm.count("profile") > 0, json = vm.count("json") > 0;
@@ -65,7 +71,7 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
   for (size_t i = 0; i < interp.input_count(); ++i) {
     const Tensor& t = interp.input(i);
     if (!generate_input(t.type, t.bytes / std::max<size_t>(1, element_size(t.type)), 0, static_cast<uint32_t>(i),
-                        inputs[i])) {
+                        inputs[i], range)) {
       std::fprintf(stderr, "baton bench: cannot generate %s input %zu\n", type_name(t.type), i);
       return kExitError;
     }

@@ -66,6 +66,12 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
       vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>();
   const std::string out_dir = vm.count("output-dir") ? vm["output-dir"].as<std::string>() : std::string();
   const uint32_t seed = vm["seed"].as<uint32_t>();
+  std::optional<IntRange> int_range;
+  if (vm.count("int-range") && !(int_range = parse_int_range(vm["int-range"].as<std::string>()))) {
+    std::fprintf(stderr, "baton run: --int-range wants LO:HI with LO <= HI, got '%s'\n",
+                 vm["int-range"].as<std::string>().c_str());
+    return kExitUsage;
+  }
   const int runs = vm["runs"].as<int>();
   if (runs < 1) {
     std::fprintf(stderr, "baton run: --runs must be at least 1\n");
@@ -149,7 +155,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
       arr.shape = t.shape;
       size_t count = 1;
       for (int32_t d : t.shape) count *= static_cast<size_t>(d);
-      if (!generate_input(t.type, count, seed, static_cast<uint32_t>(i), arr.data)) {
+      if (!generate_input(t.type, count, seed, static_cast<uint32_t>(i), arr.data, int_range)) {
         std::fprintf(stderr, "baton: error: input %zu (%s): cannot generate %s values; give --input%s\n", i,
                      t.info->name.c_str(), type_name(t.type),
                      t.type == BATON_TYPE_STRING ? " (a .npy of bytes, '|S', or of text, '<U')" : "");

@@ -36,6 +36,8 @@ void bench_options(po::options_description& d) {
   d.add_options()("model", po::value<std::string>(), "the .tflite file")(
       "runs", po::value<int>()->default_value(50), "timed runs")(
       "warmup", po::value<int>()->default_value(5), "untimed runs after the first")(
+      "int-range", po::value<std::string>(), "LO:HI integer inputs drawn from [LO, HI] (token ids, indices), "
+      "not the type's whole range")(
       "profile", "time every step (node or delegate partition) and sum per op type")(
       "json", "print one JSON object");
 }
@@ -68,11 +70,13 @@ void run_options(po::options_description& d) {
       "strict-shapes", "refuse an --input whose shape differs from the model's input (otherwise the input is "
       "resized to the file's shape, with a notice on stderr)")(
       "seed", po::value<uint32_t>()->default_value(0), "seed of the generated inputs when no --input is given")(
+      "int-range", po::value<std::string>(), "LO:HI generated integer inputs drawn from [LO, HI] (token ids, "
+      "indices), not the type's whole range")(
       "runs", po::value<int>()->default_value(1), "invoke this many times (the outputs are from the last)");
 }
 
 const Subcommand kCommands[] = {
-    {"bench", "baton bench MODEL [--runs N] [--warmup N] [--threads N] [--profile] [--json]",
+    {"bench", "baton bench MODEL [--runs N] [--warmup N] [--threads N] [--int-range LO:HI] [--profile] [--json]",
      "load time, first run, min/median/mean/p90 latency, arena and peak memory, optional per-op profile",
      bench_options, cmd_bench},
     {"inspect", "baton inspect MODEL [--json]",
