@@ -112,6 +112,36 @@ TEST_F(CliTest, GeneratedInputsMatchTheReferenceRunnersStream) {
   }
 }
 
+// --int-range LO:HI draws integer inputs as the reference runner's --int-range does: the token ids
+// tflite-peer fed the committed BERT-style case (seed 0, ids 0..49) come out of `baton run` byte for
+// byte. Without it the ids span int32 and the model's GATHER refuses them; a malformed range is a usage
+// error that says what it wants.
+TEST_F(CliTest, IntRangeDrawsIntegerInputsAsTheReferenceRunnerDoes) {
+  const std::string dir = std::string(BATON_SOURCE_ROOT) + "/tests/data/transformer/transformer_bert/";
+  const std::string cfg = " --config " + work_.file("empty.conf");
+  Result r = baton("run " + dir + "model.tflite --int-range 0:49 --output-dir " + work_.file("ids") + cfg);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto ours = tool::read_npy(work_.file("ids/in_0.npy"));
+  auto theirs = tool::read_npy(dir + "in_0.npy");
+  ASSERT_TRUE(ours && theirs);
+  EXPECT_EQ(ours->type, BATON_TYPE_INT32);
+  EXPECT_EQ(ours->data, theirs->data);
+  r = baton("run " + dir + "model.tflite --output-dir " + work_.file("wide") + cfg);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("GATHER"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out of range"), std::string::npos) << r.out;
+  r = baton("bench " + dir + "model.tflite --runs 2 --warmup 0 --int-range 0:49" + cfg);
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* bad : {"5:2", "3", "a:b", "1:", ":4"}) {
+    for (const char* cmd : {"run ", "bench "}) {
+      r = baton(std::string(cmd) + dir + "model.tflite --int-range " + bad + cfg);
+      EXPECT_EQ(r.code, 2) << cmd << bad << ": " << r.out;
+      EXPECT_NE(r.out.find("--int-range wants LO:HI with LO <= HI, got '" + std::string(bad) + "'"), std::string::npos)
+          << r.out;
+    }
+  }
+}
+
 // A complex64 tensor crosses `baton run` as NumPy's '<c8' both ways: x (complex64 [2, 3]) comes back
 // through RESHAPE byte for byte and through COMPLEX_ABS as |x| (the builtin pack runs both); a generated
 // complex input takes its real and imaginary parts from the float stream.
