@@ -3,13 +3,39 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/common.h"
+#include "kernels/vector_math.h"
+
 namespace baton::builtin {
 namespace {
+
+// A lambda is a function of its own: it must be inlined to take the target of the dispatched copy.
+#define BATON_LAMBDA __attribute__((always_inline))
 
 template <typename F>
 void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
 }
+
+BATON_INLINE void tanh_vector_impl(const float* in, float* out, int64_t n) { map8(in, out, n, [](Float8 x) BATON_LAMBDA { return tanh8(x); }); }
+BATON_INLINE void logistic_vector_impl(const float* in, float* out, int64_t n) {
+  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return logistic8(x); });
+}
+BATON_INLINE void exp_vector_impl(const float* in, float* out, int64_t n) { map8(in, out, n, [](Float8 x) BATON_LAMBDA { return exp8(x); }); }
+BATON_INLINE void gelu_approximate_vector_impl(const float* in, float* out, int64_t n) {
+  map8(in, out, n, [](Float8 x) BATON_LAMBDA {
+    constexpr float kSqrt2OverPi = 0.79788456080286536f;
+    return 0.5f * x * (1.0f + tanh8(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  });
+}
+
+BATON_INLINE void gelu_vector_impl(const float* in, float* out, int64_t n) { map8(in, out, n, [](Float8 x) BATON_LAMBDA { return gelu8(x); }); }
+
+BATON_DISPATCH_AVX2(void, gelu_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_AVX2(void, tanh_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_AVX2(void, logistic_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_AVX2(void, exp_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_AVX2(void, gelu_approximate_vector, (const float* in, float* out, int64_t n), (in, out, n))
 
 }  // namespace
 
@@ -26,8 +52,8 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kRelu6: return map(in, out, n, [](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
     case UnaryOp::kReluN1To1:
       return map(in, out, n, [](float x) { return std::min(std::max(x, -1.0f), 1.0f); });
-    case UnaryOp::kLogistic: return map(in, out, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
-    case UnaryOp::kTanh: return map(in, out, n, [](float x) { return std::tanh(x); });
+    case UnaryOp::kLogistic: return logistic_vector(in, out, n);
+    case UnaryOp::kTanh: return tanh_vector(in, out, n);
     case UnaryOp::kHardSwish:
       // TFLite's order of operations: x * relu6(x + 3), then / 6.
       return map(in, out, n, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
@@ -35,7 +61,7 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kLog: return map(in, out, n, [](float x) { return std::log(x); });
     case UnaryOp::kSquare: return map(in, out, n, [](float x) { return x * x; });
     case UnaryOp::kSqrt: return map(in, out, n, [](float x) { return std::sqrt(x); });
-    case UnaryOp::kExp: return map(in, out, n, [](float x) { return std::exp(x); });
+    case UnaryOp::kExp: return exp_vector(in, out, n);
     case UnaryOp::kAbs: return map(in, out, n, [](float x) { return std::fabs(x); });
     case UnaryOp::kNeg: return map(in, out, n, [](float x) { return -x; });
     case UnaryOp::kSin: return map(in, out, n, [](float x) { return std::sin(x); });
@@ -44,8 +70,8 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kFloor: return map(in, out, n, [](float x) { return std::floor(x); });
     case UnaryOp::kCeil: return map(in, out, n, [](float x) { return std::ceil(x); });
     case UnaryOp::kRound: return map(in, out, n, [](float x) { return std::nearbyint(x); });
-    case UnaryOp::kGelu: return map(in, out, n, gelu);
-    case UnaryOp::kGeluApproximate: return map(in, out, n, gelu_approximate);
+    case UnaryOp::kGelu: return gelu_vector(in, out, n);
+    case UnaryOp::kGeluApproximate: return gelu_approximate_vector(in, out, n);
   }
 }
 

@@ -1,7 +1,9 @@
-// Unary ops and SOFTMAX against values worked out by hand.
+// Unary ops and SOFTMAX against values worked out by hand; the vectorised EXP, TANH, LOGISTIC and GELU
+// against the double-precision functions over a sweep of inputs.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "kernels/unary.h"
 
@@ -33,6 +35,89 @@ TEST(Unary, Math) {
   EXPECT_EQ(run(UnaryOp::kRsqrt, {4, 0.25f}), (std::vector<float>{0.5f, 2}));
   EXPECT_FLOAT_EQ(run(UnaryOp::kLog, {std::exp(1.0f)})[0], 1.0f);
   EXPECT_EQ(run(UnaryOp::kSquare, {-3, 0.5f}), (std::vector<float>{9, 0.25f}));
+}
+
+// Every 1/64 from -110 to 110 (past exp's overflow and into its denormal results), eight floats either
+// side of where the vector code changes method (tanh's 1/2 and 10, exp's overflow), and a count that is not
+// a multiple of 8, so the tail block is used.
+std::vector<float> sweep() {
+  std::vector<float> x;
+  for (int i = -110 * 64; i <= 110 * 64; ++i) x.push_back(static_cast<float>(i) / 64.0f);
+  for (float edge : {0.5f, 10.0f, 88.7228394f}) {
+    float below = edge, above = edge;
+    for (int i = 0; i < 8; ++i) {
+      below = std::nextafter(below, 0.0f);
+      above = std::nextafter(above, 1000.0f);
+      x.insert(x.end(), {below, -below, above, -above});
+    }
+  }
+  x.insert(x.end(), {1e-30f, -1e-30f, 1e-3f, -2e-5f, 0.1f});
+  return x;
+}
+
+// |got - want| <= ulps float ulps of want (or abs_floor, whichever is larger; times |x| if per_x), over
+// the sweep.
+void expect_close(UnaryOp op, double (*f)(double), double ulps, double abs_floor, const char* what,
+                  bool per_x = false) {
+  const std::vector<float> x = sweep();
+  const std::vector<float> y = run(op, x);
+  double worst = 0;
+  float worst_x = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = f(static_cast<double>(x[i]));
+    if (std::isinf(want) || std::fabs(want) > std::numeric_limits<float>::max()) {
+      EXPECT_EQ(y[i], static_cast<float>(want)) << what << "(" << x[i] << ")";
+      continue;
+    }
+    const double floor = per_x ? abs_floor * std::max(1.0, std::fabs(static_cast<double>(x[i]))) : abs_floor;
+    const double ulp = std::max(std::ldexp(1.0, std::ilogb(std::max(std::fabs(want), 1e-38)) - 23), floor);
+    const double err = std::fabs(static_cast<double>(y[i]) - want) / ulp;
+    if (err > worst) worst = err, worst_x = x[i];
+  }
+  EXPECT_LE(worst, ulps) << what << ": worst at x = " << worst_x;
+}
+
+TEST(Unary, VectorisedFunctionsAreWithinAFewUlps) {
+  expect_close(UnaryOp::kExp, [](double x) { return std::exp(x); }, 2, 0x1p-149, "exp");
+  expect_close(UnaryOp::kTanh, [](double x) { return std::tanh(x); }, 4, 0x1p-149, "tanh");
+  expect_close(UnaryOp::kLogistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, 0x1p-149, "logistic");
+  // GELU's erf is Abramowitz and Stegun's, good to 1.5e-7 absolute: measured in units of 2^-23 (1.2e-7) of
+  // x / 2 at least.
+  expect_close(UnaryOp::kGelu, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, 4, 0x1p-23,
+               "gelu");
+  // The tanh approximation adds 1 to a tanh near -1 for negative x, as TFLite's formula does: its error is a
+  // few ulps of 1, times x / 2.
+  expect_close(UnaryOp::kGeluApproximate,
+               [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }, 4,
+               0x1p-24, "gelu (tanh)", true);
+}
+
+TEST(Unary, VectorisedFunctionsAtTheEdges) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> in = {0.0f, -0.0f, inf, -inf, nan, 200.0f, -200.0f, 1e-40f, -1e-40f};
+  const auto e = run(UnaryOp::kExp, in);
+  EXPECT_EQ(e[0], 1.0f);
+  EXPECT_EQ(e[2], inf);
+  EXPECT_EQ(e[3], 0.0f);
+  EXPECT_TRUE(std::isnan(e[4]));
+  EXPECT_EQ(e[5], inf);
+  EXPECT_EQ(e[6], 0.0f);
+  EXPECT_EQ(run(UnaryOp::kExp, {-103.0f})[0], static_cast<float>(std::exp(-103.0)));  // a denormal
+  const auto t = run(UnaryOp::kTanh, in);
+  EXPECT_EQ(t[0], 0.0f);
+  EXPECT_TRUE(std::signbit(t[1]));
+  EXPECT_EQ(t[2], 1.0f);
+  EXPECT_EQ(t[3], -1.0f);
+  EXPECT_TRUE(std::isnan(t[4]));
+  EXPECT_EQ(t[7], 1e-40f);
+  const auto s = run(UnaryOp::kLogistic, in);
+  EXPECT_EQ(s[2], 1.0f);
+  EXPECT_EQ(s[3], 0.0f);
+  EXPECT_TRUE(std::isnan(s[4]));
+  const auto g = run(UnaryOp::kGelu, in);
+  EXPECT_EQ(g[2], inf);
+  EXPECT_TRUE(std::isnan(g[4]));
+  EXPECT_EQ(g[5], 200.0f);
 }
 
 TEST(Softmax, RowsAndBeta) {
