@@ -29,7 +29,7 @@ import path from 'node:path';
 
 import {b8, f32, i32, i64} from './testgen/bytes.mjs';
 import {writeNpyOf} from './testgen/npy.mjs';
-import {int8Weights, lcg31} from './testgen/prng.mjs';
+import {int8Weights, lcg31, lcg32} from './testgen/prng.mjs';
 import {oneGraphModel, operator, operatorCode, outDirArgs, writeJson} from './testgen/tflite-json.mjs';
 import arrayCases from './op-models-array.mjs';
 import complexCases from './op-models-complex.mjs';
@@ -346,6 +346,36 @@ const gelu = (approximate) => ['GeluOptions', {approximate}];
 add('gelu_f32', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(false), [T([3, 7]), T([3, 7])]));
 add('gelu_f32_approximate', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(true), [T([3, 7]), T([3, 7])]));
 add('gelu_u8', 'GELU', 2, (n, v) => simple(n, 'GELU', v, gelu(false), [T([4, 64], 'UINT8', {q: [0.03, 130]}), T([4, 64], 'UINT8', {q: [0.02, 12]})]));
+// Float TANH, LOGISTIC, EXP, GELU and POW by a constant 2 or 3 (baton computes them eight at a time, and
+// the powers by multiplication) on inputs over the functions' whole working range: -12..12 (tanh and the
+// logistic saturate), -20..10 (exp), 59 elements so no vector width divides them.
+const spread = (count, lo, hi, seed) => {
+  const next = lcg32(seed);
+  return Array.from({length: count}, (_, i) => (i === 0 ? 0 : lo + (hi - lo) * next()));
+};
+for (const [op, lo, hi, seed] of [['TANH', -12, 12, 1], ['LOGISTIC', -12, 12, 2], ['EXP', -20, 10, 3]]) {
+  add(`${op.toLowerCase()}_f32_wide`, op, 1, (n, v) => simple(n, op, v, null, [T([1, 59]), T([1, 59])],
+      given(n, [[[1, 59], spread(59, lo, hi, seed), 'f32']])));
+}
+add('gelu_f32_wide', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(false), [T([59]), T([59])],
+    given(n, [[[59], spread(59, -9, 9, 4), 'f32']])));
+add('gelu_f32_approximate_wide', 'GELU', 1, (n, v) => simple(n, 'GELU', v, gelu(true), [T([59]), T([59])],
+    given(n, [[[59], spread(59, -9, 9, 5), 'f32']])));
+for (const p of [2, 3]) {
+  add(`pow_f32_constant_${p}`, 'POW', 1, (n, v) => simple(n, 'POW', v, null, [T([3, 19]), C([], 'FLOAT32', f32([p])), T([3, 19])],
+      given(n, [[[3, 19], spread(57, -20, 20, 5 + p), 'f32']])));
+}
+// Float BATCH_MATMUL: each batch's right operand packed for the GEMM (from 4 rows and 8 columns), with and
+// without adj_x / adj_y, broadcast batches; a product too small for the GEMM runs plain loops.
+const bmm = (adj_x, adj_y) => ['BatchMatMulOptions', {adj_x, adj_y}];
+add('batch_matmul_f32', 'BATCH_MATMUL', 1, (n, v) => simple(n, 'BATCH_MATMUL', v, bmm(false, false), [T([2, 13, 9]), T([2, 9, 11]), T([2, 13, 11])]));
+add('batch_matmul_f32_adj_y_heads', 'BATCH_MATMUL', 1, (n, v) => simple(n, 'BATCH_MATMUL', v, bmm(false, true),
+    [T([1, 2, 17, 8]), T([1, 2, 19, 8]), T([1, 2, 17, 19])]));
+add('batch_matmul_f32_adj_x_broadcast', 'BATCH_MATMUL', 1, (n, v) => simple(n, 'BATCH_MATMUL', v, bmm(true, false),
+    [T([3, 7, 5]), T([7, 20]), T([3, 5, 20])]));
+add('batch_matmul_f32_both_adjoint_deep', 'BATCH_MATMUL', 1, (n, v) => simple(n, 'BATCH_MATMUL', v, bmm(true, true),
+    [T([2, 1, 300, 6]), T([3, 33, 300]), T([2, 3, 6, 33])]));
+add('batch_matmul_f32_tiny', 'BATCH_MATMUL', 1, (n, v) => simple(n, 'BATCH_MATMUL', v, bmm(false, false), [T([2, 3]), T([3, 4]), T([2, 4])]));
 // 8-bit TANH and int8 ELU: TFLite's tables of the float function; any output scale.
 add('tanh_u8', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'UINT8', {q: [0.05, 120]}), T([4, 64], 'UINT8', {q: [1 / 128, 128]})]));
 add('tanh_i8_other_scale', 'TANH', 2, (n, v) => simple(n, 'TANH', v, null, [T([4, 64], 'INT8', {q: [0.03, 10]}), T([4, 64], 'INT8', {q: [0.009, -3]})]));

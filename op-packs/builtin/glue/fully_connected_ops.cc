@@ -11,6 +11,7 @@
 
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
+#include "glue/scratch_buffer.h"
 #include "kernels/batch_matmul.h"
 #include "kernels/dequantize.h"
 #include "kernels/fully_connected.h"
@@ -157,6 +158,7 @@ void fully_connected_invoke(OpContext& ctx) {
 struct BatchMatMulState : OpState {
   BatchMatMulParams params;
   QBatchMatMulParams q;  // int8 / int16
+  ScratchBuffer scratch;  // float: the packed right operand and the GEMM's blocks
 };
 
 // int8 / int16 operands: zero points (0 for int16) and the multiplier lhs_scale * rhs_scale / out_scale,
@@ -219,7 +221,10 @@ void batch_matmul_prepare(OpContext& ctx) {
   out[batch_rank] = p.m;
   out[batch_rank + 1] = p.n;
   ctx.set_output_shape(ctx.output(0), out);
-  if (ctx.type(lhs) == BATON_TYPE_FLOAT32) return;
+  if (ctx.type(lhs) == BATON_TYPE_FLOAT32) {
+    ctx.state<BatchMatMulState>().scratch.resize(sizeof(float) * batch_matmul_scratch_size(p, ctx.workers()));
+    return;
+  }
   auto& q = ctx.state<BatchMatMulState>().q;
   const auto [lhs_scale, lhs_zero] = operand_quant(ctx, lhs, "lhs");
   const auto [rhs_scale, rhs_zero] = operand_quant(ctx, rhs, "rhs");
@@ -233,8 +238,9 @@ void batch_matmul_prepare(OpContext& ctx) {
 }
 
 void batch_matmul_invoke(OpContext& ctx) {
-  batch_matmul(ctx.state<BatchMatMulState>().params, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
-               ctx.mutable_data<float>(ctx.output(0)));
+  auto& s = ctx.state<BatchMatMulState>();
+  batch_matmul(s.params, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
+               ctx.mutable_data<float>(ctx.output(0)), reinterpret_cast<float*>(s.scratch.data()), ctx.parallel());
 }
 
 constexpr OpDef kOps[] = {

@@ -1,5 +1,7 @@
 #include "kernels/batch_matmul.h"
 
+#include "kernels/gemm.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -82,20 +84,38 @@ void batch_matmul_quantized(const BatchMatMulParams& p, const QBatchMatMulParams
   }
 }
 
-void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out) {
-  int64_t batches = 1;
-  for (int d = 0; d < p.batch_rank; ++d) batches *= p.out_batch[d];
-  const size_t out_step = static_cast<size_t>(p.m) * p.n;
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t rest = b, lhs_offset = 0, rhs_offset = 0;
-    for (int d = p.batch_rank - 1; d >= 0; --d) {
-      const int64_t idx = rest % p.out_batch[d];
-      rest /= p.out_batch[d];
-      lhs_offset += idx * p.lhs_batch_stride[d];
-      rhs_offset += idx * p.rhs_batch_stride[d];
-    }
-    matmul_one(p, lhs + lhs_offset, rhs + rhs_offset, out + static_cast<size_t>(b) * out_step);
+namespace {
+
+bool uses_gemm(const BatchMatMulParams& p) { return p.m >= 4 && p.n >= 8 && p.k >= 1; }
+
+}  // namespace
+
+size_t batch_matmul_scratch_size(const BatchMatMulParams& p, int workers) {
+  if (!uses_gemm(p)) return 0;
+  return gemm_packed_b_size(p.n, p.k) + static_cast<size_t>(workers) * gemm_scratch_per_worker();
+}
+
+void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out, float* scratch,
+                  Parallel* parallel) {
+  if (!uses_gemm(p)) {
+    for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one(p, lhs + lo, rhs + ro, out + oo); });
+    return;
   }
+  float* packed = scratch;
+  float* blocks = scratch + gemm_packed_b_size(p.n, p.k);
+  const GemmEpilogue none;
+  for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) {
+    // The right operand as the GEMM's B (n x k): stored [n, k] with adj_y, [k, n] without.
+    if (p.adj_y) {
+      gemm_pack_b(rhs + ro, p.k, p.n, p.k, packed);
+    } else {
+      gemm_pack_b_k_major(rhs + ro, p.n, p.n, p.k, packed);
+    }
+    const DenseRows dense{lhs + lo, p.k};
+    const TransposedRows transposed{lhs + lo, p.m};
+    gemm(p.adj_x ? transposed.source() : dense.source(), p.m, p.n, p.k, packed, out + oo, p.n, none, blocks,
+         parallel);
+  });
 }
 
 }  // namespace baton::builtin

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 
+#include <cstddef>
+
+#include "kernels/parallel.h"
 #include "kernels/quant_math.h"
 
 namespace baton::builtin {
@@ -20,7 +23,12 @@ struct BatchMatMulParams {
   bool adj_x = false, adj_y = false;
 };
 
-void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out);
+// Float: each batch's right operand packed into `scratch` and multiplied by the GEMM of
+// FULLY_CONNECTED, split across `parallel`'s workers; tiny products (fewer than 4 rows or 8 columns) by
+// plain loops. `scratch` holds batch_matmul_scratch_size(p, workers) floats, 64-byte aligned.
+size_t batch_matmul_scratch_size(const BatchMatMulParams& p, int workers);
+void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out, float* scratch,
+                  Parallel* parallel);
 
 // int8 and int16 (16x8-style, zero points 0) BATCH_MATMUL as TFLite 2.9 computes them: the products of
 // codes minus zero points summed in int32 (int8) or int64 (int16), rescaled by lhs_scale * rhs_scale /

@@ -16,6 +16,12 @@ void fill_dense(const void* context, int row, int k0, int count, float* dst, int
   for (int i = 0; i < count; ++i) dst[static_cast<size_t>(i) * stride] = src[i];
 }
 
+void fill_transposed(const void* context, int row, int k0, int count, float* dst, int stride) {
+  const auto* d = static_cast<const TransposedRows*>(context);
+  const float* src = d->a + static_cast<size_t>(k0) * d->lda + row;
+  for (int i = 0; i < count; ++i) dst[static_cast<size_t>(i) * stride] = src[static_cast<size_t>(i) * d->lda];
+}
+
 struct BlockArgs {
   int kc;
   int m_rows;  // valid rows in this A block
@@ -154,6 +160,7 @@ BATON_DISPATCH_AVX2(void, gemv_block,
 }  // namespace
 
 GemmRowSource DenseRows::source() const { return {fill_dense, this}; }
+GemmRowSource TransposedRows::source() const { return {fill_transposed, this}; }
 
 size_t gemm_packed_b_size(int n, int k) {
   const size_t panels = (static_cast<size_t>(n) + kGemmNR - 1) / kGemmNR;
@@ -176,6 +183,25 @@ void gemm_pack_b(const float* b, int ldb, int n, int k, float* packed) {
         } else {
           for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = 0.0f;
         }
+      }
+    }
+  }
+}
+
+void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed) {
+  const int panels = (n + kGemmNR - 1) / kGemmNR;
+  const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
+  for (int k0 = 0; k0 < k; k0 += kGemmKC) {
+    const int kc = std::min(kGemmKC, k - k0);
+    float* block = packed + static_cast<size_t>(k0) * n_padded;
+    for (int p = 0; p < panels; ++p) {
+      float* panel = block + static_cast<size_t>(p) * kc * kGemmNR;
+      const int j0 = p * kGemmNR, width = std::min(kGemmNR, n - j0);
+      for (int kk = 0; kk < kc; ++kk) {
+        const float* src = b + static_cast<size_t>(k0 + kk) * ldb + j0;
+        float* dst = panel + static_cast<size_t>(kk) * kGemmNR;
+        std::memcpy(dst, src, sizeof(float) * width);
+        for (int j = width; j < kGemmNR; ++j) dst[j] = 0.0f;
       }
     }
   }

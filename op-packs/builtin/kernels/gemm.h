@@ -34,6 +34,13 @@ struct DenseRows {
   GemmRowSource source() const;
 };
 
+// An A stored transposed, A[row][kk] = a[kk * lda + row] (a BATCH_MATMUL left operand with adj_x).
+struct TransposedRows {
+  const float* a;
+  int lda;
+  GemmRowSource source() const;
+};
+
 struct GemmEpilogue {
   const float* bias = nullptr;  // n entries, or null
   ActivationRange range;
@@ -42,6 +49,9 @@ struct GemmEpilogue {
 // Floats needed by gemm_pack_b for an n x k matrix B.
 size_t gemm_packed_b_size(int n, int k);
 void gemm_pack_b(const float* b, int ldb, int n, int k, float* packed);
+// The same packing of a B stored the other way round, b[kk * ldb + j] (a BATCH_MATMUL right operand
+// without adj_y): each panel row is a contiguous run of the source.
+void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed);
 
 // Floats of scratch gemm() needs per worker.
 size_t gemm_scratch_per_worker();
