@@ -153,6 +153,10 @@ TEST(VulkanOps, BinaryWithBroadcastingAndActivations) {
       {BATON_OP_MUL, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 2), "MUL relu_n1_to_1"},
       {BATON_OP_MUL, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0), "MUL"},
       {BATON_OP_PRELU, nullptr, "PRELU"},
+      {BATON_OP_DIV, with_activation(fb::BuiltinOptions_DivOptions, div_options, 1), "DIV relu"},
+      {BATON_OP_SQUARED_DIFFERENCE, nullptr, "SQUARED_DIFFERENCE"},
+      {BATON_OP_MAXIMUM, nullptr, "MAXIMUM"},
+      {BATON_OP_MINIMUM, nullptr, "MINIMUM"},
   };
   for (const Case& c : cases) {
     {
@@ -182,8 +186,31 @@ TEST(VulkanOps, BinaryWithBroadcastingAndActivations) {
   }
 }
 
+// POW as C computes it: a negative base with an integer exponent (a constant per channel, as a cube in a
+// tanh GELU is), and a positive base with any exponent; 7 channels, so DIV's and POW's zero lanes (0 / 0,
+// 0^0) must be zeroed again.
+TEST(VulkanOps, Pow) {
+  {
+    OpGraph g;
+    const int32_t x = g.input({1, 2, 3, 7});
+    const int32_t e = g.add({7}, floats({3.0f, 2.0f, -1.0f, 1.0f, 0.0f, 4.0f, 3.0f}));
+    const int32_t z = g.output({1, 2, 3, 7});
+    g.op(BATON_OP_POW, {x, e}, {z});
+    expect_same_as_builtin(g, "POW negative base, integer exponents", -2.0f, 2.0f);
+  }
+  {
+    OpGraph g;
+    const int32_t x = g.input({1, 3, 2, 7});
+    const int32_t y = g.input({1, 3, 2, 7});
+    const int32_t z = g.output({1, 3, 2, 7});
+    g.op(BATON_OP_POW, {x, y}, {z});
+    expect_same_as_builtin(g, "POW positive base", 0.25f, 2.0f);
+  }
+}
+
 TEST(VulkanOps, Activations) {
-  for (int32_t code : {BATON_OP_RELU, BATON_OP_RELU6, BATON_OP_RELU_N1_TO_1, BATON_OP_LOGISTIC, BATON_OP_TANH, BATON_OP_HARD_SWISH}) {
+  for (int32_t code : {BATON_OP_RELU, BATON_OP_RELU6, BATON_OP_RELU_N1_TO_1, BATON_OP_LOGISTIC, BATON_OP_TANH, BATON_OP_HARD_SWISH,
+                       BATON_OP_EXP, BATON_OP_ABS, BATON_OP_NEG, BATON_OP_SQUARE, BATON_OP_GELU}) {
     OpGraph g;
     const int32_t in = g.input({1, 3, 5, 7});
     const int32_t out = g.output({1, 3, 5, 7});
@@ -196,6 +223,22 @@ TEST(VulkanOps, Activations) {
     const int32_t out = g.output({2, 9});
     g.op(code, {in}, {out});
     expect_same_as_builtin(g, "op " + std::to_string(code) + " far from 0", -200.0f, 200.0f);
+  }
+  for (int32_t code : {BATON_OP_RSQRT, BATON_OP_SQRT}) {  // positive inputs; 7 channels for RSQRT's zero lanes
+    OpGraph g;
+    const int32_t in = g.input({1, 3, 5, 7});
+    const int32_t out = g.output({1, 3, 5, 7});
+    g.op(code, {in}, {out});
+    expect_same_as_builtin(g, "op " + std::to_string(code), 0.01f, 8.0f);
+  }
+  {
+    OpGraph g;  // GELU's tanh approximation (the option)
+    const int32_t in = g.input({2, 3, 11});
+    const int32_t out = g.output({2, 3, 11});
+    g.op(BATON_OP_GELU, {in}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_GeluOptions, fb::CreateGeluOptions(fbb, true).Union());
+    });
+    expect_same_as_builtin(g, "GELU approximate", -8.0f, 8.0f);
   }
 }
 

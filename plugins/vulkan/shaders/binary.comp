@@ -1,10 +1,11 @@
-// ADD, SUB, MUL and PRELU with numpy broadcasting. Bindings: 0 output, 1 a, 2 b.
+// ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and POW with numpy broadcasting.
+// Bindings: 0 output, 1 a, 2 b.
 // P.p[0] = output (n, h, w, c4), P.p[1] = a's strides in vec4s along (n, h, w, channel block), zero
 // where a is broadcast, P.p[2] = b's strides, P.p[3] = (output channels, output vec4s, -, -).
-// Defines: OP (0 ADD, 1 SUB, 2 MUL, 3 PRELU: a >= 0 ? a : a * b), ACT, SAME (a, b and the output have
-// one shape: a flat grid, and zero lanes stay zero by themselves), A_SPLAT / B_SPLAT (the operand has
-// one channel, spread over the four lanes), MASK (channels not a multiple of 4: a splat fills the lanes
-// past them, which must be zeroed). Without SAME the grid is x: channel block, y: column, z: batch and row.
+// Defines: OP (0 ADD, 1 SUB, 2 MUL, 3 PRELU: a >= 0 ? a : a * b, 4 DIV, 5 SQUARED_DIFFERENCE, 6 MAXIMUM,
+// 7 MINIMUM, 8 POW), ACT, SAME (a, b and the output have one shape: a flat grid), A_SPLAT / B_SPLAT (the
+// operand has one channel, spread over the four lanes), MASK (channels not a multiple of 4: a splat fills
+// the lanes past them, and DIV and POW turn their zeros into NaN and 1; they are zeroed again). Without SAME the grid is x: channel block, y: column, z: batch and row.
 layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
 layout(std430, binding = 1) readonly buffer A { vec4 a_data[]; };
 layout(std430, binding = 2) readonly buffer B { vec4 b_data[]; };
@@ -16,8 +17,24 @@ vec4 apply(vec4 a, vec4 b) {
   return activate(a - b);
 #elif OP == 2
   return activate(a * b);
-#else
+#elif OP == 3
   return mix(a * b, a, greaterThanEqual(a, vec4(0.0)));
+#elif OP == 4
+  return activate(a / b);
+#elif OP == 5
+  return (a - b) * (a - b);
+#elif OP == 6
+  return max(a, b);
+#elif OP == 7
+  return min(a, b);
+#else
+  // GLSL's pow is undefined for a < 0; TFLite's is C's: a negative base with an integer exponent has the
+  // exponent's parity as sign, with any other exponent NaN.
+  vec4 m = pow(abs(a), b);
+  vec4 odd = vec4(notEqual(mod(b, 2.0), vec4(0.0)));
+  vec4 whole = vec4(equal(b, floor(b)));
+  vec4 negative = mix(vec4(uintBitsToFloat(0x7fc00000u)), mix(m, -m, odd), whole);
+  return mix(m, negative, lessThan(a, vec4(0.0)));
 #endif
 }
 
@@ -26,7 +43,11 @@ void main() {
 #if SAME
   int i = flat_id();
   if (i >= P.p[3].y) return;
+#if MASK
+  dst[i] = mask_lanes(apply(a_data[i], b_data[i]), i % o.w, P.p[3].x);
+#else
   dst[i] = apply(a_data[i], b_data[i]);
+#endif
 #else
   int c4 = int(gl_GlobalInvocationID.x), x = int(gl_GlobalInvocationID.y), z = int(gl_GlobalInvocationID.z);
   int n = z / o.y;
