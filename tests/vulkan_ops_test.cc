@@ -279,6 +279,95 @@ TEST(VulkanOps, MeanOverSpatialAxes) {
   }
 }
 
+std::string shape_text(const std::vector<int32_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+// A layer norm's MEAN: over the last axis with keep_dims, ranks 2 to 4, 7 and 130 channels; axis -1 too.
+TEST(VulkanOps, MeanOverTheLastAxis) {
+  for (const std::vector<int32_t>& shape : {std::vector<int32_t>{5, 7}, std::vector<int32_t>{1, 9, 130}, std::vector<int32_t>{2, 3, 4, 6}}) {
+    for (int32_t axis : {static_cast<int32_t>(shape.size()) - 1, -1}) {
+      OpGraph g;
+      const int32_t in = g.input(shape);
+      const int32_t axes = g.add({1}, ints({axis}), 2);
+      std::vector<int32_t> kept = shape;
+      kept.back() = 1;
+      const int32_t out = g.output(kept);
+      g.op(BATON_OP_MEAN, {in, axes}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+        return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, true).Union());
+      });
+      expect_same_as_builtin(g, "last axis " + std::to_string(axis) + " of rank " + std::to_string(shape.size()), -2.0f, 3.0f);
+    }
+  }
+}
+
+// A sequence pooled: MEAN over the middle axis of [N, S, C], with and without keep_dims.
+TEST(VulkanOps, MeanOverTheSequenceAxis) {
+  for (bool keep : {false, true}) {
+    for (const std::vector<int32_t>& shape : {std::vector<int32_t>{1, 9, 7}, std::vector<int32_t>{3, 5, 12}}) {
+      OpGraph g;
+      const int32_t in = g.input(shape);
+      const int32_t axes = g.add({1}, ints({1}), 2);
+      const int32_t out = keep ? g.output({shape[0], 1, shape[2]}) : g.output({shape[0], shape[2]});
+      g.op(BATON_OP_MEAN, {in, axes}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+        return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, keep).Union());
+      });
+      expect_same_as_builtin(g, std::string(keep ? "keep_dims " : "") + shape_text(shape));
+    }
+  }
+}
+
+// TRANSPOSE of the outer axes (attention's head split and merge), ranks 2 to 4, channels not a multiple of 4.
+TEST(VulkanOps, TransposeOfTheOuterAxes) {
+  struct Case {
+    std::vector<int32_t> in, perm;
+  };
+  for (const Case& c : {Case{{1, 5, 3, 6}, {0, 2, 1, 3}}, Case{{2, 3, 4, 5}, {2, 0, 1, 3}}, Case{{4, 5, 7}, {1, 0, 2}},
+                        Case{{3, 9}, {0, 1}}}) {
+    OpGraph g;
+    const int32_t in = g.input(c.in);
+    std::vector<uint8_t> perm_bytes(c.perm.size() * sizeof(int32_t));
+    std::memcpy(perm_bytes.data(), c.perm.data(), perm_bytes.size());
+    const int32_t perm = g.add({static_cast<int32_t>(c.perm.size())}, perm_bytes, 2);
+    std::vector<int32_t> out_shape;
+    for (int32_t a : c.perm) out_shape.push_back(c.in[static_cast<size_t>(a)]);
+    const int32_t out = g.output(out_shape);
+    g.op(BATON_OP_TRANSPOSE, {in, perm}, {out});
+    expect_same_as_builtin(g, "transpose of " + shape_text(c.in));
+  }
+}
+
+// BATCH_MATMUL with and without adj_y, batches broadcast (either side, a rank-2 operand), sizes not a multiple
+// of 4, a constant right operand.
+TEST(VulkanOps, BatchMatmul) {
+  struct Case {
+    std::vector<int32_t> lhs, rhs, out;
+    bool adj_y;
+  };
+  for (const Case& c : {Case{{1, 2, 13, 7}, {1, 2, 11, 7}, {1, 2, 13, 11}, true}, Case{{2, 9, 5}, {5, 6}, {2, 9, 6}, false},
+                        Case{{3, 1, 4, 8}, {1, 2, 8, 3}, {3, 2, 4, 3}, false}, Case{{6, 10}, {2, 9, 10}, {2, 6, 9}, true}}) {
+    OpGraph g;
+    const int32_t a = g.input(c.lhs);
+    const int32_t b = g.input(c.rhs);
+    const int32_t out = g.output(c.out);
+    const bool adj_y = c.adj_y;
+    g.op(BATON_OP_BATCH_MATMUL, {a, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_BatchMatMulOptions, fb::CreateBatchMatMulOptions(fbb, false, adj_y).Union());
+    });
+    expect_same_as_builtin(g, "batch matmul " + shape_text(c.lhs) + " x " + shape_text(c.rhs) + (adj_y ? " adj_y" : ""), -2.0f, 2.0f);
+  }
+  OpGraph g;  // a constant right operand
+  const int32_t a = g.input({1, 5, 6});
+  const int32_t b = random_weights(g, {6, 7}, 5);
+  const int32_t out = g.output({1, 5, 7});
+  g.op(BATON_OP_BATCH_MATMUL, {a, b}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_BatchMatMulOptions, fb::CreateBatchMatMulOptions(fbb, false, false).Union());
+  });
+  expect_same_as_builtin(g, "batch matmul with a constant right operand");
+}
+
 TEST(VulkanOps, Softmax) {
   for (auto [shape, beta] : {std::pair{std::vector<int32_t>{6, 10}, 1.0f}, std::pair{std::vector<int32_t>{2, 3, 1001}, 0.5f},
                             std::pair{std::vector<int32_t>{1, 5}, 2.0f}}) {
@@ -516,7 +605,24 @@ TEST(VulkanRefusals, SayWhy) {
     const int32_t axes = g.add({1}, ints({3}), 2);
     const int32_t out = g.output({1, 3, 3});
     g.op(BATON_OP_MEAN, {in, axes}, {out});
-    EXPECT_EQ(vulkan_refusal(g), "MEAN only over the spatial axes (1, 2) of a rank-4 input");
+    EXPECT_EQ(vulkan_refusal(g), "MEAN over the last axis without keep_dims");
+  }
+  {
+    OpGraph g;
+    const int32_t in = g.input({2, 3, 3, 4});
+    const int32_t axes = g.add({1}, ints({0}), 2);
+    const int32_t out = g.output({3, 3, 4});
+    g.op(BATON_OP_MEAN, {in, axes}, {out});
+    EXPECT_EQ(vulkan_refusal(g), "MEAN only over the spatial axes (1, 2) of a rank-4 input, the middle axis of a "
+                                 "rank-3 one, or the last axis with keep_dims");
+  }
+  {
+    OpGraph g;
+    const int32_t in = g.input({2, 3, 5});
+    const int32_t perm = g.add({3}, ints({0, 2, 1}), 2);
+    const int32_t out = g.output({2, 5, 3});
+    g.op(BATON_OP_TRANSPOSE, {in, perm}, {out});
+    EXPECT_EQ(vulkan_refusal(g), "TRANSPOSE that moves the last axis (only the outer axes are permuted here)");
   }
   {
     OpGraph g;  // the filter is an input of the model: weights are uploaded once, they must be constant

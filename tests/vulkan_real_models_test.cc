@@ -2,16 +2,21 @@
 // models without custom ops with the chain [vulkan] (and [vulkan, xnnpack] for some), and selfie
 // segmentation with the mediapipe pack for its custom ops, against the committed reference outputs
 // (tests/data/reference, 1e-3 of the largest magnitude). Skipped without the model cache unless
-// BATON_REQUIRE_MODELS.
+// BATON_REQUIRE_MODELS. Also the generated transformer encoders (tests/data/transformer) against native
+// TFLite 2.9, every node but the token embedding's GATHER on vulkan in one partition.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "interpreter.h"
+#include "npy.h"
 #include "reference_run.h"
 #include "test_support.h"
 #include "vulkan_support.h"
@@ -106,6 +111,55 @@ TEST(VulkanRealModelWithOpPacks, SelfieSegmentation) {
     std::printf("[ vulkan   ] %s: vulkan took %zu of %zu running nodes in %zu partitions; worst = %.3g\n", name.c_str(),
                 r.taken, r.running, r.partitions, r.worst);
   }
+}
+
+// The transformer cases: attention (TRANSPOSE, BATCH_MATMUL, SOFTMAX), layer norm (MEAN over the last
+// axis, SQUARED_DIFFERENCE, RSQRT), both GELUs (POW and TANH, or the op), the pooled MEAN over the sequence:
+// all on vulkan in one partition but BERT's GATHER of token ids, the outputs within 1e-5 of TFLite's
+// (twice: the second run replays the command buffer).
+TEST(VulkanTransformers, MatchNativeTfLiteInOnePartition) {
+  const std::string root = std::string(BATON_SOURCE_ROOT) + "/tests/data/transformer/";
+  size_t cases = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    const std::string name = e.path().filename().string(), dir = e.path().string() + "/";
+    SCOPED_TRACE(name);
+    ++cases;
+    auto env = vulkan_env();
+    ASSERT_TRUE(env);
+    auto model = load_model_file(dir + "model.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env->env, model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& in = *interp.value();
+    const size_t off_gpu = name == "transformer_bert" ? 1 : 0;  // the GATHER
+    EXPECT_EQ(delegated_nodes(in, "vulkan"), in.nodes().size() - in.folded_nodes() - off_gpu);
+    EXPECT_EQ(in.partitions().size(), 1u);
+    for (int run = 0; run < 2; ++run) {
+      for (size_t i = 0; i < in.input_count(); ++i) {
+        auto arr = tool::read_npy(dir + "in_" + std::to_string(i) + ".npy");
+        ASSERT_TRUE(arr) << arr.error();
+        ASSERT_EQ(arr->data.size(), in.input(i).bytes);
+        std::memcpy(in.input(i).data, arr->data.data(), arr->data.size());
+      }
+      const Status s = in.invoke();
+      ASSERT_TRUE(s) << s.message();
+      auto want = tool::read_npy(dir + "out_0.npy");
+      ASSERT_TRUE(want) << want.error();
+      ASSERT_EQ(want->data.size(), in.output(0).bytes);
+      const auto* got = reinterpret_cast<const float*>(in.output(0).data);
+      const auto* ref = reinterpret_cast<const float*>(want->data.data());
+      double max_ref = 0, max_diff = 0;
+      for (size_t k = 0; k < want->data.size() / 4; ++k) {
+        max_ref = std::max(max_ref, std::fabs(static_cast<double>(ref[k])));
+        max_diff = std::max(max_diff, std::fabs(static_cast<double>(got[k]) - ref[k]));
+      }
+      EXPECT_LE(max_diff, 1e-5 * std::max(max_ref, 1.0)) << "run " << run << ": max |diff| " << max_diff;
+      if (run == 1) std::printf("[ vulkan   ] %s: max |diff| %.3g of max |ref| %.3g\n", name.c_str(), max_diff, max_ref);
+    }
+    EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
+    EXPECT_EQ(env->validation_messages(), "");
+  }
+  EXPECT_EQ(cases, 4u);
 }
 
 }  // namespace

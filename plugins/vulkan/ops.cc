@@ -11,6 +11,7 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_CONV_2D, "CONV_2D", 1, 8, plan_conv2d},
       {BATON_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", 1, 7, plan_depthwise_conv2d},
       {BATON_OP_FULLY_CONNECTED, "FULLY_CONNECTED", 1, 12, plan_fully_connected},
+      {BATON_OP_BATCH_MATMUL, "BATCH_MATMUL", 1, 4, plan_batch_matmul},
       {BATON_OP_ADD, "ADD", 1, 5, plan_binary},
       {BATON_OP_SUB, "SUB", 1, 5, plan_binary},
       {BATON_OP_MUL, "MUL", 1, 7, plan_binary},
@@ -43,6 +44,7 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_CONCATENATION, "CONCATENATION", 1, 4, plan_concatenation},
       {BATON_OP_DEPTH_TO_SPACE, "DEPTH_TO_SPACE", 1, 2, plan_depth_to_space},
       {BATON_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", 1, 4, plan_resize_bilinear},
+      {BATON_OP_TRANSPOSE, "TRANSPOSE", 1, 6, plan_transpose},
   };
   return defs;
 }

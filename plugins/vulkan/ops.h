@@ -29,9 +29,10 @@ const OpDef* find_op(int32_t code);
 void plan_conv2d(GraphBuilder& g, const NodeView& node);
 void plan_depthwise_conv2d(GraphBuilder& g, const NodeView& node);
 void plan_fully_connected(GraphBuilder& g, const NodeView& node);
+void plan_batch_matmul(GraphBuilder& g, const NodeView& node);
 // ops_elementwise.cc
-void plan_binary(GraphBuilder& g, const NodeView& node);  // ADD, SUB, MUL, PRELU
-void plan_unary(GraphBuilder& g, const NodeView& node);   // RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH
+void plan_binary(GraphBuilder& g, const NodeView& node);  // ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW
+void plan_unary(GraphBuilder& g, const NodeView& node);   // RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, EXP, RSQRT, ...
 // ops_pool.cc
 void plan_pool(GraphBuilder& g, const NodeView& node);  // AVERAGE_POOL_2D, MAX_POOL_2D
 void plan_mean(GraphBuilder& g, const NodeView& node);
@@ -42,6 +43,7 @@ void plan_reshape(GraphBuilder& g, const NodeView& node);
 void plan_concatenation(GraphBuilder& g, const NodeView& node);
 void plan_depth_to_space(GraphBuilder& g, const NodeView& node);
 void plan_resize_bilinear(GraphBuilder& g, const NodeView& node);
+void plan_transpose(GraphBuilder& g, const NodeView& node);  // the outer axes only
 // A reshape of `src` into a new device tensor of `dims` (same element count): one copy when the last
 // dimension is unchanged (the device layouts agree), else a gather. Returns the new tensor.
 int reshaped(GraphBuilder& g, int src, const Dims& dims);

@@ -1,5 +1,6 @@
 // CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: weights repacked once into vec4 blocks the shaders
-// read in order, bias padded to whole vec4s (zeros when absent).
+// read in order, bias padded to whole vec4s (zeros when absent). BATCH_MATMUL reads both operands in the
+// activation layout as they are (attention's products: neither is a weight).
 //
 // CONV_2D weights: for each block of 4 output channels, each tap (ky, kx) and each block of 4 input
 // channels, four vec4s; vec4 j holds the weights of input channel j of the block for the 4 output
@@ -168,6 +169,47 @@ void plan_fully_connected(GraphBuilder& g, const NodeView& node) {
   Params p{};
   set4(p, 0, k4, u4, rows, units);
   g.dispatch("fully_connected", {{"ACT", str(act)}}, grid, {out, in, weights, bias}, p);
+}
+
+void plan_batch_matmul(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int lhs = g.value(node, node.float_input(0));
+  const int rhs = g.value(node, node.float_input(1));
+  const auto& o = node.options().u.batch_matmul;
+  if (o.adj_x) refuse("BATCH_MATMUL with adj_x");
+  const bool adj_y = o.adj_y != 0;
+  const Dims l = g.dims(lhs), r = g.dims(rhs);
+  if (l.size() < 2 || r.size() < 2) refuse("BATCH_MATMUL operands need rank 2 or more");
+  const int32_t m = l[l.size() - 2], k = l.back();
+  const int32_t rk = adj_y ? r.back() : r[r.size() - 2], n = adj_y ? r[r.size() - 2] : r.back();
+  if (rk != k) refuse("inner dimensions " + std::to_string(k) + " and " + std::to_string(rk) + " differ");
+  // The batch dimensions, padded to two (the device view holds rank 4), broadcast like numpy.
+  auto batch2 = [](const Dims& d) {
+    Dims b(2, 1);
+    for (size_t i = 0; i + 2 < d.size(); ++i) b[2 - (d.size() - 2) + i] = d[i];
+    return b;
+  };
+  const Dims lb = batch2(l), rb = batch2(r);
+  Dims out_dims;
+  const size_t batch_rank = std::max(l.size(), r.size()) - 2;
+  Dims ob(2);
+  for (size_t i = 0; i < 2; ++i) {
+    if (lb[i] != rb[i] && lb[i] != 1 && rb[i] != 1) refuse("batch dimensions " + dims_text(l) + " and " + dims_text(r) + " do not broadcast");
+    ob[i] = std::max(lb[i], rb[i]);
+  }
+  for (size_t i = 2 - batch_rank; i < 2; ++i) out_dims.push_back(ob[i]);
+  out_dims.push_back(m);
+  out_dims.push_back(n);
+  const int out = g.define(output, out_dims);
+  const int32_t l_rows = m, r_rows = adj_y ? n : k;  // rows per batch of each operand
+  const int32_t n4 = static_cast<int32_t>(ceil_div(n, 4));
+  Params p{};
+  set4(p, 0, n4, m, ob[0] * ob[1], ob[1]);
+  set4(p, 1, k, static_cast<int32_t>(ceil_div(k, 4)), n, 0);
+  set4(p, 2, lb[0] == 1 ? 0 : lb[1] * l_rows, lb[1] == 1 ? 0 : l_rows, 0, 0);
+  set4(p, 3, rb[0] == 1 ? 0 : rb[1] * r_rows, rb[1] == 1 ? 0 : r_rows, 0, 0);
+  g.dispatch("batch_matmul", {{"ADJ_Y", adj_y ? "1" : "0"}}, grid_3d(n4, m, static_cast<int64_t>(ob[0]) * ob[1]),
+             {out, lhs, rhs}, p);
 }
 
 }  // namespace baton::vulkan

@@ -1,4 +1,5 @@
-// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE and RESIZE_BILINEAR. Where
+// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE, RESIZE_BILINEAR and a
+// TRANSPOSE that keeps the last axis last. Where
 // channels stay in whole vec4s the shaders copy vec4s; where they do not (a channel offset or count that
 // is not a multiple of 4) they gather lane by lane.
 #include <algorithm>
@@ -184,6 +185,39 @@ void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
   set4(p, 2, float_bits(scale(d[1], oh)), float_bits(scale(d[2], ow)));
   g.dispatch("resize_bilinear", {{"HALF_PIXEL", o.half_pixel_centers ? "1" : "0"}},
              grid_3d(s.c4(), ow, static_cast<int64_t>(s.n) * oh), {out, in}, p);
+}
+
+void plan_transpose(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  const std::vector<int64_t> perm = node.constant_ints(1, "perm");
+  const int rank = static_cast<int>(d.size());
+  if (rank < 1 || rank > 4 || static_cast<int>(perm.size()) != rank) refuse("TRANSPOSE of rank 1 to 4 with a whole perm");
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t a : perm) {
+    if (a < 0 || a >= rank || seen[static_cast<size_t>(a)]) refuse("perm is not a permutation of the axes");
+    seen[static_cast<size_t>(a)] = true;
+  }
+  if (perm.back() != rank - 1) refuse("TRANSPOSE that moves the last axis (only the outer axes are permuted here)");
+  // In the [N, H, W, C] view: the input's row stride of each outer axis, and the output's outer axes
+  // taking them in perm's order (leading axes of a lower rank are ones and stay in place).
+  const int lead = 4 - rank;
+  Dims d4(4, 1), out4(4, 1);
+  for (int i = 0; i < rank; ++i) d4[static_cast<size_t>(lead + i)] = d[static_cast<size_t>(i)];
+  const int32_t in_stride[3] = {d4[1] * d4[2], d4[2], 1};
+  int32_t from[3] = {in_stride[0], in_stride[1], in_stride[2]};
+  Dims out_dims(static_cast<size_t>(rank));
+  for (int i = 0; i < rank; ++i) out_dims[static_cast<size_t>(i)] = d[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+  for (int i = 0; i < rank - 1; ++i) {
+    from[lead + i] = in_stride[lead + static_cast<int>(perm[static_cast<size_t>(i)])];
+  }
+  const int out = g.define(output, out_dims);
+  const Shape4 s = g.shape(out);
+  Params p{};
+  set4(p, 0, s.n, s.h, s.w, s.c4());
+  set4(p, 1, from[0], from[1], from[2], 0);
+  g.dispatch("transpose", {}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
 }
 
 }  // namespace baton::vulkan

@@ -1,6 +1,6 @@
 // Pooling and reductions: AVERAGE_POOL_2D and MAX_POOL_2D over a window (an average counts only the
-// window's elements inside the input, as TFLite does), MEAN over the spatial axes of NHWC, and SOFTMAX
-// along the last axis. The reductions give each output a workgroup whose invocations share the work and
+// window's elements inside the input, as TFLite does), MEAN over the spatial axes of NHWC, the middle axis
+// of [N, S, C] or the last axis with keep_dims (a layer norm's), and SOFTMAX along the last axis. The reductions give each output a workgroup whose invocations share the work and
 // combine it in shared memory.
 #include <algorithm>
 
@@ -48,13 +48,32 @@ void plan_mean(GraphBuilder& g, const NodeView& node) {
   for (int64_t& a : axes) a = a < 0 ? a + static_cast<int64_t>(d.size()) : a;
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  if (d.size() != 4 || axes != std::vector<int64_t>{1, 2}) {
-    refuse("MEAN only over the spatial axes (1, 2) of a rank-4 input");
+  const bool keep = node.options().u.reducer.keep_dims;
+  if (d.size() >= 2 && axes == std::vector<int64_t>{static_cast<int64_t>(d.size()) - 1}) {
+    // Over the last axis: one mean per row, the output one channel wide.
+    if (!keep) refuse("MEAN over the last axis without keep_dims");
+    Dims out_dims = d;
+    out_dims.back() = 1;
+    const int out = g.define(output, out_dims);
+    const Shape4 s = g.shape(in);
+    Params p{};
+    set4(p, 0, static_cast<int32_t>(s.rows()), s.c4(), s.c, float_bits(1.0f / static_cast<float>(s.c)));
+    g.dispatch("mean_last", {}, grid_1d(s.rows()), {out, in}, p);
+    return;
   }
-  const Dims out_dims = node.options().u.reducer.keep_dims ? Dims{d[0], 1, 1, d[3]} : Dims{d[0], d[3]};
+  // Over the spatial axes of [N, H, W, C], or the middle axis of [N, S, C] (a sequence pooled): N rows of
+  // C out, each the mean of a run of rows of the input.
+  const bool spatial = d.size() == 4 && axes == std::vector<int64_t>{1, 2};
+  const bool sequence = d.size() == 3 && axes == std::vector<int64_t>{1};
+  if (!spatial && !sequence) {
+    refuse("MEAN only over the spatial axes (1, 2) of a rank-4 input, the middle axis of a rank-3 one, or the "
+           "last axis with keep_dims");
+  }
+  const int32_t c = d.back();
+  const Dims out_dims = spatial ? (keep ? Dims{d[0], 1, 1, c} : Dims{d[0], c}) : (keep ? Dims{d[0], 1, c} : Dims{d[0], c});
   const int out = g.define(output, out_dims);
   const int32_t c4 = g.shape(in).c4();
-  const int64_t area = static_cast<int64_t>(d[1]) * d[2];
+  const int64_t area = spatial ? static_cast<int64_t>(d[1]) * d[2] : d[1];
   Grid grid;
   grid.local = {pow2_local(area, 64), 1, 1};
   grid.groups = {static_cast<uint32_t>(c4), static_cast<uint32_t>(d[0]), 1};
