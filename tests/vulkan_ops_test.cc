@@ -368,6 +368,65 @@ TEST(VulkanOps, BatchMatmul) {
   expect_same_as_builtin(g, "batch matmul with a constant right operand");
 }
 
+// RESIZE_NEAREST_NEIGHBOR: a detector's 2x upsampling, an odd factor down and up, with each option.
+TEST(VulkanOps, ResizeNearestNeighbor) {
+  struct Case {
+    std::vector<int32_t> in;
+    int32_t oh, ow;
+    bool align_corners, half_pixel;
+  };
+  for (const Case& c : {Case{{1, 4, 5, 6}, 8, 10, false, false}, Case{{2, 7, 5, 3}, 3, 9, false, true},
+                        Case{{1, 5, 4, 9}, 7, 3, true, false}, Case{{1, 3, 3, 4}, 3, 3, false, false}}) {
+    OpGraph g;
+    const int32_t in = g.input(c.in);
+    const int32_t size = g.add({2}, ints({c.oh, c.ow}), 2);
+    const int32_t out = g.output({c.in[0], c.oh, c.ow, c.in[3]});
+    const bool ac = c.align_corners, hp = c.half_pixel;
+    g.op(BATON_OP_RESIZE_NEAREST_NEIGHBOR, {in, size}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_ResizeNearestNeighborOptions,
+                            fb::CreateResizeNearestNeighborOptions(fbb, ac, hp).Union());
+    });
+    expect_same_as_builtin(g, "resize nearest " + shape_text(c.in) + " to " + std::to_string(c.oh) + "x" +
+                                  std::to_string(c.ow) + (ac ? " align_corners" : "") + (hp ? " half_pixel" : ""));
+  }
+}
+
+// STRIDED_SLICE: a detector's space-to-depth slices (stride 2 from 0 and 1), a channel range that starts
+// inside a vec4, a negative stride, masks, a shrunk axis (also the last), rank 3.
+TEST(VulkanOps, StridedSlice) {
+  struct Case {
+    std::vector<int32_t> in, begin, end, strides, out;
+    int32_t begin_mask, end_mask, shrink;
+  };
+  const std::vector<Case> cases = {
+      {{1, 8, 8, 3}, {0, 0, 0, 0}, {1, 8, 8, 3}, {1, 2, 2, 1}, {1, 4, 4, 3}, 0, 0, 0},
+      {{1, 8, 8, 3}, {0, 1, 0, 0}, {1, 8, 8, 3}, {1, 2, 2, 1}, {1, 4, 4, 3}, 0, 0, 0},
+      {{1, 4, 5, 9}, {0, 0, 0, 2}, {1, 4, 5, 7}, {1, 1, 1, 1}, {1, 4, 5, 5}, 0, 0, 0},
+      {{2, 5, 6, 7}, {0, -1, 0, 1}, {2, 0, 6, 7}, {1, -2, 3, 2}, {2, 2, 2, 3}, 0, 0, 0},
+      {{2, 5, 6, 7}, {1, 3, 2, 4}, {0, 0, 0, 0}, {1, 1, 1, 1}, {1, 2, 4, 3}, 0, 15, 0},
+      {{2, 5, 6, 7}, {1, 2, 0, 0}, {2, 3, 6, 7}, {1, 1, 1, 1}, {6, 7}, 0, 0, 3},
+      {{2, 5, 6, 7}, {0, 0, 0, 3}, {2, 5, 6, 4}, {1, 1, 1, 1}, {2, 5, 6}, 0, 0, 8},
+      {{5, 6, 7}, {4, 0, 1}, {0, 6, 7}, {-1, 2, 1}, {4, 3, 6}, 0, 0, 0},
+  };
+  auto bytes = [](const std::vector<int32_t>& v) {
+    std::vector<uint8_t> b(v.size() * sizeof(int32_t));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  for (const Case& c : cases) {
+    OpGraph g;
+    const int32_t in = g.input(c.in);
+    const int32_t rank = static_cast<int32_t>(c.in.size());
+    const int32_t b = g.add({rank}, bytes(c.begin), 2), e = g.add({rank}, bytes(c.end), 2), st = g.add({rank}, bytes(c.strides), 2);
+    const int32_t out = g.output(c.out);
+    const int32_t bm = c.begin_mask, em = c.end_mask, sm = c.shrink;
+    g.op(BATON_OP_STRIDED_SLICE, {in, b, e, st}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_StridedSliceOptions, fb::CreateStridedSliceOptions(fbb, bm, em, 0, 0, sm).Union());
+    });
+    expect_same_as_builtin(g, "strided slice of " + shape_text(c.in) + " to " + shape_text(c.out));
+  }
+}
+
 TEST(VulkanOps, Softmax) {
   for (auto [shape, beta] : {std::pair{std::vector<int32_t>{6, 10}, 1.0f}, std::pair{std::vector<int32_t>{2, 3, 1001}, 0.5f},
                             std::pair{std::vector<int32_t>{1, 5}, 2.0f}}) {

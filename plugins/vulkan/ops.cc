@@ -45,6 +45,8 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_DEPTH_TO_SPACE, "DEPTH_TO_SPACE", 1, 2, plan_depth_to_space},
       {BATON_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", 1, 4, plan_resize_bilinear},
       {BATON_OP_TRANSPOSE, "TRANSPOSE", 1, 6, plan_transpose},
+      {BATON_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", 1, 4, plan_resize_nearest},
+      {BATON_OP_STRIDED_SLICE, "STRIDED_SLICE", 1, 8, plan_strided_slice},
   };
   return defs;
 }

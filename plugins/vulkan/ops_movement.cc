@@ -1,8 +1,9 @@
-// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE, RESIZE_BILINEAR and a
-// TRANSPOSE that keeps the last axis last. Where
+// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE, RESIZE_BILINEAR,
+// RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE and a TRANSPOSE that keeps the last axis last. Where
 // channels stay in whole vec4s the shaders copy vec4s; where they do not (a channel offset or count that
 // is not a multiple of 4) they gather lane by lane.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "op_common.h"
@@ -218,6 +219,104 @@ void plan_transpose(GraphBuilder& g, const NodeView& node) {
   set4(p, 0, s.n, s.h, s.w, s.c4());
   set4(p, 1, from[0], from[1], from[2], 0);
   g.dispatch("transpose", {}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
+}
+
+// TFLite's source row (or column) of an output row of RESIZE_NEAREST_NEIGHBOR, in its float arithmetic.
+int32_t nearest_source(int32_t out_at, int32_t in_size, int32_t out_size, bool align_corners, bool half_pixel) {
+  const float scale = align_corners && out_size > 1 ? static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1)
+                                                    : static_cast<float>(in_size) / static_cast<float>(out_size);
+  const float v = (static_cast<float>(out_at) + (half_pixel ? 0.5f : 0.0f)) * scale;
+  // align_corners rounds half away from zero (v >= 0 here), else floor.
+  int32_t at = std::min(static_cast<int32_t>(align_corners ? std::floor(v + 0.5f) : std::floor(v)), in_size - 1);
+  return half_pixel ? std::max(at, 0) : at;
+}
+
+void plan_resize_nearest(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  if (d.size() != 4) refuse("input of rank " + str(d.size()) + " (NHWC rank 4 only)");
+  const std::vector<int64_t> size = node.constant_ints(1, "size");
+  if (size.size() != 2 || size[0] < 1 || size[1] < 1 || size[0] > (1 << 20) || size[1] > (1 << 20)) {
+    refuse("size is not two positive values");
+  }
+  const baton_resize_options o = node.options().u.resize;
+  const int32_t oh = static_cast<int32_t>(size[0]), ow = static_cast<int32_t>(size[1]), ih = d[1], iw = d[2];
+  const int out = g.define(output, {d[0], oh, ow, d[3]});
+  const int tables = g.constant(static_cast<size_t>(oh) + static_cast<size_t>(ow), [=](float* t) {
+    for (int32_t y = 0; y < oh; ++y) t[y] = static_cast<float>(nearest_source(y, ih, oh, o.align_corners, o.half_pixel_centers));
+    for (int32_t x = 0; x < ow; ++x) t[oh + x] = static_cast<float>(nearest_source(x, iw, ow, o.align_corners, o.half_pixel_centers));
+  });
+  const Shape4 s = g.shape(out);
+  Params p{};
+  set4(p, 0, s.n, oh, ow, s.c4());
+  set4(p, 1, ih, iw);
+  g.dispatch("resize_nearest", {}, grid_3d(s.c4(), ow, static_cast<int64_t>(s.n) * oh), {out, in, tables}, p);
+}
+
+void plan_strided_slice(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  const int rank = static_cast<int>(d.size());
+  if (rank < 1 || rank > 4) refuse("input of rank " + str(d.size()) + " (1 to 4)");
+  const std::vector<int64_t> begin = node.constant_ints(1, "begin"), end = node.constant_ints(2, "end"),
+                             strides = node.constant_ints(3, "strides");
+  if (static_cast<int>(begin.size()) != rank || end.size() != begin.size() || strides.size() != begin.size()) {
+    refuse("begin, end and strides need one value per input axis");
+  }
+  const baton_strided_slice_options& o = node.options().u.strided_slice;
+  if (o.ellipsis_mask || o.new_axis_mask) refuse("ellipsis_mask and new_axis_mask are not supported");
+  if (o.offset) refuse("the offset option is not supported");
+  // Each axis as TFLite resolves it: masks, negative positions, clamping, the count of steps.
+  const int lead = 4 - rank;
+  Params p{};
+  int32_t start[4] = {0, 0, 0, 0}, step[4] = {1, 1, 1, 1}, from[4] = {-1, -1, -1, -1};
+  Dims out_dims;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t dim = d[static_cast<size_t>(i)], s = strides[static_cast<size_t>(i)];
+    if (s == 0) refuse("a stride of 0");
+    const bool shrink = (o.shrink_axis_mask >> i) & 1;
+    int64_t b = begin[static_cast<size_t>(i)], e = end[static_cast<size_t>(i)];
+    if ((o.begin_mask >> i) & 1 && !shrink) {
+      b = s > 0 ? 0 : dim - 1;
+    } else {
+      if (b < 0) b += dim;
+      b = s > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, -1, dim - 1);
+    }
+    int64_t count;
+    if (shrink) {
+      if (b < 0 || b >= dim) refuse("a shrunk axis begins outside the input");
+      count = 1;
+    } else {
+      if ((o.end_mask >> i) & 1) {
+        e = s > 0 ? dim : -1;
+      } else {
+        if (e < 0) e += dim;
+        e = s > 0 ? std::clamp<int64_t>(e, 0, dim) : std::clamp<int64_t>(e, -1, dim - 1);
+      }
+      count = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s) : std::max<int64_t>(0, (b - e - s - 1) / -s);
+    }
+    if (count == 0) refuse("an empty slice");
+    start[lead + i] = static_cast<int32_t>(b);
+    step[lead + i] = shrink ? 0 : static_cast<int32_t>(s);
+    if (!shrink) out_dims.push_back(static_cast<int32_t>(count));
+  }
+  if (out_dims.empty()) refuse("a slice down to a scalar");
+  // Which output axis (of the [N, H, W, C] view of the output) each kept input axis reads.
+  const int out_lead = 4 - static_cast<int>(out_dims.size());
+  for (int i = 0, k = 0; i < rank; ++i) {
+    if ((o.shrink_axis_mask >> i) & 1) continue;
+    from[lead + i] = out_lead + k++;
+  }
+  const int out = g.define(output, out_dims);
+  const Shape4 s = g.shape(out), si = g.shape(in);
+  set4(p, 0, s.n, s.h, s.w, s.c4());
+  set4(p, 1, s.c, si.h, si.w, si.c4());
+  set4(p, 2, start[0], start[1], start[2], start[3]);
+  set4(p, 3, step[0], step[1], step[2], step[3]);
+  set4(p, 4, from[0], from[1], from[2], from[3]);
+  g.dispatch("strided_slice", {}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
 }
 
 }  // namespace baton::vulkan
