@@ -2,8 +2,9 @@
 // models without custom ops with the chain [vulkan] (and [vulkan, xnnpack] for some), and selfie
 // segmentation with the mediapipe pack for its custom ops, against the committed reference outputs
 // (tests/data/reference, 1e-3 of the largest magnitude). Skipped without the model cache unless
-// BATON_REQUIRE_MODELS. Also the generated transformer encoders (tests/data/transformer) against native
-// TFLite 2.9, every node but the token embedding's GATHER on vulkan in one partition.
+// BATON_REQUIRE_MODELS. Also the generated transformer encoders and detectors (tests/data/transformer,
+// tests/data/detector) against native TFLite 2.9, every node but the token embedding's GATHER on vulkan in
+// one partition.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,15 +114,19 @@ TEST(VulkanRealModelWithOpPacks, SelfieSegmentation) {
   }
 }
 
-// The transformer cases: attention (TRANSPOSE, BATCH_MATMUL, SOFTMAX), layer norm (MEAN over the last
-// axis, SQUARED_DIFFERENCE, RSQRT), both GELUs (POW and TANH, or the op), the pooled MEAN over the sequence:
-// all on vulkan in one partition but BERT's GATHER of token ids, the outputs within 1e-5 of TFLite's
-// (twice: the second run replays the command buffer).
-TEST(VulkanTransformers, MatchNativeTfLiteInOnePartition) {
-  const std::string root = std::string(BATON_SOURCE_ROOT) + "/tests/data/transformer/";
+// The transformer cases (attention: TRANSPOSE, BATCH_MATMUL, SOFTMAX; layer norm: MEAN over the last
+// axis, SQUARED_DIFFERENCE, RSQRT; both GELUs, as POW and TANH or the op; the pooled MEAN over the sequence)
+// and the detector cases (space-to-depth STRIDED_SLICEs, PADV2, SiLU, RESIZE_NEAREST_NEIGHBOR, the box
+// decode's slices, EXP and LOGISTIC): all on vulkan in one partition but BERT's GATHER of token ids, the
+// outputs within 1e-5 of TFLite's (twice: the second run replays the command buffer).
+TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
+  std::vector<fs::path> folders;
+  for (const char* set : {"transformer", "detector"}) {
+    for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/" + set)) folders.push_back(e.path());
+  }
   size_t cases = 0;
-  for (const auto& e : fs::directory_iterator(root)) {
-    const std::string name = e.path().filename().string(), dir = e.path().string() + "/";
+  for (const fs::path& e : folders) {
+    const std::string name = e.filename().string(), dir = e.string() + "/";
     SCOPED_TRACE(name);
     ++cases;
     auto env = vulkan_env();
@@ -159,7 +164,7 @@ TEST(VulkanTransformers, MatchNativeTfLiteInOnePartition) {
     EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
     EXPECT_EQ(env->validation_messages(), "");
   }
-  EXPECT_EQ(cases, 4u);
+  EXPECT_EQ(cases, 6u);
 }
 
 }  // namespace

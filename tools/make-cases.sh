@@ -14,6 +14,7 @@
 #   mediapipe-pool  mediapipe-pool  mediapipe-pool-models.mjs   LiteRT 2.5
 #   string          string-cases    string-models.mjs           TFLite 2.9 (tools/tflite-strings.c)
 #   transformer     transformer     transformer-models.mjs      TFLite 2.9 (tflite-peer)
+#   detector        detector        detector-models.mjs         TFLite 2.9 (tflite-peer)
 #
 # tools/make-SET-cases.sh runs the same. A developer tool, run rarely; its outputs are committed as test
 # data and the tests never run it. The generator (on the library tools/testgen/) writes each case NAME as
@@ -59,8 +60,9 @@ case "$set_name" in
   string)         folder=string-cases   models=string-models.mjs         reference=strings tool=tflite-strings
                   given="" ;;
   transformer)    folder=transformer    models=transformer-models.mjs    reference=peer    tool=""  given="" ;;
+  detector)       folder=detector       models=detector-models.mjs       reference=peer    tool=""  given="" ;;
   -h|--help)      help "${BASH_SOURCE[0]}"; exit 0 ;;
-  *)              prog=make-cases; die "usage: tools/make-cases.sh op|quant-op|control-flow|mediapipe-pool|string|transformer" ;;
+  *)              prog=make-cases; die "usage: tools/make-cases.sh op|quant-op|control-flow|mediapipe-pool|string|transformer|detector" ;;
 esac
 case "${2:-}" in -h|--help) help "$here/make-$set_name-cases.sh"; exit 0 ;; esac
 [ $# -eq 1 ] || die "usage: tools/make-cases.sh $set_name"

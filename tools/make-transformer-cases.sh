@@ -10,7 +10,8 @@
 #
 # tools/transformer-models.mjs writes the models (odd sizes: sequences of 9 to 17, hidden sizes 16 to 36);
 # tflite-peer runs each once, one thread, without XNNPACK, on its PRNG inputs (seed 0; token ids within
-# the vocabulary). tests/transformer_test.cc checks baton against them. The larger models the issue's
+# the vocabulary). tests/generated_models_test.cc and tests/vulkan_real_models_test.cc check baton against
+# them. The larger models the issue's
 # benchmark uses come from `node tools/transformer-models.mjs --bench DIR` and flatc; they are not test
 # data.
 #

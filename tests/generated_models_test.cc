@@ -1,9 +1,12 @@
-// Small float32 transformer encoders (tests/data/transformer, made by tools/make-transformer-cases.sh:
-// BERT-style with token ids through GATHER, a ViT-style block on image patches with the exact GELU, a
-// keyword-spotting stack with the tanh GELU as POW / TANH arithmetic, one head) against the native
-// TensorFlow Lite 2.9 library's outputs on the same inputs: within 1e-5 of the largest reference
-// magnitude, with the builtin pack alone, with XNNPACK before it, and with the cpu delegate first, at one
-// and two threads (the GEMM of BATCH_MATMUL and FULLY_CONNECTED splits its work across threads).
+// Small float32 networks as TensorFlow's converter writes them, against the native TensorFlow Lite 2.9
+// library's outputs on the same inputs: within 1e-5 of the largest reference magnitude, with the builtin
+// pack alone, with XNNPACK before it, and with the cpu delegate first, at one and two threads (the GEMM of
+// BATCH_MATMUL and FULLY_CONNECTED splits its work across threads).
+//  - tests/data/transformer (tools/make-transformer-cases.sh): BERT-style with token ids through GATHER, a
+//    ViT-style block on image patches with the exact GELU, a keyword-spotting stack with the tanh GELU as
+//    POW / TANH arithmetic, one head;
+//  - tests/data/detector (tools/make-detector-cases.sh): YOLOX-style detectors without NMS (space-to-depth
+//    slices, SiLU convolutions, nearest upsampling, the box decode).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,14 +26,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A case's folder; names are unique across the sets.
 std::string case_dir(const std::string& name) {
-  return std::string(BATON_SOURCE_ROOT) + "/tests/data/transformer/" + name + "/";
+  for (const char* set : {"transformer", "detector"}) {
+    const std::string dir = std::string(BATON_SOURCE_ROOT) + "/tests/data/" + set + "/" + name + "/";
+    if (fs::exists(dir)) return dir;
+  }
+  return "";
 }
 
 std::vector<std::string> cases() {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(case_dir(""))) {
-    if (fs::exists(e.path() / "out_0.npy")) out.push_back(e.path().filename().string());
+  for (const char* set : {"transformer", "detector"}) {
+    for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/" + set)) {
+      if (fs::exists(e.path() / "out_0.npy")) out.push_back(e.path().filename().string());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -68,9 +78,9 @@ std::vector<float> floats(const void* data, size_t bytes) {
 
 using Param = std::tuple<std::string, Chain, int>;
 
-class TransformerCase : public ::testing::TestWithParam<Param> {};
+class GeneratedModel : public ::testing::TestWithParam<Param> {};
 
-TEST_P(TransformerCase, MatchesNativeTfLite) {
+TEST_P(GeneratedModel, MatchesNativeTfLite) {
   const auto& [name, chain, threads] = GetParam();
   EnvironmentOptions o;
   o.plugin_dirs = plugin_dirs(chain);
@@ -129,7 +139,7 @@ std::string chain_name(Chain c) {
   return "";
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, TransformerCase,
+INSTANTIATE_TEST_SUITE_P(Cases, GeneratedModel,
                          ::testing::Combine(::testing::ValuesIn(cases()), ::testing::ValuesIn(chains()),
                                             ::testing::Values(1, 2)),
                          [](const ::testing::TestParamInfo<Param>& info) {
