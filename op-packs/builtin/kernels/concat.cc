@@ -2,10 +2,37 @@
 
 #include <cstring>
 
+#include "kernels/element_copy.h"
+
 namespace baton::builtin {
+
+namespace {
+
+// Chunks this short (a few channels a pixel) are copied element by element: a library call per chunk
+// costs more than the copy.
+constexpr int64_t kShortChunkBytes = 64;
+
+}  // namespace
 
 void concat(int64_t outer, const int64_t* chunk, const void* const* inputs, int count, void* out,
             size_t element_size) {
+  bool short_chunks = true;
+  for (int i = 0; i < count; ++i) short_chunks = short_chunks && chunk[i] * static_cast<int64_t>(element_size) <= kShortChunkBytes;
+  if (short_chunks && outer > 1) {
+    bool done = false;
+    with_element_type(element_size, [&](auto zero) {
+      using T = decltype(zero);
+      T* dst = static_cast<T*>(out);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int i = 0; i < count; ++i) {
+          const T* src = static_cast<const T*>(inputs[i]) + o * chunk[i];
+          for (int64_t e = 0; e < chunk[i]; ++e) *dst++ = src[e];
+        }
+      }
+      done = true;
+    });
+    if (done) return;
+  }
   auto* dst = static_cast<unsigned char*>(out);
   for (int64_t o = 0; o < outer; ++o) {
     for (int i = 0; i < count; ++i) {

@@ -1,6 +1,7 @@
 #include "kernels/strided_slice.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/element_copy.h"
 
@@ -88,41 +89,70 @@ std::string plan_strided_slice(const int32_t* in_dims, int rank, const StridedSl
 }
 
 void strided_slice(const StridedSlicePlan& plan, const void* in, void* out, size_t element_size) {
-  with_element_type(element_size, [&](auto zero) {
-    using T = decltype(zero);
-    const T* src = static_cast<const T*>(in);
-    T* dst = static_cast<T*>(out);
-    if (plan.rank == 0) {
-      *dst = *src;
-      return;
-    }
-    int64_t count = 1;
-    for (int d = 0; d < plan.rank; ++d) count *= plan.size[d];
-    if (count == 0) return;
-    int64_t in_strides[kMaxSliceRank] = {};
-    int64_t s = 1;
-    for (int d = plan.rank - 1; d >= 0; --d) {
-      in_strides[d] = s;
-      s *= plan.in_dims[d];
-    }
-    int64_t step[kMaxSliceRank] = {};  // input offset change per output step of each dimension
-    int64_t offset = 0;
-    for (int d = 0; d < plan.rank; ++d) {
-      step[d] = plan.stride[d] * in_strides[d];
-      offset += plan.start[d] * in_strides[d];
-    }
-    const int last = plan.rank - 1;
-    const int64_t n = plan.size[last];
+  if (plan.rank == 0) {
+    std::memcpy(out, in, element_size);
+    return;
+  }
+  int64_t count = 1;
+  for (int d = 0; d < plan.rank; ++d) count *= plan.size[d];
+  if (count == 0) return;
+  // Trailing dimensions taken whole are one contiguous block in both tensors (a pixel's channels when a
+  // detector's space-to-depth slice steps over rows and columns): they are copied as one element of that
+  // many bytes, so the loops below run over the remaining dimensions only.
+  int rank = plan.rank;
+  size_t block = element_size;
+  while (rank > 1 && plan.start[rank - 1] == 0 && plan.stride[rank - 1] == 1 && plan.size[rank - 1] == plan.in_dims[rank - 1]) {
+    block *= static_cast<size_t>(plan.in_dims[rank - 1]);
+    --rank;
+  }
+  int64_t in_strides[kMaxSliceRank] = {};  // in blocks
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    in_strides[d] = s;
+    s *= plan.in_dims[d];
+  }
+  int64_t step[kMaxSliceRank] = {};  // input offset change per output step of each dimension
+  int64_t offset = 0;
+  for (int d = 0; d < rank; ++d) {
+    step[d] = plan.stride[d] * in_strides[d];
+    offset += plan.start[d] * in_strides[d];
+  }
+  const int last = rank - 1;
+  const int64_t n = plan.size[last];
+  int64_t rows = 1;
+  for (int d = 0; d < last; ++d) rows *= plan.size[d];
+  auto walk = [&](auto copy_row) {
     int64_t index[kMaxSliceRank] = {};
-    for (int64_t o = 0; o < count; o += n) {
-      const T* row = src + offset;
-      for (int64_t j = 0; j < n; ++j) dst[o + j] = row[j * step[last]];
+    for (int64_t r = 0; r < rows; ++r) {
+      copy_row(r * n, offset);
       for (int d = last - 1; d >= 0; --d) {
         offset += step[d];
         if (++index[d] < plan.size[d]) break;
         offset -= step[d] * plan.size[d];
         index[d] = 0;
       }
+    }
+  };
+  with_element_type(element_size, [&](auto zero) {
+    using T = decltype(zero);
+    const T* src = static_cast<const T*>(in);
+    T* dst = static_cast<T*>(out);
+    const int64_t b = static_cast<int64_t>(block / element_size);  // elements a block
+    if (b == 1) {
+      walk([&](int64_t o, int64_t at) {
+        const T* row = src + at;
+        for (int64_t j = 0; j < n; ++j) dst[o + j] = row[j * step[last]];
+      });
+    } else if (step[last] == 1) {
+      walk([&](int64_t o, int64_t at) { std::memcpy(dst + o * b, src + at * b, sizeof(T) * n * b); });  // one run
+    } else {
+      walk([&](int64_t o, int64_t at) {
+        T* to = dst + o * b;
+        for (int64_t j = 0; j < n; ++j, to += b) {
+          const T* from = src + (at + j * step[last]) * b;
+          for (int64_t e = 0; e < b; ++e) to[e] = from[e];
+        }
+      });
     }
   });
 }
