@@ -49,21 +49,31 @@ void matmul_one_quantized(const BatchMatMulParams& p, const QBatchMatMulParams& 
   }
 }
 
+struct BatchOffsets {
+  int64_t lhs, rhs;
+  size_t out;
+};
+
+// Where output batch `b` reads its operands (broadcast batches read the same one) and writes.
+BatchOffsets batch_offsets(const BatchMatMulParams& p, int64_t b) {
+  int64_t rest = b, lhs_offset = 0, rhs_offset = 0;
+  for (int d = p.batch_rank - 1; d >= 0; --d) {
+    const int64_t idx = rest % p.out_batch[d];
+    rest /= p.out_batch[d];
+    lhs_offset += idx * p.lhs_batch_stride[d];
+    rhs_offset += idx * p.rhs_batch_stride[d];
+  }
+  return {lhs_offset, rhs_offset, static_cast<size_t>(b) * p.m * p.n};
+}
+
 // Calls one(lhs offset, rhs offset, output offset) for each broadcast batch.
 template <typename F>
 void for_each_batch(const BatchMatMulParams& p, F one) {
   int64_t batches = 1;
   for (int d = 0; d < p.batch_rank; ++d) batches *= p.out_batch[d];
-  const size_t out_step = static_cast<size_t>(p.m) * p.n;
   for (int64_t b = 0; b < batches; ++b) {
-    int64_t rest = b, lhs_offset = 0, rhs_offset = 0;
-    for (int d = p.batch_rank - 1; d >= 0; --d) {
-      const int64_t idx = rest % p.out_batch[d];
-      rest /= p.out_batch[d];
-      lhs_offset += idx * p.lhs_batch_stride[d];
-      rhs_offset += idx * p.rhs_batch_stride[d];
-    }
-    one(lhs_offset, rhs_offset, static_cast<size_t>(b) * out_step);
+    const BatchOffsets at = batch_offsets(p, b);
+    one(at.lhs, at.rhs, at.out);
   }
 }
 
@@ -92,7 +102,8 @@ bool uses_gemm(const BatchMatMulParams& p) { return p.m >= 4 && p.n >= 8 && p.k 
 
 size_t batch_matmul_scratch_size(const BatchMatMulParams& p, int workers) {
   if (!uses_gemm(p)) return 0;
-  return gemm_packed_b_size(p.n, p.k) + static_cast<size_t>(workers) * gemm_scratch_per_worker();
+  // Each worker may multiply a batch of its own (see below): a packed right operand and GEMM blocks each.
+  return static_cast<size_t>(workers) * (gemm_packed_b_size(p.n, p.k) + gemm_scratch_per_worker());
 }
 
 void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out, float* scratch,
@@ -101,11 +112,13 @@ void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs
     for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one(p, lhs + lo, rhs + ro, out + oo); });
     return;
   }
-  float* packed = scratch;
-  float* blocks = scratch + gemm_packed_b_size(p.n, p.k);
+  const size_t per_worker = gemm_packed_b_size(p.n, p.k) + gemm_scratch_per_worker();
   const GemmEpilogue none;
-  for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) {
-    // The right operand as the GEMM's B (n x k): stored [n, k] with adj_y, [k, n] without.
+  // One batch: the right operand packed as the GEMM's B (n x k; stored [n, k] with adj_y, [k, n] without),
+  // then the product, split across `inner`'s workers.
+  auto one = [&](int64_t lo, int64_t ro, size_t oo, float* own, Parallel* inner) {
+    float* packed = own;
+    float* blocks = own + gemm_packed_b_size(p.n, p.k);
     if (p.adj_y) {
       gemm_pack_b(rhs + ro, p.k, p.n, p.k, packed);
     } else {
@@ -113,9 +126,21 @@ void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs
     }
     const DenseRows dense{lhs + lo, p.k};
     const TransposedRows transposed{lhs + lo, p.m};
-    gemm(p.adj_x ? transposed.source() : dense.source(), p.m, p.n, p.k, packed, out + oo, p.n, none, blocks,
-         parallel);
-  });
+    gemm(p.adj_x ? transposed.source() : dense.source(), p.m, p.n, p.k, packed, out + oo, p.n, none, blocks, inner);
+  };
+  int64_t batches = 1;
+  for (int d = 0; d < p.batch_rank; ++d) batches *= p.out_batch[d];
+  const int workers = worker_count(parallel);
+  if (workers > 1 && batches >= workers) {
+    // As many batches as workers or more (attention's heads): each worker multiplies whole batches,
+    // packing included, with no hand-over inside a product.
+    parallel_run(parallel, static_cast<int>(batches), [&](int b, int worker) {
+      const auto [lo, ro, oo] = batch_offsets(p, b);
+      one(lo, ro, oo, scratch + static_cast<size_t>(worker) * per_worker, nullptr);
+    });
+    return;
+  }
+  for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { one(lo, ro, oo, scratch, parallel); });
 }
 
 }  // namespace baton::builtin
