@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "op_common.h"
 #include "ops.h"
@@ -162,18 +163,27 @@ void plan_depth_to_space(GraphBuilder& g, const NodeView& node) {
              {out, in}, p);
 }
 
-void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
-  const baton_tensor* output = node.float_output();
-  const int in = g.value(node, node.float_input(0));
-  const Dims d = g.dims(in);
+namespace {
+
+// A RESIZE_*'s output height and width (input 1), after checking the input is NHWC.
+std::pair<int32_t, int32_t> resize_size(const NodeView& node, const Dims& d) {
   if (d.size() != 4) refuse("input of rank " + str(d.size()) + " (NHWC rank 4 only)");
   const std::vector<int64_t> size = node.constant_ints(1, "size");
   if (size.size() != 2 || size[0] < 1 || size[1] < 1 || size[0] > (1 << 20) || size[1] > (1 << 20)) {
     refuse("size is not two positive values");
   }
+  return {static_cast<int32_t>(size[0]), static_cast<int32_t>(size[1])};
+}
+
+}  // namespace
+
+void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const Dims d = g.dims(in);
+  const auto [oh, ow] = resize_size(node, d);
   const baton_resize_options& o = node.options().u.resize;
   if (o.align_corners && o.half_pixel_centers) refuse("align_corners together with half_pixel_centers");
-  const int32_t oh = static_cast<int32_t>(size[0]), ow = static_cast<int32_t>(size[1]);
   const int out = g.define(output, {d[0], oh, ow, d[3]});
   auto scale = [&](int32_t in_size, int32_t out_size) {
     return o.align_corners && out_size > 1 ? static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1)
@@ -226,8 +236,8 @@ int32_t nearest_source(int32_t out_at, int32_t in_size, int32_t out_size, bool a
   const float scale = align_corners && out_size > 1 ? static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1)
                                                     : static_cast<float>(in_size) / static_cast<float>(out_size);
   const float v = (static_cast<float>(out_at) + (half_pixel ? 0.5f : 0.0f)) * scale;
-  // align_corners rounds half away from zero (v >= 0 here), else floor.
-  int32_t at = std::min(static_cast<int32_t>(align_corners ? std::floor(v + 0.5f) : std::floor(v)), in_size - 1);
+  // align_corners rounds half away from zero, else floor.
+  int32_t at = std::min(static_cast<int32_t>(align_corners ? std::round(v) : std::floor(v)), in_size - 1);
   return half_pixel ? std::max(at, 0) : at;
 }
 
@@ -235,13 +245,9 @@ void plan_resize_nearest(GraphBuilder& g, const NodeView& node) {
   const baton_tensor* output = node.float_output();
   const int in = g.value(node, node.float_input(0));
   const Dims d = g.dims(in);
-  if (d.size() != 4) refuse("input of rank " + str(d.size()) + " (NHWC rank 4 only)");
-  const std::vector<int64_t> size = node.constant_ints(1, "size");
-  if (size.size() != 2 || size[0] < 1 || size[1] < 1 || size[0] > (1 << 20) || size[1] > (1 << 20)) {
-    refuse("size is not two positive values");
-  }
+  const std::pair<int32_t, int32_t> size = resize_size(node, d);
   const baton_resize_options o = node.options().u.resize;
-  const int32_t oh = static_cast<int32_t>(size[0]), ow = static_cast<int32_t>(size[1]), ih = d[1], iw = d[2];
+  const int32_t oh = size.first, ow = size.second, ih = d[1], iw = d[2];
   const int out = g.define(output, {d[0], oh, ow, d[3]});
   const int tables = g.constant(static_cast<size_t>(oh) + static_cast<size_t>(ow), [=](float* t) {
     for (int32_t y = 0; y < oh; ++y) t[y] = static_cast<float>(nearest_source(y, ih, oh, o.align_corners, o.half_pixel_centers));

@@ -167,44 +167,47 @@ size_t gemm_packed_b_size(int n, int k) {
   return panels * kGemmNR * static_cast<size_t>(k);
 }
 
-void gemm_pack_b(const float* b, int ldb, int n, int k, float* packed) {
+namespace {
+
+// B packed block of depth by block, panel of kGemmNR columns by panel: fill(panel, first column, columns
+// (kGemmNR but in the last panel), k0, kc) writes the panel's kc rows of kGemmNR, zeros past the columns.
+template <typename Fill>
+void pack_panels(int n, int k, float* packed, Fill fill) {
   const int panels = (n + kGemmNR - 1) / kGemmNR;
   const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
   for (int k0 = 0; k0 < k; k0 += kGemmKC) {
     const int kc = std::min(kGemmKC, k - k0);
     float* block = packed + static_cast<size_t>(k0) * n_padded;
     for (int p = 0; p < panels; ++p) {
-      float* panel = block + static_cast<size_t>(p) * kc * kGemmNR;
-      for (int j = 0; j < kGemmNR; ++j) {
-        const int col = p * kGemmNR + j;
-        if (col < n) {
-          const float* src = b + static_cast<size_t>(col) * ldb + k0;
-          for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = src[kk];
-        } else {
-          for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = 0.0f;
-        }
-      }
+      const int j0 = p * kGemmNR;
+      fill(block + static_cast<size_t>(p) * kc * kGemmNR, j0, std::min(kGemmNR, n - j0), k0, kc);
     }
   }
 }
 
-void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed) {
-  const int panels = (n + kGemmNR - 1) / kGemmNR;
-  const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
-  for (int k0 = 0; k0 < k; k0 += kGemmKC) {
-    const int kc = std::min(kGemmKC, k - k0);
-    float* block = packed + static_cast<size_t>(k0) * n_padded;
-    for (int p = 0; p < panels; ++p) {
-      float* panel = block + static_cast<size_t>(p) * kc * kGemmNR;
-      const int j0 = p * kGemmNR, width = std::min(kGemmNR, n - j0);
-      for (int kk = 0; kk < kc; ++kk) {
-        const float* src = b + static_cast<size_t>(k0 + kk) * ldb + j0;
-        float* dst = panel + static_cast<size_t>(kk) * kGemmNR;
-        std::memcpy(dst, src, sizeof(float) * width);
-        for (int j = width; j < kGemmNR; ++j) dst[j] = 0.0f;
+}  // namespace
+
+void gemm_pack_b(const float* b, int ldb, int n, int k, float* packed) {
+  pack_panels(n, k, packed, [&](float* panel, int j0, int width, int k0, int kc) {
+    for (int j = 0; j < kGemmNR; ++j) {
+      if (j < width) {
+        const float* src = b + static_cast<size_t>(j0 + j) * ldb + k0;
+        for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = src[kk];
+      } else {
+        for (int kk = 0; kk < kc; ++kk) panel[kk * kGemmNR + j] = 0.0f;
       }
     }
-  }
+  });
+}
+
+void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed) {
+  pack_panels(n, k, packed, [&](float* panel, int j0, int width, int k0, int kc) {
+    for (int kk = 0; kk < kc; ++kk) {
+      float* dst = panel + static_cast<size_t>(kk) * kGemmNR;
+      std::memcpy(dst, b + static_cast<size_t>(k0 + kk) * ldb + j0, sizeof(float) * width);
+      for (int j = width; j < kGemmNR; ++j) dst[j] = 0.0f;
+    }
+  });
 }
 
 size_t gemm_scratch_per_worker() { return static_cast<size_t>(kGemmMC) * kGemmKC; }
