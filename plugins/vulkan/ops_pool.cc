@@ -1,7 +1,8 @@
 // Pooling and reductions: AVERAGE_POOL_2D and MAX_POOL_2D over a window (an average counts only the
 // window's elements inside the input, as TFLite does), MEAN over the spatial axes of NHWC, the middle axis
-// of [N, S, C] or the last axis with keep_dims (a layer norm's), and SOFTMAX along the last axis. The reductions give each output a workgroup whose invocations share the work and
-// combine it in shared memory.
+// of [N, S, C] or the last axis with keep_dims (a layer norm's), and SOFTMAX along the last axis. The
+// reductions give each output a workgroup whose invocations share the work and combine it in shared
+// memory.
 #include <algorithm>
 
 #include "op_common.h"
@@ -70,7 +71,8 @@ void plan_mean(GraphBuilder& g, const NodeView& node) {
            "last axis with keep_dims");
   }
   const int32_t c = d.back();
-  const Dims out_dims = spatial ? (keep ? Dims{d[0], 1, 1, c} : Dims{d[0], c}) : (keep ? Dims{d[0], 1, c} : Dims{d[0], c});
+  Dims out_dims{d[0], c};
+  if (keep) out_dims = spatial ? Dims{d[0], 1, 1, c} : Dims{d[0], 1, c};
   const int out = g.define(output, out_dims);
   const int32_t c4 = g.shape(in).c4();
   const int64_t area = spatial ? static_cast<int64_t>(d[1]) * d[2] : d[1];

@@ -50,11 +50,7 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
     return kExitUsage;
   }
   std::optional<IntRange> range;
-  if (vm.count("int-range") && !(range = parse_int_range(vm["int-range"].as<std::string>()))) {
-    std::fprintf(stderr, "baton bench: --int-range wants LO:HI with LO <= HI, got '%s'\n",
-                 vm["int-range"].as<std::string>().c_str());
-    return kExitUsage;
-  }
+  if (!int_range_option(vm, "baton bench", &range)) return kExitUsage;
   const bool profile = vm.count("profile") > 0, json = vm.count("json") > 0;
   const std::string path = vm["model"].as<std::string>();
   int code = kExitOk;

@@ -67,11 +67,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
   const std::string out_dir = vm.count("output-dir") ? vm["output-dir"].as<std::string>() : std::string();
   const uint32_t seed = vm["seed"].as<uint32_t>();
   std::optional<IntRange> int_range;
-  if (vm.count("int-range") && !(int_range = parse_int_range(vm["int-range"].as<std::string>()))) {
-    std::fprintf(stderr, "baton run: --int-range wants LO:HI with LO <= HI, got '%s'\n",
-                 vm["int-range"].as<std::string>().c_str());
-    return kExitUsage;
-  }
+  if (!int_range_option(vm, "baton run", &int_range)) return kExitUsage;
   const int runs = vm["runs"].as<int>();
   if (runs < 1) {
     std::fprintf(stderr, "baton run: --runs must be at least 1\n");

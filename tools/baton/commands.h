@@ -4,10 +4,12 @@
 
 #include <boost/program_options.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "environment.h"
+#include "input_gen.h"
 #include "interpreter.h"
 
 namespace baton::tool {
@@ -37,6 +39,10 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
 // error and returns null on failure.
 std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
                                               const std::string& path, int* exit_code);
+// `--int-range LO:HI` of `run` and `bench` into `range` (left empty without the option); prints the error,
+// naming `command`, and returns false when the value is malformed.
+bool int_range_option(const boost::program_options::variables_map& vm, const char* command,
+                      std::optional<IntRange>* range);
 
 int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::variables_map& vm);
 int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_map& vm);

@@ -85,4 +85,13 @@ std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std:
   return std::move(interp.value());
 }
 
+bool int_range_option(const boost::program_options::variables_map& vm, const char* command,
+                      std::optional<IntRange>* range) {
+  if (!vm.count("int-range")) return true;
+  const std::string text = vm["int-range"].as<std::string>();
+  *range = parse_int_range(text);
+  if (!*range) std::fprintf(stderr, "%s: --int-range wants LO:HI with LO <= HI, got '%s'\n", command, text.c_str());
+  return range->has_value();
+}
+
 }  // namespace baton::tool

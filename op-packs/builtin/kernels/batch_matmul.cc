@@ -1,10 +1,10 @@
 #include "kernels/batch_matmul.h"
 
-#include "kernels/gemm.h"
-
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+
+#include "kernels/gemm.h"
 
 namespace baton::builtin {
 namespace {
@@ -66,11 +66,16 @@ BatchOffsets batch_offsets(const BatchMatMulParams& p, int64_t b) {
   return {lhs_offset, rhs_offset, static_cast<size_t>(b) * p.m * p.n};
 }
 
+int64_t batch_count(const BatchMatMulParams& p) {
+  int64_t batches = 1;
+  for (int d = 0; d < p.batch_rank; ++d) batches *= p.out_batch[d];
+  return batches;
+}
+
 // Calls one(lhs offset, rhs offset, output offset) for each broadcast batch.
 template <typename F>
 void for_each_batch(const BatchMatMulParams& p, F one) {
-  int64_t batches = 1;
-  for (int d = 0; d < p.batch_rank; ++d) batches *= p.out_batch[d];
+  const int64_t batches = batch_count(p);
   for (int64_t b = 0; b < batches; ++b) {
     const BatchOffsets at = batch_offsets(p, b);
     one(at.lhs, at.rhs, at.out);
@@ -98,12 +103,13 @@ namespace {
 
 bool uses_gemm(const BatchMatMulParams& p) { return p.m >= 4 && p.n >= 8 && p.k >= 1; }
 
+// Each worker may multiply a batch of its own (see batch_matmul): a packed right operand and GEMM blocks.
+size_t scratch_per_worker(const BatchMatMulParams& p) { return gemm_packed_b_size(p.n, p.k) + gemm_scratch_per_worker(); }
+
 }  // namespace
 
 size_t batch_matmul_scratch_size(const BatchMatMulParams& p, int workers) {
-  if (!uses_gemm(p)) return 0;
-  // Each worker may multiply a batch of its own (see below): a packed right operand and GEMM blocks each.
-  return static_cast<size_t>(workers) * (gemm_packed_b_size(p.n, p.k) + gemm_scratch_per_worker());
+  return uses_gemm(p) ? static_cast<size_t>(workers) * scratch_per_worker(p) : 0;
 }
 
 void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out, float* scratch,
@@ -112,7 +118,6 @@ void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs
     for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one(p, lhs + lo, rhs + ro, out + oo); });
     return;
   }
-  const size_t per_worker = gemm_packed_b_size(p.n, p.k) + gemm_scratch_per_worker();
   const GemmEpilogue none;
   // One batch: the right operand packed as the GEMM's B (n x k; stored [n, k] with adj_y, [k, n] without),
   // then the product, split across `inner`'s workers.
@@ -128,15 +133,14 @@ void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs
     const TransposedRows transposed{lhs + lo, p.m};
     gemm(p.adj_x ? transposed.source() : dense.source(), p.m, p.n, p.k, packed, out + oo, p.n, none, blocks, inner);
   };
-  int64_t batches = 1;
-  for (int d = 0; d < p.batch_rank; ++d) batches *= p.out_batch[d];
+  const int64_t batches = batch_count(p);
   const int workers = worker_count(parallel);
   if (workers > 1 && batches >= workers) {
     // As many batches as workers or more (attention's heads): each worker multiplies whole batches,
     // packing included, with no hand-over inside a product.
     parallel_run(parallel, static_cast<int>(batches), [&](int b, int worker) {
       const auto [lo, ro, oo] = batch_offsets(p, b);
-      one(lo, ro, oo, scratch + static_cast<size_t>(worker) * per_worker, nullptr);
+      one(lo, ro, oo, scratch + static_cast<size_t>(worker) * scratch_per_worker(p), nullptr);
     });
     return;
   }

@@ -97,12 +97,13 @@ void strided_slice(const StridedSlicePlan& plan, const void* in, void* out, size
   for (int d = 0; d < plan.rank; ++d) count *= plan.size[d];
   if (count == 0) return;
   // Trailing dimensions taken whole are one contiguous block in both tensors (a pixel's channels when a
-  // detector's space-to-depth slice steps over rows and columns): they are copied as one element of that
-  // many bytes, so the loops below run over the remaining dimensions only.
+  // detector's space-to-depth slice steps over rows and columns): they are copied as one block of `b`
+  // elements, so the loops below run over the remaining dimensions only.
   int rank = plan.rank;
-  size_t block = element_size;
-  while (rank > 1 && plan.start[rank - 1] == 0 && plan.stride[rank - 1] == 1 && plan.size[rank - 1] == plan.in_dims[rank - 1]) {
-    block *= static_cast<size_t>(plan.in_dims[rank - 1]);
+  int64_t b = 1;
+  while (rank > 1 && plan.start[rank - 1] == 0 && plan.stride[rank - 1] == 1 &&
+         plan.size[rank - 1] == plan.in_dims[rank - 1]) {
+    b *= plan.in_dims[rank - 1];
     --rank;
   }
   int64_t in_strides[kMaxSliceRank] = {};  // in blocks
@@ -137,7 +138,6 @@ void strided_slice(const StridedSlicePlan& plan, const void* in, void* out, size
     using T = decltype(zero);
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);
-    const int64_t b = static_cast<int64_t>(block / element_size);  // elements a block
     if (b == 1) {
       walk([&](int64_t o, int64_t at) {
         const T* row = src + at;

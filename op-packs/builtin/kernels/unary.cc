@@ -17,19 +17,24 @@ void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
 }
 
-BATON_INLINE void tanh_vector_impl(const float* in, float* out, int64_t n) { map8(in, out, n, [](Float8 x) BATON_LAMBDA { return tanh8(x); }); }
+BATON_INLINE void tanh_vector_impl(const float* in, float* out, int64_t n) {
+  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return tanh8(x); });
+}
 BATON_INLINE void logistic_vector_impl(const float* in, float* out, int64_t n) {
   map8(in, out, n, [](Float8 x) BATON_LAMBDA { return logistic8(x); });
 }
-BATON_INLINE void exp_vector_impl(const float* in, float* out, int64_t n) { map8(in, out, n, [](Float8 x) BATON_LAMBDA { return exp8(x); }); }
+BATON_INLINE void exp_vector_impl(const float* in, float* out, int64_t n) {
+  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return exp8(x); });
+}
 BATON_INLINE void gelu_approximate_vector_impl(const float* in, float* out, int64_t n) {
   map8(in, out, n, [](Float8 x) BATON_LAMBDA {
     constexpr float kSqrt2OverPi = 0.79788456080286536f;
     return 0.5f * x * (1.0f + tanh8(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
   });
 }
-
-BATON_INLINE void gelu_vector_impl(const float* in, float* out, int64_t n) { map8(in, out, n, [](Float8 x) BATON_LAMBDA { return gelu8(x); }); }
+BATON_INLINE void gelu_vector_impl(const float* in, float* out, int64_t n) {
+  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return gelu8(x); });
+}
 
 BATON_DISPATCH_AVX2(void, gelu_vector, (const float* in, float* out, int64_t n), (in, out, n))
 BATON_DISPATCH_AVX2(void, tanh_vector, (const float* in, float* out, int64_t n), (in, out, n))
