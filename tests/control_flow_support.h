@@ -95,12 +95,8 @@ inline std::vector<float> npy_floats(const std::string& path) {
 
 inline void expect_near(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
-  double max_ref = 0, max_diff = 0;
-  for (size_t k = 0; k < want.size(); ++k) {
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(want[k])));
-    max_diff = std::max(max_diff, std::abs(static_cast<double>(got[k]) - want[k]));
-  }
-  EXPECT_LE(max_diff, 1e-5 * std::max(max_ref, 1.0)) << what << ": max |diff| " << max_diff;
+  const FloatDiff d = float_diff(got.data(), want.data(), want.size());
+  EXPECT_LE(d.max_diff, 1e-5 * std::max(d.max_ref, 1.0)) << what << ": max |diff| " << d.max_diff;
 }
 
 inline void expect_outputs_match(Interpreter& in, const std::string& name) {

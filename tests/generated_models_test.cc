@@ -120,13 +120,9 @@ TEST_P(GeneratedModel, MatchesNativeTfLite) {
     ASSERT_EQ(t.type, BATON_TYPE_FLOAT32);
     ASSERT_EQ(want->shape, t.shape) << "output " << k;
     const std::vector<float> got = floats(t.data, t.bytes), ref = floats(want->data.data(), want->data.size());
-    double max_ref = 0, max_diff = 0;
-    for (size_t e = 0; e < ref.size(); ++e) {
-      max_ref = std::max(max_ref, std::fabs(static_cast<double>(ref[e])));
-      max_diff = std::max(max_diff, std::fabs(static_cast<double>(got[e]) - ref[e]));
-    }
-    EXPECT_LE(max_diff, 1e-5 * std::max(max_ref, 1.0)) << "output " << k << ": max |diff| " << max_diff
-                                                       << ", max |ref| " << max_ref;
+    const FloatDiff d = float_diff(got.data(), ref.data(), ref.size());
+    EXPECT_LE(d.max_diff, 1e-5 * std::max(d.max_ref, 1.0)) << "output " << k << ": max |diff| " << d.max_diff
+                                                           << ", max |ref| " << d.max_ref;
   }
 }
 

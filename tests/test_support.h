@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iterator>
 #include <fstream>
@@ -110,6 +111,20 @@ inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::ve
   if (!log) log = std::make_shared<Captured>();
   o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
   return Environment::create(o);
+}
+
+// The largest |got - want| and the largest |want| over n floats, for the float comparisons with a
+// reference ("within 1e-5 of the largest reference magnitude").
+struct FloatDiff {
+  double max_diff = 0, max_ref = 0;
+};
+inline FloatDiff float_diff(const float* got, const float* want, size_t n) {
+  FloatDiff d;
+  for (size_t k = 0; k < n; ++k) {
+    d.max_ref = std::max(d.max_ref, std::abs(static_cast<double>(want[k])));
+    d.max_diff = std::max(d.max_diff, std::abs(static_cast<double>(got[k]) - want[k]));
+  }
+  return d;
 }
 
 }  // namespace baton::test

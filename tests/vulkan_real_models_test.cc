@@ -153,13 +153,9 @@ TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
       ASSERT_EQ(want->data.size(), in.output(0).bytes);
       const auto* got = reinterpret_cast<const float*>(in.output(0).data);
       const auto* ref = reinterpret_cast<const float*>(want->data.data());
-      double max_ref = 0, max_diff = 0;
-      for (size_t k = 0; k < want->data.size() / 4; ++k) {
-        max_ref = std::max(max_ref, std::fabs(static_cast<double>(ref[k])));
-        max_diff = std::max(max_diff, std::fabs(static_cast<double>(got[k]) - ref[k]));
-      }
-      EXPECT_LE(max_diff, 1e-5 * std::max(max_ref, 1.0)) << "run " << run << ": max |diff| " << max_diff;
-      if (run == 1) std::printf("[ vulkan   ] %s: max |diff| %.3g of max |ref| %.3g\n", name.c_str(), max_diff, max_ref);
+      const FloatDiff d = float_diff(got, ref, want->data.size() / 4);
+      EXPECT_LE(d.max_diff, 1e-5 * std::max(d.max_ref, 1.0)) << "run " << run << ": max |diff| " << d.max_diff;
+      if (run == 1) std::printf("[ vulkan   ] %s: max |diff| %.3g of max |ref| %.3g\n", name.c_str(), d.max_diff, d.max_ref);
     }
     EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
     EXPECT_EQ(env->validation_messages(), "");
