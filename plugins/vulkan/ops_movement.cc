@@ -214,7 +214,7 @@ void plan_transpose(GraphBuilder& g, const NodeView& node) {
   // In the [N, H, W, C] view: the input's row stride of each outer axis, and the output's outer axes
   // taking them in perm's order (leading axes of a lower rank are ones and stay in place).
   const int lead = 4 - rank;
-  Dims d4(4, 1), out4(4, 1);
+  Dims d4(4, 1);
   for (int i = 0; i < rank; ++i) d4[static_cast<size_t>(lead + i)] = d[static_cast<size_t>(i)];
   const int32_t in_stride[3] = {d4[1] * d4[2], d4[2], 1};
   int32_t from[3] = {in_stride[0], in_stride[1], in_stride[2]};
