@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "baton/c_api.h"
+#include "baton/float16.hpp"
 
 namespace baton::serve {
 
@@ -21,9 +22,9 @@ bool is_protocol_datatype(std::string_view name);
 // Bytes per element of a protocol datatype; 0 for BYTES (variable length) and unknown names.
 size_t datatype_size(std::string_view name);
 
-// IEEE 754 half precision, round to nearest even (FP16 tensors given as JSON numbers).
-uint16_t float_to_half(float value);
-float half_to_float(uint16_t half);
+// IEEE 754 half precision (FP16 tensors given as JSON numbers): baton/float16.hpp.
+using baton::float_to_half;
+using baton::half_to_float;
 
 // "[1,192,192,3]"
 std::string shape_text(const std::vector<int64_t>& shape);

@@ -5,12 +5,12 @@
 
 #include <cstdint>
 
+#include "baton/float16.hpp"
+
 namespace baton::builtin {
 
-float half_to_float(uint16_t h);
-// The float16 nearest to f, ties to even (IEEE 754's default); beyond the largest finite float16 (65504, and
-// up to 65520) infinity, NaN stays NaN (quiet, its payload's top bits kept).
-uint16_t float_to_half(float f);
+using baton::float_to_half;  // baton/float16.hpp
+using baton::half_to_float;
 void dequantize_f16(const uint16_t* in, float* out, int64_t n);
 
 // The tensor seen as [outer, channels, inner]; channel c uses scales[c] and zero_points[c]
