@@ -55,9 +55,17 @@ done
 cases=$(find "$CASES" -mindepth 2 -maxdepth 2 -name model.tflite | wc -l)
 expect shipped-libbaton_builtin "$cases case(s): $cases pass, 0 fail, 0 refused"
 if [ -f "$BUILD/plugins/vulkan/libbaton_vulkan.so" ]; then
-  printf '[plugin.vulkan]\ndevice = 0\n' >"$SCRATCH/vulkan.conf"
+  # float32 storage: within the default tolerance (1e-5 of the largest value) of every case
+  printf '[plugin.vulkan]\ndevice = 0\nfp16 = false\n' >"$SCRATCH/vulkan.conf"
   check shipped-vulkan 0 "$BUILD/plugins/vulkan/libbaton_vulkan.so" --config "$SCRATCH/vulkan.conf"
   expect shipped-vulkan "check-plugin: PASS"
+  # The default, float16 storage: not within 1e-5, and within 2e-2 (the spectrogram's MUL moves 1.2e-2,
+  # the rest less than 4e-3)
+  printf '[plugin.vulkan]\ndevice = 0\n' >"$SCRATCH/vulkan16.conf"
+  check shipped-vulkan-fp16-strict 1 "$BUILD/plugins/vulkan/libbaton_vulkan.so" --config "$SCRATCH/vulkan16.conf"
+  expect shipped-vulkan-fp16-strict "[mismatch] EXP FLOAT32 (exp_f32_wide)"
+  check shipped-vulkan-fp16 0 "$BUILD/plugins/vulkan/libbaton_vulkan.so" --config "$SCRATCH/vulkan16.conf" --tolerance 2e-2
+  expect shipped-vulkan-fp16 "check-plugin: PASS"
 fi
 expect shipped-libbaton_xnnpack "ADD                          v1         FLOAT32       3     3     0       0  same"
 

@@ -4,7 +4,9 @@
 // command buffer); fusion and memory reuse in a chain; and the refusals `baton plan` shows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,50 +21,60 @@ namespace {
 
 // ---- small graphs against the builtin pack ---------------------------------------------------------------
 
+// The tolerance of an op in float16 storage (the `fp16` option), relative to the output's largest magnitude:
+// the inputs, weights and output each rounded to 11 significant bits (4.9e-4 apart), the products added in
+// float32.
+constexpr double kFloat16OpTolerance = 4e-3;
+
 // Runs `g` through vulkan and through builtin alone on the same random inputs in [lo, hi]; every node
-// must go to vulkan and the outputs must agree within `tolerance` of the largest magnitude.
+// must go to vulkan and the outputs must agree within `tolerance` of the largest magnitude. Twice: with
+// float32 storage, then with float16 storage within kFloat16OpTolerance (or `tolerance` when larger).
 void expect_same_as_builtin(const OpGraph& g, const std::string& what, float lo = -1.0f, float hi = 1.0f,
                             const std::vector<std::vector<int32_t>>& resize = {}, double tolerance = 1e-5) {
-  SCOPED_TRACE(what);
-  auto env = vulkan_env();
-  ASSERT_TRUE(env);
-  auto model = load_model_buffer(g.build(), what + ".tflite");
-  ASSERT_TRUE(model) << model.error();
-  auto vi = Interpreter::create(env->env, model.value());
-  ASSERT_TRUE(vi) << vi.error();
-  auto bi = Interpreter::create(builtin_env(), model.value());
-  ASSERT_TRUE(bi) << bi.error();
-  Interpreter& v = *vi.value();
-  Interpreter& b = *bi.value();
-  for (size_t i = 0; i < v.nodes().size(); ++i) {
-    const auto& refusals = v.refusals(i);
-    EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
-  }
-  for (size_t i = 0; i < resize.size(); ++i) {
-    ASSERT_TRUE(v.resize_input(i, resize[i]));
-    ASSERT_TRUE(b.resize_input(i, resize[i]));
-  }
-  ASSERT_TRUE(v.ensure_prepared());
-  ASSERT_TRUE(b.ensure_prepared());
-  for (int run = 0; run < 2; ++run) {  // the second run replays the same command buffer on new inputs
-    for (size_t i = 0; i < v.input_count(); ++i) {
-      const auto data = random_floats(v.input(i).bytes / 4, 17 + static_cast<uint32_t>(i + 7 * run), lo, hi);
-      std::memcpy(v.input(i).data, data.data(), data.size());
-      std::memcpy(b.input(i).data, data.data(), data.size());
+  for (const bool f16 : {false, true}) {
+    SCOPED_TRACE(what + (f16 ? " (float16 storage)" : " (float32)"));
+    auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
+    ASSERT_TRUE(env);
+    ASSERT_EQ(env->logged("; float16 storage"), f16);
+    const double bound = f16 ? std::max(tolerance, kFloat16OpTolerance) : tolerance;
+    auto model = load_model_buffer(g.build(), what + ".tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto vi = Interpreter::create(env->env, model.value());
+    ASSERT_TRUE(vi) << vi.error();
+    auto bi = Interpreter::create(builtin_env(), model.value());
+    ASSERT_TRUE(bi) << bi.error();
+    Interpreter& v = *vi.value();
+    Interpreter& b = *bi.value();
+    for (size_t i = 0; i < v.nodes().size(); ++i) {
+      const auto& refusals = v.refusals(i);
+      EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
     }
-    Status sv = v.invoke();
-    ASSERT_TRUE(sv) << sv.message();
-    Status sb = b.invoke();
-    ASSERT_TRUE(sb) << sb.message();
-    EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
-    for (size_t o = 0; o < v.output_count(); ++o) {
-      ASSERT_EQ(v.output(o).shape, b.output(o).shape) << "output " << o;
-      const double rel = relative_error(reinterpret_cast<const float*>(v.output(o).data),
-                                        reinterpret_cast<const float*>(b.output(o).data), b.output(o).bytes / 4);
-      EXPECT_LE(rel, tolerance) << what << " output " << o << " run " << run;
+    for (size_t i = 0; i < resize.size(); ++i) {
+      ASSERT_TRUE(v.resize_input(i, resize[i]));
+      ASSERT_TRUE(b.resize_input(i, resize[i]));
     }
+    ASSERT_TRUE(v.ensure_prepared());
+    ASSERT_TRUE(b.ensure_prepared());
+    for (int run = 0; run < 2; ++run) {  // the second run replays the same command buffer on new inputs
+      for (size_t i = 0; i < v.input_count(); ++i) {
+        const auto data = random_floats(v.input(i).bytes / 4, 17 + static_cast<uint32_t>(i + 7 * run), lo, hi);
+        std::memcpy(v.input(i).data, data.data(), data.size());
+        std::memcpy(b.input(i).data, data.data(), data.size());
+      }
+      Status sv = v.invoke();
+      ASSERT_TRUE(sv) << sv.message();
+      Status sb = b.invoke();
+      ASSERT_TRUE(sb) << sb.message();
+      EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
+      for (size_t o = 0; o < v.output_count(); ++o) {
+        ASSERT_EQ(v.output(o).shape, b.output(o).shape) << "output " << o;
+        const double rel = relative_error(reinterpret_cast<const float*>(v.output(o).data),
+                                          reinterpret_cast<const float*>(b.output(o).data), b.output(o).bytes / 4);
+        EXPECT_LE(rel, bound) << what << " output " << o << " run " << run;
+      }
+    }
+    EXPECT_EQ(env->validation_messages(), "");
   }
-  EXPECT_EQ(env->validation_messages(), "");
 }
 
 TEST(VulkanOps, Conv2d) {
@@ -627,6 +639,49 @@ TEST(VulkanOps, StandaloneActivationsFoldIntoTheNodeBefore) {
   ASSERT_TRUE(model);
   ASSERT_TRUE(Interpreter::create(env->env, model.value()));
   EXPECT_TRUE(env->logged("partition 0: 5 nodes in 7 dispatches")) << env->log_text();
+}
+
+// Float16 storage, values derived by hand from the format (1 sign, 5 exponent, 10 fraction bits): the input
+// is rounded to the nearest float16 when it is packed (ties to even), computed in float32 (times 1), and
+// stored as float16 again. With fp16 = false every value passes unchanged.
+constexpr float kOne = 1.0f;
+
+TEST(VulkanFloat16, TensorsAreStoredAsFloat16) {
+  const std::vector<float> in_values = {1.0f + 0x1p-12f, 2049.0f, 70000.0f, -70000.0f, 3e-8f, 0.1f, 65504.0f, 65519.0f};
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> want16 = {
+      1.0f,             // a quarter of float16's step at 1 (2^-10): down
+      2048.0f,          // halfway between 2048 and 2050 (the step is 2 there): to the even one
+      inf, -inf,        // past the largest float16, 65504 (and 65520, where rounding reaches it)
+      0x1p-24f,         // above half the smallest subnormal, 2^-24: up to it
+      0.0999755859375f, // 0.1 = 1.6 * 2^-4, the fraction 0.6 * 1024 = 614.4 -> 614
+      65504.0f, 65504.0f};
+  OpGraph g;
+  const int32_t x = g.input({1, 1, 1, 8});
+  std::vector<uint8_t> ones(8 * 4);
+  for (size_t i = 0; i < 8; ++i) std::memcpy(ones.data() + 4 * i, &kOne, 4);
+  const int32_t one = g.add({8}, ones);
+  const int32_t out = g.output({1, 1, 1, 8});
+  g.op(BATON_OP_MUL, {x, one}, {out}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
+  for (const bool f16 : {true, false}) {
+    SCOPED_TRACE(f16 ? "fp16 = true" : "fp16 = false");
+    auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "fp16 = false\n");
+    ASSERT_TRUE(env);
+    auto model = load_model_buffer(g.build(), "f16.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto in = Interpreter::create(env->env, model.value());
+    ASSERT_TRUE(in) << in.error();
+    Interpreter& v = *in.value();
+    ASSERT_EQ(v.placement(0).kind, "delegate");
+    ASSERT_TRUE(v.ensure_prepared());
+    std::memcpy(v.input(0).data, in_values.data(), 8 * 4);
+    ASSERT_TRUE(v.invoke());
+    const auto* got = reinterpret_cast<const float*>(v.output(0).data);
+    const std::vector<float>& want = f16 ? want16 : in_values;
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(got[i], want[i]) << "element " << i << " (" << in_values[i] << ")";
+    EXPECT_TRUE(env->logged(f16 ? "float16 arena" : "float32 arena")) << env->log_text();
+    EXPECT_EQ(env->validation_messages(), "");
+  }
 }
 
 // ---- refusals ----------------------------------------------------------------------------------------

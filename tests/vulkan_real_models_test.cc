@@ -83,6 +83,61 @@ TEST_P(VulkanRealModel, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Reference, VulkanRealModel, ::testing::ValuesIn(reference_models(false)), param_name);
 
+// With `fp16 = true` (the default; the suites set it false) activations and weights are stored as float16,
+// computed in float32. Float16 keeps 11 significant bits (a rounding moves a value by up to 2^-11 = 4.9e-4
+// of it) and every stored intermediate is rounded once more than in float32, so errors add along a
+// model's depth. The bound: |diff| <= kFloat16Bound * max(max |ref|, 1) per output (probabilities near
+// zero are compared absolutely). One output is compared otherwise: pose_landmark's segmentation logits
+// (output 2, up to +-660 on a 256x256 map) move by up to a quarter of their range in the deep negative and
+// positive regions, so the test holds the mask they give (logit > 0) to kFloat16MaskAgreement of the pixels.
+constexpr double kFloat16Bound = 2e-2;
+constexpr double kFloat16MaskAgreement = 0.995;
+
+class VulkanFloat16RealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VulkanFloat16RealModel, MatchesTheReferenceWithinFloat16Tolerance) {
+  const std::string name = GetParam();
+  if (!have_model(name)) GTEST_SKIP() << "missing " << name;
+  auto env = vulkan_env("vulkan", "fp16 = true\n");
+  ASSERT_TRUE(env);
+  ASSERT_TRUE(env->logged("; float16 storage")) << env->log_text();
+  const std::string path = model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite";
+  auto model = load_model_file(path);
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env->env, model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  Interpreter& in = *interp.value();
+  ASSERT_TRUE(run_reference_inputs(in, name, 2));
+  EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
+  EXPECT_GT(delegated_nodes(in, "vulkan"), 0u);
+  const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
+  double worst = 0;
+  for (size_t o = 0; o < in.output_count(); ++o) {
+    auto want = tool::read_npy(ref + "out_" + std::to_string(o) + ".npy");
+    ASSERT_TRUE(want) << want.error();
+    ASSERT_EQ(want->shape, in.output(o).shape) << "output " << o;
+    const auto* got = reinterpret_cast<const float*>(in.output(o).data);
+    const auto* ref_values = reinterpret_cast<const float*>(want->data.data());
+    const size_t n = want->data.size() / 4;
+    if (name.rfind("pose_landmark", 0) == 0 && o == 2) {
+      size_t same = 0;
+      for (size_t k = 0; k < n; ++k) same += (got[k] > 0) == (ref_values[k] > 0);
+      EXPECT_GE(static_cast<double>(same) / n, kFloat16MaskAgreement) << "segmentation mask";
+      std::printf("[ vulkan   ] %s in float16: segmentation mask %zu of %zu pixels as the reference's\n", name.c_str(),
+                  same, n);
+      continue;
+    }
+    const FloatDiff d = float_diff(got, ref_values, n);
+    const double rel = d.max_diff / std::max(d.max_ref, 1.0);
+    EXPECT_LE(rel, kFloat16Bound) << "output " << o << ": max |diff| " << d.max_diff << " of max |ref| " << d.max_ref;
+    worst = std::max(worst, rel);
+  }
+  EXPECT_EQ(env->validation_messages(), "");
+  std::printf("[ vulkan   ] %s in float16: worst |diff| / max(max |ref|, 1) = %.3g\n", name.c_str(), worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, VulkanFloat16RealModel, ::testing::ValuesIn(reference_models(false)), param_name);
+
 // The chain [vulkan, xnnpack]: xnnpack gets what vulkan refuses (model_2's SQUARED_DIFFERENCE).
 class VulkanXnnpackRealModel : public ::testing::TestWithParam<std::string> {};
 

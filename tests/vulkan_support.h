@@ -61,9 +61,13 @@ inline std::unique_ptr<VulkanEnv> vulkan_env(const std::string& delegates = "vul
   const bool own_cache = options.find("cache-dir") != std::string::npos || options.find("shader-cache") != std::string::npos;
   // Lavapipe, a CPU implementation, is used only when the device option names it.
   const bool own_device = options.find("device =") != std::string::npos;
+  // float32 unless the test asks about float16: the suites compare with float32 references at float32's
+  // tolerance.
+  const bool own_precision = options.find("fp16 =") != std::string::npos;
   e->conf.write("baton.conf", "delegates = " + delegates + "\n[plugin.vulkan]\nvalidation = true\n" +
                                   (own_cache ? "" : "cache-dir = " + shared_cache_dir() + "\n") +
-                                  (own_device ? "" : "device = " + test_device() + "\n") + options);
+                                  (own_device ? "" : "device = " + test_device() + "\n") +
+                                  (own_precision ? "" : "fp16 = false\n") + options);
   dirs.insert(dirs.begin(), {VULKAN_PLUGIN_DIR, BUILTIN_PACK_DIR});
   auto env = isolated_environment(dirs, e->conf.file("baton.conf"), e->log);
   EXPECT_TRUE(env) << env.error();

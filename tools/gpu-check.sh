@@ -105,6 +105,8 @@ threads=${threads:-$(nproc)}
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$B/cache} XDG_STATE_HOME=${XDG_STATE_HOME:-$B/state}
 conf=$B/gpu-check.conf
 { echo "# written by run.sh"; echo "[plugin.vulkan]"; [ -z "$device" ] || echo "device = $device"; } > "$conf"
+conf32=$B/gpu-check-fp32.conf  # the same with float32 storage (fp16 = false)
+{ cat "$conf"; echo "fp16 = false"; } > "$conf32"
 baton() { "$B/lib/sys/ld-linux-x86-64.so.2" --library-path "$B/lib:$B/lib/sys" "$B/baton.bin" "$@"; }
 
 echo "vulkan devices (the one used: --device, else the first discrete GPU):"
@@ -112,10 +114,10 @@ baton plugins --config "$conf" 2>&1 | awk '/^vulkan/ {v = 1} v && /devices:/ {d 
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 field() { sed -E "s/.*\"$1\":([0-9.e+-]+).*/\1/"; }
-printf "\n%-26s %9s %9s %9s %9s %7s  %s\n" model "vk min" "vk med" "cpu min" "cpu med" "cpu/vk" "plan with --delegate vulkan"
+printf "\n%-26s %9s %9s %9s %9s %9s %7s  %s\n" model "vk min" "vk med" "vk32 min" "cpu min" "cpu med" "cpu/vk" "plan with --delegate vulkan"
 for model in "$B"/models/*.tflite; do
   name=$(basename "$model" .tflite)
-  vmin=() vmed=() cmin=() cmed=() plan="" failed=""
+  vmin=() vmed=() v32min=() cmin=() cmed=() plan="" failed=""
   for ((r = 0; r < rounds; r++)); do
     if ! out=$(baton bench "$model" --config "$conf" --delegate vulkan --threads "$threads" --runs "$runs" --json 2>&1); then
       failed=$(tail -1 <<< "$out"); break
@@ -123,6 +125,9 @@ for model in "$B"/models/*.tflite; do
     plan=$(sed -E 's/.*"plan":"([^"]*)".*/\1/' <<< "$out")
     vmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
     vmed+=("$(field median <<< "$out")")
+    out=$(baton bench "$model" --config "$conf32" --delegate vulkan --threads "$threads" --runs "$runs" --json 2>&1) \
+      || { failed=$(tail -1 <<< "$out"); break; }
+    v32min+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
     out=$(baton bench "$model" --config "$conf" --delegate cpu --delegate xnnpack --threads "$threads" --runs "$runs" --json 2>&1) \
       || { failed=$(tail -1 <<< "$out"); break; }
     cmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
@@ -133,9 +138,11 @@ for model in "$B"/models/*.tflite; do
     continue
   fi
   vn=$(printf '%s\n' "${vmin[@]}" | sort -g | head -1) vm=$(printf '%s\n' "${vmed[@]}" | median)
+  v32n=$(printf '%s\n' "${v32min[@]}" | sort -g | head -1)
   cn=$(printf '%s\n' "${cmin[@]}" | sort -g | head -1) cm=$(printf '%s\n' "${cmed[@]}" | median)
-  printf "%-26s %9.3f %9.3f %9.3f %9.3f %7.2f  %s\n" "$name" "$vn" "$vm" "$cn" "$cm" \
+  printf "%-26s %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f  %s\n" "$name" "$vn" "$vm" "$v32n" "$cn" "$cm" \
     "$(awk -v a="$cm" -v b="$vm" 'BEGIN {print a / b}')" "$plan"
 done
-echo "(ms; $rounds rounds of $runs runs after 5 warm-up, vulkan and the cpu chain alternating; $threads threads;"
+echo "(ms; $rounds rounds of $runs runs after 5 warm-up, vulkan (float16 storage where the device has it, the"
+echo " default), vulkan with fp16 = false (vk32) and the cpu chain alternating; $threads threads;"
 echo " min = the smallest of the rounds' minima, med = the median of their medians; cpu/vk > 1: vulkan is faster)"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "baton/float16.hpp"
 #include "memory_plan.h"
 #include "vk_error.h"
 
@@ -133,7 +134,12 @@ void Executable::upload_weights() {
     if (t.kind != TensorKind::kConstant) continue;
     std::vector<float> data(t.floats);
     if (t.fill) t.fill(data.data());
-    std::memcpy(base + places_[id].offset, data.data(), data.size() * sizeof(float));
+    if (t.half) {
+      auto* out = reinterpret_cast<uint16_t*>(base + places_[id].offset);  // aligned: offsets are 16-byte multiples
+      for (size_t i = 0; i < data.size(); ++i) out[i] = float_to_half(data[i]);
+    } else {
+      std::memcpy(base + places_[id].offset, data.data(), data.size() * sizeof(float));
+    }
     t.fill = nullptr;  // the host's data may go; the device has its copy
   }
   VkCommandBufferAllocateInfo alloc{};

@@ -191,8 +191,21 @@ Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
     queue.queueFamilyIndex = queue_family_;
     queue.queueCount = 1;
     queue.pQueuePriorities = &priority;
+    // 16-bit storage is core in Vulkan 1.1 (the instance's version) but optional: asked for only when
+    // the device has it.
+    VkPhysicalDevice16BitStorageFeatures storage16{};
+    storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    VkPhysicalDeviceFeatures2 features{};
+    features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    features.pNext = &storage16;
+    vkGetPhysicalDeviceFeatures2(physical_, &features);
+    f16_storage_ = options.f16_storage && storage16.storageBuffer16BitAccess == VK_TRUE;
+    VkPhysicalDevice16BitStorageFeatures enable16{};
+    enable16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    enable16.storageBuffer16BitAccess = VK_TRUE;
     VkDeviceCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    info.pNext = f16_storage_ ? &enable16 : nullptr;
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue;
     BATON_VK(vkCreateDevice, physical_, &info, nullptr, &device_);

@@ -22,6 +22,7 @@ using LogFn = std::function<void(int level, const std::string& message)>;
 struct GpuOptions {
   std::string device;       // the `device` option: index or name substring; empty = the default policy
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and report its messages
+  bool f16_storage = false;  // enable 16-bit storage buffers where the device has them
 };
 
 // The devices a fresh instance sees, for the plugin's description. Never throws: `error` says why the
@@ -53,6 +54,8 @@ class Gpu {
   // `preferred` flags. Throws Refusal when none has the required flags.
   uint32_t memory_type(uint32_t allowed_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
   bool memory_type_has(uint32_t type, VkMemoryPropertyFlags flags) const;
+  // Whether storage buffers may hold float16 (asked for, and the device has storageBuffer16BitAccess).
+  bool f16_storage() const { return f16_storage_; }
   // Validation warnings and errors reported so far (0 without validation).
   uint64_t validation_messages() const { return validation_messages_; }
 
@@ -74,6 +77,7 @@ class Gpu {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   uint64_t validation_messages_ = 0;
+  bool f16_storage_ = false;
 };
 
 }  // namespace baton::vulkan

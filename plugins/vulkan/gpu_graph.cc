@@ -43,8 +43,10 @@ Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local) {
   return g;
 }
 
-GraphBuilder::GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs)
-    : api_(api), limits_(limits), auto_inputs_(auto_inputs) {}
+GraphBuilder::GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs, bool f16)
+    : api_(api), limits_(limits), auto_inputs_(auto_inputs) {
+  graph_.f16 = f16;
+}
 
 int GraphBuilder::add_tensor(GpuTensor t, const char* what) {
   if (t.bytes > limits_.max_storage_range) {
@@ -65,7 +67,7 @@ int GraphBuilder::add_input(const baton_tensor* t) {
     if (d <= 0) refuse("a partition input of shape " + dims_text(g.dims));
   }
   g.shape = shape4(g.dims);
-  g.bytes = g.shape.padded_bytes();
+  g.bytes = g.shape.padded_bytes(element_bytes());
   const int id = add_tensor(std::move(g), "an input");
   ids_[t] = id;
   inputs_.emplace_back(id, std::to_string(api_->tensor_index(t)));
@@ -82,8 +84,9 @@ int GraphBuilder::value(const NodeView& node, const baton_tensor* t) {
     g.kind = TensorKind::kConstant;
     g.dims = dims;
     g.shape = s;
-    g.bytes = s.padded_bytes();
+    g.bytes = s.padded_bytes(element_bytes());
     g.floats = static_cast<size_t>(s.vec4s() * 4);
+    g.half = graph_.f16;
     g.fill = [s, data](float* out) {
       const int32_t c4 = s.c4();
       for (int64_t r = 0; r < s.rows(); ++r) {
@@ -102,7 +105,7 @@ int GraphBuilder::define(const baton_tensor* t, Dims dims) {
   GpuTensor g;
   g.shape = shape4(dims);
   g.dims = std::move(dims);
-  g.bytes = g.shape.padded_bytes();
+  g.bytes = g.shape.padded_bytes(element_bytes());
   const int id = add_tensor(std::move(g), "the output");
   ids_[t] = id;
   return id;
@@ -112,15 +115,16 @@ int GraphBuilder::scratch(Dims dims) {
   GpuTensor g;
   g.shape = shape4(dims);
   g.dims = std::move(dims);
-  g.bytes = g.shape.padded_bytes();
+  g.bytes = g.shape.padded_bytes(element_bytes());
   return add_tensor(std::move(g), "a scratch tensor");
 }
 
-int GraphBuilder::constant(size_t floats, std::function<void(float*)> fill) {
+int GraphBuilder::constant(size_t floats, std::function<void(float*)> fill, bool exact) {
   GpuTensor g;
   g.kind = TensorKind::kConstant;
   g.floats = floats;
-  g.bytes = static_cast<int64_t>(floats * sizeof(float));
+  g.half = graph_.f16 && !exact;
+  g.bytes = static_cast<int64_t>(floats) * (g.half ? 2 : 4);
   g.fill = std::move(fill);
   return add_tensor(std::move(g), "packed weights");
 }
@@ -157,6 +161,7 @@ void GraphBuilder::dispatch(const std::string& shader, Defines defines, const Gr
   defines.emplace_back("LX", std::to_string(grid.local[0]));
   defines.emplace_back("LY", std::to_string(grid.local[1]));
   defines.emplace_back("LZ", std::to_string(grid.local[2]));
+  if (graph_.f16) defines.emplace_back("F16", "1");
   Step s;
   s.label = label_;
   s.shader = shader;
@@ -179,7 +184,8 @@ GpuGraph GraphBuilder::finish() {
   std::vector<Step> node_steps = std::move(graph_.steps);
   graph_.steps.clear();
   // Inputs: the host's dense bytes go to the upload buffer; a copy when the layouts agree (channels a
-  // multiple of 4), else the pack shader spreads the rows to whole vec4s.
+  // multiple of 4, float32 storage), else the pack shader spreads the rows to whole vec4s (and converts
+  // to float16).
   for (const auto& [id, name] : inputs_) {
     const Shape4 s = shape(id);
     GpuTensor up;
@@ -190,7 +196,7 @@ GpuGraph GraphBuilder::finish() {
     const int staged = add_tensor(std::move(up), "an input");
     graph_.uploads.push_back(staged);
     set_label("upload of tensor " + name);
-    if (s.c % 4 == 0) {
+    if (s.c % 4 == 0 && !graph_.f16) {
       copy(id, staged, s.elements() * 4);
     } else {
       std::array<int32_t, 32> p{};
@@ -211,7 +217,7 @@ GpuGraph GraphBuilder::finish() {
     const int staged = add_tensor(std::move(down), "an output");
     graph_.downloads.push_back(staged);
     set_label("download of an output");
-    if (s.c % 4 == 0) {
+    if (s.c % 4 == 0 && !graph_.f16) {
       copy(staged, id, s.elements() * 4);
     } else {
       std::array<int32_t, 32> p{};

@@ -26,7 +26,8 @@ struct Shape4 {
   int32_t c4() const { return (c + 3) / 4; }
   int64_t rows() const { return static_cast<int64_t>(n) * h * w; }
   int64_t vec4s() const { return rows() * c4(); }
-  int64_t padded_bytes() const { return vec4s() * 16; }
+  // The bytes of the device layout with elements of `element_bytes` (4: float32, 2: float16).
+  int64_t padded_bytes(int element_bytes) const { return vec4s() * 4 * element_bytes; }
   int64_t elements() const { return rows() * c; }
 };
 
@@ -45,8 +46,9 @@ struct GpuTensor {
   Shape4 shape;
   int64_t bytes = 0;
   // kConstant: the number of floats and the function that writes them (run only when the partition is
-  // built, so check_node packs nothing).
+  // built, so check_node packs nothing); `half`: stored as float16.
   size_t floats = 0;
+  bool half = false;
   std::function<void(float*)> fill;
 };
 
@@ -62,6 +64,7 @@ struct Step {
 };
 
 struct GpuGraph {
+  bool f16 = false;  // activations and weights stored as float16 (common.glsl's F16)
   std::vector<GpuTensor> tensors;
   std::vector<Step> steps;
   std::vector<int> uploads;    // kUpload tensors, one per partition input, in partition order
@@ -93,8 +96,12 @@ Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local = 64);
 class GraphBuilder {
  public:
   // `auto_inputs`: a non-constant tensor seen for the first time becomes a partition input (check_node
-  // plans a node alone); otherwise every input must have been added or defined first.
-  GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs);
+  // plans a node alone); otherwise every input must have been added or defined first. `f16`: activations
+  // and weights are stored as float16 (every dispatch gets F16), the host's inputs and outputs stay float32.
+  GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs, bool f16);
+
+  // Bytes per element of a device tensor: 2 with float16 storage, else 4.
+  int element_bytes() const { return graph_.f16 ? 2 : 4; }
 
   void set_label(std::string label) { label_ = std::move(label); }
   const std::string& label() const { return label_; }
@@ -108,8 +115,9 @@ class GraphBuilder {
   int define(const baton_tensor* t, Dims dims);
   // A device tensor only the op itself uses (a reshaped copy of an input).
   int scratch(Dims dims);
-  // Op-packed constant data of `floats` floats, written by `fill` when the partition is built.
-  int constant(size_t floats, std::function<void(float*)> fill);
+  // Op-packed constant data of `floats` floats, written by `fill` when the partition is built; stored as
+  // the tensors are (float16 or float32), or with `exact` always as float32 (index tables).
+  int constant(size_t floats, std::function<void(float*)> fill, bool exact = false);
   // Marks a defined tensor as a partition output.
   int add_output(const baton_tensor* t);
 

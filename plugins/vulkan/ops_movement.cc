@@ -15,7 +15,7 @@ namespace baton::vulkan {
 void plan_reshape_into(GraphBuilder& g, int dst, int src) {
   const Shape4 to = g.shape(dst), from = g.shape(src);
   if (to.c == from.c) {
-    g.copy(dst, src, to.padded_bytes());  // same rows of the same vec4s
+    g.copy(dst, src, to.padded_bytes(g.element_bytes()));  // same rows of the same vec4s
     return;
   }
   Params p{};
@@ -252,7 +252,7 @@ void plan_resize_nearest(GraphBuilder& g, const NodeView& node) {
   const int tables = g.constant(static_cast<size_t>(oh) + static_cast<size_t>(ow), [=](float* t) {
     for (int32_t y = 0; y < oh; ++y) t[y] = static_cast<float>(nearest_source(y, ih, oh, o.align_corners, o.half_pixel_centers));
     for (int32_t x = 0; x < ow; ++x) t[oh + x] = static_cast<float>(nearest_source(x, iw, ow, o.align_corners, o.half_pixel_centers));
-  });
+  }, /*exact=*/true);
   const Shape4 s = g.shape(out);
   Params p{};
   set4(p, 0, s.n, oh, ow, s.c4());

@@ -18,7 +18,7 @@ std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + 
 void PluginState::check(const baton_node* node) const {
   const OpDef* def = find_op(api->node_builtin_code(node));
   if (!def) refuse("not an op this delegate declares");
-  GraphBuilder scratch(api, limits, true);
+  GraphBuilder scratch(api, limits, true, f16);
   def->plan(scratch, NodeView(api, node));
 }
 
@@ -39,7 +39,7 @@ void Partition::build(const baton_partition* partition) {
 
   // Shapes inside follow from the inputs' current shapes, so the same code serves a first build and a
   // rebuild after an input was resized.
-  GraphBuilder graph(api, plugin_.limits, false);
+  GraphBuilder graph(api, plugin_.limits, false, plugin_.f16);
   for (baton_tensor* t : inputs_) graph.add_input(t);
   const Fusions fusions = find_fusions(api, partition);
   for (const auto& [producer, act] : fusions.activation_of) graph.fuse_activation(producer, act);
@@ -71,7 +71,8 @@ void Partition::build(const baton_partition* partition) {
   plugin_.log(BATON_LOG_INFO,
               "partition " + std::to_string(api->partition_id(partition)) + ": " + std::to_string(nodes) + " nodes in " +
                   std::to_string(s.dispatches) + " dispatches and " + std::to_string(s.copies) + " copies with " +
-                  std::to_string(s.barriers) + " barriers; arena " + kib(s.arena_bytes) + " (" + kib(s.unshared_bytes) +
+                  std::to_string(s.barriers) + " barriers; " + (plugin_.f16 ? "float16" : "float32") + " arena " +
+                  kib(s.arena_bytes) + " (" + kib(s.unshared_bytes) +
                   " without reuse), weights " + kib(s.weight_bytes) + "; shaders: " +
                   std::to_string(after.compiled - before.compiled) + " compiled, " +
                   std::to_string(after.from_cache - before.from_cache) + " from the disk cache, " +

@@ -39,6 +39,10 @@ const baton_option_decl kOptions[] = {
      "the cache's folder; unset = $XDG_CACHE_HOME/baton/vulkan (~/.cache/baton/vulkan)"},
     {sizeof(baton_option_decl), "shader-dir", BATON_OPTION_STRING, nullptr,
      "read NAME.comp from this folder instead of the shaders built into the plugin (for shader work)"},
+    {sizeof(baton_option_decl), "fp16", BATON_OPTION_BOOL, "true",
+     "store activations and weights as float16 where the device has 16-bit storage buffers (half the memory "
+     "traffic; outputs within about 1e-2 relative of float32), computing in float32; false = float32 "
+     "throughout (TFLite's GPU delegate: precision loss allowed, or not)"},
 };
 
 // The Vulkan loader keeps state in memory it never frees and re-reads every driver manifest when it is
@@ -122,6 +126,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     GpuOptions options;
     options.device = g_api->option_string(host, "device", "");
     options.validation = g_api->option_bool(host, "validation", 0) != 0;
+    options.f16_storage = g_api->option_bool(host, "fp16", 1) != 0;
     try {
       if (options.device.empty()) {
         // Without a device named, decide from the probe whether there is one to run on before any
@@ -149,6 +154,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
       state->limits.max_local[d] = l.maxComputeWorkGroupSize[d];
     }
     state->limits.max_invocations = l.maxComputeWorkGroupInvocations;
+    state->f16 = state->gpu->f16_storage();
     std::string cache_dir;
     if (g_api->option_bool(host, "shader-cache", 1)) {
       cache_dir = g_api->option_string(host, "cache-dir", "");
@@ -159,6 +165,9 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                                      ShaderCache(cache_dir), log);
     state->log(BATON_LOG_INFO, "running on device " + describe_device(state->gpu->index(), state->gpu->summary()) +
                                    (options.validation ? " with validation" : "") +
+                                   (state->f16                 ? "; float16 storage"
+                                    : options.f16_storage ? "; float32 (the device has no 16-bit storage buffers)"
+                                                          : "; float32 (fp16 = false)") +
                                    (cache_dir.empty() ? "; shader cache off" : "; shader cache in " + cache_dir));
     if (state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
       // Named by the device option: say what a user of such a machine most likely wants instead.
@@ -187,7 +196,7 @@ const baton_plugin_desc* describe() {
       "vulkan",
       "0.1.0",
       BATON_PLUGIN_DELEGATE,
-      "float32 subgraphs on a Vulkan 1.1+ GPU, GLSL compute shaders compiled by glslang",
+      "float32 subgraphs on a Vulkan 1.1+ GPU (stored as float16 where it can: the fp16 option), GLSL compute shaders compiled by glslang",
       decls.data(),
       decls.size(),
       kOptions,

@@ -6,9 +6,9 @@
 // 7 MINIMUM, 8 POW), ACT, SAME (a, b and the output have one shape: a flat grid), A_SPLAT / B_SPLAT (the
 // operand has one channel, spread over the four lanes), MASK (channels not a multiple of 4: a splat fills
 // the lanes past them, and DIV and POW turn their zeros into NaN and 1; they are zeroed again). Without SAME the grid is x: channel block, y: column, z: batch and row.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer A { vec4 a_data[]; };
-layout(std430, binding = 2) readonly buffer B { vec4 b_data[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer A { T4 a_data[]; };
+layout(std430, binding = 2) readonly buffer B { T4 b_data[]; };
 
 vec4 apply(vec4 a, vec4 b) {
 #if OP == 0
@@ -44,9 +44,9 @@ void main() {
   int i = flat_id();
   if (i >= P.p[3].y) return;
 #if MASK
-  dst[i] = mask_lanes(apply(a_data[i], b_data[i]), i % o.w, P.p[3].x);
+  dst[i] = T4(mask_lanes(apply(vec4(a_data[i]), vec4(b_data[i])), i % o.w, P.p[3].x));
 #else
-  dst[i] = apply(a_data[i], b_data[i]);
+  dst[i] = T4(apply(vec4(a_data[i]), vec4(b_data[i])));
 #endif
 #else
   int c4 = int(gl_GlobalInvocationID.x), x = int(gl_GlobalInvocationID.y), z = int(gl_GlobalInvocationID.z);
@@ -54,8 +54,8 @@ void main() {
   int y = z - n * o.y;
   if (c4 >= o.w || x >= o.z || n >= o.x) return;
   ivec4 at = ivec4(n, y, x, c4);
-  vec4 a = a_data[at.x * P.p[1].x + at.y * P.p[1].y + at.z * P.p[1].z + at.w * P.p[1].w];
-  vec4 b = b_data[at.x * P.p[2].x + at.y * P.p[2].y + at.z * P.p[2].z + at.w * P.p[2].w];
+  vec4 a = vec4(a_data[at.x * P.p[1].x + at.y * P.p[1].y + at.z * P.p[1].z + at.w * P.p[1].w]);
+  vec4 b = vec4(b_data[at.x * P.p[2].x + at.y * P.p[2].y + at.z * P.p[2].z + at.w * P.p[2].w]);
 #if A_SPLAT
   a = a.xxxx;
 #endif
@@ -66,6 +66,6 @@ void main() {
 #if MASK
   v = mask_lanes(v, c4, P.p[3].x);
 #endif
-  dst[((n * o.y + y) * o.z + x) * o.w + c4] = v;
+  dst[((n * o.y + y) * o.z + x) * o.w + c4] = T4(v);
 #endif
 }

@@ -1,6 +1,18 @@
 // Included at the top of every shader, after `#version 450` and the variant's defines (LX, LY, LZ, and
 // the shader's own). Tensors are storage buffers in the device layout of gpu_graph.h: rows of vec4s of
 // channels, lanes past the channel count zero.
+// The storage type of tensors in the device arena and of weights: float32, or with F16 (the `fp16` option
+// on a device with 16-bit storage) float16. Shaders read T4 / T1 into vec4 / float and compute in float32;
+// they write through T4(...) / T1(...). Staging buffers (pack, unpack) and index tables stay float32.
+#if F16
+#extension GL_EXT_shader_16bit_storage : require
+#define T4 f16vec4
+#define T1 float16_t
+#else
+#define T4 vec4
+#define T1 float
+#endif
+
 layout(local_size_x = LX, local_size_y = LY, local_size_z = LZ) in;
 
 // 32 ints of per-dispatch parameters (sizes, offsets, float bits); each shader documents its slots.

@@ -6,11 +6,11 @@
 // channels: also zero the output's lanes past its channels), ACT.
 // x: input channel block, y: input column, z: batch and input row.
 #if VEC
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
 #else
-layout(std430, binding = 0) writeonly buffer Output { float dst[]; };
+layout(std430, binding = 0) writeonly buffer Output { T1 dst[]; };
 #endif
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 
 void main() {
   ivec4 d = P.p[0], o = P.p[1], off = P.p[2];
@@ -20,17 +20,17 @@ void main() {
   int y = z - n * d.y;
   if (c4 >= ic4 || x >= d.z || n >= d.x) return;
   int opix = ((n + off.x) * o.y + y + off.y) * o.z + x + off.z;
-  vec4 v = activate(src[((n * d.y + y) * d.z + x) * ic4 + c4]);
+  vec4 v = activate(vec4(src[((n * d.y + y) * d.z + x) * ic4 + c4]));
 #if VEC
-  dst[opix * oc4 + off.w / 4 + c4] = v;
+  dst[opix * oc4 + off.w / 4 + c4] = T4(v);
 #else
   int base = opix * oc4 * 4 + off.w;
   for (int l = 0; l < 4; ++l) {
-    if (4 * c4 + l < d.w) dst[base + 4 * c4 + l] = v[l];
+    if (4 * c4 + l < d.w) dst[base + 4 * c4 + l] = T1(v[l]);
   }
 #if ZERO_TAIL
   if (c4 == ic4 - 1) {
-    for (int c = off.w + d.w; c < oc4 * 4; ++c) dst[opix * oc4 * 4 + c] = 0.0;
+    for (int c = off.w + d.w; c < oc4 * 4; ++c) dst[opix * oc4 * 4 + c] = T1(0.0);
   }
 #endif
 #endif

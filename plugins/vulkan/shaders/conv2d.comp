@@ -4,10 +4,10 @@
 // Defines: KH KW SH SW DH DW (kernel, strides, dilations), ACT, TILE_X (pixels of a row per invocation),
 // TILE_OC (blocks of 4 output channels per invocation). x: pixel tiles, y: output row, z: batch and
 // channel tiles.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
-layout(std430, binding = 2) readonly buffer Weights { vec4 wts[]; };
-layout(std430, binding = 3) readonly buffer Bias { vec4 bias[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
+layout(std430, binding = 2) readonly buffer Weights { T4 wts[]; };
+layout(std430, binding = 3) readonly buffer Bias { T4 bias[]; };
 
 void main() {
   int in_h = P.p[0].x, in_w = P.p[0].y, in_c4 = P.p[0].z, batch = P.p[0].w;
@@ -25,7 +25,7 @@ void main() {
   for (int o = 0; o < TILE_OC; ++o) {
     int oc = min(oc0 + o, out_c4 - 1);  // a tile past the last block computes a copy it does not write
     wbase[o] = oc * KH * KW * in_c4 * 4;
-    vec4 b = bias[oc];
+    vec4 b = vec4(bias[oc]);
     for (int t = 0; t < TILE_X; ++t) acc[o][t] = b;
   }
   int iy0 = oy * SH - pad_top;
@@ -46,11 +46,11 @@ void main() {
         vec4 v[TILE_X];
         for (int t = 0; t < TILE_X; ++t) {
           v[t] = vec4(0.0);
-          if (inside[t]) v[t] = src[pix[t] + ic];
+          if (inside[t]) v[t] = vec4(src[pix[t] + ic]);
         }
         for (int o = 0; o < TILE_OC; ++o) {
           int wi = wbase[o] + tap + ic * 4;
-          vec4 w0 = wts[wi], w1 = wts[wi + 1], w2 = wts[wi + 2], w3 = wts[wi + 3];
+          vec4 w0 = vec4(wts[wi]), w1 = vec4(wts[wi + 1]), w2 = vec4(wts[wi + 2]), w3 = vec4(wts[wi + 3]);
           for (int t = 0; t < TILE_X; ++t) {
             acc[o][t] += v[t].x * w0 + v[t].y * w1 + v[t].z * w2 + v[t].w * w3;
           }
@@ -64,7 +64,7 @@ void main() {
     for (int t = 0; t < TILE_X; ++t) {
       int ox = x0 + t;
       if (ox >= out_w) break;
-      dst[((n * out_h + oy) * out_w + ox) * out_c4 + oc] = activate(acc[o][t]);
+      dst[((n * out_h + oy) * out_w + ox) * out_c4 + oc] = T4(activate(acc[o][t]));
     }
   }
 }

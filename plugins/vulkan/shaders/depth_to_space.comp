@@ -2,11 +2,11 @@
 // Bindings: 0 output, 1 input. P.p[0] = output (n, h, w, c), P.p[1] = (in_h, in_w, in_c, block),
 // P.p[2] = (-, output c4, input c4, -). Defines: VEC (output channels a multiple of 4).
 // x: output channel block, y: output column, z: batch and output row.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
 #if VEC
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 #else
-layout(std430, binding = 1) readonly buffer Input { float src[]; };
+layout(std430, binding = 1) readonly buffer Input { T1 src[]; };
 #endif
 
 void main() {
@@ -26,8 +26,8 @@ void main() {
   vec4 v = vec4(0.0);
   for (int l = 0; l < 4; ++l) {
     int c = 4 * c4 + l;
-    if (c < o.w) v[l] = src[pix * ic4 * 4 + first + c];
+    if (c < o.w) v[l] = float(src[pix * ic4 * 4 + first + c]);
   }
-  dst[at] = v;
+  dst[at] = T4(v);
 #endif
 }

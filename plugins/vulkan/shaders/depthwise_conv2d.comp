@@ -4,14 +4,14 @@
 // Defines: KH KW SH SW DH DW, ACT, TILE_X (pixels of a row per invocation), DM (depth multiplier; with
 // DM > 1 output channel c reads input channel c / DM, lane by lane). x: channel blocks, y: pixel tiles,
 // z: batch and output row.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
 #if DM == 1
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 #else
-layout(std430, binding = 1) readonly buffer Input { float src[]; };
+layout(std430, binding = 1) readonly buffer Input { T1 src[]; };
 #endif
-layout(std430, binding = 2) readonly buffer Weights { vec4 wts[]; };
-layout(std430, binding = 3) readonly buffer Bias { vec4 bias[]; };
+layout(std430, binding = 2) readonly buffer Weights { T4 wts[]; };
+layout(std430, binding = 3) readonly buffer Bias { T4 bias[]; };
 
 void main() {
   int in_h = P.p[0].x, in_w = P.p[0].y, in_c4 = P.p[0].z, in_c = P.p[0].w;
@@ -25,7 +25,7 @@ void main() {
   if (c4 >= out_c4 || x0 >= out_w || n >= batch) return;
 
   vec4 acc[TILE_X];
-  vec4 b = bias[c4];
+  vec4 b = vec4(bias[c4]);
   for (int t = 0; t < TILE_X; ++t) acc[t] = b;
 #if DM != 1
   // Lanes past the output channels have zero weights; their (clamped) input channel does not matter.
@@ -37,15 +37,15 @@ void main() {
     if (iy < 0 || iy >= in_h) continue;
     int row = (n * in_h + iy) * in_w;
     for (int kx = 0; kx < KW; ++kx) {
-      vec4 w = wts[(ky * KW + kx) * out_c4 + c4];
+      vec4 w = vec4(wts[(ky * KW + kx) * out_c4 + c4]);
       for (int t = 0; t < TILE_X; ++t) {
         int ix = (x0 + t) * SW - pad_left + kx * DW;
         if (ix < 0 || ix >= in_w) continue;
 #if DM == 1
-        acc[t] += src[(row + ix) * in_c4 + c4] * w;
+        acc[t] += vec4(src[(row + ix) * in_c4 + c4]) * w;
 #else
         int base = (row + ix) * in_c4 * 4;
-        acc[t] += vec4(src[base + ich.x], src[base + ich.y], src[base + ich.z], src[base + ich.w]) * w;
+        acc[t] += vec4(float(src[base + ich.x]), float(src[base + ich.y]), float(src[base + ich.z]), float(src[base + ich.w])) * w;
 #endif
       }
     }
@@ -53,6 +53,6 @@ void main() {
   for (int t = 0; t < TILE_X; ++t) {
     int ox = x0 + t;
     if (ox >= out_w) break;
-    dst[((n * out_h + oy) * out_w + ox) * out_c4 + c4] = activate(acc[t]);
+    dst[((n * out_h + oy) * out_w + ox) * out_c4 + c4] = T4(activate(acc[t]));
   }
 }

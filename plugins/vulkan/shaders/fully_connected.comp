@@ -2,10 +2,10 @@
 // 3 bias. P.p[0] = (k4, u4, rows, units). Defines: ACT.
 // One workgroup per block of 4 units (y) and row (z); its LX invocations split the depth and add their
 // partial sums in shared memory.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
-layout(std430, binding = 2) readonly buffer Weights { vec4 wts[]; };
-layout(std430, binding = 3) readonly buffer Bias { vec4 bias[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
+layout(std430, binding = 2) readonly buffer Weights { T4 wts[]; };
+layout(std430, binding = 3) readonly buffer Bias { T4 bias[]; };
 
 shared vec4 partial[LX];
 
@@ -16,9 +16,9 @@ void main() {
   int lid = int(gl_LocalInvocationID.x);
   vec4 acc = vec4(0.0);
   for (int k = lid; k < k4; k += LX) {
-    vec4 v = src[row * k4 + k];
+    vec4 v = vec4(src[row * k4 + k]);
     int wi = (u * k4 + k) * 4;
-    acc += v.x * wts[wi] + v.y * wts[wi + 1] + v.z * wts[wi + 2] + v.w * wts[wi + 3];
+    acc += v.x * vec4(wts[wi]) + v.y * vec4(wts[wi + 1]) + v.z * vec4(wts[wi + 2]) + v.w * vec4(wts[wi + 3]);
   }
   partial[lid] = acc;
   barrier();
@@ -26,5 +26,5 @@ void main() {
     if (lid < s) partial[lid] += partial[lid + s];
     barrier();
   }
-  if (lid == 0) dst[row * u4 + u] = activate(partial[0] + bias[u]);
+  if (lid == 0) dst[row * u4 + u] = T4(activate(partial[0] + vec4(bias[u])));
 }

@@ -1,7 +1,7 @@
 // A partition input whose channels are not a multiple of 4: the host's dense rows spread to whole vec4s
 // with zero lanes. Bindings: 0 output (device layout), 1 input (dense, in the upload buffer).
 // P.p[0] = (vec4s, channels, c4, -).
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
 layout(std430, binding = 1) readonly buffer Input { float src[]; };
 
 void main() {
@@ -14,5 +14,5 @@ void main() {
   for (int l = 0; l < 4; ++l) {
     if (4 * c4 + l < c) v[l] = src[row * c + 4 * c4 + l];
   }
-  dst[i] = v;
+  dst[i] = T4(v);
 }

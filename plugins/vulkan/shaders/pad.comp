@@ -3,11 +3,11 @@
 // P.p[3] = (value bits, -, output c4, input c4).
 // Defines: CH_VEC (the input's channels start at a multiple of 4 and fill whole vec4s: vec4 copies;
 // otherwise lane by lane). x: output channel block, y: output column, z: batch and output row.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
 #if CH_VEC
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 #else
-layout(std430, binding = 1) readonly buffer Input { float src[]; };
+layout(std430, binding = 1) readonly buffer Input { T1 src[]; };
 #endif
 
 void main() {
@@ -23,12 +23,12 @@ void main() {
   vec4 v = vec4(intBitsToFloat(P.p[3].x));
 #if CH_VEC
   int k = c4 - before.w / 4;
-  if (inside && k >= 0 && k < ic4) v = src[pix * ic4 + k];
+  if (inside && k >= 0 && k < ic4) v = vec4(src[pix * ic4 + k]);
 #else
   for (int l = 0; l < 4; ++l) {
     int ic = 4 * c4 + l - before.w;
-    if (inside && ic >= 0 && ic < d.w) v[l] = src[pix * ic4 * 4 + ic];
+    if (inside && ic >= 0 && ic < d.w) v[l] = float(src[pix * ic4 * 4 + ic]);
   }
 #endif
-  dst[((n * o.y + y) * o.z + x) * oc4 + c4] = mask_lanes(v, c4, o.w);
+  dst[((n * o.y + y) * o.z + x) * oc4 + c4] = T4(mask_lanes(v, c4, o.w));
 }

@@ -2,8 +2,8 @@
 // P.p[0] = (in_h, in_w, c4, channels), P.p[1] = (out_h, out_w, pad_top, pad_left), P.p[2] = (batch, -).
 // Defines: KH KW SH SW, ACT, MAXPOOL (1 max, 0 average over the window's elements inside the input).
 // x: channel blocks, y: output column, z: batch and output row.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 
 void main() {
   int in_h = P.p[0].x, in_w = P.p[0].y, c4n = P.p[0].z;
@@ -25,7 +25,7 @@ void main() {
   for (int fy = fy0; fy < fy1; ++fy) {
     int row = (n * in_h + y0 + fy) * in_w + x0;
     for (int fx = fx0; fx < fx1; ++fx) {
-      vec4 v = src[(row + fx) * c4n + c4];
+      vec4 v = vec4(src[(row + fx) * c4n + c4]);
 #if MAXPOOL
       r = max(r, v);
 #else
@@ -37,5 +37,5 @@ void main() {
   int count = max(0, fy1 - fy0) * max(0, fx1 - fx0);
   r = count > 0 ? r / float(count) : vec4(0.0);
 #endif
-  dst[((n * out_h + oy) * out_w + ox) * c4n + c4] = mask_lanes(activate(r), c4, P.p[0].w);
+  dst[((n * out_h + oy) * out_w + ox) * c4n + c4] = T4(mask_lanes(activate(r), c4, P.p[0].w));
 }

@@ -2,8 +2,8 @@
 // each output lane takes the input element at the same position in row-major order.
 // Bindings: 0 output, 1 input. P.p[0] = (output vec4s, output channels, output c4, input channels),
 // P.p[1] = (input c4, -).
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { float src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T1 src[]; };
 
 void main() {
   int i = flat_id();
@@ -17,7 +17,7 @@ void main() {
     if (c >= oc) break;
     int at = row * oc + c;
     int in_row = at / ic;
-    v[l] = src[in_row * ic4 * 4 + (at - in_row * ic)];
+    v[l] = float(src[in_row * ic4 * 4 + (at - in_row * ic)]);
   }
-  dst[i] = v;
+  dst[i] = T4(v);
 }

@@ -3,8 +3,8 @@
 // the lower one. Bindings: 0 output, 1 input. P.p[0] = output (n, h, w, c4),
 // P.p[1] = (in_h, in_w, -, -), P.p[2] = (scale_y bits, scale_x bits, -, -). Defines: HALF_PIXEL.
 // x: channel block, y: output column, z: batch and output row.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 
 void source_of(int dst_i, float scale, int size, out int lo, out int hi, out float frac) {
 #if HALF_PIXEL
@@ -29,8 +29,8 @@ void main() {
   source_of(y, intBitsToFloat(P.p[2].x), in_h, y0, y1, dy);
   source_of(x, intBitsToFloat(P.p[2].y), in_w, x0, x1, dx);
   int row0 = (n * in_h + y0) * in_w, row1 = (n * in_h + y1) * in_w;
-  vec4 tl = src[(row0 + x0) * o.w + c4], tr = src[(row0 + x1) * o.w + c4];
-  vec4 bl = src[(row1 + x0) * o.w + c4], br = src[(row1 + x1) * o.w + c4];
-  dst[((n * o.y + y) * o.z + x) * o.w + c4] =
-      tl * (1.0 - dy) * (1.0 - dx) + bl * dy * (1.0 - dx) + tr * (1.0 - dy) * dx + br * dy * dx;
+  vec4 tl = vec4(src[(row0 + x0) * o.w + c4]), tr = vec4(src[(row0 + x1) * o.w + c4]);
+  vec4 bl = vec4(src[(row1 + x0) * o.w + c4]), br = vec4(src[(row1 + x1) * o.w + c4]);
+  dst[((n * o.y + y) * o.z + x) * o.w + c4] = T4(
+      tl * (1.0 - dy) * (1.0 - dx) + bl * dy * (1.0 - dx) + tr * (1.0 - dy) * dx + br * dy * dx);
 }

@@ -2,8 +2,8 @@
 // host with TFLite's arithmetic, so the choice at a tie is TFLite's). Bindings: 0 output, 1 input,
 // 2 tables (the source row of each output row, then the source column of each output column, as floats).
 // P.p[0] = output (n, h, w, c4), P.p[1] = input (h, w, -, -). The grid: x channel block, y w, z n * h.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 layout(std430, binding = 2) readonly buffer Tables { float table[]; };
 
 void main() {

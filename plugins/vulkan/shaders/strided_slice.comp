@@ -3,8 +3,8 @@
 // begin and stride work. Bindings: 0 output, 1 input. P.p[0] = output (n, h, w, c4), P.p[1] = (output
 // channels, input h, input w, input c4), P.p[2] = start per input axis, P.p[3] = step, P.p[4] = from (an
 // output axis 0..3, or -1). The grid: x channel block, y w, z n * h.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 
 void main() {
   ivec4 o = P.p[0];
@@ -21,7 +21,7 @@ void main() {
     ivec4 at;
     for (int j = 0; j < 4; ++j) at[j] = start[j] + step[j] * (from[j] < 0 ? 0 : out_at[from[j]]);
     int row = (at.x * P.p[1].y + at.y) * P.p[1].z + at.z;
-    v[l] = src[row * P.p[1].w + at.w / 4][at.w % 4];
+    v[l] = vec4(src[row * P.p[1].w + at.w / 4])[at.w % 4];
   }
-  dst[((n * o.y + y) * o.z + x) * o.w + c4] = v;
+  dst[((n * o.y + y) * o.z + x) * o.w + c4] = T4(v);
 }

@@ -1,8 +1,8 @@
 // TRANSPOSE of the three outer axes of [N, H, W, C] (the last axis stays last: a head split or merge).
 // Bindings: 0 output, 1 input. P.p[0] = output (n, h, w, c4), P.p[1] = the input row strides of the
 // output's n, h and w (the input axes they come from). The grid: x channel block, y w, z n * h.
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 
 void main() {
   ivec4 o = P.p[0];

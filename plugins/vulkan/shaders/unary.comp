@@ -3,8 +3,8 @@
 // Defines: OP (1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH, 5 LOGISTIC, 6 HARD_SWISH, 7 EXP, 8 RSQRT, 9 SQRT,
 // 10 ABS, 11 NEG, 12 SQUARE, 13 GELU, 14 GELU's tanh approximation), MASK (LOGISTIC, EXP or RSQRT with
 // channels not a multiple of 4: they map the zero lanes to 0.5, 1 or inf, which are zeroed again).
-layout(std430, binding = 0) writeonly buffer Output { vec4 dst[]; };
-layout(std430, binding = 1) readonly buffer Input { vec4 src[]; };
+layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
+layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 
 vec4 apply(vec4 x) {
 #if OP == 1
@@ -54,8 +54,8 @@ void main() {
   int i = flat_id();
   if (i >= P.p[0].x) return;
 #if MASK
-  dst[i] = mask_lanes(apply(src[i]), i % P.p[0].y, P.p[0].z);
+  dst[i] = T4(mask_lanes(apply(vec4(src[i])), i % P.p[0].y, P.p[0].z));
 #else
-  dst[i] = apply(src[i]);
+  dst[i] = T4(apply(vec4(src[i])));
 #endif
 }

@@ -2,7 +2,7 @@
 // Bindings: 0 output (dense, in the download buffer), 1 input (device layout).
 // P.p[0] = (elements, channels, c4, -). Each invocation writes four consecutive elements.
 layout(std430, binding = 0) writeonly buffer Output { float dst[]; };
-layout(std430, binding = 1) readonly buffer Input { float src[]; };
+layout(std430, binding = 1) readonly buffer Input { T1 src[]; };
 
 void main() {
   int i = flat_id();
@@ -11,6 +11,6 @@ void main() {
     int e = 4 * i + l;
     if (e >= count) return;
     int row = e / c;
-    dst[e] = src[row * c4n * 4 + (e - row * c)];
+    dst[e] = float(src[row * c4n * 4 + (e - row * c)]);
   }
 }
