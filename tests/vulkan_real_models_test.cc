@@ -3,8 +3,7 @@
 // segmentation with the mediapipe pack for its custom ops, against the committed reference outputs
 // (tests/data/reference, 1e-3 of the largest magnitude). Skipped without the model cache unless
 // BATON_REQUIRE_MODELS. Also the generated transformer encoders and detectors (tests/data/transformer,
-// tests/data/detector) against native TFLite 2.9, every node but the token embedding's GATHER on vulkan in
-// one partition.
+// tests/data/detector) against native TFLite 2.9, every node on vulkan in one partition.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -172,8 +171,9 @@ TEST(VulkanRealModelWithOpPacks, SelfieSegmentation) {
 // The transformer cases (attention: TRANSPOSE, BATCH_MATMUL, SOFTMAX; layer norm: MEAN over the last
 // axis, SQUARED_DIFFERENCE, RSQRT; both GELUs, as POW and TANH or the op; the pooled MEAN over the sequence)
 // and the detector cases (space-to-depth STRIDED_SLICEs, PADV2, SiLU, RESIZE_NEAREST_NEIGHBOR, the box
-// decode's slices, EXP and LOGISTIC): all on vulkan in one partition but BERT's GATHER of token ids, the
-// outputs within 1e-5 of TFLite's (twice: the second run replays the command buffer).
+// decode's slices, EXP and LOGISTIC): every node on vulkan in one partition (BERT's token ids too: its
+// GATHER reads them as int32), the outputs within 1e-5 of TFLite's (twice: the second run replays the
+// command buffer).
 TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
   std::vector<fs::path> folders;
   for (const char* set : {"transformer", "detector"}) {
@@ -191,8 +191,7 @@ TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
     auto interp = Interpreter::create(env->env, model.value());
     ASSERT_TRUE(interp) << interp.error();
     Interpreter& in = *interp.value();
-    const size_t off_gpu = name == "transformer_bert" ? 1 : 0;  // the GATHER
-    EXPECT_EQ(delegated_nodes(in, "vulkan"), in.nodes().size() - in.folded_nodes() - off_gpu);
+    EXPECT_EQ(delegated_nodes(in, "vulkan"), in.nodes().size() - in.folded_nodes());
     EXPECT_EQ(in.partitions().size(), 1u);
     for (int run = 0; run < 2; ++run) {
       for (size_t i = 0; i < in.input_count(); ++i) {

@@ -134,7 +134,7 @@ void Executable::upload_weights() {
     if (t.kind != TensorKind::kConstant) continue;
     std::vector<float> data(t.floats);
     if (t.fill) t.fill(data.data());
-    if (t.half) {
+    if (t.half && !t.int32) {
       auto* out = reinterpret_cast<uint16_t*>(base + places_[id].offset);  // aligned: offsets are 16-byte multiples
       for (size_t i = 0; i < data.size(); ++i) out[i] = float_to_half(data[i]);
     } else {
@@ -280,6 +280,13 @@ void Executable::run(const std::vector<const void*>& inputs, const std::vector<v
     broken_ = e.what();
     throw;
   }
+  // Input the shaders could not compute with fails this run only.
+  const auto* out_base = static_cast<const unsigned char*>(buffers_[kStageOut]->mapped());
+  for (const GpuGraph::Check& c : graph_.checks) {
+    int32_t word[2];
+    std::memcpy(word, out_base + places_[c.tensor].offset, sizeof word);
+    if (word[0] != 0) throw std::runtime_error(c.what + " (" + std::to_string(word[1]) + ")");
+  }
 }
 
 void Executable::submit_and_wait(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
@@ -288,6 +295,8 @@ void Executable::submit_and_wait(const std::vector<const void*>& inputs, const s
     const Place& p = places_[graph_.uploads[i]];
     std::memcpy(in_base + p.offset, inputs[i], static_cast<size_t>(p.bytes));
   }
+  auto* out_words = static_cast<unsigned char*>(buffers_[kStageOut]->mapped());
+  for (const GpuGraph::Check& c : graph_.checks) std::memset(out_words + places_[c.tensor].offset, 0, 8);
   VkSubmitInfo submit{};
   submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submit.commandBufferCount = 1;
@@ -302,6 +311,7 @@ void Executable::submit_and_wait(const std::vector<const void*>& inputs, const s
     const Place& p = places_[graph_.downloads[o]];
     std::memcpy(outputs[o], out_base + p.offset, static_cast<size_t>(p.bytes));
   }
+
 }
 
 }  // namespace baton::vulkan

@@ -35,7 +35,8 @@ class Executable {
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
 
-  // `inputs[i]` holds the dense bytes of upload i, `outputs[o]` receives download o. Throws VulkanError.
+  // `inputs[i]` holds the dense bytes of upload i, `outputs[o]` receives download o. Throws VulkanError,
+  // or std::runtime_error naming the check (GpuGraph::checks) a shader set.
   void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
 
   const GpuGraph& graph() const { return graph_; }

@@ -1,6 +1,7 @@
 #include "gpu_graph.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "op_common.h"
 
@@ -59,7 +60,8 @@ int GraphBuilder::add_tensor(GpuTensor t, const char* what) {
 
 int GraphBuilder::add_input(const baton_tensor* t) {
   NodeView view(api_, nullptr);
-  if (api_->tensor_type(t) != BATON_TYPE_FLOAT32) refuse("a partition input is not float32");
+  const baton_tensor_type type = api_->tensor_type(t);
+  if (type != BATON_TYPE_FLOAT32 && type != BATON_TYPE_INT32) refuse("a partition input is not float32 or int32");
   GpuTensor g;
   g.dims = view.shape(t);
   if (g.dims.size() > 4) refuse("a partition input of rank " + std::to_string(g.dims.size()));
@@ -67,7 +69,8 @@ int GraphBuilder::add_input(const baton_tensor* t) {
     if (d <= 0) refuse("a partition input of shape " + dims_text(g.dims));
   }
   g.shape = shape4(g.dims);
-  g.bytes = g.shape.padded_bytes(element_bytes());
+  g.int32 = type == BATON_TYPE_INT32;
+  g.bytes = g.int32 ? g.shape.elements() * 4 : g.shape.padded_bytes(element_bytes());
   const int id = add_tensor(std::move(g), "an input");
   ids_[t] = id;
   inputs_.emplace_back(id, std::to_string(api_->tensor_index(t)));
@@ -99,6 +102,43 @@ int GraphBuilder::value(const NodeView& node, const baton_tensor* t) {
   }
   if (!auto_inputs_) refuse("tensor " + std::to_string(api_->tensor_index(t)) + " is read before it is written");
   return add_input(t);
+}
+
+int GraphBuilder::indices(const NodeView& node, const baton_tensor* t) {
+  if (api_->tensor_type(t) != BATON_TYPE_INT32) {
+    refuse(std::string(baton_tensor_type_name(api_->tensor_type(t))) + " indices (int32 only)");
+  }
+  if (auto it = ids_.find(t); it != ids_.end()) {
+    if (!tensor(it->second).int32) refuse("indices computed inside the partition");
+    return it->second;
+  }
+  if (!api_->tensor_is_constant(t)) {
+    if (!auto_inputs_) refuse("indices computed inside the partition");
+    return add_input(t);
+  }
+  GpuTensor g;
+  g.kind = TensorKind::kConstant;
+  g.dims = node.shape(t);
+  g.shape = shape4(g.dims.size() <= 4 ? g.dims : Dims{});
+  g.int32 = true;
+  g.floats = static_cast<size_t>(element_count(g.dims));
+  g.bytes = static_cast<int64_t>(g.floats) * 4;
+  const auto* data = static_cast<const int32_t*>(api_->tensor_data(t));
+  const size_t n = g.floats;
+  g.fill = [data, n](float* out) { std::memcpy(out, data, n * 4); };  // the ints' bits
+  const int id = add_tensor(std::move(g), "constant indices");
+  ids_[t] = id;
+  return id;
+}
+
+int GraphBuilder::check_word(const std::string& what) {
+  GpuTensor g;
+  g.kind = TensorKind::kDownload;
+  g.int32 = true;
+  g.bytes = 8;
+  const int id = add_tensor(std::move(g), "a check word");
+  graph_.checks.push_back({id, what});
+  return id;
 }
 
 int GraphBuilder::define(const baton_tensor* t, Dims dims) {
@@ -149,7 +189,7 @@ int GraphBuilder::add_output(const baton_tensor* t) {
 }
 
 void GraphBuilder::dispatch(const std::string& shader, Defines defines, const Grid& grid, std::vector<int> bindings,
-                            const std::array<int32_t, 32>& params) {
+                            const std::array<int32_t, 32>& params, int written) {
   for (int d = 0; d < 3; ++d) {
     if (grid.groups[d] > limits_.max_groups[d]) {
       refuse("a dispatch of " + std::to_string(grid.groups[d]) + " workgroups along " + "xyz"[d] +
@@ -168,6 +208,7 @@ void GraphBuilder::dispatch(const std::string& shader, Defines defines, const Gr
   s.defines = std::move(defines);
   s.params = params;
   s.bindings = std::move(bindings);
+  s.written = written;
   s.groups = grid.groups;
   graph_.steps.push_back(std::move(s));
 }
@@ -196,7 +237,10 @@ GpuGraph GraphBuilder::finish() {
     const int staged = add_tensor(std::move(up), "an input");
     graph_.uploads.push_back(staged);
     set_label("upload of tensor " + name);
-    if (s.c % 4 == 0 && !graph_.f16) {
+    if (tensor(id).int32) {
+      graph_.tensors[static_cast<size_t>(id)].bytes = s.elements() * 4;
+      copy(id, staged, s.elements() * 4);  // int32 indices: dense, as the host holds them
+    } else if (s.c % 4 == 0 && !graph_.f16) {
       copy(id, staged, s.elements() * 4);
     } else {
       std::array<int32_t, 32> p{};

@@ -49,6 +49,9 @@ struct GpuTensor {
   // built, so check_node packs nothing); `half`: stored as float16.
   size_t floats = 0;
   bool half = false;
+  // Dense int32 values (GATHER's indices), not the vec4 layout of an activation: a partition input, or a
+  // constant whose `fill` writes the ints' bits.
+  bool int32 = false;
   std::function<void(float*)> fill;
 };
 
@@ -70,6 +73,14 @@ struct GpuGraph {
   std::vector<int> uploads;    // kUpload tensors, one per partition input, in partition order
   std::vector<int> downloads;  // kDownload tensors, one per partition output
   std::vector<int> outputs;    // the activations behind the downloads
+  // Words a shader sets when it meets input it cannot compute (a GATHER index out of range): two int32s in
+  // the download buffer, zeroed before each run; a run that leaves the first non-zero fails with
+  // "`what` (the second)".
+  struct Check {
+    int tensor = -1;
+    std::string what;
+  };
+  std::vector<Check> checks;
 };
 
 // What the planner must respect on the chosen device.
@@ -115,6 +126,11 @@ class GraphBuilder {
   int define(const baton_tensor* t, Dims dims);
   // A device tensor only the op itself uses (a reshaped copy of an input).
   int scratch(Dims dims);
+  // GATHER's indices: int32, a partition input (the host's values uploaded as they are) or a constant.
+  // Indices computed inside the partition are refused.
+  int indices(const NodeView& node, const baton_tensor* t);
+  // A check word (GpuGraph::checks) that a dispatch of this node sets; `what` begins the run's error.
+  int check_word(const std::string& what);
   // Op-packed constant data of `floats` floats, written by `fill` when the partition is built; stored as
   // the tensors are (float16 or float32), or with `exact` always as float32 (index tables).
   int constant(size_t floats, std::function<void(float*)> fill, bool exact = false);
@@ -135,8 +151,9 @@ class GraphBuilder {
 
   // Appends a dispatch of `shader` over `grid` (LX/LY/LZ are added to the defines). Refuses what the
   // device cannot run (too many workgroups).
+  // `written`: bindings[0..written) are written by the shader, the rest only read.
   void dispatch(const std::string& shader, Defines defines, const Grid& grid, std::vector<int> bindings,
-                const std::array<int32_t, 32>& params);
+                const std::array<int32_t, 32>& params, int written = 1);
   // Appends a copy of `bytes` from `src` to `dst`.
   void copy(int dst, int src, int64_t bytes);
 

@@ -47,6 +47,7 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_TRANSPOSE, "TRANSPOSE", 1, 6, plan_transpose},
       {BATON_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", 1, 4, plan_resize_nearest},
       {BATON_OP_STRIDED_SLICE, "STRIDED_SLICE", 1, 8, plan_strided_slice},
+      {BATON_OP_GATHER, "GATHER", 1, 7, plan_gather},
   };
   return defs;
 }

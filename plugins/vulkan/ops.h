@@ -46,6 +46,7 @@ void plan_resize_bilinear(GraphBuilder& g, const NodeView& node);
 void plan_transpose(GraphBuilder& g, const NodeView& node);  // the outer axes only
 void plan_resize_nearest(GraphBuilder& g, const NodeView& node);
 void plan_strided_slice(GraphBuilder& g, const NodeView& node);
+void plan_gather(GraphBuilder& g, const NodeView& node);  // along an axis before the last, int32 indices
 // A reshape of `src` into a new device tensor of `dims` (same element count): one copy when the last
 // dimension is unchanged (the device layouts agree), else a gather. Returns the new tensor.
 int reshaped(GraphBuilder& g, int src, const Dims& dims);
