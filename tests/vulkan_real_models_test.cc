@@ -174,7 +174,8 @@ TEST(VulkanRealModelWithOpPacks, SelfieSegmentation) {
 // decode's slices, EXP and LOGISTIC): every node on vulkan in one partition (BERT's token ids too: its
 // GATHER reads them as int32), the outputs within 1e-5 of TFLite's (twice: the second run replays the
 // command buffer).
-TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
+// In float16 storage (the default `fp16 = true`): the same cases within kFloat16Bound.
+void generated_models_case(bool f16) {
   std::vector<fs::path> folders;
   for (const char* set : {"transformer", "detector"}) {
     for (const auto& e : fs::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/" + set)) folders.push_back(e.path());
@@ -182,9 +183,9 @@ TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
   size_t cases = 0;
   for (const fs::path& e : folders) {
     const std::string name = e.filename().string(), dir = e.string() + "/";
-    SCOPED_TRACE(name);
+    SCOPED_TRACE(name + (f16 ? " in float16" : ""));
     ++cases;
-    auto env = vulkan_env();
+    auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
     ASSERT_TRUE(env);
     auto model = load_model_file(dir + "model.tflite");
     ASSERT_TRUE(model) << model.error();
@@ -208,14 +209,20 @@ TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) {
       const auto* got = reinterpret_cast<const float*>(in.output(0).data);
       const auto* ref = reinterpret_cast<const float*>(want->data.data());
       const FloatDiff d = float_diff(got, ref, want->data.size() / 4);
-      EXPECT_LE(d.max_diff, 1e-5 * std::max(d.max_ref, 1.0)) << "run " << run << ": max |diff| " << d.max_diff;
-      if (run == 1) std::printf("[ vulkan   ] %s: max |diff| %.3g of max |ref| %.3g\n", name.c_str(), d.max_diff, d.max_ref);
+      EXPECT_LE(d.max_diff, (f16 ? kFloat16Bound : 1e-5) * std::max(d.max_ref, 1.0)) << "run " << run << ": max |diff| " << d.max_diff;
+      if (run == 1) {
+        std::printf("[ vulkan   ] %s%s: max |diff| %.3g of max |ref| %.3g\n", name.c_str(), f16 ? " in float16" : "",
+                    d.max_diff, d.max_ref);
+      }
     }
     EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
     EXPECT_EQ(env->validation_messages(), "");
   }
   EXPECT_EQ(cases, 6u);
 }
+
+TEST(VulkanGeneratedModels, MatchNativeTfLiteInOnePartition) { generated_models_case(false); }
+TEST(VulkanGeneratedModels, MatchNativeTfLiteInFloat16) { generated_models_case(true); }
 
 }  // namespace
 }  // namespace baton::test
