@@ -28,10 +28,13 @@ constexpr double kFloat16OpTolerance = 4e-3;
 
 // Runs `g` through vulkan and through builtin alone on the same random inputs in [lo, hi]; every node
 // must go to vulkan and the outputs must agree within `tolerance` of the largest magnitude. Twice: with
-// float32 storage, then with float16 storage within kFloat16OpTolerance (or `tolerance` when larger).
+// float32 storage, then (unless `float16` is false) with float16 storage within kFloat16OpTolerance (or
+// `tolerance` when larger).
 void expect_same_as_builtin(const OpGraph& g, const std::string& what, float lo = -1.0f, float hi = 1.0f,
-                            const std::vector<std::vector<int32_t>>& resize = {}, double tolerance = 1e-5) {
+                            const std::vector<std::vector<int32_t>>& resize = {}, double tolerance = 1e-5,
+                            bool float16 = true) {
   for (const bool f16 : {false, true}) {
+    if (f16 && !float16) break;
     SCOPED_TRACE(what + (f16 ? " (float16 storage)" : " (float32)"));
     auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
     ASSERT_TRUE(env);
@@ -217,6 +220,40 @@ TEST(VulkanOps, Pow) {
     const int32_t z = g.output({1, 3, 2, 7});
     g.op(BATON_OP_POW, {x, y}, {z});
     expect_same_as_builtin(g, "POW positive base", 0.25f, 2.0f);
+  }
+}
+
+// FLOOR_MOD of float32 as TFLite computes it (fmod, then the divisor's sign): negative and positive operands,
+// a broadcast divisor per channel, quotients that land on integers (a multiple of b leaves 0, not b). The
+// remainder jumps by b where a / b crosses an integer, and rounding a random input to float16 moves it
+// across: those cases run in float32 only; the exact multiples (float16 holds them) in both.
+TEST(VulkanOps, FloorMod) {
+  {
+    OpGraph g;
+    const int32_t x = g.input({1, 3, 4, 7});
+    const int32_t y = g.add({7}, floats({0.75f, -1.5f, 2.0f, -0.3f, 3.0f, 1.0f, -2.5f}));
+    const int32_t z = g.output({1, 3, 4, 7});
+    g.op(BATON_OP_FLOOR_MOD, {x, y}, {z});
+    expect_same_as_builtin(g, "FLOOR_MOD by constants per channel", -6.0f, 6.0f, {}, 1e-5, false);
+  }
+  {
+    OpGraph g;
+    const int32_t x = g.input({2, 5, 6});
+    const int32_t y = g.input({2, 5, 6});
+    const int32_t z = g.output({2, 5, 6});
+    g.op(BATON_OP_FLOOR_MOD, {x, y}, {z});
+    expect_same_as_builtin(g, "FLOOR_MOD same shapes", 0.5f, 3.0f, {}, 1e-5, false);
+  }
+  {
+    OpGraph g;  // exact multiples: 4.5 mod 1.5, -3 mod 0.75, 6 mod -2, ... all give 0
+    const int32_t x = g.add({1, 1, 1, 6}, floats({4.5f, -3.0f, 6.0f, -7.5f, 0.0f, 9.0f}));
+    const int32_t in = g.input({1, 1, 1, 6});
+    const int32_t s = g.add({1, 1, 1, 6});
+    const int32_t z = g.output({1, 1, 1, 6});
+    g.op(BATON_OP_ADD, {in, x}, {s}, with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+    const int32_t y = g.add({6}, floats({1.5f, 0.75f, -2.0f, 2.5f, 3.0f, -4.5f}));
+    g.op(BATON_OP_FLOOR_MOD, {s, y}, {z});
+    expect_same_as_builtin(g, "FLOOR_MOD of exact multiples", 0.0f, 0.0f);
   }
 }
 

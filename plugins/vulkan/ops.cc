@@ -21,6 +21,7 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_MAXIMUM, "MAXIMUM", 1, 4, plan_binary},
       {BATON_OP_MINIMUM, "MINIMUM", 1, 4, plan_binary},
       {BATON_OP_POW, "POW", 1, 1, plan_binary},
+      {BATON_OP_FLOOR_MOD, "FLOOR_MOD", 1, 2, plan_binary},
       {BATON_OP_RELU, "RELU", 1, 3, plan_unary},
       {BATON_OP_RELU6, "RELU6", 1, 3, plan_unary},
       {BATON_OP_RELU_N1_TO_1, "RELU_N1_TO_1", 1, 1, plan_unary},

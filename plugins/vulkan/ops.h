@@ -31,7 +31,7 @@ void plan_depthwise_conv2d(GraphBuilder& g, const NodeView& node);
 void plan_fully_connected(GraphBuilder& g, const NodeView& node);
 void plan_batch_matmul(GraphBuilder& g, const NodeView& node);
 // ops_elementwise.cc
-void plan_binary(GraphBuilder& g, const NodeView& node);  // ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW
+void plan_binary(GraphBuilder& g, const NodeView& node);  // ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, FLOOR_MOD
 void plan_unary(GraphBuilder& g, const NodeView& node);   // RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, EXP, RSQRT, ...
 // ops_pool.cc
 void plan_pool(GraphBuilder& g, const NodeView& node);  // AVERAGE_POOL_2D, MAX_POOL_2D
