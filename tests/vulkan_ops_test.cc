@@ -21,6 +21,24 @@ namespace {
 
 // ---- small graphs against the builtin pack ---------------------------------------------------------------
 
+// Interpreters of `g` in vulkan's environment and in the builtin pack's; null where one could not be made
+// (a test failure already).
+struct GraphRun {
+  std::unique_ptr<Interpreter> vulkan, builtin;
+};
+GraphRun open_graph(const VulkanEnv& env, const OpGraph& g, const std::string& name) {
+  GraphRun r;
+  auto model = load_model_buffer(g.build(), name + ".tflite");
+  EXPECT_TRUE(model) << model.error();
+  if (!model) return r;
+  auto vi = Interpreter::create(env.env, model.value());
+  EXPECT_TRUE(vi) << vi.error();
+  auto bi = Interpreter::create(builtin_env(), model.value());
+  EXPECT_TRUE(bi) << bi.error();
+  if (vi && bi) r = {std::move(vi.value()), std::move(bi.value())};
+  return r;
+}
+
 // The tolerance of an op in float16 storage (the `fp16` option), relative to the output's largest magnitude:
 // the inputs, weights and output each rounded to 11 significant bits (4.9e-4 apart), the products added in
 // float32.
@@ -40,14 +58,10 @@ void expect_same_as_builtin(const OpGraph& g, const std::string& what, float lo 
     ASSERT_TRUE(env);
     ASSERT_EQ(env->logged("; float16 storage"), f16);
     const double bound = f16 ? std::max(tolerance, kFloat16OpTolerance) : tolerance;
-    auto model = load_model_buffer(g.build(), what + ".tflite");
-    ASSERT_TRUE(model) << model.error();
-    auto vi = Interpreter::create(env->env, model.value());
-    ASSERT_TRUE(vi) << vi.error();
-    auto bi = Interpreter::create(builtin_env(), model.value());
-    ASSERT_TRUE(bi) << bi.error();
-    Interpreter& v = *vi.value();
-    Interpreter& b = *bi.value();
+    const GraphRun opened = open_graph(*env, g, what);
+    ASSERT_TRUE(opened.vulkan && opened.builtin);
+    Interpreter& v = *opened.vulkan;
+    Interpreter& b = *opened.builtin;
     for (size_t i = 0; i < v.nodes().size(); ++i) {
       const auto& refusals = v.refusals(i);
       EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
@@ -330,7 +344,10 @@ TEST(VulkanOps, MeanOverSpatialAxes) {
 
 std::string shape_text(const std::vector<int32_t>& d) {
   std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(d[i]);  // appended apart: "," + to_string() trips a false -Wrestrict in GCC 12
+  }
   return s + "]";
 }
 
@@ -704,11 +721,9 @@ TEST(VulkanFloat16, TensorsAreStoredAsFloat16) {
     SCOPED_TRACE(f16 ? "fp16 = true" : "fp16 = false");
     auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "fp16 = false\n");
     ASSERT_TRUE(env);
-    auto model = load_model_buffer(g.build(), "f16.tflite");
-    ASSERT_TRUE(model) << model.error();
-    auto in = Interpreter::create(env->env, model.value());
-    ASSERT_TRUE(in) << in.error();
-    Interpreter& v = *in.value();
+    const GraphRun opened = open_graph(*env, g, "f16");
+    ASSERT_TRUE(opened.vulkan);
+    Interpreter& v = *opened.vulkan;
     ASSERT_EQ(v.placement(0).kind, "delegate");
     ASSERT_TRUE(v.ensure_prepared());
     std::memcpy(v.input(0).data, in_values.data(), 8 * 4);
@@ -771,14 +786,10 @@ TEST(VulkanOps, Gather) {
       SCOPED_TRACE(f16 ? "float16 storage" : "float32");
       auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
       ASSERT_TRUE(env);
-      auto model = load_model_buffer(g.build(), "gather.tflite");
-      ASSERT_TRUE(model) << model.error();
-      auto vi = Interpreter::create(env->env, model.value());
-      ASSERT_TRUE(vi) << vi.error();
-      auto bi = Interpreter::create(builtin_env(), model.value());
-      ASSERT_TRUE(bi) << bi.error();
-      Interpreter& v = *vi.value();
-      Interpreter& b = *bi.value();
+      const GraphRun opened = open_graph(*env, g, "gather");
+      ASSERT_TRUE(opened.vulkan && opened.builtin);
+      Interpreter& v = *opened.vulkan;
+      Interpreter& b = *opened.builtin;
       ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason);
       ASSERT_TRUE(v.ensure_prepared());
       ASSERT_TRUE(b.ensure_prepared());
