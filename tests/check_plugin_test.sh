@@ -61,7 +61,7 @@ if [ -f "$BUILD/plugins/vulkan/libbaton_vulkan.so" ]; then
   expect shipped-vulkan "check-plugin: PASS"
   # The default, float16 storage: not within 1e-5, and within 2e-2 (the spectrogram's MUL moves 1.2e-2,
   # the rest less than 4e-3)
-  printf '[plugin.vulkan]\ndevice = 0\n' >"$SCRATCH/vulkan16.conf"
+  printf '[plugin.vulkan]\ndevice = 0\nfp16 = true\n' >"$SCRATCH/vulkan16.conf"
   check shipped-vulkan-fp16-strict 1 "$BUILD/plugins/vulkan/libbaton_vulkan.so" --config "$SCRATCH/vulkan16.conf"
   expect shipped-vulkan-fp16-strict "[mismatch] EXP FLOAT32 (exp_f32_wide)"
   check shipped-vulkan-fp16 0 "$BUILD/plugins/vulkan/libbaton_vulkan.so" --config "$SCRATCH/vulkan16.conf" --tolerance 2e-2

@@ -697,7 +697,8 @@ TEST(VulkanOps, StandaloneActivationsFoldIntoTheNodeBefore) {
 
 // Float16 storage, values derived by hand from the format (1 sign, 5 exponent, 10 fraction bits): the input
 // is rounded to the nearest float16 when it is packed (ties to even), computed in float32 (times 1), and
-// stored as float16 again. With fp16 = false every value passes unchanged.
+// stored as float16 again. With fp16 = false every value passes unchanged. Unset, the device's kind
+// decides: float32 on a CPU implementation (lavapipe), float16 on a GPU.
 constexpr float kOne = 1.0f;
 
 TEST(VulkanFloat16, TensorsAreStoredAsFloat16) {
@@ -717,10 +718,15 @@ TEST(VulkanFloat16, TensorsAreStoredAsFloat16) {
   const int32_t one = g.add({8}, ones);
   const int32_t out = g.output({1, 1, 1, 8});
   g.op(BATON_OP_MUL, {x, one}, {out}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
-  for (const bool f16 : {true, false}) {
-    SCOPED_TRACE(f16 ? "fp16 = true" : "fp16 = false");
-    auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "fp16 = false\n");
+  for (const std::string setting : {"fp16 = true", "fp16 = false", "# fp16 = unset"}) {
+    SCOPED_TRACE(setting);
+    auto env = vulkan_env("vulkan", setting + "\n");  // a line naming fp16: vulkan_env adds no setting
     ASSERT_TRUE(env);
+    const bool cpu_device = env->logged("[CPU, ");
+    const bool f16 = setting == "fp16 = true" || (setting[0] == '#' && !cpu_device);
+    if (setting[0] == '#' && cpu_device) {
+      EXPECT_TRUE(env->logged("; float32 (a CPU implementation; fp16 = true for float16)")) << env->log_text();
+    }
     const GraphRun opened = open_graph(*env, g, "f16");
     ASSERT_TRUE(opened.vulkan);
     Interpreter& v = *opened.vulkan;

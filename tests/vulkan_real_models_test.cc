@@ -82,7 +82,7 @@ TEST_P(VulkanRealModel, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Reference, VulkanRealModel, ::testing::ValuesIn(reference_models(false)), param_name);
 
-// With `fp16 = true` (the default; the suites set it false) activations and weights are stored as float16,
+// With `fp16 = true` (the default on a GPU; the suites set it) activations and weights are stored as float16,
 // computed in float32. Float16 keeps 11 significant bits (a rounding moves a value by up to 2^-11 = 4.9e-4
 // of it) and every stored intermediate is rounded once more than in float32, so errors add along a
 // model's depth. The bound: |diff| <= kFloat16Bound * max(max |ref|, 1) per output (probabilities near

@@ -107,6 +107,7 @@ conf=$B/gpu-check.conf
 { echo "# written by run.sh"; echo "[plugin.vulkan]"; [ -z "$device" ] || echo "device = $device"; } > "$conf"
 conf32=$B/gpu-check-fp32.conf  # the same with float32 storage (fp16 = false)
 { cat "$conf"; echo "fp16 = false"; } > "$conf32"
+echo "fp16 = true" >> "$conf"  # a GPU's default; named, so that lavapipe (float32 by default) compares the two too
 baton() { "$B/lib/sys/ld-linux-x86-64.so.2" --library-path "$B/lib:$B/lib/sys" "$B/baton.bin" "$@"; }
 
 echo "vulkan devices (the one used: --device, else the first discrete GPU):"
@@ -143,6 +144,6 @@ for model in "$B"/models/*.tflite; do
   printf "%-26s %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f  %s\n" "$name" "$vn" "$vm" "$v32n" "$cn" "$cm" \
     "$(awk -v a="$cm" -v b="$vm" 'BEGIN {print a / b}')" "$plan"
 done
-echo "(ms; $rounds rounds of $runs runs after 5 warm-up, vulkan (float16 storage where the device has it, the"
-echo " default), vulkan with fp16 = false (vk32) and the cpu chain alternating; $threads threads;"
+echo "(ms; $rounds rounds of $runs runs after 5 warm-up, vulkan (float16 storage where the device has it, a"
+echo " GPU's default), vulkan with fp16 = false (vk32) and the cpu chain alternating; $threads threads;"
 echo " min = the smallest of the rounds' minima, med = the median of their medians; cpu/vk > 1: vulkan is faster)"

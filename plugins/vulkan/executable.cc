@@ -311,7 +311,6 @@ void Executable::submit_and_wait(const std::vector<const void*>& inputs, const s
     const Place& p = places_[graph_.downloads[o]];
     std::memcpy(outputs[o], out_base + p.offset, static_cast<size_t>(p.bytes));
   }
-
 }
 
 }  // namespace baton::vulkan

@@ -238,7 +238,6 @@ GpuGraph GraphBuilder::finish() {
     graph_.uploads.push_back(staged);
     set_label("upload of tensor " + name);
     if (tensor(id).int32) {
-      graph_.tensors[static_cast<size_t>(id)].bytes = s.elements() * 4;
       copy(id, staged, s.elements() * 4);  // int32 indices: dense, as the host holds them
     } else if (s.c % 4 == 0 && !graph_.f16) {
       copy(id, staged, s.elements() * 4);

@@ -39,10 +39,11 @@ const baton_option_decl kOptions[] = {
      "the cache's folder; unset = $XDG_CACHE_HOME/baton/vulkan (~/.cache/baton/vulkan)"},
     {sizeof(baton_option_decl), "shader-dir", BATON_OPTION_STRING, nullptr,
      "read NAME.comp from this folder instead of the shaders built into the plugin (for shader work)"},
-    {sizeof(baton_option_decl), "fp16", BATON_OPTION_BOOL, "true",
+    {sizeof(baton_option_decl), "fp16", BATON_OPTION_BOOL, nullptr,
      "store activations and weights as float16 where the device has 16-bit storage buffers (half the memory "
      "traffic; outputs within about 1e-2 relative of float32), computing in float32; false = float32 "
-     "throughout (TFLite's GPU delegate: precision loss allowed, or not)"},
+     "throughout (TFLite's GPU delegate: precision loss allowed, or not); unset = true on a GPU, false on a "
+     "CPU implementation (lavapipe), where the conversions cost more than the bytes they save"},
 };
 
 // The Vulkan loader keeps state in memory it never frees and re-reads every driver manifest when it is
@@ -126,7 +127,9 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     GpuOptions options;
     options.device = g_api->option_string(host, "device", "");
     options.validation = g_api->option_bool(host, "validation", 0) != 0;
-    options.f16_storage = g_api->option_bool(host, "fp16", 1) != 0;
+    // Unset: decided by the device's kind once it is known (float16 on a GPU).
+    const bool fp16_unset = std::string(g_api->option_string(host, "fp16", "")).empty();
+    options.f16_storage = fp16_unset || g_api->option_bool(host, "fp16", 1) != 0;
     try {
       if (options.device.empty()) {
         // Without a device named, decide from the probe whether there is one to run on before any
@@ -154,7 +157,8 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
       state->limits.max_local[d] = l.maxComputeWorkGroupSize[d];
     }
     state->limits.max_invocations = l.maxComputeWorkGroupInvocations;
-    state->f16 = state->gpu->f16_storage();
+    const bool cpu_device = state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    state->f16 = state->gpu->f16_storage() && !(fp16_unset && cpu_device);
     std::string cache_dir;
     if (g_api->option_bool(host, "shader-cache", 1)) {
       cache_dir = g_api->option_string(host, "cache-dir", "");
@@ -165,9 +169,10 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                                      ShaderCache(cache_dir), log);
     state->log(BATON_LOG_INFO, "running on device " + describe_device(state->gpu->index(), state->gpu->summary()) +
                                    (options.validation ? " with validation" : "") +
-                                   (state->f16                 ? "; float16 storage"
-                                    : options.f16_storage ? "; float32 (the device has no 16-bit storage buffers)"
-                                                          : "; float32 (fp16 = false)") +
+                                   (state->f16            ? "; float16 storage"
+                                    : !options.f16_storage ? "; float32 (fp16 = false)"
+                                    : !state->gpu->f16_storage() ? "; float32 (the device has no 16-bit storage buffers)"
+                                                                 : "; float32 (a CPU implementation; fp16 = true for float16)") +
                                    (cache_dir.empty() ? "; shader cache off" : "; shader cache in " + cache_dir));
     if (state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
       // Named by the device option: say what a user of such a machine most likely wants instead.
