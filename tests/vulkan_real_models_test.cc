@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,20 +40,26 @@ struct RealRun {
   size_t taken = 0, running = 0, partitions = 0;
 };
 
-// Runs reference case `name` twice in `env` (the second run reuses the recorded command buffer) and
-// compares every output with LiteRT's.
-RealRun run_reference(VulkanEnv& env, const std::string& name, const std::string& plugin = "vulkan") {
-  RealRun result;
+// Runs reference case `name` twice in `env` (the second run reuses the recorded command buffer), with no
+// fallback; null where that failed (a test failure already).
+std::unique_ptr<Interpreter> run_reference_case(VulkanEnv& env, const std::string& name) {
   const std::string path = model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite";
   auto model = load_model_file(path);
   EXPECT_TRUE(model) << model.error();
-  if (!model) return result;
+  if (!model) return nullptr;
   auto interp = Interpreter::create(env.env, model.value());
   EXPECT_TRUE(interp) << interp.error();
+  if (!interp || !run_reference_inputs(*interp.value(), name, 2)) return nullptr;
+  EXPECT_TRUE(interp.value()->fallbacks().empty()) << fallbacks_text(*interp.value());
+  return std::move(interp.value());
+}
+
+// run_reference_case, then every output compared with LiteRT's.
+RealRun run_reference(VulkanEnv& env, const std::string& name, const std::string& plugin = "vulkan") {
+  RealRun result;
+  const std::unique_ptr<Interpreter> interp = run_reference_case(env, name);
   if (!interp) return result;
-  Interpreter& in = *interp.value();
-  if (!run_reference_inputs(in, name, 2)) return result;
-  EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
+  Interpreter& in = *interp;
   result.taken = delegated_nodes(in, plugin);
   result.running = in.nodes().size() - in.folded_nodes();
   result.partitions = in.partitions().size();
@@ -100,14 +107,9 @@ TEST_P(VulkanFloat16RealModel, MatchesTheReferenceWithinFloat16Tolerance) {
   auto env = vulkan_env("vulkan", "fp16 = true\n");
   ASSERT_TRUE(env);
   ASSERT_TRUE(env->logged("; float16 storage")) << env->log_text();
-  const std::string path = model_cache() + "/" + name.substr(0, name.find('-')) + ".tflite";
-  auto model = load_model_file(path);
-  ASSERT_TRUE(model) << model.error();
-  auto interp = Interpreter::create(env->env, model.value());
-  ASSERT_TRUE(interp) << interp.error();
-  Interpreter& in = *interp.value();
-  ASSERT_TRUE(run_reference_inputs(in, name, 2));
-  EXPECT_TRUE(in.fallbacks().empty()) << fallbacks_text(in);
+  const std::unique_ptr<Interpreter> interp = run_reference_case(*env, name);
+  ASSERT_TRUE(interp);
+  Interpreter& in = *interp;
   EXPECT_GT(delegated_nodes(in, "vulkan"), 0u);
   const std::string ref = std::string(BATON_SOURCE_ROOT) + "/tests/data/reference/" + name + "/";
   double worst = 0;
