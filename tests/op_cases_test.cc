@@ -105,23 +105,38 @@ void invoke_and_compare(Interpreter& in, const std::string& dir, const std::stri
 
 class OpCase : public ::testing::TestWithParam<std::string> {};
 
-// Runs one case with the builtin pack, in process or in a baton-plugin-host child (`isolate`): every
-// kernel's options, constants, shapes set at prepare and data-dependent outputs cross the process boundary.
+// One environment per way of running the builtin pack, shared by every case: in process, or in a
+// baton-plugin-host child (`isolate`) that every case's interpreter talks to in turn. Loading the pack (and
+// starting a child) once instead of per case keeps the 1400 cases fast under the sanitizers; each case
+// still gets its own interpreter, and a child that died would be replaced for the next one.
+const std::shared_ptr<Environment>& shared_environment(bool isolate) {
+  static std::shared_ptr<Environment> envs[2];
+  auto& env = envs[isolate];
+  if (!env) {
+    EnvironmentOptions o;
+    o.plugin_dirs = {BUILTIN_PACK_DIR};
+    o.use_environment_variables = false;
+    o.use_default_dirs = false;
+    o.threads = 1;
+    o.state_dir = test_state_dir();
+    if (isolate) o.isolate = {"builtin"};
+    o.log = [](baton_log_level, const std::string&) {};
+    auto created = Environment::create(o);
+    if (!created) ADD_FAILURE() << created.error();
+    else env = created.value();
+  }
+  return env;
+}
+
+// Runs one case with the builtin pack, in process or in the child: every kernel's options, constants,
+// shapes set at prepare and data-dependent outputs cross the process boundary.
 void run_case(const std::string& name, bool isolate) {
   const std::string dir = cases_dir() + "/" + name + "/";
-  EnvironmentOptions o;
-  o.plugin_dirs = {BUILTIN_PACK_DIR};
-  o.use_environment_variables = false;
-  o.use_default_dirs = false;
-  o.threads = 1;
-  o.state_dir = test_state_dir();
-  if (isolate) o.isolate = {"builtin"};
-  o.log = [](baton_log_level, const std::string&) {};
-  auto env = Environment::create(o);
-  ASSERT_TRUE(env) << env.error();
+  const auto& env = shared_environment(isolate);
+  ASSERT_TRUE(env);
   auto model = load_model_file(dir + "model.tflite");
   ASSERT_TRUE(model) << model.error();
-  auto interp = Interpreter::create(env.value(), model.value());
+  auto interp = Interpreter::create(env, model.value());
   ASSERT_TRUE(interp) << interp.error();
   Interpreter& in = *interp.value();
   ASSERT_NO_FATAL_FAILURE(set_inputs(in, dir));
