@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -118,11 +119,20 @@ inline std::unique_ptr<Envs> make_envs(int threads, bool with_xnnpack) {
   return e;
 }
 
+// make_envs(threads, false), made once per thread count and shared by every case of the process: the
+// hundreds of graphs below each get their own interpreters, not their own copies of the plugins.
+inline Envs* shared_envs(int threads) {
+  static std::map<int, std::unique_ptr<Envs>> made;
+  auto& envs = made[threads];
+  if (!envs) envs = make_envs(threads, false);
+  return envs.get();
+}
+
 // Runs `g` with [cpu] at `threads` and with the builtin pack alone; returns how many nodes cpu took.
 inline size_t run_against_builtin(const OpGraph& g, const std::string& what, int threads,
                                   const std::vector<int32_t>& resize = {}, size_t* cpu_arena_bytes = nullptr) {
   SCOPED_TRACE(what);
-  auto envs = make_envs(threads, false);
+  Envs* envs = shared_envs(threads);
   if (!envs) return 0;
   auto model = load_model_buffer(g.build(), what + ".tflite");
   EXPECT_TRUE(model) << model.error();

@@ -39,6 +39,15 @@ GraphRun open_graph(const VulkanEnv& env, const OpGraph& g, const std::string& n
   return r;
 }
 
+// One vulkan environment per precision (`fp16` false, true), shared by the cases of this process: each
+// case gets its own interpreters (and partitions), not its own Vulkan instance and device.
+const std::unique_ptr<VulkanEnv>& shared_vulkan_env(bool f16) {
+  static std::unique_ptr<VulkanEnv> envs[2];
+  auto& env = envs[f16];
+  if (!env) env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
+  return env;
+}
+
 // The tolerance of an op in float16 storage (the `fp16` option), relative to the output's largest magnitude:
 // the inputs, weights and output each rounded to 11 significant bits (4.9e-4 apart), the products added in
 // float32.
@@ -54,9 +63,10 @@ void expect_same_as_builtin(const OpGraph& g, const std::string& what, float lo 
   for (const bool f16 : {false, true}) {
     if (f16 && !float16) break;
     SCOPED_TRACE(what + (f16 ? " (float16 storage)" : " (float32)"));
-    auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
+    const auto& env = shared_vulkan_env(f16);
     ASSERT_TRUE(env);
     ASSERT_EQ(env->logged("; float16 storage"), f16);
+    const size_t log_mark = env->log->lines.size();
     const double bound = f16 ? std::max(tolerance, kFloat16OpTolerance) : tolerance;
     const GraphRun opened = open_graph(*env, g, what);
     ASSERT_TRUE(opened.vulkan && opened.builtin);
@@ -90,7 +100,7 @@ void expect_same_as_builtin(const OpGraph& g, const std::string& what, float lo 
         EXPECT_LE(rel, bound) << what << " output " << o << " run " << run;
       }
     }
-    EXPECT_EQ(env->validation_messages(), "");
+    EXPECT_EQ(env->validation_messages(log_mark), "");
   }
 }
 

@@ -30,7 +30,7 @@ namespace fb = baton::tflite;
 void expect_same_as_builtin(const Graph& g, const std::string& what, bool expect_all_delegated = true,
                             const std::vector<std::vector<int32_t>>& resize = {}) {
   SCOPED_TRACE(what);
-  auto envs = make_envs(2);
+  auto envs = shared_envs(2);
   ASSERT_TRUE(envs);
   auto model = load_model_buffer(g.build(), what + ".tflite");
   ASSERT_TRUE(model) << model.error();

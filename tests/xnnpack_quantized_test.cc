@@ -50,7 +50,7 @@ std::vector<uint8_t> int32s(const std::vector<int32_t>& values) {
 void expect_quantized_close_to_builtin(const Graph& g, const std::string& what, int max_steps = 1,
                                        double float_tolerance = 0) {
   SCOPED_TRACE(what);
-  auto envs = make_envs(2, true);
+  auto envs = shared_envs(2, true);
   ASSERT_TRUE(envs);
   auto model = load_model_buffer(g.build(), what + ".tflite");
   ASSERT_TRUE(model) << model.error();
@@ -257,7 +257,7 @@ TEST(XnnpackQuantized, RefusalsSayWhy) {
     EXPECT_EQ(xnnpack_refusal(g), "UINT8 input 0 (quantized nodes are taken only with the option quantized = true)");
   }
   auto refusal_with_quantized = [](const Graph& g) {
-    auto envs = make_envs(1, true);
+    auto envs = shared_envs(1, true);
     auto model = load_model_buffer(g.build(), "refused.tflite");
     EXPECT_TRUE(model) << model.error();
     auto in = Interpreter::create(envs->xnnpack, model.value());

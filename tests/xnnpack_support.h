@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "baton/tflite_ops.h"
 #include "interpreter.h"
@@ -43,6 +45,15 @@ inline std::unique_ptr<Envs> make_envs(int threads = 1, bool quantized = false) 
   return e;
 }
 
+// make_envs(threads, quantized), made once per pair and shared by the cases of the process: each case
+// gets its own interpreters, not its own copies of the plugins.
+inline Envs* shared_envs(int threads = 1, bool quantized = false) {
+  static std::map<std::pair<int, bool>, std::unique_ptr<Envs>> made;
+  auto& envs = made[{threads, quantized}];
+  if (!envs) envs = make_envs(threads, quantized);
+  return envs.get();
+}
+
 inline std::string fallbacks_text(const Interpreter& in) {
   std::string s;
   for (const Fallback& f : in.fallbacks()) s += f.plugin + " lost " + std::to_string(f.nodes.size()) + " nodes at " + f.stage + ": " + f.reason + "\n";
@@ -57,7 +68,7 @@ using Op = GraphOp;
 
 // The reason xnnpack gave for node 0 of a one-op model (empty if it took it).
 inline std::string xnnpack_refusal(const Graph& g) {
-  auto envs = make_envs();
+  auto envs = shared_envs();
   if (!envs) return "no environment";
   auto model = load_model_buffer(g.build(), "refusal.tflite");
   if (!model) return model.error();
