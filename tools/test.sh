@@ -25,6 +25,7 @@ report_timings() {
   echo "== wall time by stage (total $((SECONDS / 60)) min)"
   printf '%s\n' "${timings[@]}"
 }
+trap report_timings EXIT
 stage "set-up and fetch"
 tools/setup.sh
 export BATON_MODEL_CACHE=${BATON_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/baton/models}
@@ -86,4 +87,3 @@ if [ -z "${BATON_TEST_SKIP_SANITIZE:-}" ]; then
   stage "libFuzzer: model loader and interpreter, ${BATON_FUZZ_SECONDS:-60} s each, 2 GB memory limits"
   tests/fuzz/run-fuzzers.sh "${BATON_FUZZ_SECONDS:-60}"
 fi
-report_timings
