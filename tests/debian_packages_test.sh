@@ -11,6 +11,7 @@
 #
 #   tests/debian_packages_test.sh [OUT_DIR]    (the .deb files and logs are left in OUT_DIR if given)
 #   BATON_TEST_DEBS=DIR tests/debian_packages_test.sh    (install the packages already built in DIR)
+#   BATON_DEB_BUILD_OPTIMIZE=1 tests/debian_packages_test.sh    (build at -O2 as a release does; default -O0)
 #
 # Needs root (chroot) and Debian's mirror (apt). Installs dpkg-dev, debhelper, dh-python, lintian and
 # mmdebstrap when missing. Exit 77 (skipped) where that cannot be had (not root, not Debian) unless
