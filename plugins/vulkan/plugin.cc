@@ -174,7 +174,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                     : !state->gpu->f16_storage() ? "; float32 (the device has no 16-bit storage buffers)"
                                                                  : "; float32 (a CPU implementation; fp16 = true for float16)") +
                                    (cache_dir.empty() ? "; shader cache off" : "; shader cache in " + cache_dir));
-    if (state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    if (cpu_device) {
       // Named by the device option: say what a user of such a machine most likely wants instead.
       state->log(BATON_LOG_INFO, "the device is a CPU implementation: on a machine without a GPU the xnnpack "
                                  "delegate is several times faster");
