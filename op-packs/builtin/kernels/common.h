@@ -63,4 +63,48 @@ inline int64_t element_count(const int32_t* dims, int rank) {
   static RET NAME PARAMS { return NAME##_impl ARGS; }
 #endif
 
+namespace baton::builtin {
+
+// The instruction sets the width-templated float kernels (kernels/vector_math.h) are compiled for.
+enum class VectorIsa { kBaseline = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// The best of them this CPU (and its OS) runs.
+inline VectorIsa best_vector_isa() {
+#if defined(BATON_BUILTIN_HAS_AVX2_DISPATCH)
+  static const VectorIsa isa = [] {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return VectorIsa::kAvx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return VectorIsa::kAvx2;
+    return VectorIsa::kBaseline;
+  }();
+  return isa;
+#else
+  return VectorIsa::kBaseline;
+#endif
+}
+
+}  // namespace baton::builtin
+
+// Like BATON_DISPATCH_AVX2 for a body templated on its lane count, `template <int W> NAME##_impl`: 16 lanes
+// for AVX-512, 8 for AVX2+FMA and the baseline. Defines `NAME##_for(VectorIsa)`, the copy for that ISA (a
+// function pointer; the tests run each), and `NAME`, the best copy for this CPU.
+#if defined(BATON_BUILTIN_HAS_AVX2_DISPATCH)
+#define BATON_DISPATCH_WIDTHS(RET, NAME, PARAMS, ARGS)                                                  \
+  __attribute__((target("avx512f,avx512dq,avx2,fma"))) static RET NAME##_avx512 PARAMS {               \
+    return NAME##_impl<16> ARGS;                                                                        \
+  }                                                                                                     \
+  __attribute__((target("avx2,fma"))) static RET NAME##_avx2 PARAMS { return NAME##_impl<8> ARGS; }    \
+  static RET NAME##_base PARAMS { return NAME##_impl<8> ARGS; }                                         \
+  [[maybe_unused]] static auto NAME##_for(VectorIsa isa) {                                              \
+    return isa == VectorIsa::kAvx512 ? NAME##_avx512 : isa == VectorIsa::kAvx2 ? NAME##_avx2 : NAME##_base; \
+  }                                                                                                     \
+  [[maybe_unused]] static RET NAME PARAMS {                                                             \
+    static const auto best = NAME##_for(best_vector_isa());                                             \
+    return best ARGS;                                                                                   \
+  }
+#else
+#define BATON_DISPATCH_WIDTHS(RET, NAME, PARAMS, ARGS)                                    \
+  [[maybe_unused]] static auto NAME##_for(VectorIsa) { return +[] PARAMS { return NAME##_impl<8> ARGS; }; } \
+  [[maybe_unused]] static RET NAME PARAMS { return NAME##_impl<8> ARGS; }
+#endif
+
 #endif  // BATON_BUILTIN_KERNELS_COMMON_H

@@ -17,30 +17,35 @@ void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
 }
 
+template <int W>
 BATON_INLINE void tanh_vector_impl(const float* in, float* out, int64_t n) {
-  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return tanh8(x); });
+  map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA { return tanh_lanes(x); });
 }
+template <int W>
 BATON_INLINE void logistic_vector_impl(const float* in, float* out, int64_t n) {
-  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return logistic8(x); });
+  map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA { return logistic_lanes(x); });
 }
+template <int W>
 BATON_INLINE void exp_vector_impl(const float* in, float* out, int64_t n) {
-  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return exp8(x); });
+  map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA { return exp_lanes(x); });
 }
+template <int W>
 BATON_INLINE void gelu_approximate_vector_impl(const float* in, float* out, int64_t n) {
-  map8(in, out, n, [](Float8 x) BATON_LAMBDA {
+  map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA {
     constexpr float kSqrt2OverPi = 0.79788456080286536f;
-    return 0.5f * x * (1.0f + tanh8(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * (1.0f + tanh_lanes(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
   });
 }
+template <int W>
 BATON_INLINE void gelu_vector_impl(const float* in, float* out, int64_t n) {
-  map8(in, out, n, [](Float8 x) BATON_LAMBDA { return gelu8(x); });
+  map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA { return gelu_lanes(x); });
 }
 
-BATON_DISPATCH_AVX2(void, gelu_vector, (const float* in, float* out, int64_t n), (in, out, n))
-BATON_DISPATCH_AVX2(void, tanh_vector, (const float* in, float* out, int64_t n), (in, out, n))
-BATON_DISPATCH_AVX2(void, logistic_vector, (const float* in, float* out, int64_t n), (in, out, n))
-BATON_DISPATCH_AVX2(void, exp_vector, (const float* in, float* out, int64_t n), (in, out, n))
-BATON_DISPATCH_AVX2(void, gelu_approximate_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_WIDTHS(void, gelu_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_WIDTHS(void, tanh_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_WIDTHS(void, logistic_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_WIDTHS(void, exp_vector, (const float* in, float* out, int64_t n), (in, out, n))
+BATON_DISPATCH_WIDTHS(void, gelu_approximate_vector, (const float* in, float* out, int64_t n), (in, out, n))
 
 }  // namespace
 
@@ -51,14 +56,14 @@ float gelu_approximate(float x) {
   return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
-void unary(UnaryOp op, const float* in, float* out, int64_t n) {
+void unary(VectorIsa isa, UnaryOp op, const float* in, float* out, int64_t n) {
   switch (op) {
     case UnaryOp::kRelu: return map(in, out, n, [](float x) { return std::max(x, 0.0f); });
     case UnaryOp::kRelu6: return map(in, out, n, [](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
     case UnaryOp::kReluN1To1:
       return map(in, out, n, [](float x) { return std::min(std::max(x, -1.0f), 1.0f); });
-    case UnaryOp::kLogistic: return logistic_vector(in, out, n);
-    case UnaryOp::kTanh: return tanh_vector(in, out, n);
+    case UnaryOp::kLogistic: return logistic_vector_for(isa)(in, out, n);
+    case UnaryOp::kTanh: return tanh_vector_for(isa)(in, out, n);
     case UnaryOp::kHardSwish:
       // TFLite's order of operations: x * relu6(x + 3), then / 6.
       return map(in, out, n, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
@@ -66,7 +71,7 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kLog: return map(in, out, n, [](float x) { return std::log(x); });
     case UnaryOp::kSquare: return map(in, out, n, [](float x) { return x * x; });
     case UnaryOp::kSqrt: return map(in, out, n, [](float x) { return std::sqrt(x); });
-    case UnaryOp::kExp: return exp_vector(in, out, n);
+    case UnaryOp::kExp: return exp_vector_for(isa)(in, out, n);
     case UnaryOp::kAbs: return map(in, out, n, [](float x) { return std::fabs(x); });
     case UnaryOp::kNeg: return map(in, out, n, [](float x) { return -x; });
     case UnaryOp::kSin: return map(in, out, n, [](float x) { return std::sin(x); });
@@ -75,10 +80,12 @@ void unary(UnaryOp op, const float* in, float* out, int64_t n) {
     case UnaryOp::kFloor: return map(in, out, n, [](float x) { return std::floor(x); });
     case UnaryOp::kCeil: return map(in, out, n, [](float x) { return std::ceil(x); });
     case UnaryOp::kRound: return map(in, out, n, [](float x) { return std::nearbyint(x); });
-    case UnaryOp::kGelu: return gelu_vector(in, out, n);
-    case UnaryOp::kGeluApproximate: return gelu_approximate_vector(in, out, n);
+    case UnaryOp::kGelu: return gelu_vector_for(isa)(in, out, n);
+    case UnaryOp::kGeluApproximate: return gelu_approximate_vector_for(isa)(in, out, n);
   }
 }
+
+void unary(UnaryOp op, const float* in, float* out, int64_t n) { unary(best_vector_isa(), op, in, out, n); }
 
 void softmax(const float* in, float* out, int64_t rows, int64_t depth, float beta) {
   for (int64_t r = 0; r < rows; ++r) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "kernels/common.h"
+
 namespace baton::builtin {
 
 enum class UnaryOp {
@@ -14,6 +16,9 @@ enum class UnaryOp {
 };
 
 void unary(UnaryOp op, const float* in, float* out, int64_t n);
+// The same with the vectorised functions (EXP, TANH, LOGISTIC, GELU) compiled for `isa`, which this CPU must
+// run (best_vector_isa() or below): for the tests, which hold every ISA's copy to the same bounds.
+void unary(VectorIsa isa, UnaryOp op, const float* in, float* out, int64_t n);
 
 // One element of GELU, for the 8-bit lookup tables too.
 float gelu(float x);

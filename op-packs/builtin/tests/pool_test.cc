@@ -65,5 +65,20 @@ TEST(Mean, AnyAxes) {
   EXPECT_EQ(out, (std::vector<float>{1, 4, 7, 10}));
 }
 
+// Rows long enough for the blocked sum (blocks of 32, a tail, and rows shorter than one block): integer
+// values, so every order of summation gives the exact mean, (first + last) / 2.
+TEST(Mean, LongRowsOverTheLastAxis) {
+  for (int32_t n : {31, 32, 33, 64, 100, 129}) {
+    const int32_t dims[] = {3, n};
+    std::vector<float> in(3 * n);
+    for (int r = 0; r < 3; ++r) {
+      for (int j = 0; j < n; ++j) in[r * n + j] = static_cast<float>(r * 1000 + j);
+    }
+    std::vector<float> out(3);
+    reduce_mean(plan_reduce(dims, 2, 0b10), in.data(), out.data());
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(out[r], r * 1000 + (n - 1) / 2.0f) << "row " << r << " of " << n;
+  }
+}
+
 }  // namespace
 }  // namespace baton::builtin::testing

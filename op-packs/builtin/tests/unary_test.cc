@@ -16,6 +16,23 @@ std::vector<float> run(UnaryOp op, const std::vector<float>& in) {
   return out;
 }
 
+std::vector<float> run(VectorIsa isa, UnaryOp op, const std::vector<float>& in) {
+  std::vector<float> out(in.size());
+  unary(isa, op, in.data(), out.data(), static_cast<int64_t>(in.size()));
+  return out;
+}
+
+// Every copy of the vectorised functions this CPU runs: 8 lanes (baseline, AVX2), 16 (AVX-512).
+std::vector<VectorIsa> runnable_isas() {
+  std::vector<VectorIsa> isas;
+  for (int i = 0; i <= static_cast<int>(best_vector_isa()); ++i) isas.push_back(static_cast<VectorIsa>(i));
+  return isas;
+}
+
+const char* isa_name(VectorIsa isa) {
+  return isa == VectorIsa::kAvx512 ? "avx512" : isa == VectorIsa::kAvx2 ? "avx2" : "baseline";
+}
+
 TEST(Unary, Activations) {
   EXPECT_EQ(run(UnaryOp::kRelu, {-1, 0, 2}), (std::vector<float>{0, 0, 2}));
   EXPECT_EQ(run(UnaryOp::kRelu6, {-1, 3, 7}), (std::vector<float>{0, 3, 6}));
@@ -57,10 +74,11 @@ std::vector<float> sweep() {
 
 // |got - want| <= ulps float ulps of want (or abs_floor, whichever is larger; times |x| if per_x), over
 // the sweep.
-void expect_close(UnaryOp op, double (*f)(double), double ulps, double abs_floor, const char* what,
-                  bool per_x = false) {
+void expect_close(VectorIsa isa, UnaryOp op, double (*f)(double), double ulps, double abs_floor,
+                  const char* what, bool per_x = false) {
+  SCOPED_TRACE(isa_name(isa));
   const std::vector<float> x = sweep();
-  const std::vector<float> y = run(op, x);
+  const std::vector<float> y = run(isa, op, x);
   double worst = 0;
   float worst_x = 0;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -78,21 +96,40 @@ void expect_close(UnaryOp op, double (*f)(double), double ulps, double abs_floor
 }
 
 TEST(Unary, VectorisedFunctionsAreWithinAFewUlps) {
-  expect_close(UnaryOp::kExp, [](double x) { return std::exp(x); }, 2, 0x1p-149, "exp");
-  expect_close(UnaryOp::kTanh, [](double x) { return std::tanh(x); }, 4, 0x1p-149, "tanh");
-  expect_close(UnaryOp::kLogistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, 0x1p-149, "logistic");
+  for (VectorIsa isa : runnable_isas()) {
+  expect_close(isa, UnaryOp::kExp, [](double x) { return std::exp(x); }, 2, 0x1p-149, "exp");
+  expect_close(isa, UnaryOp::kTanh, [](double x) { return std::tanh(x); }, 4, 0x1p-149, "tanh");
+  expect_close(isa, UnaryOp::kLogistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, 0x1p-149, "logistic");
   // GELU's erf is Abramowitz and Stegun's, good to 1.5e-7 absolute: measured in units of 2^-23 (1.2e-7) of
   // x / 2 at least.
-  expect_close(UnaryOp::kGelu, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, 4, 0x1p-23,
+  expect_close(isa, UnaryOp::kGelu, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, 4, 0x1p-23,
                "gelu");
   // The tanh approximation adds 1 to a tanh near -1 for negative x, as TFLite's formula does: its error is a
   // few ulps of 1, times x / 2.
-  expect_close(UnaryOp::kGeluApproximate,
+  expect_close(isa, UnaryOp::kGeluApproximate,
                [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }, 4,
                0x1p-24, "gelu (tanh)", true);
+  }
+}
+
+// The AVX2 and AVX-512 copies (8 and 16 lanes, both with FMA) compute the same floats lane by lane: a model
+// gives the same outputs on either kind of machine.
+TEST(Unary, AvxCopiesGiveTheSameFloats) {
+  if (best_vector_isa() < VectorIsa::kAvx512) GTEST_SKIP() << "needs a CPU with AVX-512";
+  const std::vector<float> x = sweep();
+  for (UnaryOp op : {UnaryOp::kExp, UnaryOp::kTanh, UnaryOp::kLogistic, UnaryOp::kGelu, UnaryOp::kGeluApproximate}) {
+    const std::vector<float> avx2 = run(VectorIsa::kAvx2, op, x), avx512 = run(VectorIsa::kAvx512, op, x);
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_TRUE(avx512[i] == avx2[i] || (std::isnan(avx512[i]) && std::isnan(avx2[i])))
+          << "op " << static_cast<int>(op) << " at x = " << x[i] << ": " << avx512[i] << " vs " << avx2[i];
+    }
+  }
 }
 
 TEST(Unary, VectorisedFunctionsAtTheEdges) {
+  for (VectorIsa isa : runnable_isas()) {
+  SCOPED_TRACE(isa_name(isa));
+  const auto run = [isa](UnaryOp op, const std::vector<float>& in) { return testing::run(isa, op, in); };
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> in = {0.0f, -0.0f, inf, -inf, nan, 200.0f, -200.0f, 1e-40f, -1e-40f};
   const auto e = run(UnaryOp::kExp, in);
@@ -118,6 +155,7 @@ TEST(Unary, VectorisedFunctionsAtTheEdges) {
   EXPECT_EQ(g[2], inf);
   EXPECT_TRUE(std::isnan(g[4]));
   EXPECT_EQ(g[5], 200.0f);
+  }
 }
 
 TEST(Softmax, RowsAndBeta) {
