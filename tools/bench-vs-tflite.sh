@@ -26,8 +26,8 @@ baton=${BATON:-build/tools/baton/baton}
 [ -x "$peer" ] || { echo "bench-vs-tflite: no peer at $peer (run ../shared/reference/tflite-native/build.sh)" >&2; exit 1; }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf "%-36s %3s  %10s %10s %10s %10s %6s   %10s %10s %6s\n" model thr "baton min" "baton med" "tflite min" "tflite med" ratio \
-  "baton l+f" "tflite l+f" ratio
+printf "%-36s %3s  %10s %10s %10s %10s %6s %6s   %10s %10s %6s\n" model thr "baton min" "baton med" "tflite min" "tflite med" \
+  "r(min)" "r(med)" "baton l+f" "tflite l+f" ratio
 for model in "$@"; do
   for t in $threads; do
     bmed=() pmed=() bmin=() pmin=() bload=() pload=()
@@ -45,10 +45,11 @@ for model in "$@"; do
     bm=$(printf '%s\n' "${bmed[@]}" | median) pm=$(printf '%s\n' "${pmed[@]}" | median)
     bn=$(printf '%s\n' "${bmin[@]}" | sort -g | head -1) pn=$(printf '%s\n' "${pmin[@]}" | sort -g | head -1)
     bl=$(printf '%s\n' "${bload[@]}" | median) pl=$(printf '%s\n' "${pload[@]}" | median)
-    printf "%-36s %3s  %10.3f %10.3f %10.3f %10.3f %6.2f   %10.2f %10.2f %6.2f\n" "$(basename "$model")" "$t" "$bn" "$bm" \
-      "$pn" "$pm" "$(awk -v a="$bm" -v b="$pm" 'BEGIN {print a / b}')" "$bl" "$pl" "$(awk -v a="$bl" -v b="$pl" 'BEGIN {print a / b}')"
+    printf "%-36s %3s  %10.3f %10.3f %10.3f %10.3f %6.2f %6.2f   %10.2f %10.2f %6.2f\n" "$(basename "$model")" "$t" "$bn" "$bm" \
+      "$pn" "$pm" "$(awk -v a="$bn" -v b="$pn" 'BEGIN {print a / b}')" "$(awk -v a="$bm" -v b="$pm" 'BEGIN {print a / b}')" "$bl" "$pl" "$(awk -v a="$bl" -v b="$pl" 'BEGIN {print a / b}')"
   done
 done
-echo "(ms; medians are the median of the per-round medians, mins the smallest; ratio = baton median / tflite median;"
+echo "(ms; medians are the median of the per-round medians, mins the smallest; r(min) = baton min / tflite min,"
+echo " r(med) = baton median / tflite median;"
 echo " l+f = model load plus first run, median over rounds (baton: load_ms + first_run_ms; tflite: load total + first invoke);"
 echo " tflite with --xnnpack $xnnpack, baton with $baton_args; $rounds rounds of $runs runs, alternating)"

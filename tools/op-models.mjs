@@ -7,7 +7,7 @@
 //   node tools/op-models.mjs OUT_DIR            one-op cases: OUT_DIR/NAME.json and NAME.args
 //   node tools/op-models.mjs --versions OUT_DIR  one model per op and version 1..16 (vNAME_V.json), for
 //                                               finding the version range the native library registers
-//   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of ten common ops and
+//   node tools/op-models.mjs --bench OUT_DIR     larger models (64K-256K elements) of common ops and
 //                                               of int8 and 16x8 CONV_2D, FULLY_CONNECTED and ADD, for
 //                                               timing against TFLite (tools/bench-vs-tflite.sh)
 //
@@ -475,6 +475,54 @@ if (bench) {
     [T([256, 256], 'INT8', {q: [0.05, -3]}), T([256, 256], 'INT8', {q: [0.07, 9]}), T([256, 256], 'INT8', {q: [0.1, -1]})], 2);
   b('add_16x8', 'ADD', ['AddOptions', {fused_activation_function: 'NONE', pot_scale_int16: false}],
     [T([256, 256], 'INT16', {q: [0.001, 0]}), T([256, 256], 'INT16', {q: [0.0007, 0]}), T([256, 256], 'INT16', {q: [0.0015, 0]})], 3);
+  // The float ops of transformers and detectors, and the 8-bit ops around 8-bit convolutions, at the sizes
+  // those models give them (issue #37's "ten slowest kernels" survey).
+  const values = (count, scale = 0.05) => f32(Array.from({length: count}, (_, i) => (((i * 7919) % 41) - 20) * scale));
+  const none = {fused_activation_function: 'NONE'};
+  for (const [op, name] of [['TANH', 'tanh'], ['LOGISTIC', 'logistic'], ['EXP', 'exp'], ['RSQRT', 'rsqrt'], ['GELU', 'gelu']]) {
+    b(name, op, null, [T([128, 512]), T([128, 512])]);
+  }
+  b('softmax', 'SOFTMAX', ['SoftmaxOptions', {beta: 1}], [T([4, 128, 128]), T([4, 128, 128])]);
+  b('mean_last_axis', 'MEAN', reducer(true), [T([196, 192]), C([1], 'INT32', i32([-1])), T([196, 1])]);
+  b('batch_matmul', 'BATCH_MATMUL', ['BatchMatMulOptions', {adj_x: false, adj_y: true}], [T([4, 128, 64]), T([4, 128, 64]), T([4, 128, 128])]);
+  b('transpose', 'TRANSPOSE', null, [T([1, 128, 4, 64]), C([4], 'INT32', i32([0, 2, 1, 3])), T([1, 4, 128, 64])]);
+  b('mul', 'MUL', ['MulOptions', none], [T([128, 512]), T([512]), T([128, 512])]);
+  b('add', 'ADD', ['AddOptions', none], [T([128, 512]), T([128, 512]), T([128, 512])]);
+  b('squared_difference', 'SQUARED_DIFFERENCE', null, [T([196, 192]), T([196, 1]), T([196, 192])]);
+  b('pow', 'POW', null, [T([128, 512]), C([], 'FLOAT32', f32([3])), T([128, 512])]);
+  b('fully_connected', 'FULLY_CONNECTED', ['FullyConnectedOptions', {...none, keep_num_dims: true}],
+    [T([1, 128, 256]), C([256, 256], 'FLOAT32', values(65536, 0.01)), C([256], 'FLOAT32', values(256)), T([1, 128, 256])]);
+  b('fully_connected_nonconst', 'FULLY_CONNECTED', ['FullyConnectedOptions', none], [T([128, 256]), T([256, 256]), T([128, 256])]);
+  b('conv_2d', 'CONV_2D', ['Conv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, fused_activation_function: 'RELU6', dilation_w_factor: 1, dilation_h_factor: 1}],
+    [T([1, 56, 56, 32]), C([32, 3, 3, 32], 'FLOAT32', values(9216, 0.01)), C([32], 'FLOAT32', values(32)), T([1, 56, 56, 32])]);
+  b('depthwise_conv_2d', 'DEPTHWISE_CONV_2D', ['DepthwiseConv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, depth_multiplier: 1, fused_activation_function: 'RELU6', dilation_w_factor: 1, dilation_h_factor: 1}],
+    [T([1, 112, 112, 32]), C([1, 3, 3, 32], 'FLOAT32', values(288)), C([32], 'FLOAT32', values(32)), T([1, 112, 112, 32])]);
+  b('max_pool_2d', 'MAX_POOL_2D', ['Pool2DOptions', {padding: 'VALID', stride_w: 2, stride_h: 2, filter_width: 2, filter_height: 2, fused_activation_function: 'NONE'}],
+    [T([1, 112, 112, 32]), T([1, 56, 56, 32])]);
+  b('pad', 'PAD', null, [T([1, 56, 56, 32]), C([4, 2], 'INT32', i32([0, 0, 1, 1, 1, 1, 0, 0])), T([1, 58, 58, 32])]);
+  b('concatenation', 'CONCATENATION', ['ConcatenationOptions', {axis: 3, fused_activation_function: 'NONE'}],
+    [T([1, 160, 160, 3]), T([1, 160, 160, 3]), T([1, 160, 160, 3]), T([1, 160, 160, 3]), T([1, 160, 160, 12])]);
+  b('strided_slice', 'STRIDED_SLICE', ['StridedSliceOptions', {}],
+    [T([1, 320, 320, 3]), C([4], 'INT32', i32([0, 0, 0, 0])), C([4], 'INT32', i32([1, 320, 320, 3])), C([4], 'INT32', i32([1, 2, 2, 1])), T([1, 160, 160, 3])]);
+  b('resize_bilinear', 'RESIZE_BILINEAR', ['ResizeBilinearOptions', {align_corners: false, half_pixel_centers: true}],
+    [T([1, 64, 64, 16]), C([2], 'INT32', i32([128, 128])), T([1, 128, 128, 16])], 3);
+  const q8 = (shape, scale = 0.05, zero = -3) => T(shape, 'INT8', {q: [scale, zero]});
+  b('quantize_i8', 'QUANTIZE', null, [T([1, 128, 128, 16]), q8([1, 128, 128, 16])], 2);
+  b('dequantize_i8', 'DEQUANTIZE', null, [q8([1, 128, 128, 16]), T([1, 128, 128, 16])], 2);
+  b('depthwise_conv_2d_i8', 'DEPTHWISE_CONV_2D', ['DepthwiseConv2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, depth_multiplier: 1, fused_activation_function: 'RELU6', dilation_w_factor: 1, dilation_h_factor: 1}],
+    [q8([1, 112, 112, 32]), C([1, 3, 3, 32], 'INT8', w8(288), {q: [...channels(32, 0.01).slice(0, 2), 3]}),
+     C([32], 'INT32', i32(Array.from({length: 32}, (_, i) => 40 * i - 600)), {q: channels(32, 0.0005)}), q8([1, 112, 112, 32], 0.1, -128)], 3);
+  b('resize_bilinear_i8', 'RESIZE_BILINEAR', ['ResizeBilinearOptions', {align_corners: false, half_pixel_centers: true}],
+    [q8([1, 64, 64, 16]), C([2], 'INT32', i32([128, 128])), q8([1, 128, 128, 16])], 3);
+  b('logistic_i8', 'LOGISTIC', null, [q8([128, 512]), q8([128, 512], 1 / 256, -128)], 2);
+  b('hard_swish_i8', 'HARD_SWISH', null, [q8([128, 512]), q8([128, 512], 0.04, -10)], 1);
+  b('mul_i8', 'MUL', ['MulOptions', none], [q8([128, 512]), q8([128, 512], 0.07, 9), q8([128, 512], 0.1, -1)], 2);
+  b('concatenation_i8', 'CONCATENATION', ['ConcatenationOptions', {axis: 3, fused_activation_function: 'NONE'}],
+    [q8([1, 64, 64, 64]), q8([1, 64, 64, 32]), q8([1, 64, 64, 96])], 2);
+  b('mean_i8', 'MEAN', reducer(false), [q8([1, 28, 28, 64]), C([2], 'INT32', i32([1, 2])), q8([1, 64])], 2);
+  b('max_pool_2d_i8', 'MAX_POOL_2D', ['Pool2DOptions', {padding: 'VALID', stride_w: 2, stride_h: 2, filter_width: 2, filter_height: 2, fused_activation_function: 'NONE'}],
+    [q8([1, 112, 112, 32]), q8([1, 56, 56, 32])], 2);
+  b('softmax_i8', 'SOFTMAX', ['SoftmaxOptions', {beta: 1}], [q8([4, 128, 128]), q8([4, 128, 128], 1 / 256, -128)], 2);
 } else if (versions) {
   // One model per op and version; the first case of each op serves.
   const seen = new Set();

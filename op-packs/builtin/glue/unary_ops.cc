@@ -140,8 +140,18 @@ void softmax_invoke(OpContext& ctx) {
   const int64_t depth = ctx.shape(input).back();
   const int64_t count = ctx.element_count(input);
   if (depth == 0) return;
-  softmax(ctx.data<float>(input), ctx.mutable_data<float>(ctx.output(0)), count / depth, depth,
-          ctx.options().u.softmax.beta);
+  // Rows across the workers when each gets enough elements; a row's floats do not depend on the split.
+  constexpr int64_t kMinPerTask = 1 << 13;
+  const int64_t rows = count / depth;
+  const int tasks = static_cast<int>(std::min<int64_t>({ctx.workers(), rows, count / kMinPerTask}));
+  const float* in = ctx.data<float>(input);
+  float* out = ctx.mutable_data<float>(ctx.output(0));
+  const float beta = ctx.options().u.softmax.beta;
+  if (tasks <= 1) return softmax(in, out, rows, depth, beta);
+  parallel_run(ctx.parallel(), tasks, [&](int task, int) {
+    const int64_t begin = rows * task / tasks, end = rows * (task + 1) / tasks;
+    softmax(in + begin * depth, out + begin * depth, end - begin, depth, beta);
+  });
 }
 
 void log_softmax_prepare(OpContext& ctx) {

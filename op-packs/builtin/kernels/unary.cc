@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/common.h"
 #include "kernels/vector_math.h"
@@ -47,6 +48,55 @@ BATON_DISPATCH_WIDTHS(void, logistic_vector, (const float* in, float* out, int64
 BATON_DISPATCH_WIDTHS(void, exp_vector, (const float* in, float* out, int64_t n), (in, out, n))
 BATON_DISPATCH_WIDTHS(void, gelu_approximate_vector, (const float* in, float* out, int64_t n), (in, out, n))
 
+// SOFTMAX W lanes at a time: the row's maximum, exp((x - max) * beta) by exp_lanes into the output with
+// the sum in W partial sums (the tail block's padding lanes left out of it), then each scaled by 1 / sum.
+template <int W>
+BATON_INLINE void softmax_rows_impl(const float* in, float* out, int64_t rows, int64_t depth, float beta) {
+  using V = typename Lanes<W>::F;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    float max = x[0];
+    int64_t i = 0;
+    if (depth >= W) {
+      V m;
+      std::memcpy(&m, x, sizeof(m));
+      for (i = W; i + W <= depth; i += W) {
+        V v;
+        std::memcpy(&v, x + i, sizeof(v));
+        m = m > v ? m : v;
+      }
+      for (int j = 0; j < W; ++j) max = std::max(max, m[j]);
+    }
+    for (; i < depth; ++i) max = std::max(max, x[i]);
+    V sums = {};
+    for (i = 0; i + W <= depth; i += W) {
+      V v;
+      std::memcpy(&v, x + i, sizeof(v));
+      v = exp_lanes((v - max) * beta);
+      std::memcpy(y + i, &v, sizeof(v));
+      sums += v;
+    }
+    float sum = 0.0f;
+    for (int j = 0; j < W; ++j) sum += sums[j];
+    if (i < depth) {
+      float block[W] = {};
+      std::memcpy(block, x + i, sizeof(float) * (depth - i));
+      V v;
+      std::memcpy(&v, block, sizeof(v));
+      v = exp_lanes((v - max) * beta);
+      for (int j = 0; j < depth - i; ++j) sum += v[j];
+      std::memcpy(block, &v, sizeof(v));
+      std::memcpy(y + i, block, sizeof(float) * (depth - i));
+    }
+    const float inv = 1.0f / sum;
+    for (i = 0; i < depth; ++i) y[i] *= inv;
+  }
+}
+
+BATON_DISPATCH_WIDTHS(void, softmax_rows, (const float* in, float* out, int64_t rows, int64_t depth, float beta),
+                      (in, out, rows, depth, beta))
+
 }  // namespace
 
 float gelu(float x) { return 0.5f * x * std::erfc(x * -0.70710678118654752f); }
@@ -88,19 +138,7 @@ void unary(VectorIsa isa, UnaryOp op, const float* in, float* out, int64_t n) {
 void unary(UnaryOp op, const float* in, float* out, int64_t n) { unary(best_vector_isa(), op, in, out, n); }
 
 void softmax(const float* in, float* out, int64_t rows, int64_t depth, float beta) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = in + r * depth;
-    float* y = out + r * depth;
-    float max = x[0];
-    for (int64_t i = 1; i < depth; ++i) max = std::max(max, x[i]);
-    float sum = 0.0f;
-    for (int64_t i = 0; i < depth; ++i) {
-      y[i] = std::exp((x[i] - max) * beta);
-      sum += y[i];
-    }
-    const float inv = 1.0f / sum;
-    for (int64_t i = 0; i < depth; ++i) y[i] *= inv;
-  }
+  softmax_rows(in, out, rows, depth, beta);
 }
 
 void log_softmax(const float* in, float* out, int64_t rows, int64_t depth) {

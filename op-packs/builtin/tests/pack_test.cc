@@ -458,7 +458,7 @@ TEST_F(PackTest, ThreadedPackMatchesSerial) {
 
 TEST_F(PackTest, ThreadedUnaryOpsMatchTheKernelBitForBit) {
   // Long enough to be split across two workers (in runs of 16), with a length that is not a multiple of
-  // 16: TANH and GELU on 2 threads give exactly the floats the kernel gives in one call.
+  // 16: TANH, GELU and SOFTMAX on 2 threads give exactly the floats the kernel gives in one call.
   const int64_t n = 3 * 8192 + 7;
   std::vector<float> in(n);
   for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 2001) / 200.0f - 5.0f;
@@ -474,6 +474,17 @@ TEST_F(PackTest, ThreadedUnaryOpsMatchTheKernelBitForBit) {
     unary(op, in.data(), want.data(), n);
     EXPECT_EQ(g.values<float>(y), want) << "op " << code;
   }
+  // SOFTMAX splits rows: [300, 67] on 2 threads gives the floats of one call over all rows.
+  FakeHost h(BATON_BUILTIN_PACK_PATH, 2);
+  FakeGraph g;
+  const int x = g.floats({300, 67}, std::vector<float>(in.begin(), in.begin() + 300 * 67));
+  const int y = g.output();
+  g.add_node(BATON_OP_SOFTMAX, {x}, {y}).options.u.softmax.beta = 1.0f;
+  std::string error;
+  ASSERT_EQ(h.run(g, &error), BATON_OK) << error;
+  std::vector<float> want(300 * 67);
+  softmax(in.data(), want.data(), 300, 67, 1.0f);
+  EXPECT_EQ(g.values<float>(y), want);
 }
 
 }  // namespace

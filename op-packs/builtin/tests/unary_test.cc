@@ -172,5 +172,27 @@ TEST(Softmax, RowsAndBeta) {
   EXPECT_NEAR(out[2], 1.0f / 3.0f, 1e-6);
 }
 
+// Rows long and short (a whole number of vectors, a tail, less than one vector), each against softmax in
+// double: the vectorised exp and the partial sums stay within a few float roundings of it, and the tail's
+// padding lanes do not enter the sum (they would add exp(-max) to it).
+TEST(Softmax, RowsOfAnyLengthMatchDouble) {
+  for (int64_t depth : {3, 16, 37, 128}) {
+    const int64_t rows = 5;
+    std::vector<float> in(rows * depth), out(rows * depth);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(static_cast<int>((i * 7919) % 401) - 200) / 10.0f;
+    softmax(in.data(), out.data(), rows, depth, 0.7f);
+    for (int64_t r = 0; r < rows; ++r) {
+      double max = -1e30, sum = 0;
+      for (int64_t i = 0; i < depth; ++i) max = std::max(max, static_cast<double>(in[r * depth + i]));
+      const double beta = 0.7f;  // the float the kernel multiplies by
+      for (int64_t i = 0; i < depth; ++i) sum += std::exp((in[r * depth + i] - max) * beta);
+      for (int64_t i = 0; i < depth; ++i) {
+        const double want = std::exp((in[r * depth + i] - max) * beta) / sum;
+        EXPECT_NEAR(out[r * depth + i], want, 4e-7 * std::max(want, 1e-3)) << "depth " << depth << " row " << r << " at " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace baton::builtin::testing
