@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "baton/tflite_ops.h"
 #include "ops.h"
 #include "subgraph_builder.h"
 
@@ -24,22 +25,40 @@ std::string node_label(const baton_host_api* api, const baton_node* node) {
   return "node " + std::to_string(api->node_index(node)) + " " + (def ? def->name : "?");
 }
 
-// Tensors that only a RELU, RELU6 or RELU_N1_TO_1 of the partition reads: XNNPACK fuses the clamp into the
-// node that writes them, and the tensor never exists, as long as it stays XNNPACK's own value.
-std::unordered_set<int32_t> clamped_alone(const baton_host_api* api, const baton_partition* partition) {
+// Tensors that stay XNNPACK's own values instead of going to the scratch in the host's arena, because
+// XNNPACK removes them when they are its own (its subgraph optimisation skips external values):
+//  - a tensor that only a RELU, RELU6 or RELU_N1_TO_1 of the partition reads: the clamp is fused into the
+//    node that writes it;
+//  - a PAD or PADV2 output that only a CONV_2D or DEPTHWISE_CONV_2D reads: a zero spatial pad becomes
+//    the convolution's own padding (MediaPipe's models pad before their stride-2 convolutions).
+// A kept tensor XNNPACK does not remove costs nothing more than before: it lives in XNNPACK's memory.
+std::unordered_set<int32_t> kept_internal(const baton_host_api* api, const baton_partition* partition) {
   std::unordered_map<int32_t, int> readers;
-  std::unordered_set<int32_t> clamped;
+  std::unordered_map<int32_t, int32_t> reader_op;  // the op of a tensor's (last) reader
+  std::unordered_set<int32_t> kept, padded;
   for (int32_t n = 0; n < api->partition_node_count(partition); ++n) {
     const baton_node* node = api->partition_node(partition, n);
+    const int32_t code = api->node_builtin_code(node);
     for (int32_t i = 0; i < api->node_input_count(node); ++i) {
-      if (const baton_tensor* t = api->node_input(node, i)) ++readers[api->tensor_index(t)];
+      if (const baton_tensor* t = api->node_input(node, i)) {
+        ++readers[api->tensor_index(t)];
+        reader_op[api->tensor_index(t)] = code;
+      }
     }
-    if (is_clamp(api->node_builtin_code(node)) && api->node_input_count(node) == 1) {
-      clamped.insert(api->tensor_index(api->node_input(node, 0)));
+    if (is_clamp(code) && api->node_input_count(node) == 1) kept.insert(api->tensor_index(api->node_input(node, 0)));
+    if ((code == BATON_OP_PAD || code == BATON_OP_PADV2) && api->node_output_count(node) == 1) {
+      padded.insert(api->tensor_index(api->node_output(node, 0)));
     }
   }
-  std::erase_if(clamped, [&](int32_t t) { return readers[t] != 1; });
-  return clamped;
+  std::erase_if(kept, [&](int32_t t) { return readers[t] != 1; });
+  for (int32_t t : padded) {
+    const auto op = reader_op.find(t);
+    if (readers[t] == 1 && op != reader_op.end() &&
+        (op->second == BATON_OP_CONV_2D || op->second == BATON_OP_DEPTHWISE_CONV_2D)) {
+      kept.insert(t);
+    }
+  }
+  return kept;
 }
 
 }  // namespace
@@ -101,7 +120,7 @@ void Partition::build(const baton_partition* partition) {
   // reproduce the model's shapes from the model's input shapes), so the same code serves a rebuild after
   // an input resize, or a first build after one.
   SubgraphBuilder builder(api, raw, false, false);
-  builder.place_tensors_in_scratch(static_cast<uint32_t>(externals_.size()), inner, clamped_alone(api, partition_));
+  builder.place_tensors_in_scratch(static_cast<uint32_t>(externals_.size()), inner, kept_internal(api, partition_));
   const std::vector<Dims> shapes = input_shapes();
   for (int32_t i = 0; i < inputs; ++i) {
     builder.add_external_input(externals_[i], shapes[i], static_cast<uint32_t>(i));
