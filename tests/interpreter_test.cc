@@ -2,6 +2,9 @@
 // worked out by hand. Also: resolution errors name op, version and loaded ranges; resizing re-prepares.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <fstream>
+
 #include "baton/c_api.h"
 #include "interpreter.h"
 #include "test_support.h"
@@ -271,6 +274,70 @@ TEST(CApi, PlanAndPlacementOfEachNode) {
     baton_interpreter_destroy(in);
   }
   baton_environment_destroy(plain);
+}
+
+// What the CLI's run, bench and plan take from the public API: interpreter options (strict, signature),
+// the environment's thread count, per-step profiling and the memory summary.
+TEST(CApi, OptionsProfileAndMemory) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  const char* dirs[] = {dir.path().c_str()};
+  baton_environment_options eo{};
+  eo.struct_size = sizeof eo;
+  eo.plugin_dirs = dirs;
+  eo.plugin_dir_count = 1;
+  eo.no_default_dirs = 1;
+  eo.threads = 1;  // more than the CPUs the process may use would be capped (with a warning)
+  baton_environment* env = baton_environment_create(&eo);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  EXPECT_EQ(baton_environment_threads(env), 1);
+  const std::vector<uint8_t> bytes = add_then_double().build();
+  {
+    std::ofstream f(dir.file("model.tflite"), std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  // Strict: no delegate takes the nodes, so creation fails and says which node would run where.
+  baton_interpreter_options io{};
+  io.struct_size = sizeof io;
+  io.strict = 1;
+  EXPECT_EQ(baton_interpreter_create_with_options(env, dir.file("model.tflite").c_str(), &io), nullptr);
+  EXPECT_NE(std::string(baton_last_error()).find("would run on op pack testpack"), std::string::npos) << baton_last_error();
+  // A struct_size that ends before `strict` (an application built against older headers): not strict.
+  io.struct_size = offsetof(baton_interpreter_options, strict);
+  baton_interpreter* interp = baton_interpreter_create_with_options(env, dir.file("model.tflite").c_str(), &io);
+  ASSERT_NE(interp, nullptr) << baton_last_error();
+
+  const float a[6] = {1, 1, 1, 1, 1, 1}, b[6] = {0, 1, 2, -3, -4, 5};
+  ASSERT_EQ(baton_interpreter_set_input(interp, 0, a, sizeof a), BATON_OK);
+  ASSERT_EQ(baton_interpreter_set_input(interp, 1, b, sizeof b), BATON_OK);
+  baton_interpreter_set_profiling(interp, 1);
+  for (int run = 0; run < 2; ++run) ASSERT_EQ(baton_interpreter_invoke(interp), BATON_OK) << baton_interpreter_last_error(interp);
+  ASSERT_EQ(baton_interpreter_step_count(interp), 2);
+  baton_step_profile p{};
+  p.struct_size = sizeof p;
+  ASSERT_EQ(baton_interpreter_step_profile(interp, 0, &p), BATON_OK);
+  EXPECT_STREQ(p.op, "ADD");
+  EXPECT_STREQ(p.plugin, "testpack");
+  EXPECT_EQ(p.node, 0);
+  EXPECT_GT(p.seconds, 0.0);
+  ASSERT_EQ(baton_interpreter_step_profile(interp, 1, &p), BATON_OK);
+  EXPECT_EQ(p.node, 1);
+  EXPECT_EQ(baton_interpreter_step_profile(interp, 2, &p), BATON_INVALID_ARGUMENT);
+  EXPECT_STREQ(baton_interpreter_last_error(interp), "step 2 does not exist (the entry subgraph has 2 steps)");
+  baton_interpreter_set_profiling(interp, 0);  // zeroes the times
+  ASSERT_EQ(baton_interpreter_step_profile(interp, 0, &p), BATON_OK);
+  EXPECT_EQ(p.seconds, 0.0);
+
+  baton_interpreter_memory m{};
+  m.struct_size = sizeof m;
+  ASSERT_EQ(baton_interpreter_memory_info(interp, &m), BATON_OK);
+  EXPECT_GT(m.arena_bytes, 0u);
+  EXPECT_LE(m.arena_bytes, m.naive_bytes + 64);
+  EXPECT_EQ(m.folded_nodes, 0u);
+  EXPECT_EQ(m.dropped_nodes, 0u);
+  EXPECT_EQ(baton_interpreter_memory_info(interp, nullptr), BATON_INVALID_ARGUMENT);
+  baton_interpreter_destroy(interp);
+  baton_environment_destroy(env);
 }
 
 }  // namespace

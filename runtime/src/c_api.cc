@@ -44,8 +44,9 @@ baton_status fail_on(const baton_interpreter* interp, const std::string& message
 const baton::Tensor* T(const baton_tensor* t) { return reinterpret_cast<const baton::Tensor*>(t); }
 
 baton_interpreter* make_interpreter(baton_environment* env, baton::Expected<std::shared_ptr<const baton::Model>> model,
-                                    const baton::InterpreterOptions& options = {}) {
+                                    baton::InterpreterOptions options = {}) {
   if (!model) return fail<baton_interpreter>(model.error());
+  options.strict = options.strict || env->env->config().strict;
   auto interp = baton::Interpreter::create(env->env, std::move(model.value()), options);
   if (!interp) return fail<baton_interpreter>(interp.error());
   auto* out = new baton_interpreter;
@@ -148,6 +149,23 @@ baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, 
     return fail<baton_interpreter>(std::string("<buffer>: ") + e.what());
   }
 }
+
+baton_interpreter* baton_interpreter_create_with_options(baton_environment* env, const char* path,
+                                                         const baton_interpreter_options* options) {
+  if (!env || !path) return fail<baton_interpreter>("baton_interpreter_create_with_options: null argument");
+  baton_interpreter_options o{};
+  if (options) std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
+  try {
+    baton::InterpreterOptions io;
+    if (o.signature_key) io.signature = o.signature_key;
+    io.strict = o.strict != 0;
+    return make_interpreter(env, baton::load_model_file(path, env->env->limits()), io);
+  } catch (const std::exception& e) {
+    return fail<baton_interpreter>(std::string(path) + ": " + e.what());
+  }
+}
+
+int32_t baton_environment_threads(const baton_environment* env) { return env ? env->env->threads() : 0; }
 
 void baton_interpreter_destroy(baton_interpreter* interp) { delete interp; }
 
@@ -281,6 +299,54 @@ baton_status baton_interpreter_node_placement(const baton_interpreter* interp, i
   p.plugin = interp->names.insert(where.plugin).first->c_str();
   p.partition = where.partition;
   std::memcpy(out, &p, p.struct_size);
+  return BATON_OK;
+}
+
+void baton_interpreter_set_profiling(baton_interpreter* interp, int32_t on) {
+  if (!interp) return;
+  interp->interp->set_profiling(on != 0);
+  interp->interp->reset_profile();
+}
+
+int32_t baton_interpreter_step_count(const baton_interpreter* interp) {
+  return interp ? static_cast<int32_t>(interp->interp->step_count()) : 0;
+}
+
+baton_status baton_interpreter_step_profile(const baton_interpreter* interp, int32_t step, baton_step_profile* out) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (!out || step < 0 || step >= baton_interpreter_step_count(interp)) {
+    interp->last_error = out ? "step " + std::to_string(step) + " does not exist (the entry subgraph has " +
+                                   std::to_string(baton_interpreter_step_count(interp)) + " steps)"
+                             : "no baton_step_profile to fill";
+    return BATON_INVALID_ARGUMENT;
+  }
+  const auto i = static_cast<size_t>(step);
+  const std::vector<double>& seconds = interp->interp->step_seconds();
+  baton_step_profile p{};
+  p.struct_size = std::min(out->struct_size, sizeof p);
+  p.op = interp->names.insert(interp->interp->step_op(i)).first->c_str();
+  p.plugin = interp->names.insert(interp->interp->step_plugin(i)).first->c_str();
+  p.node = interp->interp->step_node(i);
+  p.seconds = i < seconds.size() ? seconds[i] : 0.0;
+  std::memcpy(out, &p, p.struct_size);
+  return BATON_OK;
+}
+
+baton_status baton_interpreter_memory_info(const baton_interpreter* interp, baton_interpreter_memory* out) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (!out) {
+    interp->last_error = "no baton_interpreter_memory to fill";
+    return BATON_INVALID_ARGUMENT;
+  }
+  const baton::Interpreter& in = *interp->interp;
+  baton_interpreter_memory m{};
+  m.struct_size = std::min(out->struct_size, sizeof m);
+  m.arena_bytes = in.arena_bytes();
+  m.naive_bytes = in.naive_bytes();
+  m.folded_nodes = in.folded_nodes();
+  m.folded_bytes = in.folded_bytes();
+  m.dropped_nodes = in.dropped_nodes();
+  std::memcpy(out, &m, m.struct_size);
   return BATON_OK;
 }
 

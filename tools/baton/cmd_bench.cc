@@ -12,7 +12,6 @@
 #include "interrupt.h"
 #include "input_gen.h"
 #include "json_writer.h"
-#include "plan_report.h"
 
 namespace baton::tool {
 
@@ -54,41 +53,46 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
   const bool profile = vm.count("profile") > 0, json = vm.count("json") > 0;
   const std::string path = vm["model"].as<std::string>();
   int code = kExitOk;
-  auto env = make_environment(g, &code);
+  auto env = open_environment(g, &code);
   if (!env) return code;
 
   const auto load_start = Clock::now();
-  auto interp_ptr = make_interpreter(g, env, path, &code);
+  auto interp_ptr = open_interpreter(g, *env, path, &code);
   if (!interp_ptr) return code;
   const double load_ms = ms_since(load_start);
-  Interpreter& interp = *interp_ptr;
+  api::Interpreter& interp = *interp_ptr;
 
-  std::vector<std::vector<uint8_t>> inputs(interp.input_count());
-  for (size_t i = 0; i < interp.input_count(); ++i) {
-    const Tensor& t = interp.input(i);
-    if (!generate_input(t.type, t.bytes / std::max<size_t>(1, element_size(t.type)), 0, static_cast<uint32_t>(i),
-                        inputs[i], range)) {
-      std::fprintf(stderr, "baton bench: cannot generate %s input %zu\n", type_name(t.type), i);
-      return kExitError;
-    }
-  }
   // The inputs are written once: a run leaves them intact (the arena never places a tensor over a model
   // input), and the timed part is invoke alone, as in TFLite's benchmark tools, so the figures compare like
   // with like. A run returns the milliseconds invoke took, or -1 on failure.
-  for (size_t i = 0; i < interp.input_count(); ++i) {
-    if (!inputs[i].empty()) std::memcpy(interp.input(i).data, inputs[i].data(), inputs[i].size());
+  for (int i = 0; i < interp.inputs(); ++i) {
+    const baton_tensor* t = interp.input(i);
+    const baton_tensor_type type = baton_tensor_get_type(t);
+    size_t count = 1;
+    for (int32_t d : api::shape_of(t)) count *= static_cast<size_t>(d);
+    std::vector<uint8_t> bytes;
+    if (!generate_input(type, count, 0, static_cast<uint32_t>(i), bytes, range)) {
+      std::fprintf(stderr, "baton bench: cannot generate %s input %d\n", baton_tensor_type_name(type), i);
+      return kExitError;
+    }
+    try {
+      interp.set_input_bytes(i, bytes.data(), bytes.size());
+    } catch (const api::Error& e) {
+      std::fprintf(stderr, "baton: error: %s\n", e.what());
+      return kExitError;
+    }
   }
   // Ctrl-C cancels the running invoke and ends the benchmark (exit 130); -2 says so.
   CancelOnInterrupt on_interrupt(interp);
   auto run = [&]() -> double {
     const auto t = Clock::now();
-    const Status s = interp.invoke();
+    const std::string error = interp.try_invoke();
     if (CancelOnInterrupt::interrupted()) {
       std::fprintf(stderr, "baton bench: interrupted\n");
       return -2;
     }
-    if (!s) {
-      std::fprintf(stderr, "baton: error: %s\n", s.message().c_str());
+    if (!error.empty()) {
+      std::fprintf(stderr, "baton: error: %s\n", error.c_str());
       return -1;
     }
     return ms_since(t);
@@ -100,7 +104,6 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
     if (const double ms = run(); ms < 0) return failed(ms);
   }
   interp.set_profiling(profile);
-  interp.reset_profile();
   std::vector<double> latencies;
   for (int i = 0; i < runs; ++i) {
     const double ms = run();
@@ -114,6 +117,8 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
   mean /= latencies.size();
   const double median = percentile(sorted, 0.5), p90 = percentile(sorted, 0.9);
   const int threads = env->threads();
+  const baton_interpreter_memory memory = interp.memory();
+  const std::string plan = interp.plan(BATON_PLAN_SUMMARY);
 
   // Profile: per step, then per op type (a delegate partition counts as one row under its plugin).
   struct Row {
@@ -125,15 +130,13 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
   std::map<std::string, Row> by_op;
   double profiled = 0;
   if (profile) {
-    for (size_t i = 0; i < interp.step_count(); ++i) {
-      const double ms = interp.step_seconds()[i] * 1000.0 / runs;
-      const std::string op = interp.step_op(i);
-      const int node = interp.step_node(i);
-      steps.push_back({(node >= 0 ? std::to_string(node) + " " : "") + op, interp.step_plugin(i), ms, 1});
-      const std::string key = op.rfind("partition ", 0) == 0 ? interp.step_plugin(i) + " partitions" : op;
+    for (const api::Interpreter::Step& step : interp.profile()) {
+      const double ms = step.seconds * 1000.0 / runs;
+      steps.push_back({(step.node >= 0 ? std::to_string(step.node) + " " : "") + step.op, step.plugin, ms, 1});
+      const std::string key = step.op.rfind("partition ", 0) == 0 ? step.plugin + " partitions" : step.op;
       Row& r = by_op[key];
       r.what = key;
-      r.plugin = interp.step_plugin(i);
+      r.plugin = step.plugin;
       r.ms += ms;
       r.calls += 1;
       profiled += ms;
@@ -146,11 +149,11 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
     j.field("load_ms", load_ms).field("first_run_ms", first_ms);
     j.key("latency_ms").begin_object().field("min", sorted.front()).field("median", median).field("mean", mean);
     j.field("p90", p90).field("max", sorted.back()).end_object();
-    j.field("arena_bytes", static_cast<uint64_t>(interp.arena_bytes()));
+    j.field("arena_bytes", static_cast<uint64_t>(memory.arena_bytes));
     j.field("peak_rss_bytes", peak_rss_bytes());
-    j.field("plan", plan_summary(interp));
-    j.field("folded_nodes", static_cast<uint64_t>(interp.folded_nodes()));
-    j.field("dropped_nodes", static_cast<uint64_t>(interp.dropped_nodes()));
+    j.field("plan", plan);
+    j.field("folded_nodes", static_cast<uint64_t>(memory.folded_nodes));
+    j.field("dropped_nodes", static_cast<uint64_t>(memory.dropped_nodes));
     if (profile) {
       j.key("profile").begin_object().key("steps").begin_array();
       for (const Row& r : steps) {
@@ -169,11 +172,11 @@ int cmd_bench(const GlobalOptions& g, const boost::program_options::variables_ma
     return kExitOk;
   }
   std::printf("model: %s\nplan: %s\nthreads: %d, runs: %d (after %d warm-up)\n", path.c_str(),
-              plan_summary(interp).c_str(), threads, runs, warmup);
+              plan.c_str(), threads, runs, warmup);
   std::printf("load %.2f ms, first run %.2f ms\n", load_ms, first_ms);
   std::printf("latency ms: min %.3f  median %.3f  mean %.3f  p90 %.3f  max %.3f\n", sorted.front(), median, mean, p90,
               sorted.back());
-  std::printf("memory: arena %zu bytes, peak RSS %llu bytes\n", interp.arena_bytes(),
+  std::printf("memory: arena %zu bytes, peak RSS %llu bytes\n", memory.arena_bytes,
               static_cast<unsigned long long>(peak_rss_bytes()));
   if (profile) {
     std::printf("\nper op type (mean per run):\n  %-32s %-12s %10s %7s %6s\n", "op", "plugin", "ms", "share", "calls");

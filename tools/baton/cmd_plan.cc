@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "commands.h"
-#include "plan_report.h"
 
 namespace baton::tool {
 
@@ -19,16 +18,16 @@ int cmd_plan(const GlobalOptions& g, const boost::program_options::variables_map
     return kExitUsage;
   }
   int code = kExitOk;
-  auto env = make_environment(g, &code);
+  auto env = open_environment(g, &code);
   if (!env) return code;
-  auto interp = make_interpreter(g, env, vm["model"].as<std::string>(), &code);
+  auto interp = open_interpreter(g, *env, vm["model"].as<std::string>(), &code);
   if (!interp) return code;
   if (format == "text") {
-    std::fputs(plan_text(*interp).c_str(), stdout);
+    std::fputs(interp->plan(BATON_PLAN_TEXT).c_str(), stdout);
   } else if (format == "json") {
-    std::printf("%s\n", plan_json(*interp).c_str());
+    std::printf("%s\n", interp->plan(BATON_PLAN_JSON).c_str());
   } else if (format == "dot") {
-    std::fputs(plan_dot(*interp).c_str(), stdout);
+    std::fputs(interp->plan(BATON_PLAN_DOT).c_str(), stdout);
   } else {
     if (std::system("command -v dot >/dev/null 2>&1") != 0) {
       std::fprintf(stderr, "baton plan: --format svg needs Graphviz's `dot`, which is not installed "
@@ -40,7 +39,7 @@ int cmd_plan(const GlobalOptions& g, const boost::program_options::variables_map
       std::fprintf(stderr, "baton plan: cannot start dot\n");
       return kExitError;
     }
-    const std::string dot = plan_dot(*interp);
+    const std::string dot = interp->plan(BATON_PLAN_DOT);
     std::fwrite(dot.data(), 1, dot.size(), p);
     if (pclose(p) != 0) {
       std::fprintf(stderr, "baton plan: dot failed\n");

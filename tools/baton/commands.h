@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "baton/baton.hpp"
 #include "environment.h"
 #include "input_gen.h"
 #include "interpreter.h"
@@ -35,10 +36,12 @@ struct GlobalOptions {
 boost::program_options::options_description global_options_description(GlobalOptions& g);
 // Builds the environment (config + plugins); prints the error and returns null on failure.
 std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code);
-// Loads the model and builds its interpreter (strict if --strict or the config says so); prints the
-// error and returns null on failure.
-std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
-                                              const std::string& path, int* exit_code);
+// The same environment through baton's public C++ API (baton/baton.hpp), which `run`, `bench` and `plan`
+// use (an error is a usage error, as above), and the model's interpreter in it (strict if --strict or the
+// config says so; an error is a model error).
+std::unique_ptr<api::Environment> open_environment(const GlobalOptions& g, int* exit_code);
+std::unique_ptr<api::Interpreter> open_interpreter(const GlobalOptions& g, api::Environment& env, const std::string& path,
+                                                   int* exit_code);
 // `--int-range LO:HI` of `run` and `bench` into `range` (left empty without the option); prints the error,
 // naming `command`, and returns false when the value is malformed.
 bool int_range_option(const boost::program_options::variables_map& vm, const char* command,

@@ -30,6 +30,26 @@ boost::program_options::options_description global_options_description(GlobalOpt
   return d;
 }
 
+namespace {
+
+// --max-model-bytes, --max-tensor-bytes and --max-arena-bytes into the limits given (those not given keep
+// their value); prints the error and returns false on a malformed one.
+bool parse_limits(const GlobalOptions& g, size_t* model, size_t* tensor, size_t* arena) {
+  for (auto [text, name, out] : {std::tuple{&g.max_model_bytes, "--max-model-bytes", model},
+                                 std::tuple{&g.max_tensor_bytes, "--max-tensor-bytes", tensor},
+                                 std::tuple{&g.max_arena_bytes, "--max-arena-bytes", arena}}) {
+    if (text->empty()) continue;
+    if (!parse_byte_limit(*text, out)) {
+      std::fprintf(stderr, "baton: %s '%s': expected a byte count, optionally with K, M or G, or none (0) for no limit\n",
+                   name, text->c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code) {
   EnvironmentOptions eo;
   eo.config_path = g.config;
@@ -45,16 +65,9 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
   }
   eo.threads = g.threads;
   eo.verbose = g.verbose;
-  for (auto [text, name, out] : {std::tuple{&g.max_model_bytes, "--max-model-bytes", &eo.max_model_bytes},
-                                 std::tuple{&g.max_tensor_bytes, "--max-tensor-bytes", &eo.max_tensor_bytes},
-                                 std::tuple{&g.max_arena_bytes, "--max-arena-bytes", &eo.max_arena_bytes}}) {
-    if (text->empty()) continue;
-    if (!parse_byte_limit(*text, out)) {
-      std::fprintf(stderr, "baton: %s '%s': expected a byte count, optionally with K, M or G, or none (0) for no limit\n",
-                   name, text->c_str());
-      *exit_code = kExitUsage;
-      return nullptr;
-    }
+  if (!parse_limits(g, &eo.max_model_bytes, &eo.max_tensor_bytes, &eo.max_arena_bytes)) {
+    *exit_code = kExitUsage;
+    return nullptr;
   }
   auto env = Environment::create(eo);
   if (!env) {
@@ -65,24 +78,51 @@ std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_
   return env.value();
 }
 
-std::unique_ptr<Interpreter> make_interpreter(const GlobalOptions& g, const std::shared_ptr<Environment>& env,
-                                              const std::string& path, int* exit_code) {
-  auto model = load_model_file(path, env->limits());
-  if (!model) {
-    std::fprintf(stderr, "baton: error: %s\n", model.error().c_str());
+std::unique_ptr<api::Environment> open_environment(const GlobalOptions& g, int* exit_code) {
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.config_path = g.config.empty() ? nullptr : g.config.c_str();
+  std::vector<const char*> dirs, delegates, isolate;
+  for (const std::string& d : g.plugin_dirs) dirs.push_back(d.c_str());
+  for (const std::string& d : g.delegates) delegates.push_back(d.c_str());
+  for (const std::string& name : g.isolate) {
+    if (name == "all") {
+      o.isolate_all = 1;
+    } else {
+      isolate.push_back(name.c_str());
+    }
+  }
+  o.plugin_dirs = dirs.data();
+  o.plugin_dir_count = dirs.size();
+  o.delegates = delegates.data();
+  o.delegate_count = delegates.size();
+  o.isolate = isolate.data();
+  o.isolate_count = isolate.size();
+  o.no_delegates = g.no_delegates ? 1 : 0;
+  o.threads = g.threads;
+  o.verbose = g.verbose ? 1 : 0;
+  if (!parse_limits(g, &o.max_model_bytes, &o.max_tensor_bytes, &o.max_arena_bytes)) {
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+  try {
+    return std::make_unique<api::Environment>(&o);
+  } catch (const api::Error& e) {
+    std::fprintf(stderr, "baton: error: %s\n", e.what());
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+}
+
+std::unique_ptr<api::Interpreter> open_interpreter(const GlobalOptions& g, api::Environment& env, const std::string& path,
+                                                   int* exit_code) {
+  try {
+    return std::make_unique<api::Interpreter>(env, path, api::Interpreter::Options{g.signature, g.strict});
+  } catch (const api::Error& e) {
+    std::fprintf(stderr, "baton: error: %s\n", e.what());
     *exit_code = kExitError;
     return nullptr;
   }
-  InterpreterOptions o;
-  o.strict = g.strict || env->config().strict;
-  o.signature = g.signature;
-  auto interp = Interpreter::create(env, model.value(), o);
-  if (!interp) {
-    std::fprintf(stderr, "baton: error: %s\n", interp.error().c_str());
-    *exit_code = kExitError;
-    return nullptr;
-  }
-  return std::move(interp.value());
 }
 
 bool int_range_option(const boost::program_options::variables_map& vm, const char* command,

@@ -6,19 +6,19 @@ namespace baton::tool {
 
 namespace {
 
-std::atomic<Interpreter*> g_running{nullptr};
+std::atomic<api::Interpreter*> g_running{nullptr};
 std::atomic<bool> g_interrupted{false};
 
 void on_sigint(int) {
   // Async-signal-safe: atomic stores only. The next Ctrl-C gets the default action.
   g_interrupted.store(true);
-  if (Interpreter* interp = g_running.load()) interp->cancel();
+  if (api::Interpreter* interp = g_running.load()) interp->cancel();
   signal(SIGINT, SIG_DFL);
 }
 
 }  // namespace
 
-CancelOnInterrupt::CancelOnInterrupt(Interpreter& interp) {
+CancelOnInterrupt::CancelOnInterrupt(api::Interpreter& interp) {
   g_interrupted.store(false);
   g_running.store(&interp);
   struct sigaction action {};

@@ -5,13 +5,13 @@
 
 #include <signal.h>
 
-#include "interpreter.h"
+#include "baton/baton.hpp"
 
 namespace baton::tool {
 
 class CancelOnInterrupt {
  public:
-  explicit CancelOnInterrupt(Interpreter& interp);
+  explicit CancelOnInterrupt(api::Interpreter& interp);
   ~CancelOnInterrupt();
   CancelOnInterrupt(const CancelOnInterrupt&) = delete;
   CancelOnInterrupt& operator=(const CancelOnInterrupt&) = delete;

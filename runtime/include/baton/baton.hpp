@@ -26,6 +26,8 @@ class Environment {
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
   baton_environment* get() const { return env_; }
+  // The thread count plugins run with unless their own section sets one.
+  int threads() const { return baton_environment_threads(env_); }
 
  private:
   baton_environment* env_;
@@ -43,6 +45,19 @@ class Interpreter {
   };
   Interpreter(Environment& env, const std::string& path, const Signature& signature)
       : interp_(baton_interpreter_create_for_signature(env.get(), path.c_str(), signature.key.c_str())) {
+    if (!interp_) throw Error(baton_last_error());
+  }
+  // A signature (empty: subgraph 0) and strictness (see baton_interpreter_options).
+  struct Options {
+    std::string signature;
+    bool strict = false;
+  };
+  Interpreter(Environment& env, const std::string& path, const Options& options) {
+    baton_interpreter_options o{};
+    o.struct_size = sizeof o;
+    o.signature_key = options.signature.empty() ? nullptr : options.signature.c_str();
+    o.strict = options.strict ? 1 : 0;
+    interp_ = baton_interpreter_create_with_options(env.get(), path.c_str(), &o);
     if (!interp_) throw Error(baton_last_error());
   }
   Interpreter(Environment& env, const void* data, size_t size)
@@ -98,6 +113,38 @@ class Interpreter {
     if (!text) throw Error("unknown plan format " + std::to_string(static_cast<int>(format)));
     return text;
   }
+  int node_count() const { return baton_interpreter_node_count(interp_); }
+  // Input i's bytes, copied in (its byte size exactly; a string input: TFLite's packed buffer).
+  void set_input_bytes(int i, const void* data, size_t size) { check(baton_interpreter_set_input(interp_, i, data, size)); }
+  // Invoke's failure as a value: the reason, or "" when it ran.
+  std::string try_invoke() {
+    return baton_interpreter_invoke(interp_) == BATON_OK ? std::string() : std::string(baton_interpreter_last_error(interp_));
+  }
+
+  // Each step's wall time over the invokes since profiling was turned on (see baton_interpreter_set_profiling).
+  void set_profiling(bool on) { baton_interpreter_set_profiling(interp_, on ? 1 : 0); }
+  struct Step {
+    std::string op, plugin;
+    int node = -1;
+    double seconds = 0.0;
+  };
+  std::vector<Step> profile() const {
+    std::vector<Step> out;
+    for (int32_t i = 0; i < baton_interpreter_step_count(interp_); ++i) {
+      baton_step_profile p{};
+      p.struct_size = sizeof p;
+      check(baton_interpreter_step_profile(interp_, i, &p));
+      out.push_back({p.op, p.plugin, p.node, p.seconds});
+    }
+    return out;
+  }
+  baton_interpreter_memory memory() const {
+    baton_interpreter_memory m{};
+    m.struct_size = sizeof m;
+    check(baton_interpreter_memory_info(interp_, &m));
+    return m;
+  }
+
   // Where each node of the entry subgraph runs.
   struct Placement {
     std::string op, kind, plugin;
@@ -120,5 +167,12 @@ class Interpreter {
   }
   baton_interpreter* interp_;
 };
+
+// A tensor's current shape.
+inline std::vector<int32_t> shape_of(const baton_tensor* t) {
+  std::vector<int32_t> dims(static_cast<size_t>(baton_tensor_get_rank(t)));
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = baton_tensor_get_dim(t, static_cast<int32_t>(d));
+  return dims;
+}
 
 }  // namespace baton::api

@@ -86,6 +86,22 @@ baton_interpreter* baton_interpreter_create_for_signature(baton_environment* env
                                                           const char* signature_key);
 /* The bytes are copied; the caller may free them after the call. */
 baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, const void* data, size_t size);
+
+/* What an interpreter may be asked beyond its model and environment. The caller sets struct_size; the
+ * fields past it (an application built against older headers) read as zero and NULL. */
+typedef struct baton_interpreter_options {
+  size_t struct_size;        /* sizeof(baton_interpreter_options), set by the caller */
+  const char* signature_key; /* NULL or "": subgraph 0; else as baton_interpreter_create_for_signature */
+  int32_t strict;            /* non-zero: creation fails when a node would run on an op pack instead of a
+                              * delegate (the config's `strict = true` asks the same of every interpreter) */
+} baton_interpreter_options;
+/* As baton_interpreter_create_from_file with `options` (NULL: none). */
+baton_interpreter* baton_interpreter_create_with_options(baton_environment* env, const char* path,
+                                                         const baton_interpreter_options* options);
+
+/* The thread count plugins run with unless their own section sets one: the environment's `threads`,
+ * else the config's, else the machine's cores. */
+int32_t baton_environment_threads(const baton_environment* env);
 void baton_interpreter_destroy(baton_interpreter* interp);
 
 int32_t baton_interpreter_input_count(const baton_interpreter* interp);
@@ -144,6 +160,33 @@ int32_t baton_interpreter_node_count(const baton_interpreter* interp);
 /* BATON_INVALID_ARGUMENT when node is out of range or out is NULL. */
 baton_status baton_interpreter_node_placement(const baton_interpreter* interp, int32_t node,
                                               baton_node_placement* out);
+
+/* Profiling of the entry subgraph's steps (a step: a node the host runs, an op pack's node, or a delegate's
+ * whole partition, in execution order). With profiling on, each invoke adds each step's wall time to it (a
+ * control-flow node's time includes the subgraphs it runs); turning it on or off zeroes the times. */
+void baton_interpreter_set_profiling(baton_interpreter* interp, int32_t on);
+int32_t baton_interpreter_step_count(const baton_interpreter* interp);
+typedef struct baton_step_profile {
+  size_t struct_size;  /* sizeof(baton_step_profile), set by the caller */
+  const char* op;      /* a node's op ("CONV_2D"), or "partition N" for a delegate's partition */
+  const char* plugin;  /* the op pack or delegate that runs it ("runtime" for the runtime's own nodes) */
+  int32_t node;        /* the node's index in the entry subgraph, -1 for a partition */
+  double seconds;      /* wall time summed over the invokes since profiling was turned on */
+} baton_step_profile;
+/* BATON_INVALID_ARGUMENT when step is out of range or out is NULL. Strings are borrowed for the
+ * interpreter's lifetime. */
+baton_status baton_interpreter_step_profile(const baton_interpreter* interp, int32_t step, baton_step_profile* out);
+
+/* What the interpreter holds, summed over the subgraphs that run. The caller sets struct_size. */
+typedef struct baton_interpreter_memory {
+  size_t struct_size;   /* sizeof(baton_interpreter_memory), set by the caller */
+  size_t arena_bytes;   /* the one block of the non-constant tensors (and delegates' scratch) */
+  size_t naive_bytes;   /* what those tensors would take without sharing memory */
+  size_t folded_nodes;  /* nodes computed once at load (their inputs were all constant) */
+  size_t folded_bytes;  /* the constants those nodes made */
+  size_t dropped_nodes; /* dead nodes removed at load (nothing reads their outputs) */
+} baton_interpreter_memory;
+baton_status baton_interpreter_memory_info(const baton_interpreter* interp, baton_interpreter_memory* out);
 
 /* Tensor accessors for applications. */
 const char* baton_tensor_get_name(const baton_tensor* tensor);
