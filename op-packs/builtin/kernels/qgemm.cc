@@ -189,6 +189,33 @@ BATON_TARGET_VNNI void kernel_vnni(const uint8_t* a, const int8_t* b, int k4, in
   for (int r = 0; r < kQGemmMR; ++r) _mm512_storeu_si512(tile + r * kQGemmNR, acc[r]);
 }
 
+// Two neighbouring B panels at once (an 8 x 32 tile in 16 accumulators): each broadcast of A's four bytes
+// serves two vpdpbusd, and the two tiles come out as kernel_vnni gives them.
+BATON_TARGET_VNNI void kernel_vnni_pair(const uint8_t* a, const int8_t* b0, const int8_t* b1, int k4, int32_t* tile0,
+                                        int32_t* tile1) {
+  __m512i acc0[kQGemmMR], acc1[kQGemmMR];
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMR; ++r) acc0[r] = acc1[r] = _mm512_setzero_si512();
+  for (int q = 0; q < k4; ++q) {
+    const __m512i bv0 = _mm512_loadu_si512(b0 + static_cast<size_t>(q) * kPanelB);
+    const __m512i bv1 = _mm512_loadu_si512(b1 + static_cast<size_t>(q) * kPanelB);
+    const uint8_t* ag = a + static_cast<size_t>(q) * kPanelA;
+#pragma GCC unroll 8
+    for (int r = 0; r < kQGemmMR; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, ag + r * 4, 4);
+      const __m512i av = _mm512_set1_epi32(quad);
+      acc0[r] = _mm512_dpbusd_epi32(acc0[r], av, bv0);
+      acc1[r] = _mm512_dpbusd_epi32(acc1[r], av, bv1);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMR; ++r) {
+    _mm512_storeu_si512(tile0 + r * kQGemmNR, acc0[r]);
+    _mm512_storeu_si512(tile1 + r * kQGemmNR, acc1[r]);
+  }
+}
+
 #endif  // BATON_QUANT_X86
 
 // ---- output stages -------------------------------------------------------------------------------------
@@ -323,7 +350,24 @@ void qgemm_impl(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* pa
     const int p0 = static_cast<int>(static_cast<int64_t>(panels) * chunk / n_chunks);
     const int p1 = static_cast<int>(static_cast<int64_t>(panels) * (chunk + 1) / n_chunks);
     alignas(64) int32_t tile[kQGemmMR * kQGemmNR];
-    for (int p = p0; p < p1; ++p) {
+    int p = p0;
+#ifdef BATON_QUANT_X86
+    if (isa == QuantIsa::kAvx512Vnni) {
+      alignas(64) int32_t tile1[kQGemmMR * kQGemmNR];
+      for (; p + 2 <= p1; p += 2) {
+        const int8_t* b_panel = packed_b + static_cast<size_t>(p) * k4 * kPanelB;
+        for (int r0 = 0; r0 < mc; r0 += kQGemmMR) {
+          kernel_vnni_pair(packed_a + static_cast<size_t>(r0 / kQGemmMR) * k4 * kPanelA, b_panel,
+                           b_panel + static_cast<size_t>(k4) * kPanelB, k4, tile, tile1);
+          const int rows = std::min(kQGemmMR, mc - r0);
+          output_tile(isa, tile, {m0 + r0, rows, p * kQGemmNR, std::min(kQGemmNR, n - p * kQGemmNR), row_sum + r0}, out);
+          output_tile(isa, tile1, {m0 + r0, rows, (p + 1) * kQGemmNR, std::min(kQGemmNR, n - (p + 1) * kQGemmNR), row_sum + r0},
+                      out);
+        }
+      }
+    }
+#endif
+    for (; p < p1; ++p) {
       const int8_t* b_panel = packed_b + static_cast<size_t>(p) * k4 * kPanelB;
       for (int r0 = 0; r0 < mc; r0 += kQGemmMR) {
         run_kernel(isa, packed_a + static_cast<size_t>(r0 / kQGemmMR) * k4 * kPanelA, b_panel, k4, tile);

@@ -11,7 +11,9 @@
 // block of rows into panels of kQGemmMR rows with the same groups of 4. The raw sum of A x B_signed is
 // corrected with the row sums of A, the column sums of B and the zero points, all exact. Three
 // micro-kernels compute the raw sum: AVX-512 VNNI, AVX2 (bytes widened to int16, vpmaddwd) and plain C;
-// the best the CPU has is chosen at run time, and all three give the same bits.
+// the best the CPU has is chosen at run time, and all three give the same bits. The VNNI kernel takes two
+// neighbouring B panels at once where there are two (an 8 x 32 tile): each broadcast of A's bytes then
+// serves two products.
 #ifndef BATON_BUILTIN_KERNELS_QGEMM_H
 #define BATON_BUILTIN_KERNELS_QGEMM_H
 
