@@ -1,9 +1,11 @@
 // QUANTIZE: float32 to uint8 / int8 / int16, or one quantization of uint8, int8 or int16 codes to
 // another (requantize), per tensor. int16 codes are symmetric (zero point 0), as TFLite requires.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "glue/op_context.h"
+#include "kernels/parallel.h"
 #include "kernels/quantize.h"
 #include "baton/tflite_ops.h"
 
@@ -61,22 +63,35 @@ void quantize_prepare(OpContext& ctx) {
   ctx.set_output_shape(output, ctx.shape(input));
 }
 
-void quantize_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<QuantizeState>();
-  baton_tensor* input = ctx.input(0);
-  uint8_t* out = ctx.mutable_data<uint8_t>(ctx.output(0));
-  const int64_t n = ctx.element_count(input);
+// Elements [begin, end) of the op.
+void quantize_range(const OpContext& ctx, const QuantizeState& s, int64_t begin, int64_t end) {
+  const baton_tensor* input = ctx.input(0);
+  baton_tensor* output = ctx.output(0);
+  const int64_t n = end - begin;
   if (s.int16 && ctx.type(input) == BATON_TYPE_FLOAT32) {
-    quantize_floats_int16(ctx.data<float>(input), n, s.out.scale, s.out.zero_point, ctx.mutable_data<int16_t>(ctx.output(0)));
+    quantize_floats_int16(ctx.data<float>(input) + begin, n, s.out.scale, s.out.zero_point,
+                          ctx.mutable_data<int16_t>(output) + begin);
   } else if (s.int16) {
-    requantize_any(ctx.data<void>(input), s.in_type, n, s.in.zero_point, s.m, s.out.zero_point,
-                   ctx.mutable_data<void>(ctx.output(0)), s.out_type);
+    const size_t in_size = s.in_type == CodeType::kInt16 ? 2 : 1, out_size = s.out_type == CodeType::kInt16 ? 2 : 1;
+    requantize_any(ctx.data<uint8_t>(input) + begin * in_size, s.in_type, n, s.in.zero_point, s.m, s.out.zero_point,
+                   ctx.mutable_data<uint8_t>(output) + begin * out_size, s.out_type);
   } else if (ctx.type(input) == BATON_TYPE_FLOAT32) {
-    quantize_floats(ctx.data<float>(input), n, s.out.scale, s.out.zero_point, s.out.is_signed, out);
+    quantize_floats(ctx.data<float>(input) + begin, n, s.out.scale, s.out.zero_point, s.out.is_signed,
+                    ctx.mutable_data<uint8_t>(output) + begin);
   } else {
-    requantize_codes(ctx.data<uint8_t>(input), n, s.in.is_signed, s.in.zero_point, s.m, s.out.zero_point,
-                     s.out.is_signed, out);
+    requantize_codes(ctx.data<uint8_t>(input) + begin, n, s.in.is_signed, s.in.zero_point, s.m, s.out.zero_point,
+                     s.out.is_signed, ctx.mutable_data<uint8_t>(output) + begin);
   }
+}
+
+// Elementwise, so split across the workers when each gets enough elements (the split changes no code).
+void quantize_invoke(OpContext& ctx) {
+  constexpr int64_t kMinPerTask = 1 << 14;
+  const auto& s = ctx.state<QuantizeState>();
+  const int64_t n = ctx.element_count(ctx.input(0));
+  const int tasks = static_cast<int>(std::min<int64_t>(ctx.workers(), n / kMinPerTask));
+  if (tasks <= 1) return quantize_range(ctx, s, 0, n);
+  parallel_run(ctx.parallel(), tasks, [&](int task, int) { quantize_range(ctx, s, n * task / tasks, n * (task + 1) / tasks); });
 }
 
 constexpr OpDef kOps[] = {

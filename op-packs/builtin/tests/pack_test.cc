@@ -8,6 +8,7 @@
 #include <set>
 
 #include "baton/tflite_ops.h"
+#include "kernels/quantize.h"
 #include "kernels/unary.h"
 #include "tests/fake_host.h"
 
@@ -454,6 +455,33 @@ TEST_F(PackTest, ThreadedPackMatchesSerial) {
   const auto serial = run(1);
   EXPECT_EQ(serial.size(), 10u * 10u * 16u);
   EXPECT_EQ(run(2), serial);  // integer-valued data: exact in any order
+}
+
+TEST_F(PackTest, ThreadedQuantizeMatchesTheKernelBitForBit) {
+  // float32 -> int8 and int8 -> int8 (another scale) over 2 * 16384 + 5 elements on 2 threads: the codes of
+  // one kernel call, ties and clamped values included.
+  const int64_t n = 2 * 16384 + 5;
+  std::vector<float> in(n);
+  for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 4001) / 100.0f - 20.0f;
+  std::vector<uint8_t> want(n), want_requantized(n);
+  quantize_floats(in.data(), n, 0.125f, -3, true, want.data());
+  FakeHost h(BATON_BUILTIN_PACK_PATH, 2);
+  FakeGraph g;
+  const int x = g.floats({1, static_cast<int32_t>(n)}, in);
+  const int q = g.output(BATON_TYPE_INT8);
+  g.tensors[q].scales = {0.125f};
+  g.tensors[q].zero_points = {-3};
+  const int r = g.output(BATON_TYPE_INT8);
+  g.tensors[r].scales = {0.3f};
+  g.tensors[r].zero_points = {7};
+  g.add_node(BATON_OP_QUANTIZE, {x}, {q});
+  g.add_node(BATON_OP_QUANTIZE, {q}, {r}, 2);
+  std::string error;
+  ASSERT_EQ(h.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.values<uint8_t>(q), want);
+  requantize_codes(want.data(), n, true, -3, quantize_multiplier(0.125 / static_cast<double>(0.3f)), 7, true,
+                   want_requantized.data());
+  EXPECT_EQ(g.values<uint8_t>(r), want_requantized);
 }
 
 TEST_F(PackTest, ThreadedUnaryOpsMatchTheKernelBitForBit) {
