@@ -1,7 +1,10 @@
 #include "kernels/binary.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
+
+#include "kernels/vector_math.h"
 
 namespace baton::builtin {
 namespace {
@@ -33,6 +36,46 @@ void run(const T* __restrict a, const T* __restrict b, T* __restrict out, int64_
   }
 }
 
+// Float ADD, SUB and MUL runs W lanes at a time (a side of step 0 is one value for the whole run), then
+// the tail element by element: each lane is the one float operation and clamp `run` does, so the floats are
+// the same whichever ISA runs it.
+#define BATON_LAMBDA __attribute__((always_inline))
+template <int W>
+BATON_INLINE void arith_run_impl(BinaryOp op, int64_t as, int64_t bs, const float* a, const float* b, float* out,
+                                 int64_t n, ActivationRange range) {
+  using V = typename Lanes<W>::F;
+  const V lo = splat<V>(range.lo), hi = splat<V>(range.hi);
+  auto loop = [&](auto f) BATON_LAMBDA {
+    int64_t i = 0;
+    for (; i + W <= n; i += W) {
+      V x, y;
+      if (as) std::memcpy(&x, a + i, sizeof(x)); else x = splat<V>(a[0]);
+      if (bs) std::memcpy(&y, b + i, sizeof(y)); else y = splat<V>(b[0]);
+      V v = f(x, y);
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+      std::memcpy(out + i, &v, sizeof(v));
+    }
+    for (; i < n; ++i) out[i] = clamp_activation(f(a[i * as], b[i * bs]), range);
+  };
+  switch (op) {
+    case BinaryOp::kAdd: return loop([](auto x, auto y) BATON_LAMBDA { return x + y; });
+    case BinaryOp::kSub: return loop([](auto x, auto y) BATON_LAMBDA { return x - y; });
+    default: return loop([](auto x, auto y) BATON_LAMBDA { return x * y; });
+  }
+}
+
+BATON_DISPATCH_WIDTHS(void, arith_run,
+                      (BinaryOp op, int64_t as, int64_t bs, const float* a, const float* b, float* out, int64_t n,
+                       ActivationRange range),
+                      (op, as, bs, a, b, out, n, range))
+
+template <typename Op>
+constexpr bool kVectorArith = std::is_same_v<Op, AddOp> || std::is_same_v<Op, SubOp> || std::is_same_v<Op, MulOp>;
+
+template <typename Op>
+constexpr BinaryOp kArithOp = std::is_same_v<Op, AddOp> ? BinaryOp::kAdd : std::is_same_v<Op, SubOp> ? BinaryOp::kSub : BinaryOp::kMul;
+
 template <typename Op, typename T>
 void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, ActivationRange range) {
   if (plan.count == 0) return;
@@ -40,6 +83,9 @@ void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, Act
   const int64_t n = plan.dims[last];
   const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
   auto inner = [&](const T* pa, const T* pb, T* po) {
+    if constexpr (std::is_same_v<T, float> && kVectorArith<Op>) {
+      if (n >= 16) return arith_run(kArithOp<Op>, as, bs, pa, pb, po, n, range);
+    }
     if (as == 1 && bs == 1) run<Op, 1, 1>(pa, pb, po, n, range);
     else if (as == 1) run<Op, 1, 0>(pa, pb, po, n, range);
     else if (bs == 1) run<Op, 0, 1>(pa, pb, po, n, range);

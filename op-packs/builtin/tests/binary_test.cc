@@ -1,6 +1,10 @@
 // Broadcasting binary ops.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "kernels/binary.h"
 
 namespace baton::builtin::testing {
@@ -63,6 +67,34 @@ TEST(Binary, HighRankMiddleBroadcast) {
   for (int i = 0; i < 24; ++i) a[i] = static_cast<float>(i);
   const auto out = run(BinaryOp::kAdd, {2, 3, 2, 2}, a, {3, 1, 1}, {0, 100, 200});
   for (int i = 0; i < 24; ++i) EXPECT_EQ(out[i], static_cast<float>(i + 100 * ((i / 4) % 3))) << i;
+}
+
+// ADD, SUB and MUL over runs long enough for the vector path (37 = whole vectors and a tail), with the
+// second side a row, a scalar, or whole, and a clamp: every float is that of the one operation and the
+// clamp done element by element, -0 and NaN included.
+TEST(Binary, VectorArithmeticMatchesElementByElement) {
+  std::vector<float> a(3 * 37), row(37);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>((i * 7919) % 201) - 100) / 7.0f;
+  for (size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(static_cast<int>((i * 104729) % 101) - 50) / 3.0f;
+  a[5] = -0.0f;
+  a[40] = std::numeric_limits<float>::quiet_NaN();
+  const ActivationRange relu6{0.0f, 6.0f};
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul}) {
+    auto f = [op](float x, float y) { return op == BinaryOp::kAdd ? x + y : op == BinaryOp::kSub ? x - y : x * y; };
+    for (const ActivationRange& range : {ActivationRange{}, relu6}) {
+      const std::vector<float> by_row = run(op, {3, 37}, a, {37}, row, range);
+      const std::vector<float> by_scalar = run(op, {3, 37}, a, {1}, {2.5f}, range);
+      const std::vector<float> whole = run(op, {3, 37}, a, {3, 37}, a, range);
+      const std::vector<float> scalar_first = run(op, {1}, {2.5f}, {3, 37}, a, range);
+      for (size_t i = 0; i < a.size(); ++i) {
+        auto same = [](float got, float want) { return std::memcmp(&got, &want, sizeof got) == 0 || (std::isnan(got) && std::isnan(want)); };
+        EXPECT_TRUE(same(by_row[i], clamp_activation(f(a[i], row[i % 37]), range))) << i;
+        EXPECT_TRUE(same(by_scalar[i], clamp_activation(f(a[i], 2.5f), range))) << i;
+        EXPECT_TRUE(same(whole[i], clamp_activation(f(a[i], a[i]), range))) << i;
+        EXPECT_TRUE(same(scalar_first[i], clamp_activation(f(2.5f, a[i]), range))) << i;
+      }
+    }
+  }
 }
 
 }  // namespace
