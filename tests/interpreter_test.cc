@@ -142,8 +142,10 @@ TEST(StateFolder, AnEnvironmentWithoutAStateDirKeepsItsJournalInTheTestsOwn) {
   if (home && *home) EXPECT_NE(env.value()->journal_dir(), std::string(home) + "/.local/state/baton/journal");
 }
 
-// A C API environment whose only plugin folder is `dir`, holding the test pack and `plugins`.
-baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<const char*> plugins = {}) {
+// A C API environment whose only plugin folder is `dir`, holding the test pack and `plugins`, at `threads`
+// (0: the default).
+baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<const char*> plugins = {},
+                                     int32_t threads = 0) {
   dir.add_plugin("testpack");
   for (const char* p : plugins) dir.add_plugin(p);
   const char* dirs[] = {dir.path().c_str()};
@@ -152,6 +154,7 @@ baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<c
   o.plugin_dirs = dirs;
   o.plugin_dir_count = 1;
   o.no_default_dirs = 1;
+  o.threads = threads;
   return baton_environment_create(&o);
 }
 
@@ -280,15 +283,8 @@ TEST(CApi, PlanAndPlacementOfEachNode) {
 // the environment's thread count, per-step profiling and the memory summary.
 TEST(CApi, OptionsProfileAndMemory) {
   TempDir dir;
-  dir.add_plugin("testpack");
-  const char* dirs[] = {dir.path().c_str()};
-  baton_environment_options eo{};
-  eo.struct_size = sizeof eo;
-  eo.plugin_dirs = dirs;
-  eo.plugin_dir_count = 1;
-  eo.no_default_dirs = 1;
-  eo.threads = 1;  // more than the CPUs the process may use would be capped (with a warning)
-  baton_environment* env = baton_environment_create(&eo);
+  // One thread: more than the CPUs the process may use would be capped (with a warning).
+  baton_environment* env = c_api_environment(dir, {}, 1);
   ASSERT_NE(env, nullptr) << baton_last_error();
   EXPECT_EQ(baton_environment_threads(env), 1);
   const std::vector<uint8_t> bytes = add_then_double().build();
