@@ -338,5 +338,51 @@ TEST(CApi, OptionsProfileAndMemory) {
   baton_environment_destroy(env);
 }
 
+// What the CLI's plugins and inspect take from the public API: the environment's report, a model's report
+// read without plugins, and the byte-limit syntax of the options.
+TEST(CApi, EnvironmentAndModelReports) {
+  TempDir dir;
+  baton_environment* env = c_api_environment(dir, {"deleg_a"}, 1);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  const std::string text = baton_environment_report(env, BATON_PLAN_TEXT);
+  EXPECT_NE(text.find("2 plugin(s) loaded:"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndelegate chain: deleg-a\n"), std::string::npos) << text;
+  const std::string json = baton_environment_report(env, BATON_PLAN_JSON);
+  EXPECT_NE(json.find("\"name\":\"testpack\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"delegate_chain\":[\"deleg-a\"]"), std::string::npos) << json;
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(json.back(), '}');
+  EXPECT_EQ(baton_environment_report(env, BATON_PLAN_DOT), nullptr);
+  EXPECT_STREQ(baton_last_error(), "baton_environment_report: format 3 is not BATON_PLAN_TEXT or BATON_PLAN_JSON");
+  EXPECT_EQ(baton_environment_report(nullptr, BATON_PLAN_TEXT), nullptr);
+  baton_environment_destroy(env);
+
+  const std::vector<uint8_t> bytes = add_then_double().build();
+  {
+    std::ofstream f(dir.file("model.tflite"), std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  const std::string path = dir.file("model.tflite");
+  const std::string model = baton_model_report(path.c_str(), BATON_PLAN_TEXT);
+  EXPECT_EQ(model.rfind("model: " + path + " (" + std::to_string(bytes.size()) + " bytes", 0), 0u) << model;
+  EXPECT_NE(model.find("inputs:\n  0: a FLOAT32 [2,3] (tensor 0)\n  1: b FLOAT32 [2,3] (tensor 1)\n"), std::string::npos) << model;
+  const std::string model_json = baton_model_report(path.c_str(), BATON_PLAN_JSON);
+  EXPECT_NE(model_json.find("\"ops\":[{\"op\":\"ADD\",\"version\":1,\"count\":1}"), std::string::npos) << model_json;
+  EXPECT_EQ(baton_model_report(path.c_str(), BATON_PLAN_SUMMARY), nullptr);
+  EXPECT_EQ(baton_model_report(dir.file("missing.tflite").c_str(), BATON_PLAN_TEXT), nullptr);
+  EXPECT_NE(std::string(baton_last_error()).find(dir.file("missing.tflite")), std::string::npos) << baton_last_error();
+
+  size_t limit = 7;
+  EXPECT_EQ(baton_parse_byte_limit("64M", &limit), 1);
+  EXPECT_EQ(limit, size_t(64) << 20);
+  EXPECT_EQ(baton_parse_byte_limit("none", &limit), 1);
+  EXPECT_EQ(limit, SIZE_MAX);
+  limit = 7;
+  for (const char* bad : {"", "12Q", "-1", "M"}) {
+    EXPECT_EQ(baton_parse_byte_limit(bad, &limit), 0) << bad;
+    EXPECT_EQ(limit, 7u) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace baton::test

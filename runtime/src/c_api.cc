@@ -10,7 +10,9 @@
 #include "environment.h"
 #include "interpreter.h"
 #include "model.h"
+#include "model_report.h"
 #include "plan_report.h"
+#include "plugins_report.h"
 
 struct baton_environment {
   std::shared_ptr<baton::Environment> env;
@@ -116,6 +118,42 @@ const char* baton_environment_plugin_name(const baton_environment* env, int32_t 
 uint64_t baton_environment_plugin_deaths(const baton_environment* env, int32_t i) {
   const char* name = baton_environment_plugin_name(env, i);
   return name ? env->env->plugin_deaths(name) : 0;
+}
+
+int32_t baton_parse_byte_limit(const char* text, size_t* bytes) {
+  size_t parsed = 0;
+  if (!text || !bytes || !baton::parse_byte_limit(text, &parsed)) return 0;
+  *bytes = parsed;
+  return 1;
+}
+
+const char* baton_environment_report(const baton_environment* env, baton_plan_format format) {
+  thread_local std::string report;
+  if (!env) return fail<const char>("baton_environment_report: null environment");
+  switch (format) {
+    case BATON_PLAN_TEXT: report = baton::plugins_text(*env->env); break;
+    case BATON_PLAN_JSON: report = baton::plugins_json(*env->env); break;
+    default: return fail<const char>("baton_environment_report: format " + std::to_string(static_cast<int>(format)) +
+                                     " is not BATON_PLAN_TEXT or BATON_PLAN_JSON");
+  }
+  return report.c_str();
+}
+
+const char* baton_model_report(const char* path, baton_plan_format format) {
+  thread_local std::string report;
+  if (!path) return fail<const char>("baton_model_report: null path");
+  if (format != BATON_PLAN_TEXT && format != BATON_PLAN_JSON) {
+    return fail<const char>("baton_model_report: format " + std::to_string(static_cast<int>(format)) +
+                            " is not BATON_PLAN_TEXT or BATON_PLAN_JSON");
+  }
+  try {
+    auto model = baton::load_model_file(path);
+    if (!model) return fail<const char>(model.error());
+    report = format == BATON_PLAN_TEXT ? baton::model_text(*model.value()) : baton::model_json(*model.value());
+    return report.c_str();
+  } catch (const std::exception& e) {
+    return fail<const char>(std::string(path) + ": " + e.what());
+  }
 }
 
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path) {

@@ -21,26 +21,7 @@ namespace baton {
 
 namespace fb = baton::tflite;
 
-size_t element_size(baton_tensor_type type) {
-  switch (type) {
-    case BATON_TYPE_FLOAT32: return 4;
-    case BATON_TYPE_FLOAT16: return 2;
-    case BATON_TYPE_INT32: return 4;
-    case BATON_TYPE_UINT8: return 1;
-    case BATON_TYPE_INT64: return 8;
-    case BATON_TYPE_BOOL: return 1;
-    case BATON_TYPE_INT16: return 2;
-    case BATON_TYPE_COMPLEX64: return 8;
-    case BATON_TYPE_INT8: return 1;
-    case BATON_TYPE_FLOAT64: return 8;
-    case BATON_TYPE_COMPLEX128: return 16;
-    case BATON_TYPE_UINT64: return 8;
-    case BATON_TYPE_UINT32: return 4;
-    case BATON_TYPE_UINT16: return 2;
-    case BATON_TYPE_BFLOAT16: return 2;
-    default: return 0;
-  }
-}
+size_t element_size(baton_tensor_type type) { return baton_tensor_type_size(type); }
 
 const char* type_name(baton_tensor_type type) { return baton_tensor_type_name(type); }
 

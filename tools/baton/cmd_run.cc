@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "baton/plugin_kit.hpp"
 #include "baton/string_tensor.hpp"
 #include "commands.h"
 #include "interrupt.h"
@@ -24,7 +25,7 @@ namespace {
 void print_summary(const char* label, size_t i, const baton_tensor* t, const std::vector<uint8_t>& bytes) {
   const baton_tensor_type type = baton_tensor_get_type(t);
   std::printf("%s %zu: %s %s %s", label, i, baton_tensor_get_name(t), baton_tensor_type_name(type),
-              shape_text(api::shape_of(t)).c_str());
+              kit::dims_text(api::shape_of(t)).c_str());
   if (type == BATON_TYPE_FLOAT32 && !bytes.empty()) {
     const size_t n = bytes.size() / 4;
     std::vector<float> v(n);
@@ -136,7 +137,7 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
       if (arr->shape != shape) {
         if (arr->shape.size() != shape.size() || strict_shapes) {
           std::fprintf(stderr, "baton: error: input %zu (%s) has shape %s but %s holds %s%s\n", i, name,
-                       shape_text(shape).c_str(), inputs[i].c_str(), shape_text(arr->shape).c_str(),
+                       kit::dims_text(shape).c_str(), inputs[i].c_str(), kit::dims_text(arr->shape).c_str(),
                        arr->shape.size() == shape.size() ? " (--strict-shapes: an input is not resized)" : "");
           return kExitError;
         }
@@ -149,8 +150,8 @@ int cmd_run(const GlobalOptions& g, const boost::program_options::variables_map&
         // Said once per input: a resize changes what the model computes on, and a wrong file would
         // otherwise run without a word.
         std::fprintf(stderr, "baton: input %zu (%s): resized from %s (the model's) to %s (the shape of %s); "
-                     "--strict-shapes refuses this\n", i, name, shape_text(shape).c_str(),
-                     shape_text(arr->shape).c_str(), inputs[i].c_str());
+                     "--strict-shapes refuses this\n", i, name, kit::dims_text(shape).c_str(),
+                     kit::dims_text(arr->shape).c_str(), inputs[i].c_str());
       }
       arrays[i] = std::move(arr.value());
     } else {

@@ -9,9 +9,7 @@
 #include <vector>
 
 #include "baton/baton.hpp"
-#include "environment.h"
 #include "input_gen.h"
-#include "interpreter.h"
 
 namespace baton::tool {
 
@@ -34,11 +32,9 @@ struct GlobalOptions {
 
 // Options every subcommand accepts.
 boost::program_options::options_description global_options_description(GlobalOptions& g);
-// Builds the environment (config + plugins); prints the error and returns null on failure.
-std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code);
-// The same environment through baton's public C++ API (baton/baton.hpp), which `run`, `bench` and `plan`
-// use (an error is a usage error, as above), and the model's interpreter in it (strict if --strict or the
-// config says so; an error is a model error).
+// The environment (config + plugins) through baton's public C++ API (baton/baton.hpp); prints the error
+// and returns null on failure (a usage error). And the model's interpreter in it (strict if --strict or
+// the config says so; an error is a model error).
 std::unique_ptr<api::Environment> open_environment(const GlobalOptions& g, int* exit_code);
 std::unique_ptr<api::Interpreter> open_interpreter(const GlobalOptions& g, api::Environment& env, const std::string& path,
                                                    int* exit_code);

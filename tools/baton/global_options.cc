@@ -39,7 +39,7 @@ bool parse_limits(const GlobalOptions& g, size_t* model, size_t* tensor, size_t*
                                  std::tuple{&g.max_tensor_bytes, "--max-tensor-bytes", tensor},
                                  std::tuple{&g.max_arena_bytes, "--max-arena-bytes", arena}}) {
     if (text->empty()) continue;
-    if (!parse_byte_limit(*text, out)) {
+    if (!baton_parse_byte_limit(text->c_str(), out)) {
       std::fprintf(stderr, "baton: %s '%s': expected a byte count, optionally with K, M or G, or none (0) for no limit\n",
                    name, text->c_str());
       return false;
@@ -49,34 +49,6 @@ bool parse_limits(const GlobalOptions& g, size_t* model, size_t* tensor, size_t*
 }
 
 }  // namespace
-
-std::shared_ptr<Environment> make_environment(const GlobalOptions& g, int* exit_code) {
-  EnvironmentOptions eo;
-  eo.config_path = g.config;
-  eo.plugin_dirs = g.plugin_dirs;
-  if (!g.delegates.empty()) eo.delegates = g.delegates;
-  eo.no_delegates = g.no_delegates;
-  for (const std::string& name : g.isolate) {
-    if (name == "all") {
-      eo.isolate_all = true;
-    } else {
-      eo.isolate.push_back(name);
-    }
-  }
-  eo.threads = g.threads;
-  eo.verbose = g.verbose;
-  if (!parse_limits(g, &eo.max_model_bytes, &eo.max_tensor_bytes, &eo.max_arena_bytes)) {
-    *exit_code = kExitUsage;
-    return nullptr;
-  }
-  auto env = Environment::create(eo);
-  if (!env) {
-    std::fprintf(stderr, "baton: error: %s\n", env.error().c_str());
-    *exit_code = kExitUsage;
-    return nullptr;
-  }
-  return env.value();
-}
 
 std::unique_ptr<api::Environment> open_environment(const GlobalOptions& g, int* exit_code) {
   baton_environment_options o{};

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "baton/string_tensor.hpp"
-#include "model.h"
 
 namespace baton::tool {
 
@@ -161,12 +160,14 @@ Expected<NpyArray> read_npy(const std::string& path) {
   // Bytes of data the shape needs: for strings, elements of the dtype's fixed width.
   const bool is_string = arr.type == BATON_TYPE_STRING;
   const size_t item_bytes = text ? 4 * width : width;
-  size_t count = 0, need = 0;
-  if (!checked_byte_size(arr.shape, is_string ? BATON_TYPE_UINT8 : arr.type, is_string ? &count : &need) ||
-      (is_string && count != 0 && item_bytes > SIZE_MAX / count)) {
-    return bad("shape overflows");
+  size_t count = 1;
+  for (int32_t d : arr.shape) {
+    if (d != 0 && count > SIZE_MAX / static_cast<size_t>(d)) return bad("shape overflows");
+    count *= static_cast<size_t>(d);
   }
-  if (is_string) need = count * item_bytes;
+  const size_t element_bytes = is_string ? item_bytes : baton_tensor_type_size(arr.type);
+  if (element_bytes != 0 && count > SIZE_MAX / element_bytes) return bad("shape overflows");
+  const size_t need = count * element_bytes;
   const size_t data_at = offset + header_len;
   if (bytes.size() - data_at < need) {
     return bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, shape needs " + std::to_string(need));
@@ -203,7 +204,7 @@ Status write_npy(const std::string& path, const NpyArray& array) {
     data = fixed.data();
     data_size = fixed.size();
   }
-  if (descr.empty()) return Status::error(path + ": type " + type_name(array.type) + " has no .npy dtype");
+  if (descr.empty()) return Status::error(path + ": type " + baton_tensor_type_name(array.type) + " has no .npy dtype");
   std::string shape = "(";
   for (size_t i = 0; i < array.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(array.shape[i]);
   if (array.shape.size() == 1) shape += ",";

@@ -117,6 +117,19 @@ typedef enum baton_tensor_type {
   BATON_TYPE_BFLOAT16 = 18,
 } baton_tensor_type;
 
+/* Bytes of one element of the type; 0 for those without a fixed size (STRING, RESOURCE, VARIANT, and
+ * INT4, two of which share a byte). A header-only helper: no symbol to link. */
+static inline size_t baton_tensor_type_size(baton_tensor_type type) {
+  switch (type) {
+    case BATON_TYPE_BOOL: case BATON_TYPE_INT8: case BATON_TYPE_UINT8: return 1;
+    case BATON_TYPE_FLOAT16: case BATON_TYPE_BFLOAT16: case BATON_TYPE_INT16: case BATON_TYPE_UINT16: return 2;
+    case BATON_TYPE_FLOAT32: case BATON_TYPE_INT32: case BATON_TYPE_UINT32: return 4;
+    case BATON_TYPE_FLOAT64: case BATON_TYPE_INT64: case BATON_TYPE_UINT64: case BATON_TYPE_COMPLEX64: return 8;
+    case BATON_TYPE_COMPLEX128: return 16;
+    default: return 0;
+  }
+}
+
 /* The type's name as TFLite spells it ("FLOAT32"), for messages. A header-only helper: no symbol to link. */
 static inline const char* baton_tensor_type_name(baton_tensor_type type) {
   switch (type) {

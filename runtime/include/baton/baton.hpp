@@ -28,6 +28,12 @@ class Environment {
   baton_environment* get() const { return env_; }
   // The thread count plugins run with unless their own section sets one.
   int threads() const { return baton_environment_threads(env_); }
+  // What it loaded (see baton_environment_report): BATON_PLAN_TEXT or BATON_PLAN_JSON.
+  std::string report(baton_plan_format format = BATON_PLAN_TEXT) const {
+    const char* text = baton_environment_report(env_, format);
+    if (!text) throw Error(baton_last_error());
+    return text;
+  }
 
  private:
   baton_environment* env_;
@@ -167,6 +173,13 @@ class Interpreter {
   }
   baton_interpreter* interp_;
 };
+
+// What the model at `path` contains, read without plugins (see baton_model_report).
+inline std::string model_report(const std::string& path, baton_plan_format format = BATON_PLAN_TEXT) {
+  const char* text = baton_model_report(path.c_str(), format);
+  if (!text) throw Error(baton_last_error());
+  return text;
+}
 
 // A tensor's current shape.
 inline std::vector<int32_t> shape_of(const baton_tensor* t) {

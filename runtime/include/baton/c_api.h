@@ -65,6 +65,11 @@ const char* baton_last_error(void);
  * programs that keep keys of their own in it (baton serve's [serve] section). */
 const char* baton_config_file(const char* config_path);
 
+/* Reads a byte count as the limits above and the config's max-*-bytes keys take it: digits with an
+ * optional K, M or G (powers of 1024), or "none" or "0" for no limit (SIZE_MAX). Returns non-zero and
+ * sets *bytes when `text` is one; 0 (and *bytes untouched) otherwise. */
+int32_t baton_parse_byte_limit(const char* text, size_t* bytes);
+
 /* options may be NULL for all defaults. */
 baton_environment* baton_environment_create(const baton_environment_options* options);
 void baton_environment_destroy(baton_environment* env);
@@ -78,6 +83,28 @@ void baton_environment_destroy(baton_environment* env);
 int32_t baton_environment_plugin_count(const baton_environment* env);
 const char* baton_environment_plugin_name(const baton_environment* env, int32_t i);
 uint64_t baton_environment_plugin_deaths(const baton_environment* env, int32_t i);
+
+/* The forms of the reports below and of baton_interpreter_plan. */
+typedef enum baton_plan_format {
+  BATON_PLAN_SUMMARY = 0,
+  BATON_PLAN_TEXT = 1,
+  BATON_PLAN_JSON = 2,
+  BATON_PLAN_DOT = 3,
+} baton_plan_format;
+
+/* What the environment loaded, as `baton plugins` prints it: the config, the plugin folders, each plugin
+ * (kind, ABI version, path, isolation, ops, devices, options and their values), the delegate chain and
+ * why each delegate holds its place, which op pack wins an op several declare, the files skipped and why.
+ * `format` is BATON_PLAN_TEXT or BATON_PLAN_JSON (the fields `baton plugins --json` documents; fields are
+ * only ever added). Borrowed until the next call of this function on this thread; NULL for another
+ * format (baton_last_error() says so). */
+const char* baton_environment_report(const baton_environment* env, baton_plan_format format);
+/* What the model at `path` contains, as `baton inspect` prints it, read without any plugin: inputs and
+ * outputs with their quantization, subgraphs and what runs them, signatures, op counts, constants, what
+ * load folds or drops, metadata. `format` as above (`baton inspect --json`'s fields). NULL when the file
+ * cannot be read as a model or for another format (baton_last_error() says why); borrowed until the next
+ * call of this function on this thread. */
+const char* baton_model_report(const char* path, baton_plan_format format);
 
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path);
 /* Runs the subgraph of the model's signature `signature_key` instead of subgraph 0; its inputs and
@@ -139,12 +166,6 @@ const char* baton_interpreter_last_error(const baton_interpreter* interp);
  * BATON_PLAN_JSON the report whose fields `baton plan --format json` documents (fields are only ever
  * added), BATON_PLAN_DOT a Graphviz graph. Borrowed until the next call of this function on the
  * interpreter or its destruction; NULL for an unknown format. */
-typedef enum baton_plan_format {
-  BATON_PLAN_SUMMARY = 0,
-  BATON_PLAN_TEXT = 1,
-  BATON_PLAN_JSON = 2,
-  BATON_PLAN_DOT = 3,
-} baton_plan_format;
 const char* baton_interpreter_plan(baton_interpreter* interp, baton_plan_format format);
 
 /* Where node `node` of the entry subgraph runs. The caller sets struct_size; strings are borrowed for
