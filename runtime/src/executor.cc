@@ -98,7 +98,7 @@ Status Subgraph::invoke() {
   // On the first invoke a failing partition loses its nodes and the run is repeated without it, from the
   // same inputs (plan_memory keeps them intact). A model with state is not repeated: its state moved.
   const bool rerun_allowed = may_rerun_first_invoke();
-  if (step_seconds_.size() != steps_.size()) step_seconds_.assign(steps_.size(), 0.0);
+  if (step_seconds_.size() != plan_.steps.size()) step_seconds_.assign(plan_.steps.size(), 0.0);
   struct LeaveJournal {
     CrashJournal& journal;
     ~LeaveJournal() { journal.leave(); }  // the first run returned, failed or not: nothing died
@@ -107,9 +107,9 @@ Status Subgraph::invoke() {
     Partition* failed = nullptr;
     bool needs_rerun = false;  // an op pack gave up a node
     std::string failure;
-    for (size_t k = 0; k < steps_.size(); ++k) {
+    for (size_t k = 0; k < plan_.steps.size(); ++k) {
       if (state_.cancel_requested.load(std::memory_order_relaxed)) return Status::error("invoke cancelled");
-      const Step& step = steps_[k];
+      const ExecutionStep& step = plan_.steps[k];
       const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       if (!step.partition && step.node->runtime != RuntimeOp::none) {
         if (Status s = invoke_runtime_node(*step.node); !s) return s;
@@ -171,7 +171,7 @@ Status Subgraph::invoke() {
       if (Status s = give_up_partition(*failed, "invoke", failure); !s) return s;
     }
     if (Status s = prepare_with_fallback(); !s) return s;
-    step_seconds_.assign(steps_.size(), 0.0);
+    step_seconds_.assign(plan_.steps.size(), 0.0);
   }
   invoked_ = true;
   return Status::ok();

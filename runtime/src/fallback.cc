@@ -41,25 +41,27 @@ bool Subgraph::may_rerun_after(const LoadedPlugin& plugin) const {
 Status Subgraph::give_up_partition(Partition& p, const std::string& stage, const std::string& reason) {
   if (p.plugin->isolated && stage == "invoke") {
     const LoadedPlugin* plugin = p.plugin;
-    for (const auto& other : partitions_) {
+    for (const auto& other : plan_.partitions) {
       if (other->plugin != plugin) continue;
-      lose_partition(*other, stage, other.get() == &p ? reason : "its process failed in partition " + std::to_string(p.id));
+      lose_partition(*other->plugin, other->id, other->nodes, stage,
+                     other.get() == &p ? reason : "its process failed in partition " + std::to_string(p.id));
     }
   } else {
-    lose_partition(p, stage, reason);
+    lose_partition(*p.plugin, p.id, p.nodes, stage, reason);
   }
   if (Status s = partition(); !s) return s;
   return check_runnable();
 }
 
-void Subgraph::lose_partition(Partition& p, const std::string& stage, const std::string& reason) {
-  Fallback f{p.plugin->name, p.id, stage, reason, {}, index_};
-  for (Node* n : p.nodes) {
+void Subgraph::lose_partition(LoadedPlugin& plugin, int32_t id, const std::vector<Node*>& nodes, const std::string& stage,
+                              const std::string& reason) {
+  Fallback f{plugin.name, id, stage, reason, {}, index_};
+  for (Node* n : nodes) {
     f.nodes.push_back(n->info->index);
-    excluded_[n->info->index].push_back(p.plugin);
+    excluded_[n->info->index].push_back(&plugin);
   }
-  state_.env->log()(BATON_LOG_WARNING, source() + ": delegate " + p.plugin->name + " lost partition " +
-                                     std::to_string(p.id) + " (" + std::to_string(p.nodes.size()) + " nodes) at " +
+  state_.env->log()(BATON_LOG_WARNING, source() + ": delegate " + plugin.name + " lost partition " +
+                                     std::to_string(id) + " (" + std::to_string(nodes.size()) + " nodes) at " +
                                      stage + ": " + reason + "; its nodes go to the next delegate or op packs");
   fallbacks_.push_back(std::move(f));
 }

@@ -27,7 +27,7 @@ Status Subgraph::plan_memory() {
   // Lifetimes in steps; model inputs are alive for the whole run (no tensor is placed over them, so a
   // first run that fails in a delegate can be repeated from the same inputs without copying them), outputs
   // to the end.
-  const int last_step = std::max<int>(0, static_cast<int>(steps_.size()) - 1);
+  const int last_step = std::max<int>(0, static_cast<int>(plan_.steps.size()) - 1);
   std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
   auto touch = [&](const Tensor* t, int step) {
     if (!t || t->is_constant || t->dynamic) return;  // a dynamic tensor gets its memory at invoke
@@ -39,16 +39,16 @@ Status Subgraph::plan_memory() {
     touch(t, 0);
     touch(t, last_step);
   }
-  for (size_t s = 0; s < steps_.size(); ++s) {
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const int step = static_cast<int>(s);
-    if (steps_[s].partition) {
+    if (plan_.steps[s].partition) {
       // Tensors inside a partition live in the delegate's memory; only the boundary is the host's.
-      for (const Tensor* t : steps_[s].partition->inputs) touch(t, step);
-      for (const Tensor* t : steps_[s].partition->outputs) touch(t, step);
+      for (const Tensor* t : plan_.steps[s].partition->inputs) touch(t, step);
+      for (const Tensor* t : plan_.steps[s].partition->outputs) touch(t, step);
       continue;
     }
-    for (const Tensor* t : steps_[s].node->inputs) touch(t, step);
-    for (const Tensor* t : steps_[s].node->outputs) touch(t, step);
+    for (const Tensor* t : plan_.steps[s].node->inputs) touch(t, step);
+    for (const Tensor* t : plan_.steps[s].node->outputs) touch(t, step);
   }
   for (const Tensor* t : outputs_) touch(t, last_step);
   for (const Tensor& t : tensors_) {
@@ -72,8 +72,8 @@ Status Subgraph::plan_memory() {
   }
   // A partition's scratch (ABI 1.6) lives for its step only.
   std::vector<Partition*> scratch_owners;
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    Partition* p = steps_[s].partition;
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    Partition* p = plan_.steps[s].partition;
     if (!p || p->scratch_bytes == 0) continue;
     const int step = static_cast<int>(s);
     requests.push_back(kGuardTensors ? ArenaRequest{p->scratch_bytes + kRedzone, 0, last_step}

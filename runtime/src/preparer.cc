@@ -35,7 +35,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
   // runs until it has run once: a loop body prepared again for the shapes of each iteration would pay a
   // file written and removed per iteration (about 100 us, against 5 us for the rest of the iteration).
   const bool journaled = index_ == state_.entry || !invoked_;
-  for (const Step& step : steps_) {
+  for (const ExecutionStep& step : plan_.steps) {
     baton_error error;
     baton_status st = BATON_OK;
     if (journaled && (step.partition || step.node->plugin)) {

@@ -83,8 +83,8 @@ Subgraph::Subgraph(RunState& state, int index)
   }
   nodes_.resize(g.nodes.size());
   unresolved_.assign(g.nodes.size(), "");
-  refusals_.assign(g.nodes.size(), {});
-  partition_of_.assign(g.nodes.size(), -1);
+  plan_.refusals.assign(g.nodes.size(), {});
+  plan_.owner.assign(g.nodes.size(), -1);
   excluded_.assign(g.nodes.size(), {});
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     Node& node = nodes_[n];
@@ -108,6 +108,46 @@ Subgraph::~Subgraph() {
       guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
     }
   }
+}
+
+// The partition stage (delegation.h) over this subgraph's nodes; what it decided replaces the last plan,
+// and the partitions whose init failed become fallbacks.
+Status Subgraph::partition() {
+  free_partitions();
+  auto plan = partition_graph({nodes_, tensors_, graph_view_, state_.env->delegate_chain(), state_.quarantined,
+                               excluded_, *state_.journal, state_.env->log(), source()});
+  if (!plan) return plan.status();
+  plan_ = std::move(plan.value());
+  for (const LostPartition& lost : plan_.lost) lose_partition(*lost.plugin, lost.id, lost.nodes, "init", lost.reason);
+  return Status::ok();
+}
+
+void Subgraph::free_partitions() { release_plan(plan_); }
+
+// Why a node that has neither a kernel nor a partition cannot run: the resolver's reason and every
+// delegate's refusal.
+std::string Subgraph::unrunnable_reason(const Node& node) const {
+  std::string why = unresolved_[node.info->index];
+  for (const Refusal& r : plan_.refusals[node.info->index]) why += "; " + r.plugin + " refused: " + r.reason;
+  return why;
+}
+
+// Strict mode: every node must go to a delegate. Nodes nobody can run are reported by prepare(), together
+// with the nodes that fail to prepare, so one error lists everything before anything runs.
+Status Subgraph::check_runnable() const {
+  if (!state_.options.strict) return Status::ok();
+  std::string missing;
+  size_t count = 0;
+  for (const Node& node : nodes_) {
+    if (!node.runs() || node.runtime != RuntimeOp::none || plan_.owner[node.info->index] >= 0) continue;
+    if (!node.kernel) return Status::ok();  // prepare() reports it with the others
+    ++count;
+    missing += "\n  " + node_label(node) + " would run on op pack " + node.plugin->name;
+    for (const Refusal& r : plan_.refusals[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
+  }
+  if (count == 0) return Status::ok();
+  return Status::error(source() + ": strict mode: " + std::to_string(count) +
+                       " node(s) would fall back to op packs:" + missing);
 }
 
 std::string Subgraph::node_label(const Node& node) const {
@@ -135,13 +175,13 @@ void Subgraph::reset_state() {
 }
 
 std::string Subgraph::step_op(size_t i) const {
-  const Step& s = steps_.at(i);
+  const ExecutionStep& s = plan_.steps.at(i);
   if (s.partition) return "partition " + std::to_string(s.partition->id);
   return node_op_name(*s.node->info);
 }
 
 std::string Subgraph::step_plugin(size_t i) const {
-  const Step& s = steps_.at(i);
+  const ExecutionStep& s = plan_.steps.at(i);
   if (s.partition) return s.partition->plugin->name;
   return s.node->plugin ? s.node->plugin->name : "runtime";
 }
@@ -150,8 +190,8 @@ Placement Subgraph::placement(size_t node) const {
   const Node& n = nodes_.at(node);
   if (n.folded) return {"folded", n.plugin ? n.plugin->name : "runtime", -1};
   if (n.dropped) return {"dropped", "runtime", -1};
-  if (partition_of_[node] >= 0) {  // a composite a delegate took is the delegate's
-    const Partition& p = *partitions_[partition_of_[node]];
+  if (plan_.owner[node] >= 0) {  // a composite a delegate took is the delegate's
+    const Partition& p = *plan_.partitions[plan_.owner[node]];
     return {"delegate", p.plugin->name, p.id};
   }
   if (n.runtime != RuntimeOp::none) return {"runtime", "runtime", -1};

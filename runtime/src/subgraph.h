@@ -4,7 +4,8 @@
 //   folder.cc          fold, before resolve: dead nodes dropped, sparse constants densified; after it:
 //                      nodes whose inputs are all constant run once, their outputs become constants
 //   resolver.cc        resolve: a kernel from the first op pack that declares each node's op and version
-//   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups)
+//   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups);
+//                      returns a PartitionPlan (partitions, owners, refusals, execution order)
 //   preparer.cc        prepare: shapes propagate in execution order; a failing partition falls back
 //   memory_plan.cc     plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
 //   executor.cc        invoke: the steps in order; a failing first run falls back and repeats
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "crash_journal.h"
+#include "delegation.h"
 #include "environment.h"
 #include "graph.h"
 #include "model.h"
@@ -50,11 +52,6 @@ struct Placement {
   std::string kind;
   std::string plugin;
   int partition = -1;
-};
-
-struct Refusal {
-  std::string plugin;
-  std::string reason;
 };
 
 // One time a plugin lost nodes it had taken: a delegate's partition, or an op pack's node.
@@ -152,8 +149,8 @@ class Subgraph {
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Tensor>& tensors() const { return tensors_; }
   Placement placement(size_t node) const;
-  const std::vector<Refusal>& refusals(size_t node) const { return refusals_.at(node); }
-  const std::vector<std::unique_ptr<Partition>>& partitions() const { return partitions_; }
+  const std::vector<Refusal>& refusals(size_t node) const { return plan_.refusals.at(node); }
+  const std::vector<std::unique_ptr<Partition>>& partitions() const { return plan_.partitions; }
   const std::vector<Fallback>& fallbacks() const { return fallbacks_; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t naive_bytes() const { return naive_bytes_; }
@@ -162,22 +159,16 @@ class Subgraph {
   size_t folded_bytes() const { return folded_bytes_; }
   // Steps are host nodes and partitions, in execution order.
   void set_profiling(bool on) { profiling_ = on; }
-  size_t step_count() const { return steps_.size(); }
+  size_t step_count() const { return plan_.steps.size(); }
   std::string step_op(size_t i) const;
   std::string step_plugin(size_t i) const;
-  int step_node(size_t i) const { return steps_[i].node ? steps_[i].node->info->index : -1; }
+  int step_node(size_t i) const { return plan_.steps[i].node ? plan_.steps[i].node->info->index : -1; }
   const std::vector<double>& step_seconds() const { return step_seconds_; }
-  void reset_profile() { step_seconds_.assign(steps_.size(), 0.0); }
+  void reset_profile() { step_seconds_.assign(plan_.steps.size(), 0.0); }
   // The subgraphs this one's control-flow nodes run.
   std::vector<int> callees() const;
 
  private:
-  // One step of execution: a host node or a partition.
-  struct Step {
-    Node* node = nullptr;
-    Partition* partition = nullptr;
-  };
-
   // folder.cc
   Status fold(Node& node);
   uint8_t* own_constant(size_t bytes);
@@ -194,11 +185,12 @@ class Subgraph {
   // An isolated delegate failing a run loses every partition it has here: what it prepared for them lived
   // in the same process.
   Status give_up_partition(Partition& p, const std::string& stage, const std::string& reason);
-  void lose_partition(Partition& p, const std::string& stage, const std::string& reason);
+  void lose_partition(LoadedPlugin& plugin, int32_t id, const std::vector<Node*>& nodes, const std::string& stage,
+                      const std::string& reason);
   LoadedPlugin* next_op_pack(const Node& node) const;
   // An op pack gave up `node` at `stage` ("prepare" or "invoke"): logged, recorded, and `next` takes it.
   void hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why);
-  // delegation.cc
+  // subgraph.cc, around the partition stage (delegation.cc)
   void free_partitions();
   std::string unrunnable_reason(const Node& node) const;
   // preparer.cc
@@ -249,16 +241,12 @@ class Subgraph {
   std::vector<const Tensor*> string_inputs_;  // checked for a value before each invoke
   std::vector<bool> foldable_;           // by foldable_nodes(); folding may still fail and leave one
   std::vector<std::string> unresolved_;  // why no op pack runs a node ("" when one does)
-  std::vector<std::vector<Refusal>> refusals_;
-  std::vector<int> partition_of_;  // per node, index into partitions_ or -1
-  std::vector<std::unique_ptr<Partition>> partitions_;
-  // What delegates with select_nodes see, and their selection states of this round (node_selection.h).
+  PartitionPlan plan_;  // the partition stage's latest answer
+  // What delegates with select_nodes see (node_selection.h).
   GraphView graph_view_{&nodes_, &tensors_};
-  std::vector<std::pair<LoadedPlugin*, void*>> selections_;
   // Delegates a node may no longer go to, after one of them lost it.
   std::vector<std::vector<const LoadedPlugin*>> excluded_;
   std::vector<Fallback> fallbacks_;
-  std::vector<Step> steps_;
   // Heap memory, or a shared block (isolation/shared_memory.h) when a plugin runs in another process.
   std::shared_ptr<uint8_t> arena_;
   size_t arena_bytes_ = 0;
