@@ -1,12 +1,13 @@
-// Plan memory: tensor lifetimes from the execution order, one arena placed by the best-fit planner
-// (arena_planner.h); model inputs live for the whole run, a partition's inner tensors are the delegate's,
-// and the scratch a delegate asks for a partition lives while that partition runs.
+// Plan memory (memory_plan.h), and the Subgraph's use of its answer: the arena from the environment's
+// allocator, each tensor pointed at its place.
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
 
 #include <algorithm>
 #include <cstring>
+
+#include "memory_plan.h"
 
 #include "arena_planner.h"
 #include "subgraph.h"
@@ -23,82 +24,91 @@ constexpr bool kGuardTensors = false;
 constexpr size_t kRedzone = 0;
 #endif
 
-Status Subgraph::plan_memory() {
+Expected<MemoryPlan> plan_memory(const MemoryPlanInputs& in) {
   // Lifetimes in steps; model inputs are alive for the whole run (no tensor is placed over them, so a
   // first run that fails in a delegate can be repeated from the same inputs without copying them), outputs
   // to the end.
-  const int last_step = std::max<int>(0, static_cast<int>(plan_.steps.size()) - 1);
-  std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
+  const std::span<const ExecutionStep> steps = in.steps;
+  const int last_step = std::max<int>(0, static_cast<int>(steps.size()) - 1);
+  std::vector<int> first(in.tensors.size(), -1), last(in.tensors.size(), -1);
   auto touch = [&](const Tensor* t, int step) {
     if (!t || t->is_constant || t->dynamic) return;  // a dynamic tensor gets its memory at invoke
     int i = t->index;
     if (first[i] < 0 || step < first[i]) first[i] = step;
     last[i] = std::max(last[i], step);
   };
-  for (const Tensor* t : inputs_) {
+  for (const Tensor* t : in.inputs) {
     touch(t, 0);
     touch(t, last_step);
   }
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+  for (size_t s = 0; s < steps.size(); ++s) {
     const int step = static_cast<int>(s);
-    if (plan_.steps[s].partition) {
+    if (steps[s].partition) {
       // Tensors inside a partition live in the delegate's memory; only the boundary is the host's.
-      for (const Tensor* t : plan_.steps[s].partition->inputs) touch(t, step);
-      for (const Tensor* t : plan_.steps[s].partition->outputs) touch(t, step);
+      for (const Tensor* t : steps[s].partition->inputs) touch(t, step);
+      for (const Tensor* t : steps[s].partition->outputs) touch(t, step);
       continue;
     }
-    for (const Tensor* t : plan_.steps[s].node->inputs) touch(t, step);
-    for (const Tensor* t : plan_.steps[s].node->outputs) touch(t, step);
+    for (const Tensor* t : steps[s].node->inputs) touch(t, step);
+    for (const Tensor* t : steps[s].node->outputs) touch(t, step);
   }
-  for (const Tensor* t : outputs_) touch(t, last_step);
-  for (const Tensor& t : tensors_) {
+  for (const Tensor* t : in.outputs) touch(t, last_step);
+  for (const Tensor& t : in.tensors) {
     if (t.info->is_variable && !t.is_constant) {
       first[t.index] = 0;
       last[t.index] = last_step;
     }
   }
+  MemoryPlan plan;
   std::vector<ArenaRequest> requests;
-  std::vector<Tensor*> owners;
-  naive_bytes_ = 0;
-  for (Tensor& t : tensors_) {
+  for (Tensor& t : in.tensors) {
     if (first[t.index] < 0) continue;
     if (kGuardTensors) {
       requests.push_back({t.bytes + kRedzone, 0, last_step});
     } else {
       requests.push_back({t.bytes, first[t.index], last[t.index]});
     }
-    owners.push_back(&t);
-    naive_bytes_ += (t.bytes + 63) / 64 * 64;
+    plan.tensors.push_back(&t);
+    plan.naive_bytes += (t.bytes + 63) / 64 * 64;
   }
   // A partition's scratch (ABI 1.6) lives for its step only.
-  std::vector<Partition*> scratch_owners;
-  for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    Partition* p = plan_.steps[s].partition;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    Partition* p = steps[s].partition;
     if (!p || p->scratch_bytes == 0) continue;
     const int step = static_cast<int>(s);
     requests.push_back(kGuardTensors ? ArenaRequest{p->scratch_bytes + kRedzone, 0, last_step}
                                      : ArenaRequest{p->scratch_bytes, step, step});
-    scratch_owners.push_back(p);
-    naive_bytes_ += (p->scratch_bytes + 63) / 64 * 64;
+    plan.scratch.push_back(p);
+    plan.naive_bytes += (p->scratch_bytes + 63) / 64 * 64;
   }
-  ArenaPlan plan = plan_arena(requests, 64);
-  if (plan.total > state_.env->limits().max_arena_bytes) {
-    return Status::error(source() + ": the arena needs " + std::to_string(plan.total) +
-                         " bytes, over the limit of " + std::to_string(state_.env->limits().max_arena_bytes));
+  ArenaPlan arena = plan_arena(requests, 64);
+  if (arena.total > in.limits.max_arena_bytes) {
+    return Status::error(in.source + ": the arena needs " + std::to_string(arena.total) +
+                         " bytes, over the limit of " + std::to_string(in.limits.max_arena_bytes));
   }
-  for (const Tensor* t : owners) {
-    if (t->bytes > state_.env->limits().max_tensor_bytes) {
-      return Status::error(source() + ": tensor " + std::to_string(t->index) + " \"" + t->info->name +
+  for (const Tensor* t : plan.tensors) {
+    if (t->bytes > in.limits.max_tensor_bytes) {
+      return Status::error(in.source + ": tensor " + std::to_string(t->index) + " \"" + t->info->name +
                            "\" needs " + std::to_string(t->bytes) + " bytes, over the tensor limit of " +
-                           std::to_string(state_.env->limits().max_tensor_bytes));
+                           std::to_string(in.limits.max_tensor_bytes));
     }
   }
+  plan.offsets = std::move(arena.offsets);
+  plan.bytes = arena.total;
+  return plan;
+}
+
+Status Subgraph::place_tensors() {
+  auto planned = plan_memory({plan_.steps, tensors_, inputs_, outputs_, state_.env->limits(), source()});
+  if (!planned) return planned.status();
+  const MemoryPlan& plan = planned.value();
   std::shared_ptr<uint8_t> arena;
-  if (plan.total > 0) {
-    // In shared memory when a plugin runs in a child process: its invokes read and write tensors in place.
-    arena = state_.env->allocate(plan.total);
+  if (plan.bytes > 0) {
+    // From the environment's allocator: shared memory when a plugin runs in a child process, whose invokes
+    // then read and write tensors in place.
+    arena = state_.env->allocate(plan.bytes);
     if (!arena) {
-      return Status::error(source() + ": cannot allocate the " + std::to_string(plan.total) + "-byte arena" +
+      return Status::error(source() + ": cannot allocate the " + std::to_string(plan.bytes) + "-byte arena" +
                            (state_.env->shares_memory() ? " in shared memory" : ""));
     }
   }
@@ -106,10 +116,11 @@ Status Subgraph::plan_memory() {
   if (arena_ && arena_bytes_ > 0) ASAN_UNPOISON_MEMORY_REGION(arena_.get(), arena_bytes_);
 #endif
   // The arena is not cleared (every tensor is written before it is read, and clearing would only move the
-  // first touch of each page out of the first run into load), except variable tensors, which start at zero (an int8 one at its zero point, as in TFLite).
-  // Inputs keep their values across a new plan (a fallback after a failed first run re-runs from them).
-  for (size_t i = 0; i < owners.size(); ++i) {
-    Tensor& t = *owners[i];
+  // first touch of each page out of the first run into load), except variable tensors, which start at
+  // zero (an int8 one at its zero point, as in TFLite). Inputs keep their values across a new plan (a
+  // fallback after a failed first run re-runs from them).
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    Tensor& t = *plan.tensors[i];
     const uint8_t* old = t.planned;
     t.data = arena.get() + plan.offsets[i];
     t.planned = nullptr;
@@ -119,16 +130,17 @@ Status Subgraph::plan_memory() {
       std::memcpy(t.data, old, t.bytes);
     }
   }
-  for (size_t i = 0; i < scratch_owners.size(); ++i) {
-    scratch_owners[i]->scratch = arena.get() + plan.offsets[owners.size() + i];
+  for (size_t i = 0; i < plan.scratch.size(); ++i) {
+    plan.scratch[i]->scratch = arena.get() + plan.offsets[plan.tensors.size() + i];
   }
   arena_ = std::move(arena);
-  arena_bytes_ = plan.total;
+  arena_bytes_ = plan.bytes;
+  naive_bytes_ = plan.naive_bytes;
 #if defined(__SANITIZE_ADDRESS__)
-  if (plan.total > 0) {
-    ASAN_POISON_MEMORY_REGION(arena_.get(), plan.total);
-    for (const Tensor* t : owners) ASAN_UNPOISON_MEMORY_REGION(t->data, t->bytes);
-    for (const Partition* p : scratch_owners) ASAN_UNPOISON_MEMORY_REGION(p->scratch, p->scratch_bytes);
+  if (plan.bytes > 0) {
+    ASAN_POISON_MEMORY_REGION(arena_.get(), plan.bytes);
+    for (const Tensor* t : plan.tensors) ASAN_UNPOISON_MEMORY_REGION(t->data, t->bytes);
+    for (const Partition* p : plan.scratch) ASAN_UNPOISON_MEMORY_REGION(p->scratch, p->scratch_bytes);
   }
 #endif
   return Status::ok();

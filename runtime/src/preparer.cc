@@ -123,7 +123,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     for (const std::string& p : problems) list += "\n  " + p;
     return Status::error(source() + ": " + std::to_string(problems.size()) + " node(s) cannot run:" + list);
   }
-  if (Status s = plan_memory(); !s) return s;
+  if (Status s = place_tensors(); !s) return s;
   needs_prepare_ = false;
   return Status::ok();
 }

@@ -7,7 +7,8 @@
 //   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups);
 //                      returns a PartitionPlan (partitions, owners, refusals, execution order)
 //   preparer.cc        prepare: shapes propagate in execution order; a failing partition falls back
-//   memory_plan.cc     plan memory: one arena for the non-constant tensors (arena_planner.cc places them)
+//   memory_plan.cc     plan memory: one arena for the non-constant tensors (arena_planner.cc places them);
+//                      returns a MemoryPlan (each tensor's offset, the arena's size)
 //   executor.cc        invoke: the steps in order; a failing first run falls back and repeats
 //   fallback.cc        the fallback policy of prepare and the first invoke: who takes what a plugin gave up
 //   runtime_nodes.cc   the nodes the runtime runs itself: CALL_ONCE, resource variables, and
@@ -201,7 +202,7 @@ class Subgraph {
   Status grow_heap(Tensor& t, size_t bytes);
   Status check_string_outputs(const Node& node) const;
   // memory_plan.cc
-  Status plan_memory();
+  Status place_tensors();  // plan_memory (memory_plan.h), then the arena and the tensors pointed into it
   // runtime_nodes.cc
   Status prepare_runtime_node(Node& node);
   Status invoke_runtime_node(Node& node);
