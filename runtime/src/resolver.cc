@@ -1,7 +1,7 @@
-// Resolve: each node that is still to run (not dropped, not densified, not the runtime's own) gets a
-// kernel from the first op pack, in configured order, that declares its op and version; a node none
-// declares keeps the reason, for check_runnable() to report if no delegate takes it either. Also here:
-// a kernel's init and prepare, its release, and the op pack after a node's current one.
+// Resolve (resolver.h), and Subgraph's use of its answer. Also here: a kernel's init and prepare, and its
+// release.
+#include "resolver.h"
+
 #include <algorithm>
 
 #include "plugin_call.h"
@@ -16,30 +16,35 @@ const baton_node* handle(const Node& n) { return reinterpret_cast<const baton_no
 
 }  // namespace
 
-Status Subgraph::resolve() {
-  const std::vector<LoadedPlugin*> packs = state_.env->registry().op_packs();
-  for (Node& node : nodes_) {
+std::vector<NodeKernel> resolve_kernels(std::span<const Node> nodes, std::span<LoadedPlugin* const> packs,
+                                        const std::map<std::string, std::string>& quarantined) {
+  std::vector<NodeKernel> out(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& node = nodes[i];
     const NodeInfo& info = *node.info;
+    NodeKernel& k = out[i];
     if (node.dropped || node.folded) continue;
     // A composite an op pack claims by name runs on its kernel; the others run their decomposition.
-    if (node.runtime == RuntimeOp::composite) {
+    RuntimeOp runtime = node.runtime;
+    if (runtime == RuntimeOp::composite) {
       for (LoadedPlugin* pack : packs) {
-        if (!state_.quarantined.count(pack->name) && pack->find_op(info.op_code, claim_name(info), info.version)) {
-          node.runtime = RuntimeOp::none;
+        if (!quarantined.count(pack->name) && pack->find_op(info.op_code, claim_name(info), info.version)) {
+          k.claims_composite = true;
+          runtime = RuntimeOp::none;
           break;
         }
       }
     }
-    if (node.runtime != RuntimeOp::none) continue;  // runtime_nodes.cc runs it
+    if (runtime != RuntimeOp::none) continue;  // runtime_nodes.cc runs it
     for (LoadedPlugin* pack : packs) {
-      if (state_.quarantined.count(pack->name)) continue;
+      if (quarantined.count(pack->name)) continue;
       if (const OpDecl* op = pack->find_op(info.op_code, claim_name(info), info.version)) {
-        node.plugin = pack;
-        node.kernel = &op->kernel;
+        k.plugin = pack;
+        k.kernel = &op->kernel;
         break;
       }
     }
-    if (node.kernel) continue;
+    if (k.kernel) continue;
     // Name the op, the version the model needs and every range that is loaded for it. A delegate may
     // still take the node; check_runnable() reports it if none does.
     std::string loaded;
@@ -52,11 +57,26 @@ Status Subgraph::resolve() {
     }
     const std::string what = info.op_code == BATON_OP_CUSTOM ? "custom op '" + info.custom_name + "'"
                                                             : "op " + op_name(info.op_code);
-    unresolved_[info.index] = "no op pack supports " + what + " version " + std::to_string(info.version) +
-                              (loaded.empty() ? " (no loaded op pack declares this op; " +
-                                                    std::to_string(packs.size()) + " op packs loaded)"
-                                              : " (loaded: " + loaded + ")");
-    for (const auto& [plugin, why] : state_.quarantined) unresolved_[info.index] += "; " + plugin + " is quarantined";
+    k.unresolved = "no op pack supports " + what + " version " + std::to_string(info.version) +
+                   (loaded.empty() ? " (no loaded op pack declares this op; " + std::to_string(packs.size()) +
+                                         " op packs loaded)"
+                                   : " (loaded: " + loaded + ")");
+    for (const auto& [plugin, why] : quarantined) k.unresolved += "; " + plugin + " is quarantined";
+  }
+  return out;
+}
+
+Status Subgraph::resolve() {
+  const std::vector<LoadedPlugin*> packs = state_.env->registry().op_packs();
+  const std::vector<NodeKernel> kernels = resolve_kernels(nodes_, packs, state_.quarantined);
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const NodeKernel& k = kernels[i];
+    if (k.claims_composite) nodes_[i].runtime = RuntimeOp::none;
+    if (k.kernel) {
+      nodes_[i].plugin = k.plugin;
+      nodes_[i].kernel = k.kernel;
+    }
+    if (!k.unresolved.empty()) unresolved_[i] = k.unresolved;
   }
   return Status::ok();
 }

@@ -3,7 +3,8 @@
 //   subgraph.cc        build: the runtime's tensors and nodes over the model's (load is model.cc)
 //   folder.cc          fold, before resolve: dead nodes dropped, sparse constants densified; after it:
 //                      nodes whose inputs are all constant run once, their outputs become constants
-//   resolver.cc        resolve: a kernel from the first op pack that declares each node's op and version
+//   resolver.cc        resolve: a kernel from the first op pack that declares each node's op and version;
+//                      returns a NodeKernel per node
 //   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups);
 //                      returns a PartitionPlan (partitions, owners, refusals, execution order)
 //   preparer.cc        prepare: shapes propagate in execution order; a failing partition falls back
