@@ -2,6 +2,8 @@
 // cost nothing per invoke; sparse constants expand to the dense values worked out by hand.
 #include <gtest/gtest.h>
 
+#include "baton/c_api.h"
+
 #include "interpreter.h"
 #include "sparse.h"
 #include "test_support.h"
@@ -108,6 +110,39 @@ TEST(Densify, CsrRowsExpandToTheDenseMatrix) {
   std::vector<uint8_t> out;
   ASSERT_TRUE(densify(t, out));
   EXPECT_EQ(as_floats(out), (std::vector<float>{0, 0, 7, 8, 9, 0}));
+}
+
+// What the C API gives applications (the Python module's sparsity_parameters) of a sparse tensor: the
+// model's layout as it is, before densifying.
+TEST(Densify, TheCApiGivesTheModelsSparsity) {
+  std::vector<float> values = {7, 8, 9};
+  const TensorInfo info = sparse_2x3(values);
+  Tensor t;
+  t.info = &info;
+  const auto* handle = reinterpret_cast<const baton_tensor*>(&t);
+  baton_sparsity s{};
+  s.struct_size = sizeof s;
+  ASSERT_EQ(baton_tensor_get_sparsity(handle, &s), 1);
+  EXPECT_EQ(std::vector<int32_t>(s.traversal_order, s.traversal_order + s.traversal_order_count), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(s.block_map_count, 0);
+  ASSERT_EQ(s.dimension_count, 2);
+  baton_sparsity_dimension d{};
+  d.struct_size = sizeof d;
+  ASSERT_EQ(baton_tensor_get_sparsity_dimension(handle, 0, &d), 1);
+  EXPECT_EQ(d.sparse, 0);
+  EXPECT_EQ(d.dense_size, 2);
+  ASSERT_EQ(baton_tensor_get_sparsity_dimension(handle, 1, &d), 1);
+  EXPECT_EQ(d.sparse, 1);
+  EXPECT_EQ(std::vector<int32_t>(d.segments, d.segments + d.segment_count), (std::vector<int32_t>{0, 1, 3}));
+  EXPECT_EQ(std::vector<int32_t>(d.indices, d.indices + d.index_count), (std::vector<int32_t>{2, 0, 1}));
+  EXPECT_EQ(baton_tensor_get_sparsity_dimension(handle, 2, &d), 0);
+  // A dense tensor: 0, and `out` untouched.
+  const TensorInfo dense;
+  Tensor plain;
+  plain.info = &dense;
+  s.dimension_count = 42;
+  EXPECT_EQ(baton_tensor_get_sparsity(reinterpret_cast<const baton_tensor*>(&plain), &s), 0);
+  EXPECT_EQ(s.dimension_count, 42);
 }
 
 TEST(Densify, TraversalOrderColumnMajor) {

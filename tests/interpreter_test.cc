@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <fstream>
+#include <mutex>
 
 #include "baton/c_api.h"
 #include "interpreter.h"
@@ -382,6 +383,126 @@ TEST(CApi, EnvironmentAndModelReports) {
     EXPECT_EQ(baton_parse_byte_limit(bad, &limit), 0) << bad;
     EXPECT_EQ(limit, 7u) << bad;
   }
+}
+
+// What the Python module and other bindings take from the C API: one model shared by interpreters (and
+// outliving its handle), its signatures, every tensor with its quantization, shape signature and memory,
+// allocate_tensors after a resize, and the log into the application's callback.
+TEST(CApi, SharedModelSignaturesTensorsAndLog) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  struct Log {
+    std::mutex mutex;
+    std::vector<std::string> lines;
+  } log;
+  const char* dirs[] = {dir.path().c_str()};
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.plugin_dirs = dirs;
+  o.plugin_dir_count = 1;
+  o.no_default_dirs = 1;
+  o.threads = 1;
+  o.log = [](void* user, baton_log_level, const char* message) {
+    auto* l = static_cast<Log*>(user);
+    std::lock_guard<std::mutex> lock(l->mutex);
+    l->lines.emplace_back(message);
+  };
+  o.log_user_data = &log;
+  baton_environment* env = baton_environment_create(&o);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+
+  TinyModel tiny = add_then_double();
+  tiny.tensors[0].shape_signature = {-1, 3};
+  tiny.tensors[2].scales = {0.25f};
+  tiny.tensors[2].zero_points = {7};
+  tiny.signatures = {{"serve", 0, {{"x", 0}, {"y", 1}}, {{"out", 3}}}};
+  const std::vector<uint8_t> bytes = tiny.build();
+  baton_model* model = baton_model_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr) << baton_last_error();
+  ASSERT_EQ(baton_model_signature_count(model), 1);
+  EXPECT_STREQ(baton_model_signature_key(model, 0), "serve");
+  EXPECT_EQ(baton_model_signature_subgraph(model, 0), 0);
+  EXPECT_EQ(baton_model_signature_tensor_count(model, 0, 0), 2);
+  EXPECT_STREQ(baton_model_signature_tensor_name(model, 0, 0, 1), "y");
+  EXPECT_EQ(baton_model_signature_tensor_index(model, 0, 0, 1), 1);
+  EXPECT_STREQ(baton_model_signature_tensor_name(model, 0, 1, 0), "out");
+  EXPECT_EQ(baton_model_signature_tensor_index(model, 0, 1, 0), 3);
+  EXPECT_EQ(baton_model_signature_key(model, 1), nullptr);
+  EXPECT_EQ(baton_model_signature_tensor_name(model, 0, 1, 1), nullptr);
+  EXPECT_EQ(baton_model_signature_tensor_index(model, 0, 0, -1), -1);
+
+  baton_interpreter* first = baton_interpreter_create_from_model(env, model, nullptr);
+  ASSERT_NE(first, nullptr) << baton_last_error();
+  baton_interpreter* second = baton_interpreter_create_from_model(env, model, nullptr);
+  ASSERT_NE(second, nullptr) << baton_last_error();
+  baton_model_destroy(model);  // the interpreters keep what they need
+
+  const float a[6] = {1, -2, 3, -4, 5, -6}, b[6] = {0.5f, 1, -4, 3, 0, 7};
+  for (baton_interpreter* in : {first, second}) {
+    ASSERT_EQ(baton_interpreter_set_input(in, 0, a, sizeof a), BATON_OK);
+    ASSERT_EQ(baton_interpreter_set_input(in, 1, b, sizeof b), BATON_OK);
+    ASSERT_EQ(baton_interpreter_invoke(in), BATON_OK) << baton_interpreter_last_error(in);
+    float d[6];
+    ASSERT_EQ(baton_interpreter_get_output(in, 0, d, sizeof d), BATON_OK);
+    // relu(a + b) = {1.5, 0, 0, 0, 5, 1}, times two.
+    EXPECT_EQ(std::vector<float>(d, d + 6), (std::vector<float>{3, 0, 0, 0, 10, 2}));
+  }
+
+  EXPECT_EQ(baton_interpreter_entry_subgraph(first), 0);
+  ASSERT_EQ(baton_interpreter_tensor_count(first), 4);
+  EXPECT_EQ(baton_interpreter_tensor(first, 4), nullptr);
+  const baton_tensor* c = baton_interpreter_tensor(first, 2);
+  ASSERT_NE(c, nullptr);
+  EXPECT_STREQ(baton_tensor_get_name(c), "c");
+  EXPECT_EQ(baton_tensor_get_index(c), 2);
+  EXPECT_EQ(baton_tensor_is_constant(c), 0);
+  EXPECT_EQ(baton_tensor_is_variable(c), 0);
+  baton_quantization q{};
+  q.struct_size = sizeof q;
+  baton_tensor_get_quantization(c, &q);
+  ASSERT_EQ(q.scale_count, 1);
+  EXPECT_EQ(q.scales[0], 0.25f);
+  EXPECT_EQ(q.zero_points[0], 7);
+  // The intermediate c = relu(a + b), read in place after the invoke.
+  const auto* c_data = static_cast<const float*>(baton_interpreter_tensor_data(first, 2));
+  ASSERT_NE(c_data, nullptr);
+  EXPECT_EQ(std::vector<float>(c_data, c_data + 6), (std::vector<float>{1.5f, 0, 0, 0, 5, 1}));
+  EXPECT_EQ(baton_tensor_get_data(c), c_data);
+  const baton_tensor* x = baton_interpreter_tensor(first, 0);
+  EXPECT_EQ(baton_tensor_get_signature_rank(x), 2);
+  EXPECT_EQ(baton_tensor_get_signature_dim(x, 0), -1);
+  EXPECT_EQ(baton_tensor_get_signature_rank(c), 0);
+
+  // After a resize, no memory to write until allocate_tensors (or invoke) plans it for the new shape.
+  const int32_t dims[2] = {4, 3};
+  ASSERT_EQ(baton_interpreter_resize_input(first, 0, 2, dims), BATON_OK);
+  ASSERT_EQ(baton_interpreter_resize_input(first, 1, 2, dims), BATON_OK);
+  EXPECT_EQ(baton_interpreter_tensor_data(first, 0), nullptr);
+  ASSERT_EQ(baton_interpreter_allocate_tensors(first), BATON_OK) << baton_interpreter_last_error(first);
+  auto* x_data = static_cast<float*>(baton_interpreter_tensor_data(first, 0));
+  ASSERT_NE(x_data, nullptr);
+  EXPECT_EQ(baton_tensor_get_byte_size(x), 12 * sizeof(float));
+  for (int i = 0; i < 12; ++i) x_data[i] = static_cast<float>(i);
+  auto* y_data = static_cast<float*>(baton_interpreter_tensor_data(first, 1));
+  ASSERT_NE(y_data, nullptr);
+  for (int i = 0; i < 12; ++i) y_data[i] = -1.0f;
+  ASSERT_EQ(baton_interpreter_invoke(first), BATON_OK) << baton_interpreter_last_error(first);
+  const auto* d_data = static_cast<const float*>(baton_interpreter_tensor_data(first, 3));
+  ASSERT_NE(d_data, nullptr);
+  EXPECT_EQ(d_data[0], 0.0f);   // relu(0 - 1) * 2
+  EXPECT_EQ(d_data[11], 20.0f);  // relu(11 - 1) * 2
+
+  baton_interpreter_destroy(first);
+  baton_interpreter_destroy(second);
+  {
+    std::lock_guard<std::mutex> lock(log.mutex);
+    bool named = false;
+    for (const std::string& line : log.lines) named = named || line.find("testpack") != std::string::npos;
+    EXPECT_TRUE(named) << "the log callback got " << log.lines.size() << " messages, none naming testpack";
+  }
+  EXPECT_EQ(baton_model_create_from_file(env, dir.file("missing.tflite").c_str()), nullptr);
+  EXPECT_NE(std::string(baton_last_error()).find(dir.file("missing.tflite")), std::string::npos) << baton_last_error();
+  baton_environment_destroy(env);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// The Python module `baton`: tf.lite.Interpreter's methods and return formats over libbaton's own
-// Environment and Interpreter, so the plugin folders, the config file, the delegate chain, limits and
-// the crash journal behave exactly as in the `baton` tool. Nothing here runs a model: every call goes
-// to baton::Interpreter.
+// The Python module `baton`: tf.lite.Interpreter's methods and return formats over baton's public API
+// (baton/baton.hpp over baton/c_api.h), so the plugin folders, the config file, the delegate chain,
+// limits and the crash journal behave exactly as in the `baton` tool. Nothing here runs a model: every
+// call goes to a baton_interpreter.
 //
 // Ownership: a Python Interpreter owns one State (environment + interpreter) through a shared_ptr;
 // every NumPy view that tensor() hands out holds another reference, so the memory a view points into
@@ -26,10 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "environment.h"
-#include "interpreter.h"
-#include "model.h"
-#include "plan_report.h"
+#include "baton/baton.hpp"
 #include "string_arrays.h"
 
 namespace py = pybind11;
@@ -50,9 +47,9 @@ bool python_is_running() {
 
 // Called from whatever thread logs: the caller's, or a plugin's worker while invoke runs without the
 // GIL. Takes the GIL for the call into Python; after interpreter shutdown it falls back to stderr.
-void log_to_python(baton_log_level level, const std::string& message) {
+void log_to_python(void*, baton_log_level level, const char* message) {
   if (!python_is_running()) {
-    std::fprintf(stderr, "baton: %s\n", message.c_str());
+    std::fprintf(stderr, "baton: %s\n", message);
     return;
   }
   py::gil_scoped_acquire gil;
@@ -112,40 +109,58 @@ std::string shape_text(const std::vector<int32_t>& shape) {
   return s + "]";
 }
 
+// A tensor's current shape, and its shape signature as tf.lite reports it: the model's where it gives one,
+// else the current shape.
+std::vector<int32_t> shape_of(const baton_tensor* t) { return api::shape_of(t); }
+std::vector<int32_t> shape_signature_of(const baton_tensor* t) {
+  const int32_t rank = baton_tensor_get_signature_rank(t);
+  if (rank == 0) return shape_of(t);
+  std::vector<int32_t> sig(static_cast<size_t>(rank));
+  for (int32_t i = 0; i < rank; ++i) sig[static_cast<size_t>(i)] = baton_tensor_get_signature_dim(t, i);
+  return sig;
+}
+
 // tf.lite's details dict for one tensor.
-py::dict tensor_details(const Tensor& t) {
-  const TensorInfo& info = *t.info;
+py::dict tensor_details(const baton_tensor* t) {
   py::dict d;
-  d["name"] = info.name;
-  d["index"] = t.index;
-  d["shape"] = array_of<int32_t>(t.shape);
-  // As TFLite: the model's signature where it has one, else the current shape.
-  d["shape_signature"] = array_of<int32_t>(info.shape_signature.empty() ? t.shape : info.shape_signature);
-  d["dtype"] = dtype_type(t.type);
-  const Quantization& q = info.quant;
+  d["name"] = std::string(baton_tensor_get_name(t));
+  d["index"] = baton_tensor_get_index(t);
+  d["shape"] = array_of<int32_t>(shape_of(t));
+  d["shape_signature"] = array_of<int32_t>(shape_signature_of(t));
+  d["dtype"] = dtype_type(baton_tensor_get_type(t));
+  baton_quantization q{};
+  q.struct_size = sizeof q;
+  baton_tensor_get_quantization(t, &q);
+  std::vector<float> scales(q.scales, q.scales + q.scale_count);
+  std::vector<int64_t> zero_points;
+  if (q.zero_points) zero_points.assign(q.zero_points, q.zero_points + q.scale_count);
   // The legacy pair holds only per-tensor quantization; per-channel tensors give (0.0, 0), as in TFLite.
-  if (q.scales.size() == 1 && q.zero_points.size() == 1) {
-    d["quantization"] = py::make_tuple(static_cast<double>(q.scales[0]), static_cast<int64_t>(q.zero_points[0]));
+  if (scales.size() == 1 && zero_points.size() == 1) {
+    d["quantization"] = py::make_tuple(static_cast<double>(scales[0]), zero_points[0]);
   } else {
     d["quantization"] = py::make_tuple(0.0, 0);
   }
   py::dict qp;
-  qp["scales"] = array_of<float>(q.scales);
-  qp["zero_points"] = array_of<int32_t>(q.zero_points);
+  qp["scales"] = array_of<float>(scales);
+  qp["zero_points"] = array_of<int32_t>(zero_points);
   qp["quantized_dimension"] = q.quantized_dimension;
   d["quantization_parameters"] = qp;
   py::dict sp;
-  if (info.sparsity) {
-    const Sparsity& s = *info.sparsity;
-    sp["traversal_order"] = array_of<int32_t>(s.traversal_order);
-    sp["block_map"] = array_of<int32_t>(s.block_map);
+  baton_sparsity s{};
+  s.struct_size = sizeof s;
+  if (baton_tensor_get_sparsity(t, &s)) {
+    sp["traversal_order"] = array_of<int32_t>(std::vector<int32_t>(s.traversal_order, s.traversal_order + s.traversal_order_count));
+    sp["block_map"] = array_of<int32_t>(std::vector<int32_t>(s.block_map, s.block_map + s.block_map_count));
     py::list dims;
-    for (const Sparsity::Dimension& dim : s.dims) {
+    for (int32_t k = 0; k < s.dimension_count; ++k) {
+      baton_sparsity_dimension dim{};
+      dim.struct_size = sizeof dim;
+      baton_tensor_get_sparsity_dimension(t, k, &dim);
       py::dict m;
       m["format"] = dim.sparse ? 1 : 0;  // TFLite's DimensionType: DENSE 0, SPARSE_CSR 1
       if (dim.sparse) {
-        m["array_segments"] = array_of<int32_t>(dim.segments);
-        m["array_indices"] = array_of<int32_t>(dim.indices);
+        m["array_segments"] = array_of<int32_t>(std::vector<int32_t>(dim.segments, dim.segments + dim.segment_count));
+        m["array_indices"] = array_of<int32_t>(std::vector<int32_t>(dim.indices, dim.indices + dim.index_count));
       } else {
         m["dense_size"] = dim.dense_size;
       }
@@ -160,12 +175,13 @@ py::dict tensor_details(const Tensor& t) {
 // ---- the interpreter ------------------------------------------------------------------------------
 
 struct State {
-  std::shared_ptr<Environment> env;
-  std::shared_ptr<const Model> model;
-  std::unique_ptr<Interpreter> interp;
-  // The interpreters of signatures whose subgraph is not subgraph 0, by key, made by their first
+  std::unique_ptr<api::Environment> env;  // declared first: destroyed after every interpreter in it
+  std::unique_ptr<api::Model> model;
+  std::unique_ptr<api::Interpreter> interp;
+  // The interpreters of signatures whose subgraph is not the entry one, by key, made by their first
   // get_signature_runner (as the C++ API's Interpreter::Signature makes one).
-  std::map<std::string, std::unique_ptr<Interpreter>> signature_interps;
+  std::map<std::string, std::unique_ptr<api::Interpreter>> signature_interps;
+  std::vector<api::Model::Signature> signatures;
   std::mutex busy;  // one call at a time into `interp` or a signature's interpreter
 };
 
@@ -196,6 +212,15 @@ std::vector<std::string> string_list(const py::object& o, const char* what) {
   return out;
 }
 
+std::vector<const char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<const char*> out;
+  for (const std::string& s : v) out.push_back(s.c_str());
+  return out;
+}
+
+std::string tensor_name(const baton_tensor* t) { return baton_tensor_get_name(t); }
+int tensor_index(const baton_tensor* t) { return baton_tensor_get_index(t); }
+
 class PyInterpreter {
  public:
   PyInterpreter(py::object model_path, py::object model_content, py::object experimental_delegates,
@@ -208,7 +233,8 @@ class PyInterpreter {
           "baton's delegates are plugins: name them in order with delegates=[\"xnnpack\", ...] (or the config "
           "file's `delegates` key)");
     }
-    EnvironmentOptions eo;
+    baton_environment_options eo{};
+    eo.struct_size = sizeof eo;
     if (!num_threads.is_none()) {
       if (!py::isinstance<py::int_>(num_threads) || py::isinstance<py::bool_>(num_threads)) {
         throw py::value_error("type of num_threads should be int");
@@ -217,19 +243,34 @@ class PyInterpreter {
       if (n < 1 && n != -1) throw py::value_error("num_threads should be >= 1 or -1 (the default)");
       eo.threads = n == -1 ? 0 : n;
     }
-    if (!config.is_none()) eo.config_path = py::str(py::module_::import("os").attr("fspath")(config));
+    std::string config_path;
+    if (!config.is_none()) {
+      config_path = py::str(py::module_::import("os").attr("fspath")(config));
+      eo.config_path = config_path.c_str();
+    }
     if (py::isinstance<py::str>(plugin_dirs)) plugin_dirs = py::make_tuple(plugin_dirs);
-    eo.plugin_dirs = string_list(plugin_dirs, "plugin_dirs");
-    if (!delegates.is_none()) eo.delegates = string_list(delegates, "delegates");
-    eo.no_delegates = no_delegates;
+    const std::vector<std::string> dirs = string_list(plugin_dirs, "plugin_dirs");
+    const std::vector<const char*> dir_ptrs = c_strings(dirs);
+    eo.plugin_dirs = dir_ptrs.data();
+    eo.plugin_dir_count = dir_ptrs.size();
+    const std::vector<std::string> chain = string_list(delegates, "delegates");
+    const std::vector<const char*> chain_ptrs = c_strings(chain);
+    eo.delegates = chain_ptrs.data();
+    eo.delegate_count = chain_ptrs.size();
+    // delegates=[]: an empty chain, which is what no_delegates asks.
+    eo.no_delegates = no_delegates || (!delegates.is_none() && chain.empty()) ? 1 : 0;
     if (py::isinstance<py::str>(isolate)) isolate = py::make_tuple(isolate);
+    std::vector<std::string> isolated;
     for (const std::string& name : string_list(isolate, "isolate")) {
       if (name == "all") {
-        eo.isolate_all = true;
+        eo.isolate_all = 1;
       } else {
-        eo.isolate.push_back(name);
+        isolated.push_back(name);
       }
     }
+    const std::vector<const char*> isolated_ptrs = c_strings(isolated);
+    eo.isolate = isolated_ptrs.data();
+    eo.isolate_count = isolated_ptrs.size();
     eo.max_model_bytes = max_model_bytes;
     eo.max_tensor_bytes = max_tensor_bytes;
     eo.max_arena_bytes = max_arena_bytes;
@@ -251,81 +292,71 @@ class PyInterpreter {
 
     state_ = std::make_shared<State>();
     std::string error;
-    bool bad_arguments = false;
     {
       py::gil_scoped_release nogil;  // plugins may log from their threads while they load and prepare
-      auto env = Environment::create(eo);
-      if (!env) {
-        error = env.error();
-        bad_arguments = true;
-      } else {
-        state_->env = env.value();
-        auto model = has_path ? load_model_file(path, state_->env->limits())
-                              : load_model_buffer(content, "<buffer>", state_->env->limits());
-        if (!model) {
-          error = model.error();
-        } else {
-          state_->model = model.value();
-          InterpreterOptions o;
-          o.strict = strict_ = strict || state_->env->config().strict;
-          auto interp = Interpreter::create(state_->env, model.value(), o);
-          if (interp) state_->interp = std::move(interp.value()); else error = interp.error();
-        }
+      try {
+        state_->env = std::make_unique<api::Environment>(&eo);
+        state_->model = has_path ? std::make_unique<api::Model>(*state_->env, path)
+                                 : std::make_unique<api::Model>(*state_->env, content.data(), content.size());
+        state_->signatures = state_->model->signatures();
+        strict_ = strict;
+        state_->interp = std::make_unique<api::Interpreter>(*state_->env, *state_->model, api::Interpreter::Options{"", strict});
+      } catch (const api::Error& e) {
+        error = e.what();
       }
     }
-    (void)bad_arguments;
     if (!state_->interp) throw py::value_error(error);
   }
 
   void allocate_tensors() {
     ensure_safe("allocate_tensors");
     Busy busy(*state_);
-    Status s;
+    baton_status st;
     {
       py::gil_scoped_release nogil;
-      s = state_->interp->ensure_prepared();
+      st = baton_interpreter_allocate_tensors(interp().get());
     }
-    if (!s) throw std::runtime_error(s.message());
+    if (st != BATON_OK) throw std::runtime_error(baton_interpreter_last_error(interp().get()));
     resized_ = false;
   }
 
   void invoke() {
     ensure_safe("invoke");
     Busy busy(*state_);
-    Status s;
+    baton_status st;
     {
       py::gil_scoped_release nogil;
-      s = state_->interp->invoke();
+      st = baton_interpreter_invoke(interp().get());
     }
-    if (!s) throw std::runtime_error(s.message());
+    if (st != BATON_OK) throw std::runtime_error(baton_interpreter_last_error(interp().get()));
     resized_ = false;  // invoke prepared what the resize asked for
   }
 
   py::list get_input_details() {
     Busy busy(*state_);
     py::list out;
-    for (size_t i = 0; i < interp().input_count(); ++i) out.append(tensor_details(interp().input(i)));
+    for (int i = 0; i < interp().inputs(); ++i) out.append(tensor_details(interp().input(i)));
     return out;
   }
 
   py::list get_output_details() {
     Busy busy(*state_);
     py::list out;
-    for (size_t i = 0; i < interp().output_count(); ++i) out.append(tensor_details(interp().output(i)));
+    for (int i = 0; i < interp().outputs(); ++i) out.append(tensor_details(interp().output(i)));
     return out;
   }
 
   py::list get_tensor_details() {
     Busy busy(*state_);
     py::list out;
-    for (const Tensor& t : interp().tensors()) out.append(tensor_details(t));
+    for (int i = 0; i < interp().tensor_count(); ++i) out.append(tensor_details(interp().tensor(i)));
     return out;
   }
 
   void set_tensor(int tensor_index, py::object value) {
     Busy busy(*state_);
-    const size_t i = input_position(tensor_index, "set_tensor");
-    set_input(i, value, "set_tensor");
+    const int i = input_position(tensor_index, "set_tensor");
+    set_input(interp(), i, value, "set_tensor");
   }
 
   py::array get_tensor(int tensor_index, int subgraph_index) {
@@ -334,22 +365,24 @@ class PyInterpreter {
       throw py::value_error("get_tensor: this interpreter shows tensors of subgraph 0 only (a signature runner "
                             "gives the outputs of another subgraph's signature)");
     }
-    return copy_of(tensor_at(tensor_index, "get_tensor"), "get_tensor", true);
+    return copy_of(interp(), tensor_at(tensor_index, "get_tensor"), "get_tensor");
   }
 
-  // A copy of a tensor's values; `main`: a tensor of this interpreter (not of a signature's own).
-  py::array copy_of(const Tensor& t, const char* what, bool main) {
-    if (t.type == BATON_TYPE_STRING) {
-      const uint8_t* src = t.is_constant ? t.constant : t.data;
+  // A copy of the values of tensor `t` of `runs` (this interpreter, or a signature's own).
+  py::array copy_of(api::Interpreter& runs, const baton_tensor* t, const char* what) {
+    const std::vector<int32_t> shape = shape_of(t);
+    if (baton_tensor_get_type(t) == BATON_TYPE_STRING) {
+      const auto* src = static_cast<const uint8_t*>(baton_tensor_get_data(t));
       if (!src) {
-        throw py::value_error(std::string(what) + ": string tensor " + std::to_string(t.index) + " \"" +
-                              t.info->name + "\" has no value yet");
+        throw py::value_error(std::string(what) + ": string tensor " + std::to_string(tensor_index(t)) + " \"" +
+                              tensor_name(t) + "\" has no value yet");
       }
-      return python::strings_to_numpy(src, t.shape);
+      return python::strings_to_numpy(src, shape);
     }
-    const uint8_t* src = readable_memory(t, what, main);
-    py::array out(*numpy_dtype(t.type), std::vector<py::ssize_t>(t.shape.begin(), t.shape.end()));
-    if (t.bytes) std::memcpy(out.mutable_data(), src, t.bytes);
+    const uint8_t* src = readable_memory(runs, t, what);
+    py::array out(*numpy_dtype(baton_tensor_get_type(t)), std::vector<py::ssize_t>(shape.begin(), shape.end()));
+    const size_t bytes = baton_tensor_get_byte_size(t);
+    if (bytes) std::memcpy(out.mutable_data(), src, bytes);
     return out;
   }
 
@@ -357,43 +390,47 @@ class PyInterpreter {
   // allocate_tensors or resize, which refuse while it exists.
   py::array view(int tensor_index) {
     Busy busy(*state_);
-    const Tensor& t = tensor_at(tensor_index, "tensor");
-    const uint8_t* src = readable_memory(t, "tensor");
+    const baton_tensor* t = tensor_at(tensor_index, "tensor");
+    const uint8_t* src = readable_memory(interp(), t, "tensor");
     auto* keep = new std::shared_ptr<State>(state_);
     py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<State>*>(p); });
-    std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end());
-    py::array out(*numpy_dtype(t.type), shape, src, base);
-    if (t.is_constant) out.attr("setflags")(py::arg("write") = false);
+    const std::vector<int32_t> dims = shape_of(t);
+    std::vector<py::ssize_t> shape(dims.begin(), dims.end());
+    py::array out(*numpy_dtype(baton_tensor_get_type(t)), shape, src, base);
+    if (baton_tensor_is_constant(t)) out.attr("setflags")(py::arg("write") = false);
     return out;
   }
 
   void resize_tensor_input(int input_index, py::object tensor_size, bool strict) {
     ensure_safe("resize_tensor_input");
     Busy busy(*state_);
-    const size_t i = input_position(input_index, "resize_tensor_input");
+    const int i = input_position(input_index, "resize_tensor_input");
     py::array_t<int32_t> a = py::module_::import("numpy").attr("asarray")(tensor_size, "int32");
     if (a.ndim() != 1) throw py::value_error("resize_tensor_input: the shape must be a 1-D list of sizes");
     std::vector<int32_t> shape(a.data(), a.data() + a.size());
-    const Tensor& t = interp().input(i);
+    const baton_tensor* t = interp().input(i);
     if (strict) {
-      const std::vector<int32_t>& sig = t.info->shape_signature;
+      const bool has_signature = baton_tensor_get_signature_rank(t) > 0;
+      const std::vector<int32_t> sig = has_signature ? shape_signature_of(t) : std::vector<int32_t>{};
       bool ok = sig.size() == shape.size();
       for (size_t k = 0; ok && k < shape.size(); ++k) ok = sig[k] == -1 || sig[k] == shape[k];
       if (!ok) {
-        throw py::value_error("resize_tensor_input: input \"" + t.info->name + "\" (tensor " +
-                              std::to_string(t.index) + "): strict resizing may only change dimensions that "
-                              "are -1 in its shape signature " + shape_text(sig.empty() ? t.shape : sig) +
+        throw py::value_error("resize_tensor_input: input \"" + tensor_name(t) + "\" (tensor " +
+                              std::to_string(tensor_index(t)) + "): strict resizing may only change dimensions that "
+                              "are -1 in its shape signature " + shape_text(sig.empty() ? shape_of(t) : sig) +
                               "; asked for " + shape_text(shape));
       }
     }
-    if (Status s = interp().resize_input(i, shape); !s) throw py::value_error("resize_tensor_input: " + s.message());
+    if (baton_interpreter_resize_input(interp().get(), i, static_cast<int32_t>(shape.size()), shape.data()) != BATON_OK) {
+      throw py::value_error(std::string("resize_tensor_input: ") + baton_interpreter_last_error(interp().get()));
+    }
     // Until allocate_tensors the tensors keep their old memory, smaller or larger than the new shapes.
     resized_ = true;
   }
 
   py::dict get_signature_list() {
     py::dict out;
-    for (const SignatureInfo& s : interp().model().signatures) {
+    for (const api::Model::Signature& s : state_->signatures) {
       std::vector<std::string> in, outs;
       for (const auto& [name, t] : s.inputs) in.push_back(name);
       for (const auto& [name, t] : s.outputs) outs.push_back(name);
@@ -407,11 +444,11 @@ class PyInterpreter {
     return out;
   }
 
-  // The signature `key`, checked to be one baton can run; a signature of another subgraph than 0 gets its
-  // interpreter here, on its first use.
-  const SignatureInfo& signature(const py::object& key) {
-    const auto& sigs = interp().model().signatures;
-    const SignatureInfo* found = nullptr;
+  // The signature `key`, checked to be one baton can run; a signature of another subgraph than the entry
+  // one gets its interpreter here, on its first use.
+  const api::Model::Signature& signature(const py::object& key) {
+    const auto& sigs = state_->signatures;
+    const api::Model::Signature* found = nullptr;
     if (key.is_none()) {
       if (sigs.size() != 1) {
         throw py::value_error("get_signature_runner: signature_key is None and the model has " +
@@ -421,48 +458,48 @@ class PyInterpreter {
       found = &sigs[0];
     } else {
       const std::string k = key.cast<std::string>();
-      for (const SignatureInfo& s : sigs) {
+      for (const api::Model::Signature& s : sigs) {
         if (s.key == k) found = &s;
       }
       if (!found) {
         std::string keys;
-        for (const SignatureInfo& s : sigs) keys += (keys.empty() ? "" : ", ") + s.key;
+        for (const api::Model::Signature& s : sigs) keys += (keys.empty() ? "" : ", ") + s.key;
         throw py::value_error("get_signature_runner: the model has no signature \"" + k + "\" (it has: " +
                               (keys.empty() ? "none" : keys) + ")");
       }
     }
-    Interpreter& runs = target(*found);
+    api::Interpreter& runs = target(*found);
     for (const auto& [name, t] : found->inputs) sig_position(runs, t, true, *found, name);
     for (const auto& [name, t] : found->outputs) sig_position(runs, t, false, *found, name);
     return *found;
   }
 
-  // The interpreter that runs a signature: this one for subgraph 0's, else one of the signature's own
-  // (made on first use, with this one's environment and options; its resource variables are its own).
-  Interpreter& target(const SignatureInfo& s) {
+  // The interpreter that runs a signature: this one for the entry subgraph's, else one of the signature's
+  // own (made on first use, with this one's environment and options; its resource variables are its own).
+  api::Interpreter& target(const api::Model::Signature& s) {
     if (s.subgraph == interp().entry_subgraph()) return interp();
     if (auto it = state_->signature_interps.find(s.key); it != state_->signature_interps.end()) return *it->second;
     Busy busy(*state_);
-    InterpreterOptions o;
-    o.signature = s.key;
-    o.strict = strict_;
     std::string error;
-    std::unique_ptr<Interpreter> made;
+    std::unique_ptr<api::Interpreter> made;
     {
       py::gil_scoped_release nogil;  // plugins may log from their threads while they prepare
-      auto interp = Interpreter::create(state_->env, state_->model, o);
-      if (interp) made = std::move(interp.value()); else error = interp.error();
+      try {
+        made = std::make_unique<api::Interpreter>(*state_->env, *state_->model, api::Interpreter::Options{s.key, strict_});
+      } catch (const api::Error& e) {
+        error = e.what();
+      }
     }
     if (!made) throw py::value_error("get_signature_runner: signature \"" + s.key + "\": " + error);
     return *(state_->signature_interps[s.key] = std::move(made));
   }
 
   // Where a signature's tensor is among the inputs (or outputs) of the interpreter that runs the signature.
-  size_t sig_position(const Interpreter& runs, int32_t tensor, bool input, const SignatureInfo& s,
-                      const std::string& name) {
-    const size_t n = input ? runs.input_count() : runs.output_count();
-    for (size_t i = 0; i < n; ++i) {
-      if ((input ? runs.input(i) : runs.output(i)).index == tensor) return i;
+  int sig_position(const api::Interpreter& runs, int32_t tensor, bool input, const api::Model::Signature& s,
+                   const std::string& name) {
+    const int n = input ? runs.inputs() : runs.outputs();
+    for (int i = 0; i < n; ++i) {
+      if (tensor_index(input ? runs.input(i) : runs.output(i)) == tensor) return i;
     }
     throw py::value_error("signature \"" + s.key + "\": " + (input ? "input" : "output") + " \"" + name +
                           "\" is tensor " + std::to_string(tensor) + ", which is not an " +
@@ -472,14 +509,19 @@ class PyInterpreter {
   void reset_all_variables() {
     Busy busy(*state_);
     // Zero, and an int8 tensor its zero point, as tf.lite resets them.
-    auto zero = [](const Interpreter& runs) {
-      for (const Tensor& t : runs.tensors()) {
-        if (!t.info->is_variable || !t.data) continue;
+    auto zero = [](api::Interpreter& runs) {
+      for (int i = 0; i < runs.tensor_count(); ++i) {
+        const baton_tensor* t = runs.tensor(i);
+        void* data = runs.tensor_data(i);
+        if (!baton_tensor_is_variable(t) || !data) continue;
         int value = 0;
-        if (t.info->type == BATON_TYPE_INT8 && !t.info->quant.zero_points.empty()) {
-          value = static_cast<int>(t.info->quant.zero_points[0]);
+        baton_quantization q{};
+        q.struct_size = sizeof q;
+        baton_tensor_get_quantization(t, &q);
+        if (baton_tensor_get_type(t) == BATON_TYPE_INT8 && q.scale_count > 0 && q.zero_points) {
+          value = static_cast<int>(q.zero_points[0]);
         }
-        std::memset(t.data, value, t.bytes);
+        std::memset(data, value, baton_tensor_get_byte_size(t));
       }
     };
     zero(interp());
@@ -488,54 +530,14 @@ class PyInterpreter {
 
   py::object plan() {
     Busy busy(*state_);
-    return py::module_::import("json").attr("loads")(plan_json(interp()));
+    return py::module_::import("json").attr("loads")(interp().plan(BATON_PLAN_JSON));
   }
 
-  py::dict plugins() {
-    const Environment& env = *state_->env;
-    const PluginRegistry& reg = env.registry();
-    py::dict out;
-    out["plugin_dirs"] = reg.dirs();
-    py::list plugins;
-    for (const auto& p : reg.plugins()) {
-      py::dict d;
-      d["name"] = p->name;
-      d["version"] = p->version;
-      d["kind"] = p->kind_name();
-      d["abi_version"] = std::to_string(p->abi_major) + "." + std::to_string(p->abi_minor);
-      d["path"] = p->path;
-      d["description"] = p->description;
-      d["threads"] = p->threads;
-      py::list ops;
-      for (const OpDecl& op : p->ops) {
-        py::dict o;
-        o["op"] = op.code == BATON_OP_CUSTOM ? op.custom_name : op_name(op.code);
-        o["custom"] = op.code == BATON_OP_CUSTOM;
-        o["min_version"] = op.min_version;
-        o["max_version"] = op.max_version;
-        ops.append(o);
-      }
-      d["ops"] = ops;
-      plugins.append(d);
-    }
-    out["plugins"] = plugins;
-    std::vector<std::string> chain;
-    for (const LoadedPlugin* d : env.delegate_chain()) chain.push_back(d->name);
-    out["delegate_chain"] = chain;
-    out["delegate_chain_source"] = env.chain_source();
-    py::list skipped;
-    for (const SkippedPlugin& s : reg.skipped()) {
-      py::dict d;
-      d["path"] = s.path;
-      d["reason"] = s.reason;
-      skipped.append(d);
-    }
-    out["skipped"] = skipped;
-    return out;
-  }
+  // `baton plugins --json`'s report of the environment.
+  py::object plugins() { return py::module_::import("json").attr("loads")(state_->env->report(BATON_PLAN_JSON)); }
 
   // For the signature runner.
-  Interpreter& interp() { return *state_->interp; }
+  api::Interpreter& interp() { return *state_->interp; }
   State& state() { return *state_; }
 
   void ensure_safe(const char* what) {
@@ -549,9 +551,9 @@ class PyInterpreter {
     }
   }
 
-  size_t input_position(int tensor_index, const char* what) {
-    for (size_t i = 0; i < interp().input_count(); ++i) {
-      if (interp().input(i).index == tensor_index) return i;
+  int input_position(int tensor_index, const char* what) {
+    for (int i = 0; i < interp().inputs(); ++i) {
+      if (baton_tensor_get_index(interp().input(i)) == tensor_index) return i;
     }
     throw py::value_error(std::string(what) + ": tensor " + std::to_string(tensor_index) +
                           " is not an input of the model (input tensors: " + input_list() + ")");
@@ -559,54 +561,56 @@ class PyInterpreter {
 
   std::string input_list() {
     std::string s;
-    for (size_t i = 0; i < interp().input_count(); ++i) {
-      s += (i ? ", " : "") + std::to_string(interp().input(i).index) + " \"" + interp().input(i).info->name + "\"";
+    for (int i = 0; i < interp().inputs(); ++i) {
+      s += (i ? ", " : "") + std::to_string(tensor_index(interp().input(i))) + " \"" + tensor_name(interp().input(i)) + "\"";
     }
     return s;
   }
 
-  const Tensor& tensor_at(int tensor_index, const char* what) {
-    const auto& tensors = interp().tensors();
-    if (tensor_index < 0 || static_cast<size_t>(tensor_index) >= tensors.size()) {
-      throw py::value_error(std::string(what) + ": tensor " + std::to_string(tensor_index) +
-                            " does not exist (the model has " + std::to_string(tensors.size()) + " tensors)");
+  const baton_tensor* tensor_at(int index, const char* what) {
+    const int count = interp().tensor_count();
+    if (index < 0 || index >= count) {
+      throw py::value_error(std::string(what) + ": tensor " + std::to_string(index) + " does not exist (the model has " +
+                            std::to_string(count) + " tensors)");
     }
-    return tensors[tensor_index];
+    return interp().tensor(index);
   }
 
-  // Memory to read a tensor from: its constant data or its arena memory (prepared first if a resize
-  // asked for it, as tf.lite needs allocate_tensors before).
-  const uint8_t* readable_memory(const Tensor& t, const char* what, bool main = true) {
-    if (!numpy_dtype(t.type) || element_size(t.type) == 0) {
-      throw py::value_error(std::string(what) + ": tensor " + std::to_string(t.index) + " \"" + t.info->name +
-                            "\" has type " + type_name(t.type) + ", which baton's Python module cannot show");
+  // Memory to read a tensor of `runs` from: its constant data or its memory now (none after a resize of
+  // this interpreter until allocate_tensors, as tf.lite needs allocate_tensors before).
+  const uint8_t* readable_memory(api::Interpreter& runs, const baton_tensor* t, const char* what) {
+    const baton_tensor_type type = baton_tensor_get_type(t);
+    if (!numpy_dtype(type) || baton_tensor_type_size(type) == 0) {
+      throw py::value_error(std::string(what) + ": tensor " + std::to_string(tensor_index(t)) + " \"" + tensor_name(t) +
+                            "\" has type " + baton_tensor_type_name(type) + ", which baton's Python module cannot show");
     }
-    const uint8_t* p = t.is_constant ? t.constant : t.data;
-    if ((!p && t.bytes > 0) || (main && resized_ && !t.is_constant)) {
-      throw py::value_error(std::string(what) + ": tensor " + std::to_string(t.index) + " \"" + t.info->name +
+    const bool constant = baton_tensor_is_constant(t) != 0;
+    const auto* p = constant ? static_cast<const uint8_t*>(baton_tensor_get_data(t))
+                             : static_cast<const uint8_t*>(runs.tensor_data(tensor_index(t)));
+    if ((!p && baton_tensor_get_byte_size(t) > 0) || (&runs == &interp() && resized_ && !constant)) {
+      throw py::value_error(std::string(what) + ": tensor " + std::to_string(tensor_index(t)) + " \"" + tensor_name(t) +
                             "\" has no memory now (call allocate_tensors() after resize_tensor_input)");
     }
     return p;
   }
 
-  void set_input(size_t i, py::handle value, const char* what) { set_input(interp(), i, value, what); }
-
   // Input `i` of `runs` (this interpreter, or a signature's own).
-  void set_input(Interpreter& runs, size_t i, py::handle value, const char* what) {
-    const bool main = &runs == &interp();
-    Tensor& t = runs.input(i);
-    const std::string label = "input " + std::to_string(i) + " \"" + t.info->name + "\" (tensor " +
-                              std::to_string(t.index) + ")";
-    if (t.type == BATON_TYPE_STRING) {
-      const std::vector<uint8_t> packed = python::numpy_to_strings(value, t.shape, std::string(what) + ": " + label);
-      if (Status s = runs.set_string_input(i, packed.data(), packed.size()); !s) {
-        throw py::value_error(std::string(what) + ": " + s.message());
+  void set_input(api::Interpreter& runs, int i, py::handle value, const char* what) {
+    const baton_tensor* t = runs.input(i);
+    const std::vector<int32_t> tshape = shape_of(t);
+    const std::string label = "input " + std::to_string(i) + " \"" + tensor_name(t) + "\" (tensor " +
+                              std::to_string(tensor_index(t)) + ")";
+    const baton_tensor_type type = baton_tensor_get_type(t);
+    if (type == BATON_TYPE_STRING) {
+      const std::vector<uint8_t> packed = python::numpy_to_strings(value, tshape, std::string(what) + ": " + label);
+      if (baton_interpreter_set_input(runs.get(), i, packed.data(), packed.size()) != BATON_OK) {
+        throw py::value_error(std::string(what) + ": " + baton_interpreter_last_error(runs.get()));
       }
       return;
     }
-    auto expected = numpy_dtype(t.type);
-    if (!expected || element_size(t.type) == 0) {
-      throw py::value_error(std::string(what) + ": " + label + " has type " + type_name(t.type) +
+    auto expected = numpy_dtype(type);
+    if (!expected || baton_tensor_type_size(type) == 0) {
+      throw py::value_error(std::string(what) + ": " + label + " has type " + baton_tensor_type_name(type) +
                             ", which baton's Python module cannot set");
     }
     py::array a = py::module_::import("numpy").attr("asarray")(value);
@@ -616,16 +620,18 @@ class PyInterpreter {
                             py::str(a.dtype()).cast<std::string>());
     }
     std::vector<int32_t> shape(a.shape(), a.shape() + a.ndim());
-    if (shape != t.shape) {
-      throw py::value_error(std::string(what) + ": " + label + " has shape " + shape_text(t.shape) + ", got " +
+    if (shape != tshape) {
+      throw py::value_error(std::string(what) + ": " + label + " has shape " + shape_text(tshape) + ", got " +
                             shape_text(shape) + " (resize_tensor_input changes an input's shape)");
     }
-    if ((!t.data && t.bytes > 0) || (main && resized_)) {
+    void* data = runs.tensor_data(tensor_index(t));
+    const size_t bytes = baton_tensor_get_byte_size(t);
+    if ((!data && bytes > 0) || (&runs == &interp() && resized_)) {
       throw py::value_error(std::string(what) + ": " + label +
                             " has no memory now (call allocate_tensors() after resize_tensor_input)");
     }
     py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
-    std::memcpy(t.data, c.data(), t.bytes);
+    if (bytes) std::memcpy(data, c.data(), bytes);
   }
 
  private:
@@ -640,48 +646,50 @@ class SignatureRunner {
   SignatureRunner(py::object owner, const std::string& key) : owner_(std::move(owner)), key_(key) {}
 
   PyInterpreter& in() { return owner_.cast<PyInterpreter&>(); }
-  const SignatureInfo& sig() { return in().signature(py::str(key_)); }
+  const api::Model::Signature& sig() { return in().signature(py::str(key_)); }
 
   py::dict call(py::kwargs kwargs) {
     PyInterpreter& in = this->in();
-    const SignatureInfo& s = sig();
-    Interpreter& runs = in.target(s);
+    const api::Model::Signature& s = sig();
+    api::Interpreter& runs = in.target(s);
     const bool main = &runs == &in.interp();
     if (kwargs.size() != s.inputs.size()) {
       throw py::value_error("signature \"" + s.key + "\": expected " + std::to_string(s.inputs.size()) +
                             " inputs, got " + std::to_string(kwargs.size()));
     }
-    std::vector<std::pair<size_t, py::array>> values;
+    std::vector<std::pair<int, py::array>> values;
     for (auto [k, v] : kwargs) {
       const std::string name = k.cast<std::string>();
-      size_t pos = SIZE_MAX;
+      int pos = -1;
       for (const auto& [n, t] : s.inputs) {
         if (n == name) pos = in.sig_position(runs, t, true, s, n);
       }
-      if (pos == SIZE_MAX) throw py::value_error("signature \"" + s.key + "\" has no input \"" + name + "\"");
+      if (pos < 0) throw py::value_error("signature \"" + s.key + "\" has no input \"" + name + "\"");
       values.emplace_back(pos, py::module_::import("numpy").attr("asarray")(v));
     }
     // Resize what changed shape, as tf.lite's runner does, then set, invoke, copy the outputs out.
     for (auto& [pos, a] : values) {
       std::vector<int32_t> shape(a.shape(), a.shape() + a.ndim());
-      if (shape == runs.input(pos).shape) continue;
+      if (shape == shape_of(runs.input(pos))) continue;
       if (main) {
-        in.resize_tensor_input(runs.input(pos).index, py::cast(shape), false);
+        in.resize_tensor_input(tensor_index(runs.input(pos)), py::cast(shape), false);
       } else {
         Busy busy(in.state());
-        if (Status st = runs.resize_input(pos, shape); !st) throw py::value_error("signature runner: " + st.message());
+        if (baton_interpreter_resize_input(runs.get(), pos, static_cast<int32_t>(shape.size()), shape.data()) != BATON_OK) {
+          throw py::value_error(std::string("signature runner: ") + baton_interpreter_last_error(runs.get()));
+        }
       }
     }
     if (main) {
       in.allocate_tensors();
     } else {
       Busy busy(in.state());
-      Status st;
+      baton_status st;
       {
         py::gil_scoped_release nogil;
-        st = runs.ensure_prepared();
+        st = baton_interpreter_allocate_tensors(runs.get());
       }
-      if (!st) throw std::runtime_error(st.message());
+      if (st != BATON_OK) throw std::runtime_error(baton_interpreter_last_error(runs.get()));
     }
     {
       Busy busy(in.state());
@@ -691,29 +699,29 @@ class SignatureRunner {
       in.invoke();
     } else {
       Busy busy(in.state());
-      Status st;
+      baton_status st;
       {
         py::gil_scoped_release nogil;
-        st = runs.invoke();
+        st = baton_interpreter_invoke(runs.get());
       }
-      if (!st) throw std::runtime_error(st.message());
+      if (st != BATON_OK) throw std::runtime_error(baton_interpreter_last_error(runs.get()));
     }
     Busy busy(in.state());
     py::dict out;
     for (const auto& [name, t] : s.outputs) {
-      out[py::str(name)] = in.copy_of(runs.output(in.sig_position(runs, t, false, s, name)), "signature runner", main);
+      out[py::str(name)] = in.copy_of(runs, runs.output(in.sig_position(runs, t, false, s, name)), "signature runner");
     }
     return out;
   }
 
   py::dict details(bool inputs) {
     PyInterpreter& in = this->in();
-    const SignatureInfo& s = sig();
-    Interpreter& runs = in.target(s);
+    const api::Model::Signature& s = sig();
+    api::Interpreter& runs = in.target(s);
     Busy busy(in.state());
     py::dict out;
     for (const auto& [name, t] : inputs ? s.inputs : s.outputs) {
-      const size_t pos = in.sig_position(runs, t, inputs, s, name);
+      const int pos = in.sig_position(runs, t, inputs, s, name);
       out[py::str(name)] = tensor_details(inputs ? runs.input(pos) : runs.output(pos));
     }
     return out;
@@ -795,7 +803,7 @@ PYBIND11_MODULE(baton, m) {
       .def(
           "get_signature_runner",
           [](py::object self, py::object signature_key) {
-            const SignatureInfo& s = self.cast<PyInterpreter&>().signature(signature_key);
+            const api::Model::Signature& s = self.cast<PyInterpreter&>().signature(signature_key);
             return SignatureRunner(self, s.key);
           },
           py::arg("signature_key") = py::none(),

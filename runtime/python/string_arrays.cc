@@ -1,8 +1,8 @@
 // String tensors in NumPy (see string_arrays.h).
 #include "string_arrays.h"
 
+#include "baton/plugin_kit.hpp"
 #include "baton/string_tensor.hpp"
-#include "model.h"
 
 namespace py = pybind11;
 
@@ -30,7 +30,7 @@ std::vector<uint8_t> numpy_to_strings(py::handle value, const std::vector<int32_
   }
   std::vector<int32_t> got(a.shape(), a.shape() + a.ndim());
   if (got != shape) {
-    throw py::value_error(label + " has shape " + shape_text(shape) + ", got " + shape_text(got) +
+    throw py::value_error(label + " has shape " + kit::dims_text(shape) + ", got " + kit::dims_text(got) +
                           " (resize_tensor_input changes an input's shape)");
   }
   strings::PackedWriter writer;

@@ -18,6 +18,10 @@ struct baton_environment {
   std::shared_ptr<baton::Environment> env;
 };
 
+struct baton_model {
+  std::shared_ptr<const baton::Model> model;
+};
+
 struct baton_interpreter {
   std::unique_ptr<baton::Interpreter> interp;
   mutable std::string last_error;
@@ -85,6 +89,11 @@ baton_environment* baton_environment_create(const baton_environment_options* opt
         if (o.isolate[i]) eo.isolate.push_back(o.isolate[i]);
       }
       eo.isolate_all = o.isolate_all != 0;
+      if (o.log) {
+        eo.log = [fn = o.log, user = o.log_user_data](baton_log_level level, const std::string& message) {
+          fn(user, level, message.c_str());
+        };
+      }
     }
     auto env = baton::Environment::create(eo);
     if (!env) return fail<baton_environment>(env.error());
@@ -203,6 +212,87 @@ baton_interpreter* baton_interpreter_create_with_options(baton_environment* env,
   }
 }
 
+namespace {
+
+baton_model* make_model(baton::Expected<std::shared_ptr<const baton::Model>> loaded) {
+  if (!loaded) return fail<baton_model>(loaded.error());
+  return new baton_model{std::move(loaded.value())};
+}
+
+const baton::SignatureInfo* signature_at(const baton_model* model, int32_t i) {
+  if (!model || i < 0 || static_cast<size_t>(i) >= model->model->signatures.size()) return nullptr;
+  return &model->model->signatures[static_cast<size_t>(i)];
+}
+
+const std::pair<std::string, int32_t>* signature_tensor(const baton_model* model, int32_t i, int32_t outputs, int32_t k) {
+  const baton::SignatureInfo* s = signature_at(model, i);
+  if (!s) return nullptr;
+  const auto& list = outputs ? s->outputs : s->inputs;
+  if (k < 0 || static_cast<size_t>(k) >= list.size()) return nullptr;
+  return &list[static_cast<size_t>(k)];
+}
+
+}  // namespace
+
+baton_model* baton_model_create_from_file(const baton_environment* env, const char* path) {
+  if (!env || !path) return fail<baton_model>("baton_model_create_from_file: null argument");
+  try {
+    return make_model(baton::load_model_file(path, env->env->limits()));
+  } catch (const std::exception& e) {
+    return fail<baton_model>(std::string(path) + ": " + e.what());
+  }
+}
+
+baton_model* baton_model_create_from_buffer(const baton_environment* env, const void* data, size_t size) {
+  if (!env || (!data && size)) return fail<baton_model>("baton_model_create_from_buffer: null argument");
+  try {
+    return make_model(baton::load_model_buffer({static_cast<const uint8_t*>(data), size}, "<buffer>", env->env->limits()));
+  } catch (const std::exception& e) {
+    return fail<baton_model>(std::string("<buffer>: ") + e.what());
+  }
+}
+
+void baton_model_destroy(baton_model* model) { delete model; }
+
+int32_t baton_model_signature_count(const baton_model* model) {
+  return model ? static_cast<int32_t>(model->model->signatures.size()) : 0;
+}
+const char* baton_model_signature_key(const baton_model* model, int32_t i) {
+  const baton::SignatureInfo* s = signature_at(model, i);
+  return s ? s->key.c_str() : nullptr;
+}
+int32_t baton_model_signature_subgraph(const baton_model* model, int32_t i) {
+  const baton::SignatureInfo* s = signature_at(model, i);
+  return s ? s->subgraph : -1;
+}
+int32_t baton_model_signature_tensor_count(const baton_model* model, int32_t i, int32_t outputs) {
+  const baton::SignatureInfo* s = signature_at(model, i);
+  return s ? static_cast<int32_t>((outputs ? s->outputs : s->inputs).size()) : -1;
+}
+const char* baton_model_signature_tensor_name(const baton_model* model, int32_t i, int32_t outputs, int32_t k) {
+  const auto* t = signature_tensor(model, i, outputs, k);
+  return t ? t->first.c_str() : nullptr;
+}
+int32_t baton_model_signature_tensor_index(const baton_model* model, int32_t i, int32_t outputs, int32_t k) {
+  const auto* t = signature_tensor(model, i, outputs, k);
+  return t ? t->second : -1;
+}
+
+baton_interpreter* baton_interpreter_create_from_model(baton_environment* env, const baton_model* model,
+                                                       const baton_interpreter_options* options) {
+  if (!env || !model) return fail<baton_interpreter>("baton_interpreter_create_from_model: null argument");
+  baton_interpreter_options o{};
+  if (options) std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
+  try {
+    baton::InterpreterOptions io;
+    if (o.signature_key) io.signature = o.signature_key;
+    io.strict = o.strict != 0;
+    return make_interpreter(env, model->model, io);
+  } catch (const std::exception& e) {
+    return fail<baton_interpreter>(model->model->source() + ": " + e.what());
+  }
+}
+
 int32_t baton_environment_threads(const baton_environment* env) { return env ? env->env->threads() : 0; }
 
 void baton_interpreter_destroy(baton_interpreter* interp) { delete interp; }
@@ -226,6 +316,32 @@ const baton_tensor* baton_interpreter_input(const baton_interpreter* interp, int
 const baton_tensor* baton_interpreter_output(const baton_interpreter* interp, int32_t i) {
   if (!interp || i < 0 || static_cast<size_t>(i) >= interp->interp->output_count()) return nullptr;
   return reinterpret_cast<const baton_tensor*>(&interp->interp->output(i));
+}
+
+baton_status baton_interpreter_allocate_tensors(baton_interpreter* interp) {
+  if (!interp) return BATON_INVALID_ARGUMENT;
+  if (baton::Status s = interp->interp->ensure_prepared(); !s) return fail_on(interp, s.message());
+  return BATON_OK;
+}
+
+int32_t baton_interpreter_entry_subgraph(const baton_interpreter* interp) {
+  return interp ? interp->interp->entry_subgraph() : -1;
+}
+
+int32_t baton_interpreter_tensor_count(const baton_interpreter* interp) {
+  return interp ? static_cast<int32_t>(interp->interp->tensors().size()) : 0;
+}
+
+const baton_tensor* baton_interpreter_tensor(const baton_interpreter* interp, int32_t index) {
+  if (!interp || index < 0 || index >= baton_interpreter_tensor_count(interp)) return nullptr;
+  return reinterpret_cast<const baton_tensor*>(&interp->interp->tensors()[static_cast<size_t>(index)]);
+}
+
+void* baton_interpreter_tensor_data(baton_interpreter* interp, int32_t index) {
+  if (!interp || index < 0 || index >= baton_interpreter_tensor_count(interp)) return nullptr;
+  const baton::Tensor& t = interp->interp->tensors()[static_cast<size_t>(index)];
+  if (t.is_constant || interp->interp->needs_prepare()) return nullptr;
+  return t.data;
 }
 
 baton_status baton_interpreter_resize_input(baton_interpreter* interp, int32_t i, int32_t rank, const int32_t* dims) {
@@ -404,6 +520,52 @@ int32_t baton_tensor_get_signature_dim(const baton_tensor* t, int32_t i) {
   const std::vector<int32_t>& dims = info->shape_signature.empty() ? info->shape : info->shape_signature;
   if (static_cast<size_t>(i) >= dims.size()) return -1;
   return dims[i] < 0 ? -1 : dims[i];
+}
+
+int32_t baton_tensor_get_signature_rank(const baton_tensor* t) {
+  return t && T(t)->info ? static_cast<int32_t>(T(t)->info->shape_signature.size()) : 0;
+}
+
+int32_t baton_tensor_get_index(const baton_tensor* t) { return t ? T(t)->index : -1; }
+const void* baton_tensor_get_data(const baton_tensor* t) {
+  if (!t) return nullptr;
+  return T(t)->is_constant ? static_cast<const void*>(T(t)->constant) : static_cast<const void*>(T(t)->data);
+}
+int32_t baton_tensor_is_constant(const baton_tensor* t) { return t && T(t)->is_constant ? 1 : 0; }
+int32_t baton_tensor_is_variable(const baton_tensor* t) { return t && T(t)->info && T(t)->info->is_variable ? 1 : 0; }
+void baton_tensor_get_quantization(const baton_tensor* t, baton_quantization* out) {
+  if (out) baton::quantization_of(t ? T(t) : nullptr, out);
+}
+
+int32_t baton_tensor_get_sparsity(const baton_tensor* t, baton_sparsity* out) {
+  if (!t || !out || !T(t)->info || !T(t)->info->sparsity) return 0;
+  const baton::Sparsity& sp = *T(t)->info->sparsity;
+  baton_sparsity s{};
+  s.struct_size = std::min(out->struct_size ? out->struct_size : sizeof s, sizeof s);
+  s.traversal_order_count = static_cast<int32_t>(sp.traversal_order.size());
+  s.traversal_order = sp.traversal_order.data();
+  s.block_map_count = static_cast<int32_t>(sp.block_map.size());
+  s.block_map = sp.block_map.data();
+  s.dimension_count = static_cast<int32_t>(sp.dims.size());
+  std::memcpy(out, &s, s.struct_size);
+  return 1;
+}
+
+int32_t baton_tensor_get_sparsity_dimension(const baton_tensor* t, int32_t d, baton_sparsity_dimension* out) {
+  if (!t || !out || !T(t)->info || !T(t)->info->sparsity) return 0;
+  const baton::Sparsity& sp = *T(t)->info->sparsity;
+  if (d < 0 || static_cast<size_t>(d) >= sp.dims.size()) return 0;
+  const baton::Sparsity::Dimension& dim = sp.dims[static_cast<size_t>(d)];
+  baton_sparsity_dimension s{};
+  s.struct_size = std::min(out->struct_size ? out->struct_size : sizeof s, sizeof s);
+  s.sparse = dim.sparse ? 1 : 0;
+  s.dense_size = dim.dense_size;
+  s.segment_count = static_cast<int32_t>(dim.segments.size());
+  s.segments = dim.segments.data();
+  s.index_count = static_cast<int32_t>(dim.indices.size());
+  s.indices = dim.indices.data();
+  std::memcpy(out, &s, s.struct_size);
+  return 1;
 }
 
 }  // extern "C"

@@ -42,6 +42,10 @@ struct Tensor {
   size_t capacity = 0;
 };
 
+// Writes the tensor's quantization as the ABI gives it (baton_quantization: at most out->struct_size bytes,
+// 0 read as the host's size; arrays borrowed from the model), zeros when it has none (host_api.cc).
+void quantization_of(const Tensor* t, baton_quantization* out);
+
 inline int64_t element_count(const Tensor& t) {
   int64_t n = 1;
   for (int32_t d : t.shape) n *= d;

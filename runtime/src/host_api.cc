@@ -13,6 +13,25 @@
 #include "plugin_registry.h"
 
 namespace baton {
+
+void quantization_of(const Tensor* t, baton_quantization* out) {
+  const size_t size = out->struct_size ? std::min(out->struct_size, sizeof(baton_quantization)) : sizeof(baton_quantization);
+  baton_quantization q{};
+  q.struct_size = size;
+  if (t && t->info && (!t->info->quant.empty() || t->info->quant.blockwise())) {
+    const Quantization& src = t->info->quant;
+    q.scale_count = static_cast<int32_t>(src.scales.size());
+    q.scales = src.scales.data();
+    q.zero_points = src.zero_points.data();
+    q.quantized_dimension = src.quantized_dimension;
+    q.block_size = src.block_size;
+    q.block_scale_type = src.block_scale_type;
+    q.block_scale_count = static_cast<int32_t>(src.block_scales.size() / (src.block_scale_type == BATON_TYPE_FLOAT16 ? 2 : 4));
+    q.block_scales = src.block_scales.empty() ? nullptr : src.block_scales.data();
+  }
+  std::memcpy(out, &q, size);
+}
+
 namespace {
 
 const Tensor* T(const baton_tensor* t) { return reinterpret_cast<const Tensor*>(t); }
@@ -121,22 +140,7 @@ void* tensor_mutable_data(baton_tensor* t) {
   return T(t)->data;
 }
 void tensor_quantization(const baton_tensor* t, baton_quantization* out) {
-  if (!out) return;
-  const size_t size = out->struct_size ? std::min(out->struct_size, sizeof(baton_quantization)) : sizeof(baton_quantization);
-  baton_quantization q{};
-  q.struct_size = size;
-  if (t && T(t)->info && (!T(t)->info->quant.empty() || T(t)->info->quant.blockwise())) {
-    const Quantization& src = T(t)->info->quant;
-    q.scale_count = static_cast<int32_t>(src.scales.size());
-    q.scales = src.scales.data();
-    q.zero_points = src.zero_points.data();
-    q.quantized_dimension = src.quantized_dimension;
-    q.block_size = src.block_size;
-    q.block_scale_type = src.block_scale_type;
-    q.block_scale_count = static_cast<int32_t>(src.block_scales.size() / (src.block_scale_type == BATON_TYPE_FLOAT16 ? 2 : 4));
-    q.block_scales = src.block_scales.empty() ? nullptr : src.block_scales.data();
-  }
-  std::memcpy(out, &q, size);
+  if (out) quantization_of(t ? T(t) : nullptr, out);
 }
 baton_status tensor_set_shape(baton_tensor* t, int32_t rank, const int32_t* dims, baton_error* error) {
   if (!t) {

@@ -39,6 +39,8 @@ class Interpreter {
   Status set_string_input(size_t i, const void* data, size_t size) { return entry_->set_string_input(i, data, size); }
   // Runs prepare and planning if a resize asked for it, so input memory can be written.
   Status ensure_prepared() { return entry_->ensure_prepared(); }
+  // A resize asked for prepare, which has not run since (tensor memory is still the old shapes').
+  bool needs_prepare() const { return entry_->needs_prepare(); }
   Status invoke();
   // Asks a running invoke (in another thread, or a signal handler: it is one atomic store) to stop at the
   // next step boundary or loop iteration; that invoke then fails with "invoke cancelled" and the outputs

@@ -131,6 +131,8 @@ class Subgraph {
   // Prepares every step; a partition that fails goes back and the graph is partitioned again.
   Status prepare_with_fallback();
   Status ensure_prepared() { return needs_prepare_ ? prepare_with_fallback() : Status::ok(); }
+  // A resize asked for prepare and planning, which have not run since: tensor memory is the old shapes'.
+  bool needs_prepare() const { return needs_prepare_; }
   Status resize_input(size_t i, const std::vector<int32_t>& shape);
   // The value of a string input: TFLite's packed buffer (baton/string_tensor.hpp) of as many strings as
   // the input's shape has elements, copied.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "baton/c_api.h"
@@ -39,6 +40,45 @@ class Environment {
   baton_environment* env_;
 };
 
+// A model loaded once and shared by interpreters (see baton_model_create_from_file).
+class Model {
+ public:
+  Model(const Environment& env, const std::string& path) : model_(baton_model_create_from_file(env.get(), path.c_str())) {
+    if (!model_) throw Error(baton_last_error());
+  }
+  Model(const Environment& env, const void* data, size_t size)
+      : model_(baton_model_create_from_buffer(env.get(), data, size)) {
+    if (!model_) throw Error(baton_last_error());
+  }
+  ~Model() { baton_model_destroy(model_); }
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  const baton_model* get() const { return model_; }
+
+  struct Signature {
+    std::string key;
+    int subgraph = 0;
+    std::vector<std::pair<std::string, int>> inputs, outputs;  // name, tensor index in the subgraph
+  };
+  std::vector<Signature> signatures() const {
+    std::vector<Signature> out;
+    for (int32_t i = 0; i < baton_model_signature_count(model_); ++i) {
+      Signature s{baton_model_signature_key(model_, i), baton_model_signature_subgraph(model_, i), {}, {}};
+      for (int32_t side = 0; side < 2; ++side) {
+        for (int32_t k = 0; k < baton_model_signature_tensor_count(model_, i, side); ++k) {
+          (side ? s.outputs : s.inputs)
+              .emplace_back(baton_model_signature_tensor_name(model_, i, side, k), baton_model_signature_tensor_index(model_, i, side, k));
+        }
+      }
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+ private:
+  baton_model* model_;
+};
+
 class Interpreter {
  public:
   Interpreter(Environment& env, const std::string& path)
@@ -64,6 +104,16 @@ class Interpreter {
     o.signature_key = options.signature.empty() ? nullptr : options.signature.c_str();
     o.strict = options.strict ? 1 : 0;
     interp_ = baton_interpreter_create_with_options(env.get(), path.c_str(), &o);
+    if (!interp_) throw Error(baton_last_error());
+  }
+  // An interpreter of a shared model.
+  Interpreter(Environment& env, const Model& model) : Interpreter(env, model, Options{}) {}
+  Interpreter(Environment& env, const Model& model, const Options& options) {
+    baton_interpreter_options o{};
+    o.struct_size = sizeof o;
+    o.signature_key = options.signature.empty() ? nullptr : options.signature.c_str();
+    o.strict = options.strict ? 1 : 0;
+    interp_ = baton_interpreter_create_from_model(env.get(), model.get(), &o);
     if (!interp_) throw Error(baton_last_error());
   }
   Interpreter(Environment& env, const void* data, size_t size)
@@ -94,6 +144,14 @@ class Interpreter {
     check(baton_interpreter_resize_input(interp_, i, static_cast<int32_t>(dims.size()), dims.data()));
   }
   void invoke() { check(baton_interpreter_invoke(interp_)); }
+  // Prepares now what resizes asked for (see baton_interpreter_allocate_tensors).
+  void allocate_tensors() { check(baton_interpreter_allocate_tensors(interp_)); }
+  int entry_subgraph() const { return baton_interpreter_entry_subgraph(interp_); }
+  // Every tensor of the entry subgraph, by index (see baton_interpreter_tensor).
+  int tensor_count() const { return baton_interpreter_tensor_count(interp_); }
+  const baton_tensor* tensor(int index) const { return baton_interpreter_tensor(interp_, index); }
+  void* tensor_data(int index) { return baton_interpreter_tensor_data(interp_, index); }
+  baton_interpreter* get() const { return interp_; }
   // From another thread: the running invoke() throws Error("invoke cancelled").
   void cancel() { baton_interpreter_cancel(interp_); }
   // Variables back to their initial values (see baton_interpreter_reset_variables).

@@ -52,6 +52,11 @@ typedef struct baton_environment_options {
   const char* const* isolate;
   size_t isolate_count;
   int32_t isolate_all;
+  /* Where baton's messages go instead of stderr (NULL: stderr, info messages only with `verbose`): every
+   * message of every level, from any thread, possibly from several at once; `message` is borrowed for the
+   * call. A Python binding sends them to its logging module. */
+  void (*log)(void* user_data, baton_log_level level, const char* message);
+  void* log_user_data;
 } baton_environment_options;
 
 /* Returns the reason the last failed call on this thread failed ("" if none). Borrowed until the next
@@ -107,6 +112,24 @@ const char* baton_environment_report(const baton_environment* env, baton_plan_fo
 const char* baton_model_report(const char* path, baton_plan_format format);
 
 baton_interpreter* baton_interpreter_create_from_file(baton_environment* env, const char* path);
+/* A model loaded once, read-only, that any number of interpreters (in any environment, in any thread) run
+ * without copying it: checked against `env`'s limits at load as baton_interpreter_create_from_file checks
+ * it. Each interpreter keeps what it needs, so the model may be destroyed before them. */
+typedef struct baton_model baton_model;
+baton_model* baton_model_create_from_file(const baton_environment* env, const char* path);
+/* The bytes are copied. */
+baton_model* baton_model_create_from_buffer(const baton_environment* env, const void* data, size_t size);
+void baton_model_destroy(baton_model* model);
+/* The model's signatures (SignatureDef): key and subgraph, and each one's inputs or outputs (`outputs`
+ * non-zero) in the model's order, by name and tensor index in that subgraph. Strings are borrowed for the
+ * model's lifetime; NULL or -1 when an index is out of range. */
+int32_t baton_model_signature_count(const baton_model* model);
+const char* baton_model_signature_key(const baton_model* model, int32_t i);
+int32_t baton_model_signature_subgraph(const baton_model* model, int32_t i);
+int32_t baton_model_signature_tensor_count(const baton_model* model, int32_t i, int32_t outputs);
+const char* baton_model_signature_tensor_name(const baton_model* model, int32_t i, int32_t outputs, int32_t k);
+int32_t baton_model_signature_tensor_index(const baton_model* model, int32_t i, int32_t outputs, int32_t k);
+
 /* Runs the subgraph of the model's signature `signature_key` instead of subgraph 0; its inputs and
  * outputs, in the subgraph's order, are the interpreter's, and the signature's names find them. */
 baton_interpreter* baton_interpreter_create_for_signature(baton_environment* env, const char* path,
@@ -125,6 +148,9 @@ typedef struct baton_interpreter_options {
 /* As baton_interpreter_create_from_file with `options` (NULL: none). */
 baton_interpreter* baton_interpreter_create_with_options(baton_environment* env, const char* path,
                                                          const baton_interpreter_options* options);
+/* An interpreter of a model loaded with baton_model_create_*, with `options` (NULL: none). */
+baton_interpreter* baton_interpreter_create_from_model(baton_environment* env, const baton_model* model,
+                                                       const baton_interpreter_options* options);
 
 /* The thread count plugins run with unless their own section sets one: the environment's `threads`,
  * else the config's, else the machine's cores. */
@@ -141,6 +167,19 @@ const baton_tensor* baton_interpreter_input(const baton_interpreter* interp, int
 const baton_tensor* baton_interpreter_output(const baton_interpreter* interp, int32_t i);
 
 baton_status baton_interpreter_resize_input(baton_interpreter* interp, int32_t i, int32_t rank, const int32_t* dims);
+/* Prepares and plans memory now for the shapes resizes asked for (invoke does it otherwise), so that tensor
+ * memory can be read or written before the next invoke. */
+baton_status baton_interpreter_allocate_tensors(baton_interpreter* interp);
+/* The subgraph the interpreter runs (0, or its signature's). */
+int32_t baton_interpreter_entry_subgraph(const baton_interpreter* interp);
+/* Every tensor of that subgraph by its index in the model (inputs, outputs, constants, intermediates); NULL
+ * when out of range. Borrowed from the interpreter. */
+int32_t baton_interpreter_tensor_count(const baton_interpreter* interp);
+const baton_tensor* baton_interpreter_tensor(const baton_interpreter* interp, int32_t index);
+/* The memory of tensor `index`, to write (an input before invoke) or read in place: NULL for a constant,
+ * for a tensor without memory now (inside a delegate's partition, or after a resize until
+ * allocate_tensors or invoke) and out of range. Valid until the next resize, allocate_tensors or invoke. */
+void* baton_interpreter_tensor_data(baton_interpreter* interp, int32_t index);
 /* Copies `size` bytes into input i; size must equal the input's byte size. A string input
  * (BATON_TYPE_STRING) takes TFLite's packed string buffer (an int32 count, count + 1 int32 offsets, the
  * bytes; baton/string_tensor.hpp writes one) of as many strings as the input's shape has elements, of any
@@ -219,6 +258,46 @@ size_t baton_tensor_get_byte_size(const baton_tensor* tensor);
  * dimension dynamic (TFLite's shape_signature), otherwise the model's own size, whatever the tensor was
  * resized to since. -1 too when i is out of range; baton_tensor_get_rank gives the rank. */
 int32_t baton_tensor_get_signature_dim(const baton_tensor* tensor, int32_t i);
+/* The rank of the shape signature the model gives the tensor; 0 when it gives none (every dimension is
+ * then fixed, and tf.lite reports the current shape as the signature). */
+int32_t baton_tensor_get_signature_rank(const baton_tensor* tensor);
+
+/* The tensor's index in its subgraph. */
+int32_t baton_tensor_get_index(const baton_tensor* tensor);
+/* Its values: a constant's data, else its memory now (NULL when it has none; see
+ * baton_interpreter_tensor_data). */
+const void* baton_tensor_get_data(const baton_tensor* tensor);
+int32_t baton_tensor_is_constant(const baton_tensor* tensor);
+/* A variable tensor (TFLite's is_variable: state an op keeps across invokes). */
+int32_t baton_tensor_is_variable(const baton_tensor* tensor);
+/* Its quantization as the model gives it (zeros when none; arrays borrowed from the model). The caller sets
+ * out->struct_size; no more than that is written. */
+void baton_tensor_get_quantization(const baton_tensor* tensor, baton_quantization* out);
+
+/* A tensor the model stores sparse (TFLite's SparsityParameters; baton densifies it at load): the
+ * traversal order, the block map and the number of dimensions; each dimension by
+ * baton_tensor_get_sparsity_dimension. Arrays are borrowed from the model. The caller sets struct_size. */
+typedef struct baton_sparsity {
+  size_t struct_size; /* sizeof(baton_sparsity), set by the caller */
+  int32_t traversal_order_count;
+  const int32_t* traversal_order;
+  int32_t block_map_count;
+  const int32_t* block_map;
+  int32_t dimension_count;
+} baton_sparsity;
+typedef struct baton_sparsity_dimension {
+  size_t struct_size;  /* sizeof(baton_sparsity_dimension), set by the caller */
+  int32_t sparse;      /* non-zero: SPARSE_CSR (segments, indices); zero: DENSE (dense_size) */
+  int32_t dense_size;
+  int32_t segment_count;
+  const int32_t* segments;
+  int32_t index_count;
+  const int32_t* indices;
+} baton_sparsity_dimension;
+/* 1 (and `out` filled) for a sparse tensor, 0 for a dense one or a NULL argument. */
+int32_t baton_tensor_get_sparsity(const baton_tensor* tensor, baton_sparsity* out);
+/* 1 (and `out` filled) when the tensor is sparse and d names one of its dimensions, else 0. */
+int32_t baton_tensor_get_sparsity_dimension(const baton_tensor* tensor, int32_t d, baton_sparsity_dimension* out);
 
 #ifdef __cplusplus
 } /* extern "C" */
