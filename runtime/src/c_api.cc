@@ -89,6 +89,10 @@ baton_environment* baton_environment_create(const baton_environment_options* opt
         if (o.isolate[i]) eo.isolate.push_back(o.isolate[i]);
       }
       eo.isolate_all = o.isolate_all != 0;
+      for (size_t i = 0; i < o.foreign_delegate_count && o.foreign_delegates; ++i) {
+        const baton_foreign_delegate& f = o.foreign_delegates[i];
+        eo.foreign_delegates.push_back({f.kind ? f.kind : "", f.object, f.name ? f.name : ""});
+      }
       if (o.log) {
         eo.log = [fn = o.log, user = o.log_user_data](baton_log_level level, const std::string& message) {
           fn(user, level, message.c_str());
@@ -294,6 +298,15 @@ baton_interpreter* baton_interpreter_create_from_model(baton_environment* env, c
 }
 
 int32_t baton_environment_threads(const baton_environment* env) { return env ? env->env->threads() : 0; }
+
+int32_t baton_environment_delegate_count(const baton_environment* env) {
+  return env ? static_cast<int32_t>(env->env->delegate_chain().size()) : 0;
+}
+
+const char* baton_environment_delegate_name(const baton_environment* env, int32_t i) {
+  if (!env || i < 0 || i >= baton_environment_delegate_count(env)) return nullptr;
+  return env->env->delegate_chain()[static_cast<size_t>(i)]->name.c_str();
+}
 
 void baton_interpreter_destroy(baton_interpreter* interp) { delete interp; }
 
@@ -532,6 +545,7 @@ const void* baton_tensor_get_data(const baton_tensor* t) {
   return T(t)->is_constant ? static_cast<const void*>(T(t)->constant) : static_cast<const void*>(T(t)->data);
 }
 int32_t baton_tensor_is_constant(const baton_tensor* t) { return t && T(t)->is_constant ? 1 : 0; }
+int32_t baton_tensor_is_dynamic(const baton_tensor* t) { return t && T(t)->dynamic ? 1 : 0; }
 int32_t baton_tensor_is_variable(const baton_tensor* t) { return t && T(t)->info && T(t)->info->is_variable ? 1 : 0; }
 void baton_tensor_get_quantization(const baton_tensor* t, baton_quantization* out) {
   if (out) baton::quantization_of(t ? T(t) : nullptr, out);

@@ -1,7 +1,8 @@
 // TFLite 2.9's C API (c_api.h, the functions of c_api_experimental.h its library exports, and the
-// signature runners of later versions) over baton's runtime: a TfLiteModel is a loaded baton Model, a
-// TfLiteInterpreter a baton Interpreter in an Environment that the same plugin folders, config file,
-// delegate chain, limits and crash journal make as for every other door. Nothing here runs an op.
+// signature runners of later versions) over baton's public C API (baton/c_api.h): a TfLiteModel is a
+// baton_model, a TfLiteInterpreter a baton_interpreter in an environment that the same plugin folders,
+// config file, delegate chain, limits and crash journal make as for every other door. Nothing here runs
+// an op.
 //
 // What TFLite's callers rely on and this keeps: TfLiteTensor structs laid out as common.h says (type,
 // data, dims, params, bytes, name, quantization, dims_signature), kept in step with baton's tensors;
@@ -23,19 +24,22 @@
 #include <string>
 #include <vector>
 
-#include "environment.h"
-#include "interpreter.h"
-#include "model.h"
+#include "baton/baton.hpp"
 #include "tflite_extras.h"
 #include "tflite_type_map.h"
 
 namespace {
 
-using baton::Environment;
-using baton::EnvironmentOptions;
-using baton::Expected;
-using baton::Interpreter;
-using baton::Model;
+namespace api = baton::api;
+
+struct DestroyEnvironment {
+  void operator()(baton_environment* env) const { baton_environment_destroy(env); }
+};
+struct DestroyInterpreter {
+  void operator()(baton_interpreter* interp) const { baton_interpreter_destroy(interp); }
+};
+using EnvironmentPtr = std::unique_ptr<baton_environment, DestroyEnvironment>;
+using InterpreterPtr = std::unique_ptr<baton_interpreter, DestroyInterpreter>;
 
 // The version this library answers to: the C API it implements, and what runs it.
 constexpr const char* kVersion = "2.9.0 (baton)";
@@ -97,39 +101,47 @@ XnnpackMark* xnnpack_mark(TfLiteDelegate* d) {
 
 TfLiteStatus xnnpack_mark_prepare(TfLiteContext*, TfLiteDelegate*) { return kTfLiteError; }
 
-// Interpreters with the same settings share one Environment (plugins are loaded once per setting).
-std::shared_ptr<Environment> environment(int threads, bool xnnpack_first, std::string* error) {
+// Interpreters with the same settings share one environment (plugins are loaded once per setting); they
+// live until the process ends.
+baton_environment* environment(int threads, bool xnnpack_first, std::string* error) {
   static std::mutex mutex;
-  static std::map<std::pair<int, bool>, std::shared_ptr<Environment>> made;
+  static std::map<std::pair<int, bool>, EnvironmentPtr> made;
   std::lock_guard<std::mutex> guard(mutex);
   // Made once per key, under the lock; the xnnpack-first one reads the plain one's chain.
-  auto get = [&](bool xnn_first, auto& self) -> std::shared_ptr<Environment> {
+  auto get = [&](bool xnn_first, auto& self) -> baton_environment* {
     const auto key = std::make_pair(threads, xnn_first);
-    if (auto it = made.find(key); it != made.end()) return it->second;
-    EnvironmentOptions o;
+    if (auto it = made.find(key); it != made.end()) return it->second.get();
+    baton_environment_options o{};
+    o.struct_size = sizeof o;
     o.threads = threads > 0 ? threads : 0;
+    std::vector<const char*> chain;
     if (xnn_first) {
-      std::shared_ptr<Environment> plain = self(false, self);
+      baton_environment* plain = self(false, self);
       if (!plain) return nullptr;
-      if (!plain->registry().find("xnnpack")) {
+      bool installed = false;
+      for (int32_t i = 0; i < baton_environment_plugin_count(plain); ++i) {
+        installed = installed || std::strcmp(baton_environment_plugin_name(plain, i), "xnnpack") == 0;
+      }
+      if (!installed) {
         *error = "TfLiteXNNPackDelegateCreate: baton's xnnpack delegate is not installed (no plugin named xnnpack "
                  "in the plugin folders)";
         return nullptr;
       }
       // baton's xnnpack first, then the rest of the chain this machine would use anyway.
-      std::vector<std::string> chain = {"xnnpack"};
-      for (const baton::LoadedPlugin* d : plain->delegate_chain()) {
-        if (d->name != "xnnpack") chain.push_back(d->name);
+      chain.push_back("xnnpack");
+      for (int32_t i = 0; i < baton_environment_delegate_count(plain); ++i) {
+        const char* name = baton_environment_delegate_name(plain, i);
+        if (std::strcmp(name, "xnnpack") != 0) chain.push_back(name);
       }
-      o.delegates = chain;
+      o.delegates = chain.data();
+      o.delegate_count = chain.size();
     }
-    auto env = Environment::create(o);
+    EnvironmentPtr env(baton_environment_create(&o));
     if (!env) {
-      *error = env.error();
+      *error = baton_last_error();
       return nullptr;
     }
-    made[key] = env.value();
-    return env.value();
+    return (made[key] = std::move(env)).get();
   };
   return get(xnnpack_first, get);
 }
@@ -161,36 +173,47 @@ std::string delegate_identity(const TfLiteDelegate* d) {
   return "tflite-" + plugin_name(library) + offset;
 }
 
+// baton's messages in an environment with delegate objects: warnings and errors to stderr as baton's
+// default log writes them, and to the program's error reporter too, as TFLite reports them there (a
+// delegate dropped, a partition that fell back).
+void log_to_reporter(void* user, baton_log_level level, const char* message) {
+  if (level < BATON_LOG_WARNING) return;
+  std::fprintf(stderr, "baton: %s%s\n", level == BATON_LOG_ERROR ? "error: " : "warning: ", message);
+  report(*static_cast<const Reporter*>(user), message);
+}
+
 // An environment for one interpreter whose chain starts with the program's TfLiteDelegate objects (in the
 // order added, as TFLite applies them), wrapped by the plugin that hosts TFLite delegates, then `base`'s
-// chain. Not cached: the objects belong to this interpreter's options. Its warnings (a delegate dropped,
-// a partition that fell back) reach the program's error reporter too, as TFLite reports them there.
-std::shared_ptr<Environment> with_delegate_objects(const Environment& base, int threads,
-                                                   const std::vector<TfLiteDelegate*>& objects,
-                                                   const Reporter& reporter, std::string* error) {
-  EnvironmentOptions o;
+// chain. Not cached: the objects belong to this interpreter's options. `reporter` must outlive it.
+EnvironmentPtr with_delegate_objects(const baton_environment* base, int threads,
+                                     const std::vector<TfLiteDelegate*>& objects, const Reporter* reporter,
+                                     std::string* error) {
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
   o.threads = threads > 0 ? threads : 0;
-  std::vector<std::string> chain;
-  for (const baton::LoadedPlugin* d : base.delegate_chain()) chain.push_back(d->name);
-  o.delegates = chain;
-  if (reporter.fn) {
-    o.log = [sink = base.log(), reporter](baton_log_level level, const std::string& message) {
-      if (sink) sink(level, message);
-      if (level >= BATON_LOG_WARNING) report(reporter, message);
-    };
+  std::vector<const char*> chain;
+  for (int32_t i = 0; i < baton_environment_delegate_count(base); ++i) chain.push_back(baton_environment_delegate_name(base, i));
+  o.delegates = chain.data();
+  o.delegate_count = chain.size();
+  if (reporter->fn) {
+    o.log = log_to_reporter;
+    o.log_user_data = const_cast<Reporter*>(reporter);
   }
   std::map<std::string, int> seen;
+  std::vector<std::string> names;
+  names.reserve(objects.size());
   for (TfLiteDelegate* object : objects) {
     std::string name = delegate_identity(object);
     if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);  // the same delegate handed over twice
-    o.foreign_delegates.push_back({"TfLiteDelegate", object, name});
+    names.push_back(std::move(name));
   }
-  auto env = Environment::create(o);
-  if (!env) {
-    *error = "TfLiteInterpreterOptionsAddDelegate: " + env.error();
-    return nullptr;
-  }
-  return env.value();
+  std::vector<baton_foreign_delegate> foreign;
+  for (size_t i = 0; i < objects.size(); ++i) foreign.push_back({"TfLiteDelegate", objects[i], names[i].c_str()});
+  o.foreign_delegates = foreign.data();
+  o.foreign_delegate_count = foreign.size();
+  EnvironmentPtr env(baton_environment_create(&o));
+  if (!env) *error = std::string("TfLiteInterpreterOptionsAddDelegate: ") + baton_last_error();
+  return env;
 }
 
 TfLiteIntArray* int_array(const std::vector<int32_t>& v) {
@@ -202,7 +225,8 @@ TfLiteIntArray* int_array(const std::vector<int32_t>& v) {
 }  // namespace
 
 struct TfLiteModel {
-  std::shared_ptr<const Model> model;
+  baton_model* model = nullptr;
+  ~TfLiteModel() { baton_model_destroy(model); }
 };
 
 struct TfLiteInterpreterOptions {
@@ -214,23 +238,28 @@ struct TfLiteInterpreterOptions {
 
 struct TfLiteSignatureRunner {
   TfLiteInterpreter* owner = nullptr;
-  std::vector<std::pair<std::string, int32_t>> inputs, outputs;  // name -> tensor index, by name
+  std::vector<std::pair<std::string, int>> inputs, outputs;  // name -> tensor index, by name
 };
 
 struct TfLiteInterpreter {
-  std::shared_ptr<Environment> env;
-  std::shared_ptr<const Model> model;
-  std::unique_ptr<Interpreter> interp;
-  Reporter reporter;
+  Reporter reporter;  // first: the log of `own_env` reads it until the end
+  EnvironmentPtr own_env;            // one with delegate objects, else null
+  baton_environment* env = nullptr;  // the one it runs in
+  InterpreterPtr interp;             // destroyed before its environment
+  std::vector<api::Model::Signature> signatures;
   std::vector<TfLiteTensor> tensors;  // by tensor index of subgraph 0, laid out as TFLite's
   std::vector<int32_t> inputs, outputs;
+  // A string input's TfLiteTensor holds memory of the application's: TFLite's way to give a string
+  // tensor its value is TfLiteTensorRealloc on it, then the packed bytes into data.raw (its C API copies
+  // only into tensors of a fixed size). invoke hands that value to baton.
+  std::vector<bool> client_owned;
   std::vector<size_t> dynamic;  // tensors whose shape and memory an invoke sets: synced after each
   bool allocated = false;
 
   ~TfLiteInterpreter() {
     for (size_t i = 0; i < tensors.size(); ++i) {
       TfLiteTensor& t = tensors[i];
-      if (!client_owned(i)) {
+      if (!client_owned[i]) {
         t.data.raw = nullptr;  // baton's memory, not ours to free
         t.allocation_type = kTfLiteMemNone;
       }
@@ -238,79 +267,83 @@ struct TfLiteInterpreter {
     }
   }
 
-  // A string input's TfLiteTensor holds memory of the application's: TFLite's way to give a string
-  // tensor its value is TfLiteTensorRealloc on it, then the packed bytes into data.raw (its C API copies
-  // only into tensors of a fixed size). invoke hands that value to baton.
-  bool client_owned(size_t i) const {
-    const baton::Tensor& bt = interp->tensors()[i];
-    return bt.type == BATON_TYPE_STRING && bt.is_model_input && !bt.is_constant;
-  }
+  const baton_tensor* tensor(size_t i) const { return baton_interpreter_tensor(interp.get(), static_cast<int32_t>(i)); }
 
   // Makes every TfLiteTensor say what baton's tensor says now: shape, size, memory; and notes the dynamic
   // ones (their shape and memory are set at invoke, kTfLiteDynamic as in TFLite).
   void sync() {
-    const std::vector<baton::Tensor>& bt = interp->tensors();
     dynamic.clear();
-    for (size_t i = 0; i < bt.size(); ++i) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
       sync(i);
-      if (bt[i].dynamic && !client_owned(i)) dynamic.push_back(i);
-      tensors[i].allocation_type = bt[i].is_constant ? kTfLiteMmapRo : bt[i].dynamic ? kTfLiteDynamic : kTfLiteArenaRw;
+      const bool constant = baton_tensor_is_constant(tensor(i)) != 0, dyn = baton_tensor_is_dynamic(tensor(i)) != 0;
+      if (dyn && !client_owned[i]) dynamic.push_back(i);
+      tensors[i].allocation_type = constant ? kTfLiteMmapRo : dyn ? kTfLiteDynamic : kTfLiteArenaRw;
     }
   }
 
   void sync(size_t i) {
-    const baton::Tensor& bt = interp->tensors()[i];
+    const baton_tensor* bt = tensor(i);
     TfLiteTensor& t = tensors[i];
-    if (client_owned(i)) {  // its value is the application's until invoke (pass_string_inputs)
-      if (!t.dims || !TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(bt.shape.size()), bt.shape.data())) {
-        TfLiteIntArrayFree(t.dims);
-        t.dims = int_array(bt.shape);
-      }
-      return;
-    }
+    const std::vector<int32_t> shape = api::shape_of(bt);
     // A scalar's dims are an array of size 0, as in TFLite (TfLiteIntArrayEqualsArray takes null for one).
-    if (!t.dims || !TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(bt.shape.size()), bt.shape.data())) {
+    if (!t.dims || !TfLiteIntArrayEqualsArray(t.dims, static_cast<int>(shape.size()), shape.data())) {
       TfLiteIntArrayFree(t.dims);
-      t.dims = int_array(bt.shape);
+      t.dims = int_array(shape);
     }
-    t.bytes = bt.bytes;
-    if (bt.is_constant) {
-      t.data.raw = reinterpret_cast<char*>(const_cast<uint8_t*>(bt.constant));
+    if (client_owned[i]) return;  // its value is the application's until invoke
+    t.bytes = baton_tensor_get_byte_size(bt);
+    if (baton_tensor_is_constant(bt)) {
+      t.data.raw = static_cast<char*>(const_cast<void*>(baton_tensor_get_data(bt)));
     } else {
-      t.data.raw = allocated ? reinterpret_cast<char*>(bt.data) : nullptr;
+      t.data.raw = allocated ? static_cast<char*>(baton_interpreter_tensor_data(interp.get(), static_cast<int32_t>(i))) : nullptr;
     }
   }
 
   void build_tensors() {
-    const std::vector<baton::Tensor>& bt = interp->tensors();
-    tensors.assign(bt.size(), TfLiteTensor{});
-    for (size_t i = 0; i < bt.size(); ++i) {
+    for (int32_t i = 0; i < baton_interpreter_input_count(interp.get()); ++i) {
+      inputs.push_back(baton_tensor_get_index(baton_interpreter_input(interp.get(), i)));
+    }
+    for (int32_t i = 0; i < baton_interpreter_output_count(interp.get()); ++i) {
+      outputs.push_back(baton_tensor_get_index(baton_interpreter_output(interp.get(), i)));
+    }
+    const size_t count = static_cast<size_t>(baton_interpreter_tensor_count(interp.get()));
+    tensors.assign(count, TfLiteTensor{});
+    client_owned.assign(count, false);
+    for (size_t i = 0; i < count; ++i) {
+      const baton_tensor* bt = tensor(i);
       TfLiteTensor& t = tensors[i];
-      const baton::TensorInfo& info = *bt[i].info;
-      t.type = tflite_type(bt[i].type);
-      t.name = info.name.c_str();
-      t.allocation_type = bt[i].is_constant ? kTfLiteMmapRo : kTfLiteArenaRw;
+      const bool constant = baton_tensor_is_constant(bt) != 0;
+      client_owned[i] = baton_tensor_get_type(bt) == BATON_TYPE_STRING && !constant &&
+                        std::find(inputs.begin(), inputs.end(), static_cast<int32_t>(i)) != inputs.end();
+      t.type = tflite_type(baton_tensor_get_type(bt));
+      t.name = baton_tensor_get_name(bt);
+      t.allocation_type = constant ? kTfLiteMmapRo : kTfLiteArenaRw;
       t.buffer_handle = kTfLiteNullBufferHandle;
-      t.is_variable = info.is_variable;
-      t.dims_signature = int_array(info.shape_signature.empty() ? info.shape : info.shape_signature);
+      t.is_variable = baton_tensor_is_variable(bt) != 0;
+      // The model's shape signature, else (none given) its shape.
+      const int32_t sig_rank = baton_tensor_get_signature_rank(bt);
+      std::vector<int32_t> sig(static_cast<size_t>(sig_rank > 0 ? sig_rank : baton_tensor_get_rank(bt)));
+      for (size_t d = 0; d < sig.size(); ++d) sig[d] = baton_tensor_get_signature_dim(bt, static_cast<int32_t>(d));
+      t.dims_signature = int_array(sig);
       // Blockwise quantization has no TFLite 2.9 type: such a tensor shows as not quantized.
-      if (!info.quant.empty()) {
-        t.params.scale = info.quant.scales[0];
-        t.params.zero_point = info.quant.zero_points.empty() ? 0 : static_cast<int32_t>(info.quant.zero_points[0]);
+      baton_quantization bq{};
+      bq.struct_size = sizeof bq;
+      baton_tensor_get_quantization(bt, &bq);
+      if (bq.scale_count > 0) {
+        t.params.scale = bq.scales[0];
+        t.params.zero_point = bq.zero_points ? static_cast<int32_t>(bq.zero_points[0]) : 0;
         auto* q = static_cast<TfLiteAffineQuantization*>(std::calloc(1, sizeof(TfLiteAffineQuantization)));
-        q->scale = TfLiteFloatArrayCreate(static_cast<int>(info.quant.scales.size()));
-        q->zero_point = TfLiteIntArrayCreate(static_cast<int>(info.quant.scales.size()));
-        for (size_t k = 0; k < info.quant.scales.size(); ++k) {
-          q->scale->data[k] = info.quant.scales[k];
-          q->zero_point->data[k] = k < info.quant.zero_points.size() ? static_cast<int>(info.quant.zero_points[k]) : 0;
+        q->scale = TfLiteFloatArrayCreate(bq.scale_count);
+        q->zero_point = TfLiteIntArrayCreate(bq.scale_count);
+        for (int32_t k = 0; k < bq.scale_count; ++k) {
+          q->scale->data[k] = bq.scales[k];
+          q->zero_point->data[k] = bq.zero_points ? static_cast<int>(bq.zero_points[k]) : 0;
         }
-        q->quantized_dimension = info.quant.quantized_dimension;
+        q->quantized_dimension = bq.quantized_dimension;
         t.quantization.type = kTfLiteAffineQuantization;
         t.quantization.params = q;
       }
     }
-    for (size_t i = 0; i < interp->input_count(); ++i) inputs.push_back(interp->input(i).index);
-    for (size_t i = 0; i < interp->output_count(); ++i) outputs.push_back(interp->output(i).index);
     sync();
   }
 
@@ -319,6 +352,11 @@ struct TfLiteInterpreter {
       if (inputs[i] == tensor_index) return static_cast<int>(i);
     }
     return -1;
+  }
+
+  TfLiteStatus fail() const {
+    report(reporter, baton_interpreter_last_error(interp.get()));
+    return kTfLiteError;
   }
 };
 
@@ -350,23 +388,34 @@ TfLiteInterpreter* create_interpreter(const TfLiteModel* model, const TfLiteInte
       }
     }
   }
+  auto out = std::make_unique<TfLiteInterpreter>();
+  out->reporter = reporter;
   std::string error;
-  std::shared_ptr<Environment> env = environment(threads, xnnpack_first, &error);
-  if (env && !foreign.empty()) env = with_delegate_objects(*env, threads, foreign, reporter, &error);
-  if (!env) {
+  out->env = environment(threads, xnnpack_first, &error);
+  if (out->env && !foreign.empty()) {
+    out->own_env = with_delegate_objects(out->env, threads, foreign, &out->reporter, &error);
+    out->env = out->own_env.get();
+  }
+  if (!out->env) {
     report(reporter, who + ": " + error);
     return nullptr;
   }
-  auto interp = Interpreter::create(env, model->model);
-  if (!interp) {
-    report(reporter, who + ": " + interp.error());
+  out->interp.reset(baton_interpreter_create_from_model(out->env, model->model, nullptr));
+  if (!out->interp) {
+    report(reporter, who + ": " + baton_last_error());
     return nullptr;
   }
-  auto out = std::make_unique<TfLiteInterpreter>();
-  out->env = env;
-  out->model = model->model;
-  out->interp = std::move(interp.value());
-  out->reporter = reporter;
+  for (int32_t i = 0; i < baton_model_signature_count(model->model); ++i) {
+    api::Model::Signature sig{baton_model_signature_key(model->model, i), baton_model_signature_subgraph(model->model, i), {}, {}};
+    for (int32_t side = 0; side < 2; ++side) {
+      for (int32_t k = 0; k < baton_model_signature_tensor_count(model->model, i, side); ++k) {
+        (side ? sig.outputs : sig.inputs)
+            .emplace_back(baton_model_signature_tensor_name(model->model, i, side, k),
+                          baton_model_signature_tensor_index(model->model, i, side, k));
+      }
+    }
+    out->signatures.push_back(std::move(sig));
+  }
   out->build_tensors();
   return out.release();
 }
@@ -383,14 +432,17 @@ TfLiteModel* TfLiteModelCreate(const void* model_data, size_t model_size) {
     return nullptr;
   }
   std::string error;
-  std::shared_ptr<Environment> env = environment(-1, false, &error);
-  auto model = baton::load_model_buffer(std::span<const uint8_t>(static_cast<const uint8_t*>(model_data), model_size),
-                                        "<buffer>", env ? env->limits() : baton::LoadLimits{});
-  if (!model) {
-    report({}, model.error());
+  baton_environment* env = environment(-1, false, &error);  // its limits hold the model
+  if (!env) {
+    report({}, "TfLiteModelCreate: " + error);
     return nullptr;
   }
-  return new TfLiteModel{model.value()};
+  baton_model* model = baton_model_create_from_buffer(env, model_data, model_size);
+  if (!model) {
+    report({}, baton_last_error());
+    return nullptr;
+  }
+  return new TfLiteModel{model};
 }
 
 TfLiteModel* TfLiteModelCreateFromFile(const char* model_path) {
@@ -399,13 +451,17 @@ TfLiteModel* TfLiteModelCreateFromFile(const char* model_path) {
     return nullptr;
   }
   std::string error;
-  std::shared_ptr<Environment> env = environment(-1, false, &error);
-  auto model = baton::load_model_file(model_path, env ? env->limits() : baton::LoadLimits{});
-  if (!model) {
-    report({}, model.error());
+  baton_environment* env = environment(-1, false, &error);  // its limits hold the model
+  if (!env) {
+    report({}, "TfLiteModelCreateFromFile: " + error);
     return nullptr;
   }
-  return new TfLiteModel{model.value()};
+  baton_model* model = baton_model_create_from_file(env, model_path);
+  if (!model) {
+    report({}, baton_last_error());
+    return nullptr;
+  }
+  return new TfLiteModel{model};
 }
 
 void TfLiteModelDelete(TfLiteModel* model) { delete model; }
@@ -455,9 +511,8 @@ TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter* interpreter, 
     return kTfLiteError;
   }
   std::vector<int32_t> shape(input_dims, input_dims + input_dims_size);
-  if (baton::Status s = interpreter->interp->resize_input(static_cast<size_t>(input_index), shape); !s) {
-    report(interpreter->reporter, s.message());
-    return kTfLiteError;
+  if (baton_interpreter_resize_input(interpreter->interp.get(), input_index, input_dims_size, shape.data()) != BATON_OK) {
+    return interpreter->fail();
   }
   // As in TFLite: the new shape shows at once; memory only after the next TfLiteInterpreterAllocateTensors.
   interpreter->allocated = false;
@@ -468,10 +523,7 @@ TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter* interpreter, 
 }
 
 TfLiteStatus TfLiteInterpreterAllocateTensors(TfLiteInterpreter* interpreter) {
-  if (baton::Status s = interpreter->interp->ensure_prepared(); !s) {
-    report(interpreter->reporter, s.message());
-    return kTfLiteError;
-  }
+  if (baton_interpreter_allocate_tensors(interpreter->interp.get()) != BATON_OK) return interpreter->fail();
   interpreter->allocated = true;
   interpreter->sync();
   return kTfLiteOk;
@@ -485,16 +537,12 @@ TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
   }
   for (size_t k = 0; k < interpreter->inputs.size(); ++k) {
     const TfLiteTensor& t = interpreter->tensors[static_cast<size_t>(interpreter->inputs[k])];
-    if (!interpreter->client_owned(static_cast<size_t>(interpreter->inputs[k])) || !t.data.raw) continue;
-    if (baton::Status s = interpreter->interp->set_string_input(k, t.data.raw, t.bytes); !s) {
-      report(interpreter->reporter, s.message());
-      return kTfLiteError;
+    if (!interpreter->client_owned[static_cast<size_t>(interpreter->inputs[k])] || !t.data.raw) continue;
+    if (baton_interpreter_set_input(interpreter->interp.get(), static_cast<int32_t>(k), t.data.raw, t.bytes) != BATON_OK) {
+      return interpreter->fail();
     }
   }
-  if (baton::Status s = interpreter->interp->invoke(); !s) {
-    report(interpreter->reporter, s.message());
-    return kTfLiteError;
-  }
+  if (baton_interpreter_invoke(interpreter->interp.get()) != BATON_OK) return interpreter->fail();
   for (size_t i : interpreter->dynamic) interpreter->sync(i);  // none in a model whose shapes are fixed
   return kTfLiteOk;
 }
@@ -607,7 +655,7 @@ TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(const TfLiteInterpreter* i
 // fails with "invoke cancelled"; may be called from another thread.
 TfLiteStatus TfLiteInterpreterCancel(const TfLiteInterpreter* interpreter) {
   if (!interpreter) return kTfLiteError;
-  interpreter->interp->cancel();
+  baton_interpreter_cancel(interpreter->interp.get());
   return kTfLiteOk;
 }
 
@@ -624,11 +672,11 @@ int32_t TfLiteInterpreterGetOutputTensorIndex(const TfLiteInterpreter* interpret
 // ---- signature runners ---------------------------------------------------------------------------------
 
 int32_t TfLiteInterpreterGetSignatureCount(const TfLiteInterpreter* interpreter) {
-  return static_cast<int32_t>(interpreter->model->signatures.size());
+  return static_cast<int32_t>(interpreter->signatures.size());
 }
 
 const char* TfLiteInterpreterGetSignatureKey(const TfLiteInterpreter* interpreter, int32_t signature_index) {
-  const auto& sigs = interpreter->model->signatures;
+  const auto& sigs = interpreter->signatures;
   if (signature_index < 0 || static_cast<size_t>(signature_index) >= sigs.size()) return nullptr;
   return sigs[static_cast<size_t>(signature_index)].key.c_str();
 }
@@ -636,7 +684,7 @@ const char* TfLiteInterpreterGetSignatureKey(const TfLiteInterpreter* interprete
 TfLiteSignatureRunner* TfLiteInterpreterGetSignatureRunner(const TfLiteInterpreter* interpreter,
                                                            const char* signature_key) {
   auto* self = const_cast<TfLiteInterpreter*>(interpreter);
-  for (const baton::SignatureInfo& sig : interpreter->model->signatures) {
+  for (const api::Model::Signature& sig : interpreter->signatures) {
     if (!signature_key || sig.key != signature_key) continue;
     if (sig.subgraph != 0) {
       report(self->reporter, "TfLiteInterpreterGetSignatureRunner: signature '" + sig.key + "' runs subgraph " +
@@ -664,7 +712,7 @@ const char* TfLiteSignatureRunnerGetInputName(const TfLiteSignatureRunner* signa
   return signature_runner->inputs[static_cast<size_t>(input_index)].first.c_str();
 }
 
-static int32_t signature_tensor(const std::vector<std::pair<std::string, int32_t>>& list, const char* name) {
+static int32_t signature_tensor(const std::vector<std::pair<std::string, int>>& list, const char* name) {
   for (const auto& [n, index] : list) {
     if (name && n == name) return index;
   }

@@ -29,6 +29,16 @@ extern "C" {
 typedef struct baton_environment baton_environment;
 typedef struct baton_interpreter baton_interpreter;
 
+/* A delegate object of another runtime's API that the application hands over in-process, for the loader
+ * plugin that wraps objects of its `kind` ("TfLiteDelegate": the tflite-delegates loader) to make a delegate
+ * of: it takes `name` and goes first in the delegate chain, in the order given. The object must outlive
+ * the environment. */
+typedef struct baton_foreign_delegate {
+  const char* kind;
+  void* object;
+  const char* name;
+} baton_foreign_delegate;
+
 typedef struct baton_environment_options {
   size_t struct_size;               /* sizeof(baton_environment_options) */
   const char* config_path;          /* NULL: $BATON_CONFIG, then the usual places */
@@ -57,6 +67,8 @@ typedef struct baton_environment_options {
    * call. A Python binding sends them to its logging module. */
   void (*log)(void* user_data, baton_log_level level, const char* message);
   void* log_user_data;
+  const baton_foreign_delegate* foreign_delegates;
+  size_t foreign_delegate_count;
 } baton_environment_options;
 
 /* Returns the reason the last failed call on this thread failed ("" if none). Borrowed until the next
@@ -151,6 +163,11 @@ baton_interpreter* baton_interpreter_create_with_options(baton_environment* env,
 /* An interpreter of a model loaded with baton_model_create_*, with `options` (NULL: none). */
 baton_interpreter* baton_interpreter_create_from_model(baton_environment* env, const baton_model* model,
                                                        const baton_interpreter_options* options);
+
+/* The delegate chain, in the order delegates are offered nodes; the name is borrowed for the environment's
+ * lifetime, NULL when i is out of range. */
+int32_t baton_environment_delegate_count(const baton_environment* env);
+const char* baton_environment_delegate_name(const baton_environment* env, int32_t i);
 
 /* The thread count plugins run with unless their own section sets one: the environment's `threads`,
  * else the config's, else the machine's cores. */
@@ -268,6 +285,8 @@ int32_t baton_tensor_get_index(const baton_tensor* tensor);
  * baton_interpreter_tensor_data). */
 const void* baton_tensor_get_data(const baton_tensor* tensor);
 int32_t baton_tensor_is_constant(const baton_tensor* tensor);
+/* A tensor whose shape is known only at invoke: its shape and memory change during invoke. */
+int32_t baton_tensor_is_dynamic(const baton_tensor* tensor);
 /* A variable tensor (TFLite's is_variable: state an op keeps across invokes). */
 int32_t baton_tensor_is_variable(const baton_tensor* tensor);
 /* Its quantization as the model gives it (zeros when none; arrays borrowed from the model). The caller sets
