@@ -356,6 +356,9 @@ TEST(CApi, EnvironmentAndModelReports) {
   EXPECT_EQ(baton_environment_report(env, BATON_PLAN_DOT), nullptr);
   EXPECT_STREQ(baton_last_error(), "baton_environment_report: format 3 is not BATON_PLAN_TEXT or BATON_PLAN_JSON");
   EXPECT_EQ(baton_environment_report(nullptr, BATON_PLAN_TEXT), nullptr);
+  ASSERT_EQ(baton_environment_delegate_count(env), 1);
+  EXPECT_STREQ(baton_environment_delegate_name(env, 0), "deleg-a");
+  EXPECT_EQ(baton_environment_delegate_name(env, 1), nullptr);
   baton_environment_destroy(env);
 
   const std::vector<uint8_t> bytes = add_then_double().build();
