@@ -145,8 +145,10 @@ TEST(StateFolder, AnEnvironmentWithoutAStateDirKeepsItsJournalInTheTestsOwn) {
 
 // A C API environment whose only plugin folder is `dir`, holding the test pack and `plugins`, at `threads`
 // (0: the default).
+// `log` (with `log_user`): the environment's log callback, else none (stderr).
 baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<const char*> plugins = {},
-                                     int32_t threads = 0) {
+                                     int32_t threads = 0,
+                                     void (*log)(void*, baton_log_level, const char*) = nullptr, void* log_user = nullptr) {
   dir.add_plugin("testpack");
   for (const char* p : plugins) dir.add_plugin(p);
   const char* dirs[] = {dir.path().c_str()};
@@ -156,6 +158,8 @@ baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<c
   o.plugin_dir_count = 1;
   o.no_default_dirs = 1;
   o.threads = threads;
+  o.log = log;
+  o.log_user_data = log_user;
   return baton_environment_create(&o);
 }
 
@@ -393,25 +397,16 @@ TEST(CApi, EnvironmentAndModelReports) {
 // allocate_tensors after a resize, and the log into the application's callback.
 TEST(CApi, SharedModelSignaturesTensorsAndLog) {
   TempDir dir;
-  dir.add_plugin("testpack");
   struct Log {
     std::mutex mutex;
     std::vector<std::string> lines;
   } log;
-  const char* dirs[] = {dir.path().c_str()};
-  baton_environment_options o{};
-  o.struct_size = sizeof o;
-  o.plugin_dirs = dirs;
-  o.plugin_dir_count = 1;
-  o.no_default_dirs = 1;
-  o.threads = 1;
-  o.log = [](void* user, baton_log_level, const char* message) {
+  auto append = [](void* user, baton_log_level, const char* message) {
     auto* l = static_cast<Log*>(user);
     std::lock_guard<std::mutex> lock(l->mutex);
     l->lines.emplace_back(message);
   };
-  o.log_user_data = &log;
-  baton_environment* env = baton_environment_create(&o);
+  baton_environment* env = c_api_environment(dir, {}, 1, append, &log);
   ASSERT_NE(env, nullptr) << baton_last_error();
 
   TinyModel tiny = add_then_double();

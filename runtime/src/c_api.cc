@@ -60,6 +60,16 @@ baton_interpreter* make_interpreter(baton_environment* env, baton::Expected<std:
   return out;
 }
 
+// The runtime's options from the caller's struct (NULL: none); fields past its struct_size read as zero.
+baton::InterpreterOptions interpreter_options(const baton_interpreter_options* options) {
+  baton_interpreter_options o{};
+  if (options) std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
+  baton::InterpreterOptions io;
+  if (o.signature_key) io.signature = o.signature_key;
+  io.strict = o.strict != 0;
+  return io;
+}
+
 }  // namespace
 
 extern "C" {
@@ -204,13 +214,8 @@ baton_interpreter* baton_interpreter_create_from_buffer(baton_environment* env, 
 baton_interpreter* baton_interpreter_create_with_options(baton_environment* env, const char* path,
                                                          const baton_interpreter_options* options) {
   if (!env || !path) return fail<baton_interpreter>("baton_interpreter_create_with_options: null argument");
-  baton_interpreter_options o{};
-  if (options) std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
   try {
-    baton::InterpreterOptions io;
-    if (o.signature_key) io.signature = o.signature_key;
-    io.strict = o.strict != 0;
-    return make_interpreter(env, baton::load_model_file(path, env->env->limits()), io);
+    return make_interpreter(env, baton::load_model_file(path, env->env->limits()), interpreter_options(options));
   } catch (const std::exception& e) {
     return fail<baton_interpreter>(std::string(path) + ": " + e.what());
   }
@@ -285,13 +290,8 @@ int32_t baton_model_signature_tensor_index(const baton_model* model, int32_t i, 
 baton_interpreter* baton_interpreter_create_from_model(baton_environment* env, const baton_model* model,
                                                        const baton_interpreter_options* options) {
   if (!env || !model) return fail<baton_interpreter>("baton_interpreter_create_from_model: null argument");
-  baton_interpreter_options o{};
-  if (options) std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
   try {
-    baton::InterpreterOptions io;
-    if (o.signature_key) io.signature = o.signature_key;
-    io.strict = o.strict != 0;
-    return make_interpreter(env, model->model, io);
+    return make_interpreter(env, model->model, interpreter_options(options));
   } catch (const std::exception& e) {
     return fail<baton_interpreter>(model->model->source() + ": " + e.what());
   }

@@ -405,17 +405,7 @@ TfLiteInterpreter* create_interpreter(const TfLiteModel* model, const TfLiteInte
     report(reporter, who + ": " + baton_last_error());
     return nullptr;
   }
-  for (int32_t i = 0; i < baton_model_signature_count(model->model); ++i) {
-    api::Model::Signature sig{baton_model_signature_key(model->model, i), baton_model_signature_subgraph(model->model, i), {}, {}};
-    for (int32_t side = 0; side < 2; ++side) {
-      for (int32_t k = 0; k < baton_model_signature_tensor_count(model->model, i, side); ++k) {
-        (side ? sig.outputs : sig.inputs)
-            .emplace_back(baton_model_signature_tensor_name(model->model, i, side, k),
-                          baton_model_signature_tensor_index(model->model, i, side, k));
-      }
-    }
-    out->signatures.push_back(std::move(sig));
-  }
+  out->signatures = api::Model::signatures_of(model->model);
   out->build_tensors();
   return out.release();
 }

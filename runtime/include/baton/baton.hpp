@@ -60,14 +60,16 @@ class Model {
     int subgraph = 0;
     std::vector<std::pair<std::string, int>> inputs, outputs;  // name, tensor index in the subgraph
   };
-  std::vector<Signature> signatures() const {
+  std::vector<Signature> signatures() const { return signatures_of(model_); }
+  // The same of a model handle of the C API.
+  static std::vector<Signature> signatures_of(const baton_model* model) {
     std::vector<Signature> out;
-    for (int32_t i = 0; i < baton_model_signature_count(model_); ++i) {
-      Signature s{baton_model_signature_key(model_, i), baton_model_signature_subgraph(model_, i), {}, {}};
+    for (int32_t i = 0; i < baton_model_signature_count(model); ++i) {
+      Signature s{baton_model_signature_key(model, i), baton_model_signature_subgraph(model, i), {}, {}};
       for (int32_t side = 0; side < 2; ++side) {
-        for (int32_t k = 0; k < baton_model_signature_tensor_count(model_, i, side); ++k) {
+        for (int32_t k = 0; k < baton_model_signature_tensor_count(model, i, side); ++k) {
           (side ? s.outputs : s.inputs)
-              .emplace_back(baton_model_signature_tensor_name(model_, i, side, k), baton_model_signature_tensor_index(model_, i, side, k));
+              .emplace_back(baton_model_signature_tensor_name(model, i, side, k), baton_model_signature_tensor_index(model, i, side, k));
         }
       }
       out.push_back(std::move(s));
@@ -99,20 +101,14 @@ class Interpreter {
     bool strict = false;
   };
   Interpreter(Environment& env, const std::string& path, const Options& options) {
-    baton_interpreter_options o{};
-    o.struct_size = sizeof o;
-    o.signature_key = options.signature.empty() ? nullptr : options.signature.c_str();
-    o.strict = options.strict ? 1 : 0;
+    const baton_interpreter_options o = c_options(options);
     interp_ = baton_interpreter_create_with_options(env.get(), path.c_str(), &o);
     if (!interp_) throw Error(baton_last_error());
   }
   // An interpreter of a shared model.
   Interpreter(Environment& env, const Model& model) : Interpreter(env, model, Options{}) {}
   Interpreter(Environment& env, const Model& model, const Options& options) {
-    baton_interpreter_options o{};
-    o.struct_size = sizeof o;
-    o.signature_key = options.signature.empty() ? nullptr : options.signature.c_str();
-    o.strict = options.strict ? 1 : 0;
+    const baton_interpreter_options o = c_options(options);
     interp_ = baton_interpreter_create_from_model(env.get(), model.get(), &o);
     if (!interp_) throw Error(baton_last_error());
   }
@@ -226,6 +222,14 @@ class Interpreter {
   }
 
  private:
+  // Borrows options.signature: used before `options` goes.
+  static baton_interpreter_options c_options(const Options& options) {
+    baton_interpreter_options o{};
+    o.struct_size = sizeof o;
+    o.signature_key = options.signature.empty() ? nullptr : options.signature.c_str();
+    o.strict = options.strict ? 1 : 0;
+    return o;
+  }
   void check(baton_status st) const {
     if (st != BATON_OK) throw Error(baton_interpreter_last_error(interp_));
   }
