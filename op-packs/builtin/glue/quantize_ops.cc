@@ -86,12 +86,9 @@ void quantize_range(const OpContext& ctx, const QuantizeState& s, int64_t begin,
 
 // Elementwise, so split across the workers when each gets enough elements (the split changes no code).
 void quantize_invoke(OpContext& ctx) {
-  constexpr int64_t kMinPerTask = 1 << 14;
   const auto& s = ctx.state<QuantizeState>();
-  const int64_t n = ctx.element_count(ctx.input(0));
-  const int tasks = static_cast<int>(std::min<int64_t>(ctx.workers(), n / kMinPerTask));
-  if (tasks <= 1) return quantize_range(ctx, s, 0, n);
-  parallel_run(ctx.parallel(), tasks, [&](int task, int) { quantize_range(ctx, s, n * task / tasks, n * (task + 1) / tasks); });
+  parallel_ranges(ctx.parallel(), ctx.workers(), ctx.element_count(ctx.input(0)), 1, 1 << 14,
+                  [&](int64_t begin, int64_t end) { quantize_range(ctx, s, begin, end); });
 }
 
 constexpr OpDef kOps[] = {

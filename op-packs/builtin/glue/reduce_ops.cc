@@ -320,14 +320,9 @@ void arg_typed(const ArgState& s, const T* in, I* out, int64_t o0, int64_t o1) {
 // per-pixel class: 262144 rows of 151 at 512x512).
 template <bool IsMax, typename T, typename I>
 void arg_rows(OpContext& ctx, const ArgState& s, const T* in, I* out) {
-  constexpr int64_t kMinPerTask = 1 << 16;  // elements
-  const int64_t total = s.outer * s.axis * s.inner;
-  const int tasks = static_cast<int>(std::min<int64_t>({s.outer, 4 * static_cast<int64_t>(ctx.workers()),
-                                                        std::max<int64_t>(1, total / kMinPerTask)}));
-  if (tasks <= 1) return arg_typed<IsMax>(s, in, out, 0, s.outer);
-  parallel_run(ctx.parallel(), tasks, [&](int task, int) {
-    arg_typed<IsMax>(s, in, out, s.outer * task / tasks, s.outer * (task + 1) / tasks);
-  });
+  // Up to four tasks a worker: rows can cost unevenly.
+  parallel_ranges(ctx.parallel(), ctx.workers(), s.outer, s.axis * s.inner, 1 << 16,
+                  [&](int64_t begin, int64_t end) { arg_typed<IsMax>(s, in, out, begin, end); }, 4 * ctx.workers());
 }
 
 void arg_invoke(OpContext& ctx) {

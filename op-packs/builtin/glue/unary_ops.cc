@@ -104,17 +104,10 @@ void gelu_prepare(OpContext& ctx) {
 // `op` over the input, in runs of whole 64-byte lines across the workers when each gets enough elements
 // to outweigh the hand-over. Every element is computed alone, so the split never changes an output.
 void unary_split(OpContext& ctx, UnaryOp op) {
-  constexpr int64_t kMinPerTask = 1 << 13;
   const float* in = ctx.data<float>(ctx.input(0));
   float* out = ctx.mutable_data<float>(ctx.output(0));
-  const int64_t n = ctx.element_count(ctx.input(0));
-  const int tasks = static_cast<int>(std::min<int64_t>(ctx.workers(), n / kMinPerTask));
-  if (tasks <= 1) return unary(op, in, out, n);
-  const int64_t run = (n / tasks + 15) / 16 * 16;
-  parallel_run(ctx.parallel(), tasks, [&](int task, int) {
-    const int64_t begin = task * run, end = task + 1 == tasks ? n : std::min(n, begin + run);
-    if (begin < end) unary(op, in + begin, out + begin, end - begin);
-  });
+  parallel_ranges(ctx.parallel(), ctx.workers(), ctx.element_count(ctx.input(0)), 1, 1 << 13,
+                  [&](int64_t begin, int64_t end) { unary(op, in + begin, out + begin, end - begin); }, 0, 16);
 }
 
 void gelu_invoke(OpContext& ctx) {
@@ -141,15 +134,10 @@ void softmax_invoke(OpContext& ctx) {
   const int64_t count = ctx.element_count(input);
   if (depth == 0) return;
   // Rows across the workers when each gets enough elements; a row's floats do not depend on the split.
-  constexpr int64_t kMinPerTask = 1 << 13;
-  const int64_t rows = count / depth;
-  const int tasks = static_cast<int>(std::min<int64_t>({ctx.workers(), rows, count / kMinPerTask}));
   const float* in = ctx.data<float>(input);
   float* out = ctx.mutable_data<float>(ctx.output(0));
   const float beta = ctx.options().u.softmax.beta;
-  if (tasks <= 1) return softmax(in, out, rows, depth, beta);
-  parallel_run(ctx.parallel(), tasks, [&](int task, int) {
-    const int64_t begin = rows * task / tasks, end = rows * (task + 1) / tasks;
+  parallel_ranges(ctx.parallel(), ctx.workers(), count / depth, depth, 1 << 13, [&](int64_t begin, int64_t end) {
     softmax(in + begin * depth, out + begin * depth, end - begin, depth, beta);
   });
 }

@@ -4,6 +4,8 @@
 #ifndef BATON_BUILTIN_KERNELS_PARALLEL_H
 #define BATON_BUILTIN_KERNELS_PARALLEL_H
 
+#include <algorithm>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -45,6 +47,26 @@ inline void parallel_run(Parallel* parallel, int n, FunctionRef<void(int, int)> 
   } else {
     for (int i = 0; i < n; ++i) task(i, 0);
   }
+}
+
+// Runs body(begin, end) over the items [0, count) in contiguous ranges, one a task: as many tasks as
+// `workers` (or `max_tasks` when given) allow with at least `min_work` units of work each, an item being
+// `work_per_item` units; range ends on multiples of `align` but the last. One call on the caller's thread
+// when that leaves a single task. For work whose items are computed alone, so the split never changes an
+// output.
+inline void parallel_ranges(Parallel* parallel, int workers, int64_t count, int64_t work_per_item, int64_t min_work,
+                            FunctionRef<void(int64_t, int64_t)> body, int max_tasks = 0, int64_t align = 1) {
+  const int64_t most = max_tasks > 0 ? max_tasks : workers;
+  const int tasks = static_cast<int>(std::min<int64_t>({most, count, count * work_per_item / min_work}));
+  if (tasks <= 1) {
+    if (count > 0) body(0, count);
+    return;
+  }
+  auto edge = [&](int task) { return task == tasks ? count : count * task / tasks / align * align; };
+  parallel_run(parallel, tasks, [&](int task, int) {
+    const int64_t begin = edge(task), end = edge(task + 1);
+    if (begin < end) body(begin, end);
+  });
 }
 
 }  // namespace baton::builtin
