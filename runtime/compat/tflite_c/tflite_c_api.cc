@@ -410,6 +410,24 @@ TfLiteInterpreter* create_interpreter(const TfLiteModel* model, const TfLiteInte
   return out.release();
 }
 
+// A TfLiteModel of what `load` makes in the shared plain environment, whose limits hold the model; null
+// with the reason reported.
+template <typename Load>
+TfLiteModel* new_model(const char* caller, Load load) {
+  std::string error;
+  baton_environment* env = environment(-1, false, &error);
+  if (!env) {
+    report({}, std::string(caller) + ": " + error);
+    return nullptr;
+  }
+  baton_model* model = load(env);
+  if (!model) {
+    report({}, baton_last_error());
+    return nullptr;
+  }
+  return new TfLiteModel{model};
+}
+
 }  // namespace
 
 extern "C" {
@@ -421,18 +439,8 @@ TfLiteModel* TfLiteModelCreate(const void* model_data, size_t model_size) {
     report({}, "TfLiteModelCreate: no model data");
     return nullptr;
   }
-  std::string error;
-  baton_environment* env = environment(-1, false, &error);  // its limits hold the model
-  if (!env) {
-    report({}, "TfLiteModelCreate: " + error);
-    return nullptr;
-  }
-  baton_model* model = baton_model_create_from_buffer(env, model_data, model_size);
-  if (!model) {
-    report({}, baton_last_error());
-    return nullptr;
-  }
-  return new TfLiteModel{model};
+  return new_model("TfLiteModelCreate",
+                   [&](baton_environment* env) { return baton_model_create_from_buffer(env, model_data, model_size); });
 }
 
 TfLiteModel* TfLiteModelCreateFromFile(const char* model_path) {
@@ -440,18 +448,8 @@ TfLiteModel* TfLiteModelCreateFromFile(const char* model_path) {
     report({}, "TfLiteModelCreateFromFile: no path");
     return nullptr;
   }
-  std::string error;
-  baton_environment* env = environment(-1, false, &error);  // its limits hold the model
-  if (!env) {
-    report({}, "TfLiteModelCreateFromFile: " + error);
-    return nullptr;
-  }
-  baton_model* model = baton_model_create_from_file(env, model_path);
-  if (!model) {
-    report({}, baton_last_error());
-    return nullptr;
-  }
-  return new TfLiteModel{model};
+  return new_model("TfLiteModelCreateFromFile",
+                   [&](baton_environment* env) { return baton_model_create_from_file(env, model_path); });
 }
 
 void TfLiteModelDelete(TfLiteModel* model) { delete model; }
