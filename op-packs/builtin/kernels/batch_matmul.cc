@@ -72,6 +72,10 @@ int64_t batch_count(const BatchMatMulParams& p) {
   return batches;
 }
 
+// No output element: nothing to compute, however many batches the broadcast makes (a fuzzed model had
+// four million empty products).
+bool empty_output(const BatchMatMulParams& p) { return p.m == 0 || p.n == 0 || batch_count(p) == 0; }
+
 // Calls one(lhs offset, rhs offset, output offset) for each broadcast batch.
 template <typename F>
 void for_each_batch(const BatchMatMulParams& p, F one) {
@@ -86,6 +90,7 @@ void for_each_batch(const BatchMatMulParams& p, F one) {
 
 void batch_matmul_quantized(const BatchMatMulParams& p, const QBatchMatMulParams& q, const void* lhs, const void* rhs,
                             void* out) {
+  if (empty_output(p)) return;
   if (q.int16) {
     const auto* l = static_cast<const int16_t*>(lhs);
     const auto* r = static_cast<const int16_t*>(rhs);
@@ -114,6 +119,7 @@ size_t batch_matmul_scratch_size(const BatchMatMulParams& p, int workers) {
 
 void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out, float* scratch,
                   Parallel* parallel) {
+  if (empty_output(p)) return;
   if (!uses_gemm(p)) {
     for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one(p, lhs + lo, rhs + ro, out + oo); });
     return;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/simd.h"
+#include "kernels/vector_math.h"
 
 namespace baton::builtin {
 namespace {
@@ -54,7 +55,14 @@ BATON_INLINE void store_tile(const BlockArgs& args, const float (&tile)[kGemmMR]
   }
 }
 
+// The micro-kernel at W float lanes: a kGemmMR x kGemmNR tile in kGemmMR x (kGemmNR / W) vectors (two
+// 8-lane vectors a row with AVX2, one 16-lane vector with AVX-512). Every lane sums its column over k in
+// the same order at either width, so the two give the same floats.
+template <int W>
 BATON_INLINE void compute_block_impl(const BlockArgs& args) {
+  using V = typename Lanes<W>::F;
+  constexpr int kVecs = kGemmNR / W;
+  static_assert(kGemmNR % W == 0);
   const int m_panels = (args.m_rows + kGemmMR - 1) / kGemmMR;
   for (int p = args.panel_begin; p < args.panel_end; ++p) {
     const float* b_panel = args.packed_b + static_cast<size_t>(p) * args.kc * kGemmNR;
@@ -63,16 +71,15 @@ BATON_INLINE void compute_block_impl(const BlockArgs& args) {
     for (int mp = 0; mp < m_panels; ++mp) {
       const float* a = args.packed_a + static_cast<size_t>(mp) * args.kc * kGemmMR;
       const float* b = b_panel;
-      Float8 acc[kGemmMR][2] = {};
+      V acc[kGemmMR][kVecs] = {};
       for (int kk = 0; kk < args.kc; ++kk) {
-        Float8 b0, b1;
-        std::memcpy(&b0, b, sizeof(b0));
-        std::memcpy(&b1, b + 8, sizeof(b1));
+        V bv[kVecs];
+        std::memcpy(bv, b, sizeof(bv));
 #pragma GCC unroll 6
         for (int i = 0; i < kGemmMR; ++i) {
           const float av = a[i];
-          acc[i][0] += av * b0;
-          acc[i][1] += av * b1;
+#pragma GCC unroll 2
+          for (int v = 0; v < kVecs; ++v) acc[i][v] += av * bv[v];
         }
         a += kGemmMR;
         b += kGemmNR;
@@ -81,33 +88,29 @@ BATON_INLINE void compute_block_impl(const BlockArgs& args) {
       const int rows = std::min(kGemmMR, args.m_rows - row0);
       if (rows == kGemmMR && cols == kGemmNR) {
         // Whole tile: the common case, in vector registers.
+        const V lo = V{} + args.range.lo, hi = V{} + args.range.hi;
 #pragma GCC unroll 6
         for (int i = 0; i < kGemmMR; ++i) {
           float* out = args.c + static_cast<size_t>(row0 + i) * args.ldc + col0;
-          Float8 v0 = acc[i][0], v1 = acc[i][1];
-          if (!args.first) {
-            Float8 o0, o1;
-            std::memcpy(&o0, out, sizeof(o0));
-            std::memcpy(&o1, out + 8, sizeof(o1));
-            v0 += o0;
-            v1 += o1;
-          }
-          if (args.last) {
-            if (args.bias) {
-              Float8 bias0, bias1;
-              std::memcpy(&bias0, args.bias + col0, sizeof(bias0));
-              std::memcpy(&bias1, args.bias + col0 + 8, sizeof(bias1));
-              v0 += bias0;
-              v1 += bias1;
+#pragma GCC unroll 2
+          for (int v = 0; v < kVecs; ++v) {
+            V x = acc[i][v];
+            if (!args.first) {
+              V o;
+              std::memcpy(&o, out + v * W, sizeof(o));
+              x += o;
             }
-            const Float8 lo = Float8{} + args.range.lo, hi = Float8{} + args.range.hi;
-            v0 = v0 < lo ? lo : v0;
-            v1 = v1 < lo ? lo : v1;
-            v0 = v0 > hi ? hi : v0;
-            v1 = v1 > hi ? hi : v1;
+            if (args.last) {
+              if (args.bias) {
+                V bias;
+                std::memcpy(&bias, args.bias + col0 + v * W, sizeof(bias));
+                x += bias;
+              }
+              x = x < lo ? lo : x;
+              x = x > hi ? hi : x;
+            }
+            std::memcpy(out + v * W, &x, sizeof(x));
           }
-          std::memcpy(out, &v0, sizeof(v0));
-          std::memcpy(out + 8, &v1, sizeof(v1));
         }
       } else {
         float tile[kGemmMR][kGemmNR];
@@ -118,7 +121,7 @@ BATON_INLINE void compute_block_impl(const BlockArgs& args) {
   }
 }
 
-BATON_DISPATCH_AVX2(void, compute_block, (const BlockArgs& args), (args))
+BATON_DISPATCH_WIDTHS(void, compute_block, (const BlockArgs& args), (args))
 
 BATON_INLINE float dot_impl(const float* a, const float* b, int k) {
   Float8 acc0 = {}, acc1 = {};
@@ -212,8 +215,10 @@ void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed) {
 
 size_t gemm_scratch_per_worker() { return static_cast<size_t>(kGemmMC) * kGemmKC; }
 
-void gemm(GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
-          const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
+namespace {
+
+void gemm_with(void (*compute)(const BlockArgs&), GemmRowSource a, int m, int n, int k, const float* packed_b,
+               float* c, int ldc, const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
   if (m <= 0 || n <= 0) return;
   const int panels = (n + kGemmNR - 1) / kGemmNR;
   const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
@@ -265,9 +270,22 @@ void gemm(GemmRowSource a, int m, int n, int k, const float* packed_b, float* c,
       args.packed_b = packed_b + static_cast<size_t>(k0) * n_padded;
       args.first = k0 == 0;
       args.last = k0 + kc >= k;
-      compute_block(args);
+      compute(args);
     }
   });
+}
+
+}  // namespace
+
+void gemm(GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
+          const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
+  static const auto kernel = compute_block_for(best_vector_isa());
+  gemm_with(kernel, a, m, n, k, packed_b, c, ldc, epilogue, scratch, parallel);
+}
+
+void gemm(VectorIsa isa, GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
+          const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
+  gemm_with(compute_block_for(isa), a, m, n, k, packed_b, c, ldc, epilogue, scratch, parallel);
 }
 
 void gemv_rows(const float* a, int lda, int m, int n, int k, const float* b, int ldb, float* c, int ldc,

@@ -60,6 +60,10 @@ size_t gemm_scratch_per_worker();
 // worker_count(parallel) * gemm_scratch_per_worker() floats.
 void gemm(GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
           const GemmEpilogue& epilogue, float* scratch, Parallel* parallel);
+// The same with the micro-kernel of `isa` (best_vector_isa() or one below it): 16 lanes with AVX-512, 8
+// with AVX2 and baseline; AVX2 and AVX-512 give the same floats. For tests.
+void gemm(VectorIsa isa, GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
+          const GemmEpilogue& epilogue, float* scratch, Parallel* parallel);
 
 // Row-by-row dot products for tiny m (a fully connected layer with batch 1): reads B unpacked, which
 // for a matrix-vector product is what bounds the speed anyway.

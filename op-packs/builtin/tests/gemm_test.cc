@@ -25,6 +25,18 @@ std::vector<float> naive(const std::vector<float>& a, const std::vector<float>& 
   return c;
 }
 
+// C of the case, by the micro-kernel of `isa`.
+std::vector<float> run_gemm(VectorIsa isa, int m, int n, int k, const std::vector<float>& a, const std::vector<float>& b,
+                            const float* bias, ActivationRange range, Parallel* parallel) {
+  std::vector<float> packed(gemm_packed_b_size(n, k));
+  gemm_pack_b(b.data(), k, n, k, packed.data());
+  std::vector<float> scratch(worker_count(parallel) * gemm_scratch_per_worker());
+  std::vector<float> c(static_cast<size_t>(m) * n, -777.0f);
+  const DenseRows rows{a.data(), k};
+  gemm(isa, rows.source(), m, n, k, packed.data(), c.data(), n, GemmEpilogue{bias, range}, scratch.data(), parallel);
+  return c;
+}
+
 void check_gemm(int m, int n, int k, Parallel* parallel, bool with_bias, ActivationRange range, unsigned seed) {
   SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
   const auto a = random_floats(static_cast<size_t>(m) * k, seed);
@@ -57,6 +69,32 @@ TEST(Gemm, ClampsAndOmitsBias) {
 TEST(Gemm, ThreadedMatchesNaive) {
   ThreadPool pool(3);
   for (int m : {1, 7, 100, 300}) check_gemm(m, 50, 270, &pool, true, {0.0f, 6.0f}, 7 + m);
+}
+
+// Each micro-kernel width this CPU runs against the naive product; AVX2's 8 lanes and AVX-512's 16 to the
+// same floats (each lane sums its column in the same order), across tile, panel and depth-block edges.
+TEST(Gemm, EveryVectorWidthMatchesNaiveAndAvx2EqualsAvx512) {
+  ThreadPool pool(2);
+  unsigned seed = 300;
+  for (int m : {1, 6, 7, 73}) {
+    for (int n : {15, 16, 17, 40}) {
+      for (int k : {3, 257}) {
+        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+        const auto a = random_floats(static_cast<size_t>(m) * k, seed++);
+        const auto b = random_floats(static_cast<size_t>(n) * k, seed++);
+        const auto bias = random_floats(n, seed++);
+        const ActivationRange range{-0.5f, 6.0f};
+        const auto want = naive(a, b, bias.data(), m, n, k, range);
+        std::vector<std::vector<float>> got;
+        for (int isa = 0; isa <= static_cast<int>(best_vector_isa()); ++isa) {
+          got.push_back(run_gemm(static_cast<VectorIsa>(isa), m, n, k, a, b, bias.data(), range, &pool));
+          expect_near_all(want, got.back());
+        }
+        if (got.size() == 3) EXPECT_EQ(got[1], got[2]) << "AVX2 and AVX-512 differ";
+      }
+    }
+  }
+  if (best_vector_isa() != VectorIsa::kAvx512) GTEST_SKIP() << "no AVX-512 here: only the widths below it were run";
 }
 
 TEST(FullyConnected, GemvAndGemmPathsMatchNaive) {
