@@ -63,7 +63,8 @@ ours_dir=$(cd "$(dirname "$ours")" && pwd)
 build google "$tflite_c_dir/lib"
 build baton "$ours_dir"
 # Which library each addon runs: its own, not the other's.
-ldd "$work/baton/node_tflite_binding.node" | grep -q "$ours_dir/libtensorflowlite_c.so" || { echo "FAIL: the baton addon does not load baton's library"; exit 1; }
+# (ldd's whole output first: `ldd | grep -q` under pipefail fails when grep stops reading before ldd ends.)
+grep -q "$ours_dir/libtensorflowlite_c.so" <<< "$(ldd "$work/baton/node_tflite_binding.node")" || { echo "FAIL: the baton addon does not load baton's library"; exit 1; }
 
 # baton's plugins from the build tree; its crash journal in the scratch folder, not the user's.
 run() {  # run NAME MODEL OUT [ARGS...]
