@@ -13,10 +13,10 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 
+#include "fuzz_budget.h"
 #include "interpreter.h"
 
 namespace {
@@ -88,46 +88,6 @@ struct Watched {
   }
 };
 
-double elements(const baton::SubgraphInfo& g, int32_t tensor) {
-  if (tensor < 0 || tensor >= static_cast<int32_t>(g.tensors.size())) return 0;
-  double n = 1;
-  for (int32_t d : g.tensors[static_cast<size_t>(tensor)].shape) n *= d > 0 ? d : 0;
-  return n;
-}
-
-// Multiplications a node's kernel does, estimated: a product (convolution, fully connected, recurrent
-// step, matrix product) does one per weight for every row of its output; a pool one per window element
-// for every output element. A few megabytes of weights times a few thousand time steps is a valid model
-// that takes minutes, not a finding.
-double node_multiplies(const baton::SubgraphInfo& g, const baton::NodeInfo& n) {
-  static const std::set<std::string> products = {
-      "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "CONV_3D",
-      "CONV_3D_TRANSPOSE", "LSTM", "RNN", "SVDF", "UNIDIRECTIONAL_SEQUENCE_RNN", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-      "BIDIRECTIONAL_SEQUENCE_RNN", "BIDIRECTIONAL_SEQUENCE_LSTM"};
-  static const std::set<std::string> pools = {"AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"};
-  if (n.outputs.empty()) return 0;
-  const std::string name = baton::op_name(n.op_code);
-  double rows = 0;
-  for (int32_t out : n.outputs) {
-    if (out < 0 || out >= static_cast<int32_t>(g.tensors.size())) continue;
-    const auto& shape = g.tensors[static_cast<size_t>(out)].shape;
-    const double last = shape.empty() || shape.back() <= 0 ? 1 : shape.back();
-    rows += elements(g, out) / last;
-  }
-  if (products.count(name)) {
-    double weights = 0;
-    for (size_t i = 1; i < n.inputs.size(); ++i) weights += elements(g, n.inputs[i]);
-    return weights * rows;
-  }
-  if (pools.count(name)) {
-    const baton_pool_options& p = n.options.u.pool;
-    return elements(g, n.outputs[0]) * std::max(1.0, double(p.filter_w) * double(p.filter_h));
-  }
-  return 0;
-}
-
-// A model past this runs for more than the watchdog's second even with the sanitizers off.
-constexpr double kMaxMultiplies = 2e9;
 
 }  // namespace
 
@@ -136,17 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto model = baton::load_model_buffer({data, size}, "fuzz.tflite", env->limits());
   if (!model) return 0;
   // Skip graphs too costly for one fuzz iteration (the limits bound memory, not time).
-  size_t work = 0, nodes = 0;
-  double multiplies = 0;
-  for (const baton::SubgraphInfo& g : model.value()->subgraphs) {
-    for (const baton::TensorInfo& t : g.tensors) {
-      size_t bytes = 0;
-      if (baton::checked_byte_size(t.shape, t.type, &bytes)) work += bytes;
-    }
-    for (const baton::NodeInfo& n : g.nodes) multiplies += node_multiplies(g, n);
-    nodes += g.nodes.size();
-  }
-  if (work > (size_t(64) << 20) || nodes > 2000 || multiplies > kMaxMultiplies) return 0;
+  if (!baton::fuzz::within_budget(*model.value())) return 0;
   auto interp = baton::Interpreter::create(env, model.value());
   if (!interp) return 0;
   baton::Interpreter& in = *interp.value();
