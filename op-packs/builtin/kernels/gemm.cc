@@ -9,7 +9,10 @@
 namespace baton::builtin {
 namespace {
 
-static_assert(kGemmNR == 16 && kGemmMC % kGemmMR == 0);
+// Rows of the tile at W lanes: twelve accumulators either way (12 x one 16-lane vector, 6 x two 8-lane).
+template <int W>
+inline constexpr int kTileRows = W == 16 ? 12 : 6;
+static_assert(kGemmNR == 16 && kGemmMC % kTileRows<16> == 0 && kGemmMC % kTileRows<8> == 0);
 
 void fill_dense(const void* context, int row, int k0, int count, float* dst, int stride) {
   const auto* d = static_cast<const DenseRows*>(context);
@@ -39,7 +42,8 @@ struct BlockArgs {
 
 // Stores one accumulator tile: adds what C holds unless this is the first depth block, adds the bias
 // and clamps after the last one.
-BATON_INLINE void store_tile(const BlockArgs& args, const float (&tile)[kGemmMR][kGemmNR], int row0,
+template <int MR>
+BATON_INLINE void store_tile(const BlockArgs& args, const float (&tile)[MR][kGemmNR], int row0,
                              int col0, int rows, int cols) {
   for (int i = 0; i < rows; ++i) {
     float* out = args.c + static_cast<size_t>(row0 + i) * args.ldc + col0;
@@ -55,42 +59,43 @@ BATON_INLINE void store_tile(const BlockArgs& args, const float (&tile)[kGemmMR]
   }
 }
 
-// The micro-kernel at W float lanes: a kGemmMR x kGemmNR tile in kGemmMR x (kGemmNR / W) vectors (two
-// 8-lane vectors a row with AVX2, one 16-lane vector with AVX-512). Every lane sums its column over k in
-// the same order at either width, so the two give the same floats.
+// The micro-kernel at W float lanes: an MR x kGemmNR tile in MR x (kGemmNR / W) vectors (6 rows of two
+// 8-lane vectors with AVX2, 12 rows of one 16-lane vector with AVX-512). Every lane sums its column over k
+// in the same order at either width, so the two give the same floats.
 template <int W>
 BATON_INLINE void compute_block_impl(const BlockArgs& args) {
+  constexpr int MR = kTileRows<W>;
   using V = typename Lanes<W>::F;
   constexpr int kVecs = kGemmNR / W;
   static_assert(kGemmNR % W == 0);
-  const int m_panels = (args.m_rows + kGemmMR - 1) / kGemmMR;
+  const int m_panels = (args.m_rows + MR - 1) / MR;
   for (int p = args.panel_begin; p < args.panel_end; ++p) {
     const float* b_panel = args.packed_b + static_cast<size_t>(p) * args.kc * kGemmNR;
     const int col0 = p * kGemmNR;
     const int cols = std::min(kGemmNR, args.n - col0);
     for (int mp = 0; mp < m_panels; ++mp) {
-      const float* a = args.packed_a + static_cast<size_t>(mp) * args.kc * kGemmMR;
+      const float* a = args.packed_a + static_cast<size_t>(mp) * args.kc * MR;
       const float* b = b_panel;
-      V acc[kGemmMR][kVecs] = {};
+      V acc[MR][kVecs] = {};
       for (int kk = 0; kk < args.kc; ++kk) {
         V bv[kVecs];
         std::memcpy(bv, b, sizeof(bv));
-#pragma GCC unroll 6
-        for (int i = 0; i < kGemmMR; ++i) {
+#pragma GCC unroll 12
+        for (int i = 0; i < MR; ++i) {
           const float av = a[i];
 #pragma GCC unroll 2
           for (int v = 0; v < kVecs; ++v) acc[i][v] += av * bv[v];
         }
-        a += kGemmMR;
+        a += MR;
         b += kGemmNR;
       }
-      const int row0 = mp * kGemmMR;
-      const int rows = std::min(kGemmMR, args.m_rows - row0);
-      if (rows == kGemmMR && cols == kGemmNR) {
+      const int row0 = mp * MR;
+      const int rows = std::min(MR, args.m_rows - row0);
+      if (rows == MR && cols == kGemmNR) {
         // Whole tile: the common case, in vector registers.
         const V lo = V{} + args.range.lo, hi = V{} + args.range.hi;
-#pragma GCC unroll 6
-        for (int i = 0; i < kGemmMR; ++i) {
+#pragma GCC unroll 12
+        for (int i = 0; i < MR; ++i) {
           float* out = args.c + static_cast<size_t>(row0 + i) * args.ldc + col0;
 #pragma GCC unroll 2
           for (int v = 0; v < kVecs; ++v) {
@@ -113,9 +118,9 @@ BATON_INLINE void compute_block_impl(const BlockArgs& args) {
           }
         }
       } else {
-        float tile[kGemmMR][kGemmNR];
+        float tile[MR][kGemmNR];
         std::memcpy(tile, acc, sizeof(tile));
-        store_tile(args, tile, row0, col0, rows, cols);
+        store_tile<MR>(args, tile, row0, col0, rows, cols);
       }
     }
   }
@@ -213,11 +218,19 @@ void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed) {
   });
 }
 
+int gemm_rows_per_tile(VectorIsa isa) {
+#if defined(BATON_BUILTIN_HAS_AVX2_DISPATCH)
+  if (isa == VectorIsa::kAvx512) return kTileRows<16>;
+#endif
+  (void)isa;
+  return kTileRows<8>;
+}
+
 size_t gemm_scratch_per_worker() { return static_cast<size_t>(kGemmMC) * kGemmKC; }
 
 namespace {
 
-void gemm_with(void (*compute)(const BlockArgs&), GemmRowSource a, int m, int n, int k, const float* packed_b,
+void gemm_with(void (*compute)(const BlockArgs&), int mr, GemmRowSource a, int m, int n, int k, const float* packed_b,
                float* c, int ldc, const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
   if (m <= 0 || n <= 0) return;
   const int panels = (n + kGemmNR - 1) / kGemmNR;
@@ -244,7 +257,7 @@ void gemm_with(void (*compute)(const BlockArgs&), GemmRowSource a, int m, int n,
     const int chunk = task % n_chunks;
     const int m0 = mb * kGemmMC;
     const int mc = std::min(kGemmMC, m - m0);
-    const int m_panels = (mc + kGemmMR - 1) / kGemmMR;
+    const int m_panels = (mc + mr - 1) / mr;
     float* packed_a = scratch + static_cast<size_t>(worker) * gemm_scratch_per_worker();
     BlockArgs args;
     args.m_rows = mc;
@@ -259,12 +272,11 @@ void gemm_with(void (*compute)(const BlockArgs&), GemmRowSource a, int m, int n,
     for (int k0 = 0; k0 < k; k0 += kGemmKC) {
       const int kc = std::min(kGemmKC, k - k0);
       for (int r = 0; r < mc; ++r) {
-        a.fill(a.context, m0 + r, k0, kc, packed_a + static_cast<size_t>(r / kGemmMR) * kc * kGemmMR + r % kGemmMR,
-               kGemmMR);
+        a.fill(a.context, m0 + r, k0, kc, packed_a + static_cast<size_t>(r / mr) * kc * mr + r % mr, mr);
       }
-      for (int r = mc; r < m_panels * kGemmMR; ++r) {
-        float* dst = packed_a + static_cast<size_t>(r / kGemmMR) * kc * kGemmMR + r % kGemmMR;
-        for (int kk = 0; kk < kc; ++kk) dst[kk * kGemmMR] = 0.0f;
+      for (int r = mc; r < m_panels * mr; ++r) {
+        float* dst = packed_a + static_cast<size_t>(r / mr) * kc * mr + r % mr;
+        for (int kk = 0; kk < kc; ++kk) dst[kk * mr] = 0.0f;
       }
       args.kc = kc;
       args.packed_b = packed_b + static_cast<size_t>(k0) * n_padded;
@@ -280,12 +292,13 @@ void gemm_with(void (*compute)(const BlockArgs&), GemmRowSource a, int m, int n,
 void gemm(GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
           const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
   static const auto kernel = compute_block_for(best_vector_isa());
-  gemm_with(kernel, a, m, n, k, packed_b, c, ldc, epilogue, scratch, parallel);
+  static const int mr = gemm_rows_per_tile(best_vector_isa());
+  gemm_with(kernel, mr, a, m, n, k, packed_b, c, ldc, epilogue, scratch, parallel);
 }
 
 void gemm(VectorIsa isa, GemmRowSource a, int m, int n, int k, const float* packed_b, float* c, int ldc,
           const GemmEpilogue& epilogue, float* scratch, Parallel* parallel) {
-  gemm_with(compute_block_for(isa), a, m, n, k, packed_b, c, ldc, epilogue, scratch, parallel);
+  gemm_with(compute_block_for(isa), gemm_rows_per_tile(isa), a, m, n, k, packed_b, c, ldc, epilogue, scratch, parallel);
 }
 
 void gemv_rows(const float* a, int lda, int m, int n, int k, const float* b, int ldb, float* c, int ldc,

@@ -5,7 +5,8 @@
 // columns; A is packed block by block from a row source, so a convolution can im2col straight into the
 // packed block instead of materialising the whole im2col matrix. The micro-kernel keeps a
 // kGemmMR x kGemmNR tile of C in registers; blocks of kGemmKC depth keep a B panel in L1 and an A block
-// in L2.
+// in L2. The tile has kGemmNR columns and gemm_rows_per_tile(isa) rows: 12 with AVX-512 (twelve 16-lane
+// accumulators, enough to cover the FMA latency), 6 with AVX2 and baseline (twelve 8-lane ones).
 #ifndef BATON_BUILTIN_KERNELS_GEMM_H
 #define BATON_BUILTIN_KERNELS_GEMM_H
 
@@ -16,10 +17,9 @@
 
 namespace baton::builtin {
 
-inline constexpr int kGemmMR = 6;
 inline constexpr int kGemmNR = 16;
 inline constexpr int kGemmKC = 256;
-inline constexpr int kGemmMC = 72;  // a multiple of kGemmMR
+inline constexpr int kGemmMC = 72;  // a multiple of every tile's row count (6 and 12)
 
 // Writes A[row][k0 .. k0+count) to dst[0], dst[stride], dst[2*stride], ...
 struct GemmRowSource {
@@ -52,6 +52,9 @@ void gemm_pack_b(const float* b, int ldb, int n, int k, float* packed);
 // The same packing of a B stored the other way round, b[kk * ldb + j] (a BATCH_MATMUL right operand
 // without adj_y): each panel row is a contiguous run of the source.
 void gemm_pack_b_k_major(const float* b, int ldb, int n, int k, float* packed);
+
+// Rows of the micro-kernel's tile at `isa`'s width.
+int gemm_rows_per_tile(VectorIsa isa);
 
 // Floats of scratch gemm() needs per worker.
 size_t gemm_scratch_per_worker();

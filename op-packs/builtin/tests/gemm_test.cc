@@ -1,5 +1,6 @@
 // The GEMM against a naive triple loop (an independent reference) on sizes that cross every blocking
-// boundary: m around kGemmMC and kGemmMR, n around kGemmNR, k around kGemmKC; serial and threaded.
+// boundary: m around kGemmMC and the tile's rows (6 and 12), n around kGemmNR, k around kGemmKC; serial
+// and threaded.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,7 +55,7 @@ void check_gemm(int m, int n, int k, Parallel* parallel, bool with_bias, Activat
 
 TEST(Gemm, MatchesNaiveAcrossBlockBoundaries) {
   unsigned seed = 1;
-  for (int m : {1, 5, 6, 7, 71, 72, 73, 150}) {
+  for (int m : {1, 5, 6, 7, 11, 12, 13, 71, 72, 73, 150}) {
     for (int n : {1, 15, 16, 17, 40}) {
       for (int k : {1, 3, 255, 256, 257, 600}) check_gemm(m, n, k, nullptr, true, {}, seed++);
     }
@@ -76,7 +77,7 @@ TEST(Gemm, ThreadedMatchesNaive) {
 TEST(Gemm, EveryVectorWidthMatchesNaiveAndAvx2EqualsAvx512) {
   ThreadPool pool(2);
   unsigned seed = 300;
-  for (int m : {1, 6, 7, 73}) {
+  for (int m : {1, 6, 7, 12, 13, 73}) {
     for (int n : {15, 16, 17, 40}) {
       for (int k : {3, 257}) {
         SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
@@ -90,7 +91,9 @@ TEST(Gemm, EveryVectorWidthMatchesNaiveAndAvx2EqualsAvx512) {
           got.push_back(run_gemm(static_cast<VectorIsa>(isa), m, n, k, a, b, bias.data(), range, &pool));
           expect_near_all(want, got.back());
         }
-        if (got.size() == 3) EXPECT_EQ(got[1], got[2]) << "AVX2 and AVX-512 differ";
+        if (got.size() == 3) {
+          EXPECT_EQ(got[1], got[2]) << "AVX2 and AVX-512 differ";
+        }
       }
     }
   }
