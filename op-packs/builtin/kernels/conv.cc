@@ -25,10 +25,28 @@ void fill_im2col(const void* context, int row, int k0, int count, float* dst, in
   int ci = k0 % p.in_c;
   int done = 0;
   while (done < count) {
-    const int run = std::min(p.in_c - ci, count - done);
+    int run = std::min(p.in_c - ci, count - done);
     const int iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
     const int ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
     float* out = dst + static_cast<size_t>(done) * stride;
+    // Undilated, the rest of the filter row is one contiguous run of the input when it lies inside it:
+    // copy it at once (a stem convolution's 3 channels would otherwise be runs of 3).
+    const int row_end = ix + (p.filter_w - kx) - 1;
+    if (p.dilation_w == 1 && iy >= 0 && iy < p.in_h && ix >= 0 && row_end < p.in_w) {
+      run = std::min((p.filter_w - kx) * p.in_c - ci, count - done);
+      const float* src =
+          rows->input + ((static_cast<size_t>(b) * p.in_h + iy) * p.in_w + ix) * p.in_c + ci;
+      for (int i = 0; i < run; ++i) out[static_cast<size_t>(i) * stride] = src[i];
+      done += run;
+      const int taps = ci + run;  // channels consumed from (kx, 0) on
+      kx += taps / p.in_c;
+      ci = taps % p.in_c;
+      if (kx == p.filter_w) {
+        kx = 0;
+        ++ky;
+      }
+      continue;
+    }
     if (iy >= 0 && iy < p.in_h && ix >= 0 && ix < p.in_w) {
       const float* src =
           rows->input + ((static_cast<size_t>(b) * p.in_h + iy) * p.in_w + ix) * p.in_c + ci;

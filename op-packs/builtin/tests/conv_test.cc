@@ -84,6 +84,10 @@ TEST(Conv2d, RandomShapesMatchDirectConvolution) {
       {1, 12, 12, 40, 20, 1, 1, 2, 1, Padding::kValid},  // 1x1 stride 2: im2col
       {1, 3, 3, 8, 4, 3, 3, 3, 1, Padding::kValid},    // stride 3 on a 3x3 input (face mesh)
       {1, 16, 16, 64, 33, 3, 3, 1, 1, Padding::kSame},  // depth 576 crosses kGemmKC
+      // Stem convolutions of 3 channels, whose filter rows im2col copies whole: a ViT's 16x16 stride-16
+      // patches (depth 768: depth blocks end inside a filter row), and a 7x7 SAME (edges padded).
+      {1, 48, 32, 3, 20, 16, 16, 16, 1, Padding::kValid},
+      {1, 13, 11, 3, 17, 7, 7, 2, 1, Padding::kSame},
   };
   unsigned seed = 10;
   ThreadPool pool(2);
