@@ -1,6 +1,7 @@
 // The vulkan delegate costs nothing where it is not used: on a machine whose only Vulkan device is a CPU
 // implementation (lavapipe), building the default chain (which probes it) and even naming it in the chain
-// without naming that device must not load a Vulkan driver into the process. This is its own program,
+// without naming that device must not load a Vulkan driver into the process, nor the plugin's shader
+// compiler (baton-vulkan-glslang, about a megabyte of memory once loaded). This is its own program,
 // which links no Vulkan library: whatever driver is mapped here, the plugin mapped it. Checked with a
 // fresh device cache (the helper process answers) and again with that cache (the file answers); last, a
 // positive control: with the device named, the driver is mapped, so the check can fail.
@@ -22,9 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // File names of the Vulkan drivers installed here (the manifests' library_path), plus LLVM, which
-// Mesa's software drivers bring.
+// Mesa's software drivers bring, and the plugin's shader compiler module.
 std::set<std::string> driver_names() {
-  std::set<std::string> names = {"libLLVM"};
+  std::set<std::string> names = {"libLLVM", "baton-vulkan-glslang"};
   std::error_code ec;
   for (const char* dir : {"/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d"}) {
     for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -41,7 +42,7 @@ std::set<std::string> driver_names() {
   return names;
 }
 
-// The driver libraries mapped into this process now.
+// The driver libraries (and the compiler module) mapped into this process now.
 std::set<std::string> mapped_drivers() {
   const std::set<std::string> drivers = driver_names();
   std::set<std::string> found;
@@ -126,8 +127,9 @@ TEST_F(VulkanLazy, LavapipeUnnamedLoadsNoDriverAndTakesNothing) {
   }
 }
 
-// The positive control: with the device named the delegate runs on it, and the driver is mapped. Runs
-// after the test above (gtest keeps the order of one file), since a mapped driver stays mapped.
+// The positive control: with the device named the delegate runs on it, and the driver is mapped, and so
+// is the compiler (the shader cache is new to this process). Runs after the test above (gtest keeps the
+// order of one file), since a mapped driver stays mapped.
 TEST_F(VulkanLazy, ZNamedDeviceLoadsTheDriver) {
   auto e = env("device = 0\n", true);
   ASSERT_TRUE(e) << e.error();
@@ -137,6 +139,10 @@ TEST_F(VulkanLazy, ZNamedDeviceLoadsTheDriver) {
   ASSERT_TRUE(interp) << interp.error();
   EXPECT_EQ(interp.value()->placement(0).plugin, "vulkan");
   EXPECT_FALSE(mapped_drivers().empty());
+  const auto mapped = mapped_drivers();
+  EXPECT_TRUE(std::any_of(mapped.begin(), mapped.end(), [](const std::string& f) {
+    return f.rfind("baton-vulkan-glslang", 0) == 0;
+  })) << joined(mapped);
 }
 
 }  // namespace

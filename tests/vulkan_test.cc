@@ -439,5 +439,24 @@ TEST_F(VulkanCli, ValidationWithoutTheLayerIsAReason) {
       << plan.out;
 }
 
+// The plugin installed without its shader compiler module (baton-vulkan-glslang.module beside it): the
+// partition's init fails naming the file, its nodes fall back, and the model runs.
+TEST_F(VulkanCli, AMissingShaderCompilerFallsBackNamingTheFile) {
+  const std::string dir = work_.path() + "/plugins";
+  fs::create_directories(dir);
+  for (const char* f : {"libbaton_vulkan.so", "baton-vulkan-probe"}) {
+    fs::copy_file(std::string(VULKAN_PLUGIN_DIR) + "/" + f, dir + "/" + f);
+  }
+  work_.write("nocompiler.conf", "[plugin.vulkan]\nshader-cache = false\ndevice = " + test_device() + "\n");
+  Result run = baton("", "run " + work_.file("relu.tflite") + " --delegate vulkan --verbose --output-dir " + work_.path() +
+                             " --config " + work_.file("nocompiler.conf") + " --plugin-dir " + dir + " --plugin-dir " +
+                             BUILTIN_PACK_DIR);
+  EXPECT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("the shader compiler " + dir + "/baton-vulkan-glslang.module could not be loaded: "),
+            std::string::npos)
+      << run.out;
+  EXPECT_TRUE(fs::exists(work_.file("out_0.npy")));
+}
+
 }  // namespace
 }  // namespace baton::test

@@ -48,7 +48,7 @@ bundle() {
   mkdir -p "$dir/lib/baton"
   cp -a "$plugins" "$dir/lib/baton/"
   # Every library the program and the plugins load, as this machine (Debian 12) has it, under its soname.
-  for f in "$dir/baton.bin" "$plugins"/*.so "$plugins"/baton-vulkan-probe; do
+  for f in "$dir/baton.bin" "$plugins"/*.so "$plugins"/baton-vulkan-probe "$plugins"/baton-vulkan-glslang.module; do
     ldd "$f" | awk '/=> \// {print $1, $3} /^[ \t]*\/.*ld-linux/ {print "LOADER", $1}'
   done | sort -u | while read -r name dep; do
     case "$name" in
