@@ -77,6 +77,7 @@ BATON_INLINE void compute_block_impl(const BlockArgs& args) {
       const float* a = args.packed_a + static_cast<size_t>(mp) * args.kc * MR;
       const float* b = b_panel;
       V acc[MR][kVecs] = {};
+#pragma GCC unroll 4
       for (int kk = 0; kk < args.kc; ++kk) {
         V bv[kVecs];
         std::memcpy(bv, b, sizeof(bv));
