@@ -39,7 +39,6 @@ void run(const T* __restrict a, const T* __restrict b, T* __restrict out, int64_
 // Float ADD, SUB and MUL runs W lanes at a time (a side of step 0 is one value for the whole run), then
 // the tail element by element: each lane is the one float operation and clamp `run` does, so the floats are
 // the same whichever ISA runs it.
-#define BATON_LAMBDA __attribute__((always_inline))
 template <int W>
 BATON_INLINE void arith_run_impl(BinaryOp op, int64_t as, int64_t bs, const float* a, const float* b, float* out,
                                  int64_t n, ActivationRange range) {

@@ -9,6 +9,8 @@ namespace baton::builtin {
 typedef float Float8 __attribute__((vector_size(32)));
 
 #define BATON_INLINE inline __attribute__((always_inline))
+// A lambda is a function of its own: it must be inlined to take the target of the dispatched copy.
+#define BATON_LAMBDA __attribute__((always_inline))
 
 }  // namespace baton::builtin
 

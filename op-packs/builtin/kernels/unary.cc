@@ -10,8 +10,6 @@
 namespace baton::builtin {
 namespace {
 
-// A lambda is a function of its own: it must be inlined to take the target of the dispatched copy.
-#define BATON_LAMBDA __attribute__((always_inline))
 
 template <typename F>
 void map(const float* __restrict in, float* __restrict out, int64_t n, F f) {

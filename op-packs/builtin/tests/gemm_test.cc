@@ -62,6 +62,36 @@ TEST(Gemm, MatchesNaiveAcrossBlockBoundaries) {
   }
 }
 
+// A dense A is read in place when a task crosses at most 12 panels (n <= 192 here) and packed otherwise:
+// both sides of that line, and the two paths give the same floats (the same A given as a transposed
+// source, which is always packed).
+TEST(Gemm, DenseInPlaceAndPackedAgree) {
+  unsigned seed = 500;
+  for (int m : {5, 12, 13, 150}) {
+    for (int n : {17, 192, 193, 250}) {
+      for (int k : {7, 300}) {
+        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+        check_gemm(m, n, k, nullptr, true, {-1.0f, 1.0f}, seed++);
+        const auto a = random_floats(static_cast<size_t>(m) * k, seed++);
+        const auto b = random_floats(static_cast<size_t>(n) * k, seed++);
+        std::vector<float> at(a.size());
+        for (int i = 0; i < m; ++i) {
+          for (int kk = 0; kk < k; ++kk) at[static_cast<size_t>(kk) * m + i] = a[static_cast<size_t>(i) * k + kk];
+        }
+        std::vector<float> packed(gemm_packed_b_size(n, k));
+        gemm_pack_b(b.data(), k, n, k, packed.data());
+        std::vector<float> scratch(gemm_scratch_per_worker());
+        std::vector<float> dense_c(static_cast<size_t>(m) * n), packed_c(dense_c.size());
+        const DenseRows dense{a.data(), k};
+        const TransposedRows transposed{at.data(), m};
+        gemm(dense.source(), m, n, k, packed.data(), dense_c.data(), n, {}, scratch.data(), nullptr);
+        gemm(transposed.source(), m, n, k, packed.data(), packed_c.data(), n, {}, scratch.data(), nullptr);
+        EXPECT_EQ(dense_c, packed_c);
+      }
+    }
+  }
+}
+
 TEST(Gemm, ClampsAndOmitsBias) {
   check_gemm(13, 33, 20, nullptr, false, {0.0f, 0.5f}, 99);
   check_gemm(80, 20, 300, nullptr, true, {-0.25f, 0.25f}, 100);
@@ -70,6 +100,7 @@ TEST(Gemm, ClampsAndOmitsBias) {
 TEST(Gemm, ThreadedMatchesNaive) {
   ThreadPool pool(3);
   for (int m : {1, 7, 100, 300}) check_gemm(m, 50, 270, &pool, true, {0.0f, 6.0f}, 7 + m);
+  for (int m : {1, 7, 100, 300}) check_gemm(m, 230, 270, &pool, true, {0.0f, 6.0f}, 17 + m);
 }
 
 // Each micro-kernel width this CPU runs against the naive product; AVX2's 8 lanes and AVX-512's 16 to the
@@ -78,7 +109,7 @@ TEST(Gemm, EveryVectorWidthMatchesNaiveAndAvx2EqualsAvx512) {
   ThreadPool pool(2);
   unsigned seed = 300;
   for (int m : {1, 6, 7, 12, 13, 73}) {
-    for (int n : {15, 16, 17, 40}) {
+    for (int n : {15, 16, 17, 40, 200}) {
       for (int k : {3, 257}) {
         SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
         const auto a = random_floats(static_cast<size_t>(m) * k, seed++);
