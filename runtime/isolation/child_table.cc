@@ -221,6 +221,11 @@ baton_status partition_request_scratch(const baton_partition*, size_t, baton_err
   return BATON_UNSUPPORTED;
 }
 void* partition_scratch(const baton_partition*) { return nullptr; }
+baton_status node_request_scratch(const baton_node*, size_t, baton_error* error) {
+  error_set(error, "an isolated plugin gets no scratch in the host's arena; it keeps memory of its own");
+  return BATON_UNSUPPORTED;
+}
+void* node_scratch(const baton_node*) { return nullptr; }
 // Whether a node outside the partition reads an input is not sent over: the plugin computes beside it.
 int32_t partition_input_reusable(const baton_partition*, int32_t) { return 0; }
 
@@ -299,6 +304,8 @@ const baton_host_api* host_table() {
     a.partition_scratch = partition_scratch;
     a.tensor_set_byte_size = tensor_set_byte_size;
     a.partition_input_reusable = partition_input_reusable;
+    a.node_request_scratch = node_request_scratch;
+    a.node_scratch = node_scratch;
     return a;
   }();
   return &api;

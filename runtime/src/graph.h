@@ -99,6 +99,11 @@ struct Node {
   // Prepared again at every invoke: an input or output is dynamic. A control-flow or READ_VARIABLE node
   // that is deferred gives its (dynamic) outputs their shapes at invoke (runtime_nodes.cc).
   bool deferred = false;
+  // Kernel scratch in the arena (ABI 1.14): asked for in a prepare of the memory plan (`planning`), placed
+  // by place_tensors.
+  bool planning = false;
+  size_t kernel_scratch_bytes = 0;
+  uint8_t* kernel_scratch = nullptr;
   int32_t variable = -1;  // VAR_HANDLE: the id of its resource variable
   // WHILE: where loop values wait between a body's outputs and its inputs when one of them is both
   std::vector<uint8_t> scratch;

@@ -268,6 +268,19 @@ baton_status partition_request_scratch(const baton_partition* p, size_t bytes, b
 }
 void* partition_scratch(const baton_partition* p) { return p ? P(p)->scratch : nullptr; }
 
+baton_status node_request_scratch(const baton_node* n, size_t bytes, baton_error* error) {
+  if (!n) return BATON_INVALID_ARGUMENT;
+  Node& node = *const_cast<Node*>(N(n));
+  if (!node.planning) {
+    error_set(error, "no scratch in the arena for a node prepared outside the memory plan (at invoke or at load); "
+                     "the kernel keeps memory of its own");
+    return BATON_UNSUPPORTED;
+  }
+  node.kernel_scratch_bytes = bytes;
+  return BATON_OK;
+}
+void* node_scratch(const baton_node* n) { return n ? N(n)->kernel_scratch : nullptr; }
+
 int32_t partition_input_reusable(const baton_partition* p, int32_t i) {
   if (!p || i < 0 || static_cast<size_t>(i) >= P(p)->inputs.size() ||
       static_cast<size_t>(i) >= P(p)->inputs_read_inside_only.size()) {
@@ -344,6 +357,8 @@ const baton_host_api kHostApi = {
     partition_scratch,
     tensor_set_byte_size,
     partition_input_reusable,
+    node_request_scratch,
+    node_scratch,
 };
 
 }  // namespace

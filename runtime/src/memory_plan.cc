@@ -81,6 +81,16 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInputs& in) {
     plan.scratch.push_back(p);
     plan.naive_bytes += (p->scratch_bytes + 63) / 64 * 64;
   }
+  // An op-pack node's scratch (ABI 1.14) likewise.
+  for (size_t s = 0; s < steps.size(); ++s) {
+    Node* n = steps[s].node;
+    if (steps[s].partition || !n || n->kernel_scratch_bytes == 0) continue;
+    const int step = static_cast<int>(s);
+    requests.push_back(kGuardTensors ? ArenaRequest{n->kernel_scratch_bytes + kRedzone, 0, last_step}
+                                     : ArenaRequest{n->kernel_scratch_bytes, step, step});
+    plan.node_scratch.push_back(n);
+    plan.naive_bytes += (n->kernel_scratch_bytes + 63) / 64 * 64;
+  }
   ArenaPlan arena = plan_arena(requests, 64);
   if (arena.total > in.limits.max_arena_bytes) {
     return Status::error(in.source + ": the arena needs " + std::to_string(arena.total) +
@@ -133,6 +143,9 @@ Status Subgraph::place_tensors() {
   for (size_t i = 0; i < plan.scratch.size(); ++i) {
     plan.scratch[i]->scratch = arena.get() + plan.offsets[plan.tensors.size() + i];
   }
+  for (size_t i = 0; i < plan.node_scratch.size(); ++i) {
+    plan.node_scratch[i]->kernel_scratch = arena.get() + plan.offsets[plan.tensors.size() + plan.scratch.size() + i];
+  }
   arena_ = std::move(arena);
   arena_bytes_ = plan.bytes;
   naive_bytes_ = plan.naive_bytes;
@@ -141,6 +154,7 @@ Status Subgraph::place_tensors() {
     ASAN_POISON_MEMORY_REGION(arena_.get(), plan.bytes);
     for (const Tensor* t : plan.tensors) ASAN_UNPOISON_MEMORY_REGION(t->data, t->bytes);
     for (const Partition* p : plan.scratch) ASAN_UNPOISON_MEMORY_REGION(p->scratch, p->scratch_bytes);
+    for (const Node* n : plan.node_scratch) ASAN_UNPOISON_MEMORY_REGION(n->kernel_scratch, n->kernel_scratch_bytes);
   }
 #endif
   return Status::ok();

@@ -1,7 +1,7 @@
 // Plan memory: tensor lifetimes from the execution order, one arena placed by the best-fit planner
 // (arena_planner.h); model inputs live for the whole run, a partition's inner tensors are the delegate's,
-// and the scratch a delegate asks for a partition lives while that partition runs. Returns where each
-// tensor and scratch goes; the caller allocates and points (Subgraph::place_tensors).
+// and the scratch a delegate asks for a partition (or an op-pack kernel for its node) lives while that
+// step runs. Returns where each tensor and scratch goes; the caller allocates and points (Subgraph::place_tensors).
 #pragma once
 
 #include <span>
@@ -27,7 +27,8 @@ struct MemoryPlanInputs {
 struct MemoryPlan {
   std::vector<Tensor*> tensors;     // the tensors in the arena
   std::vector<Partition*> scratch;  // the partitions with scratch (ABI 1.6)
-  std::vector<size_t> offsets;      // of `tensors`, then of `scratch`
+  std::vector<Node*> node_scratch;  // the op-pack nodes with scratch (ABI 1.14)
+  std::vector<size_t> offsets;      // of `tensors`, then of `scratch`, then of `node_scratch`
   size_t bytes = 0;                 // the arena
   size_t naive_bytes = 0;           // the same tensors and scratch without sharing (64-byte aligned)
 };

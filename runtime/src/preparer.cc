@@ -92,7 +92,11 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
     std::string failures;
     for (;;) {
       for (Tensor* out : node.outputs) out->shape_writable = true;
+      node.kernel_scratch_bytes = 0;
+      node.kernel_scratch = nullptr;
+      node.planning = true;
       st = init_and_prepare(node, error);
+      node.planning = false;
       for (Tensor* out : node.outputs) out->shape_writable = false;
       if (st == BATON_OK) {
         // The kernel needs values to know an output's shape: it runs its prepare again at invoke.

@@ -7,6 +7,7 @@
 
 #include "glue/op_context.h"
 #include "glue/quantized_ops.h"
+#include "glue/scratch_buffer.h"
 #include "kernels/conv.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/transpose_conv.h"
@@ -19,7 +20,7 @@ struct ConvState : OpState {
   ConvParams params;
   std::vector<float> packed_filter;
   const void* packed_from = nullptr;  // the constant filter data packed_filter holds, if any
-  std::vector<float> scratch;
+  NodeScratch scratch;
 };
 
 void check_window(const OpContext& ctx, int stride_h, int stride_w, int dilation_h, int dilation_w) {
@@ -98,7 +99,7 @@ void float_conv_prepare(OpContext& ctx) {
   } else {
     s.packed_from = nullptr;
   }
-  s.scratch.resize(conv_scratch_size(p, ctx.workers()));
+  s.scratch.prepare(ctx, sizeof(float) * conv_scratch_size(p, ctx.workers()));
 }
 
 // The types pick the kernel: float, 8-bit (input uint8/int8) or int8 weights with float activations.
@@ -125,7 +126,7 @@ void conv_invoke(OpContext& ctx) {
   if (!s.packed_from) conv_pack_filter(s.params, ctx.data<float>(filter), s.packed_filter.data());
   baton_tensor* bias = ctx.optional_input(2);
   conv2d(s.params, ctx.data<float>(ctx.input(0)), s.packed_filter.data(), bias ? ctx.data<float>(bias) : nullptr,
-         ctx.mutable_data<float>(ctx.output(0)), s.scratch.data(), ctx.parallel());
+         ctx.mutable_data<float>(ctx.output(0)), s.scratch.as<float>(ctx), ctx.parallel());
 }
 
 struct DepthwiseState : OpState {

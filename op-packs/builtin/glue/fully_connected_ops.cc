@@ -22,9 +22,12 @@ namespace {
 
 struct FullyConnectedState : OpState {
   FullyConnectedParams params;
-  std::vector<float> packed_weights;
+  std::vector<float> packed_weights;  // constant weights, packed once
   const void* packed_from = nullptr;
-  std::vector<float> scratch;
+  // The GEMM's blocks, after the weights packed at each invoke when they are not constant (their floats
+  // then, rounded up to 16: the blocks stay 64-byte aligned).
+  NodeScratch scratch;
+  size_t invoke_packed_floats = 0;
   std::vector<float> blockwise_weights;  // float32 weights made from blockwise INT4 ones; empty otherwise
   const void* blockwise_from = nullptr;
 };
@@ -125,40 +128,40 @@ void fully_connected_prepare(OpContext& ctx) {
     s.blockwise_weights.clear();
     s.blockwise_from = nullptr;
   }
-  if (fully_connected_uses_gemm(p)) {
+  s.invoke_packed_floats = 0;
+  if (fully_connected_uses_gemm(p) && (ctx.is_constant(weights) || blockwise)) {
     s.packed_weights.resize(fully_connected_packed_weights_size(p));
-    if (ctx.is_constant(weights)) {
-      const void* data = blockwise ? static_cast<const void*>(s.blockwise_weights.data()) : ctx.data<float>(weights);
-      if (s.packed_from != data) {
-        fully_connected_pack_weights(p, static_cast<const float*>(data), s.packed_weights.data());
-        s.packed_from = data;
-      }
-    } else {
-      s.packed_from = nullptr;
+    const void* data = blockwise ? static_cast<const void*>(s.blockwise_weights.data()) : ctx.data<float>(weights);
+    if (s.packed_from != data) {
+      fully_connected_pack_weights(p, static_cast<const float*>(data), s.packed_weights.data());
+      s.packed_from = data;
     }
   } else {
     s.packed_weights.clear();
     s.packed_from = nullptr;
+    if (fully_connected_uses_gemm(p)) s.invoke_packed_floats = (fully_connected_packed_weights_size(p) + 15) / 16 * 16;
   }
-  s.scratch.resize(fully_connected_scratch_size(p, ctx.workers()));
+  s.scratch.prepare(ctx, sizeof(float) * (s.invoke_packed_floats + fully_connected_scratch_size(p, ctx.workers())));
 }
 
 void fully_connected_invoke(OpContext& ctx) {
   auto& s = ctx.state<FullyConnectedState>();
   const float* weights = s.blockwise_weights.empty() ? ctx.data<float>(ctx.input(1)) : s.blockwise_weights.data();
-  if (fully_connected_uses_gemm(s.params) && !s.packed_from) {
-    fully_connected_pack_weights(s.params, weights, s.packed_weights.data());
+  float* scratch = s.scratch.as<float>(ctx);
+  const float* packed = s.packed_weights.data();
+  if (s.invoke_packed_floats > 0) {
+    fully_connected_pack_weights(s.params, weights, scratch);
+    packed = scratch;
   }
   baton_tensor* bias = ctx.optional_input(2);
-  fully_connected(s.params, ctx.data<float>(ctx.input(0)), weights, s.packed_weights.data(),
-                  bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.output(0)),
-                  s.scratch.data(), ctx.parallel());
+  fully_connected(s.params, ctx.data<float>(ctx.input(0)), weights, packed, bias ? ctx.data<float>(bias) : nullptr,
+                  ctx.mutable_data<float>(ctx.output(0)), scratch + s.invoke_packed_floats, ctx.parallel());
 }
 
 struct BatchMatMulState : OpState {
   BatchMatMulParams params;
   QBatchMatMulParams q;  // int8 / int16
-  ScratchBuffer scratch;  // float: the packed right operand and the GEMM's blocks
+  NodeScratch scratch;  // float: the packed right operand and the GEMM's blocks
 };
 
 // int8 / int16 operands: zero points (0 for int16) and the multiplier lhs_scale * rhs_scale / out_scale,
@@ -222,7 +225,7 @@ void batch_matmul_prepare(OpContext& ctx) {
   out[batch_rank + 1] = p.n;
   ctx.set_output_shape(ctx.output(0), out);
   if (ctx.type(lhs) == BATON_TYPE_FLOAT32) {
-    ctx.state<BatchMatMulState>().scratch.resize(sizeof(float) * batch_matmul_scratch_size(p, ctx.workers()));
+    ctx.state<BatchMatMulState>().scratch.prepare(ctx, sizeof(float) * batch_matmul_scratch_size(p, ctx.workers()));
     return;
   }
   auto& q = ctx.state<BatchMatMulState>().q;
@@ -240,7 +243,7 @@ void batch_matmul_prepare(OpContext& ctx) {
 void batch_matmul_invoke(OpContext& ctx) {
   auto& s = ctx.state<BatchMatMulState>();
   batch_matmul(s.params, ctx.data<float>(ctx.input(0)), ctx.data<float>(ctx.input(1)),
-               ctx.mutable_data<float>(ctx.output(0)), reinterpret_cast<float*>(s.scratch.data()), ctx.parallel());
+               ctx.mutable_data<float>(ctx.output(0)), s.scratch.as<float>(ctx), ctx.parallel());
 }
 
 constexpr OpDef kOps[] = {

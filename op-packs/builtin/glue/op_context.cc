@@ -123,4 +123,13 @@ Padding OpContext::padding(int32_t value) const {
   fail(BATON_INVALID_ARGUMENT, "unknown padding " + std::to_string(value));
 }
 
+bool OpContext::request_arena_scratch(size_t bytes) const {
+  if (plugin_.host_abi_minor < 14 || !BATON_STRUCT_HAS(&api_, baton_host_api, node_scratch) ||
+      !api_.node_request_scratch || !api_.node_scratch) {
+    return false;
+  }
+  baton_error* ignored = nullptr;  // an UNSUPPORTED answer is not a failure: the node keeps its own memory
+  return api_.node_request_scratch(node_, bytes, ignored) == BATON_OK;
+}
+
 }  // namespace baton::builtin

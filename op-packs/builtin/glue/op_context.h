@@ -106,6 +106,14 @@ class OpContext : public kit::NodeView {
     if (element_count(output(0)) == 0) set_invoke([](OpContext&) {});
   }
 
+  // Scratch of `bytes` in the host's arena (ABI 1.14), shared with every other node's: asked for in
+  // prepare; false when the host cannot give it (an older host, a prepare outside the memory plan, a
+  // plugin in a process of its own), and then the node keeps memory of its own (glue/scratch_buffer.h's
+  // NodeScratch does both).
+  bool request_arena_scratch(size_t bytes) const;
+  // Its address at invoke.
+  void* arena_scratch() const { return api_.node_scratch(node_); }
+
   // The node's state as an S, made (or remade, when a prepare switched kernels) on first use.
   template <typename S>
   S& state() const {

@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 13
+#define BATON_ABI_VERSION_MINOR 14
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -721,6 +721,19 @@ typedef struct baton_host_api {
    * own). The answer holds from partition_prepare to the next prepare. A partition that keeps one large
    * input alive while it runs needs no memory beside it for what it computes after the input's last read. */
   int32_t (*partition_input_reusable)(const baton_partition* partition, int32_t index);
+
+  /* ABI 1.14: absent from an older host. */
+  /* Scratch memory of an op-pack node, in the host's arena as a partition's (ABI 1.6): alive only while the
+   * node runs, so the scratch of every node of a graph shares one place, where memory of each kernel's own
+   * would add up. During the kernel's prepare, node_request_scratch asks for `bytes` (0: none; the last
+   * request of a prepare counts; every prepare starts from none). From the end of a successful prepare
+   * to the next prepare, node_scratch gives its address (64-byte aligned; NULL when none was asked for),
+   * which may change with every prepare. Its contents do not survive from one invoke to the next. A host
+   * that cannot give it returns BATON_UNSUPPORTED with a reason, and the kernel keeps memory of its own: in
+   * this version, a prepare outside the graph's memory plan (a node prepared at every invoke because its
+   * shapes depend on data, or one computed once at load) and the host of a plugin in a process of its own. */
+  baton_status (*node_request_scratch)(const baton_node* node, size_t bytes, baton_error* error);
+  void* (*node_scratch)(const baton_node* node);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -986,6 +999,7 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *        computation makes, BATON_WINDOW_REDUCTION_REPLACE for none) and STABLEHLO_RNG_BIT_GENERATOR
  *   1.13 blockwise quantization in baton_quantization (block_size, block_scale_type, block_scale_count,
  *        block_scales)
+ *   1.14 scratch memory of an op-pack node in the host's arena (node_request_scratch, node_scratch)
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus

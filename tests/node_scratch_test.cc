@@ -1,0 +1,136 @@
+// ABI 1.14: an op-pack node's scratch lies in the host's arena and lives while the node runs, so the
+// scratch of a graph's nodes shares one place instead of one buffer each. Through the builtin pack (its
+// FULLY_CONNECTED asks for its GEMM blocks this way) and through the memory stage alone.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "interpreter.h"
+#include "memory_plan.h"
+#include "op_graph.h"
+#include "test_support.h"
+
+namespace baton::test {
+namespace {
+
+OptionsFn fully_connected_options() {
+  return [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_FullyConnectedOptions,
+                          fb::CreateFullyConnectedOptions(fbb, act(0), fb::FullyConnectedOptionsWeightsFormat_DEFAULT,
+                                                          false)
+                              .Union());
+  };
+}
+
+// x [8, 40] -> FULLY_CONNECTED (w1 [24, 40], b1) -> FULLY_CONNECTED (w2 [16, 24], b2) -> y [8, 16]: two
+// products, each through the GEMM (8 rows), one after the other.
+TEST(NodeScratch, TwoProductsShareOnePlaceInTheArenaAndComputeRight) {
+  OpGraph g;
+  const int32_t x = g.input({8, 40});
+  const int32_t w1 = random_weights(g, {24, 40}, 1), b1 = random_weights(g, {24}, 2);
+  const int32_t w2 = random_weights(g, {16, 24}, 3), b2 = random_weights(g, {16}, 4);
+  const int32_t mid = g.add({8, 24});
+  const int32_t y = g.output({8, 16});
+  g.op(9 /* FULLY_CONNECTED */, {x, w1, b1}, {mid}, fully_connected_options());
+  g.op(9, {mid, w2, b2}, {y}, fully_connected_options());
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "two_products.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto made = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(made) << made.error();
+  Interpreter& in = *made.value();
+  const std::vector<Node>& nodes = in.nodes();
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const Node& n : nodes) {
+    EXPECT_EQ(n.plugin->name, "builtin");
+    EXPECT_GT(n.kernel_scratch_bytes, 0u);
+    ASSERT_NE(n.kernel_scratch, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(n.kernel_scratch) % 64, 0u);
+  }
+#if !defined(__SANITIZE_ADDRESS__)  // under AddressSanitizer every block has its own place and a red zone
+  EXPECT_EQ(nodes[0].kernel_scratch, nodes[1].kernel_scratch);
+  EXPECT_LT(in.arena_bytes(), in.naive_bytes());
+#endif
+  const auto input = random_floats(8 * 40, 5);
+  std::memcpy(in.input(0).data, input.data(), input.size());
+  ASSERT_TRUE(in.invoke());
+  // The same products in double precision, from the model's own constants.
+  auto floats = [&](int32_t t) {
+    std::vector<float> v(g.tensors[t].data.size() / 4);
+    std::memcpy(v.data(), g.tensors[t].data.data(), g.tensors[t].data.size());
+    return v;
+  };
+  auto product = [](const std::vector<float>& a, const std::vector<float>& w, const std::vector<float>& b, int rows,
+                    int depth, int units) {
+    std::vector<float> out(static_cast<size_t>(rows) * units);
+    for (int r = 0; r < rows; ++r) {
+      for (int u = 0; u < units; ++u) {
+        double sum = b[u];
+        for (int k = 0; k < depth; ++k) sum += static_cast<double>(a[r * depth + k]) * w[u * depth + k];
+        out[r * units + u] = static_cast<float>(sum);
+      }
+    }
+    return out;
+  };
+  std::vector<float> x_values(8 * 40);
+  std::memcpy(x_values.data(), input.data(), input.size());
+  const auto want = product(product(x_values, floats(w1), floats(b1), 8, 40, 24), floats(w2), floats(b2), 8, 24, 16);
+  const float* got = reinterpret_cast<const float*>(in.output(0).data);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4f) << i;
+  // A second invoke computes the same from the same place.
+  std::vector<float> first(got, got + want.size());
+  ASSERT_TRUE(in.invoke());
+  EXPECT_EQ(std::vector<float>(got, got + want.size()), first);
+}
+
+// Outside a prepare of the memory plan (a node prepared at invoke or at load) the host says it cannot.
+TEST(NodeScratch, ARequestOutsideThePlanIsUnsupported) {
+  Node node;
+  const baton_host_api* api = host_api_table();
+  ASSERT_TRUE(BATON_STRUCT_HAS(api, baton_host_api, node_scratch));
+  const auto* handle = reinterpret_cast<const baton_node*>(&node);
+  EXPECT_EQ(api->node_request_scratch(handle, 64, nullptr), BATON_UNSUPPORTED);
+  EXPECT_EQ(node.kernel_scratch_bytes, 0u);
+  node.planning = true;
+  EXPECT_EQ(api->node_request_scratch(handle, 64, nullptr), BATON_OK);
+  EXPECT_EQ(node.kernel_scratch_bytes, 64u);
+  EXPECT_EQ(api->node_scratch(handle), nullptr);  // placed by the memory stage, not yet
+}
+
+// The memory stage alone: scratch of nodes at steps 0 and 2 (t0 -> t1 -> t2 -> t3, 64 bytes each) lives
+// for its step only, so the two blocks share their bytes and the naive size counts both.
+TEST(NodeScratch, TheMemoryStagePlacesEachBlockForItsStep) {
+  std::vector<TensorInfo> infos(4);
+  std::vector<Tensor> tensors(4);
+  for (int i = 0; i < 4; ++i) {
+    infos[i].index = i;
+    tensors[i].info = &infos[i];
+    tensors[i].index = i;
+    tensors[i].bytes = 64;
+  }
+  std::vector<Node> nodes(3);
+  std::vector<ExecutionStep> steps;
+  for (int n = 0; n < 3; ++n) {
+    nodes[n].inputs = {&tensors[n]};
+    nodes[n].outputs = {&tensors[n + 1]};
+    steps.push_back({&nodes[n], nullptr});
+  }
+  nodes[0].kernel_scratch_bytes = 256;
+  nodes[2].kernel_scratch_bytes = 128;
+  std::vector<Tensor*> inputs = {&tensors[0]}, outputs = {&tensors[3]};
+  auto plan = plan_memory({steps, tensors, inputs, outputs, LoadLimits{}, "chain.tflite"});
+  ASSERT_TRUE(plan) << plan.error();
+  ASSERT_EQ(plan->node_scratch.size(), 2u);
+  EXPECT_EQ(plan->node_scratch[0], &nodes[0]);
+  EXPECT_EQ(plan->node_scratch[1], &nodes[2]);
+  ASSERT_EQ(plan->offsets.size(), 6u);
+  EXPECT_EQ(plan->naive_bytes, 4u * 64 + 256 + 128);
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(plan->offsets[4], plan->offsets[5]);
+  EXPECT_LT(plan->bytes, plan->naive_bytes);
+#endif
+}
+
+}  // namespace
+}  // namespace baton::test
