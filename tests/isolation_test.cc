@@ -18,6 +18,7 @@
 #include "baton/c_api.h"
 #include "interpreter.h"
 #include "isolated_plugin.h"
+#include "shared_memory.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
@@ -168,6 +169,53 @@ TEST(Isolation, WellBehavedPluginsComputeInTheirProcess) {
     EXPECT_GT(p->isolated->pid(), 0);
     EXPECT_NE(p->isolated->pid(), ::getpid());
   }
+}
+
+// A model loaded from a file, under an environment with an isolated plugin, is shared with the child as
+// a block of shared memory (the child maps the constants instead of receiving copies) from the first
+// interpreter on, and the block goes with the model; without an isolated plugin nothing is shared.
+TEST(Isolation, AFileModelIsSharedWithTheChildWhileItLives) {
+  Rig s;
+  s.start("crashpack", "fail = none\n");
+  ASSERT_TRUE(s.env);
+  s.dir.write("add_mul.tflite", "");
+  {
+    const std::vector<uint8_t> bytes = add_mul_model();
+    std::ofstream(s.dir.file("add_mul.tflite"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  const void* base = nullptr;
+  {
+    auto model = load_model_file(s.dir.file("add_mul.tflite"));
+    ASSERT_TRUE(model) << model.error();
+    const auto* first_byte = static_cast<const uint8_t*>(model.value()->mapped_bytes());
+    ASSERT_NE(first_byte, nullptr);
+    base = first_byte;
+    EXPECT_FALSE(isolation::find_shared(base, 1));
+    auto interp = Interpreter::create(s.env, model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    const auto shared = isolation::find_shared(base, 1);
+    ASSERT_TRUE(shared);
+    EXPECT_FALSE(shared->writable);
+    EXPECT_EQ(shared->offset, 0u);
+  }
+  EXPECT_FALSE(isolation::find_shared(base, 1));  // unregistered with the model, before its munmap
+
+  Rig plain;
+  plain.dir.add_plugin("libcrashpack");
+  EnvironmentOptions o;
+  o.plugin_dirs = {plain.dir.path(), BUILTIN_PACK_DIR};
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.read_config = false;
+  o.state_dir = plain.state.path();
+  auto env = Environment::create(o);
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_file(s.dir.file("add_mul.tflite"));
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  EXPECT_FALSE(isolation::find_shared(model.value()->mapped_bytes(), 1));
 }
 
 TEST(Isolation, NoCodeOfTheIsolatedPluginRunsInTheHost) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cpu_budget.h"
+#include "isolated_plugin.h"
 #include "shared_memory.h"
 
 namespace baton {
@@ -209,6 +210,23 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
     env->delegates_.insert(env->delegates_.begin(), foreign.begin(), foreign.end());
   }
   return env;
+}
+
+void Environment::share_model(const Model& model) const {
+  if (!shares_memory()) return;
+  model.share_mapping([](const void* base, size_t size, int fd) -> std::shared_ptr<void> {
+    const uint64_t block = isolation::register_block(base, size, fd, false);
+    return std::shared_ptr<void>(reinterpret_cast<void*>(block), [](void* id) {
+      isolation::unregister_block(reinterpret_cast<uint64_t>(id));
+    });
+  });
+}
+
+void Environment::record_plugin_deaths(CrashJournal& journal) const {
+  for (const isolation::ChildDeath& d : isolation::take_child_deaths()) {
+    journal.child_died(d.plugin, d.stage);
+    count_plugin_death(d.plugin);
+  }
 }
 
 void Environment::count_plugin_death(const std::string& plugin) const {

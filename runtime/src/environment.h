@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "config.h"
+#include "crash_journal.h"
 #include "delegate_order.h"
 #include "log.h"
+#include "model.h"
 #include "plugin_registry.h"
 #include "status.h"
 
@@ -74,6 +76,13 @@ class Environment {
   // shared memory a plugin's child process maps when shares_memory(), else on the heap. Null when none
   // can be had. The stages take their memory here and never ask where it comes from.
   std::shared_ptr<uint8_t> allocate(size_t bytes) const;
+  // Lets a plugin in a child process map the model's constants instead of receiving copies, when some
+  // plugin runs in one (shares_memory()); otherwise nothing. Once per model; thread-safe.
+  void share_model(const Model& model) const;
+  // The deaths of isolated plugins' child processes met on this thread since the last call (a crash, a
+  // hang past its timeout; the process lived on): each goes into `journal` (repeated deaths on one model
+  // quarantine the plugin for it) and into the environment's count.
+  void record_plugin_deaths(CrashJournal& journal) const;
   // Deaths of isolated plugins' child processes (a crash, a hang past its timeout) met by this
   // environment's interpreters; the process lived on. By plugin name; safe from any thread.
   void count_plugin_death(const std::string& plugin) const;

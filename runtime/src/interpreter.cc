@@ -1,7 +1,5 @@
 #include "interpreter.h"
 
-#include "isolated_plugin.h"
-
 #include <algorithm>
 
 namespace baton {
@@ -32,7 +30,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
   st.env = std::move(env);
   st.model = std::move(model);
   st.options = options;
-  if (st.env->shares_memory()) st.model->share_with_children();
+  st.env->share_model(*st.model);
   st.journal = std::make_unique<CrashJournal>(st.env->journal_dir(), st.model->fingerprint, st.model->source());
   st.quarantined = st.journal->quarantined();
   for (const auto& [plugin, why] : st.quarantined) st.env->log()(BATON_LOG_WARNING, why);
@@ -90,12 +88,7 @@ Status Interpreter::invoke() {
 
 // An isolated plugin's process that died during this interpreter's calls did not take this process with
 // it, but it counts in the crash journal: repeated deaths on one model quarantine the plugin for it.
-void Interpreter::record_child_deaths() {
-  for (const isolation::ChildDeath& d : isolation::take_child_deaths()) {
-    state_.journal->child_died(d.plugin, d.stage);
-    state_.env->count_plugin_death(d.plugin);
-  }
-}
+void Interpreter::record_child_deaths() { state_.env->record_plugin_deaths(*state_.journal); }
 
 void Interpreter::reset_variables() {
   for (auto& g : state_.subgraphs) {

@@ -3,7 +3,6 @@
 #include "baton/string_tensor.hpp"
 #include "baton/tflite_ops.h"
 #include "builtin_options.h"
-#include "shared_memory.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -179,12 +178,12 @@ bool checked_byte_size(std::span<const int32_t> shape, baton_tensor_type type, s
 }
 
 Model::~Model() {
-  if (shared_block_) isolation::unregister_block(shared_block_);
+  shared_.reset();
   if (mapping_) munmap(mapping_, mapping_size_);
 }
 
-void Model::share_with_children() const {
-  std::call_once(shared_once_, [this] {
+void Model::share_mapping(ShareMapping share) const {
+  std::call_once(shared_once_, [this, share] {
     if (!mapping_) return;
     const int fd = ::open(source_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
@@ -194,7 +193,7 @@ void Model::share_with_children() const {
       ::close(fd);  // replaced since it was loaded: its constants travel as copies
       return;
     }
-    shared_block_ = isolation::register_block(mapping_, mapping_size_, fd, false);
+    shared_ = share(mapping_, mapping_size_, fd);
   });
 }
 

@@ -147,10 +147,15 @@ class Model {
   const SubgraphInfo& main() const { return subgraphs.front(); }
   // The source name given at load (a path, or "<buffer>").
   const std::string& source() const { return source_; }
-  // Registers the mapped file as a shared block (isolation/shared_memory.h), once, so that a plugin in a
-  // child process maps the constants instead of receiving copies. Opens the path again and shares it only
-  // when it is still the file that was mapped. Thread-safe; a no-op for a model loaded from a buffer.
-  void share_with_children() const;
+  // The file's mapping (its first byte), or null for a model loaded from a buffer.
+  const void* mapped_bytes() const { return mapping_; }
+  // Hands the mapped file to `share` once (its address, size and a descriptor of the same file, opened
+  // again and checked to be the one that was mapped; `share` owns the descriptor) and keeps what `share`
+  // returns until the mapping goes: how the environment lets a plugin in a child process map the constants instead of receiving
+  // copies (Environment::share_model). Thread-safe; a no-op for a model loaded from a buffer, and when the
+  // file was replaced since it was loaded.
+  using ShareMapping = std::shared_ptr<void> (*)(const void* base, size_t size, int fd);
+  void share_mapping(ShareMapping share) const;
 
  private:
   friend class ModelLoader;
@@ -163,7 +168,7 @@ class Model {
   size_t mapping_size_ = 0;
   uint64_t file_device_ = 0, file_inode_ = 0;
   mutable std::once_flag shared_once_;
-  mutable uint64_t shared_block_ = 0;  // 0: not registered
+  mutable std::shared_ptr<void> shared_;  // what share_mapping's `share` returned, released before munmap
   std::vector<uint8_t> owned_;                       // copy of a buffer given by the caller
   std::vector<std::unique_ptr<uint8_t[]>> realigned_;  // constants whose bytes were misaligned
 };
