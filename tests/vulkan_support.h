@@ -1,4 +1,4 @@
-// What the Vulkan delegate's suites (vulkan_test.cc, vulkan_real_models_test.cc, vulkan_ops_test.cc)
+// What the Vulkan delegate's suites (vulkan_test.cc, vulkan_real_models_test.cc, the op suites)
 // share: an environment with the vulkan delegate (validation on, on the test device, shaders in a cache
 // the process shares) and the builtin pack, whose log they read; the builtin pack alone; the TFLite op
 // codes they build with, and a convolution graph.
