@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "baton/c_api.h"
+#include "folder.h"
 
 #include "interpreter.h"
 #include "sparse.h"

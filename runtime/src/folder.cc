@@ -4,18 +4,78 @@
 //                      such a node may have nowhere to put its output;
 //   densify_sparse_constants  DENSIFY of a sparse constant is a change of storage format, done here, no kernel;
 //   fold_constants     (after resolve) a builtin node whose inputs are all constant runs once on its op
-//                      pack; its outputs become constants (which nodes qualify: foldable_nodes, model.cc).
+//                      pack; its outputs become constants.
+// Which nodes are dead and which foldable is decided from the model alone (folder.h), here too.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "baton/string_tensor.hpp"
 #include "baton/tflite_ops.h"
+#include "folder.h"
 #include "plugin_call.h"
 #include "sparse.h"
 #include "subgraph.h"
 
 namespace baton {
+
+std::vector<bool> foldable_nodes(const SubgraphInfo& g) {
+  std::vector<bool> constant(g.tensors.size(), false), output(g.tensors.size(), false);
+  for (const TensorInfo& t : g.tensors) constant[t.index] = t.is_constant;
+  for (int32_t t : g.outputs) output[t] = true;
+  std::vector<bool> foldable(g.nodes.size(), false);
+  for (const NodeInfo& n : g.nodes) {
+    if (n.op_code == BATON_OP_CUSTOM || is_runtime_op(n.op_code) || is_random_op(n.op_code)) continue;
+    bool any = false, all = true;
+    for (int32_t t : n.inputs) {
+      if (t < 0) continue;
+      any = true;
+      all = all && constant[t];
+    }
+    for (int32_t t : n.outputs) all = all && !output[t] && !g.tensors[t].is_variable;
+    if (!any || !all) continue;
+    foldable[n.index] = true;
+    for (int32_t t : n.outputs) constant[t] = true;
+  }
+  return foldable;
+}
+
+std::vector<bool> dead_nodes(const SubgraphInfo& g) {
+  std::vector<bool> dead(g.nodes.size(), false);
+  std::vector<bool> keep(g.nodes.size(), false);
+  for (const NodeInfo& n : g.nodes) {
+    bool touches_variable = false;
+    for (int32_t t : n.inputs) touches_variable = touches_variable || (t >= 0 && g.tensors[t].is_variable);
+    for (int32_t t : n.outputs) touches_variable = touches_variable || g.tensors[t].is_variable;
+    // A control-flow node's subgraphs may assign variables: kept like custom ops.
+    keep[n.index] = n.op_code == BATON_OP_CUSTOM || is_runtime_op(n.op_code) || n.outputs.empty() || touches_variable;
+  }
+  // Readers per tensor among the live nodes; a node dies when all of its outputs have none, which can
+  // take the last reader away from its producers, so repeat until nothing changes.
+  std::vector<int> readers(g.tensors.size(), 0);
+  for (const NodeInfo& n : g.nodes) {
+    for (int32_t t : n.inputs) {
+      if (t >= 0) ++readers[t];
+    }
+  }
+  for (int32_t t : g.outputs) ++readers[t];
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+      const NodeInfo& n = *it;
+      if (dead[n.index] || keep[n.index]) continue;
+      bool read = false;
+      for (int32_t t : n.outputs) read = read || readers[t] > 0;
+      if (read) continue;
+      dead[n.index] = true;
+      changed = true;
+      for (int32_t t : n.inputs) {
+        if (t >= 0) --readers[t];
+      }
+    }
+  }
+  return dead;
+}
 
 namespace {
 

@@ -71,7 +71,7 @@ class Interpreter {
   size_t naive_bytes() const;
   size_t folded_nodes() const;
   size_t folded_bytes() const;
-  // Nodes dropped at load because nothing reads their outputs (see dead_nodes in model.h).
+  // Nodes dropped at load because nothing reads their outputs (see dead_nodes in folder.h).
   size_t dropped_nodes() const;
   // Profiling of the entry subgraph: with it on, invoke adds each step's wall time (a control-flow node's
   // step includes the subgraphs it runs).

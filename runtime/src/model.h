@@ -190,17 +190,6 @@ bool is_runtime_op(int32_t op_code);
 // with one is not run twice for one invoke.
 bool is_random_op(int32_t op_code);
 
-// Which nodes of a subgraph can be computed once at load: builtin ops (not custom ones, which may keep
-// state, nor random ones) whose inputs are all constant, counting the outputs of earlier foldable nodes
-// as constant, and whose outputs are neither subgraph outputs nor variables.
-std::vector<bool> foldable_nodes(const SubgraphInfo& graph);
-
-// Which nodes of a subgraph compute nothing anyone reads: none of their outputs is a subgraph output or
-// an input of a node that is not dead itself (iterated to a fixed point, so a chain feeding only dead
-// nodes is dead too). Custom ops, nodes without outputs and nodes touching a variable tensor are kept:
-// they may have effects beyond their outputs.
-std::vector<bool> dead_nodes(const SubgraphInfo& graph);
-
 // Bytes of one element, 0 for types without a fixed size (strings, resources).
 size_t element_size(baton_tensor_type type);
 const char* type_name(baton_tensor_type type);

@@ -5,6 +5,7 @@
 
 #include "appendf.h"
 #include "baton/tflite_ops.h"
+#include "folder.h"
 #include "json_writer.h"
 
 namespace baton {

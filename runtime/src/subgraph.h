@@ -1,8 +1,10 @@
 // One subgraph of a model on its way through the stages of the data path, each in its own file:
 //
-//   subgraph.cc        build: the runtime's tensors and nodes over the model's (load is model.cc)
+//   subgraph.cc        build: the runtime's tensors and nodes over the model's (load is model.cc, which
+//                      maps the file, and model_loader.cc, which checks it)
 //   folder.cc          fold, before resolve: dead nodes dropped, sparse constants densified; after it:
 //                      nodes whose inputs are all constant run once, their outputs become constants
+//                      (which nodes: folder.h's dead_nodes and foldable_nodes, of the model alone)
 //   resolver.cc        resolve: a kernel from the first op pack that declares each node's op and version;
 //                      returns a NodeKernel per node
 //   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups);
