@@ -67,30 +67,41 @@ TEST(ArenaPlanner, RandomLifetimesNeverOverlapAndNeverExceedTheSum) {
   }
 }
 
-// The memory stage over a chain of three host nodes t0 -> t1 -> t2 -> t3 (t0 the model input, t3 its
-// output, 64 bytes each): the input is alive for the whole run, so it shares with nothing; t1 (steps 0-1)
-// and t3 (step 2) may share. Limits are errors naming the tensor or the arena.
-TEST(MemoryPlan, ChainSharesAllButTheInputAndLimitsNameTheirSubject) {
-  std::vector<TensorInfo> infos(4);
-  std::vector<Tensor> tensors(4);
-  for (int i = 0; i < 4; ++i) {
-    infos[i].index = i;
-    infos[i].name = "t" + std::to_string(i);
-    tensors[i].info = &infos[i];
-    tensors[i].index = i;
-    tensors[i].bytes = 64;
-  }
-  std::vector<Node> nodes(3);
+// A chain of three host nodes t0 -> t1 -> t2 -> t3 (t0 the model input, t3 its output, 64 bytes each),
+// as the memory stage sees it.
+struct Chain {
+  std::vector<TensorInfo> infos = std::vector<TensorInfo>(4);
+  std::vector<Tensor> tensors = std::vector<Tensor>(4);
+  std::vector<Node> nodes = std::vector<Node>(3);
   std::vector<ExecutionStep> steps;
-  for (int n = 0; n < 3; ++n) {
-    nodes[n].inputs = {&tensors[n]};
-    nodes[n].outputs = {&tensors[n + 1]};
-    steps.push_back({&nodes[n], nullptr});
+  std::vector<Tensor*> inputs, outputs;
+  Chain() {
+    for (int i = 0; i < 4; ++i) {
+      infos[i].index = i;
+      infos[i].name = "t" + std::to_string(i);
+      tensors[i].info = &infos[i];
+      tensors[i].index = i;
+      tensors[i].bytes = 64;
+    }
+    for (int n = 0; n < 3; ++n) {
+      nodes[n].inputs = {&tensors[n]};
+      nodes[n].outputs = {&tensors[n + 1]};
+      steps.push_back({&nodes[n], nullptr});
+    }
+    inputs = {&tensors[0]};
+    outputs = {&tensors[3]};
   }
-  std::vector<Tensor*> inputs = {&tensors[0]}, outputs = {&tensors[3]};
+  Expected<MemoryPlan> plan(const LoadLimits& limits = {}) {
+    return plan_memory({steps, tensors, inputs, outputs, limits, "chain.tflite"});
+  }
+};
+
+// The chain: the input is alive for the whole run, so it shares with nothing; t1 (steps 0-1) and t3
+// (step 2) may share. Limits are errors naming the tensor or the arena.
+TEST(MemoryPlan, ChainSharesAllButTheInputAndLimitsNameTheirSubject) {
+  Chain chain;
   LoadLimits limits;
-  const std::string source = "chain.tflite";
-  auto plan = plan_memory({steps, tensors, inputs, outputs, limits, source});
+  auto plan = chain.plan(limits);
   ASSERT_TRUE(plan) << plan.error();
   ASSERT_EQ(plan->tensors.size(), 4u);
   ASSERT_EQ(plan->offsets.size(), 4u);
@@ -108,15 +119,34 @@ TEST(MemoryPlan, ChainSharesAllButTheInputAndLimitsNameTheirSubject) {
 #endif
 
   limits.max_tensor_bytes = 32;
-  auto tensor_over = plan_memory({steps, tensors, inputs, outputs, limits, source});
+  auto tensor_over = chain.plan(limits);
   ASSERT_FALSE(tensor_over);
   EXPECT_EQ(tensor_over.error(), "chain.tflite: tensor 0 \"t0\" needs 64 bytes, over the tensor limit of 32");
   limits.max_tensor_bytes = SIZE_MAX;
   limits.max_arena_bytes = 100;
-  auto arena_over = plan_memory({steps, tensors, inputs, outputs, limits, source});
+  auto arena_over = chain.plan(limits);
   ASSERT_FALSE(arena_over);
   EXPECT_NE(arena_over.error().find("chain.tflite: the arena needs "), std::string::npos) << arena_over.error();
   EXPECT_NE(arena_over.error().find(" bytes, over the limit of 100"), std::string::npos) << arena_over.error();
+}
+
+// An op-pack node's scratch (ABI 1.14) at steps 0 and 2 of the chain lives for its step only, so the two
+// blocks share their bytes, and the naive size counts both.
+TEST(MemoryPlan, NodeScratchLivesForItsStep) {
+  Chain chain;
+  chain.nodes[0].kernel_scratch_bytes = 256;
+  chain.nodes[2].kernel_scratch_bytes = 128;
+  auto plan = chain.plan();
+  ASSERT_TRUE(plan) << plan.error();
+  ASSERT_EQ(plan->node_scratch.size(), 2u);
+  EXPECT_EQ(plan->node_scratch[0], &chain.nodes[0]);
+  EXPECT_EQ(plan->node_scratch[1], &chain.nodes[2]);
+  ASSERT_EQ(plan->offsets.size(), 6u);
+  EXPECT_EQ(plan->naive_bytes, 4u * 64 + 256 + 128);
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(plan->offsets[4], plan->offsets[5]);
+  EXPECT_LT(plan->bytes, plan->naive_bytes);
+#endif
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "config.h"
 #include "npy.h"
 #include "test_support.h"
 #include "tiny_model.h"
@@ -580,52 +579,6 @@ TEST_F(CliTest, ResourceLimitsFromTheCommandLineAndTheConfig) {
   r = baton("run " + work_.file("tiny.tflite") + " --max-tensor-bytes none --max-arena-bytes 0 --config " +
             work_.file("limits.conf") + " --plugin-dir " + plugins_.path());
   EXPECT_EQ(r.code, 0) << r.out;
-}
-
-// A delegate that takes the process down during prepare is quarantined for that model at the next start,
-// and the model runs without it; removing the quarantine file (or crash-journal = false) lets it back.
-TEST_F(CliTest, CrashJournalQuarantinesAPluginThatKilledTheProcess) {
-  plugins_.add_plugin("deleg_a");
-  work_.write("crash.conf", "delegates = deleg-a\n[plugin.deleg-a]\nfail = crash\n");
-  const std::string run = "XDG_STATE_HOME=" + work_.file("state") + " " + std::string(BATON_EXE) + " run " +
-                          work_.file("tiny.tflite") + " --plugin-dir " + plugins_.path() + " --config " +
-                          work_.file("crash.conf") + " 2>&1";
-  auto sh = [](const std::string& cmd) {
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-  };
-  Result first = sh(run);
-  EXPECT_GT(first.code, 2) << "the crashing delegate should have killed the process: " << first.out;
-  Result second = sh(run);
-  ASSERT_EQ(second.code, 0) << second.out;
-  EXPECT_NE(second.out.find("plugin deleg-a is quarantined for " + work_.file("tiny.tflite") +
-                            ": a process died during its prepare of this model; remove "),
-            std::string::npos)
-      << second.out;
-  EXPECT_NE(second.out.find("plan: testpack: 2 nodes"), std::string::npos) << second.out;
-  // The quarantine is per model: another model still gets the delegate (and it crashes again).
-  TinyModel other = add_then_double();
-  other.description = "another model";
-  const std::vector<uint8_t> bytes = other.build();
-  std::ofstream(work_.file("other.tflite"), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  std::string run_other = run;
-  run_other.replace(run_other.find(work_.file("tiny.tflite")), work_.file("tiny.tflite").size(), work_.file("other.tflite"));
-  EXPECT_GT(sh(run_other).code, 2);
-  // With the journal off, nothing is quarantined.
-  work_.write("crash.conf", "crash-journal = false\ndelegates = deleg-a\n[plugin.deleg-a]\nfail = crash\n");
-  EXPECT_GT(sh(run).code, 2);
-}
-
-TEST(ExampleConfig, ParsesAsShipped) {
-  auto config = load_config(std::string(BATON_SOURCE_ROOT) + "/tools/config/baton.conf.example");
-  ASSERT_TRUE(config) << config.error();
-  EXPECT_FALSE(config->delegates.has_value());  // every key is commented out
 }
 
 }  // namespace

@@ -133,5 +133,12 @@ TEST(Config, PluginDirsFromTheConfigAreSearched) {
   EXPECT_NE(env.value()->registry().find("testpack"), nullptr);
 }
 
+// The example config installed with the tools parses (every key commented out).
+TEST(ExampleConfig, ParsesAsShipped) {
+  auto config = load_config(std::string(BATON_SOURCE_ROOT) + "/tools/config/baton.conf.example");
+  ASSERT_TRUE(config) << config.error();
+  EXPECT_FALSE(config->delegates.has_value());  // every key is commented out
+}
+
 }  // namespace
 }  // namespace baton::test

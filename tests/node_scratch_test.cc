@@ -1,12 +1,11 @@
 // ABI 1.14: an op-pack node's scratch lies in the host's arena and lives while the node runs, so the
 // scratch of a graph's nodes shares one place instead of one buffer each. Through the builtin pack (its
-// FULLY_CONNECTED asks for its GEMM blocks this way) and through the memory stage alone.
+// FULLY_CONNECTED asks for its GEMM blocks this way); the memory stage alone in arena_planner_test.cc.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "interpreter.h"
-#include "memory_plan.h"
 #include "op_graph.h"
 #include "test_support.h"
 
@@ -96,40 +95,6 @@ TEST(NodeScratch, ARequestOutsideThePlanIsUnsupported) {
   EXPECT_EQ(api->node_request_scratch(handle, 64, nullptr), BATON_OK);
   EXPECT_EQ(node.kernel_scratch_bytes, 64u);
   EXPECT_EQ(api->node_scratch(handle), nullptr);  // placed by the memory stage, not yet
-}
-
-// The memory stage alone: scratch of nodes at steps 0 and 2 (t0 -> t1 -> t2 -> t3, 64 bytes each) lives
-// for its step only, so the two blocks share their bytes and the naive size counts both.
-TEST(NodeScratch, TheMemoryStagePlacesEachBlockForItsStep) {
-  std::vector<TensorInfo> infos(4);
-  std::vector<Tensor> tensors(4);
-  for (int i = 0; i < 4; ++i) {
-    infos[i].index = i;
-    tensors[i].info = &infos[i];
-    tensors[i].index = i;
-    tensors[i].bytes = 64;
-  }
-  std::vector<Node> nodes(3);
-  std::vector<ExecutionStep> steps;
-  for (int n = 0; n < 3; ++n) {
-    nodes[n].inputs = {&tensors[n]};
-    nodes[n].outputs = {&tensors[n + 1]};
-    steps.push_back({&nodes[n], nullptr});
-  }
-  nodes[0].kernel_scratch_bytes = 256;
-  nodes[2].kernel_scratch_bytes = 128;
-  std::vector<Tensor*> inputs = {&tensors[0]}, outputs = {&tensors[3]};
-  auto plan = plan_memory({steps, tensors, inputs, outputs, LoadLimits{}, "chain.tflite"});
-  ASSERT_TRUE(plan) << plan.error();
-  ASSERT_EQ(plan->node_scratch.size(), 2u);
-  EXPECT_EQ(plan->node_scratch[0], &nodes[0]);
-  EXPECT_EQ(plan->node_scratch[1], &nodes[2]);
-  ASSERT_EQ(plan->offsets.size(), 6u);
-  EXPECT_EQ(plan->naive_bytes, 4u * 64 + 256 + 128);
-#if !defined(__SANITIZE_ADDRESS__)
-  EXPECT_EQ(plan->offsets[4], plan->offsets[5]);
-  EXPECT_LT(plan->bytes, plan->naive_bytes);
-#endif
 }
 
 }  // namespace
