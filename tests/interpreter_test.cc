@@ -355,6 +355,10 @@ TEST(CApi, EnvironmentAndModelReports) {
   const std::string json = baton_environment_report(env, BATON_PLAN_JSON);
   EXPECT_NE(json.find("\"name\":\"testpack\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"delegate_chain\":[\"deleg-a\"]"), std::string::npos) << json;
+  // What `baton check-plugin` reads of a plugin: the name its file gives, and whether a delegate selects
+  // nodes itself (deleg_a is built as of ABI 1.1, before select_nodes).
+  EXPECT_NE(json.find("\"name_from_file\":\"deleg-a\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"selects_nodes\":false"), std::string::npos) << json;
   EXPECT_EQ(json.front(), '{');
   EXPECT_EQ(json.back(), '}');
   EXPECT_EQ(baton_environment_report(env, BATON_PLAN_DOT), nullptr);
@@ -500,6 +504,62 @@ TEST(CApi, SharedModelSignaturesTensorsAndLog) {
   }
   EXPECT_EQ(baton_model_create_from_file(env, dir.file("missing.tflite").c_str()), nullptr);
   EXPECT_NE(std::string(baton_last_error()).find(dir.file("missing.tflite")), std::string::npos) << baton_last_error();
+  baton_environment_destroy(env);
+}
+
+// A model's nodes as the file gives them, for tools that decide what could run them before any interpreter
+// exists (`baton check-plugin`): op names, custom names, versions, types and state.
+TEST(CApi, ModelNodesAsTheFileGivesThem) {
+  TempDir dir;
+  baton_environment* env = c_api_environment(dir, {}, 1, nullptr, nullptr);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  TinyModel tiny = add_then_double();
+  tiny.tensors[1].is_variable = true;              // b: state kept across invokes
+  tiny.tensors[2].type = 9;                        // c: INT8, the type of TimesTwo's first input
+  tiny.tensors.push_back({{6}, 0, {}, "e"});
+  tiny.ops.push_back({22, "", 1, {3}, {4}});       // RESHAPE v1: d -> e
+  tiny.ops.push_back({146, "", 1, {}, {}});        // RANDOM_STANDARD_NORMAL without tensors
+  tiny.ops[0].version = 3;
+  tiny.outputs = {4};
+  const std::vector<uint8_t> bytes = tiny.build();
+  baton_model* model = baton_model_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(model, nullptr) << baton_last_error();
+  ASSERT_EQ(baton_model_subgraph_count(model), 1);
+  const int32_t count = baton_model_node_count(model, 0);
+  ASSERT_EQ(count, 4);
+  EXPECT_EQ(baton_model_node_count(model, 1), -1);
+  baton_model_node n{};
+  n.struct_size = sizeof n;
+  ASSERT_EQ(baton_model_get_node(model, 0, 0, &n), BATON_OK);
+  EXPECT_STREQ(n.op, "ADD");
+  EXPECT_EQ(n.op_code, BATON_OP_ADD);
+  EXPECT_EQ(n.version, 3);
+  EXPECT_EQ(n.type, BATON_TYPE_FLOAT32);
+  EXPECT_EQ(n.runtime, 0);
+  EXPECT_EQ(n.stateful, 1);  // b is a variable
+  ASSERT_EQ(baton_model_get_node(model, 0, 1, &n), BATON_OK);
+  EXPECT_STREQ(n.op, "TimesTwo");
+  EXPECT_EQ(n.op_code, BATON_OP_CUSTOM);
+  EXPECT_EQ(n.type, BATON_TYPE_INT8);
+  EXPECT_EQ(n.stateful, 0);
+  ASSERT_EQ(baton_model_get_node(model, 0, 2, &n), BATON_OK);
+  EXPECT_STREQ(n.op, "RESHAPE");
+  EXPECT_EQ(n.type, BATON_TYPE_FLOAT32);  // d
+  EXPECT_EQ(n.stateful, 0);
+  ASSERT_EQ(baton_model_get_node(model, 0, 3, &n), BATON_OK);
+  EXPECT_STREQ(n.op, "RANDOM_STANDARD_NORMAL");
+  EXPECT_EQ(n.type, -1);
+  EXPECT_EQ(n.stateful, 1);
+  // An older caller's smaller struct is filled only as far as it reaches.
+  baton_model_node small{};
+  small.struct_size = offsetof(baton_model_node, version);
+  small.version = -7;
+  ASSERT_EQ(baton_model_get_node(model, 0, 0, &small), BATON_OK);
+  EXPECT_STREQ(small.op, "ADD");
+  EXPECT_EQ(small.version, -7);
+  EXPECT_EQ(baton_model_get_node(model, 0, count, &n), BATON_INVALID_ARGUMENT);
+  EXPECT_EQ(baton_model_get_node(model, 0, 0, nullptr), BATON_INVALID_ARGUMENT);
+  baton_model_destroy(model);
   baton_environment_destroy(env);
 }
 

@@ -263,6 +263,45 @@ baton_model* baton_model_create_from_buffer(const baton_environment* env, const 
 
 void baton_model_destroy(baton_model* model) { delete model; }
 
+int32_t baton_model_subgraph_count(const baton_model* model) {
+  return model ? static_cast<int32_t>(model->model->subgraphs.size()) : 0;
+}
+
+int32_t baton_model_node_count(const baton_model* model, int32_t subgraph) {
+  if (!model || subgraph < 0 || subgraph >= baton_model_subgraph_count(model)) return -1;
+  return static_cast<int32_t>(model->model->subgraphs[static_cast<size_t>(subgraph)].nodes.size());
+}
+
+baton_status baton_model_get_node(const baton_model* model, int32_t subgraph, int32_t node, baton_model_node* out) {
+  const int32_t count = baton_model_node_count(model, subgraph);
+  if (!out || count < 0 || node < 0 || node >= count) return BATON_INVALID_ARGUMENT;
+  const baton::SubgraphInfo& g = model->model->subgraphs[static_cast<size_t>(subgraph)];
+  const baton::NodeInfo& n = g.nodes[static_cast<size_t>(node)];
+  baton_model_node v{};
+  v.struct_size = std::min(out->struct_size, sizeof v);
+  const bool named = n.op_code == BATON_OP_CUSTOM || n.op_code == BATON_OP_STABLEHLO_COMPOSITE;
+  const char* builtin = baton::builtin_op_name(n.op_code);
+  v.op = named ? baton::claim_name(n).c_str() : builtin ? builtin : "";
+  v.op_code = n.op_code;
+  v.version = n.version;
+  v.type = -1;
+  auto tensor = [&](int32_t t) { return t >= 0 && static_cast<size_t>(t) < g.tensors.size() ? &g.tensors[static_cast<size_t>(t)] : nullptr; };
+  for (int32_t t : n.inputs) {
+    if (tensor(t)) {
+      v.type = tensor(t)->type;
+      break;
+    }
+  }
+  if (v.type < 0 && !n.outputs.empty() && tensor(n.outputs[0])) v.type = tensor(n.outputs[0])->type;
+  v.runtime = baton::is_runtime_op(n.op_code) ? 1 : 0;
+  bool stateful = baton::is_random_op(n.op_code) || n.op_code == BATON_OP_VAR_HANDLE ||
+                  n.op_code == BATON_OP_READ_VARIABLE || n.op_code == BATON_OP_ASSIGN_VARIABLE;
+  for (int32_t t : n.inputs) stateful = stateful || (tensor(t) && tensor(t)->is_variable);
+  v.stateful = stateful ? 1 : 0;
+  std::memcpy(out, &v, v.struct_size);
+  return BATON_OK;
+}
+
 int32_t baton_model_signature_count(const baton_model* model) {
   return model ? static_cast<int32_t>(model->model->signatures.size()) : 0;
 }

@@ -29,11 +29,14 @@ std::string shape_text(std::span<const int32_t> shape) {
   return s + "]";
 }
 
+const char* builtin_op_name(int32_t op_code) {
+  if (op_code < fb::BuiltinOperator_MIN || op_code > fb::BuiltinOperator_MAX) return nullptr;
+  const char* name = fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(op_code));
+  return name && *name ? name : nullptr;
+}
+
 std::string op_name(int32_t op_code) {
-  if (op_code >= fb::BuiltinOperator_MIN && op_code <= fb::BuiltinOperator_MAX) {
-    const char* name = fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(op_code));
-    if (name && *name) return name;
-  }
+  if (const char* name = builtin_op_name(op_code)) return name;
   return "UNKNOWN_" + std::to_string(op_code);
 }
 

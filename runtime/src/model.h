@@ -202,6 +202,8 @@ inline const std::string& claim_name(const NodeInfo& n) {
 }
 // TFLite's name of a builtin op code ("CONV_2D"), or "UNKNOWN_<n>".
 std::string op_name(int32_t op_code);
+// The same, static, or null for a code the schema does not name.
+const char* builtin_op_name(int32_t op_code);
 // "CONV_2D" or the custom op's name.
 std::string node_op_name(const NodeInfo& node);
 // Element count * element size, or nullopt on overflow or a negative dimension.

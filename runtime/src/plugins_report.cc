@@ -76,6 +76,8 @@ std::string plugins_json(const Environment& env) {
     j.field("name", p->name).field("version", p->version).field("kind", p->kind_name());
     j.field("abi_version", std::to_string(p->abi_major) + "." + std::to_string(p->abi_minor));
     j.field("path", p->path).field("description", p->description).field("threads", p->threads);
+    // The name config sections and isolation find this file by (the manual's rule for file names).
+    j.field("name_from_file", plugin_name_from_file(p->path));
     if (!p->loaded_by.empty()) j.field("loaded_by", p->loaded_by);
     j.field("isolation", p->isolated ? "process" : "in-process");
     if (p->isolated) {
@@ -86,6 +88,8 @@ std::string plugins_json(const Environment& env) {
     if (p->kind == BATON_PLUGIN_DELEGATE) {
       auto devices = p->devices();
       j.field("declares_devices", p->declares_devices());
+      // Whether it chooses nodes itself (select_nodes) beyond the ops it declares.
+      j.field("selects_nodes", p->delegate.select_nodes != nullptr);
       j.key("devices");
       if (devices) {
         j.begin_array();
@@ -109,6 +113,7 @@ std::string plugins_json(const Environment& env) {
       j.begin_object();
       j.field("op", op.code == BATON_OP_CUSTOM ? op.custom_name : op_name(op.code));
       j.field("custom", op.code == BATON_OP_CUSTOM);
+      if (op.code == BATON_OP_STABLEHLO_COMPOSITE) j.field("composite", op.custom_name);
       j.field("min_version", op.min_version).field("max_version", op.max_version);
       j.end_object();
     }

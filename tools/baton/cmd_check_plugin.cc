@@ -3,13 +3,18 @@
 // not the end of the check), with nothing else but the builtin pack beside a delegate; checks what the
 // registry checks of every descriptor and a little more; then runs every one-op case whose op and version
 // the plugin declares (plugin_check.h) and prints a table per op and type. Exit status 1 on any finding.
+// Like every command it goes through the public API: what the registry read of the plugin comes from the
+// environment report (`baton plugins --json`).
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "commands.h"
@@ -46,39 +51,111 @@ std::string default_cases_dir() {
   return BATON_OP_CASES_INSTALLED;
 }
 
-// The builtin pack, which runs what a delegate under test refuses: found where the runtime looks.
-std::string find_builtin_pack(const GlobalOptions& g) {
-  std::vector<std::string> dirs = g.plugin_dirs;
-  for (const std::string& d : default_plugin_dirs()) dirs.push_back(d);
-  for (const std::string& d : dirs) {
-    const fs::path p = fs::path(d) / "libbaton_builtin.so";
-    if (fs::exists(p)) return p.string();
+using Json = nlohmann::json;
+
+std::string text_of(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// An environment of the checker's: the folders it reads, the config (a file; the checker's empty one when
+// the user gave none), and where its messages go. Nothing of BATON_PLUGIN_PATH or BATON_CONFIG (unset by
+// the command) or the default folders reaches it.
+struct EnvSpec {
+  std::vector<std::string> dirs;
+  std::string config;
+  int threads = 0;
+  bool isolate_all = false;
+  std::vector<std::string> isolate;
+  bool no_delegates = true;
+  std::vector<std::string> delegates;
+  bool default_dirs = false;
+  std::shared_ptr<LogLines> log;  // null: messages are dropped
+  bool verbose = false;
+};
+
+struct LogSink {
+  std::shared_ptr<LogLines> lines;
+  bool verbose = false;
+};
+
+std::shared_ptr<api::Environment> open(const EnvSpec& spec, LogSink* sink) {
+  std::vector<const char*> dirs, isolate, delegates;
+  for (const std::string& d : spec.dirs) dirs.push_back(d.c_str());
+  for (const std::string& i : spec.isolate) isolate.push_back(i.c_str());
+  for (const std::string& d : spec.delegates) delegates.push_back(d.c_str());
+  baton_environment_options o{};
+  o.struct_size = sizeof o;
+  o.config_path = spec.config.c_str();
+  o.plugin_dirs = dirs.data();
+  o.plugin_dir_count = dirs.size();
+  o.delegates = delegates.data();
+  o.delegate_count = delegates.size();
+  o.no_delegates = spec.no_delegates ? 1 : 0;
+  o.threads = spec.threads;
+  o.no_default_dirs = spec.default_dirs ? 0 : 1;
+  o.isolate = isolate.data();
+  o.isolate_count = isolate.size();
+  o.isolate_all = spec.isolate_all ? 1 : 0;
+  sink->lines = spec.log;
+  sink->verbose = spec.verbose;
+  o.log = [](void* user, baton_log_level level, const char* message) {
+    auto* s = static_cast<LogSink*>(user);
+    if (s->lines && level >= BATON_LOG_WARNING) s->lines->add(message);
+    if (s->verbose) std::fprintf(stderr, "baton: %s\n", message);
+  };
+  o.log_user_data = sink;
+  return std::make_shared<api::Environment>(&o);
+}
+
+// The plugin's entry in an environment report, or null.
+const Json* plugin_entry(const Json& report, const std::string& name) {
+  for (const Json& p : report.at("plugins")) {
+    if (name.empty() || text_of(p, "name") == name) return &p;
   }
-  return "";
+  return nullptr;
+}
+
+PluginFacts facts_of(const Json& p) {
+  PluginFacts f;
+  f.name = text_of(p, "name");
+  f.version = text_of(p, "version");
+  f.description = text_of(p, "description");
+  f.kind = text_of(p, "kind");
+  f.abi_version = text_of(p, "abi_version");
+  f.name_from_file = text_of(p, "name_from_file");
+  f.created = p.value("created", true);
+  f.selects_nodes = p.value("selects_nodes", false);
+  for (const Json& op : p.at("ops")) {
+    DeclaredOp d;
+    d.custom = op.value("custom", false);
+    d.composite = op.contains("composite");
+    d.op = d.composite ? text_of(op, "composite") : text_of(op, "op");
+    d.min_version = op.value("min_version", 1);
+    d.max_version = op.value("max_version", 1);
+    f.ops.push_back(d);
+  }
+  for (const Json& o : p.at("options")) f.options.emplace_back(text_of(o, "name"), text_of(o, "help"));
+  return f;
 }
 
 // Rules of the plugin guide the registry does not enforce at load: a plugin that breaks them still
 // loads, but tools and users cannot tell what it is or does.
-std::vector<Finding> descriptor_findings(const LoadedPlugin& p, const std::string& file) {
+std::vector<Finding> descriptor_findings(const PluginFacts& p) {
   std::vector<Finding> out;
   auto add = [&](const std::string& message) { out.push_back({"descriptor", "", "", "", message}); };
   if (p.version.empty()) add("the descriptor gives no version");
   if (p.description.empty()) add("the descriptor gives no description");
-  for (const OptionDecl& o : p.options) {
-    if (o.help.empty()) add("option '" + o.name + "' has no help text");
+  for (const auto& [name, help] : p.options) {
+    if (help.empty()) add("option '" + name + "' has no help text");
   }
-  if (p.kind == BATON_PLUGIN_OP_PACK && p.ops.empty()) add("an op pack that declares no op");
-  if (p.kind == BATON_PLUGIN_DELEGATE && p.ops.empty() && !p.delegate.select_nodes) {
-    add("a delegate that declares no op and has no select_nodes");
-  }
-  if (plugin_name_from_file(file) != p.name && "lib" + p.name != fs::path(file).stem().string()) {
-    // Config sections and isolation by name find a plugin's file by its name (the manual's rule).
-    std::string n = plugin_name_from_file(file);
-    std::replace(n.begin(), n.end(), '_', '-');
-    std::string declared = p.name;
-    std::replace(declared.begin(), declared.end(), '_', '-');
-    if (n != declared) add("the file name says '" + plugin_name_from_file(file) + "' but the plugin is named '" + p.name +
-                           "' (name the file lib" + p.name + ".so)");
+  if (p.kind == "op-pack" && p.ops.empty()) add("an op pack that declares no op");
+  if (p.delegate() && p.ops.empty() && !p.selects_nodes) add("a delegate that declares no op and has no select_nodes");
+  // Config sections and isolation by name find a plugin's file by its name (the manual's rule).
+  std::string declared = p.name;
+  std::replace(declared.begin(), declared.end(), '_', '-');
+  if (!p.name_from_file.empty() && p.name_from_file != declared) {
+    add("the file name says '" + p.name_from_file + "' but the plugin is named '" + p.name + "' (name the file lib" + p.name + ".so)");
   }
   return out;
 }
@@ -191,58 +268,77 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
   }
 
   Scratch scratch;
+  const fs::path no_config = scratch.root / "empty.conf";
   if (scratch.root.empty() || !fs::create_directory(scratch.root / "state", ec) ||
-      !fs::create_directory(scratch.root / "plugins", ec)) {
+      !fs::create_directory(scratch.root / "plugins", ec) || !std::ofstream(no_config)) {
     std::fprintf(stderr, "baton check-plugin: cannot make a scratch folder in %s\n", fs::temp_directory_path().c_str());
     return kExitError;
   }
+  // Every environment of the check reads only the folders and the config named here; its crash journals
+  // (and every plugin child's) go to the scratch folder.
   ::setenv("XDG_STATE_HOME", (scratch.root / "state").c_str(), 1);
-  auto log = std::make_shared<std::vector<std::string>>();
-  auto options = [&](const fs::path& dir) {
-    EnvironmentOptions eo;
-    eo.plugin_dirs = {dir.string()};
-    eo.use_environment_variables = false;
-    eo.use_default_dirs = false;
-    eo.config_path = g.config;
-    eo.read_config = !g.config.empty();
-    eo.state_dir = (scratch.root / "state").string();
-    eo.threads = g.threads;
-    eo.isolate_all = !in_process;
-    eo.no_delegates = true;
-    const bool verbose = g.verbose;
-    eo.log = [log, verbose](baton_log_level level, const std::string& line) {
-      if (level >= BATON_LOG_WARNING) log->push_back(line);
-      if (verbose) std::fprintf(stderr, "baton: %s\n", line.c_str());
-    };
-    return eo;
+  ::unsetenv("BATON_PLUGIN_PATH");
+  ::unsetenv("BATON_CONFIG");
+  auto log = std::make_shared<LogLines>();
+  auto spec = [&](const fs::path& dir) {
+    EnvSpec s;
+    s.dirs = {dir.string()};
+    s.config = g.config.empty() ? no_config.string() : g.config;
+    s.threads = g.threads;
+    s.isolate_all = !in_process;
+    s.log = log;
+    s.verbose = g.verbose;
+    return s;
   };
+  // The environments keep a pointer to their log sink: one per environment, living as long as this call.
+  LogSink plugin_sink, chain_sink, reference_sink, search_sink;
 
   // First the plugin alone, as the registry reads it.
   fs::create_symlink(file, scratch.root / "plugins" / file.filename(), ec);
-  auto env = Environment::create(options(scratch.root / "plugins"));
-  if (!env) {
-    std::fprintf(stderr, "baton check-plugin: %s\n", env.error().c_str());
+  std::shared_ptr<api::Environment> env;
+  Json report;
+  try {
+    env = open(spec(scratch.root / "plugins"), &plugin_sink);
+    report = Json::parse(env->report(BATON_PLAN_JSON));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "baton check-plugin: %s\n", e.what());
     return kExitUsage;
   }
   std::vector<Finding> findings;
-  const LoadedPlugin* plugin = nullptr;
-  for (const auto& p : env.value()->registry().plugins()) plugin = p.get();
-  for (const SkippedPlugin& s : env.value()->registry().skipped()) {
-    findings.push_back({load_finding_kind(s.reason), "", "", "", s.reason});
+  std::optional<PluginFacts> plugin;
+  for (const Json& p : report.at("plugins")) plugin = facts_of(p);
+  for (const Json& s : report.at("skipped")) {
+    const std::string reason = text_of(s, "reason");
+    findings.push_back({load_finding_kind(reason), "", "", "", reason});
   }
   if (plugin) {
-    for (Finding& f : descriptor_findings(*plugin, file.string())) findings.push_back(std::move(f));
+    for (Finding& f : descriptor_findings(*plugin)) findings.push_back(std::move(f));
+  }
+
+  // The builtin pack, which runs what a delegate under test refuses and is the resize check's reference:
+  // found where the runtime looks (--plugin-dir, then the default folders).
+  std::string builtin;
+  try {
+    EnvSpec search = spec(scratch.root / "none");
+    search.dirs = g.plugin_dirs;
+    search.default_dirs = true;
+    search.isolate_all = false;
+    search.config = no_config.string();
+    search.log = nullptr;
+    search.verbose = false;
+    const Json found = Json::parse(open(search, &search_sink)->report(BATON_PLAN_JSON));
+    if (const Json* b = plugin_entry(found, "builtin")) builtin = text_of(*b, "path");
+  } catch (const std::exception&) {
+    // no builtin pack to be found: said below where it is needed
   }
 
   CheckTarget target;
-  target.env = env.value();
+  target.env = env;
   target.log = log;
   target.tolerance = tolerance;
-  std::string builtin;
-  if (plugin && plugin->kind == BATON_PLUGIN_DELEGATE) {
+  if (plugin && plugin->delegate()) {
     // Again with the builtin pack beside it, so what it refuses still runs, and the delegate alone in the
     // chain. Its file is linked under its own name, which isolation by name reads.
-    builtin = find_builtin_pack(g);
     if (builtin.empty()) {
       std::fprintf(stderr, "baton check-plugin: a delegate needs the builtin pack (libbaton_builtin.so) beside it, "
                            "and none is in the plugin folders (--plugin-dir DIR)\n");
@@ -252,46 +348,56 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
     fs::create_directory(scratch.root / "chain", ec);
     fs::create_symlink(file, scratch.root / "chain" / ("lib" + name + ".so"), ec);
     fs::create_symlink(builtin, scratch.root / "chain" / "libbaton_builtin.so", ec);
-    EnvironmentOptions eo = options(scratch.root / "chain");
-    eo.isolate_all = false;
-    if (!in_process) eo.isolate = {name};
-    eo.no_delegates = false;
-    eo.delegates = std::vector<std::string>{name};
+    EnvSpec chain = spec(scratch.root / "chain");
+    chain.isolate_all = false;
+    if (!in_process) chain.isolate = {name};
+    chain.no_delegates = false;
+    chain.delegates = {name};
     target.env.reset();
-    env = Environment::create(eo);
-    if (!env) {
-      std::fprintf(stderr, "baton check-plugin: %s\n", env.error().c_str());
+    env.reset();
+    try {
+      target.env = open(chain, &chain_sink);
+      report = Json::parse(target.env->report(BATON_PLAN_JSON));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "baton check-plugin: %s\n", e.what());
       return kExitUsage;
     }
-    target.env = env.value();
-    plugin = target.env->registry().find(name);
-    if (plugin && !plugin->created) {
+    const Json* entry = plugin_entry(report, name);
+    if (entry) plugin = facts_of(*entry);
+    if (entry && !plugin->created) {
       std::string why = "the delegate could not be started";
-      for (const std::string& line : *log) {
+      const std::string logged = log->text();
+      for (size_t at = 0; at < logged.size();) {
+        const size_t end = std::min(logged.find('\n', at), logged.size());
+        const std::string line = logged.substr(at, end - at);
         if (line.find("left out of the chain") != std::string::npos) why = line;
+        at = end + 1;
       }
       findings.push_back({"init", "", "", "", why});
     }
   }
 
   // The builtin pack alone, in this process: the reference of the resize check's doubled inputs.
-  if (builtin.empty()) builtin = find_builtin_pack(g);
   if (!builtin.empty()) {
     fs::create_directory(scratch.root / "reference", ec);
     fs::create_symlink(builtin, scratch.root / "reference" / "libbaton_builtin.so", ec);
-    EnvironmentOptions eo = options(scratch.root / "reference");
-    eo.isolate_all = false;
-    eo.read_config = false;
-    eo.config_path.clear();
-    eo.log = [](baton_log_level, const std::string&) {};
-    if (auto reference = Environment::create(eo)) target.reference = reference.value();
+    EnvSpec reference = spec(scratch.root / "reference");
+    reference.isolate_all = false;
+    reference.config = no_config.string();
+    reference.log = nullptr;
+    reference.verbose = false;
+    try {
+      target.reference = open(reference, &reference_sink);
+    } catch (const std::exception&) {
+      // the resize check runs without a reference
+    }
   }
 
   std::vector<CaseResult> results;
   std::set<std::string> covered;
-  if (plugin && plugin->kind != BATON_PLUGIN_LOADER && (plugin->kind == BATON_PLUGIN_OP_PACK || plugin->created)) {
+  if (plugin && plugin->kind != "loader" && (plugin->kind == "op-pack" || plugin->created)) {
     target.plugin = plugin->name;
-    target.delegate = plugin->kind == BATON_PLUGIN_DELEGATE;
+    target.delegate = plugin->delegate();
     for (const std::string& root : case_dirs) {
       std::vector<fs::path> cases;
       for (const auto& e : fs::directory_iterator(root, ec)) {
@@ -299,13 +405,19 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
       }
       std::sort(cases.begin(), cases.end());
       for (const fs::path& dir : cases) {
-        auto model = load_model_file((dir / "model.tflite").string(), target.env->limits());
-        if (!model) continue;  // a case this runtime cannot load is no plugin's
-        const CaseSubject subject = case_subject(*model.value(), *plugin);
+        std::unique_ptr<api::Model> model;
+        try {
+          model = std::make_unique<api::Model>(*target.env, (dir / "model.tflite").string());
+        } catch (const api::Error&) {
+          continue;  // a case this runtime cannot load is no plugin's
+        }
+        const std::vector<api::Model::Node> nodes = model->nodes();
+        const CaseSubject subject = case_subject(nodes, *plugin);
         if (!subject.applies) continue;
         if (!only_ops.empty() && !only_ops.count(subject.op)) continue;
+        const bool stateful = std::any_of(nodes.begin(), nodes.end(), [](const api::Model::Node& n) { return n.stateful || n.runtime; });
         covered.insert(subject.op);
-        results.push_back(run_case(target, dir.string(), dir.filename().string(), model.value(), subject));
+        results.push_back(run_case(target, dir.string(), dir.filename().string(), *model, stateful, subject));
         if (!json && g.verbose) std::fprintf(stderr, "baton check-plugin: %s done\n", dir.filename().c_str());
       }
     }
@@ -314,9 +426,8 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
   const std::vector<Row> rows = table(results);
   std::vector<std::string> uncovered;
   if (plugin) {
-    for (const OpDecl& op : plugin->ops) {
-      const std::string name = op.code == BATON_OP_CUSTOM || op.code == BATON_OP_STABLEHLO_COMPOSITE ? op.custom_name : op_name(op.code);
-      if (!covered.count(name) && (only_ops.empty() || only_ops.count(name))) uncovered.push_back(op.describe());
+    for (const DeclaredOp& op : plugin->ops) {
+      if (!covered.count(op.op) && (only_ops.empty() || only_ops.count(op.op))) uncovered.push_back(op.text());
     }
   }
   const bool passed = findings.empty();
@@ -333,8 +444,8 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
     j.field("file", file.string()).field("passed", passed);
     j.key("plugin");
     if (plugin) {
-      j.begin_object().field("name", plugin->name).field("version", plugin->version).field("kind", plugin->kind_name());
-      j.field("abi_version", std::to_string(plugin->abi_major) + "." + std::to_string(plugin->abi_minor));
+      j.begin_object().field("name", plugin->name).field("version", plugin->version).field("kind", plugin->kind);
+      j.field("abi_version", plugin->abi_version);
       j.field("isolation", in_process ? "in-process" : "process").end_object();
     } else {
       j.null();
@@ -379,9 +490,9 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
 
   std::printf("plugin: %s\n", file.c_str());
   if (plugin) {
-    std::printf("  %s %s (%s, ABI %u.%u), run %s\n", plugin->name.c_str(), plugin->version.c_str(), plugin->kind_name(),
-                plugin->abi_major, plugin->abi_minor, in_process ? "in this process (--in-process)" : "in a process of its own");
-    if (plugin->kind == BATON_PLUGIN_DELEGATE) std::printf("  with the builtin pack (%s) for the nodes it refuses\n", builtin.c_str());
+    std::printf("  %s %s (%s, ABI %s), run %s\n", plugin->name.c_str(), plugin->version.c_str(), plugin->kind.c_str(),
+                plugin->abi_version.c_str(), in_process ? "in this process (--in-process)" : "in a process of its own");
+    if (plugin->delegate()) std::printf("  with the builtin pack (%s) for the nodes it refuses\n", builtin.c_str());
   }
   std::string dirs;
   for (const std::string& d : case_dirs) dirs += (dirs.empty() ? "" : ", ") + d;

@@ -1,13 +1,15 @@
-// The conformance checker's engine: one case, run through the runtime as an application would run it.
+// The conformance checker's engine: one case, run through the runtime's public API as an application
+// would run it.
 #include "plugin_check.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <latch>
+#include <nlohmann/json.hpp>
 #include <thread>
 
-#include "interpreter.h"
 #include "npy.h"
 
 namespace baton::tool {
@@ -140,50 +142,61 @@ Comparison compare(baton_tensor_type type, const std::vector<int32_t>& shape, co
   return c;
 }
 
-// Feeds every input from DIR/in_I.npy; an input whose file has another shape is resized to it first (as
-// TFLite was, for the reference).
-Status set_inputs(Interpreter& in, const std::vector<NpyArray>& inputs) {
-  bool resized = false;
-  for (size_t i = 0; i < in.input_count(); ++i) {
-    if (inputs[i].shape == in.input(i).shape) continue;
-    if (Status s = in.resize_input(i, inputs[i].shape); !s) return s;
-    resized = true;
-  }
-  if (resized) {
-    if (Status s = in.ensure_prepared(); !s) return s;
-  }
-  for (size_t i = 0; i < in.input_count(); ++i) {
-    const NpyArray& a = inputs[i];
-    if (in.input(i).type == BATON_TYPE_STRING) {
-      if (Status s = in.set_string_input(i, a.data.data(), a.data.size()); !s) return s;
-      continue;
-    }
-    if (a.type != in.input(i).type || a.data.size() != in.input(i).bytes) {
-      return Status::error("in_" + std::to_string(i) + ".npy does not fit input " + std::to_string(i));
-    }
-    if (!a.data.empty()) std::memcpy(in.input(i).data, a.data.data(), a.data.size());
-  }
-  return Status::ok();
+using Json = nlohmann::json;
+
+// What the runtime decided for an interpreter, from its plan report (`baton plan --format json`).
+Json plan_of(api::Interpreter& in) { return Json::parse(in.plan(BATON_PLAN_JSON)); }
+
+std::string text_of(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-bool stateful(const Model& model) {
-  for (const SubgraphInfo& g : model.subgraphs) {
-    for (const TensorInfo& t : g.tensors) {
-      if (t.is_variable) return true;
-    }
-    for (const NodeInfo& n : g.nodes) {
-      if (is_random_op(n.op_code) || is_runtime_op(n.op_code)) return true;
-    }
+// Feeds every input from its .npy array; an input whose array has another shape is resized to it first
+// (as TFLite was, for the reference). "" when it went in, else why not.
+std::string set_inputs(api::Interpreter& in, const std::vector<NpyArray>& inputs) {
+  if (inputs.size() != static_cast<size_t>(in.inputs())) {
+    return "the case has " + std::to_string(inputs.size()) + " input file(s) for the model's " + std::to_string(in.inputs()) + " input(s)";
   }
-  return false;
+  try {
+    bool resized = false;
+    for (int i = 0; i < in.inputs(); ++i) {
+      if (inputs[i].shape == api::shape_of(in.input(i))) continue;
+      in.resize_input(i, inputs[i].shape);
+      resized = true;
+    }
+    if (resized) in.allocate_tensors();
+    for (int i = 0; i < in.inputs(); ++i) {
+      const NpyArray& a = inputs[i];
+      const baton_tensor* t = in.input(i);
+      if (baton_tensor_get_type(t) != BATON_TYPE_STRING &&
+          (a.type != baton_tensor_get_type(t) || a.data.size() != baton_tensor_get_byte_size(t))) {
+        return "in_" + std::to_string(i) + ".npy does not fit input " + std::to_string(i);
+      }
+      if (!a.data.empty() || baton_tensor_get_type(t) == BATON_TYPE_STRING) in.set_input_bytes(i, a.data.data(), a.data.size());
+    }
+  } catch (const api::Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 using Bytes = std::vector<std::vector<uint8_t>>;
 
-Bytes output_bytes(const Interpreter& in) {
+Bytes output_bytes(const api::Interpreter& in) {
   Bytes out;
-  for (size_t o = 0; o < in.output_count(); ++o) out.emplace_back(in.output(o).data, in.output(o).data + in.output(o).bytes);
+  for (int o = 0; o < in.outputs(); ++o) {
+    const auto* data = static_cast<const uint8_t*>(baton_tensor_get_data(in.output(o)));
+    out.emplace_back(data, data + (data ? baton_tensor_get_byte_size(in.output(o)) : 0));
+  }
   return out;
+}
+
+// Output o against an array: its type, shape and bytes as the interpreter holds them.
+Comparison compare_output(const api::Interpreter& in, int o, const NpyArray& want, double tolerance) {
+  const baton_tensor* t = in.output(o);
+  return compare(baton_tensor_get_type(t), api::shape_of(t), static_cast<const uint8_t*>(baton_tensor_get_data(t)),
+                 baton_tensor_get_byte_size(t), want, tolerance);
 }
 
 class CaseRun {
@@ -209,21 +222,18 @@ class CaseRun {
     if (reason.rfind(t_.plugin + ": ", 0) == 0) reason = reason.substr(t_.plugin.size() + 2);
     r_.outcome = CaseOutcome::Refused;
     r_.detail = reason;
-    if (const std::string rule = broken_rule(reason + "\n" + log_text()); !rule.empty()) {
+    if (const std::string rule = broken_rule(reason + "\n" + t_.log->text()); !rule.empty()) {
       r_.outcome = CaseOutcome::Fail;
       find(rule, reason);
     }
   }
-  std::string log_text() const {
-    std::string s;
-    for (const std::string& line : *t_.log) s += line + "\n";
-    return s;
-  }
-  // This plugin's fallbacks that `in` recorded since `seen` of them were looked at.
-  std::vector<Fallback> new_fallbacks(const Interpreter& in, size_t* seen) {
-    std::vector<Fallback> all = in.fallbacks(), ours;
+  // This plugin's fallbacks (stage, reason) in the plan of `in` since `seen` of them were looked at.
+  std::vector<std::pair<std::string, std::string>> new_fallbacks(api::Interpreter& in, size_t* seen) {
+    const Json plan = plan_of(in);
+    const Json& all = plan.at("fallbacks");
+    std::vector<std::pair<std::string, std::string>> ours;
     for (size_t i = *seen; i < all.size(); ++i) {
-      if (all[i].plugin == t_.plugin) ours.push_back(all[i]);
+      if (text_of(all[i], "plugin") == t_.plugin) ours.emplace_back(text_of(all[i], "stage"), text_of(all[i], "reason"));
     }
     *seen = all.size();
     return ours;
@@ -235,17 +245,19 @@ class CaseRun {
 
 // Whether the delegate runs the case's nodes of interest: none taken is a refusal (with the reason
 // check_node or select_nodes gave); a refusal without one is a finding.
-bool delegate_took(CaseRun& run, const Interpreter& in) {
+bool delegate_took(CaseRun& run, api::Interpreter& in) {
   bool took = false;
   std::string reason;
-  for (size_t i = 0; i < in.nodes().size(); ++i) {
-    const Placement p = in.placement(i);
-    if (p.kind == "delegate" && p.plugin == run.t_.plugin) took = true;
-    for (const Refusal& r : in.refusals(i)) {
-      if (r.plugin != run.t_.plugin) continue;
-      if (reason.empty()) reason = r.reason;
-      if (r.reason.empty() || r.reason.find("no reason given") != std::string::npos) {
-        run.find("silent-refusal", "node " + std::to_string(i) + " refused without a reason");
+  const Json plan = plan_of(in);
+  for (const Json& node : plan.at("nodes")) {
+    const Json& placement = node.at("placement");
+    if (text_of(placement, "kind") == "delegate" && text_of(placement, "plugin") == run.t_.plugin) took = true;
+    for (const Json& r : node.at("refusals")) {
+      if (text_of(r, "plugin") != run.t_.plugin) continue;
+      const std::string why = text_of(r, "reason");
+      if (reason.empty()) reason = why;
+      if (why.empty() || why.find("no reason given") != std::string::npos) {
+        run.find("silent-refusal", "node " + std::to_string(node.value("index", 0)) + " refused without a reason");
       }
     }
   }
@@ -259,26 +271,27 @@ bool delegate_took(CaseRun& run, const Interpreter& in) {
 
 // Two more interpreters of the model invoked from two threads at the same time must give the bytes the
 // first run gave.
-void check_threads(CaseRun& run, const std::shared_ptr<const Model>& model, const std::vector<NpyArray>& inputs,
-                   const Bytes& reference) {
-  std::unique_ptr<Interpreter> in[2];
+void check_threads(CaseRun& run, const api::Model& model, const std::vector<NpyArray>& inputs, const Bytes& reference) {
+  std::unique_ptr<api::Interpreter> in[2];
   for (auto& i : in) {
-    auto made = Interpreter::create(run.t_.env, model);
-    if (!made) return run.fail("threads", "a second interpreter of the model failed: " + made.error());
-    i = std::move(made.value());
-    if (Status s = set_inputs(*i, inputs); !s) return run.fail("threads", "inputs of a second interpreter: " + s.message());
+    try {
+      i = std::make_unique<api::Interpreter>(*run.t_.env, model);
+    } catch (const api::Error& e) {
+      return run.fail("threads", std::string("a second interpreter of the model failed: ") + e.what());
+    }
+    if (const std::string e = set_inputs(*i, inputs); !e.empty()) return run.fail("threads", "inputs of a second interpreter: " + e);
   }
-  Status status[2];
+  std::string error[2];
   std::latch start(2);
   auto body = [&](int k) {
     start.arrive_and_wait();
-    status[k] = in[k]->invoke();
+    error[k] = in[k]->try_invoke();
   };
   std::thread a(body, 0), b(body, 1);
   a.join();
   b.join();
   for (int k = 0; k < 2; ++k) {
-    if (!status[k]) return run.fail("threads", "invoke in thread " + std::to_string(k + 1) + " failed: " + status[k].message());
+    if (!error[k].empty()) return run.fail("threads", "invoke in thread " + std::to_string(k + 1) + " failed: " + error[k]);
     if (output_bytes(*in[k]) != reference) {
       return run.fail("threads", "thread " + std::to_string(k + 1) + " of two invoking at once gave other bytes than one alone");
     }
@@ -294,12 +307,12 @@ void check_threads(CaseRun& run, const std::shared_ptr<const Model>& model, cons
 // reason is "refused" (or "n/a" when the builtin pack refuses it too), never a finding; a crash, an
 // exception or a refusal without a reason is. Models with state (variables, random ops: a second invoke
 // gives other numbers by design) and string or scalar inputs are "n/a".
-void check_resize(CaseRun& run, Interpreter& in, const std::shared_ptr<const Model>& model,
+void check_resize(CaseRun& run, api::Interpreter& in, const api::Model& model, bool stateful,
                   const std::vector<NpyArray>& inputs, const std::vector<NpyArray>& want, size_t* seen_fallbacks) {
   // Input 0's first dimension doubles, and with it that of every input of the same first dimension (the
   // same batch); the others (axes, shapes, broadcast operands) stay as they are.
-  bool applicable = !stateful(*model) && in.input_count() > 0 && inputs.size() == in.input_count();
-  for (size_t i = 0; i < in.input_count() && applicable; ++i) applicable = in.input(i).type != BATON_TYPE_STRING;
+  bool applicable = !stateful && in.inputs() > 0 && inputs.size() == static_cast<size_t>(in.inputs());
+  for (int i = 0; i < in.inputs() && applicable; ++i) applicable = baton_tensor_get_type(in.input(i)) != BATON_TYPE_STRING;
   if (applicable) applicable = !inputs[0].shape.empty() && inputs[0].shape[0] > 0;
   if (!applicable) {
     run.r_.resize = "n/a";
@@ -316,28 +329,32 @@ void check_resize(CaseRun& run, Interpreter& in, const std::shared_ptr<const Mod
   Bytes reference;
   bool have_reference = false;
   if (run.t_.reference) {
-    auto ref = Interpreter::create(run.t_.reference, model);
-    if (ref && set_inputs(*ref.value(), doubled) && ref.value()->invoke()) {
-      reference = output_bytes(*ref.value());
-      have_reference = true;
+    try {
+      api::Interpreter ref(*run.t_.reference, model);
+      if (set_inputs(ref, doubled).empty() && ref.try_invoke().empty()) {
+        reference = output_bytes(ref);
+        have_reference = true;
+      }
+    } catch (const api::Error&) {
+      // the builtin pack cannot run the model: the doubled run has no reference
     }
   }
-  Status ran = set_inputs(in, doubled);
-  if (ran) ran = in.invoke();
-  for (const Fallback& f : run.new_fallbacks(in, seen_fallbacks)) {
-    if (const std::string rule = broken_rule(f.reason); !rule.empty()) run.fail(rule, what + ": " + f.stage + ": " + f.reason);
+  std::string ran = set_inputs(in, doubled);
+  if (ran.empty()) ran = in.try_invoke();
+  for (const auto& [stage, reason] : run.new_fallbacks(in, seen_fallbacks)) {
+    if (const std::string rule = broken_rule(reason); !rule.empty()) run.fail(rule, what + ": " + stage + ": " + reason);
   }
-  if (!ran) {
-    if (const std::string rule = broken_rule(ran.message() + "\n" + run.log_text()); !rule.empty()) {
-      return run.fail(rule, what + ": " + ran.message());
+  if (!ran.empty()) {
+    if (const std::string rule = broken_rule(ran + "\n" + run.t_.log->text()); !rule.empty()) {
+      return run.fail(rule, what + ": " + ran);
     }
     run.r_.resize = have_reference ? "refused" : "n/a";
   } else if (have_reference) {
-    for (size_t o = 0; o < in.output_count(); ++o) {
-      const Tensor& t = in.output(o);
-      NpyArray ref{t.type, t.shape, reference[o]};
+    for (int o = 0; o < in.outputs(); ++o) {
+      const baton_tensor* t = in.output(o);
       // The reference's own shape is in the bytes' count; a plugin's other shape shows as a size mismatch.
-      Comparison c = compare(t.type, t.shape, t.data, t.bytes, ref, run.t_.tolerance);
+      const NpyArray ref{baton_tensor_get_type(t), api::shape_of(t), reference[static_cast<size_t>(o)]};
+      const Comparison c = compare_output(in, o, ref, run.t_.tolerance);
       if (!c.ok) {
         return run.fail("resize", what + ", output " + std::to_string(o) + " differs from the builtin pack's: " + c.detail);
       }
@@ -347,56 +364,60 @@ void check_resize(CaseRun& run, Interpreter& in, const std::shared_ptr<const Mod
     run.r_.resize = "ran";
   }
   // Back to the case's own shapes: the outputs must be the reference's again.
-  if (Status s = set_inputs(in, inputs); !s) return run.fail("resize", "after " + what + " and back: " + s.message());
-  if (Status s = in.invoke(); !s) return run.fail("resize", "after " + what + " and back, invoke failed: " + s.message());
-  for (size_t o = 0; o < in.output_count(); ++o) {
-    const Tensor& t = in.output(o);
-    Comparison c = compare(t.type, t.shape, t.data, t.bytes, want[o], run.t_.tolerance);
+  if (const std::string e = set_inputs(in, inputs); !e.empty()) return run.fail("resize", "after " + what + " and back: " + e);
+  if (const std::string e = in.try_invoke(); !e.empty()) return run.fail("resize", "after " + what + " and back, invoke failed: " + e);
+  for (int o = 0; o < in.outputs(); ++o) {
+    const Comparison c = compare_output(in, o, want[static_cast<size_t>(o)], run.t_.tolerance);
     if (!c.ok) return run.fail("resize", "after " + what + " and back, output " + std::to_string(o) + ": " + c.detail);
   }
 }
 
+std::string type_text(int32_t type) {
+  return type < 0 ? "NONE" : baton_tensor_type_name(static_cast<baton_tensor_type>(type));
+}
+
 }  // namespace
 
-CaseSubject case_subject(const Model& model, const LoadedPlugin& plugin) {
+std::string DeclaredOp::text() const {
+  const std::string name = composite ? "STABLEHLO_COMPOSITE '" + op + "'" : op;
+  if (min_version == max_version) return name + " v" + std::to_string(min_version);
+  return name + " v" + std::to_string(min_version) + "-" + std::to_string(max_version);
+}
+
+bool PluginFacts::declares(const api::Model::Node& node) const {
+  const bool custom = node.op_code == BATON_OP_CUSTOM, composite = node.op_code == BATON_OP_STABLEHLO_COMPOSITE;
+  for (const DeclaredOp& d : ops) {
+    if (d.custom == custom && d.composite == composite && d.op == node.op && node.version >= d.min_version &&
+        node.version <= d.max_version) {
+      return true;
+    }
+  }
+  return false;
+}
+
+CaseSubject case_subject(const std::vector<api::Model::Node>& nodes, const PluginFacts& plugin) {
   // The first node the plugin declares, else the first node: the runtime's own nodes (control flow,
   // variables) are no plugin's.
-  const NodeInfo* subject = nullptr;
-  const SubgraphInfo* where = nullptr;
+  const api::Model::Node* subject = nullptr;
   bool subject_declared = false, all_declared = true, any_declared = false;
-  for (const SubgraphInfo& g : model.subgraphs) {
-    for (const NodeInfo& n : g.nodes) {
-      if (is_runtime_op(n.op_code)) continue;
-      const bool declared = plugin.find_op(n.op_code, claim_name(n), n.version) != nullptr;
-      all_declared = all_declared && declared;
-      any_declared = any_declared || declared;
-      if (!subject || (declared && !subject_declared)) subject = &n, where = &g, subject_declared = declared;
-    }
+  for (const api::Model::Node& n : nodes) {
+    if (n.runtime) continue;
+    const bool declared = plugin.declares(n);
+    all_declared = all_declared && declared;
+    any_declared = any_declared || declared;
+    if (!subject || (declared && !subject_declared)) subject = &n, subject_declared = declared;
   }
   CaseSubject s;
   if (!subject) return s;
-  const NodeInfo& n = *subject;
-  s.op = n.op_code == BATON_OP_CUSTOM || n.op_code == BATON_OP_STABLEHLO_COMPOSITE ? claim_name(n) : op_name(n.op_code);
-  s.version = n.version;
-  int32_t t = -1;
-  for (int32_t i : n.inputs) {
-    if (i >= 0) {
-      t = i;
-      break;
-    }
-  }
-  if (t < 0 && !n.outputs.empty()) t = n.outputs[0];
-  s.type = t >= 0 && static_cast<size_t>(t) < where->tensors.size() ? baton_tensor_type_name(where->tensors[t].type) : "NONE";
-  if (plugin.kind == BATON_PLUGIN_DELEGATE) {
-    s.applies = plugin.delegate.select_nodes ? true : any_declared;
-  } else {
-    s.applies = all_declared;
-  }
+  s.op = subject->op;
+  s.version = subject->version;
+  s.type = type_text(subject->type);
+  s.applies = plugin.delegate() ? (plugin.selects_nodes || any_declared) : all_declared;
   return s;
 }
 
-CaseResult run_case(const CheckTarget& target, const std::string& dir, const std::string& name,
-                    const std::shared_ptr<const Model>& model, const CaseSubject& subject) {
+CaseResult run_case(const CheckTarget& target, const std::string& dir, const std::string& name, const api::Model& model,
+                    bool stateful, const CaseSubject& subject) {
   CaseResult r;
   r.name = name;
   r.op = subject.op;
@@ -405,59 +426,62 @@ CaseResult run_case(const CheckTarget& target, const std::string& dir, const std
   CaseRun run(target, r);
   target.log->clear();
 
+  // in_0.npy, in_1.npy, ... and out_0.npy, ...: as many as there are.
   std::vector<NpyArray> inputs, want;
-  for (size_t i = 0; i < model->main().inputs.size(); ++i) {
-    auto a = read_npy(dir + "/in_" + std::to_string(i) + ".npy");
-    if (!a) {
-      run.fail("case", "the case is unreadable: " + a.error());
-      return r;
+  for (const char* side : {"in", "out"}) {
+    for (size_t i = 0;; ++i) {
+      const std::string file = dir + "/" + side + "_" + std::to_string(i) + ".npy";
+      if (!std::filesystem::exists(file)) break;
+      auto a = read_npy(file);
+      if (!a) {
+        run.fail("case", "the case is unreadable: " + a.error());
+        return r;
+      }
+      (side[0] == 'i' ? inputs : want).push_back(std::move(a.value()));
     }
-    inputs.push_back(std::move(a.value()));
-  }
-  for (size_t o = 0; o < model->main().outputs.size(); ++o) {
-    auto a = read_npy(dir + "/out_" + std::to_string(o) + ".npy");
-    if (!a) {
-      run.fail("case", "the case is unreadable: " + a.error());
-      return r;
-    }
-    want.push_back(std::move(a.value()));
   }
 
-  auto made = Interpreter::create(target.env, model);
-  if (!made) {
+  std::unique_ptr<api::Interpreter> made;
+  try {
+    made = std::make_unique<api::Interpreter>(*target.env, model);
+  } catch (const api::Error& e) {
     // An op pack's kernel that refuses the node at prepare leaves it to no one: the reason is here.
     if (target.delegate) {
-      run.fail("", made.error());
+      run.fail("", e.what());
     } else {
-      run.refused(made.error());
+      run.refused(e.what());
     }
     return r;
   }
-  Interpreter& in = *made.value();
+  api::Interpreter& in = *made;
+  if (want.size() != static_cast<size_t>(in.outputs())) {
+    run.fail("case", "the case has " + std::to_string(want.size()) + " output file(s) for the model's " +
+                         std::to_string(in.outputs()) + " output(s)");
+    return r;
+  }
   size_t seen = 0;
-  for (const Fallback& f : run.new_fallbacks(in, &seen)) {
+  for (const auto& [stage, reason] : run.new_fallbacks(in, &seen)) {
     // A delegate's partition lost at init or prepare: a refusal of the case, with its reason.
-    run.refused(f.stage + " failed: " + f.reason);
+    run.refused(stage + " failed: " + reason);
   }
   if (r.outcome != CaseOutcome::Pass) return r;
   if (target.delegate && !delegate_took(run, in)) return r;
-  if (Status s = set_inputs(in, inputs); !s) {
-    run.refused(s.message());
+  if (const std::string e = set_inputs(in, inputs); !e.empty()) {
+    run.refused(e);
     return r;
   }
-  Status invoked = in.invoke();
-  for (const Fallback& f : run.new_fallbacks(in, &seen)) {
-    run.fail(f.stage == "invoke" ? "invoke-error" : "", f.stage + " failed: " + f.reason);
-    if (const std::string rule = broken_rule(f.reason); !rule.empty()) r.findings.back().kind = rule;
+  const std::string invoke_error = in.try_invoke();
+  for (const auto& [stage, reason] : run.new_fallbacks(in, &seen)) {
+    run.fail(stage == "invoke" ? "invoke-error" : "", stage + " failed: " + reason);
+    if (const std::string rule = broken_rule(reason); !rule.empty()) r.findings.back().kind = rule;
   }
-  if (!invoked) {
-    run.fail("", "invoke failed: " + invoked.message());
+  if (!invoke_error.empty()) {
+    run.fail("", "invoke failed: " + invoke_error);
     return r;
   }
   if (r.outcome != CaseOutcome::Pass) return r;
-  for (size_t o = 0; o < in.output_count(); ++o) {
-    const Tensor& t = in.output(o);
-    Comparison c = compare(t.type, t.shape, t.data, t.bytes, want[o], target.tolerance);
+  for (int o = 0; o < in.outputs(); ++o) {
+    const Comparison c = compare_output(in, o, want[static_cast<size_t>(o)], target.tolerance);
     r.max_diff = std::max(r.max_diff, c.max_diff);
     if (!c.ok) {
       r.outcome = CaseOutcome::Fail;
@@ -468,7 +492,7 @@ CaseResult run_case(const CheckTarget& target, const std::string& dir, const std
   }
   if (r.outcome != CaseOutcome::Pass) return r;
   check_threads(run, model, inputs, output_bytes(in));
-  check_resize(run, in, model, inputs, want, &seen);
+  check_resize(run, in, model, stateful, inputs, want, &seen);
   return r;
 }
 

@@ -3,15 +3,16 @@
 // says, case by case, whether the plugin passes, fails (with the largest difference) or refuses (with
 // its reason), and what it found on the way: crashes, refusals without a reason, exceptions across the C
 // boundary, invokes from two threads that disagree, a resized input the plugin does not re-prepare for.
-// It drives the runtime's own Environment and Interpreter: no second loader, no second executor.
+// It drives the runtime through its public API (baton/baton.hpp) as any application does, and reads what
+// the runtime decided from its documented reports (`baton plugins --json`, `baton plan --format json`).
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
-#include "environment.h"
-#include "model.h"
+#include "baton/baton.hpp"
 
 namespace baton::tool {
 
@@ -41,33 +42,74 @@ struct CaseResult {
   std::vector<Finding> findings;
 };
 
+// One op declaration of the plugin, as its entry in the environment report gives it.
+struct DeclaredOp {
+  std::string op;          // TFLite's op name, a custom op's name, or a composite's name
+  bool custom = false;     // a custom op (its own name)
+  bool composite = false;  // a STABLEHLO_COMPOSITE (its decomposition's name)
+  int32_t min_version = 1, max_version = 1;
+  std::string text() const;  // "CONV_2D v1-6", "Atan v1", "STABLEHLO_COMPOSITE 'odml.rms_norm' v1"
+};
+
+// The plugin under test, from the environment report's entry for it (`baton plugins --json`).
+struct PluginFacts {
+  std::string name, version, description, kind, abi_version, name_from_file;
+  bool created = true;         // a delegate that started (init, devices)
+  bool selects_nodes = false;  // a delegate with select_nodes
+  std::vector<DeclaredOp> ops;
+  std::vector<std::pair<std::string, std::string>> options;  // name, help
+  bool delegate() const { return kind == "delegate"; }
+  // Whether it declares the node's op at the node's version.
+  bool declares(const api::Model::Node& node) const;
+};
+
+// Warnings the runtime logged since the last case; written from any thread.
+struct LogLines {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  void add(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex);
+    lines.push_back(line);
+  }
+  std::string text() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string s;
+    for (const std::string& line : lines) s += line + "\n";
+    return s;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    lines.clear();
+  }
+};
+
 // What the checker runs against.
 struct CheckTarget {
-  std::shared_ptr<Environment> env;
+  std::shared_ptr<api::Environment> env;
   // The builtin pack alone, in this process: the reference of the resize check's doubled inputs (null:
   // that part of the check has no reference).
-  std::shared_ptr<Environment> reference;
+  std::shared_ptr<api::Environment> reference;
   std::string plugin;    // the name the plugin declares
   bool delegate = false;
   double tolerance = 1e-5;  // float outputs: |got - want| <= tolerance * max |want|
-  // Warnings the runtime logged since the last case (the environment's log sink appends to it).
-  std::shared_ptr<std::vector<std::string>> log;
+  std::shared_ptr<LogLines> log;
 };
 
 // The subject of a case for a plugin: the op, version and type its first node of interest has, and
 // whether the plugin declares what the case needs (an op pack: every node but the runtime's own; a
-// delegate: any of them). Null when the model cannot be loaded.
+// delegate: any of them).
 struct CaseSubject {
   bool applies = false;
   std::string op;
   int32_t version = 1;
   std::string type;
 };
-CaseSubject case_subject(const Model& model, const LoadedPlugin& plugin);
+CaseSubject case_subject(const std::vector<api::Model::Node>& nodes, const PluginFacts& plugin);
 
-// Runs the case in folder `dir` (model.tflite, in_N.npy, out_N.npy), then, when it passed, the two-thread
-// and the resize checks.
+// Runs the case in folder `dir` (model.tflite, in_N.npy, out_N.npy) of `model` (loaded in target.env),
+// then, when it passed, the two-thread and the resize checks. `stateful`: the model's outputs depend on
+// earlier invokes or on chance (no resize check).
 CaseResult run_case(const CheckTarget& target, const std::string& dir, const std::string& name,
-                    const std::shared_ptr<const Model>& model, const CaseSubject& subject);
+                    const api::Model& model, bool stateful, const CaseSubject& subject);
 
 }  // namespace baton::tool

@@ -61,6 +61,27 @@ class Model {
     std::vector<std::pair<std::string, int>> inputs, outputs;  // name, tensor index in the subgraph
   };
   std::vector<Signature> signatures() const { return signatures_of(model_); }
+  // Every subgraph's nodes, as the file gives them (see baton_model_get_node).
+  struct Node {
+    int subgraph = 0;
+    std::string op;
+    int32_t op_code = 0;
+    int32_t version = 1;
+    int32_t type = -1;  // a baton_tensor_type, -1: the node has no tensor
+    bool runtime = false, stateful = false;
+  };
+  std::vector<Node> nodes() const {
+    std::vector<Node> out;
+    for (int32_t g = 0; g < baton_model_subgraph_count(model_); ++g) {
+      for (int32_t i = 0; i < baton_model_node_count(model_, g); ++i) {
+        baton_model_node n{};
+        n.struct_size = sizeof n;
+        if (baton_model_get_node(model_, g, i, &n) != BATON_OK) throw Error("node " + std::to_string(i) + " of subgraph " + std::to_string(g));
+        out.push_back({g, n.op, n.op_code, n.version, n.type, n.runtime != 0, n.stateful != 0});
+      }
+    }
+    return out;
+  }
   // The same of a model handle of the C API.
   static std::vector<Signature> signatures_of(const baton_model* model) {
     std::vector<Signature> out;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "baton/plugin_api.h" /* baton_status, baton_tensor_type, baton_tensor */
+#include "baton/tflite_ops.h"  /* BATON_OP_*, TFLite's op codes (baton_model_node) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,6 +142,25 @@ int32_t baton_model_signature_subgraph(const baton_model* model, int32_t i);
 int32_t baton_model_signature_tensor_count(const baton_model* model, int32_t i, int32_t outputs);
 const char* baton_model_signature_tensor_name(const baton_model* model, int32_t i, int32_t outputs, int32_t k);
 int32_t baton_model_signature_tensor_index(const baton_model* model, int32_t i, int32_t outputs, int32_t k);
+
+/* The model's nodes, subgraph by subgraph, as the file gives them (before any folding): what a tool needs
+ * to tell which plugin could run them. The caller sets struct_size; strings are borrowed for the model's
+ * lifetime. */
+typedef struct baton_model_node {
+  size_t struct_size;  /* sizeof(baton_model_node), set by the caller */
+  const char* op;      /* TFLite's op name ("CONV_2D"), or a custom op's or a composite's own name */
+  int32_t op_code;     /* BATON_OP_* (tflite_ops.h): BATON_OP_CUSTOM or BATON_OP_STABLEHLO_COMPOSITE for those */
+  int32_t version;
+  int32_t type;        /* the baton_tensor_type of its first present input, else of its first output; -1: none */
+  int32_t runtime;     /* non-zero: the runtime runs it itself (control flow, resource variables, hash tables) */
+  int32_t stateful;    /* non-zero: its outputs depend on earlier invokes or on chance (it reads a variable
+                        * tensor, or it is a random op or a resource variable's) */
+} baton_model_node;
+int32_t baton_model_subgraph_count(const baton_model* model);
+/* -1 when subgraph is out of range. */
+int32_t baton_model_node_count(const baton_model* model, int32_t subgraph);
+/* BATON_INVALID_ARGUMENT when subgraph or node is out of range or out is NULL. */
+baton_status baton_model_get_node(const baton_model* model, int32_t subgraph, int32_t node, baton_model_node* out);
 
 /* Runs the subgraph of the model's signature `signature_key` instead of subgraph 0; its inputs and
  * outputs, in the subgraph's order, are the interpreter's, and the signature's names find them. */
