@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "baton/baton.hpp"
 #include "baton/c_api.h"
 #include "interpreter.h"
 #include "test_support.h"
@@ -561,6 +562,48 @@ TEST(CApi, ModelNodesAsTheFileGivesThem) {
   EXPECT_EQ(baton_model_get_node(model, 0, 0, nullptr), BATON_INVALID_ARGUMENT);
   baton_model_destroy(model);
   baton_environment_destroy(env);
+}
+
+// The C++ API's settings are the C options as values, and its log is any callable, kept as long as the
+// environment: the tools' environments (the CLI's, check-plugin's) are made this way.
+TEST(CppApi, EnvironmentSettingsAndLog) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  dir.add_plugin("deleg_a");
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  api::Environment::Settings s;
+  s.plugin_dirs = {dir.path()};
+  s.no_default_dirs = true;
+  s.threads = 1;
+  s.no_delegates = true;
+  s.log = [&](baton_log_level, const char* message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    lines.emplace_back(message);
+  };
+  {
+    api::Environment env(s);
+    s.log = nullptr;  // the environment keeps its own copy
+    EXPECT_EQ(env.threads(), 1);
+    EXPECT_EQ(baton_environment_delegate_count(env.get()), 0);  // no_delegates
+    const std::string report = env.report(BATON_PLAN_JSON);
+    EXPECT_NE(report.find("\"name\":\"testpack\""), std::string::npos) << report;
+    EXPECT_NE(report.find("\"name\":\"deleg-a\""), std::string::npos) << report;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    bool named = false;
+    for (const std::string& line : lines) named = named || line.find("testpack") != std::string::npos;
+    EXPECT_TRUE(named) << "the log got " << lines.size() << " messages, none naming testpack";
+  }
+  s.plugin_dirs = {dir.file("missing")};
+  s.config_path = dir.file("missing.conf");
+  try {
+    api::Environment bad(s);
+    FAIL() << "an environment with a missing config file";
+  } catch (const api::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.conf"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

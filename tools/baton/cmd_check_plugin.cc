@@ -58,54 +58,16 @@ std::string text_of(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// An environment of the checker's: the folders it reads, the config (a file; the checker's empty one when
-// the user gave none), and where its messages go. Nothing of BATON_PLUGIN_PATH or BATON_CONFIG (unset by
-// the command) or the default folders reaches it.
-struct EnvSpec {
-  std::vector<std::string> dirs;
-  std::string config;
-  int threads = 0;
-  bool isolate_all = false;
-  std::vector<std::string> isolate;
-  bool no_delegates = true;
-  std::vector<std::string> delegates;
-  bool default_dirs = false;
-  std::shared_ptr<LogLines> log;  // null: messages are dropped
-  bool verbose = false;
-};
-
-struct LogSink {
-  std::shared_ptr<LogLines> lines;
-  bool verbose = false;
-};
-
-std::shared_ptr<api::Environment> open(const EnvSpec& spec, LogSink* sink) {
-  std::vector<const char*> dirs, isolate, delegates;
-  for (const std::string& d : spec.dirs) dirs.push_back(d.c_str());
-  for (const std::string& i : spec.isolate) isolate.push_back(i.c_str());
-  for (const std::string& d : spec.delegates) delegates.push_back(d.c_str());
-  baton_environment_options o{};
-  o.struct_size = sizeof o;
-  o.config_path = spec.config.c_str();
-  o.plugin_dirs = dirs.data();
-  o.plugin_dir_count = dirs.size();
-  o.delegates = delegates.data();
-  o.delegate_count = delegates.size();
-  o.no_delegates = spec.no_delegates ? 1 : 0;
-  o.threads = spec.threads;
-  o.no_default_dirs = spec.default_dirs ? 0 : 1;
-  o.isolate = isolate.data();
-  o.isolate_count = isolate.size();
-  o.isolate_all = spec.isolate_all ? 1 : 0;
-  sink->lines = spec.log;
-  sink->verbose = spec.verbose;
-  o.log = [](void* user, baton_log_level level, const char* message) {
-    auto* s = static_cast<LogSink*>(user);
-    if (s->lines && level >= BATON_LOG_WARNING) s->lines->add(message);
-    if (s->verbose) std::fprintf(stderr, "baton: %s\n", message);
+// An environment of the checker's: only the folders and the config (a file: the checker's empty one when
+// the user gave none) its settings name, nothing of BATON_PLUGIN_PATH or BATON_CONFIG (unset by the
+// command) or the default folders unless asked; warnings into `log` (when given), every message on stderr
+// with --verbose.
+std::shared_ptr<api::Environment> open(api::Environment::Settings s, const std::shared_ptr<LogLines>& log, bool verbose) {
+  s.log = [log, verbose](baton_log_level level, const char* message) {
+    if (log && level >= BATON_LOG_WARNING) log->add(message);
+    if (verbose) std::fprintf(stderr, "baton: %s\n", message);
   };
-  o.log_user_data = sink;
-  return std::make_shared<api::Environment>(&o);
+  return std::make_shared<api::Environment>(s);
 }
 
 // The plugin's entry in an environment report, or null.
@@ -281,24 +243,22 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
   ::unsetenv("BATON_CONFIG");
   auto log = std::make_shared<LogLines>();
   auto spec = [&](const fs::path& dir) {
-    EnvSpec s;
-    s.dirs = {dir.string()};
-    s.config = g.config.empty() ? no_config.string() : g.config;
+    api::Environment::Settings s;
+    s.plugin_dirs = {dir.string()};
+    s.config_path = g.config.empty() ? no_config.string() : g.config;
+    s.no_default_dirs = true;
     s.threads = g.threads;
     s.isolate_all = !in_process;
-    s.log = log;
-    s.verbose = g.verbose;
+    s.no_delegates = true;
     return s;
   };
-  // The environments keep a pointer to their log sink: one per environment, living as long as this call.
-  LogSink plugin_sink, chain_sink, reference_sink, search_sink;
 
   // First the plugin alone, as the registry reads it.
   fs::create_symlink(file, scratch.root / "plugins" / file.filename(), ec);
   std::shared_ptr<api::Environment> env;
   Json report;
   try {
-    env = open(spec(scratch.root / "plugins"), &plugin_sink);
+    env = open(spec(scratch.root / "plugins"), log, g.verbose);
     report = Json::parse(env->report(BATON_PLAN_JSON));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "baton check-plugin: %s\n", e.what());
@@ -319,14 +279,12 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
   // found where the runtime looks (--plugin-dir, then the default folders).
   std::string builtin;
   try {
-    EnvSpec search = spec(scratch.root / "none");
-    search.dirs = g.plugin_dirs;
-    search.default_dirs = true;
+    api::Environment::Settings search = spec(scratch.root / "none");
+    search.plugin_dirs = g.plugin_dirs;
+    search.no_default_dirs = false;
     search.isolate_all = false;
-    search.config = no_config.string();
-    search.log = nullptr;
-    search.verbose = false;
-    const Json found = Json::parse(open(search, &search_sink)->report(BATON_PLAN_JSON));
+    search.config_path = no_config.string();
+    const Json found = Json::parse(open(search, nullptr, false)->report(BATON_PLAN_JSON));
     if (const Json* b = plugin_entry(found, "builtin")) builtin = text_of(*b, "path");
   } catch (const std::exception&) {
     // no builtin pack to be found: said below where it is needed
@@ -348,7 +306,7 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
     fs::create_directory(scratch.root / "chain", ec);
     fs::create_symlink(file, scratch.root / "chain" / ("lib" + name + ".so"), ec);
     fs::create_symlink(builtin, scratch.root / "chain" / "libbaton_builtin.so", ec);
-    EnvSpec chain = spec(scratch.root / "chain");
+    api::Environment::Settings chain = spec(scratch.root / "chain");
     chain.isolate_all = false;
     if (!in_process) chain.isolate = {name};
     chain.no_delegates = false;
@@ -356,7 +314,7 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
     target.env.reset();
     env.reset();
     try {
-      target.env = open(chain, &chain_sink);
+      target.env = open(chain, log, g.verbose);
       report = Json::parse(target.env->report(BATON_PLAN_JSON));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "baton check-plugin: %s\n", e.what());
@@ -381,13 +339,11 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
   if (!builtin.empty()) {
     fs::create_directory(scratch.root / "reference", ec);
     fs::create_symlink(builtin, scratch.root / "reference" / "libbaton_builtin.so", ec);
-    EnvSpec reference = spec(scratch.root / "reference");
+    api::Environment::Settings reference = spec(scratch.root / "reference");
     reference.isolate_all = false;
-    reference.config = no_config.string();
-    reference.log = nullptr;
-    reference.verbose = false;
+    reference.config_path = no_config.string();
     try {
-      target.reference = open(reference, &reference_sink);
+      target.reference = open(reference, nullptr, false);
     } catch (const std::exception&) {
       // the resize check runs without a reference
     }

@@ -51,34 +51,26 @@ bool parse_limits(const GlobalOptions& g, size_t* model, size_t* tensor, size_t*
 }  // namespace
 
 std::unique_ptr<api::Environment> open_environment(const GlobalOptions& g, int* exit_code) {
-  baton_environment_options o{};
-  o.struct_size = sizeof o;
-  o.config_path = g.config.empty() ? nullptr : g.config.c_str();
-  std::vector<const char*> dirs, delegates, isolate;
-  for (const std::string& d : g.plugin_dirs) dirs.push_back(d.c_str());
-  for (const std::string& d : g.delegates) delegates.push_back(d.c_str());
+  api::Environment::Settings s;
+  s.config_path = g.config;
+  s.plugin_dirs = g.plugin_dirs;
+  s.delegates = g.delegates;
   for (const std::string& name : g.isolate) {
     if (name == "all") {
-      o.isolate_all = 1;
+      s.isolate_all = true;
     } else {
-      isolate.push_back(name.c_str());
+      s.isolate.push_back(name);
     }
   }
-  o.plugin_dirs = dirs.data();
-  o.plugin_dir_count = dirs.size();
-  o.delegates = delegates.data();
-  o.delegate_count = delegates.size();
-  o.isolate = isolate.data();
-  o.isolate_count = isolate.size();
-  o.no_delegates = g.no_delegates ? 1 : 0;
-  o.threads = g.threads;
-  o.verbose = g.verbose ? 1 : 0;
-  if (!parse_limits(g, &o.max_model_bytes, &o.max_tensor_bytes, &o.max_arena_bytes)) {
+  s.no_delegates = g.no_delegates;
+  s.threads = g.threads;
+  s.verbose = g.verbose;
+  if (!parse_limits(g, &s.max_model_bytes, &s.max_tensor_bytes, &s.max_arena_bytes)) {
     *exit_code = kExitUsage;
     return nullptr;
   }
   try {
-    return std::make_unique<api::Environment>(&o);
+    return std::make_unique<api::Environment>(s);
   } catch (const api::Error& e) {
     std::fprintf(stderr, "baton: error: %s\n", e.what());
     *exit_code = kExitUsage;

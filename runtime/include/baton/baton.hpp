@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,6 +25,50 @@ class Environment {
       : env_(baton_environment_create(options)) {
     if (!env_) throw Error(baton_last_error());
   }
+  // baton_environment_options as C++ values (each field as documented there).
+  struct Settings {
+    std::string config_path;  // empty: $BATON_CONFIG, then the usual places
+    std::vector<std::string> plugin_dirs;
+    std::vector<std::string> delegates;  // non-empty: replaces the configured delegate order
+    bool no_delegates = false;
+    int threads = 0;
+    bool verbose = false;
+    bool no_default_dirs = false;
+    size_t max_model_bytes = 0, max_tensor_bytes = 0, max_arena_bytes = 0;
+    std::vector<std::string> isolate;
+    bool isolate_all = false;
+    // Every message, from any thread, possibly from several at once (empty: stderr).
+    std::function<void(baton_log_level, const char*)> log;
+  };
+  explicit Environment(const Settings& s) : log_(s.log ? std::make_unique<Log>(s.log) : nullptr) {
+    std::vector<const char*> dirs, delegates, isolate;
+    for (const std::string& d : s.plugin_dirs) dirs.push_back(d.c_str());
+    for (const std::string& d : s.delegates) delegates.push_back(d.c_str());
+    for (const std::string& i : s.isolate) isolate.push_back(i.c_str());
+    baton_environment_options o{};
+    o.struct_size = sizeof o;
+    o.config_path = s.config_path.empty() ? nullptr : s.config_path.c_str();
+    o.plugin_dirs = dirs.data();
+    o.plugin_dir_count = dirs.size();
+    o.delegates = delegates.data();
+    o.delegate_count = delegates.size();
+    o.no_delegates = s.no_delegates ? 1 : 0;
+    o.threads = s.threads;
+    o.verbose = s.verbose ? 1 : 0;
+    o.no_default_dirs = s.no_default_dirs ? 1 : 0;
+    o.max_model_bytes = s.max_model_bytes;
+    o.max_tensor_bytes = s.max_tensor_bytes;
+    o.max_arena_bytes = s.max_arena_bytes;
+    o.isolate = isolate.data();
+    o.isolate_count = isolate.size();
+    o.isolate_all = s.isolate_all ? 1 : 0;
+    if (log_) {
+      o.log = [](void* user, baton_log_level level, const char* message) { (*static_cast<Log*>(user))(level, message); };
+      o.log_user_data = log_.get();
+    }
+    env_ = baton_environment_create(&o);
+    if (!env_) throw Error(baton_last_error());
+  }
   ~Environment() { baton_environment_destroy(env_); }
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
@@ -37,7 +83,9 @@ class Environment {
   }
 
  private:
-  baton_environment* env_;
+  using Log = std::function<void(baton_log_level, const char*)>;
+  std::unique_ptr<Log> log_;  // what the environment's log callback calls; outlives it
+  baton_environment* env_ = nullptr;
 };
 
 // A model loaded once and shared by interpreters (see baton_model_create_from_file).
