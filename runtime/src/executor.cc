@@ -1,5 +1,6 @@
-// Invoke: the steps in order. On the first run a failing partition loses its nodes and the run is
-// repeated without it from the same inputs; an op pack failing a node hands it to the next op pack.
+// Invoke: the steps in order, each a node an op pack or the runtime runs or a delegate's partition. A step
+// that fails is reported, not recovered here: the fallback policy (fallback.cc) decides whether the run is
+// repeated without the plugin.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -85,96 +86,59 @@ Status Subgraph::prepare_at_invoke(Node& node) {
   return Status::ok();
 }
 
-Status Subgraph::invoke() {
-  if (needs_prepare_) {
-    if (Status s = prepare_with_fallback(); !s) return s;
-  }
+Status Subgraph::check_string_inputs() const {
   for (const Tensor* t : string_inputs_) {
     if (!t->data) {
       return Status::error(source() + ": input tensor " + std::to_string(t->index) + " \"" + t->info->name +
                            "\" is a string tensor without a value: set it (TFLite's packed string buffer) before invoke");
     }
   }
-  // On the first invoke a failing partition loses its nodes and the run is repeated without it, from the
-  // same inputs (plan_memory keeps them intact). A model with state is not repeated: its state moved.
-  const bool rerun_allowed = may_rerun_first_invoke();
+  return Status::ok();
+}
+
+PassOutcome Subgraph::run_steps() {
   if (step_seconds_.size() != plan_.steps.size()) step_seconds_.assign(plan_.steps.size(), 0.0);
-  struct LeaveJournal {
-    CrashJournal& journal;
-    ~LeaveJournal() { journal.leave(); }  // the first run returned, failed or not: nothing died
-  } leave{*state_.journal};
-  for (;;) {
-    Partition* failed = nullptr;
-    bool needs_rerun = false;  // an op pack gave up a node
-    std::string failure;
-    for (size_t k = 0; k < plan_.steps.size(); ++k) {
-      if (state_.cancel_requested.load(std::memory_order_relaxed)) return Status::error("invoke cancelled");
-      const ExecutionStep& step = plan_.steps[k];
-      const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-      if (!step.partition && step.node->runtime != RuntimeOp::none) {
-        if (Status s = invoke_runtime_node(*step.node); !s) return s;
-        if (profiling_) {
-          step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        }
-        continue;
-      }
-      baton_error error;
-      baton_status st;
-      if (!invoked_) state_.journal->enter(step_plugin(k), "first invoke");
-      if (!step.partition && step.node->deferred) {
-        if (Status s = prepare_at_invoke(*step.node); !s) return s;
-      }
-      if (step.partition) {
-        Partition& p = *step.partition;
-        st = guarded_call(*p.plugin, error, [&] {
-          return p.plugin->delegate.partition_invoke(p.plugin->state, p.state,
-                                                     reinterpret_cast<const baton_partition*>(&p), &error);
-        });
-      } else {
-        Node& n = *step.node;
-        st = guarded_call(*n.plugin, error,
-                          [&] { return n.kernel->invoke(n.plugin->state, n.state, handle(n), &error); });
-      }
+  for (size_t k = 0; k < plan_.steps.size(); ++k) {
+    if (state_.cancel_requested.load(std::memory_order_relaxed)) return PassOutcome::error(Status::error("invoke cancelled"));
+    const ExecutionStep& step = plan_.steps[k];
+    const auto started = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    if (!step.partition && step.node->runtime != RuntimeOp::none) {
+      if (Status s = invoke_runtime_node(*step.node); !s) return PassOutcome::error(std::move(s));
       if (profiling_) {
         step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       }
-      if (st == BATON_OK) {
-        if (!step.partition && step.node->writes_strings) {
-          if (Status s = check_string_outputs(*step.node); !s) return s;
-        }
-        continue;
-      }
-      const std::string why = error.message.empty() ? "no reason given" : error.message;
-      if (step.partition) {
-        failed = step.partition;
-        failure = why;
-        break;
-      }
-      // An op pack failing the first run of a stateless model hands the node to the next pack that
-      // declares the op, and the run is repeated.
-      Node& node = *step.node;
-      LoadedPlugin* next = rerun_allowed || may_rerun_after(*node.plugin) ? next_op_pack(node) : nullptr;
-      if (!next) {
-        return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name +
-                             ": invoke failed: " + why);
-      }
-      hand_to_op_pack(node, *next, "invoke", why);
-      needs_rerun = true;
-      break;
+      continue;
     }
-    if (!failed && !needs_rerun) break;
-    if (failed) {
-      if (!rerun_allowed && !may_rerun_after(*failed->plugin)) {
-        return Status::error(source() + ": " + failed->plugin->name + " partition " +
-                             std::to_string(failed->id) + ": invoke failed: " + failure);
-      }
-      if (Status s = give_up_partition(*failed, "invoke", failure); !s) return s;
+    baton_error error;
+    baton_status st;
+    if (!invoked_) state_.journal->enter(step_plugin(k), "first invoke");
+    if (!step.partition && step.node->deferred) {
+      if (Status s = prepare_at_invoke(*step.node); !s) return PassOutcome::error(std::move(s));
     }
-    if (Status s = prepare_with_fallback(); !s) return s;
-    step_seconds_.assign(plan_.steps.size(), 0.0);
+    if (step.partition) {
+      Partition& p = *step.partition;
+      st = guarded_call(*p.plugin, error, [&] {
+        return p.plugin->delegate.partition_invoke(p.plugin->state, p.state,
+                                                   reinterpret_cast<const baton_partition*>(&p), &error);
+      });
+    } else {
+      Node& n = *step.node;
+      st = guarded_call(*n.plugin, error,
+                        [&] { return n.kernel->invoke(n.plugin->state, n.state, handle(n), &error); });
+    }
+    if (profiling_) {
+      step_seconds_[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+    if (st == BATON_OK) {
+      if (!step.partition && step.node->writes_strings) {
+        if (Status s = check_string_outputs(*step.node); !s) return PassOutcome::error(std::move(s));
+      }
+      continue;
+    }
+    return PassOutcome::failed(step.partition, step.partition ? nullptr : step.node,
+                               error.message.empty() ? "no reason given" : error.message);
   }
-  invoked_ = true;
-  return Status::ok();
+  return PassOutcome::done();
 }
 
 }  // namespace baton

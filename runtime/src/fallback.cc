@@ -10,6 +10,8 @@
 //    lost with an earlier death) is given up like a first run's: isolation is there so that a crash costs
 //    a fallback, never the request. An isolated delegate that fails a run loses all its partitions at once.
 // Every fallback is logged as a warning and recorded (fallbacks()), for `baton plan` and the tests.
+// The drivers of prepare and invoke live here too, since they are this policy: the stages themselves
+// (preparer.cc, executor.cc) make one pass over the steps and report what failed.
 #include <algorithm>
 
 #include "plugin_registry.h"
@@ -17,19 +19,66 @@
 
 namespace baton {
 
+namespace {
+
+// The crash journal's entry for a stage is closed when the stage returns, failed or not: nothing died.
+struct LeaveJournal {
+  CrashJournal& journal;
+  ~LeaveJournal() { journal.leave(); }
+};
+
+}  // namespace
+
+// Prepare (preparer.cc) until no partition fails, then plan memory (memory_plan.cc).
 Status Subgraph::prepare_with_fallback() {
-  struct LeaveJournal {
-    CrashJournal& journal;
-    ~LeaveJournal() { journal.leave(); }  // prepare is over, failed or not: nothing died
-  } leave{*state_.journal};
+  LeaveJournal leave{*state_.journal};
   for (;;) {
-    Partition* failed = nullptr;
-    std::string reason;
-    Status s = prepare(&failed, &reason);
-    if (s) return s;
-    if (!failed) return s;
-    if (Status r = give_up_partition(*failed, "prepare", reason); !r) return r;
+    PassOutcome pass = prepare_steps();
+    if (!pass.status) return pass.status;
+    if (!pass.failure) break;
+    if (Status r = give_up_partition(*pass.failure->partition, "prepare", pass.failure->reason); !r) return r;
   }
+  if (Status s = place_tensors(); !s) return s;
+  needs_prepare_ = false;
+  return Status::ok();
+}
+
+// Run the steps (executor.cc). On the first run of a stateless model (or any run, for a plugin in a process
+// of its own) a failing partition loses its nodes and a failing op pack hands its node on; the graph is
+// prepared again and the run repeated from the same inputs (plan_memory keeps them intact). A model with
+// state is not repeated: its state moved.
+Status Subgraph::invoke() {
+  if (needs_prepare_) {
+    if (Status s = prepare_with_fallback(); !s) return s;
+  }
+  if (Status s = check_string_inputs(); !s) return s;
+  const bool rerun_allowed = may_rerun_first_invoke();
+  LeaveJournal leave{*state_.journal};
+  for (;;) {
+    PassOutcome run = run_steps();
+    if (!run.status) return run.status;
+    if (!run.failure) break;
+    const StepFailure& f = *run.failure;
+    if (f.partition) {
+      Partition& p = *f.partition;
+      if (!rerun_allowed && !may_rerun_after(*p.plugin)) {
+        return Status::error(source() + ": " + p.plugin->name + " partition " + std::to_string(p.id) +
+                             ": invoke failed: " + f.reason);
+      }
+      if (Status s = give_up_partition(p, "invoke", f.reason); !s) return s;
+    } else {
+      Node& node = *f.node;
+      LoadedPlugin* next = rerun_allowed || may_rerun_after(*node.plugin) ? next_op_pack(node) : nullptr;
+      if (!next) {
+        return Status::error(source() + ": " + node_label(node) + " in " + node.plugin->name + ": invoke failed: " + f.reason);
+      }
+      hand_to_op_pack(node, *next, "invoke", f.reason);
+    }
+    if (Status s = prepare_with_fallback(); !s) return s;
+    step_seconds_.assign(plan_.steps.size(), 0.0);
+  }
+  invoked_ = true;
+  return Status::ok();
 }
 
 bool Subgraph::may_rerun_first_invoke() const { return !invoked_ && !state_.stateful; }

@@ -1,6 +1,7 @@
-// Prepare: every step in execution order, so shapes propagate; a delegate that fails to prepare a
-// partition loses it and the graph is partitioned again; an op pack that fails a node hands it to the
-// next op pack that declares it. Every node that cannot run is named in one error.
+// Prepare: every step in execution order, so shapes propagate. A delegate that fails to prepare a
+// partition is reported (the fallback policy partitions again, fallback.cc); an op pack that fails a node
+// hands it to the next op pack that declares it (fallback.cc's next_op_pack). Every node that cannot run
+// is named in one error. Memory is planned after it (memory_plan.cc), by the caller.
 #include <cstring>
 
 #include "baton/string_tensor.hpp"
@@ -10,7 +11,7 @@
 
 namespace baton {
 
-Status Subgraph::prepare(Partition** failed, std::string* reason) {
+PassOutcome Subgraph::prepare_steps() {
   for (Tensor& t : tensors_) {
     if (t.is_constant) continue;
     if (t.type == BATON_TYPE_STRING) {
@@ -45,9 +46,8 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
       Partition& p = *step.partition;
       if (const Tensor* t = dynamic_input(p.inputs)) {
         // A delegate plans its memory and shapes once: data-dependent shapes stay on the host.
-        *failed = &p;
-        *reason = "input tensor " + std::to_string(t->index) + " gets its shape only at invoke (it depends on data)";
-        return Status::error(p.plugin->name + " partition " + std::to_string(p.id) + ": " + *reason);
+        return PassOutcome::failed(&p, nullptr, "input tensor " + std::to_string(t->index) +
+                                                    " gets its shape only at invoke (it depends on data)");
       }
       for (Tensor* out : p.outputs) out->shape_writable = true;
       p.scratch_bytes = 0;
@@ -61,11 +61,7 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
       }
       p.preparing = false;
       for (Tensor* out : p.outputs) out->shape_writable = false;
-      if (st != BATON_OK) {
-        *failed = &p;
-        *reason = error.message.empty() ? "no reason given" : error.message;
-        return Status::error(p.plugin->name + " partition " + std::to_string(p.id) + ": prepare failed: " + *reason);
-      }
+      if (st != BATON_OK) return PassOutcome::failed(&p, nullptr, error.message.empty() ? "no reason given" : error.message);
       continue;
     }
     Node& node = *step.node;
@@ -125,11 +121,9 @@ Status Subgraph::prepare(Partition** failed, std::string* reason) {
   if (!problems.empty()) {
     std::string list;
     for (const std::string& p : problems) list += "\n  " + p;
-    return Status::error(source() + ": " + std::to_string(problems.size()) + " node(s) cannot run:" + list);
+    return PassOutcome::error(Status::error(source() + ": " + std::to_string(problems.size()) + " node(s) cannot run:" + list));
   }
-  if (Status s = place_tensors(); !s) return s;
-  needs_prepare_ = false;
-  return Status::ok();
+  return PassOutcome::done();
 }
 
 Status Subgraph::resize_input(size_t i, const std::vector<int32_t>& shape) {

@@ -9,11 +9,12 @@
 //                      returns a NodeKernel per node
 //   delegation.cc      partition: the delegate chain takes connected groups of nodes (partitioner.cc groups);
 //                      returns a PartitionPlan (partitions, owners, refusals, execution order)
-//   preparer.cc        prepare: shapes propagate in execution order; a failing partition falls back
+//   preparer.cc        prepare: shapes propagate in execution order; reports a failing partition
 //   memory_plan.cc     plan memory: one arena for the non-constant tensors (arena_planner.cc places them);
 //                      returns a MemoryPlan (each tensor's offset, the arena's size)
-//   executor.cc        invoke: the steps in order; a failing first run falls back and repeats
-//   fallback.cc        the fallback policy of prepare and the first invoke: who takes what a plugin gave up
+//   executor.cc        invoke: the steps in order; reports a failing step
+//   fallback.cc        the fallback policy and the drivers of prepare (then plan memory) and invoke: who
+//                      takes what a plugin gave up, whether a run is repeated
 //   runtime_nodes.cc   the nodes the runtime runs itself: CALL_ONCE, resource variables, and
 //   subgraph_calls.cc    WHILE, IF, STABLEHLO_CASE and STABLEHLO_COMPOSITE (dynamic outputs where shapes
 //                        change at invoke)
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -69,6 +71,23 @@ struct Fallback {
 };
 
 class Subgraph;
+
+// What one pass of prepare (preparer.cc) or invoke (executor.cc) over the steps came to. The stages report;
+// the fallback policy (fallback.cc) decides what follows: partition again, hand a node on, repeat the run.
+struct StepFailure {
+  Partition* partition = nullptr;  // a delegate failed this partition ...
+  Node* node = nullptr;            // ... or an op pack this node (invoke only: prepare hands a node on itself)
+  std::string reason;              // the plugin's own words ("no reason given" when it gave none)
+};
+struct PassOutcome {
+  Status status;                      // an error no fallback can help: returned as it is
+  std::optional<StepFailure> failure;  // a plugin failed a step, for the fallback policy
+  static PassOutcome done() { return {}; }
+  static PassOutcome error(Status s) { return {std::move(s), std::nullopt}; }
+  static PassOutcome failed(Partition* p, Node* n, std::string reason) {
+    return {Status::ok(), StepFailure{p, n, std::move(reason)}};
+  }
+};
 
 // A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE): its value lives here, outside any
 // arena, from its first assignment until the interpreter goes or its variables are reset.
@@ -130,7 +149,8 @@ class Subgraph {
   Status fold_constants();
   Status partition();
   Status check_runnable() const;
-  // Prepares every step; a partition that fails goes back and the graph is partitioned again.
+  // Prepares every step, then plans memory; a partition that fails goes back and the graph is partitioned
+  // again (fallback.cc).
   Status prepare_with_fallback();
   Status ensure_prepared() { return needs_prepare_ ? prepare_with_fallback() : Status::ok(); }
   // A resize asked for prepare and planning, which have not run since: tensor memory is the old shapes'.
@@ -139,6 +159,7 @@ class Subgraph {
   // The value of a string input: TFLite's packed buffer (baton/string_tensor.hpp) of as many strings as
   // the input's shape has elements, copied.
   Status set_string_input(size_t i, const void* data, size_t size);
+  // Runs the steps; on a failure, the fallback policy's answer (fallback.cc).
   Status invoke();
   // Returns variable tensors to zero and lets CALL_ONCE nodes run again (resource variables are the
   // RunState's).
@@ -199,9 +220,11 @@ class Subgraph {
   // subgraph.cc, around the partition stage (delegation.cc)
   void free_partitions();
   std::string unrunnable_reason(const Node& node) const;
-  // preparer.cc
-  Status prepare(Partition** failed, std::string* reason);
-  // executor.cc
+  // preparer.cc: one pass of prepare over the steps, in execution order (shapes propagate)
+  PassOutcome prepare_steps();
+  // executor.cc: one run of the steps
+  PassOutcome run_steps();
+  Status check_string_inputs() const;
   Status prepare_at_invoke(Node& node);
   Status give_dynamic_memory(const Node& node, Tensor& tensor);
   Status grow_heap(Tensor& t, size_t bytes);
