@@ -19,15 +19,6 @@
 namespace baton::test {
 namespace {
 
-std::string shape_text(const std::vector<int32_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(d[i]);  // appended apart: "," + to_string() trips a false -Wrestrict in GCC 12
-  }
-  return s + "]";
-}
-
 // A layer norm's MEAN: over the last axis with keep_dims, ranks 2 to 4, 7 and 130 channels; axis -1 too.
 TEST(VulkanOps, MeanOverTheLastAxis) {
   for (const std::vector<int32_t>& shape : {std::vector<int32_t>{5, 7}, std::vector<int32_t>{1, 9, 130}, std::vector<int32_t>{2, 3, 4, 6}}) {

@@ -147,7 +147,10 @@ struct Row {
 
 std::string versions_text(const std::set<int32_t>& v) {
   std::string s;
-  for (int32_t x : v) s += (s.empty() ? "v" : ",") + std::to_string(x);
+  for (int32_t x : v) {
+    s += s.empty() ? 'v' : ',';
+    s += std::to_string(x);  // appended apart: a literal + to_string() trips a false -Wrestrict in GCC 12
+  }
   return s;
 }
 

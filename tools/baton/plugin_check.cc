@@ -16,11 +16,7 @@ namespace baton::tool {
 
 namespace {
 
-std::string shape_text(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+using api::shape_text;
 
 std::string number(double v) {
   char buf[32];

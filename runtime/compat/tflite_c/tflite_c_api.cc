@@ -204,7 +204,10 @@ EnvironmentPtr with_delegate_objects(const baton_environment* base, int threads,
   names.reserve(objects.size());
   for (TfLiteDelegate* object : objects) {
     std::string name = delegate_identity(object);
-    if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);  // the same delegate handed over twice
+    if (const int n = ++seen[name]; n > 1) {  // the same delegate handed over twice
+      name += '-';
+      name += std::to_string(n);  // appended apart: "-" + to_string() trips a false -Wrestrict in GCC 12
+    }
     names.push_back(std::move(name));
   }
   std::vector<baton_foreign_delegate> foreign;

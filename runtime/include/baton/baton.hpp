@@ -312,6 +312,16 @@ inline std::string model_report(const std::string& path, baton_plan_format forma
   return text;
 }
 
+// A shape as baton's messages write it: [1,224,224,3].
+inline std::string shape_text(const std::vector<int32_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(dims[i]);  // appended apart: "," + to_string() trips a false -Wrestrict in GCC 12
+  }
+  return s + "]";
+}
+
 // A tensor's current shape.
 inline std::vector<int32_t> shape_of(const baton_tensor* t) {
   std::vector<int32_t> dims(static_cast<size_t>(baton_tensor_get_rank(t)));
