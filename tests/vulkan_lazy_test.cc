@@ -1,7 +1,8 @@
 // The vulkan delegate costs nothing where it is not used: on a machine whose only Vulkan device is a CPU
 // implementation (lavapipe), building the default chain (which probes it) and even naming it in the chain
-// without naming that device must not load a Vulkan driver into the process, nor the plugin's shader
-// compiler (baton-vulkan-glslang, about a megabyte of memory once loaded). This is its own program,
+// without naming that device must not load a Vulkan driver into the process, nor the Vulkan loader itself
+// (libvulkan.so.1, opened on first use: plugins/vulkan/vk.h), nor the plugin's shader compiler
+// (baton-vulkan-glslang, about a megabyte of memory once loaded). This is its own program,
 // which links no Vulkan library: whatever driver is mapped here, the plugin mapped it. Checked with a
 // fresh device cache (the helper process answers) and again with that cache (the file answers); last, a
 // positive control: with the device named, the driver is mapped, so the check can fail.
@@ -23,9 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // File names of the Vulkan drivers installed here (the manifests' library_path), plus LLVM, which
-// Mesa's software drivers bring, and the plugin's shader compiler module.
+// Mesa's software drivers bring, the Vulkan loader and the plugin's shader compiler module.
 std::set<std::string> driver_names() {
-  std::set<std::string> names = {"libLLVM", "baton-vulkan-glslang"};
+  std::set<std::string> names = {"libLLVM", "baton-vulkan-glslang", "libvulkan.so"};
   std::error_code ec;
   for (const char* dir : {"/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d"}) {
     for (const auto& e : fs::directory_iterator(dir, ec)) {

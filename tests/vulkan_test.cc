@@ -37,6 +37,8 @@ namespace baton::test {
 namespace {
 
 namespace fs = std::filesystem;
+// The Vulkan functions, as the plugin calls them (vk.h): loaded once a vulkan::Gpu exists.
+using namespace baton::vulkan;  // NOLINT(google-build-using-namespace)
 
 // ---- devices -------------------------------------------------------------------------------------------
 

@@ -57,7 +57,10 @@ bundle() {
       *) cp -L "$dep" "$dir/lib/sys/$name" ;;
     esac
   done
-  [ -f "$dir/lib/sys/libvulkan.so.1" ] || die "the vulkan plugin does not load libvulkan.so.1 here"
+  # The Vulkan loader, which the plugin opens on first use (plugins/vulkan/vk.h) rather than links.
+  vulkan_loader=$(ldconfig -p | awk '/^[ \t]*libvulkan\.so\.1 .*x86-64/ {print $NF; exit}')
+  [ -n "$vulkan_loader" ] || die "no Vulkan loader (libvulkan.so.1) here (Debian: libvulkan1)"
+  cp -L "$vulkan_loader" "$dir/lib/sys/libvulkan.so.1"
   [ -f "$dir/lib/sys/ld-linux-x86-64.so.2" ] || die "no dynamic loader found for baton"
   for m in face_detection_full_range hand_landmark_lite selfie_segmentation pose_landmark_lite; do
     [ -f "$cache/$m.tflite" ] || die "$cache/$m.tflite is missing (run tools/fetch-models.sh)"

@@ -7,7 +7,7 @@
 #ifndef BATON_VULKAN_EXECUTABLE_H
 #define BATON_VULKAN_EXECUTABLE_H
 
-#include <vulkan/vulkan.h>
+#include "vk.h"
 
 #include <memory>
 #include <string>

@@ -37,7 +37,13 @@ void pin_new_objects(const std::set<std::string>& before) {
   }
 }
 
+// The loader, opened on the first instance (vk.h); refused with the reason when it cannot be.
+void require_loader() {
+  if (const std::string& why = load_vulkan(); !why.empty()) refuse(why);
+}
+
 VkInstance create_instance(const VkDebugUtilsMessengerCreateInfoEXT* messenger, bool validation) {
+  require_loader();
   const std::set<std::string> before = loaded_objects();
   uint32_t loader_version = VK_API_VERSION_1_0;
   // vkEnumerateInstanceVersion is absent from a 1.0 loader; asking for it through the loader is safe.
@@ -161,6 +167,7 @@ Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
                             VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     messenger.pfnUserCallback = &Gpu::on_message;
     messenger.pUserData = this;
+    require_loader();
     if (options.validation && !has_validation_layer()) {
       refuse(std::string("validation was asked for but ") + kValidationLayer +
              " is not installed (Debian: vulkan-validationlayers)");

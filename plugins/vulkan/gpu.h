@@ -5,7 +5,7 @@
 #ifndef BATON_VULKAN_GPU_H
 #define BATON_VULKAN_GPU_H
 
-#include <vulkan/vulkan.h>
+#include "vk.h"
 
 #include <cstdint>
 #include <functional>

@@ -4,7 +4,7 @@
 #ifndef BATON_VULKAN_GPU_BUFFER_H
 #define BATON_VULKAN_GPU_BUFFER_H
 
-#include <vulkan/vulkan.h>
+#include "vk.h"
 
 #include <cstddef>
 

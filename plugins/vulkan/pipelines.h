@@ -7,7 +7,7 @@
 #ifndef BATON_VULKAN_PIPELINES_H
 #define BATON_VULKAN_PIPELINES_H
 
-#include <vulkan/vulkan.h>
+#include "vk.h"
 
 #include <cstdint>
 #include <map>

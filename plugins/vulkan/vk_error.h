@@ -6,7 +6,7 @@
 #ifndef BATON_VULKAN_VK_ERROR_H
 #define BATON_VULKAN_VK_ERROR_H
 
-#include <vulkan/vulkan.h>
+#include "vk.h"
 
 #include <stdexcept>
 #include <string>
