@@ -20,7 +20,7 @@ int usable_cpus() {
 InferenceService::~InferenceService() {
   stop();
   catalog_.reset();  // interpreters before the environments they were made in
-  for (auto& [key, env] : environments_) baton_environment_destroy(env);
+  environments_.clear();
 }
 
 baton_environment* InferenceService::environment_for(int threads, const ModelSettings& model, std::string* error) {
@@ -36,34 +36,30 @@ baton_environment* InferenceService::environment_for(int threads, const ModelSet
   key += "|";
   for (const std::string& p : isolated) key += p + ",";
   auto it = environments_.find(key);
-  if (it != environments_.end()) return it->second;
-  std::vector<const char*> dirs, delegates, isolate;
-  for (const std::string& d : options_.plugin_dirs) dirs.push_back(d.c_str());
-  for (const std::string& d : chain) delegates.push_back(d.c_str());
-  bool isolate_all = false;
+  if (it != environments_.end()) return it->second->get();
+  api::Environment::Settings settings;
+  settings.config_path = options_.config_path;
+  settings.plugin_dirs = options_.plugin_dirs;
+  settings.delegates = chain;
+  settings.no_delegates = no_delegates;
+  settings.threads = threads;
+  settings.verbose = options_.verbose;
   for (const std::string& p : isolated) {
-    if (p == "all") isolate_all = true;
-    isolate.push_back(p.c_str());
+    if (p == "all") {
+      settings.isolate_all = true;
+    } else {
+      settings.isolate.push_back(p);
+    }
   }
-  baton_environment_options o{};
-  o.struct_size = sizeof o;
-  o.config_path = options_.config_path.empty() ? nullptr : options_.config_path.c_str();
-  o.plugin_dirs = dirs.data();
-  o.plugin_dir_count = dirs.size();
-  o.delegates = delegates.data();
-  o.delegate_count = delegates.size();
-  o.no_delegates = no_delegates ? 1 : 0;
-  o.threads = threads;
-  o.verbose = options_.verbose ? 1 : 0;
-  o.isolate = isolate_all ? nullptr : isolate.data();
-  o.isolate_count = isolate_all ? 0 : isolate.size();
-  o.isolate_all = isolate_all ? 1 : 0;
-  baton_environment* env = baton_environment_create(&o);
-  if (!env) {
-    *error = baton_last_error();
+  std::unique_ptr<api::Environment> made;
+  try {
+    made = std::make_unique<api::Environment>(settings);
+  } catch (const api::Error& e) {
+    *error = e.what();
     return nullptr;
   }
-  environments_[key] = env;
+  baton_environment* env = made->get();
+  environments_[key] = std::move(made);
   return env;
 }
 
@@ -130,7 +126,10 @@ std::vector<std::string> InferenceService::reload() {
   auto next = std::make_shared<Catalog>();
   const auto versions_text = [](const std::vector<int64_t>& vs) {
     std::string t;
-    for (int64_t v : vs) t += (t.empty() ? "" : ",") + std::to_string(v);
+    for (int64_t v : vs) {
+      if (!t.empty()) t += ',';
+      t += std::to_string(v);  // appended apart: "," + to_string() trips a false -Wrestrict in GCC 12
+    }
     return t;
   };
   for (const RepositoryModel& m : repository) {
@@ -205,7 +204,8 @@ std::vector<std::string> InferenceService::reload() {
 std::map<std::string, uint64_t> InferenceService::plugin_deaths() const {
   std::map<std::string, uint64_t> deaths;
   std::lock_guard lock(catalog_mutex_);
-  for (const auto& [key, env] : environments_) {
+  for (const auto& [key, owner] : environments_) {
+    const baton_environment* env = owner->get();
     for (int32_t i = 0; i < baton_environment_plugin_count(env); ++i) {
       deaths[baton_environment_plugin_name(env, i)] += baton_environment_plugin_deaths(env, i);
     }

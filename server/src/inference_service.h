@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "baton/baton.hpp"
 #include "baton/c_api.h"
 #include "deadline_watchdog.h"
 #include "model_repository.h"
@@ -93,7 +94,7 @@ class InferenceService {
 
   ServiceOptions options_;
   // By threads per interpreter, delegate chain and isolated plugins: models that ask for the same share one.
-  std::map<std::string, baton_environment*> environments_;
+  std::map<std::string, std::unique_ptr<api::Environment>> environments_;
   std::unique_ptr<DeadlineWatchdog> watchdog_;
   mutable std::mutex catalog_mutex_;  // guards catalog_ (the pointer) and environments_
   std::shared_ptr<const Catalog> catalog_ = std::make_shared<Catalog>();
