@@ -47,7 +47,7 @@ bool python_is_running() {
 
 // Called from whatever thread logs: the caller's, or a plugin's worker while invoke runs without the
 // GIL. Takes the GIL for the call into Python; after interpreter shutdown it falls back to stderr.
-void log_to_python(void*, baton_log_level level, const char* message) {
+void log_to_python(baton_log_level level, const char* message) {
   if (!python_is_running()) {
     std::fprintf(stderr, "baton: %s\n", message);
     return;
@@ -212,12 +212,6 @@ std::vector<std::string> string_list(const py::object& o, const char* what) {
   return out;
 }
 
-std::vector<const char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<const char*> out;
-  for (const std::string& s : v) out.push_back(s.c_str());
-  return out;
-}
-
 std::string tensor_name(const baton_tensor* t) { return baton_tensor_get_name(t); }
 int tensor_index(const baton_tensor* t) { return baton_tensor_get_index(t); }
 
@@ -233,8 +227,7 @@ class PyInterpreter {
           "baton's delegates are plugins: name them in order with delegates=[\"xnnpack\", ...] (or the config "
           "file's `delegates` key)");
     }
-    baton_environment_options eo{};
-    eo.struct_size = sizeof eo;
+    api::Environment::Settings eo;
     if (!num_threads.is_none()) {
       if (!py::isinstance<py::int_>(num_threads) || py::isinstance<py::bool_>(num_threads)) {
         throw py::value_error("type of num_threads should be int");
@@ -243,34 +236,20 @@ class PyInterpreter {
       if (n < 1 && n != -1) throw py::value_error("num_threads should be >= 1 or -1 (the default)");
       eo.threads = n == -1 ? 0 : n;
     }
-    std::string config_path;
-    if (!config.is_none()) {
-      config_path = py::str(py::module_::import("os").attr("fspath")(config));
-      eo.config_path = config_path.c_str();
-    }
+    if (!config.is_none()) eo.config_path = py::str(py::module_::import("os").attr("fspath")(config));
     if (py::isinstance<py::str>(plugin_dirs)) plugin_dirs = py::make_tuple(plugin_dirs);
-    const std::vector<std::string> dirs = string_list(plugin_dirs, "plugin_dirs");
-    const std::vector<const char*> dir_ptrs = c_strings(dirs);
-    eo.plugin_dirs = dir_ptrs.data();
-    eo.plugin_dir_count = dir_ptrs.size();
-    const std::vector<std::string> chain = string_list(delegates, "delegates");
-    const std::vector<const char*> chain_ptrs = c_strings(chain);
-    eo.delegates = chain_ptrs.data();
-    eo.delegate_count = chain_ptrs.size();
+    eo.plugin_dirs = string_list(plugin_dirs, "plugin_dirs");
+    eo.delegates = string_list(delegates, "delegates");
     // delegates=[]: an empty chain, which is what no_delegates asks.
-    eo.no_delegates = no_delegates || (!delegates.is_none() && chain.empty()) ? 1 : 0;
+    eo.no_delegates = no_delegates || (!delegates.is_none() && eo.delegates.empty());
     if (py::isinstance<py::str>(isolate)) isolate = py::make_tuple(isolate);
-    std::vector<std::string> isolated;
     for (const std::string& name : string_list(isolate, "isolate")) {
       if (name == "all") {
-        eo.isolate_all = 1;
+        eo.isolate_all = true;
       } else {
-        isolated.push_back(name);
+        eo.isolate.push_back(name);
       }
     }
-    const std::vector<const char*> isolated_ptrs = c_strings(isolated);
-    eo.isolate = isolated_ptrs.data();
-    eo.isolate_count = isolated_ptrs.size();
     eo.max_model_bytes = max_model_bytes;
     eo.max_tensor_bytes = max_tensor_bytes;
     eo.max_arena_bytes = max_arena_bytes;
@@ -295,7 +274,7 @@ class PyInterpreter {
     {
       py::gil_scoped_release nogil;  // plugins may log from their threads while they load and prepare
       try {
-        state_->env = std::make_unique<api::Environment>(&eo);
+        state_->env = std::make_unique<api::Environment>(eo);
         state_->model = has_path ? std::make_unique<api::Model>(*state_->env, path)
                                  : std::make_unique<api::Model>(*state_->env, content.data(), content.size());
         state_->signatures = state_->model->signatures();
