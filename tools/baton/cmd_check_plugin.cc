@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
@@ -51,13 +50,6 @@ std::string default_cases_dir() {
   return BATON_OP_CASES_INSTALLED;
 }
 
-using Json = nlohmann::json;
-
-std::string text_of(const Json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // An environment of the checker's: only the folders and the config (a file: the checker's empty one when
 // the user gave none) its settings name, nothing of BATON_PLUGIN_PATH or BATON_CONFIG (unset by the
 // command) or the default folders unless asked; warnings into `log` (when given), every message on stderr
@@ -73,7 +65,7 @@ std::shared_ptr<api::Environment> open(api::Environment::Settings s, const std::
 // The plugin's entry in an environment report, or null.
 const Json* plugin_entry(const Json& report, const std::string& name) {
   for (const Json& p : report.at("plugins")) {
-    if (name.empty() || text_of(p, "name") == name) return &p;
+    if (text_of(p, "name") == name) return &p;
   }
   return nullptr;
 }

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <latch>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "npy.h"
@@ -138,15 +137,8 @@ Comparison compare(baton_tensor_type type, const std::vector<int32_t>& shape, co
   return c;
 }
 
-using Json = nlohmann::json;
-
 // What the runtime decided for an interpreter, from its plan report (`baton plan --format json`).
 Json plan_of(api::Interpreter& in) { return Json::parse(in.plan(BATON_PLAN_JSON)); }
-
-std::string text_of(const Json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // Feeds every input from its .npy array; an input whose array has another shape is resized to it first
 // (as TFLite was, for the reference). "" when it went in, else why not.

@@ -9,12 +9,21 @@
 
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "baton/baton.hpp"
 
 namespace baton::tool {
+
+// The runtime's JSON reports (environment, plan) as the checker reads them.
+using Json = nlohmann::json;
+// The string at `key` of a report object, or "" when it is absent or not a string.
+inline std::string text_of(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
 // Something wrong the checker saw. `kind` names the rule: descriptor, crash, silent-refusal,
 // exception, invoke-error, mismatch, threads, resize.
