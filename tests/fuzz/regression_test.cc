@@ -64,5 +64,27 @@ TEST(FuzzRegressions, TheBudgetCountsTheHybridBidirectionalRnnsSquareTime) {
   EXPECT_TRUE(fuzz::within_budget(*small.value()));
 }
 
+// A STABLEHLO_REDUCE_WINDOW whose window spans 1e10 positions, nearly all padding, over a 5x6 operand is a
+// valid model whose every output element folds the init value 1e10 times: hours of work. The fuzzer once
+// timed out on such a mutation of an op case: the budget counts the folds.
+TEST(FuzzRegressions, TheBudgetCountsAReduceWindowsFolds) {
+  const std::string cases = std::string(BATON_SOURCE_ROOT) + "/tests/data/op-cases/";
+  auto model = load_model_file(std::string(BATON_SOURCE_ROOT) +
+                               "/tests/fuzz/regressions/stablehlo-reduce-window-1e10-position-window.tflite");
+  ASSERT_TRUE(model) << model.error();
+  EXPECT_FALSE(fuzz::within_budget(*model.value()));
+  for (const char* name : {"stablehlo_reduce_window_max_f32_padded", "reduce_window_add_i64_rank6"}) {
+    auto small = load_model_file(cases + name + "/model.tflite");
+    ASSERT_TRUE(small) << small.error();
+    EXPECT_TRUE(fuzz::within_budget(*small.value())) << name;
+  }
+  // The padded case by hand: a [1,5,6,2] operand, a 3x3 window at stride 2 with one row and column of
+  // padding each side gives a [1,3,3,2] output, 18 elements of 9 folds each.
+  auto padded = load_model_file(cases + "stablehlo_reduce_window_max_f32_padded/model.tflite");
+  ASSERT_TRUE(padded) << padded.error();
+  const SubgraphInfo& g = padded.value()->subgraphs[0];
+  EXPECT_EQ(fuzz::window_folds(g, g.nodes[0]), 18 * 9);
+}
+
 }  // namespace
 }  // namespace baton::test
