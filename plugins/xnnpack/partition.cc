@@ -149,6 +149,18 @@ void Partition::build(const baton_partition* partition) {
     refuse("XNNPACK could not create the runtime (status " + std::to_string(st) + ")");
   }
   runtime_.reset(runtime);
+  // XNNPACK packed the weights of these ops into memory of its own when it created their operators.
+  for (int32_t n = 0; n < api->partition_node_count(partition_); ++n) {
+    const baton_node* node = api->partition_node(partition_, n);
+    switch (api->node_builtin_code(node)) {
+      case BATON_OP_CONV_2D:
+      case BATON_OP_DEPTHWISE_CONV_2D:
+      case BATON_OP_FULLY_CONNECTED:
+      case BATON_OP_TRANSPOSE_CONV:
+        if (api->node_input_count(node) > 1) kit::release_constant(api, api->node_input(node, 1));
+        break;
+    }
+  }
   owned_data_ = builder.take_owned_data();
   plan_scratch(builder.scratch_tensors());
   built_input_shapes_ = shapes;

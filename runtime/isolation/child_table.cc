@@ -226,6 +226,8 @@ baton_status node_request_scratch(const baton_node*, size_t, baton_error* error)
   return BATON_UNSUPPORTED;
 }
 void* node_scratch(const baton_node*) { return nullptr; }
+// Advice only; this process's constants are the host's mapping or copies, left as they are in this version.
+void tensor_release_constant(const baton_tensor*) {}
 // Whether a node outside the partition reads an input is not sent over: the plugin computes beside it.
 int32_t partition_input_reusable(const baton_partition*, int32_t) { return 0; }
 
@@ -306,6 +308,7 @@ const baton_host_api* host_table() {
     a.partition_input_reusable = partition_input_reusable;
     a.node_request_scratch = node_request_scratch;
     a.node_scratch = node_scratch;
+    a.tensor_release_constant = tensor_release_constant;
     return a;
   }();
   return &api;

@@ -281,6 +281,12 @@ baton_status node_request_scratch(const baton_node* n, size_t bytes, baton_error
 }
 void* node_scratch(const baton_node* n) { return n ? N(n)->kernel_scratch : nullptr; }
 
+// Only a constant read straight from the model's file: a folded one has data of the host's own.
+void tensor_release_constant(const baton_tensor* t) {
+  if (!t || !T(t)->is_constant || !T(t)->info || T(t)->constant != T(t)->info->data.data()) return;
+  release_constant_pages(*T(t)->info);
+}
+
 int32_t partition_input_reusable(const baton_partition* p, int32_t i) {
   if (!p || i < 0 || static_cast<size_t>(i) >= P(p)->inputs.size() ||
       static_cast<size_t>(i) >= P(p)->inputs_read_inside_only.size()) {
@@ -359,6 +365,7 @@ const baton_host_api kHostApi = {
     partition_input_reusable,
     node_request_scratch,
     node_scratch,
+    tensor_release_constant,
 };
 
 }  // namespace

@@ -126,6 +126,15 @@ Model::~Model() {
   if (mapping_) munmap(mapping_, mapping_size_);
 }
 
+void release_constant_pages(const TensorInfo& t) {
+  if (!t.is_constant || !t.data_in_mapped_file || t.data.empty()) return;
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(t.data.data()) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(t.data.data()) + t.data.size()) / page * page;
+  // A private read-only file mapping: the dropped pages are read again from the file when touched.
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 void Model::share_mapping(ShareMapping share) const {
   std::call_once(shared_once_, [this, share] {
     if (!mapping_) return;
@@ -181,7 +190,12 @@ Expected<std::shared_ptr<const Model>> load_model_file(const std::string& path, 
   model->mapping_size_ = size;
   model->file_device_ = static_cast<uint64_t>(st.st_dev);
   model->file_inode_ = static_cast<uint64_t>(st.st_ino);
-  return finish(std::move(model), static_cast<const uint8_t*>(map), size, limits);
+  auto loaded = finish(std::move(model), static_cast<const uint8_t*>(map), size, limits);
+  // The fingerprint read every page of the file. Kernels that keep copies of their weights read them once
+  // more (from the page cache) and give them back (release_constant_pages), so the process holds only the
+  // pages still in use, not the whole file beside the copies.
+  if (loaded) (void)::madvise(map, size, MADV_DONTNEED);
+  return loaded;
 }
 
 Expected<std::shared_ptr<const Model>> load_model_buffer(std::span<const uint8_t> bytes, const std::string& name,

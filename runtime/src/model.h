@@ -54,6 +54,7 @@ struct TensorInfo {
   std::vector<int32_t> shape;
   std::vector<int32_t> shape_signature;  // -1 marks a dynamic dimension
   std::span<const uint8_t> data;         // constant data; empty for activations
+  bool data_in_mapped_file = false;      // `data` lies in the model's file mapping (release_constant_pages)
   bool is_constant = false;
   bool is_variable = false;
   Quantization quant;
@@ -127,6 +128,11 @@ bool parse_byte_size(const std::string& text, size_t* bytes);
 // A limit as the config and the command line give it: a byte count as parse_byte_size reads it, or
 // "none" or "0" for no limit (SIZE_MAX). False on bad text.
 bool parse_byte_limit(const std::string& text, size_t* bytes);
+
+// Gives back to the system the pages that lie wholly inside a constant tensor's data when that data is in
+// the model's file mapping: they stay readable (a later read maps them again from the file). A no-op for
+// any other tensor. What tensor_release_constant (ABI 1.15) does for a plugin that has copied a constant.
+void release_constant_pages(const TensorInfo& t);
 
 class Model {
  public:

@@ -284,6 +284,8 @@ class ModelLoader {
         if (!why.empty()) return fail(where + ": buffer " + std::to_string(ft->buffer()) + " is not a string buffer: " + why);
       }
       t.data = data;
+      t.data_in_mapped_file = model.mapping_ && data.data() >= static_cast<const uint8_t*>(model.mapping_) &&
+                              data.data() + data.size() <= static_cast<const uint8_t*>(model.mapping_) + model.mapping_size_;
       t.is_constant = true;
       model.constant_bytes += data.size();
     }

@@ -95,6 +95,7 @@ void float_conv_prepare(OpContext& ctx) {
     if (s.packed_from != data) {
       conv_pack_filter(p, ctx.data<float>(filter), s.packed_filter.data());
       s.packed_from = data;
+      ctx.release_constant(filter);  // invoke reads the packed copy
     }
   } else {
     s.packed_from = nullptr;

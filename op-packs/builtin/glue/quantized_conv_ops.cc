@@ -171,6 +171,7 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
   g.packed.assign(qgemm_packed_b_size(n, k), 0);
   g.col_sums.assign(np, 0);
   qgemm_pack_b(w, k, n, k, !in.is_signed, g.packed.data(), g.col_sums.data());
+  ctx.release_constant(weights);  // invoke reads the packed copy
   const int32_t a_zero = in.zero_point + (in.is_signed ? 128 : 0);
   const int32_t b_zero = static_cast<int32_t>(wq.zero_point(0)) - (in.is_signed ? 0 : 128);
   g.col_offset.assign(np, 0);
@@ -234,6 +235,7 @@ void setup_hybrid(OpContext& ctx, HybridGemm& h, baton_tensor* weights, const We
   h.col_sums.assign(np, 0);
   std::vector<uint8_t> unpacked;  // INT4 codes as int8, packed below and dropped
   qgemm_pack_b(int8_weights(ctx, weights, wq, unpacked), k, n, k, false, h.packed.data(), h.col_sums.data());
+  ctx.release_constant(weights);  // invoke reads the packed copy
   h.col_scale.assign(np, 0.0f);
   for (int c = 0; c < n; ++c) h.col_scale[c] = wq.scale(c);
   h.bias = float_bias(ctx, 2, n);
@@ -427,6 +429,7 @@ void quantized_depthwise_prepare(OpContext& ctx) {
       s.filter[static_cast<size_t>(t) * out_c + c] = code - static_cast<int32_t>(wq.zero_point(c));
     }
   }
+  ctx.release_constant(filter);  // invoke reads s.filter
   s.multiplier.assign(out_c, 0);
   s.shift.assign(out_c, 0);
   for (int c = 0; c < out_c; ++c) {
@@ -473,6 +476,7 @@ void hybrid_depthwise_prepare(OpContext& ctx) {
   s.filter_scale.assign(wq.scales.begin(), wq.scales.end());
   const int8_t* w = ctx.constant_data<int8_t>(filter, "filter");
   s.filter.assign(w, w + static_cast<size_t>(s.p.filter_h) * s.p.filter_w * out_c);
+  ctx.release_constant(filter);  // invoke reads s.filter
   s.bias = float_bias(ctx, 2, out_c);
   const int64_t elements = ctx.element_count(ctx.input(0));
   s.quantized.assign(static_cast<size_t>(elements), 0);

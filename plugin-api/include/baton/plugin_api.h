@@ -1,5 +1,5 @@
 /*
- * baton plugin ABI, version 1.13. The table at the end of this header says what each minor version added.
+ * baton plugin ABI, version 1.15. The table at the end of this header says what each minor version added.
  *
  * This is the only header a baton plugin needs. A plugin is a shared object that exports one symbol,
  * `baton_plugin_entry`. The host calls it once with its ABI version and a table of host functions; the
@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 14
+#define BATON_ABI_VERSION_MINOR 15
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -734,6 +734,17 @@ typedef struct baton_host_api {
    * shapes depend on data, or one computed once at load) and the host of a plugin in a process of its own. */
   baton_status (*node_request_scratch)(const baton_node* node, size_t bytes, baton_error* error);
   void* (*node_scratch)(const baton_node* node);
+
+  /* ABI 1.15: absent from an older host. */
+  /* Advice from a prepare (a node's or a partition's): the plugin has copied what it needs of this constant
+   * tensor (packed weights, say) and will not read its data again before its next prepare. The host may
+   * give the memory the data occupies in a model file it mapped back to the system, so that weights a
+   * kernel repacks count once in the process's memory instead of twice. The data stays valid and readable:
+   * a later read maps it again from the file, at the cost of a page fault, so calling this too early is
+   * never wrong, only slower. Ignored for a tensor that is not constant or whose data is not in a mapped
+   * file (a model loaded from memory, a constant the host computed) and, in this version, by the host of a
+   * plugin in a process of its own. */
+  void (*tensor_release_constant)(const baton_tensor* tensor);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -1000,6 +1011,8 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *   1.13 blockwise quantization in baton_quantization (block_size, block_scale_type, block_scale_count,
  *        block_scales)
  *   1.14 scratch memory of an op-pack node in the host's arena (node_request_scratch, node_scratch)
+ *   1.15 constants a plugin has copied, whose pages in the model file the host may give back
+ *        (tensor_release_constant)
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus

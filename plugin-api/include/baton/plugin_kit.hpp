@@ -157,6 +157,15 @@ inline std::string cpu_model_name() {
   return "CPU";
 }
 
+// Tells the host that the plugin has copied what it needs of constant `t` (packed weights) and will not
+// read its data again before its next prepare, so the host may give the file pages it occupies back (ABI
+// 1.15, tensor_release_constant in plugin_api.h); nothing on an older host.
+inline void release_constant(const baton_host_api* api, const baton_tensor* t) {
+  if (t && BATON_STRUCT_HAS(api, baton_host_api, tensor_release_constant) && api->tensor_release_constant) {
+    api->tensor_release_constant(t);
+  }
+}
+
 inline bool host_is_usable(uint32_t host_abi_major, const baton_host_api* api, baton_error* error, const char* plugin,
                            bool delegate) {
   if (!api) return false;
