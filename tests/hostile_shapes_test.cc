@@ -39,9 +39,10 @@ struct Outcome {
   int exit_status = -1;
 };
 
-// Loads `bytes` and makes an interpreter with the builtin pack in a child limited to 2 GiB of address
-// space and 20 s, and reports the error, the wall time and the child's peak RSS.
-Outcome run_in_child(const std::vector<uint8_t>& bytes, const LoadLimits& limits = {}) {
+// Loads `bytes` and makes an interpreter with the builtin pack (and invokes it once, with `invoke`) in a
+// child limited to 2 GiB of address space and 20 s, and reports the error, the wall time and the child's
+// peak RSS.
+Outcome run_in_child(const std::vector<uint8_t>& bytes, const LoadLimits& limits = {}, bool invoke = false) {
   int fds[2];
   if (pipe(fds) != 0) return {"pipe failed"};
   const auto start = std::chrono::steady_clock::now();
@@ -61,6 +62,8 @@ Outcome run_in_child(const std::vector<uint8_t>& bytes, const LoadLimits& limits
       message = model.error();
     } else if (auto interp = Interpreter::create(env.value(), model.value()); !interp) {
       message = interp.error();
+    } else if (invoke) {
+      if (Status s = interp.value()->invoke(); !s) message = "invoke: " + s.message();
     }
     if (write(fds[1], message.data(), message.size()) < 0) _exit(3);
     _exit(0);
@@ -255,6 +258,48 @@ TEST(HostileShapes, EmbeddingLookupInAnEmptyTableOfABillionColumns) {
   g.op(7 /* EMBEDDING_LOOKUP */, {ids, table}, {out});
   expect_refused(run_in_child(g.build()), {"node 0 (EMBEDDING_LOOKUP v1)", "output tensor 2 \"t2\"",
                                            "over the tensor limit of"});
+}
+
+// SPACE_TO_BATCH_ND of an input with no channels and 2^29 rows and columns of padding after it: the
+// output holds no bytes, but the kernel's loops visited each of its 2^58 pixels (a fuzzer's timeout).
+// Padding that makes a dimension past int32 is refused.
+TEST(HostileShapes, SpaceToBatchWithNoChannelsAndABillionRowsOfPadding) {
+  auto model = [](int32_t pad) {
+    OpGraph g;
+    const int32_t in = g.input({1, 2, 2, 0});
+    const int32_t block = g.add({2}, ints({1, 1}), 2);
+    const int32_t pads = g.add({2, 2}, ints({0, pad, 0, pad}), 2);
+    const int32_t out = g.output({1, 2, 2, 0});
+    g.op(38 /* SPACE_TO_BATCH_ND */, {in, block, pads}, {out});
+    return g.build();
+  };
+  const Outcome ran = run_in_child(model(1 << 29), {}, true);
+  EXPECT_EQ(ran.exit_status, 0) << "the child died (128 + signal, or the 20 s alarm); error so far: " << ran.error;
+  EXPECT_EQ(ran.error, "");
+  EXPECT_LT(ran.seconds, 2.0);
+  expect_refused(run_in_child(model(INT32_MAX - 1)), {"node 0 (SPACE_TO_BATCH_ND v1)", "does not fit int32"});
+}
+
+// A SQUEEZE whose options are another op's (Conv2DOptions): TFLite's parser reads them as absent, and so
+// does the host. Read as SqueezeOptions, their padding and strides made a dimension count and a pointer
+// (a fuzzer's crash).
+TEST(HostileShapes, SqueezeWithAnotherOpsOptionsReadsThemAsAbsent) {
+  OpGraph g;
+  const int32_t in = g.input({1, 3, 1});
+  const int32_t out = g.output({3});
+  g.op(43 /* SQUEEZE */, {in}, {out}, conv_options());
+  const std::vector<uint8_t> bytes = g.build();
+  const Outcome ran = run_in_child(bytes, {}, true);
+  EXPECT_EQ(ran.exit_status, 0) << "the child died (128 + signal, or the 20 s alarm); error so far: " << ran.error;
+  EXPECT_EQ(ran.error, "");
+  auto model = load_model_buffer(bytes, "squeeze.tflite");
+  ASSERT_TRUE(model) << model.error();
+  EXPECT_EQ(model.value()->main().nodes[0].options.kind, 0);
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto interp = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  EXPECT_EQ(interp.value()->output(0).shape, std::vector<int32_t>({3}));  // every dimension of 1 squeezed
 }
 
 // An input of a huge declared dimension: refused at load by the default tensor limit (the machine's

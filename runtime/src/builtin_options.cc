@@ -345,6 +345,17 @@ void read_builtin_options_2(const fb::Model* model, const fb::Operator* op, bato
 // divide by them: those get the value TFLite's own parser substitutes.
 void default_builtin_options(int32_t op_code, baton_builtin_options& o) {
   o.struct_size = sizeof(baton_builtin_options);
+  // The ops whose options carry an array take only options of their own type: a model may write any type,
+  // and another's union member would hand plugins a pointer made of its fields. TFLite's parser reads
+  // such options as absent (builtin_options_as_X() is null), and so does the host.
+  const int32_t own = op_code == BATON_OP_RESHAPE     ? fb::BuiltinOptions_ReshapeOptions
+                      : op_code == BATON_OP_SQUEEZE   ? fb::BuiltinOptions_SqueezeOptions
+                      : op_code == BATON_OP_BUCKETIZE ? fb::BuiltinOptions_BucketizeOptions
+                                                      : -1;
+  if (own >= 0 && o.kind != own) {
+    o.kind = 0;
+    o.u = {};
+  }
   if (o.kind != 0) return;
   switch (op_code) {
     case BATON_OP_CONV_2D: case BATON_OP_DEPTHWISE_CONV_2D:

@@ -113,8 +113,12 @@ void batch_space_prepare(OpContext& ctx) {
   ctx.require(static_cast<int>(block.size()) == spatial && static_cast<int>(pads.size()) == 2 * spatial,
               "block_shape needs " + std::to_string(spatial) + " values and the " + (to_batch ? "paddings " : "crops ") +
                   std::to_string(2 * spatial));
-  for (int64_t b : block) ctx.require(b >= 1, "block size " + std::to_string(b) + " must be positive");
-  for (int64_t p : pads) ctx.require(p >= 0, "negative padding or crop " + std::to_string(p));
+  for (int64_t b : block) {
+    ctx.require(b >= 1 && b <= INT32_MAX, "block size " + std::to_string(b) + " must be positive and fit int32");
+  }
+  for (int64_t p : pads) {
+    ctx.require(p >= 0 && p <= INT32_MAX, "padding or crop " + std::to_string(p) + " must be non-negative and fit int32");
+  }
   auto& st = ctx.state<BatchSpaceState>();
   const int64_t h = s[1], w = spatial == 2 ? s[2] : 1;
   st.block_h = block[0];
@@ -133,6 +137,8 @@ void batch_space_prepare(OpContext& ctx) {
   if (to_batch) {
     const int64_t ph = h + st.before_h + after_h, pw = w + st.before_w + after_w;
     ctx.require(ph % st.block_h == 0 && pw % st.block_w == 0, "the padded spatial size is not a multiple of the block");
+    ctx.require(s[0] == 0 || blocks <= INT32_MAX / s[0], "batch " + std::to_string(s[0]) + " times the block's " +
+                                                             std::to_string(blocks) + " does not fit int32");
     st.batch = s[0];
     st.in_h = h;
     st.in_w = w;
@@ -149,10 +155,15 @@ void batch_space_prepare(OpContext& ctx) {
     ctx.require(st.out_h >= 0 && st.out_w >= 0, "the crops are larger than the output");
     st.out_batch = st.batch;
   }
+  ctx.require(st.out_batch <= INT32_MAX && st.out_h <= INT32_MAX && st.out_w <= INT32_MAX,
+              "output shape [" + std::to_string(st.out_batch) + ", " + std::to_string(st.out_h) + ", " +
+                  std::to_string(st.out_w) + ", ...] does not fit int32");
   out[0] = static_cast<int32_t>(st.out_batch);
   out[1] = static_cast<int32_t>(st.out_h);
   if (spatial == 2) out[2] = static_cast<int32_t>(st.out_w);
   ctx.set_output_shape(ctx.output(0), out);
+  // No channels (or no pixels): nothing to move, however many positions the loops would visit.
+  ctx.skip_invoke_if_empty();
 }
 
 // Output batch (sy * block_w + sx) * batch + b holds the block offset (sy, sx) of input batch b:
