@@ -35,6 +35,34 @@ baton_environment* c_api_environment(const TempDir& dir, std::initializer_list<c
   return baton_environment_create(&o);
 }
 
+// Inputs resized to no rows: the ADD (a builtin op) has nothing to compute and the host does not invoke it
+// (the test pack's ADD fails if it is invoked for an empty output); the custom TimesTwo is invoked still.
+TEST(CApi, ABuiltinOpWithNoElementsToComputeIsNotInvoked) {
+  TempDir dir;
+  baton_environment* env = c_api_environment(dir);
+  ASSERT_NE(env, nullptr) << baton_last_error();
+  const std::vector<uint8_t> bytes = add_then_double().build();
+  baton_interpreter* interp = baton_interpreter_create_from_buffer(env, bytes.data(), bytes.size());
+  ASSERT_NE(interp, nullptr) << baton_last_error();
+  const int32_t empty[2] = {0, 3};
+  ASSERT_EQ(baton_interpreter_resize_input(interp, 0, 2, empty), BATON_OK) << baton_interpreter_last_error(interp);
+  ASSERT_EQ(baton_interpreter_resize_input(interp, 1, 2, empty), BATON_OK) << baton_interpreter_last_error(interp);
+  EXPECT_EQ(baton_interpreter_invoke(interp), BATON_OK) << baton_interpreter_last_error(interp);
+  // Back to [2, 3]: the ADD computes again.
+  const int32_t full[2] = {2, 3};
+  ASSERT_EQ(baton_interpreter_resize_input(interp, 0, 2, full), BATON_OK);
+  ASSERT_EQ(baton_interpreter_resize_input(interp, 1, 2, full), BATON_OK);
+  const float a[6] = {1, 1, 1, 1, 1, 1}, b[6] = {0, 1, 2, -3, -4, 5};
+  ASSERT_EQ(baton_interpreter_set_input(interp, 0, a, sizeof a), BATON_OK);
+  ASSERT_EQ(baton_interpreter_set_input(interp, 1, b, sizeof b), BATON_OK);
+  ASSERT_EQ(baton_interpreter_invoke(interp), BATON_OK) << baton_interpreter_last_error(interp);
+  float out[6];
+  ASSERT_EQ(baton_interpreter_get_output(interp, 0, out, sizeof out), BATON_OK);
+  EXPECT_EQ(std::vector<float>(out, out + 6), (std::vector<float>{2, 4, 6, 0, 0, 12}));
+  baton_interpreter_destroy(interp);
+  baton_environment_destroy(env);
+}
+
 TEST(CApi, CreateFromBufferInvokeAndReadOutput) {
   TempDir dir;
   baton_environment* env = c_api_environment(dir);

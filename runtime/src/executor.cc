@@ -83,6 +83,7 @@ Status Subgraph::prepare_at_invoke(Node& node) {
   for (Tensor* out : node.outputs) {
     if (Status s = give_dynamic_memory(node, *out); !s) return s;
   }
+  node.outputs_empty = computes_nothing(node);
   return Status::ok();
 }
 
@@ -115,6 +116,7 @@ PassOutcome Subgraph::run_steps() {
     if (!step.partition && step.node->deferred) {
       if (Status s = prepare_at_invoke(*step.node); !s) return PassOutcome::error(std::move(s));
     }
+    if (!step.partition && step.node->outputs_empty) continue;  // nothing to compute
     if (step.partition) {
       Partition& p = *step.partition;
       st = guarded_call(*p.plugin, error, [&] {

@@ -3,6 +3,7 @@
 // opaque handles of plugin_api.h (baton_tensor, baton_node, baton_partition); host_api.cc converts.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "baton/plugin_api.h"
+#include "baton/tflite_ops.h"
 #include "model.h"
 
 namespace baton {
@@ -115,8 +117,21 @@ struct Node {
     std::vector<uint8_t> data;  // grown only when a larger value needs it
   };
   std::vector<HeldValue> held;
+  // Every output holds no elements after the last prepare: invoke would compute nothing (computes_nothing).
+  bool outputs_empty = false;
   bool runs() const { return !folded && !dropped; }
 };
+
+// Whether the host skips an op-pack node's invoke after this prepare: a builtin op (a CUSTOM op may have
+// effects of its own) with outputs, none of them a string (the kernel writes even an empty one's header),
+// each with no elements. Some kernels' loops visit every position of an output that has no channels.
+inline bool computes_nothing(const Node& n) {
+  if (n.outputs.empty() || !n.info || n.info->op_code == BATON_OP_CUSTOM || n.writes_strings) return false;
+  for (const Tensor* out : n.outputs) {
+    if (!out || std::find(out->shape.begin(), out->shape.end(), 0) == out->shape.end()) return false;
+  }
+  return true;
+}
 
 struct Partition {
   int32_t id = 0;

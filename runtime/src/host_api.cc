@@ -168,7 +168,10 @@ baton_status tensor_set_shape(baton_tensor* t, int32_t rank, const int32_t* dims
   }
   if (tensor->type != BATON_TYPE_STRING && bytes > tensor->max_bytes) {
     std::string dims_text;
-    for (int32_t d : shape) dims_text += (dims_text.empty() ? "" : ",") + std::to_string(d);
+    for (int32_t d : shape) {
+      if (!dims_text.empty()) dims_text += ',';
+      dims_text += std::to_string(d);  // appended: a "," + to_string() temporary trips a false -Wrestrict in GCC 12
+    }
     const std::string name = tensor->info && !tensor->info->name.empty() ? " \"" + tensor->info->name + "\"" : "";
     error_set(error, ("output tensor " + std::to_string(tensor->index) + name + " of shape [" + dims_text + "] needs " +
                       std::to_string(bytes) + " bytes, over the tensor limit of " + std::to_string(tensor->max_bytes))

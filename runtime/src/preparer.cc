@@ -98,6 +98,7 @@ PassOutcome Subgraph::prepare_steps() {
         // The kernel needs values to know an output's shape: it runs its prepare again at invoke.
         for (const Tensor* out : node.outputs) node.deferred = node.deferred || out->dynamic;
         for (Tensor* out : node.outputs) out->dynamic = out->dynamic || node.deferred;
+        node.outputs_empty = !node.deferred && computes_nothing(node);
         break;
       }
       // The next op pack that declares the op and version gets the node; the failure is recorded.

@@ -772,7 +772,9 @@ typedef struct baton_option_decl {
  *  - init:    once per node, before its first prepare. May allocate node_state.
  *  - prepare: after init and again whenever an input shape changes. Checks types, shapes and
  *             parameters, sets output shapes, allocates scratch. Non-constant data is not readable.
- *  - invoke:  computes. Must not allocate. Reads inputs, writes outputs.
+ *  - invoke:  computes. Must not allocate. Reads inputs, writes outputs. Not called for a node of a
+ *             builtin op (not CUSTOM) whose every output has no elements after its prepare, nor for one
+ *             with a string output: there is nothing to compute (since ABI 1.15's host).
  *  - free:    once, releases node_state. Called even if prepare failed.
  * For one node, the host never runs two of these calls at once. Calls for different nodes may run
  * concurrently only if the plugin sets BATON_PLUGIN_FLAG_REENTRANT. */
