@@ -71,7 +71,7 @@ BATON_INLINE void softmax_rows_impl(const float* in, float* out, int64_t rows, i
     for (i = 0; i + W <= depth; i += W) {
       V v;
       std::memcpy(&v, x + i, sizeof(v));
-      v = exp_lanes((v - max) * beta);
+      v = exp_lanes<V, kFlushTiny>((v - max) * beta);
       std::memcpy(y + i, &v, sizeof(v));
       sums += v;
     }
@@ -82,7 +82,7 @@ BATON_INLINE void softmax_rows_impl(const float* in, float* out, int64_t rows, i
       std::memcpy(block, x + i, sizeof(float) * (depth - i));
       V v;
       std::memcpy(&v, block, sizeof(v));
-      v = exp_lanes((v - max) * beta);
+      v = exp_lanes<V, kFlushTiny>((v - max) * beta);
       for (int j = 0; j < depth - i; ++j) sum += v[j];
       std::memcpy(block, &v, sizeof(v));
       std::memcpy(y + i, block, sizeof(float) * (depth - i));

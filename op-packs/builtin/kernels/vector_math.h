@@ -6,7 +6,13 @@
 // exp(x) = 2^n e^r with n = round(x / ln 2) and r = x - n ln 2 (ln 2 in two parts, so r is exact to a
 // few ulp), e^r by its Taylor series to r^7 (|r| <= ln 2 / 2: the first term left out is below 6e-9
 // relative), 2^n applied in two halves so results near the overflow and in the denormal range come out
-// right; over 88.72 gives infinity, under -104 zero.
+// right; over 88.72 gives infinity, under -104 zero. Lanes whose result is zero compute e^0 and are
+// replaced at the end, since their tiny 2^n would make denormals on the way, and on many x86 cores each
+// instruction that makes or reads a denormal takes a microcode assist of about a hundred cycles, which
+// slows the whole vector. exp_lanes<kFlushTiny> also gives zero for results below the smallest normal
+// float (x under ln 2^-126 = -87.34), so it never makes a denormal at all: the logistic function, GELU and
+// SOFTMAX use it, where such a result is lost beside the 1 it is added to (or makes an output under 1.2e-38,
+// which XNNPACK's kernels flush in the same way). The EXP op keeps the exact denormal results.
 // tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)) for |x| >= 1/2, and its Taylor series to x^15 below, where
 // the subtraction would cancel (the first term left out is below 1e-8 relative there); |x| over 10 gives
 // +-1 exactly, as float tanh does (it rounds to 1 from 9.01). The logistic function and GELU below.
@@ -64,13 +70,16 @@ BATON_INLINE V pow2i(IntsOf<V> n) {
   return floats_of<V>((n + 127) << 23);
 }
 
-template <typename V>
+constexpr bool kFlushTiny = true;
+
+template <typename V, bool FlushTiny = false>
 BATON_INLINE V exp_lanes(V x) {
   using I = IntsOf<V>;
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const I over = x > 88.7228394f, under = x < -104.0f;
+  const I over = x > 88.7228394f, under = x < (FlushTiny ? -87.3365447f : -104.0f);
+  x = select(under, V{}, x);
   const V t = x * kLog2e + kRound;
   const V n = t - kRound;
   const V r = (x - n * kLn2Hi) - n * kLn2Lo;
@@ -115,10 +124,10 @@ BATON_INLINE V tanh_lanes(V x) {
 }
 
 // 1 / (1 + e^{-x}) for x >= 0, e^x / (1 + e^x) below: one exp of -|x|, which never overflows, so both
-// tails keep their precision (down to the denormals).
+// tails keep their precision (down to the smallest normal float; below it zero).
 template <typename V>
 BATON_INLINE V logistic_lanes(V x) {
-  const V e = exp_lanes(floats_of<V>(bits_of(x) | static_cast<int32_t>(0x80000000u)));
+  const V e = exp_lanes<V, kFlushTiny>(floats_of<V>(bits_of(x) | static_cast<int32_t>(0x80000000u)));
   const V r = 1.0f / (1.0f + e);
   return select(x < 0.0f, e * r, r);
 }
@@ -136,7 +145,7 @@ BATON_INLINE V gelu_lanes(V x) {
   p = p * t + 1.421413741f;
   p = p * t - 0.284496736f;
   p = p * t + 0.254829592f;
-  const V erfc = p * t * exp_lanes(-(z * z));
+  const V erfc = p * t * exp_lanes<V, kFlushTiny>(-(z * z));
   return 0.5f * x * select(x < 0.0f, erfc, 2.0f - erfc);
 }
 

@@ -99,7 +99,8 @@ TEST(Unary, VectorisedFunctionsAreWithinAFewUlps) {
   for (VectorIsa isa : runnable_isas()) {
   expect_close(isa, UnaryOp::kExp, [](double x) { return std::exp(x); }, 2, 0x1p-149, "exp");
   expect_close(isa, UnaryOp::kTanh, [](double x) { return std::tanh(x); }, 4, 0x1p-149, "tanh");
-  expect_close(isa, UnaryOp::kLogistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, 0x1p-149, "logistic");
+  // The logistic function gives zero where its result is below the smallest normal float (2^-126).
+  expect_close(isa, UnaryOp::kLogistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, 0x1p-126, "logistic");
   // GELU's erf is Abramowitz and Stegun's, good to 1.5e-7 absolute: measured in units of 2^-23 (1.2e-7) of
   // x / 2 at least.
   expect_close(isa, UnaryOp::kGelu, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, 4, 0x1p-23,
@@ -156,6 +157,35 @@ TEST(Unary, VectorisedFunctionsAtTheEdges) {
   EXPECT_TRUE(std::isnan(g[4]));
   EXPECT_EQ(g[5], 200.0f);
   }
+}
+
+// The logistic function, GELU and SOFTMAX never make a denormal (each instruction that does takes a
+// microcode assist on many x86 cores): results under 2^-126 are zero, those just above it stay exact. EXP
+// keeps its denormal results.
+TEST(Unary, LogisticGeluAndSoftmaxMakeNoDenormals) {
+  for (VectorIsa isa : runnable_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    const std::vector<float> in = {-87.0f, -87.4f, -95.0f, -103.5f, -110.0f, -13.3f, -20.0f};
+    const std::vector<float> s = run(isa, UnaryOp::kLogistic, in);
+    EXPECT_NEAR(s[0], std::exp(-87.0), std::exp(-87.0) * 1e-6);
+    EXPECT_GE(s[0], std::numeric_limits<float>::min());
+    for (size_t i = 1; i < 5; ++i) EXPECT_EQ(s[i], 0.0f) << "logistic(" << in[i] << ")";
+    const std::vector<float> g = run(isa, UnaryOp::kGelu, in);
+    for (size_t i = 0; i < in.size(); ++i) {
+      EXPECT_TRUE(g[i] == 0.0f || std::fabs(g[i]) >= std::numeric_limits<float>::min()) << "gelu(" << in[i] << ") = " << g[i];
+    }
+    EXPECT_EQ(run(isa, UnaryOp::kExp, {-95.0f})[0], static_cast<float>(std::exp(-95.0)));  // exact, a denormal
+  }
+  // A masked logit (-1e4 below the others, as attention masks are written) gets exactly zero; the others
+  // share the whole sum.
+  std::vector<float> out(20);
+  std::vector<float> in(20, 0.5f);
+  in[3] = -10000.0f;
+  in[17] = -90.0f;
+  softmax(in.data(), out.data(), 1, 20, 1.0f);
+  EXPECT_EQ(out[3], 0.0f);
+  EXPECT_EQ(out[17], 0.0f);
+  EXPECT_NEAR(out[0], 1.0f / 18.0f, 1e-7);
 }
 
 TEST(Softmax, RowsAndBeta) {
