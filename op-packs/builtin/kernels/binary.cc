@@ -36,9 +36,9 @@ void run(const T* __restrict a, const T* __restrict b, T* __restrict out, int64_
   }
 }
 
-// Float ADD, SUB and MUL runs W lanes at a time (a side of step 0 is one value for the whole run), then
-// the tail element by element: each lane is the one float operation and clamp `run` does, so the floats are
-// the same whichever ISA runs it.
+// Float runs W lanes at a time (a side of step 0 is one value for the whole run), then the tail element by
+// element: each lane is the one float operation and clamp `run` does (MINIMUM and MAXIMUM as std::min and
+// std::max choose, NaNs and signed zeros included), so the floats are the same whichever ISA runs it.
 template <int W>
 BATON_INLINE void arith_run_impl(BinaryOp op, int64_t as, int64_t bs, const float* a, const float* b, float* out,
                                  int64_t n, ActivationRange range) {
@@ -60,7 +60,16 @@ BATON_INLINE void arith_run_impl(BinaryOp op, int64_t as, int64_t bs, const floa
   switch (op) {
     case BinaryOp::kAdd: return loop([](auto x, auto y) BATON_LAMBDA { return x + y; });
     case BinaryOp::kSub: return loop([](auto x, auto y) BATON_LAMBDA { return x - y; });
-    default: return loop([](auto x, auto y) BATON_LAMBDA { return x * y; });
+    case BinaryOp::kMul: return loop([](auto x, auto y) BATON_LAMBDA { return x * y; });
+    case BinaryOp::kDiv: return loop([](auto x, auto y) BATON_LAMBDA { return x / y; });
+    case BinaryOp::kSquaredDifference:
+      return loop([](auto x, auto y) BATON_LAMBDA {
+        const auto d = x - y;
+        return d * d;
+      });
+    case BinaryOp::kMinimum: return loop([](auto x, auto y) BATON_LAMBDA { return y < x ? y : x; });
+    case BinaryOp::kMaximum: return loop([](auto x, auto y) BATON_LAMBDA { return x < y ? y : x; });
+    case BinaryOp::kPrelu: return loop([](auto x, auto y) BATON_LAMBDA { return x >= 0.0f ? x : x * y; });
   }
 }
 
@@ -70,10 +79,14 @@ BATON_DISPATCH_WIDTHS(void, arith_run,
                       (op, as, bs, a, b, out, n, range))
 
 template <typename Op>
-constexpr bool kVectorArith = std::is_same_v<Op, AddOp> || std::is_same_v<Op, SubOp> || std::is_same_v<Op, MulOp>;
-
-template <typename Op>
-constexpr BinaryOp kArithOp = std::is_same_v<Op, AddOp> ? BinaryOp::kAdd : std::is_same_v<Op, SubOp> ? BinaryOp::kSub : BinaryOp::kMul;
+constexpr BinaryOp kArithOp = std::is_same_v<Op, AddOp>                ? BinaryOp::kAdd
+                              : std::is_same_v<Op, SubOp>               ? BinaryOp::kSub
+                              : std::is_same_v<Op, MulOp>               ? BinaryOp::kMul
+                              : std::is_same_v<Op, DivOp>               ? BinaryOp::kDiv
+                              : std::is_same_v<Op, SquaredDifferenceOp> ? BinaryOp::kSquaredDifference
+                              : std::is_same_v<Op, MinimumOp>           ? BinaryOp::kMinimum
+                              : std::is_same_v<Op, MaximumOp>           ? BinaryOp::kMaximum
+                                                                        : BinaryOp::kPrelu;
 
 template <typename Op, typename T>
 void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, ActivationRange range) {
@@ -82,7 +95,7 @@ void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, Act
   const int64_t n = plan.dims[last];
   const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
   auto inner = [&](const T* pa, const T* pb, T* po) {
-    if constexpr (std::is_same_v<T, float> && kVectorArith<Op>) {
+    if constexpr (std::is_same_v<T, float>) {
       if (n >= 16) return arith_run(kArithOp<Op>, as, bs, pa, pb, po, n, range);
     }
     if (as == 1 && bs == 1) run<Op, 1, 1>(pa, pb, po, n, range);

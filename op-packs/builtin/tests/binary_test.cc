@@ -1,6 +1,7 @@
 // Broadcasting binary ops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -69,18 +70,36 @@ TEST(Binary, HighRankMiddleBroadcast) {
   for (int i = 0; i < 24; ++i) EXPECT_EQ(out[i], static_cast<float>(i + 100 * ((i / 4) % 3))) << i;
 }
 
-// ADD, SUB and MUL over runs long enough for the vector path (37 = whole vectors and a tail), with the
+// Every float op over runs long enough for the vector path (37 = whole vectors and a tail), with the
 // second side a row, a scalar, or whole, and a clamp: every float is that of the one operation and the
-// clamp done element by element, -0 and NaN included.
+// clamp done element by element, -0 and NaN on either side included (MINIMUM and MAXIMUM as std::min and
+// std::max pick between them).
 TEST(Binary, VectorArithmeticMatchesElementByElement) {
   std::vector<float> a(3 * 37), row(37);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>((i * 7919) % 201) - 100) / 7.0f;
   for (size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(static_cast<int>((i * 104729) % 101) - 50) / 3.0f;
   a[5] = -0.0f;
   a[40] = std::numeric_limits<float>::quiet_NaN();
+  row[7] = std::numeric_limits<float>::quiet_NaN();
+  row[9] = 0.0f;
+  a[9] = -0.0f;
   const ActivationRange relu6{0.0f, 6.0f};
-  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul}) {
-    auto f = [op](float x, float y) { return op == BinaryOp::kAdd ? x + y : op == BinaryOp::kSub ? x - y : x * y; };
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv, BinaryOp::kSquaredDifference,
+                      BinaryOp::kMinimum, BinaryOp::kMaximum, BinaryOp::kPrelu}) {
+    SCOPED_TRACE(static_cast<int>(op));
+    auto f = [op](float x, float y) {
+      switch (op) {
+        case BinaryOp::kAdd: return x + y;
+        case BinaryOp::kSub: return x - y;
+        case BinaryOp::kMul: return x * y;
+        case BinaryOp::kDiv: return x / y;
+        case BinaryOp::kSquaredDifference: return (x - y) * (x - y);
+        case BinaryOp::kMinimum: return std::min(x, y);
+        case BinaryOp::kMaximum: return std::max(x, y);
+        case BinaryOp::kPrelu: return x >= 0.0f ? x : x * y;
+      }
+      return 0.0f;
+    };
     for (const ActivationRange& range : {ActivationRange{}, relu6}) {
       const std::vector<float> by_row = run(op, {3, 37}, a, {37}, row, range);
       const std::vector<float> by_scalar = run(op, {3, 37}, a, {1}, {2.5f}, range);
