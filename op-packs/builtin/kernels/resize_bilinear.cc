@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/common.h"
+#include "kernels/vector_math.h"
 
 namespace baton::builtin {
 namespace {
@@ -39,6 +41,31 @@ void for_row_chunks(const ResizeBilinearParams& p, Parallel* parallel, Rows rows
   });
 }
 
+// One output pixel's channels from its four neighbours, W channels at a time: TFLite's formula and order,
+// tl (1 - dy) (1 - dx) + bl dy (1 - dx) + tr (1 - dy) dx + br dy dx, in every lane and in the tail.
+template <int W>
+BATON_INLINE void blend_pixel_impl(const float* tl, const float* tr, const float* bl, const float* br, float* out,
+                                   size_t n, float dy, float dx) {
+  using V = typename Lanes<W>::F;
+  const float ny = 1 - dy, nx = 1 - dx;
+  size_t c = 0;
+  for (; c + W <= n; c += W) {
+    V a, b, d, e;
+    std::memcpy(&a, tl + c, sizeof(a));
+    std::memcpy(&b, bl + c, sizeof(b));
+    std::memcpy(&d, tr + c, sizeof(d));
+    std::memcpy(&e, br + c, sizeof(e));
+    const V v = a * ny * nx + b * dy * nx + d * ny * dx + e * dy * dx;
+    std::memcpy(out + c, &v, sizeof(v));
+  }
+  for (; c < n; ++c) out[c] = tl[c] * ny * nx + bl[c] * dy * nx + tr[c] * ny * dx + br[c] * dy * dx;
+}
+
+BATON_DISPATCH_WIDTHS(void, blend_pixel,
+                      (const float* tl, const float* tr, const float* bl, const float* br, float* out, size_t n,
+                       float dy, float dx),
+                      (tl, tr, bl, br, out, n, dy, dx))
+
 }  // namespace
 
 void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* output, Parallel* parallel) {
@@ -57,12 +84,17 @@ void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* o
       for (int x = 0; x < p.out_w; ++x) {
         const Sample sx = sample(x, scale_x, p.in_w, p.half_pixel_centers);
         const float dx = sx.source - static_cast<float>(sx.low);
-        const float* __restrict tl = row0 + sx.low * c_count;
-        const float* __restrict tr = row0 + sx.high * c_count;
-        const float* __restrict bl = row1 + sx.low * c_count;
-        const float* __restrict br = row1 + sx.high * c_count;
-        for (size_t c = 0; c < c_count; ++c) {
-          out[c] = tl[c] * (1 - dy) * (1 - dx) + bl[c] * dy * (1 - dx) + tr[c] * (1 - dy) * dx + br[c] * dy * dx;
+        if (c_count >= 8) {
+          blend_pixel(row0 + sx.low * c_count, row0 + sx.high * c_count, row1 + sx.low * c_count,
+                      row1 + sx.high * c_count, out, c_count, dy, dx);
+        } else {
+          const float* __restrict tl = row0 + sx.low * c_count;
+          const float* __restrict tr = row0 + sx.high * c_count;
+          const float* __restrict bl = row1 + sx.low * c_count;
+          const float* __restrict br = row1 + sx.high * c_count;
+          for (size_t c = 0; c < c_count; ++c) {
+            out[c] = tl[c] * (1 - dy) * (1 - dx) + bl[c] * dy * (1 - dx) + tr[c] * (1 - dy) * dx + br[c] * dy * dx;
+          }
         }
         out += c_count;
       }
