@@ -253,9 +253,17 @@ void gemm_with(void (*compute)(const BlockArgs&), int mr, GemmRowSource a, int m
   if (m <= 0 || n <= 0) return;
   const int panels = (n + kGemmNR - 1) / kGemmNR;
   const size_t n_padded = static_cast<size_t>(panels) * kGemmNR;
-  const int m_blocks = (m + kGemmMC - 1) / kGemmMC;
-  // Split columns too when there are too few row blocks to keep every worker busy.
+  // Too few row blocks to keep every worker busy: smaller blocks first (down to two tiles), since each task
+  // fills its own rows of A (an im2col gather for a convolution) and a split of the columns would fill
+  // the same rows once per chunk; then split columns too if that is still not enough.
   const int workers = worker_count(parallel);
+  int block_rows = kGemmMC;
+  int m_blocks = (m + kGemmMC - 1) / kGemmMC;
+  if (workers > 1 && m_blocks < 2 * workers) {
+    const int want = (m + 4 * workers - 1) / (4 * workers);
+    block_rows = std::min(kGemmMC, std::max(2 * mr, (want + mr - 1) / mr * mr));
+    m_blocks = (m + block_rows - 1) / block_rows;
+  }
   int n_chunks = 1;
   if (workers > 1 && m_blocks < 2 * workers) {
     n_chunks = std::min(panels, (2 * workers + m_blocks - 1) / m_blocks);
@@ -273,8 +281,8 @@ void gemm_with(void (*compute)(const BlockArgs&), int mr, GemmRowSource a, int m
   parallel_run(parallel, m_blocks * n_chunks, [&](int task, int worker) {
     const int mb = task / n_chunks;
     const int chunk = task % n_chunks;
-    const int m0 = mb * kGemmMC;
-    const int mc = std::min(kGemmMC, m - m0);
+    const int m0 = mb * block_rows;
+    const int mc = std::min(block_rows, m - m0);
     const int m_panels = (mc + mr - 1) / mr;
     float* packed_a = scratch + static_cast<size_t>(worker) * gemm_scratch_per_worker();
     BlockArgs args;

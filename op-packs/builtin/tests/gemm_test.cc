@@ -103,6 +103,23 @@ TEST(Gemm, ThreadedMatchesNaive) {
   for (int m : {1, 7, 100, 300}) check_gemm(m, 230, 270, &pool, true, {0.0f, 6.0f}, 17 + m);
 }
 
+// Few row blocks for the workers (a ViT's 196 patches, a 128-token sequence): the rows are cut into smaller
+// blocks (and the columns too where that is still not enough). The floats are the one-thread product's.
+TEST(Gemm, ThreadedRowBlocksGiveTheSerialFloats) {
+  ThreadPool pool(2);
+  unsigned seed = 900;
+  for (int m : {30, 128, 196}) {
+    for (int n : {64, 192}) {
+      SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
+      const auto a = random_floats(static_cast<size_t>(m) * 300, seed++);
+      const auto b = random_floats(static_cast<size_t>(n) * 300, seed++);
+      const auto serial = run_gemm(best_vector_isa(), m, n, 300, a, b, nullptr, {}, nullptr);
+      EXPECT_EQ(run_gemm(best_vector_isa(), m, n, 300, a, b, nullptr, {}, &pool), serial);
+      expect_near_all(naive(a, b, nullptr, m, n, 300, {}), serial);
+    }
+  }
+}
+
 // Each micro-kernel width this CPU runs against the naive product; AVX2's 8 lanes and AVX-512's 16 to the
 // same floats (each lane sums its column in the same order), across tile, panel and depth-block edges.
 TEST(Gemm, EveryVectorWidthMatchesNaiveAndAvx2EqualsAvx512) {
