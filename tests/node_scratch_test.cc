@@ -3,6 +3,8 @@
 // FULLY_CONNECTED asks for its GEMM blocks this way); the memory stage alone in arena_planner_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "interpreter.h"
@@ -81,6 +83,78 @@ TEST(NodeScratch, TwoProductsShareOnePlaceInTheArenaAndComputeRight) {
   std::vector<float> first(got, got + want.size());
   ASSERT_TRUE(in.invoke());
   EXPECT_EQ(std::vector<float>(got, got + want.size()), first);
+}
+
+// The 8-bit GEMM's blocks too: x [6, 72] uint8 -> two FULLY_CONNECTEDs (uint8 weights [20, 72] and
+// [12, 72], int32 bias) -> y1 [6, 20], y2 [6, 12]. Both nodes' scratch lies at one place in the arena, and
+// each output is TFLite's uint8 product worked here in double: sum((x - 128)(w - wz)) * sx * sw + bias,
+// over the output scale, plus its zero point, rounded (TFLite's fixed-point multiplier can move a tie by
+// one code).
+TEST(NodeScratch, EightBitProductsShareOnePlaceInTheArenaAndComputeRight) {
+  OpGraph g;
+  uint32_t state = 99;
+  auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (uint8_t& b : v) b = static_cast<uint8_t>((state = state * 1103515245u + 12345u) >> 24);
+    return v;
+  };
+  auto bias = [&](int n) {
+    std::vector<uint8_t> v(static_cast<size_t>(n) * 4);
+    for (int i = 0; i < n; ++i) {
+      const int32_t b = static_cast<int32_t>((state = state * 1103515245u + 12345u) >> 20) - 2048;
+      std::memcpy(v.data() + 4 * i, &b, 4);
+    }
+    return v;
+  };
+  const int32_t x = g.quantized({6, 72}, 3, {{0.05f}, {128}, 0});
+  g.inputs.push_back(x);
+  const std::vector<uint8_t> w1 = bytes(20 * 72), w2 = bytes(12 * 72), b1 = bias(20), b2 = bias(12);
+  const int32_t w1t = g.quantized({20, 72}, 3, {{0.01f}, {120}, 0}, w1);
+  const int32_t b1t = g.quantized({20}, 2, {{0.0005f}, {0}, 0}, b1);
+  const int32_t w2t = g.quantized({12, 72}, 3, {{0.02f}, {131}, 0}, w2);
+  const int32_t b2t = g.quantized({12}, 2, {{0.001f}, {0}, 0}, b2);
+  const int32_t y1 = g.quantized({6, 20}, 3, {{0.25f}, {128}, 0});
+  const int32_t y2 = g.quantized({6, 12}, 3, {{0.5f}, {100}, 0});
+  g.outputs = {y1, y2};
+  g.op(9 /* FULLY_CONNECTED */, {x, w1t, b1t}, {y1});
+  g.op(9, {x, w2t, b2t}, {y2});
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(g.build(), "two_uint8_products.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto made = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(made) << made.error();
+  Interpreter& in = *made.value();
+  const std::vector<Node>& nodes = in.nodes();
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const Node& n : nodes) {
+    EXPECT_EQ(n.plugin->name, "builtin");
+    EXPECT_GT(n.kernel_scratch_bytes, 0u);
+    ASSERT_NE(n.kernel_scratch, nullptr);
+  }
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(nodes[0].kernel_scratch, nodes[1].kernel_scratch);
+#endif
+  const std::vector<uint8_t> input = bytes(6 * 72);
+  std::memcpy(in.input(0).data, input.data(), input.size());
+  ASSERT_TRUE(in.invoke());
+  auto check = [&](int output, const std::vector<uint8_t>& w, const std::vector<uint8_t>& b, int units, double sw,
+                   int wz, double sy, int yz) {
+    const uint8_t* got = static_cast<const uint8_t*>(in.output(output).data);
+    for (int r = 0; r < 6; ++r) {
+      for (int u = 0; u < units; ++u) {
+        int64_t acc = 0;
+        for (int k = 0; k < 72; ++k) acc += (input[r * 72 + k] - 128) * (w[u * 72 + k] - wz);
+        int32_t bias_value;
+        std::memcpy(&bias_value, b.data() + 4 * u, 4);
+        const double real = (static_cast<double>(acc) + bias_value) * 0.05 * sw / sy + yz;
+        const double want = std::min(255.0, std::max(0.0, std::round(real)));
+        EXPECT_NEAR(got[r * units + u], want, 1.0) << "output " << output << " row " << r << " unit " << u;
+      }
+    }
+  };
+  check(0, w1, b1, 20, 0.01, 120, 0.25, 128);
+  check(1, w2, b2, 12, 0.02, 131, 0.5, 100);
 }
 
 // Outside a prepare of the memory plan (a node prepared at invoke or at load) the host says it cannot.

@@ -134,7 +134,7 @@ struct QGemmSetup {
   std::vector<int8_t> packed;
   std::vector<int32_t> col_sums, col_offset, multiplier, shift;
   QGemmRequantOutput out;
-  ScratchBuffer scratch;
+  NodeScratch scratch;  // in the host's arena where it gives it: shared with every other node's
 };
 
 // Packs the constant weights (n x k) and precomputes every per-column term.
@@ -194,7 +194,7 @@ void setup_qgemm(OpContext& ctx, QGemmSetup& g, baton_tensor* input, baton_tenso
   g.out.lo = range.lo;
   g.out.hi = range.hi;
   g.out.ldc = n;
-  g.scratch.resize(static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
+  g.scratch.prepare(ctx, static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
 }
 
 // ---- CONV_2D -------------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ void quantized_conv_invoke(OpContext& ctx) {
   out.out = ctx.mutable_data<uint8_t>(ctx.output(0));
   const QConvRows rows{&s.p, ctx.data<uint8_t>(ctx.input(0)), s.pad_bytes.data()};
   qgemm(s.g.isa, rows.rows(s.g.is_signed), conv_rows(s.p), s.p.out_c, conv_depth(s.p), s.g.packed.data(), out,
-        s.g.scratch.data(), ctx.parallel());
+        s.g.scratch.data(ctx), ctx.parallel());
 }
 
 struct HybridGemm {
@@ -219,7 +219,7 @@ struct HybridGemm {
   std::vector<int8_t> packed;
   std::vector<int32_t> col_sums;
   std::vector<float> col_scale, bias;
-  ScratchBuffer scratch;
+  NodeScratch scratch;
   // Filled at invoke, sized here.
   std::vector<int8_t> quantized;    // the input, quantized batch row by batch row
   std::vector<float> row_scale;     // per GEMM row
@@ -239,7 +239,7 @@ void setup_hybrid(OpContext& ctx, HybridGemm& h, baton_tensor* weights, const We
   h.col_scale.assign(np, 0.0f);
   for (int c = 0; c < n; ++c) h.col_scale[c] = wq.scale(c);
   h.bias = float_bias(ctx, 2, n);
-  h.scratch.resize(static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
+  h.scratch.prepare(ctx, static_cast<size_t>(ctx.workers()) * qgemm_scratch_per_worker(k));
   h.quantized.assign(static_cast<size_t>(input_elements), 0);
   h.row_scale.assign(rows, 0.0f);
   h.row_zero.assign(rows, 0);
@@ -283,7 +283,7 @@ void hybrid_conv_invoke(OpContext& ctx) {
   }
   const QConvRows rows{&p, reinterpret_cast<const uint8_t*>(s.h.quantized.data()), s.pad_bytes.data()};
   qgemm(s.h.isa, rows.rows(true), conv_rows(p), p.out_c, conv_depth(p), s.h.packed.data(),
-        hybrid_output(s.h, p.range, ctx.mutable_data<float>(ctx.output(0)), p.out_c), s.h.scratch.data(),
+        hybrid_output(s.h, p.range, ctx.mutable_data<float>(ctx.output(0)), p.out_c), s.h.scratch.data(ctx),
         ctx.parallel());
 }
 
@@ -338,7 +338,7 @@ void quantized_fully_connected_invoke(OpContext& ctx) {
   QGemmRequantOutput out = s.g.out;
   out.out = ctx.mutable_data<uint8_t>(ctx.output(0));
   const QDenseRows rows{ctx.data<uint8_t>(ctx.input(0)), s.g.k};
-  qgemm(s.g.isa, rows.rows(s.g.is_signed), s.batch, s.g.n, s.g.k, s.g.packed.data(), out, s.g.scratch.data(),
+  qgemm(s.g.isa, rows.rows(s.g.is_signed), s.batch, s.g.n, s.g.k, s.g.packed.data(), out, s.g.scratch.data(ctx),
         ctx.parallel());
 }
 
@@ -364,7 +364,7 @@ void hybrid_fully_connected_invoke(OpContext& ctx) {
   }
   const QDenseRows rows{reinterpret_cast<const uint8_t*>(s.h.quantized.data()), s.depth};
   qgemm(s.h.isa, rows.rows(true), s.batch, s.units, s.depth, s.h.packed.data(),
-        hybrid_output(s.h, s.range, ctx.mutable_data<float>(ctx.output(0)), s.units), s.h.scratch.data(),
+        hybrid_output(s.h, s.range, ctx.mutable_data<float>(ctx.output(0)), s.units), s.h.scratch.data(ctx),
         ctx.parallel());
 }
 
