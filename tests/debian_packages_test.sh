@@ -117,7 +117,7 @@ if [ ! -f "$base" ]; then
   echo "== mmdebstrap $codename (once; cached in $base)"
   mkdir -p "$cache"
   mmdebstrap --variant=apt --format=tar --skip=cleanup/apt/lists \
-    --include=python3,python3-numpy,libboost-program-options1.74.0,libboost-filesystem1.74.0,libxnnpack0,libpthreadpool0,libvulkan1,mesa-vulkan-drivers,libgrpc++1.51,libprotobuf32 \
+    --include=python3,python3-numpy,libboost-program-options1.74.0,libxnnpack0,libpthreadpool0,libvulkan1,mesa-vulkan-drivers,libgrpc++1.51,libprotobuf32 \
     "$codename" "$base.part" "$mirror" > "$out/mmdebstrap.log" 2>&1 || { tail -n 20 "$out/mmdebstrap.log" >&2; fail "mmdebstrap"; }
   mv "$base.part" "$base"
 fi

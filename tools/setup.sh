@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   g++ gcc pkg-config meson ninja-build
   flatbuffers-compiler libflatbuffers-dev
-  libboost-dev libboost-program-options-dev libboost-filesystem-dev
+  libboost-dev libboost-program-options-dev
   libgtest-dev libstb-dev
   libxnnpack-dev libpthreadpool-dev
   libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers

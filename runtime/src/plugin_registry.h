@@ -5,6 +5,10 @@
 // in the order given, files sorted by name within each.
 #pragma once
 
+// Boost.DLL's paths as std::filesystem's, so libbaton does not link (and every process map) Boost.Filesystem.
+#ifndef BOOST_DLL_USE_STD_FS
+#define BOOST_DLL_USE_STD_FS
+#endif
 #include <boost/dll/shared_library.hpp>
 #include <map>
 #include <mutex>

@@ -32,7 +32,10 @@ Expected<NpyArray> image_to_input(const std::string& path, const std::vector<int
   }
   if (shape.size() != 4 || shape[0] != 1 || shape[3] != 3) {
     std::string s;
-    for (int32_t d : shape) s += (s.empty() ? "" : ",") + std::to_string(d);
+    for (int32_t d : shape) {
+      if (!s.empty()) s += ',';
+      s += std::to_string(d);
+    }
     return Status::error("--image needs a model input of shape [1,H,W,3]; this one is [" + s + "]");
   }
   int w = 0, h = 0, channels = 0;
