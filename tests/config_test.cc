@@ -36,6 +36,28 @@ TEST(Config, ReadsEveryKnownKeyAndPluginSections) {
   EXPECT_EQ(s.options[0].second.line, 9);
 }
 
+// `#` starts a comment anywhere on a line: after a value, after a section header, in a plugin's section.
+TEST(Config, CommentsEndAnyLine) {
+  TempDir dir;
+  dir.write("baton.conf",
+            "threads = 3   # three\n"
+            "delegates = xnnpack#no space\n"
+            "[plugin.testpack]  # the test pack\n"
+            "scale = 2.5 # a float\n"
+            "  # indented = comment\n");
+  auto config = load_config(dir.file("baton.conf"));
+  ASSERT_TRUE(config) << config.error();
+  EXPECT_EQ(config->threads, 3);
+  ASSERT_TRUE(config->delegates.has_value());
+  EXPECT_EQ(*config->delegates, (std::vector<std::string>{"xnnpack"}));
+  ASSERT_EQ(config->plugins.count("testpack"), 1u);
+  const PluginSection& s = config->plugins.at("testpack");
+  EXPECT_EQ(s.line, 3);
+  ASSERT_EQ(s.options.size(), 1u);
+  EXPECT_EQ(s.options[0].second.value, "2.5");
+  EXPECT_EQ(s.options[0].second.line, 4);
+}
+
 TEST(Config, UnknownKeyNamesFileLineAndKey) {
   TempDir dir;
   dir.write("baton.conf", "delegates = xnnpack\n\nthreadz = 2\n");

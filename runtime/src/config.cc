@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include <boost/program_options.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +8,6 @@
 
 namespace baton {
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace {
@@ -33,11 +32,12 @@ std::string trim(const std::string& s) {
 struct KeyLine {
   std::string section;
   std::string key;
+  std::string value;
   int line;
 };
 
-// Program_options does not report line numbers, so the file is scanned once for where each key is and
-// for lines it would reject, before program_options reads the values.
+// The INI lines, each key with its section, value and line: `#` starts a comment anywhere on a line,
+// names and values are trimmed.
 Status scan_lines(const std::string& path, const std::string& text, std::vector<KeyLine>& keys,
                   std::map<std::string, int>& section_lines) {
   std::istringstream in(text);
@@ -46,8 +46,8 @@ Status scan_lines(const std::string& path, const std::string& text, std::vector<
   int line = 0;
   while (std::getline(in, raw)) {
     ++line;
-    std::string s = trim(raw);
-    if (s.empty() || s[0] == '#') continue;
+    std::string s = trim(raw.substr(0, raw.find('#')));
+    if (s.empty()) continue;
     if (s[0] == '[') {
       if (s.back() != ']' || s.size() < 3) {
         return Status::error(path + ":" + std::to_string(line) + ": malformed section header '" + s + "'");
@@ -69,7 +69,7 @@ Status scan_lines(const std::string& path, const std::string& text, std::vector<
     }
     std::string key = trim(s.substr(0, eq));
     if (key.empty()) return Status::error(path + ":" + std::to_string(line) + ": empty key");
-    keys.push_back({section, key, line});
+    keys.push_back({section, key, trim(s.substr(eq + 1)), line});
   }
   return Status::ok();
 }
@@ -139,29 +139,9 @@ Expected<Config> load_config(const std::string& path) {
   std::map<std::string, int> section_lines;
   if (Status s = scan_lines(path, text, keys, section_lines); !s) return s;
 
-  po::options_description known;
-  for (const char* k : kKnownKeys) {
-    known.add_options()(k, po::value<std::vector<std::string>>()->composing());
-    known.add_options()((std::string("baton.") + k).c_str(), po::value<std::vector<std::string>>()->composing());
-  }
-  po::parsed_options parsed(&known);
-  try {
-    std::istringstream in(text);
-    parsed = po::parse_config_file(in, known, /*allow_unregistered=*/true);
-  } catch (const po::error& e) {
-    return Status::error(path + ": " + e.what());
-  }
-
-  // Program_options yields options in file order, as the scan did: pair them up for line numbers.
-  if (parsed.options.size() != keys.size()) {
-    return Status::error(path + ": could not read the file as INI (" + std::to_string(parsed.options.size()) +
-                         " values read, " + std::to_string(keys.size()) + " expected)");
-  }
   const fs::path base = fs::absolute(fs::path(path)).parent_path();
-  for (size_t i = 0; i < parsed.options.size(); ++i) {
-    const po::option& opt = parsed.options[i];
-    const KeyLine& kl = keys[i];
-    const std::string value = opt.value.empty() ? std::string() : trim(opt.value.front());
+  for (const KeyLine& kl : keys) {
+    const std::string& value = kl.value;
     const std::string at = path + ":" + std::to_string(kl.line) + ": ";
     if (kl.section == "serve") continue;  // baton serve's keys: the server reads and checks them
     if (kl.section.rfind("plugin.", 0) == 0) {
@@ -190,7 +170,8 @@ Expected<Config> load_config(const std::string& path) {
       section.options.emplace_back(kl.key, ConfigValue{value, kl.line});
       continue;
     }
-    if (opt.unregistered) {
+    if (std::find_if(std::begin(kKnownKeys), std::end(kKnownKeys), [&](const char* k) { return kl.key == k; }) ==
+        std::end(kKnownKeys)) {
       return Status::error(at + "unknown key '" + kl.key + "' (known: plugin-dirs, delegates, disabled, "
                            "op-pack-precedence, threads, strict, allow-unsafe-plugin-dirs, max-model-bytes, max-tensor-bytes, max-arena-bytes, crash-journal, isolation, and "
                            "[plugin.NAME] sections)");
