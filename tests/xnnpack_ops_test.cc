@@ -508,6 +508,30 @@ TEST(XnnpackOps, DeadNodesAreDroppedAtLoad) {
 
 // ---- refusals ----------------------------------------------------------------------------------------
 
+// A ViT's patch embedding: 8x8 windows at stride 8 over 3 channels go to the op packs; 4x4 ones at stride 4
+// (and a 16x16 filter at stride 8, whose windows overlap) stay on XNNPACK and compute as the builtin pack.
+Graph patch_graph(int size, int patch, int stride) {
+  Graph g;
+  const int32_t in = g.input({1, size, size, 3});
+  const int32_t f = random_weights(g, {6, patch, patch, 3}, 3);
+  const int32_t b = random_weights(g, {6}, 4);
+  const int side = (size - patch) / stride + 1;
+  const int32_t out = g.output({1, side, side, 6});
+  g.ops.push_back({BATON_OP_CONV_2D, {in, f, b}, {out}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+                     return std::make_pair(fb::BuiltinOptions_Conv2DOptions,
+                                           fb::CreateConv2DOptions(fbb, fb::Padding_VALID, stride, stride).Union());
+                   }});
+  return g;
+}
+
+TEST(XnnpackRefusals, PatchEmbeddingsGoToTheOpPacks) {
+  EXPECT_EQ(xnnpack_refusal(patch_graph(32, 8, 8)),
+            "a patch embedding (8x8 windows that do not overlap, on 3 channels): XNNPACK's indirect convolution "
+            "reads each window a pixel at a time, slower than an op pack's im2col product");
+  expect_same_as_builtin(patch_graph(32, 4, 4), "4x4 patches");
+  expect_same_as_builtin(patch_graph(32, 16, 8), "overlapping 16x16 windows");
+}
+
 TEST(XnnpackRefusals, SayWhy) {
   {
     Graph g;
