@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <string>
 
 #include "interpreter.h"
 #include "op_graph.h"
@@ -23,6 +25,45 @@ OptionsFn fully_connected_options() {
   };
 }
 
+// `g` over the builtin pack alone, its two nodes checked: each asks the host for scratch and gets a
+// 64-byte-aligned place in the arena, the same place for both (under AddressSanitizer every block has its
+// own place and a red zone). Null, with the failure recorded, if it does not load or a node has no place.
+std::unique_ptr<Interpreter> two_nodes_sharing_scratch(const OpGraph& g, const std::string& name) {
+  auto env = isolated_environment({BUILTIN_PACK_DIR});
+  if (!env) {
+    ADD_FAILURE() << env.error();
+    return nullptr;
+  }
+  auto model = load_model_buffer(g.build(), name);
+  if (!model) {
+    ADD_FAILURE() << model.error();
+    return nullptr;
+  }
+  auto made = Interpreter::create(env.value(), model.value());
+  if (!made) {
+    ADD_FAILURE() << made.error();
+    return nullptr;
+  }
+  const std::vector<Node>& nodes = made.value()->nodes();
+  if (nodes.size() != 2) {
+    ADD_FAILURE() << nodes.size() << " nodes";
+    return nullptr;
+  }
+  for (const Node& n : nodes) {
+    EXPECT_EQ(n.plugin->name, "builtin");
+    EXPECT_GT(n.kernel_scratch_bytes, 0u);
+    if (!n.kernel_scratch) {
+      ADD_FAILURE() << "a node without scratch";
+      return nullptr;
+    }
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(n.kernel_scratch) % 64, 0u);
+  }
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(nodes[0].kernel_scratch, nodes[1].kernel_scratch);
+#endif
+  return std::move(made.value());
+}
+
 // x [8, 40] -> FULLY_CONNECTED (w1 [24, 40], b1) -> FULLY_CONNECTED (w2 [16, 24], b2) -> y [8, 16]: two
 // products, each through the GEMM (8 rows), one after the other.
 TEST(NodeScratch, TwoProductsShareOnePlaceInTheArenaAndComputeRight) {
@@ -34,23 +75,10 @@ TEST(NodeScratch, TwoProductsShareOnePlaceInTheArenaAndComputeRight) {
   const int32_t y = g.output({8, 16});
   g.op(9 /* FULLY_CONNECTED */, {x, w1, b1}, {mid}, fully_connected_options());
   g.op(9, {mid, w2, b2}, {y}, fully_connected_options());
-  auto env = isolated_environment({BUILTIN_PACK_DIR});
-  ASSERT_TRUE(env) << env.error();
-  auto model = load_model_buffer(g.build(), "two_products.tflite");
-  ASSERT_TRUE(model) << model.error();
-  auto made = Interpreter::create(env.value(), model.value());
-  ASSERT_TRUE(made) << made.error();
-  Interpreter& in = *made.value();
-  const std::vector<Node>& nodes = in.nodes();
-  ASSERT_EQ(nodes.size(), 2u);
-  for (const Node& n : nodes) {
-    EXPECT_EQ(n.plugin->name, "builtin");
-    EXPECT_GT(n.kernel_scratch_bytes, 0u);
-    ASSERT_NE(n.kernel_scratch, nullptr);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(n.kernel_scratch) % 64, 0u);
-  }
-#if !defined(__SANITIZE_ADDRESS__)  // under AddressSanitizer every block has its own place and a red zone
-  EXPECT_EQ(nodes[0].kernel_scratch, nodes[1].kernel_scratch);
+  const std::unique_ptr<Interpreter> made = two_nodes_sharing_scratch(g, "two_products.tflite");
+  ASSERT_TRUE(made);
+  Interpreter& in = *made;
+#if !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(in.arena_bytes(), in.naive_bytes());
 #endif
   const auto input = random_floats(8 * 40, 5);
@@ -118,23 +146,9 @@ TEST(NodeScratch, EightBitProductsShareOnePlaceInTheArenaAndComputeRight) {
   g.outputs = {y1, y2};
   g.op(9 /* FULLY_CONNECTED */, {x, w1t, b1t}, {y1});
   g.op(9, {x, w2t, b2t}, {y2});
-  auto env = isolated_environment({BUILTIN_PACK_DIR});
-  ASSERT_TRUE(env) << env.error();
-  auto model = load_model_buffer(g.build(), "two_uint8_products.tflite");
-  ASSERT_TRUE(model) << model.error();
-  auto made = Interpreter::create(env.value(), model.value());
-  ASSERT_TRUE(made) << made.error();
-  Interpreter& in = *made.value();
-  const std::vector<Node>& nodes = in.nodes();
-  ASSERT_EQ(nodes.size(), 2u);
-  for (const Node& n : nodes) {
-    EXPECT_EQ(n.plugin->name, "builtin");
-    EXPECT_GT(n.kernel_scratch_bytes, 0u);
-    ASSERT_NE(n.kernel_scratch, nullptr);
-  }
-#if !defined(__SANITIZE_ADDRESS__)
-  EXPECT_EQ(nodes[0].kernel_scratch, nodes[1].kernel_scratch);
-#endif
+  const std::unique_ptr<Interpreter> made = two_nodes_sharing_scratch(g, "two_uint8_products.tflite");
+  ASSERT_TRUE(made);
+  Interpreter& in = *made;
   const std::vector<uint8_t> input = bytes(6 * 72);
   std::memcpy(in.input(0).data, input.data(), input.size());
   ASSERT_TRUE(in.invoke());
