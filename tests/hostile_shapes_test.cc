@@ -302,6 +302,80 @@ TEST(HostileShapes, SqueezeWithAnotherOpsOptionsReadsThemAsAbsent) {
   EXPECT_EQ(interp.value()->output(0).shape, std::vector<int32_t>({3}));  // every dimension of 1 squeezed
 }
 
+// Windows over an input of no channels: no bytes in the input or the filter, millions of positions. The
+// kernels walked every window position of every output pixel (or every input pixel, for the transposed
+// convolutions) to add nothing: minutes of work for each of these, and a timeout of the CI's fuzzer. Each
+// output is its bias now, at once (the child's 20 s alarm fails the test otherwise).
+void expect_runs(const std::vector<uint8_t>& bytes, const std::string& what) {
+  const Outcome o = run_in_child(bytes, {}, true);
+  EXPECT_EQ(o.exit_status, 0) << what << ": the child died (128 + signal, or the 20 s alarm); error so far: " << o.error;
+  EXPECT_EQ(o.error, "") << what;
+}
+
+OptionsFn transpose_conv_options() {
+  return [](flatbuffers::FlatBufferBuilder& b) {
+    return std::make_pair(fb::BuiltinOptions_TransposeConvOptions,
+                          fb::CreateTransposeConvOptions(b, fb::Padding_VALID, 1, 1).Union());
+  };
+}
+
+TEST(HostileShapes, WindowsOverNoChannelsRunAtOnce) {
+  {  // int16 CONV_2D: a million output pixels, a 200 x 200 window each
+    OpGraph g;
+    const int32_t in = g.quantized({1, 2000, 2000, 0}, 7 /* INT16 */, {{0.5f}, {0}, 0});
+    g.inputs.push_back(in);
+    const int32_t w = g.quantized({4, 200, 200, 0}, 9, kS8);
+    const int32_t out = g.quantized({1, 3, 3, 4}, 7, {{0.5f}, {0}, 0});
+    g.outputs.push_back(out);
+    g.op(3 /* CONV_2D */, {in, w, -1}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+      return std::make_pair(fb::BuiltinOptions_Conv2DOptions, fb::CreateConv2DOptions(b, fb::Padding_SAME, 2, 2).Union());
+    });
+    expect_runs(g.build(), "int16 CONV_2D");
+  }
+  {  // float CONV_3D: a million output positions, a 40 x 40 x 40 window each
+    OpGraph g;
+    const int32_t in = g.input({1, 100, 100, 100, 0});
+    const int32_t w = g.add({40, 40, 40, 0, 4});
+    const int32_t bias = g.add({4}, floats({1, 2, 3, 4}));
+    const int32_t out = g.output({1, 1, 1, 1, 4});
+    g.op(132 /* CONV_3D */, {in, w, bias}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+      return std::make_pair(fb::BuiltinOptions_Conv3DOptions, fb::CreateConv3DOptions(b, fb::Padding_SAME, 1, 1, 1).Union());
+    });
+    expect_runs(g.build(), "CONV_3D");
+  }
+  {  // int8 TRANSPOSE_CONV: 1.6 billion input pixels, a 30 x 30 window each
+    OpGraph g;
+    const int32_t shape = g.add({4}, ints({1, 5, 5, 3}), 2);
+    const int32_t w = g.quantized({3, 30, 30, 0}, 9, kS8);
+    const int32_t in = g.quantized({1, 40000, 40000, 0}, 9, kS8);
+    g.inputs.push_back(in);
+    const int32_t out = g.quantized({1, 5, 5, 3}, 9, kS8);
+    g.outputs.push_back(out);
+    g.op(67 /* TRANSPOSE_CONV */, {shape, w, in, -1}, {out}, transpose_conv_options(), 3);
+    expect_runs(g.build(), "int8 TRANSPOSE_CONV");
+  }
+  {  // float TRANSPOSE_CONV, the same
+    OpGraph g;
+    const int32_t shape = g.add({4}, ints({1, 5, 5, 3}), 2);
+    const int32_t w = g.add({3, 30, 30, 0});
+    const int32_t in = g.input({1, 40000, 40000, 0});
+    const int32_t out = g.output({1, 5, 5, 3});
+    g.op(67 /* TRANSPOSE_CONV */, {shape, w, in}, {out}, transpose_conv_options());
+    expect_runs(g.build(), "float TRANSPOSE_CONV");
+  }
+  {  // float CONV_3D_TRANSPOSE: a million input positions, a 40 x 40 x 40 window each
+    OpGraph g;
+    const int32_t shape = g.add({5}, ints({1, 139, 139, 139, 4}), 2);
+    const int32_t w = g.add({40, 40, 40, 4, 0});
+    const int32_t in = g.input({1, 100, 100, 100, 0});
+    const int32_t out = g.output({1, 2, 2, 2, 4});
+    g.op(141 /* CONV_3D_TRANSPOSE */, {shape, w, in}, {out}, [](flatbuffers::FlatBufferBuilder& b) {
+      return std::make_pair(fb::BuiltinOptions_Conv3DOptions, fb::CreateConv3DOptions(b, fb::Padding_VALID, 1, 1, 1).Union());
+    });
+    expect_runs(g.build(), "CONV_3D_TRANSPOSE");
+  }
+}
+
 // An input of a huge declared dimension: refused at load by the default tensor limit (the machine's
 // memory), naming the tensor and the limit. With the limit off the load does not refuse it for that.
 TEST(DefaultLimits, AHugeInputIsRefusedByDefaultAndNotWithTheLimitOff) {

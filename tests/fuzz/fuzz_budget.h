@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,10 +24,23 @@ inline double elements(const SubgraphInfo& g, int32_t tensor) {
   return n;
 }
 
+// A tensor's positions with every empty dimension counted as one: what a loop over the others visits
+// (a window over no channels still walks its positions, an input of no channels still has its pixels),
+// from `first` to the dimension before `end` (the whole shape by default).
+inline double positions(const SubgraphInfo& g, int32_t tensor, size_t first = 0, size_t end = SIZE_MAX) {
+  if (tensor < 0 || tensor >= static_cast<int32_t>(g.tensors.size())) return 0;
+  const auto& shape = g.tensors[static_cast<size_t>(tensor)].shape;
+  double n = 1;
+  for (size_t d = first; d < std::min(end, shape.size()); ++d) n *= std::max(shape[d], 1);
+  return n;
+}
+
 // Multiplications a node's kernel does, estimated: a product (convolution, fully connected, recurrent
 // step, matrix product) does one per weight for every row of its output; a pool one per window element
 // for every output element. A few megabytes of weights times a few thousand time steps is a valid model
-// that takes minutes, not a finding.
+// that takes minutes, not a finding. The rows are counted from the input as well as from the declared
+// output: prepare sets the output's shape, so a declared [1, 1, 1, C] says nothing of a mutated input
+// of a million pixels.
 inline double node_multiplies(const SubgraphInfo& g, const NodeInfo& n) {
   static const std::set<std::string> products = {
       "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "CONV_3D",
@@ -35,30 +49,43 @@ inline double node_multiplies(const SubgraphInfo& g, const NodeInfo& n) {
   static const std::set<std::string> pools = {"AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"};
   if (n.outputs.empty()) return 0;
   const std::string name = op_name(n.op_code);
+  auto input = [&](size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; };
+  auto rank = [&](int32_t t) {
+    return t < 0 || t >= static_cast<int32_t>(g.tensors.size()) ? size_t{0} : g.tensors[static_cast<size_t>(t)].shape.size();
+  };
   double rows = 0;
-  for (int32_t out : n.outputs) {
-    if (out < 0 || out >= static_cast<int32_t>(g.tensors.size())) continue;
-    const auto& shape = g.tensors[static_cast<size_t>(out)].shape;
-    const double last = shape.empty() || shape.back() <= 0 ? 1 : shape.back();
-    rows += elements(g, out) / last;
-  }
+  for (int32_t out : n.outputs) rows += positions(g, out, 0, rank(out) == 0 ? 0 : rank(out) - 1);
   if (products.count(name)) {
+    // The data input: TRANSPOSE_CONV and CONV_3D_TRANSPOSE take the output's shape first.
+    const bool transposed = name == "TRANSPOSE_CONV" || name == "CONV_3D_TRANSPOSE";
+    const int32_t data = input(transposed ? 2 : 0);
+    double input_rows = positions(g, data, 0, rank(data) == 0 ? 0 : rank(data) - 1);
+    if (name == "FULLY_CONNECTED" && rank(input(1)) > 0) {
+      input_rows = positions(g, data) / positions(g, input(1), rank(input(1)) - 1);  // flattened to the weights' depth
+    } else if (name == "BATCH_MATMUL" && n.options.u.batch_matmul.adj_x && rank(data) >= 2) {
+      input_rows = positions(g, data, 0, rank(data) - 2) * positions(g, data, rank(data) - 1);
+    }
+    rows = std::max(rows, input_rows);
     double weights = 0;
-    for (size_t i = 1; i < n.inputs.size(); ++i) weights += elements(g, n.inputs[i]);
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      if (!(transposed && i == 2)) weights += positions(g, n.inputs[i]);
+    }
     // TFLite 2.9's hybrid time-major BIDIRECTIONAL_SEQUENCE_RNN runs the whole sequence once per time
     // step (the builtin pack does the same, bit for bit): its work grows with the square of the time.
     if (name == "BIDIRECTIONAL_SEQUENCE_RNN" && n.options.u.recurrent.time_major && n.inputs.size() > 1 &&
         n.inputs[1] >= 0 && n.inputs[1] < static_cast<int32_t>(g.tensors.size()) &&
         g.tensors[static_cast<size_t>(n.inputs[1])].type == BATON_TYPE_INT8 && n.inputs[0] >= 0 &&
         n.inputs[0] < static_cast<int32_t>(g.tensors.size())) {
-      const auto& input = g.tensors[static_cast<size_t>(n.inputs[0])].shape;
-      if (!input.empty() && input[0] > 1) rows *= input[0];
+      const auto& in = g.tensors[static_cast<size_t>(n.inputs[0])].shape;
+      if (!in.empty() && in[0] > 1) rows *= in[0];
     }
     return weights * rows;
   }
   if (pools.count(name)) {
+    // A pool's output has no more positions than its input (strides of at least one).
     const baton_pool_options& p = n.options.u.pool;
-    return elements(g, n.outputs[0]) * std::max(1.0, double(p.filter_w) * double(p.filter_h));
+    return std::max(positions(g, n.outputs[0]), positions(g, input(0))) *
+           std::max(1.0, double(p.filter_w) * double(p.filter_h));
   }
   return 0;
 }

@@ -86,5 +86,35 @@ TEST(FuzzRegressions, TheBudgetCountsAReduceWindowsFolds) {
   EXPECT_EQ(fuzz::window_folds(g, g.nodes[0]), 18 * 9);
 }
 
+// A 16x8 CONV_2D over an input of no channels, 2000 x 2000 pixels, with a 100 x 100 window: no bytes in
+// the input or the filter, a declared output of 3 x 3 pixels, and a million pixels of output that each
+// walked the whole window (9 s in a release build; the CI's fuzzer timed out on such a mutation). The
+// budget counts rows from the input too, and windows over no channels by their positions.
+TEST(FuzzRegressions, TheBudgetCountsRowsFromTheInputAndWindowsOverNoChannels) {
+  auto model = load_model_file(std::string(BATON_SOURCE_ROOT) +
+                               "/tests/fuzz/regressions/conv-2d-16x8-wide-window-over-no-channels.tflite");
+  ASSERT_TRUE(model) << model.error();
+  const SubgraphInfo& g = model.value()->subgraphs[0];
+  // 2000 x 2000 input rows times (4 x 100 x 100 filter positions + 4 biases).
+  EXPECT_EQ(fuzz::node_multiplies(g, g.nodes[0]), 2000.0 * 2000 * (4 * 100 * 100 + 4));
+  EXPECT_FALSE(fuzz::within_budget(*model.value()));
+}
+
+// The fuzzer starts from every one-op case: the budget must let each of them run.
+TEST(FuzzRegressions, EveryOneOpCaseIsWithinTheBudget) {
+  size_t cases = 0;
+  for (const char* set : {"op-cases", "quant-ops"}) {
+    for (const auto& e : std::filesystem::directory_iterator(std::string(BATON_SOURCE_ROOT) + "/tests/data/" + set)) {
+      const auto path = e.path() / "model.tflite";
+      if (!std::filesystem::exists(path)) continue;
+      auto model = load_model_file(path.string());
+      if (!model) continue;  // the cases of refused models
+      ++cases;
+      EXPECT_TRUE(fuzz::within_budget(*model.value())) << path;
+    }
+  }
+  EXPECT_GT(cases, 500u);
+}
+
 }  // namespace
 }  // namespace baton::test

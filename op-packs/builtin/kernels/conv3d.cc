@@ -32,7 +32,8 @@ void conv3d(const Conv3dParams& p, const float* input, const float* filter, cons
       for (int oy = 0; oy < p.out_h; ++oy) {
         for (int ox = 0; ox < p.out_w; ++ox) {
           for (float& a : acc) a = 0.0f;
-          for (int fd = 0; fd < p.filter_d; ++fd) {
+          // A window of no input channels adds nothing, however wide it is.
+          for (int fd = 0; p.in_c > 0 && fd < p.filter_d; ++fd) {
             const int id = od * p.stride_d - p.pad_d + fd * p.dilation_d;
             if (id < 0 || id >= p.in_d) continue;
             for (int fy = 0; fy < p.filter_h; ++fy) {
@@ -65,7 +66,8 @@ void conv3d_transpose(const Conv3dParams& p, const float* input, const float* fi
                       float* output) {
   const size_t out_count = static_cast<size_t>(p.batch) * p.out_d * p.out_h * p.out_w * p.out_c;
   for (size_t i = 0; i < out_count; ++i) output[i] = 0.0f;
-  for (int b = 0; b < p.batch; ++b) {
+  // An input of no channels scatters nothing, however many positions it has.
+  for (int b = 0; p.in_c > 0 && b < p.batch; ++b) {
     for (int id = 0; id < p.in_d; ++id) {
       for (int iy = 0; iy < p.in_h; ++iy) {
         for (int ix = 0; ix < p.in_w; ++ix) {

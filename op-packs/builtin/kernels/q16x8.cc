@@ -86,9 +86,10 @@ void conv_16x8(const ConvParams& p, const int16_t* input, const int8_t* filter, 
   for (int b = 0; b < p.batch; ++b) {
     for (int oy = 0; oy < p.out_h; ++oy) {
       for (int ox = 0; ox < p.out_w; ++ox) {
-        // The window's codes in the filter's order, zeros outside the input (they add nothing).
+        // The window's codes in the filter's order, zeros outside the input (they add nothing). A window
+        // of no channels holds none, however wide it is.
         int16_t* at = patch;
-        for (int fy = 0; fy < p.filter_h; ++fy) {
+        for (int fy = 0; k > 0 && fy < p.filter_h; ++fy) {
           const int iy = oy * p.stride_h - p.pad_top + fy * p.dilation_h;
           for (int fx = 0; fx < p.filter_w; ++fx, at += p.in_c) {
             const int ix = ox * p.stride_w - p.pad_left + fx * p.dilation_w;

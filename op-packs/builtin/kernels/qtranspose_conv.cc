@@ -12,7 +12,8 @@ void run(const QTransposeConvParams& p, const In* input, const Filter* filter, c
   const TransposeConvParams& g = p.geo;
   const size_t out_count = static_cast<size_t>(g.batch) * g.out_h * g.out_w * g.out_c;
   std::fill(scratch, scratch + out_count, 0);
-  for (int b = 0; b < g.batch; ++b) {
+  // An input of no channels scatters nothing, however many positions it has.
+  for (int b = 0; g.in_c > 0 && b < g.batch; ++b) {
     for (int iy = 0; iy < g.in_h; ++iy) {
       for (int ix = 0; ix < g.in_w; ++ix) {
         const In* in = input + ((static_cast<size_t>(b) * g.in_h + iy) * g.in_w + ix) * g.in_c;

@@ -15,7 +15,8 @@ void transpose_conv2d(const TransposeConvParams& p, const float* input, const fl
                       float* output) {
   const size_t out_count = static_cast<size_t>(p.batch) * p.out_h * p.out_w * p.out_c;
   for (size_t i = 0; i < out_count; ++i) output[i] = 0.0f;
-  for (int b = 0; b < p.batch; ++b) {
+  // An input of no channels scatters nothing, however many positions it has.
+  for (int b = 0; p.in_c > 0 && b < p.batch; ++b) {
     for (int iy = 0; iy < p.in_h; ++iy) {
       for (int ix = 0; ix < p.in_w; ++ix) {
         const float* in = input + ((static_cast<size_t>(b) * p.in_h + iy) * p.in_w + ix) * p.in_c;
