@@ -129,10 +129,18 @@ TEST(CpuKernels, DepthwiseMatchesAPlainLoop) {
 TEST(CpuKernels, GemmMatchesAPlainLoop) {
   struct Case { int m, n, k; };
   // n of 8, 24, 37 and 40: a last panel at most half a tile wide, which runs the half-width tile.
-  const Case cases[] = {{1, 1, 1}, {13, 37, 19}, {12, 32, 64}, {25, 8, 3}, {7, 100, 130}, {50, 17, 5}, {30, 24, 40}, {12, 40, 7}};
-  for (const Kernels* kn : cpu::available_kernels()) {
+  const Case cases[] = {{1, 1, 1}, {13, 37, 19}, {12, 32, 64}, {25, 8, 3}, {7, 100, 130}, {50, 17, 5}, {30, 24, 40}, {12, 40, 7},
+                        {19, 64, 33}, {6, 96, 16}, {21, 48, 9}};  // the wide tile: whole panels, a half panel, odd m
+  // Every ISA's tiles: each product runs the one that suits its width (cpu::gemm_tile_for).
+  std::vector<std::pair<const char*, const cpu::GemmTile*>> tiles;
+  for (const Kernels* isa : cpu::available_kernels()) {
+    tiles.emplace_back(isa->isa, &isa->tile);
+    tiles.emplace_back(isa->isa, &isa->wide);
+  }
+  for (const auto& [isa, kn] : tiles) {
     for (const Case& c : cases) {
-      SCOPED_TRACE(std::string(kn->isa) + " m" + std::to_string(c.m) + " n" + std::to_string(c.n) + " k" + std::to_string(c.k));
+      SCOPED_TRACE(std::string(isa) + " tile " + std::to_string(kn->mr) + "x" + std::to_string(kn->nr) + " m" +
+                   std::to_string(c.m) + " n" + std::to_string(c.n) + " k" + std::to_string(c.k));
       const int lda = c.k + 3, ldc = c.n + 2;  // leading dimensions wider than the matrices
       // A gets mr rows more than m: the kernel may read (never use) rows of its last tile past m.
       const auto a = floats_of(static_cast<size_t>(c.m + kn->mr) * lda, 4);

@@ -90,21 +90,14 @@ void PairSpec::add_expansion(const PointwiseSpec& expand) {
 }
 
 FusedPair::FusedPair(const PairSpec& spec, const Kernels& kernels, pthreadpool_t pool)
-    : spec_(spec), kernels_(kernels), pool_(pool) {
+    : spec_(spec),
+      kernels_(kernels),
+      conv_(kernels, spec.conv_weights, spec.conv_bias, spec.out_channels, spec.channels),
+      pool_(pool) {
   shares_ = pool ? static_cast<int>(std::max<size_t>(1, pthreadpool_get_threads_count(pool))) : 1;
   depthwise_bias_.assign(static_cast<size_t>(spec.channels), 0.0f);
   if (spec.depthwise_bias) std::copy(spec.depthwise_bias, spec.depthwise_bias + spec.channels, depthwise_bias_.begin());
-  packed_conv_.resize(packed_b_size(spec.out_channels, spec.channels, kernels.nr));
-  pack_b(spec.conv_weights, spec.out_channels, spec.channels, kernels.nr, packed_conv_.data());
-  const int padded = (spec.out_channels + kernels.nr - 1) / kernels.nr * kernels.nr;
-  conv_bias_.assign(static_cast<size_t>(padded), 0.0f);
-  if (spec.conv_bias) std::copy(spec.conv_bias, spec.conv_bias + spec.out_channels, conv_bias_.begin());
-  if (spec.in_channels > 0) {
-    packed_expand_.resize(packed_b_size(spec.channels, spec.in_channels, kernels.nr));
-    pack_b(spec.expand_weights, spec.channels, spec.in_channels, kernels.nr, packed_expand_.data());
-    expand_bias_.assign(static_cast<size_t>((spec.channels + kernels.nr - 1) / kernels.nr * kernels.nr), 0.0f);
-    if (spec.expand_bias) std::copy(spec.expand_bias, spec.expand_bias + spec.channels, expand_bias_.begin());
-  }
+  if (spec.in_channels > 0) expand_.emplace(kernels, spec.expand_weights, spec.expand_bias, spec.channels, spec.in_channels);
 }
 
 DepthwiseGeometry depthwise_geometry(const PairSpec& spec, int in_h, int in_w) {
@@ -220,9 +213,8 @@ void FusedPair::run_rows(const float* in, const float* residual, float* out, lon
         from = have_end;
       }
       if (end > from) {
-        kernels_.gemm((end - from) * g.in_w, g.channels, in_channels, src + static_cast<size_t>(from) * g.in_w * in_channels,
-                      in_channels, packed_expand_.data(), expand_bias_.data(), spec_.expand_clamp,
-                      expanded + (from - begin) * expanded_row, g.channels);
+        expand_->run((end - from) * g.in_w, src + static_cast<size_t>(from) * g.in_w * in_channels, in_channels,
+                     spec_.expand_clamp, expanded + (from - begin) * expanded_row, g.channels);
       }
       have_image = image;
       have_begin = begin;
@@ -235,8 +227,7 @@ void FusedPair::run_rows(const float* in, const float* residual, float* out, lon
                               row0, row1, block);
     }
     const size_t at = image * image_out + static_cast<size_t>(row0) * g.out_w * spec_.out_channels;
-    kernels_.gemm((row1 - row0) * g.out_w, spec_.out_channels, g.channels, block, g.channels, packed_conv_.data(),
-                  conv_bias_.data(), spec_.conv_clamp, out + at, spec_.out_channels);
+    conv_.run((row1 - row0) * g.out_w, block, g.channels, spec_.conv_clamp, out + at, spec_.out_channels);
     if (residual) {  // the block's output is still in cache
       add_residual_to(kernels_, out + at, residual, (static_cast<long>(image) * g.out_h + row0) * g.out_w,
                       static_cast<long>(row1 - row0) * g.out_w);
@@ -269,9 +260,8 @@ void FusedPair::expand_share(void* context, size_t share) {
   long p0, p1;
   share_range(static_cast<long>(g.in_h) * g.in_w, share, self->run_shares_, p0, p1);
   if (p1 <= p0) return;
-  self->kernels_.gemm(static_cast<int>(p1 - p0), g.channels, in_channels, self->run_in_ + p0 * in_channels,
-                      in_channels, self->packed_expand_.data(), self->expand_bias_.data(), self->spec_.expand_clamp,
-                      self->run_work_ + p0 * g.channels, g.channels);
+  self->expand_->run(static_cast<int>(p1 - p0), self->run_in_ + p0 * in_channels, in_channels,
+                     self->spec_.expand_clamp, self->run_work_ + p0 * g.channels, g.channels);
 }
 
 void FusedPair::depthwise_share(void* context, size_t share) {
@@ -296,8 +286,7 @@ void FusedPair::project_share(void* context, size_t share) {
   if (p1 <= p0) return;
   const float* dw = self->run_work_ + self->whole_expanded_floats_;
   float* out = self->run_out_ + p0 * n;
-  self->kernels_.gemm(static_cast<int>(p1 - p0), n, g.channels, dw + p0 * g.channels, g.channels,
-                      self->packed_conv_.data(), self->conv_bias_.data(), self->spec_.conv_clamp, out, n);
+  self->conv_.run(static_cast<int>(p1 - p0), dw + p0 * g.channels, g.channels, self->spec_.conv_clamp, out, n);
   if (self->run_residual_) {
     self->add_residual_to(self->kernels_, out, self->run_residual_,
                           static_cast<long>(self->run_image_) * g.out_h * g.out_w + p0, p1 - p0);

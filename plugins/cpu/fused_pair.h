@@ -15,6 +15,7 @@
 #include <pthreadpool.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,10 +91,8 @@ class FusedPair : public CpuOp {
   PairSpec spec_;
   const Kernels& kernels_;
   std::vector<float> depthwise_bias_;  // the model's, or zeros
-  std::vector<float> packed_conv_;     // conv weights packed for kernels_.nr
-  std::vector<float> conv_bias_;       // out_channels rounded up to nr, zero padded
-  std::vector<float> packed_expand_;   // the expansion's weights packed for kernels_.nr (or empty)
-  std::vector<float> expand_bias_;     // channels rounded up to nr, zero padded
+  PackedGemm conv_;                    // the 1x1 convolution after the depthwise
+  std::optional<PackedGemm> expand_;   // the 1x1 expansion before it, if the pair has one
 
   DepthwiseGeometry geometry_;
   int batch_ = 0, rows_per_block_ = 1, blocks_per_image_ = 0;

@@ -66,11 +66,17 @@ using AddClampFn = void (*)(float* data, const float* other, long n, Clamp clamp
 using AddMax4ClampFn = void (*)(float* data, long total, const float* a, const float* b, const float* c, const float* d,
                                 long n, Clamp clamp);
 
+// A matrix product's tile: mr rows by nr columns of C at a time, over B packed by pack_b for nr.
+struct GemmTile {
+  int mr, nr;
+  GemmFn gemm;
+};
+
 struct Kernels {
   const char* isa;  // "avx512", "avx2", "baseline"
-  int mr, nr;       // the GEMM tile
+  GemmTile tile;    // any product's
+  GemmTile wide;    // products of suitable widths (gemm_tile_for); tile itself where the ISA has no wider one
   DepthwiseRowsFn depthwise_rows;
-  GemmFn gemm;
   NarrowConvRowsFn narrow_conv_rows;
   NarrowTransposeConvRowsFn narrow_transpose_conv_rows;
   HardSwishFn hard_swish;
@@ -86,6 +92,30 @@ const Kernels& best_kernels();
 // zero. packed_b_size gives the floats needed.
 size_t packed_b_size(int n, int k, int nr);
 void pack_b(const float* b, int n, int k, int nr, float* packed);
+
+// The tile for a product of n output columns: the wide one where n is a multiple of half its width (a
+// last panel of half width runs the half tile, which is the narrow tile's own on AVX-512), else the
+// narrow one, whose half tile fits the last 8 or 24 columns of 24, 40 or 56 without zero columns.
+const GemmTile& gemm_tile_for(const Kernels& kernels, int n);
+
+// A product with constant B ([n][k], row-major): packed once, at construction, for the tile that suits n,
+// with its bias (or zeros) padded to the panels.
+class PackedGemm {
+ public:
+  PackedGemm(const Kernels& kernels, const float* b, const float* bias, int n, int k);
+  // The rows one tile takes: blocks of rows are best a multiple of it.
+  int mr() const { return tile_->mr; }
+  // C[m][n] = clamp(bias + A B^T) for A's m rows (leading dimension lda) into C (leading dimension ldc).
+  void run(int m, const float* a, int lda, Clamp clamp, float* c, int ldc) const {
+    tile_->gemm(m, n_, k_, a, lda, packed_.data(), bias_.data(), clamp, c, ldc);
+  }
+
+ private:
+  const GemmTile* tile_;
+  int n_, k_;
+  std::vector<float> packed_;
+  std::vector<float> bias_;  // n rounded up to the tile's nr, zero padded
+};
 
 }  // namespace baton::cpu
 

@@ -45,13 +45,11 @@ PointwiseSpec PointwiseSpec::read(const baton_host_api* api, const baton_node* c
 }
 
 Pointwise::Pointwise(const PointwiseSpec& spec, const Kernels& kernels, pthreadpool_t pool)
-    : spec_(spec), kernels_(kernels), pool_(pool) {
+    : spec_(spec),
+      kernels_(kernels),
+      pool_(pool),
+      product_(kernels, spec.weights, spec.bias, spec.out_channels, spec.channels) {
   shares_ = pool ? static_cast<int>(std::max<size_t>(1, pthreadpool_get_threads_count(pool))) : 1;
-  packed_.resize(packed_b_size(spec.out_channels, spec.channels, kernels.nr));
-  pack_b(spec.weights, spec.out_channels, spec.channels, kernels.nr, packed_.data());
-  const int padded = (spec.out_channels + kernels.nr - 1) / kernels.nr * kernels.nr;
-  bias_.assign(static_cast<size_t>(padded), 0.0f);
-  if (spec.bias) std::copy(spec.bias, spec.bias + spec.out_channels, bias_.begin());
 }
 
 std::vector<int32_t> Pointwise::prepare(const int32_t* in_dims, int32_t rank) {
@@ -66,13 +64,12 @@ void Pointwise::run_rows(const float* in, const float* residual, float* out, lon
   // With something after the product, blocks of rows small enough that the block's output is still in
   // cache for it.
   const bool after = spec_.hard_swish || residual;
-  const long block =
-      after ? std::max<long>(kernels_.mr, 8192 / spec_.out_channels / kernels_.mr * kernels_.mr) : end - first;
+  const long mr = product_.mr();
+  const long block = after ? std::max<long>(mr, 8192 / spec_.out_channels / mr * mr) : end - first;
   for (long r = first; r < end; r += block) {
     const long n = std::min(block, end - r);
     const long at = r * spec_.out_channels;
-    kernels_.gemm(static_cast<int>(n), spec_.out_channels, spec_.channels, in + r * spec_.channels, spec_.channels,
-                  packed_.data(), bias_.data(), spec_.clamp, out + at, spec_.out_channels);
+    product_.run(static_cast<int>(n), in + r * spec_.channels, spec_.channels, spec_.clamp, out + at, spec_.out_channels);
     if (spec_.hard_swish) kernels_.hard_swish(out + at, n * spec_.out_channels);
     if (residual) add_residual_to(kernels_, out + at, residual, r, n);
   }
@@ -89,7 +86,7 @@ void Pointwise::run(const float* in, const float* residual, float* out, float*) 
   run_in_ = in;
   run_residual_ = residual;
   run_out_ = out;
-  run_shares_ = static_cast<int>(std::max<long>(1, std::min<long>(shares_, rows_ / kernels_.mr)));
+  run_shares_ = static_cast<int>(std::max<long>(1, std::min<long>(shares_, rows_ / product_.mr())));
   if (run_shares_ == 1) {
     run_rows(in, residual, out, 0, rows_);
     return;

@@ -51,8 +51,7 @@ class Pointwise : public CpuOp {
   const Kernels& kernels_;
   pthreadpool_t pool_;
   int shares_ = 1;
-  std::vector<float> packed_;  // the weights packed for kernels_.nr
-  std::vector<float> bias_;    // out_channels rounded up to nr, zero padded
+  PackedGemm product_;
   std::vector<int32_t> out_dims_;
   long rows_ = 0;  // pixels of all images
   const float* run_in_ = nullptr;
