@@ -173,9 +173,19 @@ void Partition::build(const baton_partition* partition) {
       place(step, index_of(api, api->node_input(dw, 0)), out);
       continue;
     }
+    const int32_t code = api->node_builtin_code(dw);
+    if (code == BATON_OP_FULLY_CONNECTED) {  // a product over rows, with the residual ADD select took
+      used[n] = true;
+      Step step;
+      int32_t out = index_of(api, api->node_output(dw, 0));
+      step.op = std::make_unique<Pointwise>(PointwiseSpec::read_fully_connected(api, dw), *plugin_.kernels,
+                                            plugin_.pool.get());
+      join_residual(step, out, n);
+      place(step, index_of(api, api->node_input(dw, 0)), out);
+      continue;
+    }
     // A node select took with a 1x1 convolution that cannot be one step with it here (its convolution's
     // output is read outside this partition): a step of its own.
-    const int32_t code = api->node_builtin_code(dw);
     if (code == BATON_OP_HARD_SWISH || code == BATON_OP_ADD || activation_node_clamp(code)) {
       used[n] = true;
       Step step;

@@ -112,6 +112,9 @@ const baton_plugin_desc* describe() {
       // After a 1x1 convolution that it alone reads (float32 only).
       {sizeof(baton_op_decl), 117 /* HARD_SWISH */, nullptr, 1, 1, nullptr},
       {sizeof(baton_op_decl), 0 /* ADD */, nullptr, 1, 5, nullptr},
+      // Float32 with constant weights (the versions that add other types and formats are refused by
+      // reading the node).
+      {sizeof(baton_op_decl), 9 /* FULLY_CONNECTED */, nullptr, 1, 12, nullptr},
   };
   static const baton_plugin_desc desc = {
       sizeof(baton_plugin_desc),
@@ -120,7 +123,8 @@ const baton_plugin_desc* describe() {
       "cpu",
       "0.1.0",
       BATON_PLUGIN_DELEGATE,
-      "float32 depthwise + 1x1 convolution pairs fused row block by row block, 1x1 and narrow convolutions, on the CPU",
+      "float32 depthwise + 1x1 convolution pairs fused row block by row block, 1x1 and narrow convolutions, dense "
+      "layers (FULLY_CONNECTED), on the CPU",
       decls,
       sizeof(decls) / sizeof(decls[0]),
       kOptions,

@@ -44,6 +44,42 @@ PointwiseSpec PointwiseSpec::read(const baton_host_api* api, const baton_node* c
   return s;
 }
 
+PointwiseSpec PointwiseSpec::read_fully_connected(const baton_host_api* api, const baton_node* fc) {
+  if (api->node_input_count(fc) < 2 || api->node_output_count(fc) != 1) {
+    refuse("FULLY_CONNECTED without input and weights, or with other than one output");
+  }
+  const baton_tensor* in = api->node_input(fc, 0);
+  const baton_tensor* weights = api->node_input(fc, 1);
+  const baton_tensor* out = api->node_output(fc, 0);
+  if (!in || !weights || !out) refuse("FULLY_CONNECTED without input, weights or output");
+  expect_float(api, in, "FULLY_CONNECTED input");
+  expect_float(api, out, "FULLY_CONNECTED output");
+  const baton_fully_connected_options& o = api->node_builtin_options(fc)->u.fully_connected;
+  if (o.weights_format != 0) refuse("FULLY_CONNECTED weights in a shuffled format");
+  const std::vector<int32_t> in_shape = shape_of(api, in), w_shape = shape_of(api, weights);
+  if (w_shape.size() != 2 || w_shape[0] < 1 || w_shape[1] < 1) refuse("FULLY_CONNECTED weights not of shape [units, depth]");
+  PointwiseSpec s;
+  s.fully_connected = true;
+  s.keep_num_dims = o.keep_num_dims != 0;
+  s.out_channels = w_shape[0];
+  s.channels = w_shape[1];
+  if (in_shape.empty() || in_shape.back() != s.channels) {
+    refuse("FULLY_CONNECTED input whose last dimension is not the weights' depth " + std::to_string(s.channels));
+  }
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < in_shape.size(); ++d) rows *= in_shape[d];
+  if (rows < kMinOutputPixels || rows * s.channels * s.out_channels < kMinMultiplyAdds) {
+    refuse("FULLY_CONNECTED of fewer than " + std::to_string(kMinOutputPixels) + " rows or " +
+           std::to_string(kMinMultiplyAdds) + " multiply-adds");
+  }
+  s.clamp = activation_clamp(o.activation, "FULLY_CONNECTED");
+  s.weights = constant_floats(api, weights, w_shape, "FULLY_CONNECTED weights");
+  if (api->node_input_count(fc) > 2 && api->node_input(fc, 2)) {
+    s.bias = constant_floats(api, api->node_input(fc, 2), {s.out_channels}, "FULLY_CONNECTED bias");
+  }
+  return s;
+}
+
 Pointwise::Pointwise(const PointwiseSpec& spec, const Kernels& kernels, pthreadpool_t pool)
     : spec_(spec),
       kernels_(kernels),
@@ -53,6 +89,17 @@ Pointwise::Pointwise(const PointwiseSpec& spec, const Kernels& kernels, pthreadp
 }
 
 std::vector<int32_t> Pointwise::prepare(const int32_t* in_dims, int32_t rank) {
+  if (spec_.fully_connected) {
+    if (rank < 1 || in_dims[rank - 1] != spec_.channels) {
+      refuse("input's last dimension is not the weights' depth " + std::to_string(spec_.channels));
+    }
+    rows_ = 1;
+    for (int32_t d = 0; d + 1 < rank; ++d) rows_ *= in_dims[d];
+    if (!spec_.keep_num_dims) return {static_cast<int32_t>(rows_), spec_.out_channels};
+    std::vector<int32_t> out(in_dims, in_dims + rank);
+    out.back() = spec_.out_channels;
+    return out;
+  }
   if (rank != 4 || in_dims[3] != spec_.channels || in_dims[0] < 1 || in_dims[1] < 1 || in_dims[2] < 1) {
     refuse("input shape is not [batch, height, width, " + std::to_string(spec_.channels) + "]");
   }

@@ -26,6 +26,9 @@ struct PointwiseSpec {
   int channels = 0, out_channels = 0;
   Clamp clamp{};
   bool hard_swish = false;         // a HARD_SWISH node after it
+  // A FULLY_CONNECTED's: an input of any rank whose rows are all its dimensions but the last (the
+  // weights' depth); the output keeps its leading dimensions (keep_num_dims) or is [rows, out_channels].
+  bool fully_connected = false, keep_num_dims = false;
   const float* weights = nullptr;  // [out_channels][channels], the model's
   const float* bias = nullptr;     // [out_channels] or null
 
@@ -34,6 +37,9 @@ struct PointwiseSpec {
   // product's size included, from the model's shapes).
   static PointwiseSpec read(const baton_host_api* api, const baton_node* conv,
                             const baton_node* hard_swish = nullptr);
+  // The same product from a FULLY_CONNECTED with constant float32 weights ([out_channels][channels], the
+  // default format) over the last dimension of its input, at least kMinOutputPixels rows of it.
+  static PointwiseSpec read_fully_connected(const baton_host_api* api, const baton_node* fc);
 };
 
 class Pointwise : public CpuOp {

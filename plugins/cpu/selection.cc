@@ -108,11 +108,22 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     ++pairs;
   }
   // Convolutions no pair took: those with few output channels, then 1x1 ones (with a HARD_SWISH or an
-  // activation node that alone reads them).
-  std::string last_conv_reason;
+  // activation node that alone reads them); and FULLY_CONNECTED, the same product over rows.
+  std::string last_conv_reason, last_fc_reason;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* conv = api->graph_node(graph, free_nodes[i]);
     if (selected[i] || !conv) continue;
+    if (api->node_builtin_code(conv) == BATON_OP_FULLY_CONNECTED) {
+      try {
+        (void)PointwiseSpec::read_fully_connected(api, conv);
+      } catch (const kit::Refusal& r) {
+        last_fc_reason = r.what();
+        continue;
+      }
+      selected[i] = 1;
+      ends.emplace_back(free_nodes[i], index_of(api, api->node_output(conv, 0)));
+      continue;
+    }
     const bool transposed = is_transpose_conv_bias(api, conv);
     if (!transposed && api->node_builtin_code(conv) != BATON_OP_CONV_2D) continue;
     try {
@@ -178,6 +189,9 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const baton_node* add = api->graph_node(graph, reader_node[t]);
     int32_t other = residual_of(api, add, t);
     if (other < 0 || !add_clamp_of(api, add)) continue;
+    // A constant (a transformer's position embedding) is no residual: steps read tensors the host passes.
+    const baton_tensor* other_tensor = api->node_input(add, index_of(api, api->node_input(add, 0)) == other ? 0 : 1);
+    if (api->tensor_is_constant(other_tensor)) continue;
     // A shortcut that makes the other input (free nodes, each read only by the next): the step computes
     // it from its source, which must exist before the pattern runs instead.
     std::vector<int32_t> shortcut_nodes;
@@ -226,13 +240,16 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
                     " output pixels, and 1x1 CONV_2D (stride 1, at least " +
                     std::to_string(PointwiseSpec::kMinOutputPixels) + " output pixels and " +
                     std::to_string(PointwiseSpec::kMinMultiplyAdds) +
-                    " multiply-adds) with the HARD_SWISH that alone reads it; a RELU, RELU6 or RELU_N1_TO_1 that "
-                    "alone reads such a convolution (without a fused activation); an ADD of such a 1x1 "
-                    "convolution and a tensor of its shape, or of a shortcut that makes one (a 2x2 MAX_POOL_2D of "
+                    " multiply-adds) with the HARD_SWISH that alone reads it; FULLY_CONNECTED (float32, constant "
+                    "weights, at least " + std::to_string(PointwiseSpec::kMinOutputPixels) + " rows and " +
+                    std::to_string(PointwiseSpec::kMinMultiplyAdds) + " multiply-adds); a RELU, RELU6 or "
+                    "RELU_N1_TO_1 that alone reads such a convolution (without a fused activation); an ADD of such "
+                    "a 1x1 convolution or FULLY_CONNECTED and a tensor of its shape, or of a shortcut that makes one (a 2x2 MAX_POOL_2D of "
                     "stride 2 and a PAD that appends channels, of an earlier tensor), and a RELU after it, with "
                     "the convolution";
   if (!last_reason.empty()) why += " (last pair refused: " + last_reason + ")";
   if (!last_conv_reason.empty()) why += " (last convolution refused: " + last_conv_reason + ")";
+  if (!last_fc_reason.empty()) why += " (last FULLY_CONNECTED refused: " + last_fc_reason + ")";
   api->error_set(error, why.c_str());
   return BATON_OK;
 }
