@@ -51,7 +51,11 @@ inline std::unique_ptr<Setup> setup(const std::vector<std::pair<std::string, std
   fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", s->plugins.file("libbaton_mediapipe.so"));
 #ifdef VULKAN_PLUGIN_DIR
   if (with_vulkan) {
-    fs::copy_file(std::string(VULKAN_PLUGIN_DIR) + "/libbaton_vulkan.so", s->plugins.file("libbaton_vulkan.so"));
+    // With the shader compiler it loads from beside itself: a cold shader cache (a fresh machine, or
+    // shaders changed since the last run) compiles.
+    for (const char* file : {"libbaton_vulkan.so", "baton-vulkan-glslang.module"}) {
+      fs::copy_file(std::string(VULKAN_PLUGIN_DIR) + "/" + file, s->plugins.file(file));
+    }
   }
 #endif
   (void)with_vulkan;

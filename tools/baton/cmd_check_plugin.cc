@@ -301,6 +301,13 @@ int cmd_check_plugin(const GlobalOptions& g, const boost::program_options::varia
     fs::create_directory(scratch.root / "chain", ec);
     fs::create_symlink(file, scratch.root / "chain" / ("lib" + name + ".so"), ec);
     fs::create_symlink(builtin, scratch.root / "chain" / "libbaton_builtin.so", ec);
+    // The files a plugin loads from beside itself (vulkan's shader compiler module and device probe)
+    // come along: every file of its folder but other shared objects.
+    for (const auto& e : fs::directory_iterator(fs::path(file).parent_path(), ec)) {
+      const fs::path& f = e.path();
+      if (!e.is_regular_file() || f.extension() == ".so" || f == fs::path(file)) continue;
+      fs::create_symlink(f, scratch.root / "chain" / f.filename(), ec);
+    }
     api::Environment::Settings chain = spec(scratch.root / "chain");
     chain.isolate_all = false;
     if (!in_process) chain.isolate = {name};
