@@ -410,6 +410,36 @@ TEST(VulkanFloat16, TensorsAreStoredAsFloat16) {
   }
 }
 
+// Float16 arithmetic, values derived by hand: a 1x1 CONV_2D of {2048, 1, 1} with weights {1, 1, 1}. In
+// float32 the sum is 2050, which float16 holds (its step is 2 from 2048 to 4096). Added in float16, 2048 + 1
+// is halfway between 2048 and 2050 and rounds to the even 2048, and so does the next + 1: 2048. The
+// default on a device with shaderFloat16 (lavapipe has it) is float16 arithmetic; fp16-arithmetic = false
+// keeps float32 sums with float16 storage; fp16 = false is float32 throughout.
+TEST(VulkanFloat16, ConvolutionsComputeInFloat16WhereTheDeviceCan) {
+  OpGraph g;
+  const int32_t x = g.input({1, 1, 1, 3});
+  const int32_t w = g.add({1, 1, 1, 3}, floats({1.0f, 1.0f, 1.0f}));
+  const int32_t out = g.output({1, 1, 1, 1});
+  g.op(BATON_OP_CONV_2D, {x, w, -1}, {out}, conv_options(fb::Padding_VALID, 1, 1, 0));
+  const float in_values[3] = {2048.0f, 1.0f, 1.0f};
+  for (const auto& [setting, want] : {std::pair<std::string, float>{"fp16 = true", 2048.0f},
+                                      {"fp16 = true\nfp16-arithmetic = false", 2050.0f},
+                                      {"fp16 = false", 2050.0f}}) {
+    SCOPED_TRACE(setting);
+    auto env = vulkan_env("vulkan", setting + "\n");
+    ASSERT_TRUE(env);
+    const GraphRun opened = open_graph(*env, g, "f16-sum");
+    ASSERT_TRUE(opened.vulkan);
+    Interpreter& v = *opened.vulkan;
+    ASSERT_EQ(v.placement(0).kind, "delegate");
+    ASSERT_TRUE(v.ensure_prepared());
+    std::memcpy(v.input(0).data, in_values, sizeof in_values);
+    ASSERT_TRUE(v.invoke());
+    EXPECT_EQ(reinterpret_cast<const float*>(v.output(0).data)[0], want);
+    EXPECT_EQ(env->validation_messages(), "");
+  }
+}
+
 // GATHER: params of odd sizes along an axis before the channels, int32 indices given at invoke (a
 // partition input, uploaded as they are) or constant, against the builtin pack in both precisions; an
 // index out of range fails that run with the index, and the next run with good indices works.

@@ -131,6 +131,17 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   return devices;
 }
 
+bool device_has_extension(VkPhysicalDevice device, const char* name) {
+  uint32_t count = 0;
+  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> extensions(count);
+  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data()) != VK_SUCCESS) return false;
+  for (const VkExtensionProperties& e : extensions) {
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
 bool has_validation_layer() {
   uint32_t count = 0;
   if (vkEnumerateInstanceLayerProperties(&count, nullptr) != VK_SUCCESS) return false;
@@ -200,19 +211,33 @@ Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
     queue.pQueuePriorities = &priority;
     // 16-bit storage is core in Vulkan 1.1 (the instance's version) but optional: asked for only when
     // the device has it.
+    // Float16 arithmetic is VK_KHR_shader_float16_int8's shaderFloat16 (core only from Vulkan 1.2; the
+    // instance asks for 1.1): its features are read only where the device lists the extension.
+    const bool has_float16_extension = device_has_extension(physical_, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    VkPhysicalDeviceShaderFloat16Int8Features float16{};
+    float16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
     VkPhysicalDevice16BitStorageFeatures storage16{};
     storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    storage16.pNext = has_float16_extension ? &float16 : nullptr;
     VkPhysicalDeviceFeatures2 features{};
     features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     features.pNext = &storage16;
     vkGetPhysicalDeviceFeatures2(physical_, &features);
     f16_storage_ = options.f16_storage && storage16.storageBuffer16BitAccess == VK_TRUE;
+    f16_math_ = f16_storage_ && options.f16_math && float16.shaderFloat16 == VK_TRUE;
+    VkPhysicalDeviceShaderFloat16Int8Features enable_math{};
+    enable_math.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    enable_math.shaderFloat16 = VK_TRUE;
     VkPhysicalDevice16BitStorageFeatures enable16{};
     enable16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
     enable16.storageBuffer16BitAccess = VK_TRUE;
+    enable16.pNext = f16_math_ ? &enable_math : nullptr;
+    const char* float16_extension = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
     VkDeviceCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     info.pNext = f16_storage_ ? &enable16 : nullptr;
+    info.enabledExtensionCount = f16_math_ ? 1 : 0;
+    info.ppEnabledExtensionNames = f16_math_ ? &float16_extension : nullptr;
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue;
     BATON_VK(vkCreateDevice, physical_, &info, nullptr, &device_);

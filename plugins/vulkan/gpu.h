@@ -23,6 +23,7 @@ struct GpuOptions {
   std::string device;       // the `device` option: index or name substring; empty = the default policy
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and report its messages
   bool f16_storage = false;  // enable 16-bit storage buffers where the device has them
+  bool f16_math = false;     // with them, float16 arithmetic where the device has it (shaderFloat16)
 };
 
 // The devices a fresh instance sees, for the plugin's description. Never throws: `error` says why the
@@ -56,6 +57,9 @@ class Gpu {
   bool memory_type_has(uint32_t type, VkMemoryPropertyFlags flags) const;
   // Whether storage buffers may hold float16 (asked for, and the device has storageBuffer16BitAccess).
   bool f16_storage() const { return f16_storage_; }
+  // Whether shaders may compute in float16 too (asked for, float16 storage, and the device has
+  // shaderFloat16 through VK_KHR_shader_float16_int8).
+  bool f16_math() const { return f16_math_; }
   // Validation warnings and errors reported so far (0 without validation).
   uint64_t validation_messages() const { return validation_messages_; }
 
@@ -78,6 +82,7 @@ class Gpu {
   uint32_t queue_family_ = 0;
   uint64_t validation_messages_ = 0;
   bool f16_storage_ = false;
+  bool f16_math_ = false;
 };
 
 }  // namespace baton::vulkan

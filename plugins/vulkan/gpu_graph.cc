@@ -44,9 +44,11 @@ Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local) {
   return g;
 }
 
-GraphBuilder::GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs, bool f16)
+GraphBuilder::GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs, bool f16,
+                           bool f16_math)
     : api_(api), limits_(limits), auto_inputs_(auto_inputs) {
   graph_.f16 = f16;
+  graph_.f16_math = f16 && f16_math;
 }
 
 int GraphBuilder::add_tensor(GpuTensor t, const char* what) {
@@ -202,6 +204,7 @@ void GraphBuilder::dispatch(const std::string& shader, Defines defines, const Gr
   defines.emplace_back("LY", std::to_string(grid.local[1]));
   defines.emplace_back("LZ", std::to_string(grid.local[2]));
   if (graph_.f16) defines.emplace_back("F16", "1");
+  if (graph_.f16_math) defines.emplace_back("F16_MATH", "1");
   Step s;
   s.label = label_;
   s.shader = shader;

@@ -67,7 +67,8 @@ struct Step {
 };
 
 struct GpuGraph {
-  bool f16 = false;  // activations and weights stored as float16 (common.glsl's F16)
+  bool f16 = false;       // activations and weights stored as float16 (common.glsl's F16)
+  bool f16_math = false;  // and the products (convolutions, FULLY_CONNECTED) computed in float16 (F16_MATH)
   std::vector<GpuTensor> tensors;
   std::vector<Step> steps;
   std::vector<int> uploads;    // kUpload tensors, one per partition input, in partition order
@@ -108,8 +109,10 @@ class GraphBuilder {
  public:
   // `auto_inputs`: a non-constant tensor seen for the first time becomes a partition input (check_node
   // plans a node alone); otherwise every input must have been added or defined first. `f16`: activations
-  // and weights are stored as float16 (every dispatch gets F16), the host's inputs and outputs stay float32.
-  GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs, bool f16);
+  // and weights are stored as float16 (every dispatch gets F16), the host's inputs and outputs stay float32;
+  // `f16_math` (with f16): the shaders that can compute in float16 do (every dispatch gets F16_MATH).
+  GraphBuilder(const baton_host_api* api, const DeviceLimits& limits, bool auto_inputs, bool f16,
+               bool f16_math = false);
 
   // Bytes per element of a device tensor: 2 with float16 storage, else 4.
   int element_bytes() const { return graph_.f16 ? 2 : 4; }

@@ -39,7 +39,7 @@ void Partition::build(const baton_partition* partition) {
 
   // Shapes inside follow from the inputs' current shapes, so the same code serves a first build and a
   // rebuild after an input was resized.
-  GraphBuilder graph(api, plugin_.limits, false, plugin_.f16);
+  GraphBuilder graph(api, plugin_.limits, false, plugin_.f16, plugin_.f16_math);
   for (baton_tensor* t : inputs_) graph.add_input(t);
   const Fusions fusions = find_fusions(api, partition);
   for (const auto& [producer, act] : fusions.activation_of) graph.fuse_activation(producer, act);

@@ -26,7 +26,8 @@ struct PluginState {
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<PipelineSet> pipelines;  // declared after the device it belongs to: destroyed first
   DeviceLimits limits;
-  bool f16 = false;  // activations and weights stored as float16 (the `fp16` option, where the device can)
+  bool f16 = false;       // activations and weights stored as float16 (the `fp16` option, where the device can)
+  bool f16_math = false;  // and computed in float16 where the device can (shaderFloat16)
 
   void log(baton_log_level level, const std::string& message) const { api->log(host, level, message.c_str()); }
   // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is planned alone

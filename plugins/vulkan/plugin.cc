@@ -41,9 +41,14 @@ const baton_option_decl kOptions[] = {
      "read NAME.comp from this folder instead of the shaders built into the plugin (for shader work)"},
     {sizeof(baton_option_decl), "fp16", BATON_OPTION_BOOL, nullptr,
      "store activations and weights as float16 where the device has 16-bit storage buffers (half the memory "
-     "traffic; outputs within about 1e-2 relative of float32), computing in float32; false = float32 "
-     "throughout (TFLite's GPU delegate: precision loss allowed, or not); unset = true on a GPU, false on a "
-     "CPU implementation (lavapipe), where the conversions cost more than the bytes they save"},
+     "traffic), and compute the convolutions and FULLY_CONNECTED in float16 where it also has float16 "
+     "arithmetic (shaderFloat16; see fp16-arithmetic); false = float32 throughout (TFLite's GPU delegate: "
+     "precision loss allowed, or not); unset = true on a GPU, false on a CPU implementation (lavapipe), where "
+     "the conversions cost more than the bytes they save"},
+    {sizeof(baton_option_decl), "fp16-arithmetic", BATON_OPTION_BOOL, "true",
+     "with fp16: compute the convolutions and FULLY_CONNECTED in float16 where the device can (real models' "
+     "outputs within 6e-2 of the largest float32 output; float16 storage alone keeps them within 2e-2); "
+     "false = float16 storage, float32 arithmetic"},
 };
 
 // The Vulkan loader keeps state in memory it never frees and re-reads every driver manifest when it is
@@ -130,6 +135,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     // Unset: decided by the device's kind once it is known (float16 on a GPU).
     const bool fp16_unset = std::string(g_api->option_string(host, "fp16", "")).empty();
     options.f16_storage = fp16_unset || g_api->option_bool(host, "fp16", 1) != 0;
+    options.f16_math = options.f16_storage && g_api->option_bool(host, "fp16-arithmetic", 1) != 0;
     try {
       if (options.device.empty()) {
         // Without a device named, decide from the probe whether there is one to run on before any
@@ -159,6 +165,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     state->limits.max_invocations = l.maxComputeWorkGroupInvocations;
     const bool cpu_device = state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
     state->f16 = state->gpu->f16_storage() && !(fp16_unset && cpu_device);
+    state->f16_math = state->f16 && state->gpu->f16_math();
     std::string cache_dir;
     if (g_api->option_bool(host, "shader-cache", 1)) {
       cache_dir = g_api->option_string(host, "cache-dir", "");
@@ -169,7 +176,10 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                                      ShaderCache(cache_dir), log);
     state->log(BATON_LOG_INFO, "running on device " + describe_device(state->gpu->index(), state->gpu->summary()) +
                                    (options.validation ? " with validation" : "") +
-                                   (state->f16            ? "; float16 storage"
+                                   (state->f16_math       ? "; float16 storage and arithmetic"
+                                    : state->f16 && !options.f16_math
+                                        ? "; float16 storage, float32 arithmetic (fp16-arithmetic = false)"
+                                    : state->f16 ? "; float16 storage, float32 arithmetic (the device has no float16 arithmetic)"
                                     : !options.f16_storage ? "; float32 (fp16 = false)"
                                     : !state->gpu->f16_storage() ? "; float32 (the device has no 16-bit storage buffers)"
                                                                  : "; float32 (a CPU implementation; fp16 = true for float16)") +

@@ -24,7 +24,8 @@
   X(vkCreateFence) X(vkCreateInstance) X(vkCreatePipelineLayout) X(vkCreateShaderModule) X(vkDestroyBuffer)      \
   X(vkDestroyCommandPool) X(vkDestroyDescriptorPool) X(vkDestroyDescriptorSetLayout) X(vkDestroyDevice)          \
   X(vkDestroyFence) X(vkDestroyInstance) X(vkDestroyPipeline) X(vkDestroyPipelineLayout)                         \
-  X(vkDestroyShaderModule) X(vkDeviceWaitIdle) X(vkEndCommandBuffer) X(vkEnumerateInstanceLayerProperties)       \
+  X(vkDestroyShaderModule) X(vkDeviceWaitIdle) X(vkEndCommandBuffer) X(vkEnumerateDeviceExtensionProperties)    \
+  X(vkEnumerateInstanceLayerProperties)                                                                          \
   X(vkEnumeratePhysicalDevices) X(vkFreeCommandBuffers) X(vkFreeMemory) X(vkGetBufferMemoryRequirements)         \
   X(vkGetDeviceQueue) X(vkGetInstanceProcAddr) X(vkGetPhysicalDeviceFeatures2)                                   \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2)      \

@@ -12,6 +12,18 @@
 #define T4 vec4
 #define T1 float
 #endif
+// The arithmetic type of the products (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED): with F16_MATH too
+// (float16 storage on a device with shaderFloat16) they read, multiply, add and activate in float16, as
+// TFLite's GPU delegate does when precision loss is allowed (twice the arithmetic rate of float32 on most
+// GPUs, and no conversions); else float32. Their accumulators are H4 / H1, their activation activate_h.
+#if F16 && F16_MATH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define H4 f16vec4
+#define H1 float16_t
+#else
+#define H4 vec4
+#define H1 float
+#endif
 
 layout(local_size_x = LX, local_size_y = LY, local_size_z = LZ) in;
 
@@ -33,6 +45,18 @@ vec4 activate(vec4 v) {
   return clamp(v, vec4(-1.0), vec4(1.0));
 #elif ACT == 3
   return clamp(v, vec4(0.0), vec4(6.0));
+#else
+  return v;
+#endif
+}
+
+H4 activate_h(H4 v) {
+#if ACT == 1
+  return max(v, H4(0.0));
+#elif ACT == 2
+  return clamp(v, H4(-1.0), H4(1.0));
+#elif ACT == 3
+  return clamp(v, H4(0.0), H4(6.0));
 #else
   return v;
 #endif

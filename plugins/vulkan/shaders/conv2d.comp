@@ -20,12 +20,12 @@ void main() {
   int oc0 = (z - n * oc_tiles) * TILE_OC;
   if (x0 >= out_w || oy >= out_h || n >= batch) return;
 
-  vec4 acc[TILE_OC][TILE_X];
+  H4 acc[TILE_OC][TILE_X];
   int wbase[TILE_OC];
   for (int o = 0; o < TILE_OC; ++o) {
     int oc = min(oc0 + o, out_c4 - 1);  // a tile past the last block computes a copy it does not write
     wbase[o] = oc * KH * KW * in_c4 * 4;
-    vec4 b = vec4(bias[oc]);
+    H4 b = H4(bias[oc]);
     for (int t = 0; t < TILE_X; ++t) acc[o][t] = b;
   }
   int iy0 = oy * SH - pad_top;
@@ -43,14 +43,14 @@ void main() {
       }
       int tap = (ky * KW + kx) * in_c4 * 4;
       for (int ic = 0; ic < in_c4; ++ic) {
-        vec4 v[TILE_X];
+        H4 v[TILE_X];
         for (int t = 0; t < TILE_X; ++t) {
-          v[t] = vec4(0.0);
-          if (inside[t]) v[t] = vec4(src[pix[t] + ic]);
+          v[t] = H4(0.0);
+          if (inside[t]) v[t] = H4(src[pix[t] + ic]);
         }
         for (int o = 0; o < TILE_OC; ++o) {
           int wi = wbase[o] + tap + ic * 4;
-          vec4 w0 = vec4(wts[wi]), w1 = vec4(wts[wi + 1]), w2 = vec4(wts[wi + 2]), w3 = vec4(wts[wi + 3]);
+          H4 w0 = H4(wts[wi]), w1 = H4(wts[wi + 1]), w2 = H4(wts[wi + 2]), w3 = H4(wts[wi + 3]);
           for (int t = 0; t < TILE_X; ++t) {
             acc[o][t] += v[t].x * w0 + v[t].y * w1 + v[t].z * w2 + v[t].w * w3;
           }
@@ -64,7 +64,7 @@ void main() {
     for (int t = 0; t < TILE_X; ++t) {
       int ox = x0 + t;
       if (ox >= out_w) break;
-      dst[((n * out_h + oy) * out_w + ox) * out_c4 + oc] = T4(activate(acc[o][t]));
+      dst[((n * out_h + oy) * out_w + ox) * out_c4 + oc] = T4(activate_h(acc[o][t]));
     }
   }
 }

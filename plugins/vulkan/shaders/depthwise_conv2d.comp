@@ -24,8 +24,8 @@ void main() {
   int oy = z - n * out_h;
   if (c4 >= out_c4 || x0 >= out_w || n >= batch) return;
 
-  vec4 acc[TILE_X];
-  vec4 b = vec4(bias[c4]);
+  H4 acc[TILE_X];
+  H4 b = H4(bias[c4]);
   for (int t = 0; t < TILE_X; ++t) acc[t] = b;
 #if DM != 1
   // Lanes past the output channels have zero weights; their (clamped) input channel does not matter.
@@ -37,15 +37,15 @@ void main() {
     if (iy < 0 || iy >= in_h) continue;
     int row = (n * in_h + iy) * in_w;
     for (int kx = 0; kx < KW; ++kx) {
-      vec4 w = vec4(wts[(ky * KW + kx) * out_c4 + c4]);
+      H4 w = H4(wts[(ky * KW + kx) * out_c4 + c4]);
       for (int t = 0; t < TILE_X; ++t) {
         int ix = (x0 + t) * SW - pad_left + kx * DW;
         if (ix < 0 || ix >= in_w) continue;
 #if DM == 1
-        acc[t] += vec4(src[(row + ix) * in_c4 + c4]) * w;
+        acc[t] += H4(src[(row + ix) * in_c4 + c4]) * w;
 #else
         int base = (row + ix) * in_c4 * 4;
-        acc[t] += vec4(float(src[base + ich.x]), float(src[base + ich.y]), float(src[base + ich.z]), float(src[base + ich.w])) * w;
+        acc[t] += H4(H1(src[base + ich.x]), H1(src[base + ich.y]), H1(src[base + ich.z]), H1(src[base + ich.w])) * w;
 #endif
       }
     }
@@ -53,6 +53,6 @@ void main() {
   for (int t = 0; t < TILE_X; ++t) {
     int ox = x0 + t;
     if (ox >= out_w) break;
-    dst[((n * out_h + oy) * out_w + ox) * out_c4 + c4] = T4(activate(acc[t]));
+    dst[((n * out_h + oy) * out_w + ox) * out_c4 + c4] = T4(activate_h(acc[t]));
   }
 }

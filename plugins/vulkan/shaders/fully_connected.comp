@@ -7,18 +7,18 @@ layout(std430, binding = 1) readonly buffer Input { T4 src[]; };
 layout(std430, binding = 2) readonly buffer Weights { T4 wts[]; };
 layout(std430, binding = 3) readonly buffer Bias { T4 bias[]; };
 
-shared vec4 partial[LX];
+shared H4 partial[LX];
 
 void main() {
   int k4 = P.p[0].x, u4 = P.p[0].y;
   int u = int(gl_WorkGroupID.y);
   int row = int(gl_WorkGroupID.z);
   int lid = int(gl_LocalInvocationID.x);
-  vec4 acc = vec4(0.0);
+  H4 acc = H4(0.0);
   for (int k = lid; k < k4; k += LX) {
-    vec4 v = vec4(src[row * k4 + k]);
+    H4 v = H4(src[row * k4 + k]);
     int wi = (u * k4 + k) * 4;
-    acc += v.x * vec4(wts[wi]) + v.y * vec4(wts[wi + 1]) + v.z * vec4(wts[wi + 2]) + v.w * vec4(wts[wi + 3]);
+    acc += v.x * H4(wts[wi]) + v.y * H4(wts[wi + 1]) + v.z * H4(wts[wi + 2]) + v.w * H4(wts[wi + 3]);
   }
   partial[lid] = acc;
   barrier();
@@ -26,5 +26,5 @@ void main() {
     if (lid < s) partial[lid] += partial[lid + s];
     barrier();
   }
-  if (lid == 0) dst[row * u4 + u] = T4(activate(partial[0] + vec4(bias[u])));
+  if (lid == 0) dst[row * u4 + u] = T4(activate_h(partial[0] + H4(bias[u])));
 }
