@@ -36,31 +36,19 @@ layout(push_constant) uniform Params {
 #define ACT 0
 #endif
 
-// The fused activations: 0 none, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6. Each maps 0 to 0, so the zero lanes
-// past the channels stay zero.
-vec4 activate(vec4 v) {
+// The fused activations: 0 none, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6, of a vector of type T. Each maps 0 to 0,
+// so the zero lanes past the channels stay zero. activate() in float32, activate_h() in the products' H4.
 #if ACT == 1
-  return max(v, vec4(0.0));
+#define ACTIVATE(T, v) max(v, T(0.0))
 #elif ACT == 2
-  return clamp(v, vec4(-1.0), vec4(1.0));
+#define ACTIVATE(T, v) clamp(v, T(-1.0), T(1.0))
 #elif ACT == 3
-  return clamp(v, vec4(0.0), vec4(6.0));
+#define ACTIVATE(T, v) clamp(v, T(0.0), T(6.0))
 #else
-  return v;
+#define ACTIVATE(T, v) (v)
 #endif
-}
-
-H4 activate_h(H4 v) {
-#if ACT == 1
-  return max(v, H4(0.0));
-#elif ACT == 2
-  return clamp(v, H4(-1.0), H4(1.0));
-#elif ACT == 3
-  return clamp(v, H4(0.0), H4(6.0));
-#else
-  return v;
-#endif
-}
+vec4 activate(vec4 v) { return ACTIVATE(vec4, v); }
+H4 activate_h(H4 v) { return ACTIVATE(H4, v); }
 
 // The invocation's index in a one-dimensional grid folded over x and y (grid_1d in gpu_graph.h).
 int flat_id() {
