@@ -12,44 +12,11 @@
 
 #include "interpreter.h"
 #include "op_graph.h"
+#include "page_residency.h"
 #include "test_support.h"
 
 namespace baton::test {
 namespace {
-
-// How many of the pages lying wholly inside `bytes` are mapped into this process now; -1 if pagemap
-// cannot be read.
-int present_pages(std::span<const uint8_t> bytes) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / page * page;
-  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  int present = 0;
-  for (uintptr_t p = begin; p < end; p += page) {
-    uint64_t entry = 0;
-    if (pread(fd, &entry, sizeof entry, static_cast<off_t>(p / page * sizeof entry)) != sizeof entry) {
-      close(fd);
-      return -1;
-    }
-    present += (entry >> 63) & 1;
-  }
-  close(fd);
-  return present;
-}
-
-int whole_pages(std::span<const uint8_t> bytes) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) / page * page;
-  return end > begin ? static_cast<int>((end - begin) / page) : 0;
-}
-
-uint32_t touch(std::span<const uint8_t> bytes) {
-  uint32_t sum = 0;
-  for (uint8_t b : bytes) sum += b;
-  return sum;
-}
 
 // x [4, 256] uint8 -> FULLY_CONNECTED (w [128, 256] uint8, 32 KiB; b [128] int32) -> y [4, 128] uint8: the
 // builtin pack packs w for its 8-bit GEMM in prepare and reads only the packed copy at invoke.

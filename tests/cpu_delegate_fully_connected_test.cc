@@ -1,15 +1,21 @@
 // The cpu delegate's FULLY_CONNECTED (a transformer's dense layers: constant float32 weights over the last
 // dimension of its input) through the runtime, against the builtin pack alone on the same random inputs at
 // one to three threads: ranks, keep_num_dims, widths that run either GEMM tile, the fused activations, the
-// residual ADD that joins it, and what it leaves to the next delegate, with the reason.
+// residual ADD that joins it, what it leaves to the next delegate, with the reason, and the weights' pages it
+// gives back once it packed them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "cpu_delegate_support.h"
 #include "interpreter.h"
 #include "op_graph.h"
+#include "page_residency.h"
 #include "reference_run.h"
 #include "test_support.h"
 #include "tflite_generated.h"
@@ -130,6 +136,36 @@ TEST(CpuDelegate, FullyConnectedItLeavesWithReasons) {
   const int32_t fy = flattened.output({10, 16});
   flattened.ops.push_back({BATON_OP_FULLY_CONNECTED, {f, fw, -1}, {fy}, nullptr});
   refused(flattened, "last dimension is not the weights' depth 60");
+}
+
+// The weights it packed (ABI 1.15): from a model file, their pages leave the process once the partition
+// is built, and invoke reads only the packed copy.
+TEST(CpuDelegate, FullyConnectedWeightsItPackedLeaveTheProcess) {
+  auto envs = make_envs(1, false);
+  ASSERT_TRUE(envs);
+  const std::vector<uint8_t> bytes = dense_graph({{1, 64, 256}, 128, 0, true, true}).build();  // weights 128 KiB
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("baton-cpu-pages-" + std::to_string(getpid()) + ".tflite")).string();
+  { std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size()); }
+  auto model = load_model_file(path);
+  std::filesystem::remove(path);  // the mapping keeps the file's pages
+  ASSERT_TRUE(model) << model.error();
+  const TensorInfo& w = model.value()->main().tensors[1];
+  ASSERT_TRUE(w.data_in_mapped_file);
+  ASSERT_GE(whole_pages(w.data), 16);
+  const uint32_t sum = touch(w.data);
+  if (present_pages(w.data) < 0) GTEST_SKIP() << "/proc/self/pagemap cannot be read here";
+  EXPECT_EQ(present_pages(w.data), whole_pages(w.data));
+  auto made = Interpreter::create(envs->cpu, model.value());
+  ASSERT_TRUE(made) << made.error();
+  Interpreter& in = *made.value();
+  ASSERT_EQ(delegated_nodes(in, "cpu"), 1u);
+  EXPECT_EQ(present_pages(w.data), 0) << "the cpu delegate packed the weights and released them";
+  const auto x = random_floats(in.input(0).bytes / 4, 9);
+  std::memcpy(in.input(0).data, x.data(), x.size());
+  ASSERT_TRUE(in.invoke());
+  EXPECT_EQ(present_pages(w.data), 0) << "invoke reads only the packed copy";
+  EXPECT_EQ(touch(w.data), sum) << "the released pages read again from the file";
 }
 
 }  // namespace

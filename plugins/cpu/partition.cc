@@ -25,6 +25,9 @@ void Partition::build(const baton_partition* partition) {
   }
   const int32_t count = api->partition_node_count(partition);
   std::vector<bool> used(static_cast<size_t>(count), false);
+  // The weights a step packed into memory of its own (1x1 convolutions, FULLY_CONNECTED): the host may
+  // give their pages in the model file back once the partition is built.
+  std::vector<const baton_tensor*> packed;
   std::unordered_map<int32_t, Place> produced;  // outputs of earlier steps, by tensor index
   // Where tensor `t` is, if it exists before the current step runs: an earlier step's output, or a
   // partition input.
@@ -150,6 +153,7 @@ void Partition::build(const baton_partition* partition) {
         step.op = std::make_unique<NarrowConv>(*narrow, *plugin_.kernels, plugin_.pool.get());
       } else if (read_by_depthwise(out, n)) {  // the expansion of the pair that reads it
         expansions.emplace(out, std::make_pair(PointwiseSpec::read(api, dw), index_of(api, api->node_input(dw, 0))));
+        packed.push_back(api->node_input(dw, 1));
         continue;
       } else {  // a 1x1 convolution, with the HARD_SWISH or activation node that reads it when select took it
         const baton_node* hard_swish = nullptr;
@@ -168,6 +172,7 @@ void Partition::build(const baton_partition* partition) {
           join_activation(spec.clamp, out, n);
         }
         step.op = std::make_unique<Pointwise>(spec, *plugin_.kernels, plugin_.pool.get());
+        packed.push_back(api->node_input(dw, 1));
         join_residual(step, out, n);
       }
       place(step, index_of(api, api->node_input(dw, 0)), out);
@@ -180,6 +185,7 @@ void Partition::build(const baton_partition* partition) {
       int32_t out = index_of(api, api->node_output(dw, 0));
       step.op = std::make_unique<Pointwise>(PointwiseSpec::read_fully_connected(api, dw), *plugin_.kernels,
                                             plugin_.pool.get());
+      packed.push_back(api->node_input(dw, 1));
       join_residual(step, out, n);
       place(step, index_of(api, api->node_input(dw, 0)), out);
       continue;
@@ -288,6 +294,7 @@ void Partition::build(const baton_partition* partition) {
     if (c < 0) refuse("node " + std::to_string(api->node_index(dw)) + ": no 1x1 convolution reads its output");
     const baton_node* conv = api->partition_node(partition, c);
     used[n] = used[c] = true;
+    packed.push_back(api->node_input(conv, 1));
 
     Step step;
     PairSpec spec = PairSpec::read(api, dw, conv, activation);
@@ -307,6 +314,7 @@ void Partition::build(const baton_partition* partition) {
   for (int32_t n = 0; n < count; ++n) {
     if (!used[n]) refuse("node " + std::to_string(api->node_index(api->partition_node(partition, n))) + ": a shortcut no residual ADD of the partition takes");
   }
+  for (const baton_tensor* t : packed) kit::release_constant(api, t);
 }
 
 baton_status Partition::prepare(const baton_partition* partition, baton_error* error) {
