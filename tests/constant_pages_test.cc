@@ -2,13 +2,9 @@
 // the host gives the weights' pages in the model file back to the system, so a model's weights count once
 // in the process's memory instead of as the file's pages beside the copy. Pages are read through
 // /proc/self/pagemap (bit 63: the page is mapped into this process now).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "interpreter.h"
 #include "op_graph.h"
@@ -46,13 +42,9 @@ std::vector<uint8_t> run(Interpreter& in) {
 
 TEST(ConstantPages, PackedWeightsLeaveTheProcessAndStayReadable) {
   const std::vector<uint8_t> bytes = uint8_fully_connected().build();
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("baton-constant-pages-" + std::to_string(getpid()) + ".tflite")).string();
-  { std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size()); }
   auto env = isolated_environment({BUILTIN_PACK_DIR});
   ASSERT_TRUE(env) << env.error();
-  auto file_model = load_model_file(path);
-  std::filesystem::remove(path);  // the mapping keeps the file's pages
+  auto file_model = load_through_a_file(bytes, "baton-constant-pages");
   ASSERT_TRUE(file_model) << file_model.error();
   const TensorInfo& w = file_model.value()->main().tensors[1];
   ASSERT_TRUE(w.data_in_mapped_file);

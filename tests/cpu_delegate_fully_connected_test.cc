@@ -4,11 +4,8 @@
 // residual ADD that joins it, what it leaves to the next delegate, with the reason, and the weights' pages it
 // gives back once it packed them.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -144,11 +141,7 @@ TEST(CpuDelegate, FullyConnectedWeightsItPackedLeaveTheProcess) {
   auto envs = make_envs(1, false);
   ASSERT_TRUE(envs);
   const std::vector<uint8_t> bytes = dense_graph({{1, 64, 256}, 128, 0, true, true}).build();  // weights 128 KiB
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("baton-cpu-pages-" + std::to_string(getpid()) + ".tflite")).string();
-  { std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size()); }
-  auto model = load_model_file(path);
-  std::filesystem::remove(path);  // the mapping keeps the file's pages
+  auto model = load_through_a_file(bytes, "baton-cpu-pages");
   ASSERT_TRUE(model) << model.error();
   const TensorInfo& w = model.value()->main().tensors[1];
   ASSERT_TRUE(w.data_in_mapped_file);

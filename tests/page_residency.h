@@ -8,7 +8,13 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <span>
+#include <string>
+#include <vector>
+
+#include "model.h"
 
 namespace baton::test {
 
@@ -44,6 +50,18 @@ inline uint32_t touch(std::span<const uint8_t> bytes) {
   uint32_t sum = 0;
   for (uint8_t b : bytes) sum += b;
   return sum;
+}
+
+// `bytes` loaded as a model file (the loader maps its constants from the file): written to a temporary
+// file named after `stem`, which is removed at once (the mapping keeps its pages).
+inline Expected<std::shared_ptr<const Model>> load_through_a_file(const std::vector<uint8_t>& bytes,
+                                                                  const std::string& stem) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(getpid()) + ".tflite")).string();
+  { std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size()); }
+  auto model = load_model_file(path);
+  std::filesystem::remove(path);
+  return model;
 }
 
 }  // namespace baton::test
