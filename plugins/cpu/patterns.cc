@@ -30,7 +30,8 @@ int32_t residual_of(const baton_host_api* api, const baton_node* add, int32_t t)
   const baton_tensor* out = api->node_output(add, 0);
   if (!a || !b || !out || index_of(api, a) == index_of(api, b)) return -1;
   const baton_tensor* other = index_of(api, a) == t ? b : index_of(api, b) == t ? a : nullptr;
-  if (!other) return -1;
+  // A constant (a transformer's position embedding) is no residual: steps read tensors the host passes.
+  if (!other || api->tensor_is_constant(other)) return -1;
   for (const baton_tensor* x : {a, b, out}) {
     if (api->tensor_type(x) != BATON_TYPE_FLOAT32 || shape_of(api, x) != shape_of(api, out)) return -1;
   }

@@ -21,8 +21,8 @@ bool is_transpose_conv_bias(const baton_host_api* api, const baton_node* node);
 // The convolution's spec when it is one NarrowConv runs, else nothing.
 std::optional<NarrowConvSpec> narrow_spec(const baton_host_api* api, const baton_node* conv);
 
-// The ADD that reads tensor `t` and another of the same shape (no broadcasting), float32: the index of
-// its other input, or -1 when `add` is not such a node.
+// The ADD that reads tensor `t` and another of the same shape (no broadcasting), float32 and not a
+// constant: the index of its other input, or -1 when `add` is not such a node.
 int32_t residual_of(const baton_host_api* api, const baton_node* add, int32_t t);
 
 // Adds `node` to the shortcut `s` (see Shortcut) when it is a part of one: a MAX_POOL_2D (2x2, stride 2, no

@@ -189,9 +189,6 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const baton_node* add = api->graph_node(graph, reader_node[t]);
     int32_t other = residual_of(api, add, t);
     if (other < 0 || !add_clamp_of(api, add)) continue;
-    // A constant (a transformer's position embedding) is no residual: steps read tensors the host passes.
-    const baton_tensor* other_tensor = api->node_input(add, index_of(api, api->node_input(add, 0)) == other ? 0 : 1);
-    if (api->tensor_is_constant(other_tensor)) continue;
     // A shortcut that makes the other input (free nodes, each read only by the next): the step computes
     // it from its source, which must exist before the pattern runs instead.
     std::vector<int32_t> shortcut_nodes;
