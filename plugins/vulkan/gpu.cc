@@ -131,26 +131,31 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   return devices;
 }
 
-bool device_has_extension(VkPhysicalDevice device, const char* name) {
+// Whether a Vulkan enumeration (called as enumerate(&count, items), the two-call pattern) lists an item
+// whose `name_of` is `name`; false when the enumeration fails.
+template <typename Item, typename Enumerate, typename NameOf>
+bool lists(Enumerate enumerate, NameOf name_of, const char* name) {
   uint32_t count = 0;
-  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) return false;
-  std::vector<VkExtensionProperties> extensions(count);
-  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data()) != VK_SUCCESS) return false;
-  for (const VkExtensionProperties& e : extensions) {
-    if (std::strcmp(e.extensionName, name) == 0) return true;
+  if (enumerate(&count, nullptr) != VK_SUCCESS) return false;
+  std::vector<Item> items(count);
+  if (enumerate(&count, items.data()) != VK_SUCCESS) return false;
+  for (const Item& item : items) {
+    if (std::strcmp(name_of(item), name) == 0) return true;
   }
   return false;
 }
 
+bool device_has_extension(VkPhysicalDevice device, const char* name) {
+  return lists<VkExtensionProperties>(
+      [&](uint32_t* count, VkExtensionProperties* items) {
+        return vkEnumerateDeviceExtensionProperties(device, nullptr, count, items);
+      },
+      [](const VkExtensionProperties& e) { return e.extensionName; }, name);
+}
+
 bool has_validation_layer() {
-  uint32_t count = 0;
-  if (vkEnumerateInstanceLayerProperties(&count, nullptr) != VK_SUCCESS) return false;
-  std::vector<VkLayerProperties> layers(count);
-  if (vkEnumerateInstanceLayerProperties(&count, layers.data()) != VK_SUCCESS) return false;
-  for (const VkLayerProperties& l : layers) {
-    if (std::strcmp(l.layerName, kValidationLayer) == 0) return true;
-  }
-  return false;
+  return lists<VkLayerProperties>(vkEnumerateInstanceLayerProperties,
+                                  [](const VkLayerProperties& l) { return l.layerName; }, kValidationLayer);
 }
 
 }  // namespace
