@@ -75,11 +75,7 @@ class OpContext : public kit::NodeView {
   void require_constant(const baton_tensor* t, const char* what) const;
   // After a prepare has copied what it needs of constant `t` (packed or converted weights) and invoke reads
   // only the copy: the host may give the file pages of its data back (ABI 1.15; nothing on an older host).
-  void release_constant(const baton_tensor* t) const {
-    if (t && BATON_STRUCT_HAS(&api_, baton_host_api, tensor_release_constant) && api_.tensor_release_constant) {
-      api_.tensor_release_constant(t);
-    }
-  }
+  void release_constant(const baton_tensor* t) const { kit::release_constant(&api_, t); }
   // The values of an int32 or int64 input when prepare can read them: a constant, or any input when the
   // host prepares the node at invoke; nothing otherwise (a computed input at load).
   std::optional<std::vector<int64_t>> known_ints(const baton_tensor* t, const char* what) const;

@@ -16,14 +16,39 @@ template <typename T>
 struct WrapType<T, true> { using type = std::make_unsigned_t<T>; };
 template <typename T>
 using Wide = typename WrapType<T>::type;
-struct AddOp { template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) + Wide<T>(y)); } };
-struct SubOp { template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) - Wide<T>(y)); } };
-struct MulOp { template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) * Wide<T>(y)); } };
-struct DivOp { static float f(float x, float y) { return x / y; } };
-struct SquaredDifferenceOp { static float f(float x, float y) { const float d = x - y; return d * d; } };
-struct MinimumOp { template <typename T> static T f(T x, T y) { return std::min(x, y); } };
-struct MaximumOp { template <typename T> static T f(T x, T y) { return std::max(x, y); } };
-struct PreluOp { static float f(float x, float alpha) { return x >= 0.0f ? x : x * alpha; } };
+// Each op's scalar function, and its tag for the vector loops (arith_run) that take float32 runs.
+struct AddOp {
+  static constexpr BinaryOp kTag = BinaryOp::kAdd;
+  template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) + Wide<T>(y)); }
+};
+struct SubOp {
+  static constexpr BinaryOp kTag = BinaryOp::kSub;
+  template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) - Wide<T>(y)); }
+};
+struct MulOp {
+  static constexpr BinaryOp kTag = BinaryOp::kMul;
+  template <typename T> static T f(T x, T y) { return static_cast<T>(Wide<T>(x) * Wide<T>(y)); }
+};
+struct DivOp {
+  static constexpr BinaryOp kTag = BinaryOp::kDiv;
+  static float f(float x, float y) { return x / y; }
+};
+struct SquaredDifferenceOp {
+  static constexpr BinaryOp kTag = BinaryOp::kSquaredDifference;
+  static float f(float x, float y) { const float d = x - y; return d * d; }
+};
+struct MinimumOp {
+  static constexpr BinaryOp kTag = BinaryOp::kMinimum;
+  template <typename T> static T f(T x, T y) { return std::min(x, y); }
+};
+struct MaximumOp {
+  static constexpr BinaryOp kTag = BinaryOp::kMaximum;
+  template <typename T> static T f(T x, T y) { return std::max(x, y); }
+};
+struct PreluOp {
+  static constexpr BinaryOp kTag = BinaryOp::kPrelu;
+  static float f(float x, float alpha) { return x >= 0.0f ? x : x * alpha; }
+};
 
 // The inner run: a_step and b_step are 0 (scalar) or 1 (contiguous), fixed at compile time so each
 // variant vectorises.
@@ -78,16 +103,6 @@ BATON_DISPATCH_WIDTHS(void, arith_run,
                        ActivationRange range),
                       (op, as, bs, a, b, out, n, range))
 
-template <typename Op>
-constexpr BinaryOp kArithOp = std::is_same_v<Op, AddOp>                ? BinaryOp::kAdd
-                              : std::is_same_v<Op, SubOp>               ? BinaryOp::kSub
-                              : std::is_same_v<Op, MulOp>               ? BinaryOp::kMul
-                              : std::is_same_v<Op, DivOp>               ? BinaryOp::kDiv
-                              : std::is_same_v<Op, SquaredDifferenceOp> ? BinaryOp::kSquaredDifference
-                              : std::is_same_v<Op, MinimumOp>           ? BinaryOp::kMinimum
-                              : std::is_same_v<Op, MaximumOp>           ? BinaryOp::kMaximum
-                                                                        : BinaryOp::kPrelu;
-
 template <typename Op, typename T>
 void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, ActivationRange range) {
   if (plan.count == 0) return;
@@ -96,7 +111,7 @@ void binary_typed(const BroadcastPlan& plan, const T* a, const T* b, T* out, Act
   const int64_t as = plan.a_strides[last], bs = plan.b_strides[last];
   auto inner = [&](const T* pa, const T* pb, T* po) {
     if constexpr (std::is_same_v<T, float>) {
-      if (n >= 16) return arith_run(kArithOp<Op>, as, bs, pa, pb, po, n, range);
+      if (n >= 16) return arith_run(Op::kTag, as, bs, pa, pb, po, n, range);
     }
     if (as == 1 && bs == 1) run<Op, 1, 1>(pa, pb, po, n, range);
     else if (as == 1) run<Op, 1, 0>(pa, pb, po, n, range);

@@ -84,6 +84,9 @@ void resize_bilinear(const ResizeBilinearParams& p, const float* input, float* o
       for (int x = 0; x < p.out_w; ++x) {
         const Sample sx = sample(x, scale_x, p.in_w, p.half_pixel_centers);
         const float dx = sx.source - static_cast<float>(sx.low);
+        // Eight channels or more fill a vector; fewer (an RGB image, a one-channel mask) stay in this
+        // loop, where a call through the ISA dispatch per pixel would cost more than the blend. Both
+        // compute TFLite's formula in its order.
         if (c_count >= 8) {
           blend_pixel(row0 + sx.low * c_count, row0 + sx.high * c_count, row1 + sx.low * c_count,
                       row1 + sx.high * c_count, out, c_count, dy, dx);
