@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "cpu_budget.h"
 #include "interpreter.h"
@@ -92,6 +95,54 @@ TEST(XnnpackOptions, ThreadsFromTheRunUnlessThePluginSectionSetsThem) {
   EXPECT_EQ(threads_of("[plugin.xnnpack]\nthreads = 1\n", 3, "builtin"), std::min(3, cpus));
   EXPECT_EQ(threads_of("threads = 2\n", 0, "xnnpack"), std::min(2, cpus));
   EXPECT_EQ(threads_of("", 0, "xnnpack"), cpus);
+}
+
+// XNNPACK and its thread pool start with the first node that reaches them, not when the delegate joins the
+// chain: an 8-bit model, refused on its types (the `quantized` option is off), never starts them; the
+// first float node does, once for all the interpreters of the environment.
+TEST(XnnpackStart, OnlyWithTheFirstNodeThatNeedsIt) {
+  TempDir plugins, conf;
+  fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", plugins.file("libbaton_xnnpack.so"));
+  fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+  conf.write("baton.conf", "delegates = xnnpack\n");
+  auto log = std::make_shared<Captured>();
+  auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"), log);
+  ASSERT_TRUE(env) << env.error();
+  auto starts = [&] {
+    return std::count_if(log->lines.begin(), log->lines.end(),
+                         [](const std::string& l) { return l.find("xnnpack: XNNPACK started") != std::string::npos; });
+  };
+  auto add_model = [](int8_t type) {
+    Graph g;
+    const Quantization q{{0.05f}, {3}, 0};
+    const int32_t a = type == 0 ? g.add({2, 8}) : g.quantized({2, 8}, type, q);
+    const int32_t b = type == 0 ? g.add({2, 8}) : g.quantized({2, 8}, type, q);
+    const int32_t out = type == 0 ? g.add({2, 8}) : g.quantized({2, 8}, type, q);
+    g.inputs = {a, b};
+    g.outputs = {out};
+    g.ops.push_back({BATON_OP_ADD, {a, b}, {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                       return std::make_pair(tflite::BuiltinOptions_AddOptions, tflite::CreateAddOptions(fbb).Union());
+                     }});
+    return g;
+  };
+  auto plan = [&](int8_t type) {
+    auto model = load_model_buffer(add_model(type).build(), "add.tflite");
+    EXPECT_TRUE(model) << model.error();
+    auto in = Interpreter::create(env.value(), model.value());
+    EXPECT_TRUE(in) << in.error();
+    return in ? in.value()->refusals(0) : std::vector<Refusal>{};
+  };
+  for (int8_t type : {int8_t{3}, int8_t{9}}) {
+    const std::vector<Refusal> refusals = plan(type);
+    ASSERT_EQ(refusals.size(), 1u);
+    EXPECT_NE(refusals[0].reason.find("quantized nodes are taken only with the option quantized = true"),
+              std::string::npos) << refusals[0].reason;
+  }
+  EXPECT_EQ(starts(), 0);
+  EXPECT_TRUE(plan(0).empty());  // float32: xnnpack takes it
+  EXPECT_EQ(starts(), 1);
+  EXPECT_TRUE(plan(0).empty());
+  EXPECT_EQ(starts(), 1);
 }
 
 }  // namespace

@@ -63,13 +63,37 @@ std::unordered_set<int32_t> kept_internal(const baton_host_api* api, const baton
 
 }  // namespace
 
-void PluginState::check(const baton_node* node) const {
+void PluginState::start() {
+  if (initialized) return;
+  if (!unavailable.empty()) refuse(unavailable);
+  const xnn_status st = xnn_initialize(nullptr);
+  if (st != xnn_status_success) {
+    unavailable = "XNNPACK did not initialise (status " + std::to_string(st) +
+                  (st == xnn_status_unsupported_hardware ? ": unsupported hardware)" : ")");
+  } else if (!pool.start(api, host, threads)) {
+    xnn_deinitialize();
+    unavailable = "cannot start a pool of " + std::to_string(threads) + " threads";
+  } else {
+    initialized = true;
+    api->log(host, BATON_LOG_DEBUG, ("XNNPACK started on " + std::to_string(threads) + " thread(s)").c_str());
+    return;
+  }
+  api->log(host, BATON_LOG_WARNING, ("xnnpack: " + unavailable).c_str());
+  refuse(unavailable);
+}
+
+void PluginState::check(const baton_node* node) {
   const OpDef* def = find_op(api, node);
   if (!def) refuse("not an op this delegate declares");
-  xnn_subgraph_t raw = nullptr;
-  if (xnn_create_subgraph(0, 0, &raw) != xnn_status_success) refuse("cannot create an XNNPACK subgraph");
-  SubgraphPtr scratch(raw);
-  SubgraphBuilder builder(api, raw, true, true);
+  SubgraphPtr scratch;
+  // The scratch subgraph (and XNNPACK) only once the op's checks ask for a value or a node.
+  SubgraphBuilder builder(api, [&] {
+    start();
+    xnn_subgraph_t raw = nullptr;
+    if (xnn_create_subgraph(0, 0, &raw) != xnn_status_success) refuse("cannot create an XNNPACK subgraph");
+    scratch.reset(raw);
+    return raw;
+  }, true, true);
   def->define(builder, NodeView(api, node, quantized));
 }
 
@@ -111,6 +135,7 @@ void Partition::build(const baton_partition* partition) {
   for (int32_t n = 0; n < api->partition_node_count(partition_); ++n) {
     inner += static_cast<uint32_t>(api->node_output_count(api->partition_node(partition_, n)));
   }
+  plugin_.start();
   xnn_subgraph_t raw = nullptr;
   if (xnn_create_subgraph(static_cast<uint32_t>(externals_.size()) + inner, 0, &raw) != xnn_status_success) {
     refuse("cannot create an XNNPACK subgraph");

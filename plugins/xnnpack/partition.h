@@ -24,7 +24,7 @@ namespace baton::xnnpack {
 struct PluginState {
   const baton_host_api* api = nullptr;
   const baton_plugin_host* host = nullptr;
-  std::string unavailable;  // non-empty when XNNPACK did not initialise: every node is refused with it
+  std::string unavailable;  // non-empty once XNNPACK failed to start: every node is refused with it
   bool initialized = false;
   int threads = 1;
   kit::SharedPool pool;  // none with one thread: XNNPACK runs on the caller's thread
@@ -33,7 +33,12 @@ struct PluginState {
 
   // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is defined alone
   // in a scratch subgraph, meeting the checks and XNNPACK's validation the partition build will.
-  void check(const baton_node* node) const;
+  void check(const baton_node* node);
+  // Initialises XNNPACK and takes the thread pool, once. Not at create: the first node whose types and
+  // options pass the op's own checks calls it, so a model this delegate refuses on those (an 8-bit model
+  // without the `quantized` option) never maps XNNPACK's tables or its pool. Throws Refusal with
+  // `unavailable` when XNNPACK cannot start.
+  void start();
 
   ~PluginState();
 };

@@ -51,23 +51,11 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     auto state = std::make_unique<PluginState>();
     state->api = g_api;
     state->host = host;
-    const xnn_status st = xnn_initialize(nullptr);
-    if (st == xnn_status_success) {
-      state->initialized = true;
-    } else {
-      // The plugin still loads; check_node refuses every node with this, so `baton plan` says why.
-      state->unavailable = "XNNPACK did not initialise (status " + std::to_string(st) +
-                           (st == xnn_status_unsupported_hardware ? ": unsupported hardware)" : ")");
-      g_api->log(host, BATON_LOG_WARNING, ("xnnpack: " + state->unavailable).c_str());
-    }
+    // XNNPACK itself and the pool start with the first node that needs them (PluginState::start).
     int64_t threads = g_api->option_int(host, "threads", 0);
     if (threads <= 0) threads = g_api->thread_count(host);
     if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
     state->threads = static_cast<int>(std::min<int64_t>(threads, 256));
-    // The host's pool for this many threads, shared with other plugins that compute on one (ABI 1.4).
-    if (state->initialized && !state->pool.start(g_api, host, state->threads)) {
-      refuse("xnnpack: cannot start a pool of " + std::to_string(state->threads) + " threads");
-    }
     if (g_api->option_bool(host, "sparse-inference", 0)) state->runtime_flags |= XNN_FLAG_HINT_SPARSE_INFERENCE;
     state->quantized = g_api->option_bool(host, "quantized", 0) != 0;
     *plugin_state = state.release();

@@ -32,6 +32,17 @@ SubgraphBuilder::SubgraphBuilder(const baton_host_api* api, xnn_subgraph_t subgr
       checking_one_node_(checking_one_node),
       model_shapes_must_match_(model_shapes_must_match) {}
 
+SubgraphBuilder::SubgraphBuilder(const baton_host_api* api, std::function<xnn_subgraph_t()> open,
+                                 bool checking_one_node, bool model_shapes_must_match)
+    : SubgraphBuilder(api, static_cast<xnn_subgraph_t>(nullptr), checking_one_node, model_shapes_must_match) {
+  open_ = std::move(open);
+}
+
+xnn_subgraph_t SubgraphBuilder::subgraph() {
+  if (!subgraph_) subgraph_ = open_();
+  return subgraph_;
+}
+
 void SubgraphBuilder::check(xnn_status status, const char* what) const {
   if (status == xnn_status_success) return;
   const char* why = status == xnn_status_invalid_parameter   ? "invalid parameter"
@@ -47,17 +58,17 @@ uint32_t SubgraphBuilder::define(const ValueType& type, const Dims& dims, const 
                                  uint32_t flags, const char* what) {
   uint32_t id = XNN_INVALID_VALUE_ID;
   if (!type.quantized()) {
-    check(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id),
+    check(xnn_define_tensor_value(subgraph(), xnn_datatype_fp32, dims.size(), dims.data(), data, external_id, flags, &id),
           what);
   } else if (type.channel_scales) {
     if (type.channel_dim >= dims.size() || dims[type.channel_dim] != type.channels) {
       refuse(std::string(what) + ": " + std::to_string(type.channels) + " channel scales for shape " + dims_text(dims));
     }
-    check(xnn_define_channelwise_quantized_tensor_value(subgraph_, type.datatype, type.channel_scales, dims.size(),
+    check(xnn_define_channelwise_quantized_tensor_value(subgraph(), type.datatype, type.channel_scales, dims.size(),
                                                        type.channel_dim, dims.data(), data, external_id, flags, &id),
           what);
   } else {
-    check(xnn_define_quantized_tensor_value(subgraph_, type.datatype, type.zero_point, type.scale, dims.size(),
+    check(xnn_define_quantized_tensor_value(subgraph(), type.datatype, type.zero_point, type.scale, dims.size(),
                                             dims.data(), data, external_id, flags, &id),
           what);
   }

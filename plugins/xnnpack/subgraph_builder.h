@@ -12,6 +12,7 @@
 
 #include <xnnpack.h>
 
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -25,6 +26,10 @@ class SubgraphBuilder {
   // `checking_one_node`: the subgraph is a scratch one for check_node; inputs that are neither constant
   // nor known become internal values with the model's shapes.
   SubgraphBuilder(const baton_host_api* api, xnn_subgraph_t subgraph, bool checking_one_node,
+                  bool model_shapes_must_match);
+  // The subgraph comes from `open`, called the first time a value or a node is defined (never when the
+  // op's own checks refuse the node first).
+  SubgraphBuilder(const baton_host_api* api, std::function<xnn_subgraph_t()> open, bool checking_one_node,
                   bool model_shapes_must_match);
 
   // A tensor written and read inside the partition (not a partition output), placed by the partition.
@@ -64,7 +69,7 @@ class SubgraphBuilder {
   void check(xnn_status status, const char* what) const;
 
   std::vector<std::vector<float>> take_owned_data() { return std::move(owned_); }
-  xnn_subgraph_t subgraph() const { return subgraph_; }
+  xnn_subgraph_t subgraph();
 
  private:
   struct Value {
@@ -78,6 +83,7 @@ class SubgraphBuilder {
 
   const baton_host_api* api_;
   xnn_subgraph_t subgraph_;
+  std::function<xnn_subgraph_t()> open_;  // makes subgraph_ when it is null
   bool checking_one_node_;
   bool model_shapes_must_match_;
   std::unordered_map<int32_t, Value> values_;            // by tensor index
