@@ -3,7 +3,8 @@
 // alone against the outputs of the native TensorFlow Lite 2.9 library on the same inputs. 8-bit
 // outputs must be equal bit for bit, which holds TFLite's rounding rules (and the last bit of every
 // multiplier) to account; float outputs (DEQUANTIZE, the int8-weight kernels) within 1e-5 of the
-// largest reference value. Needs neither the model cache nor ../shared.
+// largest reference value. Each case runs on one thread and on three (as many as the
+// process may use, if fewer): kernels that split their work must give the same bits. Needs neither the model cache nor ../shared.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,9 +22,10 @@ std::vector<std::string> cases() { return case_folders(cases_dir()); }
 
 class QuantOp : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(QuantOp, MatchesNativeTfLite) {
-  const std::string dir = cases_dir() + "/" + GetParam() + "/";
-  auto env = isolated_environment({BUILTIN_PACK_DIR});
+void expect_native_outputs(const std::string& name, int threads) {
+  SCOPED_TRACE(std::to_string(threads) + " thread(s)");
+  const std::string dir = cases_dir() + "/" + name + "/";
+  auto env = isolated_environment({BUILTIN_PACK_DIR}, "", nullptr, threads);
   ASSERT_TRUE(env) << env.error();
   auto model = load_model_file(dir + "model.tflite");
   ASSERT_TRUE(model) << model.error();
@@ -55,17 +57,21 @@ TEST_P(QuantOp, MatchesNativeTfLite) {
       const double d = std::abs(static_cast<double>(g[k]) - w[k]);
       if (!(d <= max_diff)) max_diff = d;
     }
-    EXPECT_LE(max_diff, 1e-5 * max_ref) << GetParam() << ": max |diff| " << max_diff << " vs max |ref| " << max_ref;
-    std::printf("[ quant op ] %s: max |baton - tflite| / max |ref| = %.3g\n", GetParam().c_str(),
+    EXPECT_LE(max_diff, 1e-5 * max_ref) << name << ": max |diff| " << max_diff << " vs max |ref| " << max_ref;
+    std::printf("[ quant op ] %s: max |baton - tflite| / max |ref| = %.3g\n", name.c_str(),
                 max_ref > 0 ? max_diff / max_ref : max_diff);
   } else {
     size_t differ = 0, first = 0;
     for (size_t k = 0; k < t.bytes; ++k) {
       if (t.data[k] != want->data[k] && differ++ == 0) first = k;
     }
-    EXPECT_EQ(differ, 0u) << GetParam() << ": " << differ << " of " << t.bytes << " codes differ, first at " << first
+    EXPECT_EQ(differ, 0u) << name << ": " << differ << " of " << t.bytes << " codes differ, first at " << first
                           << " (baton " << int(t.data[first]) << ", tflite " << int(want->data[first]) << ")";
   }
+}
+
+TEST_P(QuantOp, MatchesNativeTfLite) {
+  for (int threads : {1, 3}) expect_native_outputs(GetParam(), threads);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, QuantOp, ::testing::ValuesIn(cases()),

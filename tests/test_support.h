@@ -99,13 +99,14 @@ inline std::vector<std::string> reference_case_names(bool (*keep)(const Referenc
 // An environment that sees only `dirs` and `config_path`, and records its log lines.
 inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::vector<std::string>& dirs,
                                                                   const std::string& config_path = "",
-                                                                  std::shared_ptr<Captured> log = nullptr) {
+                                                                  std::shared_ptr<Captured> log = nullptr,
+                                                                  int threads = 1) {
   EnvironmentOptions o;
   o.plugin_dirs = dirs;
   o.config_path = config_path;
   o.use_environment_variables = false;
   o.use_default_dirs = false;
-  o.threads = 1;
+  o.threads = threads;
   // Keep the tests' crash journal out of the user's state folder.
   o.state_dir = test_state_dir();
   if (!log) log = std::make_shared<Captured>();

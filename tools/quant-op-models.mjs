@@ -138,3 +138,29 @@ model('hybrid_conv_per_channel', 'CONV_2D', 5, 'Conv2DOptions', {padding: 'VALID
        {shape: [40], type: 'FLOAT32', data: f32(Array.from({length: 40}, () => rf(-0.5, 0.5)))},
        {shape: [1, 1, 1, 40], type: 'FLOAT32'}],
       [0], [3], [0, 1, 2]);
+
+// TRANSPOSE_CONV, 8-bit (its matrix-product kernel): input channels not a multiple of 4, products not a
+// multiple of a panel, strides 1, 2 and 3 (3 over a kernel of 2 leaves output pixels no tap reaches),
+// SAME and VALID, with and without a bias, zero points at the ends of the range; uint8 per tensor,
+// int8 per channel. Inputs: output_shape, filter, input, bias.
+for (const type of ['UINT8', 'INT8']) {
+  const u = type === 'UINT8';
+  const t = type.toLowerCase();
+  const w = (n) => bytes(n, u ? 0 : -127, u ? 255 : 127);
+  for (const [tag, batch, ih, iw, ci, co, k, stride, padding, bias, inZero, outZero] of [
+    ['3x3_s2_same', 1, 9, 7, 37, 19, 3, 2, 'SAME', true, u ? 0 : -128, u ? 255 : 127],
+    ['4x4_s1_valid', 2, 5, 6, 20, 33, 4, 1, 'VALID', false, u ? 255 : 127, u ? 0 : -128],
+    ['2x2_s3_same', 1, 4, 5, 6, 5, 2, 3, 'SAME', true, u ? 128 : 3, u ? 120 : -7]]) {
+    const oh = padding === 'SAME' ? ih * stride : (ih - 1) * stride + k;
+    const ow = padding === 'SAME' ? iw * stride : (iw - 1) * stride + k;
+    const tensors = [
+      {shape: [4], type: 'INT32', data: i32([batch, oh, ow, co])},
+      {shape: [co, k, k, ci], type, data: w(co * k * k * ci),
+       scale: u ? 0.006 : Array.from({length: co}, () => rf(0.002, 0.01)), zp: u ? 131 : Array(co).fill(0)},
+      {shape: [batch, ih, iw, ci], type, scale: 0.04, zp: inZero},
+      {shape: [batch, oh, ow, co], type, scale: 0.25, zp: outZero}];
+    if (bias) tensors.splice(3, 0, {shape: [co], type: 'INT32', data: i32(Array.from({length: co}, () => ri(-4000, 4000)))});
+    model(`transpose_conv_${tag}_${t}`, 'TRANSPOSE_CONV', u ? 1 : 2, 'TransposeConvOptions',
+          {padding, stride_w: stride, stride_h: stride}, tensors, [2], [bias ? 4 : 3], bias ? [0, 1, 2, 3] : [0, 1, 2, -1]);
+  }
+}

@@ -1,11 +1,14 @@
 // uint8, int8 (per-tensor or per-channel weights) and 16x8 TRANSPOSE_CONV: TFLite 2.9's Prepare checks
 // and per-channel multipliers (input scale * filter scale / output scale, in double); the float prepare
-// (glue/conv_ops.cc) has computed the geometry and set the output shape.
+// (glue/conv_ops.cc) has computed the geometry and set the output shape. An 8-bit node with a constant
+// filter runs as an 8-bit matrix product (qtranspose_conv_gemm, the filter packed here); the others
+// scatter code by code.
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "glue/quantized_ops.h"
+#include "glue/scratch_buffer.h"
 #include "kernels/qtranspose_conv.h"
 
 namespace baton::builtin {
@@ -14,7 +17,15 @@ namespace {
 struct QTransposeConvState : OpState {
   QTransposeConvParams p;
   std::vector<int64_t> scratch;
+  QTransposeGemm gemm;        // the product's form: a constant 8-bit filter, packed
+  NodeScratch gemm_scratch;   // its products and sums, in the host's arena where it gives it
 };
+
+void quantized_transpose_conv_gemm_invoke(OpContext& ctx) {
+  auto& s = ctx.state<QTransposeConvState>();
+  qtranspose_conv_gemm(s.p, s.gemm, ctx.data<uint8_t>(ctx.input(2)), ctx.mutable_data<uint8_t>(ctx.output(0)),
+                       s.gemm_scratch.data(ctx), ctx.parallel());
+}
 
 void quantized_transpose_conv_invoke(OpContext& ctx) {
   auto& s = ctx.state<QTransposeConvState>();
@@ -84,6 +95,18 @@ void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams&
   for (int c = 0; c < channels; ++c) {
     p.mults.push_back(quantize_multiplier(static_cast<double>(in_scale) * static_cast<double>(fq.scale(c)) /
                                           static_cast<double>(out_scale)));
+  }
+  if (in_type != BATON_TYPE_INT16 && ctx.is_constant(filter)) {
+    baton_tensor* bias = ctx.optional_input(3);
+    if (bias && !ctx.is_constant(bias)) bias = nullptr;
+    if (bias || !ctx.optional_input(3)) {
+      qtranspose_gemm_prepare(p, ctx.data<uint8_t>(filter), bias ? ctx.data<int32_t>(bias) : nullptr, s.gemm);
+      s.gemm_scratch.prepare(ctx, qtranspose_gemm_scratch(p, s.gemm, ctx.workers()));
+      s.scratch = {};
+      ctx.release_constant(filter);  // invoke reads the packed copy
+      ctx.set_invoke(quantized_transpose_conv_gemm_invoke);
+      return;
+    }
   }
   s.scratch.assign(static_cast<size_t>(geometry.batch) * geometry.out_h * geometry.out_w * channels, 0);
   ctx.set_invoke(quantized_transpose_conv_invoke);

@@ -303,6 +303,14 @@ void float_tile(const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& 
   }
 }
 
+void int32_tile(const int32_t* tile, const TileSpot& t, const QGemmInt32Output& o) {
+  for (int i = 0; i < t.rows; ++i) {
+    int32_t* dst = o.out + static_cast<size_t>(t.row0 + i) * o.ldc + t.col0;
+    const int32_t row_term = wrap_mul(t.row_sum[i], o.b_zero);
+    for (int j = 0; j < t.cols; ++j) dst[j] = wrap_add(wrap_add(tile[i * kQGemmNR + j], o.col_offset[t.col0 + j]), -row_term);
+  }
+}
+
 void run_kernel(QuantIsa isa, const uint8_t* a, const int8_t* b, int k4, int32_t* tile) {
 #ifdef BATON_QUANT_X86
   if (isa == QuantIsa::kAvx512Vnni) return kernel_vnni(a, b, k4, tile);
@@ -322,6 +330,7 @@ void output_tile(QuantIsa isa, const int32_t* tile, const TileSpot& t, const QGe
 }
 
 void output_tile(QuantIsa, const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& o) { float_tile(tile, t, o); }
+void output_tile(QuantIsa, const int32_t* tile, const TileSpot& t, const QGemmInt32Output& o) { int32_tile(tile, t, o); }
 
 size_t align64(size_t n) { return (n + 63) & ~size_t{63}; }
 
@@ -450,6 +459,11 @@ void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_
 }
 
 void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmFloatOutput& out,
+           uint8_t* scratch, Parallel* parallel) {
+  qgemm_impl(isa, a, m, n, k, packed_b, out, scratch, parallel);
+}
+
+void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmInt32Output& out,
            uint8_t* scratch, Parallel* parallel) {
   qgemm_impl(isa, a, m, n, k, packed_b, out, scratch, parallel);
 }

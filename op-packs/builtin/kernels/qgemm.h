@@ -89,6 +89,16 @@ struct QGemmFloatOutput {
   int ldc = 0;
 };
 
+// The corrected sums themselves, in int32 (TRANSPOSE_CONV's products before it adds them up per output
+// pixel): out[m][n] = acc, wrapping as TFLite's int32 accumulators do. acc uses one A zero point for
+// every row (in col_offset) and b_zero, as the 8-bit output does.
+struct QGemmInt32Output {
+  const int32_t* col_offset = nullptr;
+  int32_t b_zero = 0;
+  int32_t* out = nullptr;
+  int ldc = 0;
+};
+
 // Bytes of scratch one worker needs for a product of depth k.
 size_t qgemm_scratch_per_worker(int k);
 
@@ -96,6 +106,8 @@ size_t qgemm_scratch_per_worker(int k);
 void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmRequantOutput& out,
            uint8_t* scratch, Parallel* parallel);
 void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmFloatOutput& out,
+           uint8_t* scratch, Parallel* parallel);
+void qgemm(QuantIsa isa, QGemmRows a, int m, int n, int k, const int8_t* packed_b, const QGemmInt32Output& out,
            uint8_t* scratch, Parallel* parallel);
 
 // Requantizes `count` int32 values with per-element (per-channel) multipliers and shifts, as the GEMM's

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "kernels/qconv.h"
+
 namespace baton::builtin {
 namespace {
 
@@ -53,7 +55,101 @@ void run(const QTransposeConvParams& p, const In* input, const Filter* filter, c
   }
 }
 
+size_t align64(size_t n) { return (n + 63) & ~size_t{63}; }
+
 }  // namespace
+
+void qtranspose_gemm_prepare(const QTransposeConvParams& p, const uint8_t* filter, const int32_t* bias,
+                             QTransposeGemm& g) {
+  const TransposeConvParams& geo = p.geo;
+  const int taps = geo.filter_h * geo.filter_w;
+  g.isa = best_quant_isa();
+  g.is_signed = p.type != QTransposeType::kUint8;
+  g.k = geo.in_c;
+  g.n = taps * geo.out_c;
+  // Row (tap, oc) of B is the filter's [oc][tap].
+  std::vector<uint8_t> rows(static_cast<size_t>(g.n) * g.k);
+  for (int t = 0; t < taps; ++t) {
+    for (int oc = 0; oc < geo.out_c; ++oc) {
+      std::copy_n(filter + (static_cast<size_t>(oc) * taps + t) * g.k, g.k,
+                  rows.begin() + (static_cast<size_t>(t) * geo.out_c + oc) * g.k);
+    }
+  }
+  g.packed.assign(qgemm_packed_b_size(g.n, g.k), 0);
+  std::vector<int32_t> col_sums(qgemm_n_padded(g.n), 0);
+  qgemm_pack_b(rows.data(), g.k, g.n, g.k, !g.is_signed, g.packed.data(), col_sums.data());
+  const int32_t a_zero = p.in_zero + (g.is_signed ? 128 : 0);
+  g.b_zero = g.is_signed ? p.filter_zero : p.filter_zero - 128;
+  g.col_offset.assign(col_sums.size(), 0);
+  qgemm_column_offsets(g.n, g.k, nullptr, col_sums.data(), a_zero, g.b_zero, g.col_offset.data());
+  g.bias.assign(geo.out_c, 0);
+  if (bias) std::copy_n(bias, geo.out_c, g.bias.begin());
+  g.multiplier.resize(geo.out_c);
+  g.shift.resize(geo.out_c);
+  for (int oc = 0; oc < geo.out_c; ++oc) {
+    g.multiplier[oc] = p.mults[oc].multiplier;
+    g.shift[oc] = p.mults[oc].shift;
+  }
+}
+
+size_t qtranspose_gemm_scratch(const QTransposeConvParams& p, const QTransposeGemm& g, int workers) {
+  const size_t products = align64(static_cast<size_t>(p.geo.in_h) * p.geo.in_w * g.n * sizeof(int32_t));
+  const size_t sums = align64(static_cast<size_t>(p.geo.out_c) * sizeof(int32_t)) * workers;
+  return products + sums + qgemm_scratch_per_worker(g.k) * workers;
+}
+
+void qtranspose_conv_gemm(const QTransposeConvParams& p, const QTransposeGemm& g, const uint8_t* input,
+                          uint8_t* output, uint8_t* scratch, Parallel* parallel) {
+  const TransposeConvParams& geo = p.geo;
+  const int workers = worker_count(parallel);
+  const int oc_count = geo.out_c;
+  auto* products = reinterpret_cast<int32_t*>(scratch);
+  uint8_t* sums_base = scratch + align64(static_cast<size_t>(geo.in_h) * geo.in_w * g.n * sizeof(int32_t));
+  const size_t sums_stride = align64(static_cast<size_t>(oc_count) * sizeof(int32_t));
+  uint8_t* gemm_scratch = sums_base + sums_stride * workers;
+  const size_t in_image = static_cast<size_t>(geo.in_h) * geo.in_w * geo.in_c;
+  const size_t out_image = static_cast<size_t>(geo.out_h) * geo.out_w * oc_count;
+  for (int b = 0; b < geo.batch; ++b) {
+    if (geo.in_c > 0) {
+      QGemmInt32Output out;
+      out.col_offset = g.col_offset.data();
+      out.b_zero = g.b_zero;
+      out.out = products;
+      out.ldc = g.n;
+      const QDenseRows rows{input + b * in_image, g.k};
+      qgemm(g.isa, rows.rows(g.is_signed), geo.in_h * geo.in_w, g.n, g.k, g.packed.data(), out, gemm_scratch, parallel);
+    }
+    uint8_t* image_out = output + b * out_image;
+    const int chunks = std::min(geo.out_h, 4 * workers);
+    parallel_run(parallel, chunks, [&](int task, int worker) {
+      auto* sum = reinterpret_cast<uint32_t*>(sums_base + sums_stride * worker);
+      const int y0 = static_cast<int>(static_cast<int64_t>(geo.out_h) * task / chunks);
+      const int y1 = static_cast<int>(static_cast<int64_t>(geo.out_h) * (task + 1) / chunks);
+      for (int oy = y0; oy < y1; ++oy) {
+        for (int ox = 0; ox < geo.out_w; ++ox) {
+          for (int oc = 0; oc < oc_count; ++oc) sum[oc] = static_cast<uint32_t>(g.bias[oc]);
+          // The input pixels and taps that land here: oy = iy * stride + ky - pad.
+          for (int ky = 0; geo.in_c > 0 && ky < geo.filter_h; ++ky) {
+            const int ty = oy + geo.pad_top - ky;
+            if (ty < 0 || ty % geo.stride_h != 0 || ty / geo.stride_h >= geo.in_h) continue;
+            const int iy = ty / geo.stride_h;
+            for (int kx = 0; kx < geo.filter_w; ++kx) {
+              const int tx = ox + geo.pad_left - kx;
+              if (tx < 0 || tx % geo.stride_w != 0 || tx / geo.stride_w >= geo.in_w) continue;
+              const int ix = tx / geo.stride_w;
+              const int32_t* src = products + (static_cast<size_t>(iy) * geo.in_w + ix) * g.n +
+                                   static_cast<size_t>(ky * geo.filter_w + kx) * oc_count;
+              for (int oc = 0; oc < oc_count; ++oc) sum[oc] += static_cast<uint32_t>(src[oc]);
+            }
+          }
+          requantize_row(g.isa, reinterpret_cast<const int32_t*>(sum), g.multiplier.data(), g.shift.data(), p.out_zero,
+                         p.lo, p.hi, false, image_out + (static_cast<size_t>(oy) * geo.out_w + ox) * oc_count,
+                         oc_count);
+        }
+      }
+    });
+  }
+}
 
 void qtranspose_conv(const QTransposeConvParams& p, const void* input, const void* filter, const void* bias,
                      void* output, int64_t* scratch) {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/parallel.h"
+#include "kernels/qgemm.h"
 #include "kernels/quant_math.h"
 #include "kernels/transpose_conv.h"
 
@@ -29,6 +31,31 @@ struct QTransposeConvParams {
 // `bias` is int32 (8-bit, kInt16Bias32) or int64 (kInt16), or null; `scratch` holds out elements of int64.
 void qtranspose_conv(const QTransposeConvParams& p, const void* input, const void* filter, const void* bias,
                      void* output, int64_t* scratch);
+
+// The 8-bit kernel for a constant filter, the same bits by another road: one 8-bit matrix product per
+// image (qgemm, int32 out) of the input pixels (m = in_h * in_w rows of in_c codes) by the filter seen as
+// n = filter_h * filter_w * out_c rows of in_c codes (tap-major), then per output pixel the sum of the
+// products that land on it (gathered, not scattered, so that threads split the output rows), the bias,
+// and TFLite's rescale per output channel. int32 sums wrap as TFLite's do; the order of the additions
+// does not change a wrapping sum.
+struct QTransposeGemm {
+  QuantIsa isa = QuantIsa::kScalar;
+  bool is_signed = false;
+  int n = 0, k = 0;
+  std::vector<int8_t> packed;
+  std::vector<int32_t> col_offset;
+  int32_t b_zero = 0;
+  std::vector<int32_t> bias;  // out_c values, zeros without a bias
+  std::vector<int32_t> multiplier, shift;  // out_c each
+};
+
+// Packs `filter` (uint8 or int8 codes, [out_c, filter_h, filter_w, in_c]) for p's 8-bit type.
+void qtranspose_gemm_prepare(const QTransposeConvParams& p, const uint8_t* filter, const int32_t* bias,
+                             QTransposeGemm& g);
+// Scratch bytes the kernel needs with `workers` workers (64-byte aligned start).
+size_t qtranspose_gemm_scratch(const QTransposeConvParams& p, const QTransposeGemm& g, int workers);
+void qtranspose_conv_gemm(const QTransposeConvParams& p, const QTransposeGemm& g, const uint8_t* input,
+                          uint8_t* output, uint8_t* scratch, Parallel* parallel);
 
 }  // namespace baton::builtin
 
