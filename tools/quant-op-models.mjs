@@ -164,3 +164,15 @@ for (const type of ['UINT8', 'INT8']) {
           {padding, stride_w: stride, stride_h: stride}, tensors, [2], [bias ? 4 : 3], bias ? [0, 1, 2, 3] : [0, 1, 2, -1]);
   }
 }
+// The same op with its filter a model input (the scatter kernel: nothing to pack at prepare).
+for (const type of ['UINT8', 'INT8']) {
+  const u = type === 'UINT8';
+  model(`transpose_conv_filter_input_${type.toLowerCase()}`, 'TRANSPOSE_CONV', u ? 1 : 2, 'TransposeConvOptions',
+        {padding: 'SAME', stride_w: 2, stride_h: 2},
+        [{shape: [4], type: 'INT32', data: i32([1, 10, 8, 7])},
+         {shape: [7, 3, 3, 5], type, scale: 0.006, zp: u ? 131 : 0},
+         {shape: [1, 5, 4, 5], type, scale: 0.04, zp: u ? 100 : -9},
+         {shape: [7], type: 'INT32', data: i32(Array.from({length: 7}, () => ri(-4000, 4000)))},
+         {shape: [1, 10, 8, 7], type, scale: 0.25, zp: u ? 120 : 4}],
+        [1, 2], [4], [0, 1, 2, 3]);
+}
