@@ -13,6 +13,7 @@
 #include "glue/quantized_ops.h"
 #include "kernels/parallel.h"
 #include "kernels/ql2norm.h"
+#include "kernels/qlookup.h"
 #include "kernels/unary.h"
 #include "baton/tflite_ops.h"
 
@@ -230,6 +231,7 @@ struct QLeakyReluState : OpState {
   QuantizedMultiplier identity, alpha;
   CodeRange range;
   bool is_signed = false;
+  uint8_t table[256] = {};  // 8-bit: the output code of every input code (finish_8bit)
 };
 
 template <typename T>
@@ -241,18 +243,33 @@ void qleaky_relu(const QLeakyReluState& s, const T* in, T* out, int64_t n) {
   }
 }
 
-void quantized_leaky_relu_invoke(OpContext& ctx) {
-  const auto& s = ctx.state<QLeakyReluState>();
+void int16_leaky_relu_invoke(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
-  const int64_t n = ctx.element_count(input);
-  if (ctx.type(input) == BATON_TYPE_INT16) {
-    return qleaky_relu(s, ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)), n);
-  }
-  if (s.is_signed) qleaky_relu(s, ctx.data<int8_t>(input), ctx.mutable_data<int8_t>(ctx.output(0)), n);
-  else qleaky_relu(s, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)), n);
+  qleaky_relu(ctx.state<QLeakyReluState>(), ctx.data<int16_t>(input), ctx.mutable_data<int16_t>(ctx.output(0)),
+              ctx.element_count(input));
 }
 
-// The multiplier and ranges both 8-bit paths share; returns the state for the caller to finish.
+void quantized_8bit_table_invoke(OpContext& ctx) {
+  baton_tensor* input = ctx.input(0);
+  apply_table(ctx.state<QLeakyReluState>().table, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)),
+              ctx.element_count(input));
+}
+
+// An 8-bit output depends on its input code alone: the rule runs once here on the 256 codes, and invoke
+// looks each code up (the same bytes).
+void finish_8bit(OpContext& ctx, QLeakyReluState& s) {
+  uint8_t codes[256];
+  for (int i = 0; i < 256; ++i) codes[i] = static_cast<uint8_t>(i);
+  if (s.is_signed) {
+    qleaky_relu(s, reinterpret_cast<const int8_t*>(codes), reinterpret_cast<int8_t*>(s.table), 256);
+  } else {
+    qleaky_relu(s, codes, s.table, 256);
+  }
+  ctx.set_invoke(quantized_8bit_table_invoke);
+}
+
+// The multiplier and ranges both 8-bit paths share; returns the state for the caller to finish
+// (finish_8bit).
 QLeakyReluState& prepare_rescale(OpContext& ctx, ActQuant* out_quant) {
   baton_tensor* input = ctx.input(0);
   baton_tensor* output = ctx.output(0);
@@ -265,7 +282,6 @@ QLeakyReluState& prepare_rescale(OpContext& ctx, ActQuant* out_quant) {
   s.range = code_range(qi.is_signed);
   s.is_signed = qi.is_signed;
   ctx.set_output_shape(output, ctx.shape(input));
-  ctx.set_invoke(quantized_leaky_relu_invoke);
   *out_quant = qo;
   return s;
 }
@@ -279,6 +295,7 @@ void quantized_relu_prepare(OpContext& ctx) {
                                      : code == BATON_OP_RELU6 ? BATON_ACT_RELU6
                                                           : BATON_ACT_RELU_N1_TO_1,
                                      qo);
+  finish_8bit(ctx, s);
 }
 
 // int16 (16x8): the 8-bit rule with zero points 0, clamped to int16. Returns the state with the
@@ -302,7 +319,7 @@ QLeakyReluState& int16_rescale_prepare(OpContext& ctx, float scales[2]) {
   s.alpha = s.identity;
   s.range = {-32768, 32767};
   ctx.set_output_shape(output, ctx.shape(input));
-  ctx.set_invoke(quantized_leaky_relu_invoke);
+  ctx.set_invoke(int16_leaky_relu_invoke);
   return s;
 }
 
@@ -333,6 +350,7 @@ void leaky_relu_prepare(OpContext& ctx) {
   auto& s = prepare_rescale(ctx, &qo);
   const float in_scale = ctx.act_quant(input, "input").scale;
   s.alpha = quantize_multiplier(in_scale * alpha / qo.scale);
+  finish_8bit(ctx, s);
 }
 
 void leaky_relu_invoke(OpContext& ctx) {

@@ -28,12 +28,20 @@ void pool_pixel(const QPoolParams& q, const T* window, int rows, int cols, int c
         }
       }
     }
-    for (int c = 0; c < n; ++c) {
-      int32_t v = acc[c];
-      if constexpr (!kMax) {
-        if (count > 0) v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count;
+    if constexpr (kMax) {
+      for (int c = 0; c < n; ++c) out[c0 + c] = static_cast<T>(std::clamp(acc[c], q.lo, q.hi));
+    } else {
+      // (v +- count / 2) / count, truncated: the magnitude's quotient, divided in double (exact: the
+      // quotient is at most 256, so its rounding error is far below 1 / count), which vectorises where
+      // an integer division does not.
+      const double divisor = count > 0 ? count : 1;
+      const int32_t half = count / 2;
+      for (int c = 0; c < n; ++c) {
+        const int32_t v = acc[c];
+        const int32_t magnitude = static_cast<int32_t>(static_cast<double>((v < 0 ? -v : v) + half) / divisor);
+        const int32_t avg = count > 0 ? (v < 0 ? -magnitude : magnitude) : v;
+        out[c0 + c] = static_cast<T>(std::clamp(avg, q.lo, q.hi));
       }
-      out[c0 + c] = static_cast<T>(std::clamp(v, q.lo, q.hi));
     }
   }
 }
