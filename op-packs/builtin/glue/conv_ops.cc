@@ -206,7 +206,23 @@ void depthwise_invoke(OpContext& ctx) {
 
 struct TransposeConvState : OpState {
   TransposeConvParams params;
+  TransposeConvGemm gemm;  // the product form's packed filter (a constant filter)
+  NodeScratch scratch;     // its products
 };
+
+void transpose_conv_invoke(OpContext& ctx) {
+  const auto& p = ctx.state<TransposeConvState>().params;
+  baton_tensor* bias = ctx.optional_input(3);
+  transpose_conv2d(p, ctx.data<float>(ctx.input(2)), ctx.data<float>(ctx.input(1)),
+                   bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.output(0)));
+}
+
+void transpose_conv_gemm_invoke(OpContext& ctx) {
+  auto& s = ctx.state<TransposeConvState>();
+  baton_tensor* bias = ctx.optional_input(3);
+  transpose_conv2d_gemm(s.params, s.gemm, ctx.data<float>(ctx.input(2)), bias ? ctx.data<float>(bias) : nullptr,
+                        ctx.mutable_data<float>(ctx.output(0)), s.scratch.as<float>(ctx), ctx.parallel());
+}
 
 void transpose_conv_prepare(OpContext& ctx) {
   baton_tensor* output_shape = ctx.input(0);
@@ -250,13 +266,17 @@ void transpose_conv_prepare(OpContext& ctx) {
     return quantized_transpose_conv_prepare(ctx, p);
   }
   check_bias(ctx, 3, p.out_c);
-}
-
-void transpose_conv_invoke(OpContext& ctx) {
-  const auto& p = ctx.state<TransposeConvState>().params;
-  baton_tensor* bias = ctx.optional_input(3);
-  transpose_conv2d(p, ctx.data<float>(ctx.input(2)), ctx.data<float>(ctx.input(1)),
-                   bias ? ctx.data<float>(bias) : nullptr, ctx.mutable_data<float>(ctx.output(0)));
+  // A constant filter: one matrix product per image (kernels/transpose_conv.h), unless its products
+  // would take too much memory.
+  auto& s = ctx.state<TransposeConvState>();
+  if (ctx.is_constant(filter) && transpose_conv_products_bytes(p, sizeof(float)) <= kTransposeProductsLimit) {
+    transpose_conv_gemm_prepare(p, ctx.data<float>(filter), s.gemm);
+    s.scratch.prepare(ctx, sizeof(float) * transpose_conv_gemm_scratch_floats(p, s.gemm, ctx.workers()));
+    ctx.release_constant(filter);  // invoke reads the packed copy
+    ctx.set_invoke(transpose_conv_gemm_invoke);
+  } else {
+    ctx.set_invoke(transpose_conv_invoke);
+  }
 }
 
 constexpr OpDef kOps[] = {

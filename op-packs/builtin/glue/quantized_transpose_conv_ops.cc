@@ -96,10 +96,8 @@ void quantized_transpose_conv_prepare(OpContext& ctx, const TransposeConvParams&
     p.mults.push_back(quantize_multiplier(static_cast<double>(in_scale) * static_cast<double>(fq.scale(c)) /
                                           static_cast<double>(out_scale)));
   }
-  // The product form keeps every input pixel's products (taps x channels int32 each, as TFLite's own
-  // col2im buffer): past 64 MiB of them (a huge kernel over a large input) the scatter runs instead.
-  const double products_bytes = 4.0 * geometry.in_h * geometry.in_w * geometry.filter_h * geometry.filter_w * channels;
-  if (in_type != BATON_TYPE_INT16 && ctx.is_constant(filter) && products_bytes <= 64.0 * 1024 * 1024) {
+  if (in_type != BATON_TYPE_INT16 && ctx.is_constant(filter) &&
+      transpose_conv_products_bytes(geometry, sizeof(int32_t)) <= kTransposeProductsLimit) {
     baton_tensor* bias = ctx.optional_input(3);
     if (bias && !ctx.is_constant(bias)) bias = nullptr;
     if (bias || !ctx.optional_input(3)) {

@@ -128,19 +128,11 @@ void qtranspose_conv_gemm(const QTransposeConvParams& p, const QTransposeGemm& g
       for (int oy = y0; oy < y1; ++oy) {
         for (int ox = 0; ox < geo.out_w; ++ox) {
           for (int oc = 0; oc < oc_count; ++oc) sum[oc] = static_cast<uint32_t>(g.bias[oc]);
-          // The input pixels and taps that land here: oy = iy * stride + ky - pad.
-          for (int ky = 0; geo.in_c > 0 && ky < geo.filter_h; ++ky) {
-            const int ty = oy + geo.pad_top - ky;
-            if (ty < 0 || ty % geo.stride_h != 0 || ty / geo.stride_h >= geo.in_h) continue;
-            const int iy = ty / geo.stride_h;
-            for (int kx = 0; kx < geo.filter_w; ++kx) {
-              const int tx = ox + geo.pad_left - kx;
-              if (tx < 0 || tx % geo.stride_w != 0 || tx / geo.stride_w >= geo.in_w) continue;
-              const int ix = tx / geo.stride_w;
-              const int32_t* src = products + (static_cast<size_t>(iy) * geo.in_w + ix) * g.n +
-                                   static_cast<size_t>(ky * geo.filter_w + kx) * oc_count;
+          if (geo.in_c > 0) {
+            for_each_landing(geo, oy, ox, [&](size_t pixel, int tap) {
+              const int32_t* src = products + pixel * g.n + static_cast<size_t>(tap) * oc_count;
               for (int oc = 0; oc < oc_count; ++oc) sum[oc] += static_cast<uint32_t>(src[oc]);
-            }
+            });
           }
           requantize_row(g.isa, reinterpret_cast<const int32_t*>(sum), g.multiplier.data(), g.shift.data(), p.out_zero,
                          p.lo, p.hi, false, image_out + (static_cast<size_t>(oy) * geo.out_w + ox) * oc_count,

@@ -1,6 +1,9 @@
 #include "kernels/transpose_conv.h"
 
+#include <algorithm>
 #include <cstddef>
+
+#include "kernels/gemm.h"
 
 namespace baton::builtin {
 
@@ -44,6 +47,61 @@ void transpose_conv2d(const TransposeConvParams& p, const float* input, const fl
     for (int o = 0; o < p.out_c; ++o) {
       out[o] = clamp_activation(out[o] + (bias ? bias[o] : 0.0f), p.range);
     }
+  }
+}
+
+void transpose_conv_gemm_prepare(const TransposeConvParams& p, const float* filter, TransposeConvGemm& g) {
+  const int taps = p.filter_h * p.filter_w;
+  g.n = taps * p.out_c;
+  // Row (tap, oc) of B is the filter's [oc][tap].
+  std::vector<float> rows(static_cast<size_t>(g.n) * p.in_c);
+  for (int t = 0; t < taps; ++t) {
+    for (int oc = 0; oc < p.out_c; ++oc) {
+      std::copy_n(filter + (static_cast<size_t>(oc) * taps + t) * p.in_c, p.in_c,
+                  rows.begin() + (static_cast<size_t>(t) * p.out_c + oc) * p.in_c);
+    }
+  }
+  g.packed.assign(gemm_packed_b_size(g.n, p.in_c), 0.0f);
+  gemm_pack_b(rows.data(), p.in_c, g.n, p.in_c, g.packed.data());
+}
+
+size_t transpose_conv_gemm_scratch_floats(const TransposeConvParams& p, const TransposeConvGemm& g, int workers) {
+  const size_t products = (static_cast<size_t>(p.in_h) * p.in_w * g.n + 15) / 16 * 16;
+  return products + gemm_scratch_per_worker() * workers;
+}
+
+void transpose_conv2d_gemm(const TransposeConvParams& p, const TransposeConvGemm& g, const float* input,
+                           const float* bias, float* output, float* scratch, Parallel* parallel) {
+  float* products = scratch;
+  float* gemm_scratch = scratch + (static_cast<size_t>(p.in_h) * p.in_w * g.n + 15) / 16 * 16;
+  const size_t in_image = static_cast<size_t>(p.in_h) * p.in_w * p.in_c;
+  const size_t out_image = static_cast<size_t>(p.out_h) * p.out_w * p.out_c;
+  const int oc_count = p.out_c;
+  for (int b = 0; b < p.batch; ++b) {
+    if (p.in_c > 0) {
+      const DenseRows rows{input + b * in_image, p.in_c};
+      gemm(rows.source(), p.in_h * p.in_w, g.n, p.in_c, g.packed.data(), products, g.n, GemmEpilogue{}, gemm_scratch,
+           parallel);
+    }
+    float* image_out = output + b * out_image;
+    const int chunks = std::min(p.out_h, 4 * worker_count(parallel));
+    parallel_run(parallel, chunks, [&](int task, int) {
+      const int y0 = static_cast<int>(static_cast<int64_t>(p.out_h) * task / chunks);
+      const int y1 = static_cast<int>(static_cast<int64_t>(p.out_h) * (task + 1) / chunks);
+      for (int oy = y0; oy < y1; ++oy) {
+        for (int ox = 0; ox < p.out_w; ++ox) {
+          float* out = image_out + (static_cast<size_t>(oy) * p.out_w + ox) * oc_count;
+          for (int oc = 0; oc < oc_count; ++oc) out[oc] = bias ? bias[oc] : 0.0f;
+          if (p.in_c > 0) {
+            for_each_landing(p, oy, ox, [&](size_t pixel, int tap) {
+              const float* src = products + pixel * g.n + static_cast<size_t>(tap) * oc_count;
+              for (int oc = 0; oc < oc_count; ++oc) out[oc] += src[oc];
+            });
+          }
+          for (int oc = 0; oc < oc_count; ++oc) out[oc] = clamp_activation(out[oc], p.range);
+        }
+      }
+    });
   }
 }
 
