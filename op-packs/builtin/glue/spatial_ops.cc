@@ -76,7 +76,7 @@ void resize_nearest_invoke(OpContext& ctx) {
     for (int64_t r : st.rows) {
       const uint8_t* row = src + static_cast<size_t>((b * st.in_h + r) * st.in_w) * pixel;
       for (int64_t c : st.cols) {
-        std::memcpy(dst, row + static_cast<size_t>(c) * pixel, pixel);
+        copy_run(dst, row + static_cast<size_t>(c) * pixel, pixel);
         dst += pixel;
       }
     }
@@ -194,7 +194,7 @@ void batch_space_invoke(OpContext& ctx) {
             });
             continue;
           }
-          std::memcpy(o, src + static_cast<size_t>((b * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
+          copy_run(o, src + static_cast<size_t>((b * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
         }
       }
     }
@@ -206,8 +206,8 @@ void batch_space_invoke(OpContext& ctx) {
       for (int64_t x = 0; x < st.out_w; ++x) {
         const int64_t px = x + st.before_w, sx = px % st.block_w, ix = px / st.block_w;
         const int64_t ib = (sy * st.block_w + sx) * st.batch + b;
-        std::memcpy(dst + static_cast<size_t>((b * st.out_h + y) * st.out_w + x) * pixel,
-                    src + static_cast<size_t>((ib * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
+        copy_run(dst + static_cast<size_t>((b * st.out_h + y) * st.out_w + x) * pixel,
+                 src + static_cast<size_t>((ib * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
       }
     }
   }

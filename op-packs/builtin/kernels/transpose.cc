@@ -57,10 +57,9 @@ void depth_to_space(int batch, int in_h, int in_w, int in_c, int block, const vo
         for (int x = 0; x < in_w; ++x) {
           const unsigned char* pixel =
               src + ((static_cast<size_t>(b) * in_h + y) * in_w + x) * in_c * element_size;
-          for (int dx = 0; dx < block; ++dx) {
-            std::memcpy(dst, pixel + static_cast<size_t>(dy * block + dx) * run, run);
-            dst += run;
-          }
+          // Its channels of this dy, for every dx, lie side by side in both tensors.
+          copy_run(dst, pixel + static_cast<size_t>(dy) * block * run, block * run);
+          dst += block * run;
         }
       }
     }
