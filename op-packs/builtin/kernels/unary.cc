@@ -46,51 +46,84 @@ BATON_DISPATCH_WIDTHS(void, logistic_vector, (const float* in, float* out, int64
 BATON_DISPATCH_WIDTHS(void, exp_vector, (const float* in, float* out, int64_t n), (in, out, n))
 BATON_DISPATCH_WIDTHS(void, gelu_approximate_vector, (const float* in, float* out, int64_t n), (in, out, n))
 
-// SOFTMAX W lanes at a time: the row's maximum, exp((x - max) * beta) by exp_lanes into the output with
-// the sum in W partial sums (the tail block's padding lanes left out of it), then each scaled by 1 / sum.
+// A row's maximum, W lanes at a time.
 template <int W>
-BATON_INLINE void softmax_rows_impl(const float* in, float* out, int64_t rows, int64_t depth, float beta) {
+BATON_INLINE float row_max(const float* x, int64_t depth) {
   using V = typename Lanes<W>::F;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = in + r * depth;
-    float* y = out + r * depth;
-    float max = x[0];
-    int64_t i = 0;
-    if (depth >= W) {
-      V m;
-      std::memcpy(&m, x, sizeof(m));
-      for (i = W; i + W <= depth; i += W) {
-        V v;
-        std::memcpy(&v, x + i, sizeof(v));
-        m = m > v ? m : v;
-      }
-      for (int j = 0; j < W; ++j) max = std::max(max, m[j]);
-    }
-    for (; i < depth; ++i) max = std::max(max, x[i]);
-    V sums = {};
-    for (i = 0; i + W <= depth; i += W) {
+  float max = x[0];
+  int64_t i = 0;
+  if (depth >= W) {
+    V m;
+    std::memcpy(&m, x, sizeof(m));
+    for (i = W; i + W <= depth; i += W) {
       V v;
       std::memcpy(&v, x + i, sizeof(v));
-      v = exp_lanes<V, kFlushTiny>((v - max) * beta);
-      std::memcpy(y + i, &v, sizeof(v));
-      sums += v;
+      m = m > v ? m : v;
     }
-    float sum = 0.0f;
-    for (int j = 0; j < W; ++j) sum += sums[j];
-    if (i < depth) {
-      float block[W] = {};
-      std::memcpy(block, x + i, sizeof(float) * (depth - i));
-      V v;
-      std::memcpy(&v, block, sizeof(v));
-      v = exp_lanes<V, kFlushTiny>((v - max) * beta);
-      for (int j = 0; j < depth - i; ++j) sum += v[j];
+    for (int j = 0; j < W; ++j) max = std::max(max, m[j]);
+  }
+  for (; i < depth; ++i) max = std::max(max, x[i]);
+  return max;
+}
+
+// The sum over a row of exp((x - max) * beta) by exp_lanes, in W partial sums (the tail block's padding
+// lanes left out of it); each exp also goes to y when y is given.
+template <int W>
+BATON_INLINE float exp_sum(const float* x, float* y, int64_t depth, float max, float beta) {
+  using V = typename Lanes<W>::F;
+  V sums = {};
+  int64_t i = 0;
+  for (; i + W <= depth; i += W) {
+    V v;
+    std::memcpy(&v, x + i, sizeof(v));
+    v = exp_lanes<V, kFlushTiny>((v - max) * beta);
+    if (y) std::memcpy(y + i, &v, sizeof(v));
+    sums += v;
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < W; ++j) sum += sums[j];
+  if (i < depth) {
+    float block[W] = {};
+    std::memcpy(block, x + i, sizeof(float) * (depth - i));
+    V v;
+    std::memcpy(&v, block, sizeof(v));
+    v = exp_lanes<V, kFlushTiny>((v - max) * beta);
+    for (int j = 0; j < depth - i; ++j) sum += v[j];
+    if (y) {
       std::memcpy(block, &v, sizeof(v));
       std::memcpy(y + i, block, sizeof(float) * (depth - i));
     }
-    const float inv = 1.0f / sum;
-    for (i = 0; i < depth; ++i) y[i] *= inv;
+  }
+  return sum;
+}
+
+// SOFTMAX W lanes at a time: the row's maximum, the exps into the output with their sum, then each
+// scaled by 1 / sum.
+template <int W>
+BATON_INLINE void softmax_rows_impl(const float* in, float* out, int64_t rows, int64_t depth, float beta) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    const float inv = 1.0f / exp_sum<W>(x, y, depth, row_max<W>(x, depth), beta);
+    for (int64_t i = 0; i < depth; ++i) y[i] *= inv;
   }
 }
+
+// LOG_SOFTMAX: x - max - log(sum of exp(x - max)), the sum as SOFTMAX's (its flushed tiny terms cannot
+// move a sum of at least 1).
+template <int W>
+BATON_INLINE void log_softmax_rows_impl(const float* in, float* out, int64_t rows, int64_t depth) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    const float max = row_max<W>(x, depth);
+    const float log_sum = std::log(exp_sum<W>(x, nullptr, depth, max, 1.0f));
+    for (int64_t i = 0; i < depth; ++i) y[i] = x[i] - max - log_sum;
+  }
+}
+
+BATON_DISPATCH_WIDTHS(void, log_softmax_rows, (const float* in, float* out, int64_t rows, int64_t depth),
+                      (in, out, rows, depth))
 
 BATON_DISPATCH_WIDTHS(void, softmax_rows, (const float* in, float* out, int64_t rows, int64_t depth, float beta),
                       (in, out, rows, depth, beta))
@@ -140,16 +173,7 @@ void softmax(const float* in, float* out, int64_t rows, int64_t depth, float bet
 }
 
 void log_softmax(const float* in, float* out, int64_t rows, int64_t depth) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = in + r * depth;
-    float* y = out + r * depth;
-    float max = x[0];
-    for (int64_t i = 1; i < depth; ++i) max = std::max(max, x[i]);
-    float sum = 0.0f;
-    for (int64_t i = 0; i < depth; ++i) sum += std::exp(x[i] - max);
-    const float log_sum = std::log(sum);
-    for (int64_t i = 0; i < depth; ++i) y[i] = x[i] - max - log_sum;
-  }
+  if (depth > 0) log_softmax_rows(in, out, rows, depth);
 }
 
 void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth) {
