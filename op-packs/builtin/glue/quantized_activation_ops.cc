@@ -111,7 +111,16 @@ void quantized_div_invoke(OpContext& ctx) {
 struct QPreluState : OpState {
   QPreluParams p;
   IndexPlan plan;
+  std::vector<uint8_t> table;  // a constant alpha of at most kPreluTableAlphas elements: qprelu_table
 };
+
+// 1024 alphas make a 256 KiB table (a channel's slope each, for up to 1024 channels).
+constexpr int64_t kPreluTableAlphas = 1024;
+
+void quantized_prelu_table_invoke(OpContext& ctx) {
+  const auto& s = ctx.state<QPreluState>();
+  qprelu_lookup(s.plan, s.table.data(), ctx.data<uint8_t>(ctx.input(0)), ctx.mutable_data<uint8_t>(ctx.output(0)));
+}
 
 void quantized_prelu_invoke(OpContext& ctx) {
   const auto& s = ctx.state<QPreluState>();
@@ -225,6 +234,14 @@ void quantized_prelu_prepare(OpContext& ctx, std::span<const int32_t> out_shape)
   s.p.positive = quantize_multiplier(qi.scale / qo.scale);
   s.p.negative = quantize_multiplier(qi.scale * qa.scale / qo.scale);
   s.plan = plan_two(ctx, out_shape);
+  const int64_t alphas = ctx.element_count(alpha);
+  if (ctx.is_constant(alpha) && alphas <= kPreluTableAlphas) {
+    s.table.assign(static_cast<size_t>(alphas) * 256, 0);
+    qprelu_table(s.p, ctx.data<uint8_t>(alpha), alphas, s.table.data());
+    ctx.set_invoke(quantized_prelu_table_invoke);
+    return;
+  }
+  s.table = {};
   ctx.set_invoke(quantized_prelu_invoke);
 }
 

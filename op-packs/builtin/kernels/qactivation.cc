@@ -70,18 +70,31 @@ void hard_swish_typed(const QHardSwishParams& p, const T* in, T* out, int64_t n)
 }
 
 template <typename T>
-void prelu_typed(const QPreluParams& p, const IndexPlan& plan, const T* in, const T* alpha, T* out) {
+T prelu_code(const QPreluParams& p, T in, T alpha) {
   constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-  for_each_index(plan, [&](int64_t o, int64_t i, int64_t a, int64_t) {
-    const int32_t x = static_cast<int32_t>(in[i]) - p.in_zero;
-    int32_t v;
-    if (x >= 0) {
-      v = multiply_by_quantized_multiplier(x, p.positive);
-    } else {
-      v = multiply_by_quantized_multiplier(x * (static_cast<int32_t>(alpha[a]) - p.alpha_zero), p.negative);
+  const int32_t x = static_cast<int32_t>(in) - p.in_zero;
+  int32_t v;
+  if (x >= 0) {
+    v = multiply_by_quantized_multiplier(x, p.positive);
+  } else {
+    v = multiply_by_quantized_multiplier(x * (static_cast<int32_t>(alpha) - p.alpha_zero), p.negative);
+  }
+  return static_cast<T>(std::clamp(v + p.out_zero, lo, hi));
+}
+
+template <typename T>
+void prelu_typed(const QPreluParams& p, const IndexPlan& plan, const T* in, const T* alpha, T* out) {
+  for_each_index(plan, [&](int64_t o, int64_t i, int64_t a, int64_t) { out[o] = prelu_code(p, in[i], alpha[a]); });
+}
+
+template <typename T>
+void prelu_table_typed(const QPreluParams& p, const T* alpha, int64_t alpha_count, uint8_t* table) {
+  for (int64_t a = 0; a < alpha_count; ++a) {
+    for (int code = 0; code < 256; ++code) {
+      const T in = static_cast<T>(static_cast<uint8_t>(code));
+      table[a * 256 + code] = static_cast<uint8_t>(prelu_code(p, in, alpha[a]));
     }
-    out[o] = static_cast<T>(std::clamp(v + p.out_zero, lo, hi));
-  });
+  }
 }
 
 template <typename T>
@@ -192,6 +205,15 @@ void qprelu(const QPreluParams& p, const IndexPlan& plan, const uint8_t* in, con
   } else {
     prelu_typed(p, plan, in, alpha, out);
   }
+}
+
+void qprelu_table(const QPreluParams& p, const uint8_t* alpha, int64_t alpha_count, uint8_t* table) {
+  if (p.is_signed) prelu_table_typed(p, reinterpret_cast<const int8_t*>(alpha), alpha_count, table);
+  else prelu_table_typed(p, alpha, alpha_count, table);
+}
+
+void qprelu_lookup(const IndexPlan& plan, const uint8_t* table, const uint8_t* in, uint8_t* out) {
+  for_each_index(plan, [&](int64_t o, int64_t i, int64_t a, int64_t) { out[o] = table[a * 256 + in[i]]; });
 }
 
 void qsquared_difference_prepare(QSquaredDifferenceParams& p, float a_scale, float b_scale, float out_scale) {

@@ -75,6 +75,10 @@ struct QPreluParams {
 
 // Input 0 of the plan is the input, input 1 the alpha.
 void qprelu(const QPreluParams& p, const IndexPlan& plan, const uint8_t* in, const uint8_t* alpha, uint8_t* out);
+// With a constant alpha: the output code of every input code for each alpha element, made once
+// (alpha_count * 256 bytes), and the lookup that replaces qprelu with it (the same bytes).
+void qprelu_table(const QPreluParams& p, const uint8_t* alpha, int64_t alpha_count, uint8_t* table);
+void qprelu_lookup(const IndexPlan& plan, const uint8_t* table, const uint8_t* in, uint8_t* out);
 
 struct QSquaredDifferenceParams {
   int32_t a_zero = 0, b_zero = 0, out_zero = 0;
