@@ -35,11 +35,22 @@ BATON_INLINE void gelu_approximate_vector_impl(const float* in, float* out, int6
     return 0.5f * x * (1.0f + tanh_lanes(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
   });
 }
+// TFLite's order of operations: x * relu6(x + 3), then / 6.
+template <int W>
+BATON_INLINE void hard_swish_vector_impl(const float* in, float* out, int64_t n) {
+  map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA {
+    using V = decltype(x);
+    const V zero = V{} + 0.0f, six = V{} + 6.0f, r = x + 3.0f;
+    const V relu6 = r < zero ? zero : (r > six ? six : r);
+    return x * relu6 / 6.0f;
+  });
+}
 template <int W>
 BATON_INLINE void gelu_vector_impl(const float* in, float* out, int64_t n) {
   map_lanes<W>(in, out, n, [](auto x) BATON_LAMBDA { return gelu_lanes(x); });
 }
 
+BATON_DISPATCH_WIDTHS(void, hard_swish_vector, (const float* in, float* out, int64_t n), (in, out, n))
 BATON_DISPATCH_WIDTHS(void, gelu_vector, (const float* in, float* out, int64_t n), (in, out, n))
 BATON_DISPATCH_WIDTHS(void, tanh_vector, (const float* in, float* out, int64_t n), (in, out, n))
 BATON_DISPATCH_WIDTHS(void, logistic_vector, (const float* in, float* out, int64_t n), (in, out, n))
@@ -145,9 +156,7 @@ void unary(VectorIsa isa, UnaryOp op, const float* in, float* out, int64_t n) {
       return map(in, out, n, [](float x) { return std::min(std::max(x, -1.0f), 1.0f); });
     case UnaryOp::kLogistic: return logistic_vector_for(isa)(in, out, n);
     case UnaryOp::kTanh: return tanh_vector_for(isa)(in, out, n);
-    case UnaryOp::kHardSwish:
-      // TFLite's order of operations: x * relu6(x + 3), then / 6.
-      return map(in, out, n, [](float x) { return x * std::min(6.0f, std::max(0.0f, x + 3.0f)) / 6.0f; });
+    case UnaryOp::kHardSwish: return hard_swish_vector_for(isa)(in, out, n);
     case UnaryOp::kRsqrt: return map(in, out, n, [](float x) { return 1.0f / std::sqrt(x); });
     case UnaryOp::kLog: return map(in, out, n, [](float x) { return std::log(x); });
     case UnaryOp::kSquare: return map(in, out, n, [](float x) { return x * x; });
