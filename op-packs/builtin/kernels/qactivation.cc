@@ -222,14 +222,17 @@ void qsquared_difference_prepare(QSquaredDifferenceParams& p, float a_scale, flo
   p.a_mult = quantize_multiplier(a_scale / twice_max);
   p.b_mult = quantize_multiplier(b_scale / twice_max);
   p.out_mult = quantize_multiplier((twice_max * twice_max) / ((1 << (kLeftShift * 2)) * out_scale));
+  for (int byte = 0; byte < 256; ++byte) {
+    const int32_t code = static_cast<int8_t>(byte);
+    p.a_rescaled[byte] = multiply_by_quantized_multiplier((code - p.a_zero) * (1 << kLeftShift), p.a_mult);
+    p.b_rescaled[byte] = multiply_by_quantized_multiplier((code - p.b_zero) * (1 << kLeftShift), p.b_mult);
+  }
 }
 
 void qsquared_difference_i8(const QSquaredDifferenceParams& p, const IndexPlan& plan, const int8_t* a,
                             const int8_t* b, int8_t* out) {
   for_each_index(plan, [&](int64_t o, int64_t i, int64_t j, int64_t) {
-    const int32_t av = multiply_by_quantized_multiplier((static_cast<int32_t>(a[i]) - p.a_zero) * (1 << 7), p.a_mult);
-    const int32_t bv = multiply_by_quantized_multiplier((static_cast<int32_t>(b[j]) - p.b_zero) * (1 << 7), p.b_mult);
-    const int32_t diff = av - bv;
+    const int32_t diff = p.a_rescaled[static_cast<uint8_t>(a[i])] - p.b_rescaled[static_cast<uint8_t>(b[j])];
     const int32_t v = multiply_by_quantized_multiplier(diff * diff, p.out_mult) + p.out_zero;
     out[o] = static_cast<int8_t>(std::clamp(v, -128, 127));
   });

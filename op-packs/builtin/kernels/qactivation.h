@@ -83,8 +83,11 @@ void qprelu_lookup(const IndexPlan& plan, const uint8_t* table, const uint8_t* i
 struct QSquaredDifferenceParams {
   int32_t a_zero = 0, b_zero = 0, out_zero = 0;
   QuantizedMultiplier a_mult, b_mult, out_mult;
+  // Each operand's rescaled value of every code (indexed by the code's byte), made by the prepare.
+  int32_t a_rescaled[256] = {}, b_rescaled[256] = {};
 };
 
+// The multipliers and the rescaled tables; the zero points must be set first.
 void qsquared_difference_prepare(QSquaredDifferenceParams& p, float a_scale, float b_scale, float out_scale);
 void qsquared_difference_i8(const QSquaredDifferenceParams& p, const IndexPlan& plan, const int8_t* a,
                             const int8_t* b, int8_t* out);
