@@ -523,6 +523,58 @@ if (bench) {
   b('max_pool_2d_i8', 'MAX_POOL_2D', ['Pool2DOptions', {padding: 'VALID', stride_w: 2, stride_h: 2, filter_width: 2, filter_height: 2, fused_activation_function: 'NONE'}],
     [q8([1, 112, 112, 32]), q8([1, 56, 56, 32])], 2);
   b('softmax_i8', 'SOFTMAX', ['SoftmaxOptions', {beta: 1}], [q8([4, 128, 128]), q8([4, 128, 128], 1 / 256, -128)], 2);
+  // The other 8-bit ops of detectors and segmenters (SSD-MobileNetV3's squeeze-excite MUL and ADD, the
+  // YOLO heads' pads, slices and upsampling, decoder up-convolutions), at their sizes.
+  b('mul_i8_broadcast', 'MUL', ['MulOptions', none], [q8([1, 28, 28, 96]), q8([1, 1, 1, 96], 1 / 256, -128), q8([1, 28, 28, 96], 0.05, -3)], 2);
+  b('add_i8_broadcast', 'ADD', ['AddOptions', none], [q8([1, 28, 28, 96]), q8([1, 1, 1, 96], 0.02, 5), q8([1, 28, 28, 96], 0.06, -2)], 2);
+  b('sub_i8', 'SUB', ['SubOptions', none], [q8([256, 256]), q8([256, 256], 0.07, 9), q8([256, 256], 0.1, -1)], 2);
+  b('resize_nearest_i8', 'RESIZE_NEAREST_NEIGHBOR', ['ResizeNearestNeighborOptions', {align_corners: false, half_pixel_centers: false}],
+    [q8([1, 40, 40, 64]), C([2], 'INT32', i32([80, 80])), q8([1, 80, 80, 64])], 3);
+  b('pad_i8', 'PAD', null, [q8([1, 80, 80, 32]), C([4, 2], 'INT32', i32([0, 0, 1, 1, 1, 1, 0, 0])), q8([1, 82, 82, 32])], 2);
+  b('strided_slice_i8', 'STRIDED_SLICE', ['StridedSliceOptions', {}],
+    [q8([1, 320, 320, 3]), C([4], 'INT32', i32([0, 0, 0, 0])), C([4], 'INT32', i32([1, 320, 320, 3])), C([4], 'INT32', i32([1, 2, 2, 1])), q8([1, 160, 160, 3])], 2);
+  b('average_pool_2d_i8', 'AVERAGE_POOL_2D', ['Pool2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, filter_width: 3, filter_height: 3, fused_activation_function: 'NONE'}],
+    [q8([1, 56, 56, 32]), q8([1, 56, 56, 32])], 2);
+  b('tanh_i8', 'TANH', null, [q8([128, 512]), q8([128, 512], 1 / 128, 0)], 2);
+  b('leaky_relu_i8', 'LEAKY_RELU', ['LeakyReluOptions', {alpha: 0.1}], [q8([128, 512]), q8([128, 512], 0.04, -100)], 2);
+  b('transpose_i8', 'TRANSPOSE', null, [q8([1, 64, 64, 32]), C([4], 'INT32', i32([0, 3, 1, 2])), q8([1, 32, 64, 64])], 2);
+  b('transpose_conv_i8', 'TRANSPOSE_CONV', ['TransposeConvOptions', {padding: 'SAME', stride_w: 2, stride_h: 2}],
+    [C([4], 'INT32', i32([1, 56, 56, 32])), C([32, 3, 3, 32], 'INT8', w8(9216), {q: [...channels(32, 0.01).slice(0, 2), 0]}),
+     q8([1, 28, 28, 32]), q8([1, 56, 56, 32], 0.1, -5)], 2);
+  // And the rest of what segmenters, detectors and landmark models put around their convolutions.
+  b('transpose_conv', 'TRANSPOSE_CONV', ['TransposeConvOptions', {padding: 'SAME', stride_w: 2, stride_h: 2}],
+    [C([4], 'INT32', i32([1, 56, 56, 32])), C([32, 3, 3, 32], 'FLOAT32', values(9216, 0.01)), T([1, 28, 28, 32]), T([1, 56, 56, 32])]);
+  b('average_pool_2d', 'AVERAGE_POOL_2D', ['Pool2DOptions', {padding: 'SAME', stride_w: 1, stride_h: 1, filter_width: 3, filter_height: 3, fused_activation_function: 'NONE'}],
+    [T([1, 56, 56, 32]), T([1, 56, 56, 32])]);
+  b('l2_normalization', 'L2_NORMALIZATION', ['L2NormOptions', {fused_activation_function: 'NONE'}], [T([256, 256]), T([256, 256])]);
+  b('depth_to_space', 'DEPTH_TO_SPACE', ['DepthToSpaceOptions', {block_size: 2}], [T([1, 64, 64, 64]), T([1, 128, 128, 16])]);
+  b('space_to_depth', 'SPACE_TO_DEPTH', ['SpaceToDepthOptions', {block_size: 2}], [T([1, 128, 128, 16]), T([1, 64, 64, 64])]);
+  b('gather', 'GATHER', ['GatherOptions', {axis: 0}], [T([4096, 64]), C([512], 'INT32', i32(Array.from({length: 512}, (_, i) => (i * 37) % 4096))), T([512, 64])]);
+  b('mirror_pad', 'MIRROR_PAD', ['MirrorPadOptions', {mode: 'REFLECT'}], [T([1, 64, 64, 32]), C([4, 2], 'INT32', i32([0, 0, 2, 2, 2, 2, 0, 0])), T([1, 68, 68, 32])]);
+  b('space_to_batch_nd', 'SPACE_TO_BATCH_ND', null, [T([1, 64, 64, 32]), C([2], 'INT32', i32([2, 2])), C([2, 2], 'INT32', i32([0, 0, 0, 0])), T([4, 32, 32, 32])]);
+  b('batch_to_space_nd', 'BATCH_TO_SPACE_ND', null, [T([4, 32, 32, 32]), C([2], 'INT32', i32([2, 2])), C([2, 2], 'INT32', i32([0, 0, 0, 0])), T([1, 64, 64, 32])]);
+  b('log_softmax', 'LOG_SOFTMAX', null, [T([128, 512]), T([128, 512])]);
+  b('div', 'DIV', ['DivOptions', none], [T([128, 512]), T([512]), T([128, 512])]);
+  b('sqrt', 'SQRT', null, [T([128, 512]), T([128, 512])]);
+  b('hard_swish', 'HARD_SWISH', null, [T([128, 512]), T([128, 512])]);
+  b('prelu', 'PRELU', null, [T([1, 64, 64, 32]), C([1, 1, 32], 'FLOAT32', values(32, 0.01)), T([1, 64, 64, 32])]);
+  b('maximum', 'MAXIMUM', null, [T([128, 512]), T([128, 512]), T([128, 512])]);
+  b('tanh_f32', 'TANH', null, [T([128, 512]), T([128, 512])]);
+  b('cumsum', 'CUMSUM', ['CumsumOptions', {exclusive: false, reverse: false}], [T([256, 256]), C([], 'INT32', i32([1])), T([256, 256])]);
+  model('bench_topk_v2', 'TOPK_V2', 1, null, [T([64, 1000]), C([], 'INT32', i32([5])), T([64, 5]), T([64, 5], 'INT32')],
+        {inputs: [0], outputs: [2, 3], opInputs: [0, 1]});
+  b('arg_max_i8', 'ARG_MAX', ['ArgMaxOptions', {output_type: 'INT32'}], [q8([1, 128, 128, 21]), C([], 'INT32', i32([3])), T([1, 128, 128], 'INT32')], 2);
+  b('prelu_i8', 'PRELU', null, [q8([1, 64, 64, 32]), C([1, 1, 32], 'INT8', w8(32), {q: [0.01, 0]}), q8([1, 64, 64, 32], 0.06, -2)]);
+  b('maximum_i8', 'MAXIMUM', null, [q8([128, 512]), q8([128, 512]), q8([128, 512])], 2);
+  b('depth_to_space_i8', 'DEPTH_TO_SPACE', ['DepthToSpaceOptions', {block_size: 2}], [q8([1, 64, 64, 64]), q8([1, 128, 128, 16])], 2);
+  b('gather_i8', 'GATHER', ['GatherOptions', {axis: 0}], [q8([4096, 64]), C([512], 'INT32', i32(Array.from({length: 512}, (_, i) => (i * 37) % 4096))), q8([512, 64])], 2);
+  model('bench_split_i8', 'SPLIT', 2, ['SplitOptions', {num_splits: 2}],
+        [C([], 'INT32', i32([3])), q8([1, 64, 64, 64]), q8([1, 64, 64, 32]), q8([1, 64, 64, 32])],
+        {inputs: [1], outputs: [2, 3], opInputs: [0, 1]});
+  b('l2_normalization_i8', 'L2_NORMALIZATION', ['L2NormOptions', {fused_activation_function: 'NONE'}], [q8([256, 256]), q8([256, 256], 1 / 128, 0)], 2);
+  b('squared_difference_i8', 'SQUARED_DIFFERENCE', null, [q8([128, 512]), q8([128, 512], 0.07, 9), q8([128, 512], 0.2, -100)], 2);
+  b('reduce_max_i8', 'REDUCE_MAX', reducer(false), [q8([64, 64, 32]), C([2], 'INT32', i32([1, 2])), q8([64])], 2);
+  b('sum_i8', 'SUM', reducer(true), [q8([64, 64, 32]), C([1], 'INT32', i32([1])), q8([64, 1, 32], 0.5, 0)], 2);
 } else if (versions) {
   // One model per op and version; the first case of each op serves.
   const seen = new Set();
