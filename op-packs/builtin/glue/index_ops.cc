@@ -209,9 +209,38 @@ void topk_prepare(OpContext& ctx) {
   ctx.set_output_shape(ctx.output(1), out_shape);
 }
 
+// A few of the largest (a classifier's top 5): one pass keeping them sorted, larger values first and,
+// among equal ones, the earlier position (as the sort below orders them); most values lose to the
+// smallest kept one at one comparison.
+constexpr int64_t kTopKInsertion = 16;
+
+template <typename T>
+void topk_by_insertion(int64_t k, int64_t depth, const T* in, T* values, int32_t* indices) {
+  int64_t kept = 0;
+  for (int64_t i = 0; i < depth; ++i) {
+    const T v = in[i];
+    if (kept == k) {
+      if (!(v > values[k - 1])) continue;
+      --kept;
+    }
+    int64_t at = kept;
+    for (; at > 0 && values[at - 1] < v; --at) {
+      values[at] = values[at - 1];
+      indices[at] = indices[at - 1];
+    }
+    values[at] = v;
+    indices[at] = static_cast<int32_t>(i);
+    ++kept;
+  }
+}
+
 template <typename T>
 void topk(TopKState& s, const T* in, T* values, int32_t* indices) {
   for (int64_t r = 0; r < s.rows; ++r, in += s.depth, values += s.k, indices += s.k) {
+    if (s.k > 0 && s.k <= kTopKInsertion) {
+      topk_by_insertion(s.k, s.depth, in, values, indices);
+      continue;
+    }
     std::iota(s.order.begin(), s.order.end(), 0);
     std::partial_sort(s.order.begin(), s.order.begin() + s.k, s.order.end(), [in](int32_t a, int32_t b) {
       if (in[a] != in[b]) return in[a] > in[b];
