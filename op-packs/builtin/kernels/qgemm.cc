@@ -306,8 +306,8 @@ void float_tile(const int32_t* tile, const TileSpot& t, const QGemmFloatOutput& 
 void int32_tile(const int32_t* tile, const TileSpot& t, const QGemmInt32Output& o) {
   for (int i = 0; i < t.rows; ++i) {
     int32_t* dst = o.out + static_cast<size_t>(t.row0 + i) * o.ldc + t.col0;
-    const int32_t row_term = wrap_mul(t.row_sum[i], o.b_zero);
-    for (int j = 0; j < t.cols; ++j) dst[j] = wrap_add(wrap_add(tile[i * kQGemmNR + j], o.col_offset[t.col0 + j]), -row_term);
+    const int32_t row_term = wrap_mul(t.row_sum[i], -o.b_zero);  // negated before the product: no -INT32_MIN
+    for (int j = 0; j < t.cols; ++j) dst[j] = wrap_add(wrap_add(tile[i * kQGemmNR + j], o.col_offset[t.col0 + j]), row_term);
   }
 }
 
