@@ -129,8 +129,10 @@ void qtranspose_conv_gemm(const QTransposeConvParams& p, const QTransposeGemm& g
         for (int ox = 0; ox < geo.out_w; ++ox) {
           for (int oc = 0; oc < oc_count; ++oc) sum[oc] = static_cast<uint32_t>(g.bias[oc]);
           if (geo.in_c > 0) {
-            for_each_landing(geo, oy, ox, [&](size_t pixel, int tap) {
-              const int32_t* src = products + pixel * g.n + static_cast<size_t>(tap) * oc_count;
+            // By value: the sums are uint32_t, which may alias an int the lambda would read by reference,
+            // and then no loop over them vectorises.
+            for_each_landing(geo, oy, ox, [sum, products, n = g.n, oc_count](size_t pixel, int tap) {
+              const int32_t* src = products + pixel * n + static_cast<size_t>(tap) * oc_count;
               for (int oc = 0; oc < oc_count; ++oc) sum[oc] += static_cast<uint32_t>(src[oc]);
             });
           }
