@@ -176,3 +176,19 @@ for (const type of ['UINT8', 'INT8']) {
          {shape: [1, 10, 8, 7], type, scale: 0.25, zp: u ? 120 : 4}],
         [1, 2], [4], [0, 1, 2, 3]);
 }
+
+// int8 BATCH_MATMUL (its matrix-product kernel): sizes that are no multiple of a panel or of 4, zero
+// points at the ends of the range, adj_x and adj_y with broadcast batches (more batches than threads:
+// each thread takes whole ones; fewer: they share each product).
+model('batch_matmul_int8', 'BATCH_MATMUL', 2, 'BatchMatMulOptions', {adj_x: false, adj_y: false},
+      [{shape: [4, 37, 29], type: 'INT8', scale: 0.05, zp: -128}, {shape: [4, 29, 41], type: 'INT8', scale: 0.04, zp: 5},
+       {shape: [4, 37, 41], type: 'INT8', scale: 0.9, zp: 127}],
+      [0, 1], [2], [0, 1]);
+model('batch_matmul_int8_adjoint_broadcast', 'BATCH_MATMUL', 2, 'BatchMatMulOptions', {adj_x: true, adj_y: true},
+      [{shape: [2, 1, 29, 37], type: 'INT8', scale: 0.05, zp: 3}, {shape: [3, 41, 29], type: 'INT8', scale: 0.04, zp: -7},
+       {shape: [2, 3, 37, 41], type: 'INT8', scale: 0.3, zp: -20}],
+      [0, 1], [2], [0, 1]);
+model('batch_matmul_int8_one_batch', 'BATCH_MATMUL', 2, 'BatchMatMulOptions', {adj_x: false, adj_y: true},
+      [{shape: [1, 130, 70], type: 'INT8', scale: 0.05, zp: 1}, {shape: [1, 90, 70], type: 'INT8', scale: 0.04, zp: 127},
+       {shape: [1, 130, 90], type: 'INT8', scale: 1.5, zp: -5}],
+      [0, 1], [2], [0, 1]);

@@ -16,7 +16,7 @@ def builtin_interpreter(path, **kwargs):
 
 
 def test_there_are_quant_cases():
-    assert len(QUANT_CASES) == 44
+    assert len(QUANT_CASES) == 47
 
 
 @pytest.mark.parametrize("case", QUANT_CASES)

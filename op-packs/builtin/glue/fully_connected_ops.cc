@@ -161,7 +161,8 @@ void fully_connected_invoke(OpContext& ctx) {
 struct BatchMatMulState : OpState {
   BatchMatMulParams params;
   QBatchMatMulParams q;  // int8 / int16
-  NodeScratch scratch;  // float: the packed right operand and the GEMM's blocks
+  QBatchMatMulColumns columns;  // int8: the product's output stage
+  NodeScratch scratch;  // float and int8: the packed right operand and the GEMM's blocks
 };
 
 // int8 / int16 operands: zero points (0 for int16) and the multiplier lhs_scale * rhs_scale / out_scale,
@@ -181,6 +182,12 @@ void batch_matmul_quantized_invoke(OpContext& ctx) {
   const auto& s = ctx.state<BatchMatMulState>();
   batch_matmul_quantized(s.params, s.q, ctx.data<void>(ctx.input(0)), ctx.data<void>(ctx.input(1)),
                          ctx.mutable_data<void>(ctx.output(0)));
+}
+
+void batch_matmul_int8_invoke(OpContext& ctx) {
+  auto& s = ctx.state<BatchMatMulState>();
+  batch_matmul_int8(s.params, s.q, s.columns, ctx.data<int8_t>(ctx.input(0)), ctx.data<int8_t>(ctx.input(1)),
+                    ctx.mutable_data<int8_t>(ctx.output(0)), s.scratch.data(ctx), ctx.parallel());
 }
 
 void batch_matmul_prepare(OpContext& ctx) {
@@ -237,6 +244,13 @@ void batch_matmul_prepare(OpContext& ctx) {
   q.rhs_zero = rhs_zero;
   q.out_zero = out_zero;
   q.m = quantize_multiplier(static_cast<double>(lhs_scale * rhs_scale / out_scale));
+  if (!q.int16) {
+    auto& s = ctx.state<BatchMatMulState>();
+    batch_matmul_int8_columns(p, q, s.columns);
+    s.scratch.prepare(ctx, batch_matmul_int8_scratch(p, ctx.workers()));
+    ctx.set_invoke(batch_matmul_int8_invoke);
+    return;
+  }
   ctx.set_invoke(batch_matmul_quantized_invoke);
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/gemm.h"
+#include "kernels/qgemm.h"
 
 namespace baton::builtin {
 namespace {
@@ -151,6 +152,95 @@ void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs
     return;
   }
   for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { one(lo, ro, oo, scratch, parallel); });
+}
+
+namespace {
+
+size_t align64(size_t n) { return (n + 63) & ~size_t{63}; }
+
+// The left operand's rows: row r of an [m, k] lhs, or column r of a [k, m] one (adj_x) gathered.
+struct LhsRows {
+  const int8_t* lhs;
+  int m, k;
+  bool transposed;
+  static const uint8_t* row(const void* context, int r, uint8_t* scratch) {
+    const auto* self = static_cast<const LhsRows*>(context);
+    if (!self->transposed) return reinterpret_cast<const uint8_t*>(self->lhs + static_cast<size_t>(r) * self->k);
+    for (int kk = 0; kk < self->k; ++kk) scratch[kk] = static_cast<uint8_t>(self->lhs[static_cast<size_t>(kk) * self->m + r]);
+    return scratch;
+  }
+};
+
+}  // namespace
+
+void batch_matmul_int8_columns(const BatchMatMulParams& p, const QBatchMatMulParams& q, QBatchMatMulColumns& c) {
+  c.multiplier.assign(qgemm_n_padded(p.n), q.m.multiplier);
+  c.shift.assign(qgemm_n_padded(p.n), q.m.shift);
+}
+
+// One worker's room for a batch: the packed right operand, its column sums and offsets, and the right
+// operand turned into rows (without adj_y). The GEMM's scratch for every worker follows all of them.
+size_t int8_batch_room(const BatchMatMulParams& p) {
+  const size_t np = qgemm_n_padded(p.n);
+  return align64(qgemm_packed_b_size(p.n, p.k)) + 2 * align64(np * sizeof(int32_t)) +
+         align64(static_cast<size_t>(p.n) * p.k);
+}
+
+size_t batch_matmul_int8_scratch(const BatchMatMulParams& p, int workers) {
+  return static_cast<size_t>(workers) * (int8_batch_room(p) + qgemm_scratch_per_worker(p.k));
+}
+
+void batch_matmul_int8(const BatchMatMulParams& p, const QBatchMatMulParams& q, const QBatchMatMulColumns& c,
+                       const int8_t* lhs, const int8_t* rhs, int8_t* out, uint8_t* scratch, Parallel* parallel) {
+  if (empty_output(p)) return;
+  const size_t np = qgemm_n_padded(p.n);
+  const QuantIsa isa = best_quant_isa();
+  const int32_t a_zero = q.lhs_zero + 128;  // the int8 lhs is read as uint8 (top bit flipped)
+  const int workers = worker_count(parallel);
+  uint8_t* gemm_scratch = scratch + static_cast<size_t>(workers) * int8_batch_room(p);
+  // One batch in worker `room`'s memory, its product split across `inner`'s workers.
+  auto one = [&](int64_t lo, int64_t ro, size_t oo, int room, Parallel* inner) {
+    uint8_t* at = scratch + static_cast<size_t>(room) * int8_batch_room(p);
+    auto* packed = reinterpret_cast<int8_t*>(at);
+    at += align64(qgemm_packed_b_size(p.n, p.k));
+    auto* col_sums = reinterpret_cast<int32_t*>(at);
+    at += align64(np * sizeof(int32_t));
+    auto* col_offset = reinterpret_cast<int32_t*>(at);
+    at += align64(np * sizeof(int32_t));
+    const auto* r = reinterpret_cast<const uint8_t*>(rhs + ro);
+    if (!p.adj_y) {
+      for (int kk = 0; kk < p.k; ++kk) {
+        for (int j = 0; j < p.n; ++j) at[static_cast<size_t>(j) * p.k + kk] = r[static_cast<size_t>(kk) * p.n + j];
+      }
+      r = at;
+    }
+    qgemm_pack_b(r, p.k, p.n, p.k, false, packed, col_sums);
+    qgemm_column_offsets(p.n, p.k, nullptr, col_sums, a_zero, q.rhs_zero, col_offset);
+    QGemmRequantOutput o;
+    o.col_offset = col_offset;
+    o.b_zero = q.rhs_zero;
+    o.multiplier = c.multiplier.data();
+    o.shift = c.shift.data();
+    o.zero_point = q.out_zero;
+    o.lo = -128;
+    o.hi = 127;
+    o.ties_upward = true;
+    o.out = reinterpret_cast<uint8_t*>(out + oo);
+    o.ldc = p.n;
+    const LhsRows rows{lhs + lo, p.m, p.k, p.adj_x};
+    qgemm(isa, QGemmRows{LhsRows::row, &rows, true}, p.m, p.n, p.k, packed, o,
+          gemm_scratch + static_cast<size_t>(room) * qgemm_scratch_per_worker(p.k), inner);
+  };
+  const int64_t batches = batch_count(p);
+  if (workers > 1 && batches >= workers) {
+    // As many batches as workers or more (attention's heads): each worker multiplies whole batches.
+    parallel_run(parallel, static_cast<int>(batches), [&](int b, int worker) {
+      const BatchOffsets at = batch_offsets(p, b);
+      one(at.lhs, at.rhs, at.out, worker, nullptr);
+    });
+    return;
+  }
+  for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { one(lo, ro, oo, 0, parallel); });
 }
 
 }  // namespace baton::builtin

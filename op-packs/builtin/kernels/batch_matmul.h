@@ -3,9 +3,9 @@
 #ifndef BATON_BUILTIN_KERNELS_BATCH_MATMUL_H
 #define BATON_BUILTIN_KERNELS_BATCH_MATMUL_H
 
-#include <cstdint>
-
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "kernels/parallel.h"
 #include "kernels/quant_math.h"
@@ -41,6 +41,19 @@ struct QBatchMatMulParams {
 };
 void batch_matmul_quantized(const BatchMatMulParams& p, const QBatchMatMulParams& q, const void* lhs, const void* rhs,
                             void* out);
+
+// int8 by the 8-bit matrix product of CONV_2D (qgemm: VNNI, AVX2 or plain C, the same bits as the loops
+// above): each batch's right operand packed (transposed first without adj_y), then multiplied and
+// requantized, the product split across `parallel`'s workers. The multiplier and shift per column are
+// q.m's, made once (batch_matmul_int8_columns). `scratch` holds batch_matmul_int8_scratch(p, workers)
+// bytes, 64-byte aligned.
+struct QBatchMatMulColumns {
+  std::vector<int32_t> multiplier, shift;  // n, padded to whole panels
+};
+void batch_matmul_int8_columns(const BatchMatMulParams& p, const QBatchMatMulParams& q, QBatchMatMulColumns& c);
+size_t batch_matmul_int8_scratch(const BatchMatMulParams& p, int workers);
+void batch_matmul_int8(const BatchMatMulParams& p, const QBatchMatMulParams& q, const QBatchMatMulColumns& c,
+                       const int8_t* lhs, const int8_t* rhs, int8_t* out, uint8_t* scratch, Parallel* parallel);
 
 }  // namespace baton::builtin
 
