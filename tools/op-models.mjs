@@ -575,6 +575,22 @@ if (bench) {
   b('squared_difference_i8', 'SQUARED_DIFFERENCE', null, [q8([128, 512]), q8([128, 512], 0.07, 9), q8([128, 512], 0.2, -100)], 2);
   b('reduce_max_i8', 'REDUCE_MAX', reducer(false), [q8([64, 64, 32]), C([2], 'INT32', i32([1, 2])), q8([64])], 2);
   b('sum_i8', 'SUM', reducer(true), [q8([64, 64, 32]), C([1], 'INT32', i32([1])), q8([64, 1, 32], 0.5, 0)], 2);
+  // The ops of 8-bit transformers (attention's BATCH_MATMUL, layer norm's MEAN over the last axis, RSQRT)
+  // and of detectors' post-processing (comparisons, PACK, requantizing QUANTIZE, a uint8 concatenation
+  // that rescales).
+  b('batch_matmul_i8', 'BATCH_MATMUL', ['BatchMatMulOptions', {adj_x: false, adj_y: true}],
+    [q8([4, 128, 64]), q8([4, 128, 64], 0.04, 2), q8([4, 128, 128], 0.5, -1)], 2);
+  b('mean_last_axis_i8', 'MEAN', reducer(true), [q8([196, 192]), C([1], 'INT32', i32([-1])), q8([196, 1])], 2);
+  b('rsqrt_i8', 'RSQRT', null, [q8([128, 512], 0.05, -128), q8([128, 512], 0.02, -128)], 2);
+  b('logistic_u8', 'LOGISTIC', null, [T([128, 512], 'UINT8', {q: [0.05, 128]}), T([128, 512], 'UINT8', {q: [1 / 256, 0]})]);
+  b('less_i8', 'LESS', null, [q8([256, 256]), q8([256, 256], 0.07, 9), T([256, 256], 'BOOL')], 2);
+  b('requantize_i8', 'QUANTIZE', null, [q8([1, 128, 128, 16]), q8([1, 128, 128, 16], 0.07, 5)], 2);
+  b('concatenation_u8_rescale', 'CONCATENATION', ['ConcatenationOptions', {axis: 1, fused_activation_function: 'NONE'}],
+    [T([1, 1917, 91], 'UINT8', {q: [0.09, 179]}), T([1, 1917, 91], 'UINT8', {q: [0.04, 148]}), T([1, 3834, 91], 'UINT8', {q: [0.05, 128]})]);
+  model('bench_pack_i8', 'PACK', 2, ['PackOptions', {values_count: 2, axis: 1}],
+        [q8([1917, 4]), q8([1917, 4]), q8([1917, 2, 4])], {inputs: [0, 1], outputs: [2], opInputs: [0, 1]});
+  b('gelu_i8', 'GELU', ['GeluOptions', {approximate: false}], [q8([128, 512]), q8([128, 512], 0.04, -100)], 2);
+  b('arg_max_u8', 'ARG_MAX', ['ArgMaxOptions', {output_type: 'INT32'}], [T([1, 128, 128, 21], 'UINT8', {q: [0.1, 0]}), C([], 'INT32', i32([3])), T([1, 128, 128], 'INT32')], 2);
 } else if (versions) {
   // One model per op and version; the first case of each op serves.
   const seen = new Set();
