@@ -96,7 +96,7 @@ struct QConcatState : OpState {
 void quantized_concat_invoke(OpContext& ctx) {
   auto& s = ctx.state<QConcatState>();
   for (size_t i = 0; i < s.inputs.size(); ++i) s.inputs[i] = ctx.data<uint8_t>(ctx.input(static_cast<int>(i)));
-  qconcat(s.outer, s.chunks.data(), s.inputs.data(), s.scaling.data(), static_cast<int>(s.inputs.size()), s.out_zero,
+  qconcat(s.outer, s.chunks.data(), s.inputs.data(), s.scaling.data(), static_cast<int>(s.inputs.size()),
           ctx.mutable_data<uint8_t>(ctx.output(0)));
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/qlookup.h"
 #include "kernels/requant_simd.h"
 
 namespace baton::builtin {
@@ -133,11 +134,19 @@ ConcatScaling concat_scaling(float in_scale, int32_t in_zero, float out_scale, i
   const float inverse = 1.0f / out_scale;
   s.scale = in_scale * inverse;
   s.bias = static_cast<float>(-in_zero) * s.scale;
+  // Each output code depends on its input code alone: the rule once for the 256 codes, then lookups.
+  for (int code = 0; code < 256; ++code) {
+    const float product = static_cast<float>(code) * s.scale;
+    // Bounded in float first: any finite scale keeps the conversion defined.
+    const float r = std::fmax(-1e6f, std::fmin(1e6f, std::round(product + s.bias)));
+    const int32_t v = static_cast<int32_t>(r) + out_zero;
+    s.table[code] = static_cast<uint8_t>(std::clamp(v, 0, 255));
+  }
   return s;
 }
 
 void qconcat(int64_t outer, const int64_t* chunk, const uint8_t* const* inputs, const ConcatScaling* scaling,
-             int count, int32_t out_zero, uint8_t* out) {
+             int count, uint8_t* out) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int i = 0; i < count; ++i) {
       const int64_t n = chunk[i];
@@ -145,14 +154,7 @@ void qconcat(int64_t outer, const int64_t* chunk, const uint8_t* const* inputs, 
       if (scaling[i].copy) {
         std::memcpy(out, src, static_cast<size_t>(n));
       } else {
-        const float scale = scaling[i].scale, bias = scaling[i].bias;
-        for (int64_t j = 0; j < n; ++j) {
-          const float product = static_cast<float>(src[j]) * scale;
-          // Bounded in float first: any finite scale keeps the conversion defined.
-          const float r = std::fmax(-1e6f, std::fmin(1e6f, std::round(product + bias)));
-          const int32_t v = static_cast<int32_t>(r) + out_zero;
-          out[j] = static_cast<uint8_t>(std::clamp(v, 0, 255));
-        }
+        apply_table(scaling[i].table, src, out, n);
       }
       out += n;
     }

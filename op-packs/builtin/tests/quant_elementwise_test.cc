@@ -294,7 +294,7 @@ TEST(Quantize, ConcatRescalesInFloat) {
   const ConcatScaling scaling[] = {same, other};
   const int64_t chunks[] = {2, 3};
   std::vector<uint8_t> out(5);
-  qconcat(1, chunks, inputs, scaling, 2, 5, out.data());
+  qconcat(1, chunks, inputs, scaling, 2, out.data());
   EXPECT_EQ(out, (std::vector<uint8_t>{200, 201, 7, 3, 0}));
 }
 
