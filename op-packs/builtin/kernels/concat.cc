@@ -18,6 +18,19 @@ void concat(int64_t outer, const int64_t* chunk, const void* const* inputs, int 
             size_t element_size) {
   bool short_chunks = true;
   for (int i = 0; i < count; ++i) short_chunks = short_chunks && chunk[i] * static_cast<int64_t>(element_size) <= kShortChunkBytes;
+  bool inline_chunks = true;  // every chunk one inline copy (PACK of int8 boxes: 4 bytes each)
+  for (int i = 0; i < count; ++i) inline_chunks = inline_chunks && copies_inline(chunk[i] * element_size);
+  if (inline_chunks && outer > 1) {
+    auto* dst = static_cast<unsigned char*>(out);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int i = 0; i < count; ++i) {
+        const size_t bytes = static_cast<size_t>(chunk[i]) * element_size;
+        copy_run(dst, static_cast<const unsigned char*>(inputs[i]) + o * bytes, bytes);
+        dst += bytes;
+      }
+    }
+    return;
+  }
   if (short_chunks && outer > 1) {
     bool done = false;
     with_element_type(element_size, [&](auto zero) {

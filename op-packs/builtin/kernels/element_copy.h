@@ -24,6 +24,8 @@ void with_element_type(size_t element_size, F&& f) {
 // (DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, RESIZE_NEAREST_NEIGHBOR: 16 int8 channels make 16 bytes) spent
 // more in the call to memcpy than in the copy: runs of whole 16-byte pieces under 128 bytes, and of 4 or
 // 8 bytes, are copied inline.
+inline bool copies_inline(size_t bytes) { return bytes == 4 || bytes == 8 || (bytes % 16 == 0 && bytes < 128); }
+
 inline void copy_run(void* dst, const void* src, size_t bytes) {
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
