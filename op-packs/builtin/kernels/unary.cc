@@ -133,6 +133,32 @@ BATON_INLINE void log_softmax_rows_impl(const float* in, float* out, int64_t row
   }
 }
 
+// L2_NORMALIZATION: each row divided by the root of its sum of squares (at least 1e-6), the sum in W
+// partial sums and the division in lanes (the same quotient as one by one).
+template <int W>
+BATON_INLINE void l2_normalize_rows_impl(const float* in, float* out, int64_t rows, int64_t depth) {
+  using V = typename Lanes<W>::F;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * depth;
+    float* y = out + r * depth;
+    V sums = {};
+    int64_t i = 0;
+    for (; i + W <= depth; i += W) {
+      V v;
+      std::memcpy(&v, x + i, sizeof(v));
+      sums += v * v;
+    }
+    float sum = 0.0f;
+    for (int j = 0; j < W; ++j) sum += sums[j];
+    for (; i < depth; ++i) sum += x[i] * x[i];
+    const float norm = std::max(std::sqrt(sum), 1e-6f);
+    map_lanes<W>(x, y, depth, [norm](auto v) BATON_LAMBDA { return v / norm; });
+  }
+}
+
+BATON_DISPATCH_WIDTHS(void, l2_normalize_rows, (const float* in, float* out, int64_t rows, int64_t depth),
+                      (in, out, rows, depth))
+
 BATON_DISPATCH_WIDTHS(void, log_softmax_rows, (const float* in, float* out, int64_t rows, int64_t depth),
                       (in, out, rows, depth))
 
@@ -186,14 +212,7 @@ void log_softmax(const float* in, float* out, int64_t rows, int64_t depth) {
 }
 
 void l2_normalize(const float* in, float* out, int64_t rows, int64_t depth) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = in + r * depth;
-    float* y = out + r * depth;
-    float sum = 0.0f;
-    for (int64_t i = 0; i < depth; ++i) sum += x[i] * x[i];
-    const float norm = std::max(std::sqrt(sum), 1e-6f);
-    for (int64_t i = 0; i < depth; ++i) y[i] = x[i] / norm;
-  }
+  if (depth > 0) l2_normalize_rows(in, out, rows, depth);
 }
 
 void local_response_normalize(const float* in, float* out, int64_t rows, int64_t depth, int radius, float bias,
