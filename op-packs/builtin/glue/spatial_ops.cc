@@ -203,11 +203,16 @@ void batch_space_invoke(OpContext& ctx) {
   for (int64_t b = 0; b < st.batch; ++b) {
     for (int64_t y = 0; y < st.out_h; ++y) {
       const int64_t py = y + st.before_h, sy = py % st.block_h, iy = py / st.block_h;
-      for (int64_t x = 0; x < st.out_w; ++x) {
-        const int64_t px = x + st.before_w, sx = px % st.block_w, ix = px / st.block_w;
+      // Along the row the block column steps through 0 .. block_w - 1, and the input column with it.
+      int64_t sx = st.before_w % st.block_w, ix = st.before_w / st.block_w;
+      uint8_t* o = dst + static_cast<size_t>((b * st.out_h + y) * st.out_w) * pixel;
+      for (int64_t x = 0; x < st.out_w; ++x, o += pixel) {
         const int64_t ib = (sy * st.block_w + sx) * st.batch + b;
-        copy_run(dst + static_cast<size_t>((b * st.out_h + y) * st.out_w + x) * pixel,
-                 src + static_cast<size_t>((ib * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
+        copy_run(o, src + static_cast<size_t>((ib * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
+        if (++sx == st.block_w) {
+          sx = 0;
+          ++ix;
+        }
       }
     }
   }

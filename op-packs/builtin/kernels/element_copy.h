@@ -22,14 +22,14 @@ void with_element_type(size_t element_size, F&& f) {
 
 // Copies one run of `bytes` (a pixel's channels, a block's row). The kernels that move many short runs
 // (DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, RESIZE_NEAREST_NEIGHBOR: 16 int8 channels make 16 bytes) spent
-// more in the call to memcpy than in the copy: runs of whole 16-byte pieces under 128 bytes, and of 4 or
+// more in the call to memcpy than in the copy: runs of whole 16-byte pieces up to 128 bytes, and of 4 or
 // 8 bytes, are copied inline.
-inline bool copies_inline(size_t bytes) { return bytes == 4 || bytes == 8 || (bytes % 16 == 0 && bytes < 128); }
+inline bool copies_inline(size_t bytes) { return bytes == 4 || bytes == 8 || (bytes % 16 == 0 && bytes <= 128); }
 
 inline void copy_run(void* dst, const void* src, size_t bytes) {
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  if (bytes % 16 == 0 && bytes < 128) {
+  if (bytes % 16 == 0 && bytes <= 128) {
     for (size_t i = 0; i < bytes; i += 16) std::memcpy(d + i, s + i, 16);
   } else if (bytes == 8) {
     std::memcpy(d, s, 8);
