@@ -62,19 +62,11 @@ size_t align64(size_t n) { return (n + 63) & ~size_t{63}; }
 void qtranspose_gemm_prepare(const QTransposeConvParams& p, const uint8_t* filter, const int32_t* bias,
                              QTransposeGemm& g) {
   const TransposeConvParams& geo = p.geo;
-  const int taps = geo.filter_h * geo.filter_w;
   g.isa = best_quant_isa();
   g.is_signed = p.type != QTransposeType::kUint8;
   g.k = geo.in_c;
-  g.n = taps * geo.out_c;
-  // Row (tap, oc) of B is the filter's [oc][tap].
-  std::vector<uint8_t> rows(static_cast<size_t>(g.n) * g.k);
-  for (int t = 0; t < taps; ++t) {
-    for (int oc = 0; oc < geo.out_c; ++oc) {
-      std::copy_n(filter + (static_cast<size_t>(oc) * taps + t) * g.k, g.k,
-                  rows.begin() + (static_cast<size_t>(t) * geo.out_c + oc) * g.k);
-    }
-  }
+  g.n = geo.filter_h * geo.filter_w * geo.out_c;
+  const std::vector<uint8_t> rows = transpose_conv_rows(geo, filter);
   g.packed.assign(qgemm_packed_b_size(g.n, g.k), 0);
   std::vector<int32_t> col_sums(qgemm_n_padded(g.n), 0);
   qgemm_pack_b(rows.data(), g.k, g.n, g.k, !g.is_signed, g.packed.data(), col_sums.data());

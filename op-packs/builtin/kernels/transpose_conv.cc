@@ -51,16 +51,8 @@ void transpose_conv2d(const TransposeConvParams& p, const float* input, const fl
 }
 
 void transpose_conv_gemm_prepare(const TransposeConvParams& p, const float* filter, TransposeConvGemm& g) {
-  const int taps = p.filter_h * p.filter_w;
-  g.n = taps * p.out_c;
-  // Row (tap, oc) of B is the filter's [oc][tap].
-  std::vector<float> rows(static_cast<size_t>(g.n) * p.in_c);
-  for (int t = 0; t < taps; ++t) {
-    for (int oc = 0; oc < p.out_c; ++oc) {
-      std::copy_n(filter + (static_cast<size_t>(oc) * taps + t) * p.in_c, p.in_c,
-                  rows.begin() + (static_cast<size_t>(t) * p.out_c + oc) * p.in_c);
-    }
-  }
+  g.n = p.filter_h * p.filter_w * p.out_c;
+  const std::vector<float> rows = transpose_conv_rows(p, filter);
   g.packed.assign(gemm_packed_b_size(g.n, p.in_c), 0.0f);
   gemm_pack_b(rows.data(), p.in_c, g.n, p.in_c, g.packed.data());
 }

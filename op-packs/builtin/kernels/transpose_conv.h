@@ -4,6 +4,7 @@
 #ifndef BATON_BUILTIN_KERNELS_TRANSPOSE_CONV_H
 #define BATON_BUILTIN_KERNELS_TRANSPOSE_CONV_H
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -40,6 +41,21 @@ inline void for_each_landing(const TransposeConvParams& p, int oy, int ox, Fn fn
       fn(static_cast<size_t>(ty / p.stride_h) * p.in_w + tx / p.stride_w, ky * p.filter_w + kx);
     }
   }
+}
+
+// The filter ([out_c][filter_h * filter_w][in_c]) as the product forms' B: row (tap, oc) is the filter's
+// [oc][tap], so that the products of one tap for every output channel lie side by side.
+template <typename T>
+std::vector<T> transpose_conv_rows(const TransposeConvParams& p, const T* filter) {
+  const int taps = p.filter_h * p.filter_w;
+  std::vector<T> rows(static_cast<size_t>(taps) * p.out_c * p.in_c);
+  for (int t = 0; t < taps; ++t) {
+    for (int oc = 0; oc < p.out_c; ++oc) {
+      const T* src = filter + (static_cast<size_t>(oc) * taps + t) * p.in_c;
+      std::copy(src, src + p.in_c, rows.begin() + (static_cast<size_t>(t) * p.out_c + oc) * p.in_c);
+    }
+  }
+  return rows;
 }
 
 // The bytes of the products the product form keeps per image: every input pixel's taps x out_c
