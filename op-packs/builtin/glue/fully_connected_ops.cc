@@ -178,10 +178,10 @@ std::pair<float, int32_t> operand_quant(const OpContext& ctx, const baton_tensor
   return {q.scale(), static_cast<int32_t>(q.zero_point())};
 }
 
-void batch_matmul_quantized_invoke(OpContext& ctx) {
+void batch_matmul_int16_invoke(OpContext& ctx) {
   const auto& s = ctx.state<BatchMatMulState>();
-  batch_matmul_quantized(s.params, s.q, ctx.data<void>(ctx.input(0)), ctx.data<void>(ctx.input(1)),
-                         ctx.mutable_data<void>(ctx.output(0)));
+  batch_matmul_int16(s.params, s.q, ctx.data<int16_t>(ctx.input(0)), ctx.data<int16_t>(ctx.input(1)),
+                     ctx.mutable_data<int16_t>(ctx.output(0)));
 }
 
 void batch_matmul_int8_invoke(OpContext& ctx) {
@@ -251,7 +251,7 @@ void batch_matmul_prepare(OpContext& ctx) {
     ctx.set_invoke(batch_matmul_int8_invoke);
     return;
   }
-  ctx.set_invoke(batch_matmul_quantized_invoke);
+  ctx.set_invoke(batch_matmul_int16_invoke);
 }
 
 void batch_matmul_invoke(OpContext& ctx) {

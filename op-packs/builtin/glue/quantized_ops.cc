@@ -90,7 +90,6 @@ struct QConcatState : OpState {
   std::vector<int64_t> chunks;
   std::vector<ConcatScaling> scaling;
   std::vector<const uint8_t*> inputs;  // filled at invoke; sized here
-  int32_t out_zero = 0;
 };
 
 void quantized_concat_invoke(OpContext& ctx) {
@@ -188,7 +187,6 @@ void quantized_concat_prepare(OpContext& ctx, int64_t outer, std::vector<int64_t
   auto& s = ctx.state<QConcatState>();
   s.outer = outer;
   s.chunks = std::move(chunks);
-  s.out_zero = qo.zero_point;
   s.scaling.clear();
   for (int i = 0; i < ctx.input_count(); ++i) {
     baton_tensor* t = ctx.input(i);

@@ -27,25 +27,21 @@ void matmul_one(const BatchMatMulParams& p, const float* lhs, const float* rhs, 
   }
 }
 
-template <typename T, typename Acc>
-void matmul_one_quantized(const BatchMatMulParams& p, const QBatchMatMulParams& q, const T* lhs, const T* rhs, T* out) {
-  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+// One int16 product: int64 sums, the 64-bit multiply of TFLite's reference kernel.
+void matmul_one_int16(const BatchMatMulParams& p, const QBatchMatMulParams& q, const int16_t* lhs, const int16_t* rhs,
+                      int16_t* out) {
+  constexpr int32_t lo = std::numeric_limits<int16_t>::min(), hi = std::numeric_limits<int16_t>::max();
   const size_t m = p.m, k = p.k, n = p.n;
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
-      Acc total = 0;
+      int64_t total = 0;
       for (size_t kk = 0; kk < k; ++kk) {
-        const Acc l = static_cast<Acc>(p.adj_x ? lhs[kk * m + i] : lhs[i * k + kk]) - q.lhs_zero;
-        const Acc r = static_cast<Acc>(p.adj_y ? rhs[j * k + kk] : rhs[kk * n + j]) - q.rhs_zero;
+        const int64_t l = static_cast<int64_t>(p.adj_x ? lhs[kk * m + i] : lhs[i * k + kk]) - q.lhs_zero;
+        const int64_t r = static_cast<int64_t>(p.adj_y ? rhs[j * k + kk] : rhs[kk * n + j]) - q.rhs_zero;
         total += l * r;
       }
-      int32_t v;
-      if constexpr (sizeof(Acc) == 8) {
-        v = multiply_by_quantized_multiplier_64(total, q.m);
-      } else {
-        v = multiply_by_quantized_multiplier(total, q.m, /*ties_upward=*/true);
-      }
-      out[i * n + j] = static_cast<T>(std::clamp(v + q.out_zero, lo, hi));
+      const int32_t v = multiply_by_quantized_multiplier_64(total, q.m);
+      out[i * n + j] = static_cast<int16_t>(std::clamp(v + q.out_zero, lo, hi));
     }
   }
 }
@@ -89,20 +85,10 @@ void for_each_batch(const BatchMatMulParams& p, F one) {
 
 }  // namespace
 
-void batch_matmul_quantized(const BatchMatMulParams& p, const QBatchMatMulParams& q, const void* lhs, const void* rhs,
-                            void* out) {
+void batch_matmul_int16(const BatchMatMulParams& p, const QBatchMatMulParams& q, const int16_t* lhs,
+                        const int16_t* rhs, int16_t* out) {
   if (empty_output(p)) return;
-  if (q.int16) {
-    const auto* l = static_cast<const int16_t*>(lhs);
-    const auto* r = static_cast<const int16_t*>(rhs);
-    auto* o = static_cast<int16_t*>(out);
-    for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one_quantized<int16_t, int64_t>(p, q, l + lo, r + ro, o + oo); });
-  } else {
-    const auto* l = static_cast<const int8_t*>(lhs);
-    const auto* r = static_cast<const int8_t*>(rhs);
-    auto* o = static_cast<int8_t*>(out);
-    for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one_quantized<int8_t, int32_t>(p, q, l + lo, r + ro, o + oo); });
-  }
+  for_each_batch(p, [&](int64_t lo, int64_t ro, size_t oo) { matmul_one_int16(p, q, lhs + lo, rhs + ro, out + oo); });
 }
 
 namespace {

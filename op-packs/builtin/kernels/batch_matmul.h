@@ -30,20 +30,21 @@ size_t batch_matmul_scratch_size(const BatchMatMulParams& p, int workers);
 void batch_matmul(const BatchMatMulParams& p, const float* lhs, const float* rhs, float* out, float* scratch,
                   Parallel* parallel);
 
-// int8 and int16 (16x8-style, zero points 0) BATCH_MATMUL as TFLite 2.9 computes them: the products of
-// codes minus zero points summed in int32 (int8) or int64 (int16), rescaled by lhs_scale * rhs_scale /
-// out_scale (int8: with ruy's upward rounding of ties, the GEMM TFLite's x86 build runs it with; int16:
-// the int64 multiply of its reference kernel), plus the output zero point, clamped to the type.
+// The quantization of an 8-bit or int16 BATCH_MATMUL: codes minus zero points, products summed, rescaled
+// by lhs_scale * rhs_scale / out_scale, plus the output zero point, clamped to the type.
 struct QBatchMatMulParams {
   bool int16 = false;
   int32_t lhs_zero = 0, rhs_zero = 0, out_zero = 0;
   QuantizedMultiplier m;
 };
-void batch_matmul_quantized(const BatchMatMulParams& p, const QBatchMatMulParams& q, const void* lhs, const void* rhs,
-                            void* out);
 
-// int8 by the 8-bit matrix product of CONV_2D (qgemm: VNNI, AVX2 or plain C, the same bits as the loops
-// above): each batch's right operand packed (transposed first without adj_y), then multiplied and
+// int16 (16x8-style, zero points 0) as TFLite 2.9 computes it: int64 sums and the int64 multiply of its
+// reference kernel.
+void batch_matmul_int16(const BatchMatMulParams& p, const QBatchMatMulParams& q, const int16_t* lhs,
+                        const int16_t* rhs, int16_t* out);
+
+// int8 as TFLite 2.9's x86 build computes it (int32 sums, ruy's upward rounding of ties), by the 8-bit
+// matrix product of CONV_2D (qgemm: VNNI, AVX2 or plain C, the same bits on each): each batch's right operand packed (transposed first without adj_y), then multiplied and
 // requantized, the product split across `parallel`'s workers. The multiplier and shift per column are
 // q.m's, made once (batch_matmul_int8_columns). `scratch` holds batch_matmul_int8_scratch(p, workers)
 // bytes, 64-byte aligned.

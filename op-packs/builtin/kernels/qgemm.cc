@@ -229,10 +229,10 @@ struct TileSpot {
 void requant_tile_scalar(const int32_t* tile, const TileSpot& t, const QGemmRequantOutput& o) {
   for (int i = 0; i < t.rows; ++i) {
     uint8_t* dst = o.out + static_cast<size_t>(t.row0 + i) * o.ldc + t.col0;
-    const int32_t row_term = wrap_mul(t.row_sum[i], o.b_zero);
+    const int32_t row_term = wrap_mul(t.row_sum[i], -o.b_zero);  // negated before the product: no -INT32_MIN
     for (int j = 0; j < t.cols; ++j) {
       const int c = t.col0 + j;
-      const int32_t acc = wrap_add(wrap_add(tile[i * kQGemmNR + j], o.col_offset[c]), -row_term);
+      const int32_t acc = wrap_add(wrap_add(tile[i * kQGemmNR + j], o.col_offset[c]), row_term);
       const Requantize rq{{o.multiplier[c], o.shift[c]}, o.zero_point, o.lo, o.hi, o.ties_upward};
       dst[j] = static_cast<uint8_t>(requantize(acc, rq));
     }

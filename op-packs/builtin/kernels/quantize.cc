@@ -132,13 +132,13 @@ ConcatScaling concat_scaling(float in_scale, int32_t in_zero, float out_scale, i
   ConcatScaling s;
   s.copy = in_scale == out_scale && in_zero == out_zero;
   const float inverse = 1.0f / out_scale;
-  s.scale = in_scale * inverse;
-  s.bias = static_cast<float>(-in_zero) * s.scale;
+  const float scale = in_scale * inverse;
+  const float bias = static_cast<float>(-in_zero) * scale;
   // Each output code depends on its input code alone: the rule once for the 256 codes, then lookups.
   for (int code = 0; code < 256; ++code) {
-    const float product = static_cast<float>(code) * s.scale;
+    const float product = static_cast<float>(code) * scale;
     // Bounded in float first: any finite scale keeps the conversion defined.
-    const float r = std::fmax(-1e6f, std::fmin(1e6f, std::round(product + s.bias)));
+    const float r = std::fmax(-1e6f, std::fmin(1e6f, std::round(product + bias)));
     const int32_t v = static_cast<int32_t>(r) + out_zero;
     s.table[code] = static_cast<uint8_t>(std::clamp(v, 0, 255));
   }

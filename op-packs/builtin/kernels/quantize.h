@@ -34,7 +34,6 @@ void requantize_any(const void* in, CodeType in_type, int64_t n, int32_t in_zero
 // One input of a requantizing concatenation.
 struct ConcatScaling {
   bool copy = true;  // same parameters as the output
-  float scale = 1.0f, bias = 0.0f;
   uint8_t table[256] = {};  // the output code of every uint8 input code, by the rule above (not copy)
 };
 ConcatScaling concat_scaling(float in_scale, int32_t in_zero, float out_scale, int32_t out_zero);
