@@ -14,6 +14,7 @@
 #include "glue/op_context.h"
 #include "kernels/binary.h"
 #include "kernels/broadcast_index.h"
+#include "kernels/compare.h"
 #include "baton/tflite_ops.h"
 
 namespace baton::builtin {
@@ -25,6 +26,7 @@ struct LogicState : OpState {
   // 8-bit comparisons: each side's zero point and multiplier.
   int32_t offset[2] = {};
   QuantizedMultiplier multiplier[2];
+  VectorIsa isa = VectorIsa::kBaseline;  // of the comparisons' runs
   int power = 0;  // float POW by a constant 2 or 3 (the cube of a tanh-approximated GELU): x*x, x*x*x
   int64_t power_count = 0;
 };
@@ -95,6 +97,7 @@ void compare_prepare(OpContext& ctx) {
   require_output_type(ctx, BATON_TYPE_BOOL);
   auto& s = ctx.state<LogicState>();
   s.type = ctx.type(a);
+  s.isa = best_vector_isa();
   if (s.type == BATON_TYPE_UINT8 || s.type == BATON_TYPE_INT8) {
     for (int i = 0; i < 2; ++i) {
       const ActQuant q = ctx.act_quant(ctx.input(i), i == 0 ? "first input" : "second input");
@@ -113,8 +116,21 @@ void compare_typed(const IndexPlan& plan, const T* a, const T* b, bool* out, Cmp
   for_each_index(plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = cmp(a[i], b[j]); });
 }
 
+// Float, int32 and int64 runs whose steps are 0 or 1 (every broadcast but a middle one) go to the
+// vectorised compare_run.
+template <typename T>
+bool compare_runs(const LogicState& s, CompareOp op, const T* a, const T* b, bool* out) {
+  const int last = s.plan.rank - 1;
+  const int64_t as = s.plan.strides[0][last], bs = s.plan.strides[1][last];
+  if ((as != 0 && as != 1) || (bs != 0 && bs != 1)) return false;
+  for_each_run(s.plan, [&](int64_t o, const int64_t* off, int64_t n, const int64_t*) {
+    compare_run(s.isa, op, a + off[0], as, b + off[1], bs, out + o, n);
+  });
+  return true;
+}
+
 template <typename Cmp>
-void compare_with(OpContext& ctx, const LogicState& s, Cmp cmp) {
+void compare_with(OpContext& ctx, const LogicState& s, CompareOp op, Cmp cmp) {
   bool* out = ctx.mutable_data<bool>(ctx.output(0));
   if (s.type == BATON_TYPE_STRING) {  // EQUAL and NOT_EQUAL: byte for byte
     const strings::PackedStrings a(ctx.data<void>(ctx.input(0))), b(ctx.data<void>(ctx.input(1)));
@@ -138,19 +154,24 @@ void compare_with(OpContext& ctx, const LogicState& s, Cmp cmp) {
   }
   with_value_type(s.type, [&](auto zero) {
     using T = decltype(zero);
-    compare_typed(s.plan, ctx.data<T>(ctx.input(0)), ctx.data<T>(ctx.input(1)), out, cmp);
+    const T* a = ctx.data<T>(ctx.input(0));
+    const T* b = ctx.data<T>(ctx.input(1));
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+      if (compare_runs(s, op, a, b, out)) return;
+    }
+    compare_typed(s.plan, a, b, out, cmp);
   });
 }
 
 void compare_invoke(OpContext& ctx) {
   const auto& s = ctx.state<LogicState>();
   switch (ctx.op_code()) {
-    case BATON_OP_EQUAL: return compare_with(ctx, s, [](auto x, auto y) { return x == y; });
-    case BATON_OP_NOT_EQUAL: return compare_with(ctx, s, [](auto x, auto y) { return x != y; });
-    case BATON_OP_LESS: return compare_with(ctx, s, [](auto x, auto y) { return x < y; });
-    case BATON_OP_LESS_EQUAL: return compare_with(ctx, s, [](auto x, auto y) { return x <= y; });
-    case BATON_OP_GREATER: return compare_with(ctx, s, [](auto x, auto y) { return x > y; });
-    default: return compare_with(ctx, s, [](auto x, auto y) { return x >= y; });
+    case BATON_OP_EQUAL: return compare_with(ctx, s, CompareOp::kEqual, [](auto x, auto y) { return x == y; });
+    case BATON_OP_NOT_EQUAL: return compare_with(ctx, s, CompareOp::kNotEqual, [](auto x, auto y) { return x != y; });
+    case BATON_OP_LESS: return compare_with(ctx, s, CompareOp::kLess, [](auto x, auto y) { return x < y; });
+    case BATON_OP_LESS_EQUAL: return compare_with(ctx, s, CompareOp::kLessEqual, [](auto x, auto y) { return x <= y; });
+    case BATON_OP_GREATER: return compare_with(ctx, s, CompareOp::kGreater, [](auto x, auto y) { return x > y; });
+    default: return compare_with(ctx, s, CompareOp::kGreaterEqual, [](auto x, auto y) { return x >= y; });
   }
 }
 

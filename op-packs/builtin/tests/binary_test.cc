@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "kernels/binary.h"
+#include "kernels/compare.h"
 
 namespace baton::builtin::testing {
 namespace {
@@ -114,6 +117,62 @@ TEST(Binary, VectorArithmeticMatchesElementByElement) {
       }
     }
   }
+}
+
+// Each ISA's comparison runs against the comparison written out, element by element: every op, both
+// sides stepping or held, lengths around the vector widths, NaNs, signed zeros and the types' extremes.
+template <typename T>
+void check_compare_runs(std::vector<T> values) {
+  const CompareOp ops[] = {CompareOp::kEqual, CompareOp::kNotEqual, CompareOp::kLess,
+                           CompareOp::kLessEqual, CompareOp::kGreater, CompareOp::kGreaterEqual};
+  auto expect = [](CompareOp op, T x, T y) {
+    switch (op) {
+      case CompareOp::kEqual: return x == y;
+      case CompareOp::kNotEqual: return x != y;
+      case CompareOp::kLess: return x < y;
+      case CompareOp::kLessEqual: return x <= y;
+      case CompareOp::kGreater: return x > y;
+      case CompareOp::kGreaterEqual: return x >= y;
+    }
+    return false;
+  };
+  std::vector<T> a(131), b(131);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = values[i % values.size()];
+    b[i] = values[(i * 7 + 3) % values.size()];
+  }
+  for (int i = 0; i <= static_cast<int>(best_vector_isa()); ++i) {
+    const auto isa = static_cast<VectorIsa>(i);
+    for (CompareOp op : ops) {
+      for (int64_t as : {0, 1}) {
+        for (int64_t bs : {0, 1}) {
+          for (int64_t n : {1, 7, 16, 33, 64, 131}) {
+            std::vector<bool> want(n);
+            for (int64_t k = 0; k < n; ++k) want[k] = expect(op, a[k * as], b[k * bs]);
+            std::unique_ptr<bool[]> got(new bool[n + 1]);
+            std::memset(got.get(), 2, n + 1);  // neither false nor true: an unwritten byte shows
+            compare_run(isa, op, a.data(), as, b.data(), bs, got.get(), n);
+            for (int64_t k = 0; k < n; ++k) {
+              unsigned char byte;
+              std::memcpy(&byte, got.get() + k, 1);
+              ASSERT_EQ(byte, want[k] ? 1 : 0) << "isa " << i << " op " << static_cast<int>(op) << " steps " << as
+                                               << "," << bs << " n " << n << " at " << k;
+            }
+            unsigned char past;
+            std::memcpy(&past, got.get() + n, 1);
+            ASSERT_EQ(past, 2) << "wrote past the run";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Compare, RunsOfEveryIsaMatchTheElementwiseComparison) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  check_compare_runs<float>({0.0f, -0.0f, 1.5f, -2.0f, nan, inf, -inf, 1.5f, 3.0f, -1e-30f, 2.0f});
+  check_compare_runs<int32_t>({0, -1, 1, INT32_MIN, INT32_MAX, 5, 5, -7, 1 << 20});
+  check_compare_runs<int64_t>({0, -1, 1, INT64_MIN, INT64_MAX, int64_t{1} << 40, 5, -(int64_t{1} << 33), 7});
 }
 
 }  // namespace
