@@ -252,6 +252,9 @@ struct TfLiteInterpreter {
   std::vector<api::Model::Signature> signatures;
   std::vector<TfLiteTensor> tensors;  // by tensor index of subgraph 0, laid out as TFLite's
   std::vector<int32_t> inputs, outputs;
+  // The tensors a client can reach (inputs, outputs, signature tensors), ascending: only they are filled
+  // and kept in step. The others stay zero: no shapes or quantization copied for a graph's inner tensors.
+  std::vector<size_t> exposed;
   // A string input's TfLiteTensor holds memory of the application's: TFLite's way to give a string
   // tensor its value is TfLiteTensorRealloc on it, then the packed bytes into data.raw (its C API copies
   // only into tensors of a fixed size). invoke hands that value to baton.
@@ -276,7 +279,7 @@ struct TfLiteInterpreter {
   // ones (their shape and memory are set at invoke, kTfLiteDynamic as in TFLite).
   void sync() {
     dynamic.clear();
-    for (size_t i = 0; i < tensors.size(); ++i) {
+    for (size_t i : exposed) {
       sync(i);
       const bool constant = baton_tensor_is_constant(tensor(i)) != 0, dyn = baton_tensor_is_dynamic(tensor(i)) != 0;
       if (dyn && !client_owned[i]) dynamic.push_back(i);
@@ -312,7 +315,18 @@ struct TfLiteInterpreter {
     const size_t count = static_cast<size_t>(baton_interpreter_tensor_count(interp.get()));
     tensors.assign(count, TfLiteTensor{});
     client_owned.assign(count, false);
-    for (size_t i = 0; i < count; ++i) {
+    exposed.clear();
+    for (int32_t i : inputs) exposed.push_back(static_cast<size_t>(i));
+    for (int32_t i : outputs) exposed.push_back(static_cast<size_t>(i));
+    for (const api::Model::Signature& sig : signatures) {
+      if (sig.subgraph != 0) continue;
+      for (const auto& [name, i] : sig.inputs) exposed.push_back(static_cast<size_t>(i));
+      for (const auto& [name, i] : sig.outputs) exposed.push_back(static_cast<size_t>(i));
+    }
+    std::erase_if(exposed, [&](size_t i) { return i >= count; });
+    std::sort(exposed.begin(), exposed.end());
+    exposed.erase(std::unique(exposed.begin(), exposed.end()), exposed.end());
+    for (size_t i : exposed) {
       const baton_tensor* bt = tensor(i);
       TfLiteTensor& t = tensors[i];
       const bool constant = baton_tensor_is_constant(bt) != 0;
@@ -703,6 +717,12 @@ const char* TfLiteSignatureRunnerGetInputName(const TfLiteSignatureRunner* signa
   return signature_runner->inputs[static_cast<size_t>(input_index)].first.c_str();
 }
 
+// The TfLiteTensor of a signature's tensor index; null for an index outside subgraph 0's tensors.
+static TfLiteTensor* exposed_tensor(TfLiteInterpreter* owner, int32_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= owner->tensors.size()) return nullptr;
+  return &owner->tensors[static_cast<size_t>(index)];
+}
+
 static int32_t signature_tensor(const std::vector<std::pair<std::string, int>>& list, const char* name) {
   for (const auto& [n, index] : list) {
     if (name && n == name) return index;
@@ -728,7 +748,7 @@ TfLiteStatus TfLiteSignatureRunnerAllocateTensors(TfLiteSignatureRunner* signatu
 
 TfLiteTensor* TfLiteSignatureRunnerGetInputTensor(TfLiteSignatureRunner* signature_runner, const char* input_name) {
   const int32_t index = signature_tensor(signature_runner->inputs, input_name);
-  return index < 0 ? nullptr : &signature_runner->owner->tensors[static_cast<size_t>(index)];
+  return exposed_tensor(signature_runner->owner, index);
 }
 
 TfLiteStatus TfLiteSignatureRunnerInvoke(TfLiteSignatureRunner* signature_runner) {
@@ -747,7 +767,7 @@ const char* TfLiteSignatureRunnerGetOutputName(const TfLiteSignatureRunner* sign
 const TfLiteTensor* TfLiteSignatureRunnerGetOutputTensor(const TfLiteSignatureRunner* signature_runner,
                                                          const char* output_name) {
   const int32_t index = signature_tensor(signature_runner->outputs, output_name);
-  return index < 0 ? nullptr : &signature_runner->owner->tensors[static_cast<size_t>(index)];
+  return exposed_tensor(signature_runner->owner, index);
 }
 
 void TfLiteSignatureRunnerDelete(TfLiteSignatureRunner* signature_runner) { delete signature_runner; }
