@@ -194,8 +194,8 @@ TEST(CpuDelegate, WideOrSmallConvolutionsStayWithTheNextDelegate) {
     ASSERT_TRUE(in) << in.error();
     EXPECT_EQ(delegated_nodes(*in.value(), "cpu"), 0u);
     ASSERT_FALSE(in.value()->refusals(0).empty());
-    EXPECT_NE(in.value()->refusals(0).back().reason.find(r.reason), std::string::npos)
-        << in.value()->refusals(0).back().reason;
+    EXPECT_NE(in.value()->refusals(0).back().reason().find(r.reason), std::string::npos)
+        << in.value()->refusals(0).back().reason();
   }
 }
 

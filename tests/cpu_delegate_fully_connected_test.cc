@@ -111,7 +111,7 @@ TEST(CpuDelegate, FullyConnectedItLeavesWithReasons) {
     ASSERT_TRUE(in) << in.error();
     EXPECT_EQ(delegated_nodes(*in.value(), "cpu"), 0u);
     ASSERT_FALSE(in.value()->refusals(0).empty());
-    EXPECT_NE(in.value()->refusals(0).back().reason.find(reason), std::string::npos) << in.value()->refusals(0).back().reason;
+    EXPECT_NE(in.value()->refusals(0).back().reason().find(reason), std::string::npos) << in.value()->refusals(0).back().reason();
   };
   refused(dense_graph({{1, 1, 1024}, 1000, 0, true, true}), "FULLY_CONNECTED of fewer than 64 rows");
 

@@ -162,7 +162,7 @@ inline size_t run_against_builtin(const OpGraph& g, const std::string& what, int
   EXPECT_TRUE(c.fallbacks().empty());
   for (size_t n = 0; n < g.ops.size(); ++n) {
     for (const auto& r : c.refusals(n)) {
-      if (r.reason.find("init failed") != std::string::npos) ADD_FAILURE() << "node " << n << ": " << r.reason;
+      if (r.reason().find("init failed") != std::string::npos) ADD_FAILURE() << "node " << n << ": " << r.reason();
     }
   }
   EXPECT_EQ(c.output_count(), b.output_count());

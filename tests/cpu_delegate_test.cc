@@ -50,7 +50,7 @@ TEST(CpuDelegate, RefusesWithReasons) {
   ASSERT_TRUE(in) << in.error();
   EXPECT_EQ(delegated_nodes(*in.value(), "cpu"), 0u);
   ASSERT_FALSE(in.value()->refusals(0).empty());
-  EXPECT_NE(in.value()->refusals(0).back().reason.find("1x1 CONV_2D that alone reads it"), std::string::npos);
+  EXPECT_NE(in.value()->refusals(0).back().reason().find("1x1 CONV_2D that alone reads it"), std::string::npos);
 
   // A 7x7 window: the last pair refused is named.
   p.kernel = 7;
@@ -60,7 +60,7 @@ TEST(CpuDelegate, RefusesWithReasons) {
   auto in7 = Interpreter::create(envs->cpu, model7.value());
   ASSERT_TRUE(in7) << in7.error();
   EXPECT_EQ(delegated_nodes(*in7.value(), "cpu"), 0u);
-  EXPECT_NE(in7.value()->refusals(0).back().reason.find("3x3 or 5x5"), std::string::npos);
+  EXPECT_NE(in7.value()->refusals(0).back().reason().find("3x3 or 5x5"), std::string::npos);
 }
 
 size_t threads_of_this_process() {

@@ -133,7 +133,7 @@ TEST_F(DelegateChainTest, LaterDelegateGetsWhatTheFirstRefused) {
   EXPECT_EQ(in.placement(1).plugin, "deleg-b");
   ASSERT_EQ(in.refusals(1).size(), 1u);
   EXPECT_EQ(in.refusals(1)[0].plugin, "deleg-a");
-  EXPECT_EQ(in.refusals(1)[0].reason, "not in this delegate's ops option");
+  EXPECT_EQ(in.refusals(1)[0].reason(), "not in this delegate's ops option");
   EXPECT_EQ(run(in), expected_);
 }
 
@@ -150,7 +150,7 @@ TEST_F(DelegateChainTest, RefusalReasonsAreRecordedAndOpPacksRunTheRest) {
   EXPECT_TRUE(in.partitions().empty());
   EXPECT_EQ(in.placement(0).kind, "op-pack");
   ASSERT_EQ(in.refusals(0).size(), 1u);
-  EXPECT_EQ(in.refusals(0)[0].reason, "int8 input");
+  EXPECT_EQ(in.refusals(0)[0].reason(), "int8 input");
   EXPECT_EQ(run(in), expected_);
 }
 
@@ -215,7 +215,7 @@ TEST_F(DelegateChainTest, MinNodesPerPartitionGivesSmallPartitionsToTheNextDeleg
   ASSERT_TRUE(interp) << interp.error();
   Interpreter& in = *interp.value();
   EXPECT_EQ(in.placement(0).plugin, "deleg-b");
-  EXPECT_NE(in.refusals(0)[0].reason.find("below min-nodes-per-partition 3"), std::string::npos);
+  EXPECT_NE(in.refusals(0)[0].reason().find("below min-nodes-per-partition 3"), std::string::npos);
   EXPECT_EQ(run(in), expected_);
 }
 

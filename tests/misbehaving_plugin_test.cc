@@ -103,7 +103,7 @@ TEST(MisbehavingPlugin, DelegateThrowingFromCheckAndPrepareLeavesTheModelOnTheOp
   EXPECT_EQ(in.placement(0).kind, "op-pack");
   EXPECT_EQ(in.placement(1).kind, "op-pack");
   ASSERT_FALSE(in.refusals(1).empty());
-  EXPECT_EQ(in.refusals(1)[0].reason, "the plugin threw an exception across the C boundary");
+  EXPECT_EQ(in.refusals(1)[0].reason(), "the plugin threw an exception across the C boundary");
   ASSERT_EQ(in.fallbacks().size(), 1u);
   EXPECT_EQ(in.fallbacks()[0].stage, "prepare");
   bool warned = false;

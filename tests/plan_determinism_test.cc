@@ -98,7 +98,7 @@ std::string plan_of(const std::shared_ptr<Environment>& env, const std::string& 
       const Placement p = sub->placement(i);
       s += "  node " + std::to_string(i) + " " + node_op_name(*sub->nodes()[i].info) + ": " + p.kind + " " +
            p.plugin + " " + std::to_string(p.partition) + "\n";
-      for (const Refusal& r : sub->refusals(i)) s += "    " + r.plugin + " refused: " + r.reason + "\n";
+      for (const Refusal& r : sub->refusals(i)) s += "    " + r.plugin + " refused: " + r.reason() + "\n";
     }
     for (const auto& part : sub->partitions()) {
       s += "  partition ";

@@ -144,7 +144,7 @@ TEST(TfliteDelegates, OurDelegateComputesAddAndMul) {
   EXPECT_TRUE(r.interp->fallbacks().empty());
   // The node it left: the plan says why.
   bool said = false;
-  for (const Refusal& f : r.interp->refusals(3)) said |= f.plugin == "tfl_test" && f.reason == "not claimed by the TFLite delegate";
+  for (const Refusal& f : r.interp->refusals(3)) said |= f.plugin == "tfl_test" && f.reason() == "not claimed by the TFLite delegate";
   EXPECT_TRUE(said);
 }
 

@@ -77,7 +77,7 @@ TEST(TfliteStableDelegates, ComputesAddAndMulAsTheBuiltinPackDoes) {
   for (int node : {0, 1, 2, 4}) EXPECT_EQ(in.placement(node).plugin, "baton_test_stable") << node;
   EXPECT_EQ(in.placement(3).kind, "op-pack");
   bool said = false;
-  for (const Refusal& f : in.refusals(3)) said |= f.plugin == "baton_test_stable" && f.reason == "not claimed by the TFLite delegate";
+  for (const Refusal& f : in.refusals(3)) said |= f.plugin == "baton_test_stable" && f.reason() == "not claimed by the TFLite delegate";
   EXPECT_TRUE(said);
 
   // Its kernels really ran: the delegate counts its invokes (one per partition per invoke).

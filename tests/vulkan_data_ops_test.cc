@@ -494,7 +494,7 @@ TEST(VulkanOps, Gather) {
       ASSERT_TRUE(opened.vulkan && opened.builtin);
       Interpreter& v = *opened.vulkan;
       Interpreter& b = *opened.builtin;
-      ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason);
+      ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
       ASSERT_TRUE(v.ensure_prepared());
       ASSERT_TRUE(b.ensure_prepared());
       auto feed = [&](const std::vector<int32_t>& id_values) {

@@ -122,8 +122,8 @@ TEST_F(VulkanLazy, LavapipeUnnamedLoadsNoDriverAndTakesNothing) {
     ASSERT_TRUE(interp) << interp.error();
     EXPECT_EQ(interp.value()->placement(0).plugin, "builtin");
     ASSERT_FALSE(interp.value()->refusals(0).empty());
-    EXPECT_NE(interp.value()->refusals(0)[0].reason.find("only a CPU implementation of Vulkan was found"), std::string::npos)
-        << interp.value()->refusals(0)[0].reason;
+    EXPECT_NE(interp.value()->refusals(0)[0].reason().find("only a CPU implementation of Vulkan was found"), std::string::npos)
+        << interp.value()->refusals(0)[0].reason();
     EXPECT_TRUE(mapped_drivers().empty()) << joined(mapped_drivers());
   }
 }

@@ -73,7 +73,7 @@ inline void expect_same_as_builtin(const OpGraph& g, const std::string& what, fl
     Interpreter& b = *opened.builtin;
     for (size_t i = 0; i < v.nodes().size(); ++i) {
       const auto& refusals = v.refusals(i);
-      EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
+      EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason());
     }
     for (size_t i = 0; i < resize.size(); ++i) {
       ASSERT_TRUE(v.resize_input(i, resize[i]));

@@ -29,7 +29,7 @@ std::string vulkan_refusal(const OpGraph& g, const std::string& chain = "vulkan"
   auto in = Interpreter::create(env->env, model.value());
   if (!in) return in.error();
   for (const Refusal& r : in.value()->refusals(0)) {
-    if (r.plugin == "vulkan") return r.reason;
+    if (r.plugin == "vulkan") return r.reason();
   }
   return "";
 }

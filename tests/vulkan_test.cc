@@ -100,8 +100,8 @@ TEST(VulkanDeviceChoice, OptionPicksTheDeviceOrEveryNodeIsRefused) {
   Interpreter& interp = *in_or.value();
   EXPECT_EQ(interp.placement(0).plugin, "builtin");
   ASSERT_FALSE(interp.refusals(0).empty());
-  EXPECT_NE(interp.refusals(0)[0].reason.find("no Vulkan device matches device = 'no-such-device'"), std::string::npos)
-      << interp.refusals(0)[0].reason;
+  EXPECT_NE(interp.refusals(0)[0].reason().find("no Vulkan device matches device = 'no-such-device'"), std::string::npos)
+      << interp.refusals(0)[0].reason();
   const float values[4] = {-1.0f, 2.0f, -3.0f, 4.0f};
   std::memcpy(interp.input(0).data, values, sizeof values);
   ASSERT_TRUE(interp.invoke());

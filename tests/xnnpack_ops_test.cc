@@ -44,7 +44,7 @@ void expect_same_as_builtin(const Graph& g, const std::string& what, bool expect
     for (size_t i = 0; i < x.nodes().size(); ++i) {
       const auto& refusals = x.refusals(i);
       EXPECT_EQ(x.placement(i).kind, "delegate")
-          << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
+          << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason());
     }
   }
   for (size_t i = 0; i < resize.size(); ++i) {

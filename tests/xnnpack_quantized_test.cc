@@ -63,7 +63,7 @@ void expect_quantized_close_to_builtin(const Graph& g, const std::string& what, 
   for (size_t i = 0; i < x.nodes().size(); ++i) {
     const auto& refusals = x.refusals(i);
     EXPECT_EQ(x.placement(i).kind, "delegate")
-        << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason);
+        << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason());
   }
   ASSERT_TRUE(x.ensure_prepared());
   ASSERT_TRUE(b.ensure_prepared());
@@ -263,7 +263,7 @@ TEST(XnnpackQuantized, RefusalsSayWhy) {
     auto in = Interpreter::create(envs->xnnpack, model.value());
     EXPECT_TRUE(in) << in.error();
     for (const Refusal& r : in.value()->refusals(0)) {
-      if (r.plugin == "xnnpack") return r.reason;
+      if (r.plugin == "xnnpack") return r.reason();
     }
     return std::string();
   };

@@ -75,7 +75,7 @@ inline std::string xnnpack_refusal(const Graph& g) {
   auto in = Interpreter::create(envs->xnnpack, model.value());
   if (!in) return in.error();
   for (const Refusal& r : in.value()->refusals(0)) {
-    if (r.plugin == "xnnpack") return r.reason;
+    if (r.plugin == "xnnpack") return r.reason();
   }
   return "";
 }

@@ -135,8 +135,8 @@ TEST(XnnpackStart, OnlyWithTheFirstNodeThatNeedsIt) {
   for (int8_t type : {int8_t{3}, int8_t{9}}) {
     const std::vector<Refusal> refusals = plan(type);
     ASSERT_EQ(refusals.size(), 1u);
-    EXPECT_NE(refusals[0].reason.find("quantized nodes are taken only with the option quantized = true"),
-              std::string::npos) << refusals[0].reason;
+    EXPECT_NE(refusals[0].reason().find("quantized nodes are taken only with the option quantized = true"),
+              std::string::npos) << refusals[0].reason();
   }
   EXPECT_EQ(starts(), 0);
   EXPECT_TRUE(plan(0).empty());  // float32: xnnpack takes it

@@ -4,6 +4,7 @@
 #include "delegation.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "node_selection.h"
 #include "partitioner.h"
@@ -38,6 +39,13 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
   PartitionPlan plan;
   plan.owner.assign(nodes.size(), -1);
   plan.refusals.assign(nodes.size(), {});
+  // Each distinct refusal text once.
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> texts;
+  auto refuse = [&](int index, const LoadedPlugin& d, std::string why) {
+    auto [it, added] = texts.try_emplace(why);
+    if (added) it->second = std::make_shared<const std::string>(std::move(why));
+    plan.refusals[index].emplace_back(d.name, it->second);
+  };
   // Producers by tensor; folded nodes produce constants and, like dropped ones, leave the graph.
   std::vector<int> producer(tensors.size(), -1);
   for (const Node& n : nodes) {
@@ -70,7 +78,7 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
   }
   for (LoadedPlugin* d : in.chain) {
     if (in.quarantined.count(d->name)) {
-      for (int index : active) plan.refusals[index].push_back({d->name, "quarantined for this model by the crash journal"});
+      for (int index : active) refuse(index, *d, "quarantined for this model by the crash journal");
       continue;
     }
     std::vector<bool> accepted(active.size(), false);
@@ -84,16 +92,15 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       // name takes it (ABI 1.11): then the delegate runs the whole operation, fused.
       const bool composite = node.runtime == RuntimeOp::composite;
       if (node.runtime != RuntimeOp::none && !composite) {
-        plan.refusals[index].push_back({d->name, "control flow, resource variables and hash tables run in the runtime"});
+        refuse(index, *d, "control flow, resource variables and hash tables run in the runtime");
         continue;
       }
       if (std::find(in.excluded[index].begin(), in.excluded[index].end(), d) != in.excluded[index].end()) {
-        plan.refusals[index].push_back({d->name, "lost this node's partition earlier (see fallbacks)"});
+        refuse(index, *d, "lost this node's partition earlier (see fallbacks)");
         continue;
       }
       if (composite && !d->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) {
-        plan.refusals[index].push_back({d->name, "composite '" + node.info->composite_name +
-                                                 "' not declared: its decomposition runs instead"});
+        refuse(index, *d, "composite '" + node.info->composite_name + "' not declared: its decomposition runs instead");
         continue;
       }
       if (d->delegate.select_nodes) {
@@ -115,7 +122,7 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
         }
         why = reason.message.empty() ? "refused (no reason given)" : reason.message;
       }
-      plan.refusals[index].push_back({d->name, why});
+      refuse(index, *d, std::move(why));
     }
     void* selection = nullptr;
     if (d->delegate.select_nodes) {
@@ -126,11 +133,11 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       if (chosen.failed) in.log(BATON_LOG_WARNING, in.source + ": delegate " + d->name + ": " + chosen.refusal);
       for (size_t k = 0; k < free_nodes.size(); ++k) {
         accepted[free_dense[k]] = chosen.selected[k];
-        if (!chosen.selected[k]) plan.refusals[free_nodes[k]].push_back({d->name, chosen.refusal});
+        if (!chosen.selected[k]) refuse(free_nodes[k], *d, chosen.refusal);
       }
     }
     GroupingResult grouped = group_partitions(g, accepted, {d->min_nodes_per_partition, d->max_partitions});
-    for (const auto& [i, why] : grouped.dropped) plan.refusals[active[i]].push_back({d->name, why});
+    for (const auto& [i, why] : grouped.dropped) refuse(active[i], *d, why);
     for (const std::vector<int>& members : grouped.partitions) {
       auto p = std::make_unique<Partition>();
       p->id = static_cast<int32_t>(plan.partitions.size());
@@ -171,7 +178,7 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       if (st != BATON_OK) {
         const std::string why = error.message.empty() ? "no reason given" : error.message;
         plan.lost.push_back({d, p->id, p->nodes, why});
-        for (Node* n : p->nodes) plan.refusals[n->info->index].push_back({d->name, "partition init failed: " + why});
+        for (Node* n : p->nodes) refuse(n->info->index, *d, "partition init failed: " + why);
         if (d->delegate.partition_free) {
           guarded_release(*d, [&] { d->delegate.partition_free(d->state, p->state); });
         }

@@ -19,10 +19,19 @@
 
 namespace baton {
 
-// Why a plugin did not take a node.
+// Why a plugin did not take a node. The text is shared: a delegate gives most nodes of a model the same
+// reason, often a long one, and a plan keeps one per node and delegate.
 struct Refusal {
+  Refusal(std::string plugin_name, std::shared_ptr<const std::string> text)
+      : plugin(std::move(plugin_name)), reason_(std::move(text)) {}
+  Refusal(std::string plugin_name, std::string text)
+      : Refusal(std::move(plugin_name), std::make_shared<const std::string>(std::move(text))) {}
+  const std::string& reason() const { return *reason_; }
+
   std::string plugin;
-  std::string reason;
+
+ private:
+  std::shared_ptr<const std::string> reason_;
 };
 
 // One step of execution: a node the host runs, or a delegate's whole partition.

@@ -74,7 +74,7 @@ class RefusalLegend {
  public:
   // "[rN]" for this refusal; a pair seen for the first time gets the next number.
   std::string tag(const Refusal& r) {
-    auto [it, added] = tags_.try_emplace({r.plugin, r.reason}, entries_.size() + 1);
+    auto [it, added] = tags_.try_emplace({r.plugin, r.reason()}, entries_.size() + 1);
     if (added) entries_.push_back(&r);
     return "[r" + std::to_string(it->second) + "]";
   }
@@ -82,7 +82,7 @@ class RefusalLegend {
     std::string s;
     if (!entries_.empty()) s += "\nrefusals:\n";
     for (size_t k = 0; k < entries_.size(); ++k) {
-      s += "  [r" + std::to_string(k + 1) + "] " + entries_[k]->plugin + " refused: " + entries_[k]->reason + "\n";
+      s += "  [r" + std::to_string(k + 1) + "] " + entries_[k]->plugin + " refused: " + entries_[k]->reason() + "\n";
     }
     return s;
   }
@@ -153,7 +153,7 @@ void subgraph_json(JsonWriter& j, const Subgraph& g) {
     if (p.partition >= 0) j.value(p.partition); else j.null();
     j.end_object();
     j.key("refusals").begin_array();
-    for (const Refusal& r : g.refusals(i)) j.begin_object().field("plugin", r.plugin).field("reason", r.reason).end_object();
+    for (const Refusal& r : g.refusals(i)) j.begin_object().field("plugin", r.plugin).field("reason", r.reason()).end_object();
     j.end_array();
     if (n.runtime != RuntimeOp::none) {  // the subgraphs a control-flow node runs
       j.key("callees").begin_array();

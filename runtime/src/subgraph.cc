@@ -128,7 +128,7 @@ void Subgraph::free_partitions() { release_plan(plan_); }
 // delegate's refusal.
 std::string Subgraph::unrunnable_reason(const Node& node) const {
   std::string why = unresolved_[node.info->index];
-  for (const Refusal& r : plan_.refusals[node.info->index]) why += "; " + r.plugin + " refused: " + r.reason;
+  for (const Refusal& r : plan_.refusals[node.info->index]) why += "; " + r.plugin + " refused: " + r.reason();
   return why;
 }
 
@@ -143,7 +143,7 @@ Status Subgraph::check_runnable() const {
     if (!node.kernel) return Status::ok();  // prepare() reports it with the others
     ++count;
     missing += "\n  " + node_label(node) + " would run on op pack " + node.plugin->name;
-    for (const Refusal& r : plan_.refusals[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason;
+    for (const Refusal& r : plan_.refusals[node.info->index]) missing += "; " + r.plugin + " refused: " + r.reason();
   }
   if (count == 0) return Status::ok();
   return Status::error(source() + ": strict mode: " + std::to_string(count) +
