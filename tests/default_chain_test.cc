@@ -11,6 +11,7 @@
 
 #include "delegate_order.h"
 #include "interpreter.h"
+#include "plugins_report.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
@@ -108,6 +109,50 @@ TEST_F(DefaultChainTest, ANamedChainDecidesExactlyEmulatedIncluded) {
   ASSERT_TRUE(configured) << configured.error();
   EXPECT_EQ(chain_names(*configured.value()), (std::vector<std::string>{"deleg-c", "deleg-old"}));
   EXPECT_EQ(configured.value()->chain_source(), "the config's delegates key");
+}
+
+// Whether the shared object at `path` is mapped in this process now.
+bool library_mapped(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!handle) return false;
+  dlclose(handle);
+  return true;
+}
+
+// A delegate the default chain leaves out costs no memory: its library is unloaded once the environment
+// is made, and what it declared (its devices, the reason it is out) stays for the reports. The chain's
+// delegates stay loaded, and one left out of a named chain without being probed is not touched.
+TEST_F(DefaultChainTest, ADelegateLeftOutIsUnloadedAndStillReported) {
+  const std::string conf = "[plugin.deleg-c]\ndevices = emulated:SwiftShader:100\n[plugin.deleg-a]\ndevices = none\n";
+  auto e = env(conf);
+  ASSERT_TRUE(e) << e.error();
+  Environment& en = *e.value();
+  for (const char* name : {"deleg-a", "deleg-c"}) {
+    const LoadedPlugin* p = en.registry().find(name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_TRUE(p->unloaded()) << name;
+    EXPECT_FALSE(library_mapped(p->path)) << name;
+  }
+  for (const LoadedPlugin* d : en.delegate_chain()) {
+    EXPECT_FALSE(d->unloaded()) << d->name;
+    EXPECT_TRUE(library_mapped(d->path)) << d->name;
+  }
+  EXPECT_TRUE(library_mapped(en.registry().find("testpack")->path));
+  const std::string text = plugins_text(en);
+  const size_t at = text.find("\ndeleg-c ");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("unloaded: this environment does not use it", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find("SwiftShader", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(reason_of(en, "deleg-c").find("left out: its only devices are emulated (SwiftShader)"), std::string::npos);
+  auto model = load_model_buffer(add_then_double().build(), "tiny.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto interp = Interpreter::create(e.value(), model.value());
+  ASSERT_TRUE(interp) << interp.error();
+  ASSERT_TRUE(interp.value()->invoke());
+
+  auto named = env(conf, std::vector<std::string>{"deleg-b"});
+  ASSERT_TRUE(named) << named.error();
+  EXPECT_FALSE(named.value()->registry().find("deleg-c")->unloaded());  // never probed: kept
 }
 
 // The emulated delegate, named, really runs: the ADD of the tiny model goes to it.

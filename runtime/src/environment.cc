@@ -143,7 +143,7 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
     env->chain_source_ = "--no-delegates";
   } else if (!options.delegates && !env->config_.delegates) {
     // The default chain: ordered by the devices the delegates declare (delegate_order.h). Only its
-    // members are created; a delegate left out costs nothing more than its open library.
+    // members are created; a delegate left out is unloaded below.
     env->chain_source_ = "default";
     std::vector<DelegateCandidate> candidates;
     for (const auto& p : env->registry_->plugins()) {
@@ -208,6 +208,16 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
                               ChainPlacement{foreign[i]->name, static_cast<int>(i), "handed over by the program"});
     }
     env->delegates_.insert(env->delegates_.begin(), foreign.begin(), foreign.end());
+  }
+  // What this environment will never call costs it no memory: a delegate outside the chain and a loader
+  // that wrapped nothing are unloaded (unless isolated, created, or, for a delegate, never probed).
+  for (const auto& p : env->registry_->plugins()) {
+    const bool in_chain = std::find(env->delegates_.begin(), env->delegates_.end(), p.get()) != env->delegates_.end();
+    bool wrapped_some = false;
+    for (const auto& other : env->registry_->plugins()) wrapped_some = wrapped_some || other->loaded_by == p->name;
+    if ((p->kind == BATON_PLUGIN_DELEGATE && !in_chain) || (p->kind == BATON_PLUGIN_LOADER && !wrapped_some)) {
+      p->unload();
+    }
   }
   return env;
 }

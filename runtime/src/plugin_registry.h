@@ -86,6 +86,12 @@ class LoadedPlugin {
   ~LoadedPlugin();
   // Calls the plugin's destroy when it was created (once; the library stays loaded).
   void release();
+  // Unloads the library of a plugin its environment will never call (a delegate left out of the chain,
+  // a loader that wrapped nothing), so that it costs no memory. What it declared stays for the reports
+  // (name, ops, options, the devices its probe gave); its functions are gone, and ensure_created fails.
+  // Does nothing to a created or isolated plugin, or one whose devices were never asked.
+  void unload();
+  bool unloaded() const { return unloaded_; }
 
   boost::dll::shared_library library;  // first member: unloaded after everything below is released
   std::string path;
@@ -131,7 +137,8 @@ class LoadedPlugin {
   // remembered). A plugin without a probe (ABI 1.0) has one CPU device of preference 0 and
   // `declares_devices()` false. Thread-safe.
   Expected<std::vector<DeviceInfo>> devices();
-  bool declares_devices() const { return probe_fn != nullptr; }
+  bool declares_devices() const { return probe_fn != nullptr || probe_declared_; }
+  bool selects_nodes() const { return delegate.select_nodes != nullptr || selects_nodes_; }
   const OpDecl* find_op(int32_t op_code, const std::string& custom, int32_t version) const;
   // Held around every call into the plugin; a no-op for reentrant plugins.
   std::unique_lock<std::mutex> lock() {
@@ -150,6 +157,8 @@ class LoadedPlugin {
   std::string create_error_;
   bool probed_ = false;
   Expected<std::vector<DeviceInfo>> devices_ = std::vector<DeviceInfo>{};
+  bool unloaded_ = false;
+  bool probe_declared_ = false, selects_nodes_ = false;  // what the cleared functions said, once unloaded
 };
 
 struct SkippedPlugin {

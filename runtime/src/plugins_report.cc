@@ -80,6 +80,7 @@ std::string plugins_json(const Environment& env) {
     j.field("name_from_file", plugin_name_from_file(p->path));
     if (!p->loaded_by.empty()) j.field("loaded_by", p->loaded_by);
     j.field("isolation", p->isolated ? "process" : "in-process");
+    j.field("unloaded", p->unloaded());
     if (p->isolated) {
       j.field("invoke_timeout_ms", static_cast<int64_t>(p->isolated->settings().invoke_timeout_ms));
       j.field("prepare_timeout_ms", static_cast<int64_t>(p->isolated->settings().prepare_timeout_ms));
@@ -89,7 +90,7 @@ std::string plugins_json(const Environment& env) {
       auto devices = p->devices();
       j.field("declares_devices", p->declares_devices());
       // Whether it chooses nodes itself (select_nodes) beyond the ops it declares.
-      j.field("selects_nodes", p->delegate.select_nodes != nullptr);
+      j.field("selects_nodes", p->selects_nodes());
       j.key("devices");
       if (devices) {
         j.begin_array();
@@ -166,13 +167,14 @@ std::string plugins_text(const Environment& env) {
     appendf(out, "\n%s %s (%s, ABI %u.%u)\n  %s\n  path: %s\n  threads: %d\n", p->name.c_str(), p->version.c_str(),
                 p->kind_name(), p->abi_major, p->abi_minor, p->description.c_str(), p->path.c_str(), p->threads);
     if (!p->loaded_by.empty()) appendf(out, "  loaded by: %s\n", p->loaded_by.c_str());
+    if (p->unloaded()) appendf(out, "  unloaded: this environment does not use it (read when it started)\n");
     if (p->isolated) {
       const pid_t pid = p->isolated->pid();
       appendf(out, "  isolation: process (baton-plugin-host%s; invoke timeout %d ms, prepare timeout %d ms)\n",
                   pid > 0 ? (", pid " + std::to_string(pid)).c_str() : "", p->isolated->settings().invoke_timeout_ms,
                   p->isolated->settings().prepare_timeout_ms);
     }
-    if (p->has_delegate && p->delegate.select_nodes) {
+    if (p->has_delegate && p->selects_nodes()) {
       appendf(out, "  ops: chosen by the delegate itself, over the whole graph\n");
     } else if (p->kind != BATON_PLUGIN_LOADER) {
       appendf(out, "  ops (%zu):", p->ops.size());
