@@ -24,8 +24,6 @@ namespace baton {
 struct Refusal {
   Refusal(std::string plugin_name, std::shared_ptr<const std::string> text)
       : plugin(std::move(plugin_name)), reason_(std::move(text)) {}
-  Refusal(std::string plugin_name, std::string text)
-      : Refusal(std::move(plugin_name), std::make_shared<const std::string>(std::move(text))) {}
   const std::string& reason() const { return *reason_; }
 
   std::string plugin;

@@ -113,7 +113,7 @@ bool is_disabled(const Config* config, const std::string& name) {
 
 void LoadedPlugin::unload() {
   std::lock_guard<std::mutex> guard(lifecycle_);
-  if (unloaded_ || created || isolated || !library.is_loaded()) return;
+  if (unloaded_ || created || isolated || !library.is_loaded() || kind == BATON_PLUGIN_OP_PACK) return;
   if (kind == BATON_PLUGIN_DELEGATE && !probed_) return;  // the reports would ask it for its devices
   probe_declared_ = probe_fn != nullptr;
   selects_nodes_ = delegate.select_nodes != nullptr;
@@ -123,7 +123,6 @@ void LoadedPlugin::unload() {
   probe_fn = nullptr;
   wrap_file_fn = nullptr;
   wrap_object_fn = nullptr;
-  for (OpDecl& op : ops) op.kernel = baton_kernel{};
   create_tried_ = true;
   create_error_ = "unloaded: this environment does not use it";
   library.unload();

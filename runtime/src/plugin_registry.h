@@ -89,7 +89,8 @@ class LoadedPlugin {
   // Unloads the library of a plugin its environment will never call (a delegate left out of the chain,
   // a loader that wrapped nothing), so that it costs no memory. What it declared stays for the reports
   // (name, ops, options, the devices its probe gave); its functions are gone, and ensure_created fails.
-  // Does nothing to a created or isolated plugin, or one whose devices were never asked.
+  // Does nothing to a created or isolated plugin, a delegate whose devices were never asked, or an op pack
+  // (its kernels are in the resolved nodes).
   void unload();
   bool unloaded() const { return unloaded_; }
 
