@@ -220,6 +220,32 @@ TEST(TfliteDelegates, FailingPrepareAndInvokeFallBack) {
   }
 }
 
+// Whether the shared object at `path` is mapped in this process now.
+bool library_mapped(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!handle) return false;
+  dlclose(handle);
+  return true;
+}
+
+// Without a TFLite delegate in the plugin folders the loader wraps nothing: it is destroyed and its
+// library unloaded once the environment is made, and the report says so. Once it wraps one, its library
+// stays (what it wrapped points into it).
+TEST(TfliteDelegates, ALoaderThatWrapsNothingIsUnloaded) {
+  auto none = setup({}, "");
+  ASSERT_TRUE(none);
+  const LoadedPlugin* loader = none->env->registry().find("tflite-delegates");
+  ASSERT_NE(loader, nullptr);
+  EXPECT_TRUE(loader->unloaded());
+  EXPECT_FALSE(library_mapped(loader->path));
+  auto some = setup({kOurs}, "delegates = tfl_test\n");
+  ASSERT_TRUE(some);
+  const LoadedPlugin* wrapping = some->env->registry().find("tflite-delegates");
+  ASSERT_NE(wrapping, nullptr);
+  EXPECT_FALSE(wrapping->unloaded());
+  EXPECT_TRUE(library_mapped(wrapping->path));
+}
+
 // A delegate that keeps its boundary tensors in buffers of its own (buffer handles) and never touches
 // the host's memory: the adapter fills its buffers before each invoke (CopyToBufferHandle) and brings
 // back what it wrote (CopyFromBufferHandle), so the op pack between its partitions and the caller read

@@ -180,8 +180,22 @@ const baton_delegate_api kDelegateApi = {
     partition_invoke,           partition_free, select_nodes,   selection_free,
 };
 
+// What this loader wraps lives for the process (TFLite delegates are not written to be unloaded, and the
+// wrapped descriptors point into this library): once it wraps one, the library stays mapped when the host
+// closes it. A loader that wraps nothing is unloaded with it (no TFLite delegate in the plugin folders).
+void pin_this_library() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&pin_this_library), &self) && self.dli_fname) {
+      dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    }
+  });
+}
+
 // Fills the descriptor of a wrapped delegate and keeps it (g_files_mutex held).
 const baton_plugin_desc* keep(std::unique_ptr<External> external, std::string description) {
+  pin_this_library();
   external->description = std::move(description);
   baton_plugin_desc& d = external->desc;
   d.struct_size = sizeof(baton_plugin_desc);
@@ -290,11 +304,5 @@ extern "C" BATON_PLUGIN_EXPORT const baton_plugin_desc* baton_plugin_entry(uint3
     return nullptr;
   }
   tflite_delegates::g_api = api;
-  // What this loader wraps lives for the process (TFLite delegates are not written to be unloaded, and
-  // the wrapped descriptors point into this library): keep the library mapped when the host closes it.
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&baton_plugin_entry), &self) && self.dli_fname) {
-    dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  }
   return &tflite_delegates::kLoader;
 }

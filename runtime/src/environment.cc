@@ -219,7 +219,14 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
       p->unload();
     }
   }
+  env->park_unused_op_packs();
   return env;
+}
+
+void Environment::park_unused_op_packs() const {
+  for (const auto& p : registry_->plugins()) {
+    if (p->kind == BATON_PLUGIN_OP_PACK) p->park();
+  }
 }
 
 void Environment::share_model(const Model& model) const {

@@ -79,6 +79,9 @@ class Environment {
   // Lets a plugin in a child process map the model's constants instead of receiving copies, when some
   // plugin runs in one (shares_memory()); otherwise nothing. Once per model; thread-safe.
   void share_model(const Model& model) const;
+  // Parks the op packs no model of this environment holds now (LoadedPlugin::park); a model made later
+  // that needs one loads it again. Called once a model is made; thread-safe.
+  void park_unused_op_packs() const;
   // The deaths of isolated plugins' child processes met on this thread since the last call (a crash, a
   // hang past its timeout; the process lived on): each goes into `journal` (repeated deaths on one model
   // quarantine the plugin for it) and into the environment's count.

@@ -115,13 +115,17 @@ void Subgraph::lose_partition(LoadedPlugin& plugin, int32_t id, const std::vecto
   fallbacks_.push_back(std::move(f));
 }
 
-// The op pack after the node's current one, in resolution order, that declares the node's op and version.
-LoadedPlugin* Subgraph::next_op_pack(const Node& node) const {
+LoadedPlugin* Subgraph::next_op_pack(const Node& node) {
   const std::vector<LoadedPlugin*> packs = state_.env->registry().op_packs();
   auto it = std::find(packs.begin(), packs.end(), node.plugin);
   for (it = it == packs.end() ? it : it + 1; it != packs.end(); ++it) {
     if (state_.quarantined.count((*it)->name)) continue;
-    if ((*it)->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) return *it;
+    if (!(*it)->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) continue;
+    if (Status s = hold_pack(**it); !s) {
+      state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": " + s.message());
+      continue;
+    }
+    return *it;
   }
   return nullptr;
 }

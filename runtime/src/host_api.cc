@@ -305,6 +305,7 @@ void* shared_object(const baton_plugin_host* host, const char* key, void* (*crea
                     void* context) {
   LoadedPlugin* plugin = LoadedPlugin::from(host);
   if (!plugin || !plugin->shared || !key) return nullptr;
+  plugin->asked_shared = true;  // never parked: the object it made may be its code's
   try {
     return plugin->shared->get(key, create, destroy, context);
   } catch (...) {

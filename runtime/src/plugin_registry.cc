@@ -20,14 +20,6 @@ namespace baton {
 
 namespace {
 
-// Copies a struct from a plugin: as many bytes as both sides know, the rest left zero.
-template <typename T>
-T copy_sized(const void* from, size_t their_size) {
-  T out{};
-  std::memcpy(&out, from, std::min(sizeof(T), their_size));
-  return out;
-}
-
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -113,8 +105,13 @@ bool is_disabled(const Config* config, const std::string& name) {
 
 void LoadedPlugin::unload() {
   std::lock_guard<std::mutex> guard(lifecycle_);
-  if (unloaded_ || created || isolated || !library.is_loaded() || kind == BATON_PLUGIN_OP_PACK) return;
+  if (unloaded_ || isolated || !library.is_loaded() || kind == BATON_PLUGIN_OP_PACK) return;
+  // A created loader (they are created at load) that made no shared object is destroyed first; a created
+  // delegate is in use.
+  if (created && (kind != BATON_PLUGIN_LOADER || asked_shared)) return;
   if (kind == BATON_PLUGIN_DELEGATE && !probed_) return;  // the reports would ask it for its devices
+  release();
+  state = nullptr;
   probe_declared_ = probe_fn != nullptr;
   selects_nodes_ = delegate.select_nodes != nullptr;
   delegate = baton_delegate_api{};
@@ -132,6 +129,10 @@ void LoadedPlugin::unload() {
 
 Status LoadedPlugin::ensure_created() {
   std::lock_guard<std::mutex> guard(lifecycle_);
+  return create_locked();
+}
+
+Status LoadedPlugin::create_locked() {
   if (!create_tried_) {
     create_tried_ = true;
     if (create_fn) {

@@ -10,6 +10,9 @@
 #define BOOST_DLL_USE_STD_FS
 #endif
 #include <boost/dll/shared_library.hpp>
+#include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -89,10 +92,24 @@ class LoadedPlugin {
   // Unloads the library of a plugin its environment will never call (a delegate left out of the chain,
   // a loader that wrapped nothing), so that it costs no memory. What it declared stays for the reports
   // (name, ops, options, the devices its probe gave); its functions are gone, and ensure_created fails.
-  // Does nothing to a created or isolated plugin, a delegate whose devices were never asked, or an op pack
-  // (its kernels are in the resolved nodes).
+  // A loader is destroyed first. Does nothing to a created delegate, an isolated plugin, a delegate whose
+  // devices were never asked, a loader that asked for a shared object, or an op pack (park() is theirs).
   void unload();
   bool unloaded() const { return unloaded_; }
+
+  // Op packs only: a pack that no subgraph holds is parked when a model is made without it
+  // (Environment::park_unused_op_packs), so that it costs no memory: destroyed and its library unloaded,
+  // what it declared kept (resolution and the reports read only that). acquire() loads and creates it
+  // again, its kernels' functions refreshed in `ops`, before a subgraph uses them. Never parked: an
+  // isolated pack, one a loader wrapped, one that asked for a shared object (the object's functions may
+  // be its code).
+  void park();
+  bool parked() const { return parked_.load(std::memory_order_relaxed); }
+  // One more subgraph runs this pack's kernels (a parked pack is loaded and created again first; the
+  // error names the file and why that failed); release_use() is one fewer. Thread-safe.
+  Status acquire();
+  void release_use();
+  std::atomic<bool> asked_shared{false};  // the plugin called the host table's shared_object
 
   boost::dll::shared_library library;  // first member: unloaded after everything below is released
   std::string path;
@@ -160,6 +177,10 @@ class LoadedPlugin {
   Expected<std::vector<DeviceInfo>> devices_ = std::vector<DeviceInfo>{};
   bool unloaded_ = false;
   bool probe_declared_ = false, selects_nodes_ = false;  // what the cleared functions said, once unloaded
+  int users_ = 0;  // subgraphs holding an op pack (acquire)
+  std::atomic<bool> parked_{false};
+  Status create_locked();  // ensure_created's work, lifecycle_ held
+  Status reload_locked();  // a parked op pack loaded, checked against its declarations and created again
 };
 
 struct SkippedPlugin {
@@ -234,5 +255,13 @@ class PluginRegistry {
 
 // The host function table handed to every plugin.
 const baton_host_api* host_api_table();
+
+// Copies a struct from a plugin: as many bytes as both sides know, the rest left zero.
+template <typename T>
+T copy_sized(const void* from, size_t their_size) {
+  T out{};
+  std::memcpy(&out, from, std::min(sizeof(T), their_size));
+  return out;
+}
 
 }  // namespace baton

@@ -81,6 +81,7 @@ std::string plugins_json(const Environment& env) {
     if (!p->loaded_by.empty()) j.field("loaded_by", p->loaded_by);
     j.field("isolation", p->isolated ? "process" : "in-process");
     j.field("unloaded", p->unloaded());
+    if (p->kind == BATON_PLUGIN_OP_PACK) j.field("parked", p->parked());
     if (p->isolated) {
       j.field("invoke_timeout_ms", static_cast<int64_t>(p->isolated->settings().invoke_timeout_ms));
       j.field("prepare_timeout_ms", static_cast<int64_t>(p->isolated->settings().prepare_timeout_ms));
@@ -168,6 +169,7 @@ std::string plugins_text(const Environment& env) {
                 p->kind_name(), p->abi_major, p->abi_minor, p->description.c_str(), p->path.c_str(), p->threads);
     if (!p->loaded_by.empty()) appendf(out, "  loaded by: %s\n", p->loaded_by.c_str());
     if (p->unloaded()) appendf(out, "  unloaded: this environment does not use it (read when it started)\n");
+    if (p->parked()) appendf(out, "  parked: no model of this environment uses it now (loaded again when one does)\n");
     if (p->isolated) {
       const pid_t pid = p->isolated->pid();
       appendf(out, "  isolation: process (baton-plugin-host%s; invoke timeout %d ms, prepare timeout %d ms)\n",

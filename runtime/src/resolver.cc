@@ -73,11 +73,22 @@ Status Subgraph::resolve() {
     const NodeKernel& k = kernels[i];
     if (k.claims_composite) nodes_[i].runtime = RuntimeOp::none;
     if (k.kernel) {
+      if (Status s = hold_pack(*k.plugin); !s) {
+        unresolved_[i] = s.message();
+        continue;
+      }
       nodes_[i].plugin = k.plugin;
       nodes_[i].kernel = k.kernel;
     }
     if (!k.unresolved.empty()) unresolved_[i] = k.unresolved;
   }
+  return Status::ok();
+}
+
+Status Subgraph::hold_pack(LoadedPlugin& pack) {
+  if (std::find(held_packs_.begin(), held_packs_.end(), &pack) != held_packs_.end()) return Status::ok();
+  if (Status s = pack.acquire(); !s) return s;
+  held_packs_.push_back(&pack);
   return Status::ok();
 }
 

@@ -108,6 +108,7 @@ Subgraph::~Subgraph() {
       guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
     }
   }
+  for (LoadedPlugin* pack : held_packs_) pack->release_use();
 }
 
 // The partition stage (delegation.h) over this subgraph's nodes; what it decided replaces the last plan,

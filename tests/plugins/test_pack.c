@@ -4,7 +4,9 @@
  *   the composite "baton.test_square_plus" v1 (ABI 1.10; float32, y = (x * x + x) / 2, what its
  *   decomposition in tests/data/control-flow/composite_one_input computes), which checks that it sees the
  *   composite's name and its attributes (an empty flexbuffer map, 7 bytes there)
- * Its name comes from TEST_PACK_NAME so the same source builds the "duplicate name" plugins too. */
+ * Its name comes from TEST_PACK_NAME so the same source builds the "duplicate name" plugins too; with
+ * TEST_PACK_TIMES_THREE it also has custom "TimesThree" v1 (float32, y = 3x), an op no other test pack
+ * declares (the parking tests). */
 #include <string.h>
 
 #include "baton/plugin_api.h"
@@ -88,6 +90,20 @@ static baton_status twice_invoke(void* ps, void* ns, const baton_node* node, bat
   return BATON_OK;
 }
 
+#ifdef TEST_PACK_TIMES_THREE
+static baton_status thrice_invoke(void* ps, void* ns, const baton_node* node, baton_error* error) {
+  (void)ps;
+  (void)ns;
+  (void)error;
+  const float* x = (const float*)api->tensor_data(api->node_input(node, 0));
+  baton_tensor* out_t = api->node_output(node, 0);
+  float* y = (float*)api->tensor_mutable_data(out_t);
+  size_t n = api->tensor_byte_size(out_t) / sizeof(float);
+  for (size_t i = 0; i < n; ++i) y[i] = 3.0f * x[i];
+  return BATON_OK;
+}
+#endif
+
 static baton_status square_plus_prepare(void* ps, void* ns, const baton_node* node, baton_error* error) {
   (void)ps;
   (void)ns;
@@ -116,11 +132,17 @@ static const baton_kernel square_plus_kernel = {sizeof(baton_kernel), NULL, NULL
                                                 square_plus_invoke};
 static const baton_kernel add_kernel = {sizeof(baton_kernel), NULL, NULL, add_prepare, add_invoke};
 static const baton_kernel twice_kernel = {sizeof(baton_kernel), NULL, NULL, twice_prepare, twice_invoke};
+#ifdef TEST_PACK_TIMES_THREE
+static const baton_kernel thrice_kernel = {sizeof(baton_kernel), NULL, NULL, twice_prepare, thrice_invoke};
+#endif
 
 static const baton_op_decl ops[] = {
     {sizeof(baton_op_decl), 0 /* ADD */, NULL, 1, 2, &add_kernel},
     {sizeof(baton_op_decl), BATON_OP_CUSTOM, "TimesTwo", 1, 1, &twice_kernel},
     {sizeof(baton_op_decl), BATON_OP_STABLEHLO_COMPOSITE, "baton.test_square_plus", 1, 1, &square_plus_kernel},
+#ifdef TEST_PACK_TIMES_THREE
+    {sizeof(baton_op_decl), BATON_OP_CUSTOM, "TimesThree", 1, 1, &thrice_kernel},
+#endif
 };
 
 static const baton_option_decl options[] = {

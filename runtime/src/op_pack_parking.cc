@@ -1,0 +1,102 @@
+// Parking an op pack that no model of its environment uses (plugin_registry.h): destroyed and its library
+// unloaded while no subgraph holds it, loaded and created again when one does. A process that loads only
+// MoveNet keeps no page of the mediapipe and detection packs' code mapped (about 0.3 MB of resident
+// memory), and a vendor's pack for other models costs nothing.
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "plugin_call.h"
+#include "plugin_registry.h"
+
+namespace baton {
+
+void LoadedPlugin::park() {
+  std::lock_guard<std::mutex> guard(lifecycle_);
+  if (kind != BATON_PLUGIN_OP_PACK || parked() || users_ > 0 || !created || isolated || !loaded_by.empty() ||
+      asked_shared || !library.is_loaded()) {
+    return;
+  }
+  release();
+  state = nullptr;
+  for (OpDecl& op : ops) op.kernel = baton_kernel{};
+  create_fn = nullptr;
+  destroy_fn = nullptr;
+  library.unload();
+  parked_.store(true, std::memory_order_relaxed);
+  if (log) log(BATON_LOG_DEBUG, "op pack " + name + " parked: no model of this environment uses it now");
+}
+
+Status LoadedPlugin::acquire() {
+  std::lock_guard<std::mutex> guard(lifecycle_);
+  if (parked()) {
+    if (Status s = reload_locked(); !s) return s;
+  }
+  ++users_;
+  return Status::ok();
+}
+
+void LoadedPlugin::release_use() {
+  std::lock_guard<std::mutex> guard(lifecycle_);
+  if (users_ > 0) --users_;
+}
+
+Status LoadedPlugin::reload_locked() {
+  const std::string what = "op pack " + name + " (" + path + ") could not be loaded again: ";
+  try {
+    library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return Status::error(what + e.what());
+  }
+  auto fail = [&](const std::string& why) {
+    library.unload();
+    return Status::error(what + why);
+  };
+  if (!library.has(BATON_PLUGIN_ENTRY_SYMBOL)) return fail("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "'");
+  auto& entry = library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
+  baton_error error;
+  const baton_plugin_desc* desc = nullptr;
+  try {
+    desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_api_table(), &error);
+  } catch (...) {
+    return fail("its entry point threw an exception across the C boundary");
+  }
+  if (!desc) return fail("its entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
+  if (!BATON_STRUCT_HAS(desc, baton_plugin_desc, destroy)) return fail("its descriptor is too small");
+  // The same file gives the same declarations: anything else is a different plugin now.
+  const baton_plugin_desc d = copy_sized<baton_plugin_desc>(desc, desc->struct_size);
+  const std::string changed = "the file no longer declares what it did when first loaded";
+  if (d.kind != BATON_PLUGIN_OP_PACK || !d.name || name != d.name || d.op_count != ops.size() || (d.op_count && !d.ops)) {
+    return fail(changed);
+  }
+  const auto* op_bytes = reinterpret_cast<const uint8_t*>(d.ops);
+  const size_t op_stride = d.op_count ? d.ops[0].struct_size : 0;
+  if (d.op_count && !BATON_STRUCT_HAS(&d.ops[0], baton_op_decl, kernel)) return fail(changed);
+  std::vector<baton_kernel> kernels;
+  kernels.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const baton_op_decl o = copy_sized<baton_op_decl>(op_bytes + i * op_stride, op_stride);
+    if (o.builtin_code != ops[i].code || o.min_version != ops[i].min_version || o.max_version != ops[i].max_version ||
+        !o.kernel || !BATON_STRUCT_HAS(o.kernel, baton_kernel, invoke)) {
+      return fail(changed);
+    }
+    kernels.push_back(copy_sized<baton_kernel>(o.kernel, o.kernel->struct_size));
+    if (!kernels.back().prepare || !kernels.back().invoke) return fail(changed);
+  }
+  for (size_t i = 0; i < ops.size(); ++i) ops[i].kernel = kernels[i];
+  create_fn = d.create;
+  destroy_fn = d.destroy;
+  create_tried_ = false;
+  create_error_.clear();
+  if (Status s = create_locked(); !s) {
+    for (OpDecl& op : ops) op.kernel = baton_kernel{};
+    create_fn = nullptr;
+    destroy_fn = nullptr;
+    return fail(s.message());
+  }
+  parked_.store(false, std::memory_order_relaxed);
+  if (log) log(BATON_LOG_DEBUG, "op pack " + name + " loaded again: a model uses it");
+  return Status::ok();
+}
+
+}  // namespace baton

@@ -1,0 +1,134 @@
+// Op packs that no model of an environment uses are parked (destroyed, their library unloaded) and loaded
+// again when a model needs them: checked by whether the library is mapped in this process, and by the
+// models' outputs (worked out by hand) through packs loaded a second and third time. A pack whose file
+// changed while parked fails the model that needs it, naming the file.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "interpreter.h"
+#include "plugins_report.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+namespace baton::test {
+namespace {
+
+// Whether the shared object at `path` is mapped in this process now.
+bool library_mapped(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!handle) return false;
+  dlclose(handle);
+  return true;
+}
+
+// x -> TimesThree -> y, [2,3] float32: only triplepack declares TimesThree.
+TinyModel times_three() {
+  TinyModel m;
+  m.tensors = {{{2, 3}, 0, {}, "x"}, {{2, 3}, 0, {}, "y"}};
+  m.ops = {{32, "TimesThree", 1, {0}, {1}}};
+  m.inputs = {0};
+  m.outputs = {1};
+  return m;
+}
+
+class OpPackParkingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.add_plugin("testpack");
+    dir_.add_plugin("triplepack");
+    auto env = isolated_environment({dir_.path()}, "", log_);
+    ASSERT_TRUE(env) << env.error();
+    env_ = env.value();
+    testpack_ = env_->registry().find("testpack");
+    triplepack_ = env_->registry().find("triplepack");
+    ASSERT_TRUE(testpack_ && triplepack_);
+  }
+  Expected<std::unique_ptr<Interpreter>> make(const TinyModel& m) {
+    auto model = load_model_buffer(m.build(), "tiny.tflite");
+    if (!model) return model.status();
+    return Interpreter::create(env_, model.value());
+  }
+  // Runs `in` (six floats into every input) and returns output 0.
+  static std::vector<float> run(Interpreter& in, const std::vector<float>& x) {
+    for (size_t i = 0; i < in.input_count(); ++i) std::memcpy(in.input(i).data, x.data(), in.input(i).bytes);
+    EXPECT_TRUE(in.invoke());
+    std::vector<float> y(in.output(0).bytes / 4);
+    std::memcpy(y.data(), in.output(0).data, in.output(0).bytes);
+    return y;
+  }
+  TempDir dir_;
+  std::shared_ptr<Captured> log_ = std::make_shared<Captured>();
+  std::shared_ptr<Environment> env_;
+  const LoadedPlugin* testpack_ = nullptr;
+  const LoadedPlugin* triplepack_ = nullptr;
+};
+
+TEST_F(OpPackParkingTest, AnUnusedPackIsParkedAndLoadedAgainWhenAModelNeedsIt) {
+  // No model yet: both parked, their declarations still reported.
+  EXPECT_TRUE(testpack_->parked());
+  EXPECT_TRUE(triplepack_->parked());
+  EXPECT_FALSE(library_mapped(testpack_->path));
+  EXPECT_FALSE(library_mapped(triplepack_->path));
+  const std::string text = plugins_text(*env_);
+  const size_t at = text.find("\ntriplepack ");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("parked: no model of this environment uses it now", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find("TimesThree v1", at), std::string::npos) << text.substr(at);
+
+  // a + a, RELU, times two: testpack is loaded again; triplepack stays parked.
+  const std::vector<float> x = {1, -2, 3, -4, 5, -6};
+  auto doubled = make(add_then_double());
+  ASSERT_TRUE(doubled) << doubled.error();
+  EXPECT_TRUE(library_mapped(testpack_->path));
+  EXPECT_FALSE(library_mapped(triplepack_->path));
+  EXPECT_EQ(run(*doubled.value(), x), (std::vector<float>{4, 0, 12, 0, 20, 0}));
+
+  // TimesThree: triplepack is loaded again and runs.
+  auto tripled = make(times_three());
+  ASSERT_TRUE(tripled) << tripled.error();
+  EXPECT_FALSE(triplepack_->parked());
+  EXPECT_TRUE(library_mapped(triplepack_->path));
+  EXPECT_EQ(run(*tripled.value(), x), (std::vector<float>{3, -6, 9, -12, 15, -18}));
+
+  // Another model without TimesThree while `tripled` lives: triplepack is held, not parked.
+  auto second = make(add_then_double());
+  ASSERT_TRUE(second) << second.error();
+  EXPECT_TRUE(library_mapped(triplepack_->path));
+  EXPECT_EQ(run(*tripled.value(), x), (std::vector<float>{3, -6, 9, -12, 15, -18}));
+
+  // Once `tripled` is gone, the next model made parks it again; a third load runs as the first did.
+  tripled.value().reset();
+  auto third = make(add_then_double());
+  ASSERT_TRUE(third) << third.error();
+  EXPECT_TRUE(triplepack_->parked());
+  EXPECT_FALSE(library_mapped(triplepack_->path));
+  auto again = make(times_three());
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(run(*again.value(), x), (std::vector<float>{3, -6, 9, -12, 15, -18}));
+  // The first model ran on the pack it held all along.
+  EXPECT_EQ(run(*doubled.value(), x), (std::vector<float>{4, 0, 12, 0, 20, 0}));
+}
+
+// While parked, the pack's file was replaced by one that declares other ops: the model that needs it fails,
+// naming the pack, its file and why; the environment goes on with the other pack.
+TEST_F(OpPackParkingTest, APackWhoseFileChangedWhileParkedFailsNamingTheFile) {
+  ASSERT_TRUE(triplepack_->parked());
+  const std::string path = triplepack_->path;
+  std::filesystem::remove(path);
+  std::filesystem::copy_file(test_plugin("testpack"), path);  // no TimesThree
+  auto tripled = make(times_three());
+  ASSERT_FALSE(tripled);
+  EXPECT_NE(tripled.error().find("op pack triplepack (" + path +
+                                 ") could not be loaded again: the file no longer declares what it did when first loaded"),
+            std::string::npos)
+      << tripled.error();
+  auto doubled = make(add_then_double());
+  ASSERT_TRUE(doubled) << doubled.error();
+  EXPECT_EQ(run(*doubled.value(), {1, 2, 3, 4, 5, 6}), (std::vector<float>{4, 8, 12, 16, 20, 24}));
+}
+
+}  // namespace
+}  // namespace baton::test
