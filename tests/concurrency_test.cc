@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "interpreter.h"
@@ -80,6 +81,58 @@ TEST(Concurrency, TinyModelsThroughANonReentrantPackAndDelegate) {
   ASSERT_TRUE(a) << a.error();
   std::vector<Job> jobs = {make_job(env.value(), a.value(), 1), make_job(env.value(), a.value(), 5)};
   run_in_threads(env.value(), jobs, 6, 200);
+}
+
+// Threads making, running and dropping interpreters of two models, one of which alone needs triplepack:
+// the pack is parked when a model is made while no interpreter holds it, and loaded again by the next
+// that needs it, under the others' runs (op_pack_parking_test.cc checks the parking itself).
+TEST(Concurrency, OpPacksParkedAndLoadedAgainUnderOtherThreads) {
+  TempDir plugins;
+  plugins.add_plugin("testpack");
+  plugins.add_plugin("triplepack");
+  EnvironmentOptions o;
+  o.plugin_dirs = {plugins.path()};
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.threads = 1;
+  o.state_dir = test_state_dir();
+  // The log is written from every thread: counted under a lock.
+  auto log_mutex = std::make_shared<std::mutex>();
+  auto loaded_again = std::make_shared<int>(0);
+  o.log = [log_mutex, loaded_again](baton_log_level, const std::string& line) {
+    std::lock_guard<std::mutex> hold(*log_mutex);
+    *loaded_again += line.find("op pack triplepack loaded again") != std::string::npos;
+  };
+  auto env = Environment::create(o);
+  ASSERT_TRUE(env) << env.error();
+  auto doubled = load_model_buffer(add_then_double().build(), "double.tflite");
+  auto tripled = load_model_buffer(times_three().build(), "triple.tflite");
+  ASSERT_TRUE(doubled && tripled);
+  const std::vector<Job> jobs = {make_job(env.value(), doubled.value(), 1), make_job(env.value(), tripled.value(), 2)};
+  ASSERT_EQ(jobs[1].expected.size(), 1u);
+  // A model made without triplepack parks it (the job's interpreter is gone): the threads' first
+  // TimesThree loads it a second time at least.
+  ASSERT_TRUE(Interpreter::create(env.value(), doubled.value()));
+  std::vector<std::thread> pool;
+  std::vector<int> bad(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    pool.emplace_back([&, t] {
+      for (int round = 0; round < 25; ++round) {
+        const Job& job = jobs[(t + round) % 2];
+        auto interp = Interpreter::create(env.value(), job.model);
+        if (!interp) {
+          ADD_FAILURE() << interp.error();
+          ++bad[t];
+          continue;
+        }
+        bad[t] += run_once(*interp.value(), job.inputs) != job.expected;
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+  std::lock_guard<std::mutex> hold(*log_mutex);
+  EXPECT_GE(*loaded_again, 2) << "triplepack was not loaded again under the threads";
 }
 
 TEST(Concurrency, RealModelsSharingTheBuiltinPack) {

@@ -24,16 +24,6 @@ bool library_mapped(const std::string& path) {
   return true;
 }
 
-// x -> TimesThree -> y, [2,3] float32: only triplepack declares TimesThree.
-TinyModel times_three() {
-  TinyModel m;
-  m.tensors = {{{2, 3}, 0, {}, "x"}, {{2, 3}, 0, {}, "y"}};
-  m.ops = {{32, "TimesThree", 1, {0}, {1}}};
-  m.inputs = {0};
-  m.outputs = {1};
-  return m;
-}
-
 class OpPackParkingTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -89,4 +89,13 @@ TinyModel add_then_double() {
   return m;
 }
 
+TinyModel times_three() {
+  TinyModel m;
+  m.tensors = {{{2, 3}, 0, {}, "x"}, {{2, 3}, 0, {}, "y"}};
+  m.ops = {{32, "TimesThree", 1, {0}, {1}}};
+  m.inputs = {0};
+  m.outputs = {1};
+  return m;
+}
+
 }  // namespace baton::test

@@ -64,5 +64,7 @@ inline std::vector<uint8_t> floats(std::initializer_list<float> values) {
 
 // a + b -> c (ADD with RELU), TimesTwo(c) -> d. Inputs a, b [2,3] float32, output d.
 TinyModel add_then_double();
+// x -> TimesThree -> y, [2,3] float32 (the op only the triplepack test plugin declares).
+TinyModel times_three();
 
 }  // namespace baton::test
