@@ -111,14 +111,6 @@ TEST_F(DefaultChainTest, ANamedChainDecidesExactlyEmulatedIncluded) {
   EXPECT_EQ(configured.value()->chain_source(), "the config's delegates key");
 }
 
-// Whether the shared object at `path` is mapped in this process now.
-bool library_mapped(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (!handle) return false;
-  dlclose(handle);
-  return true;
-}
-
 // A delegate the default chain leaves out costs no memory: its library is unloaded once the environment
 // is made, and what it declared (its devices, the reason it is out) stays for the reports. The chain's
 // delegates stay loaded, and one left out of a named chain without being probed is not touched.

@@ -16,14 +16,6 @@
 namespace baton::test {
 namespace {
 
-// Whether the shared object at `path` is mapped in this process now.
-bool library_mapped(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (!handle) return false;
-  dlclose(handle);
-  return true;
-}
-
 class OpPackParkingTest : public ::testing::Test {
  protected:
   void SetUp() override {

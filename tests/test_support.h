@@ -2,6 +2,7 @@
 // environment isolated from the machine's config and plugin folders.
 #pragma once
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -95,6 +96,14 @@ inline std::vector<std::string> reference_case_names(bool (*keep)(const Referenc
   return names;
 }
 #endif  // BATON_SOURCE_ROOT
+
+// Whether the shared object at `path` is mapped in this process now.
+inline bool library_mapped(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!handle) return false;
+  dlclose(handle);
+  return true;
+}
 
 // An environment that sees only `dirs` and `config_path`, and records its log lines.
 inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::vector<std::string>& dirs,

@@ -220,14 +220,6 @@ TEST(TfliteDelegates, FailingPrepareAndInvokeFallBack) {
   }
 }
 
-// Whether the shared object at `path` is mapped in this process now.
-bool library_mapped(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (!handle) return false;
-  dlclose(handle);
-  return true;
-}
-
 // Without a TFLite delegate in the plugin folders the loader wraps nothing: it is destroyed and its
 // library unloaded once the environment is made, and the report says so. Once it wraps one, its library
 // stays (what it wrapped points into it).

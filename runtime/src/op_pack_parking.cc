@@ -3,10 +3,8 @@
 // MoveNet keeps no page of the mediapipe and detection packs' code mapped (about 0.3 MB of resident
 // memory), and a vendor's pack for other models costs nothing.
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "plugin_call.h"
 #include "plugin_registry.h"
 
 namespace baton {
@@ -53,15 +51,9 @@ Status LoadedPlugin::reload_locked() {
     return Status::error(what + why);
   };
   if (!library.has(BATON_PLUGIN_ENTRY_SYMBOL)) return fail("no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "'");
-  auto& entry = library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
-  baton_error error;
-  const baton_plugin_desc* desc = nullptr;
-  try {
-    desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_api_table(), &error);
-  } catch (...) {
-    return fail("its entry point threw an exception across the C boundary");
-  }
-  if (!desc) return fail("its entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
+  std::string why;
+  const baton_plugin_desc* desc = call_plugin_entry(library, &why);
+  if (!desc) return fail(why);
   if (!BATON_STRUCT_HAS(desc, baton_plugin_desc, destroy)) return fail("its descriptor is too small");
   // The same file gives the same declarations: anything else is a different plugin now.
   const baton_plugin_desc d = copy_sized<baton_plugin_desc>(desc, desc->struct_size);

@@ -135,19 +135,24 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
     unclaimed_.push_back({path, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)"});
     return;
   }
-  auto& entry = plugin->library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
+  std::string why;
+  const baton_plugin_desc* desc = call_plugin_entry(plugin->library, &why);
+  if (!desc) return skip(why);
+  adopt(std::move(plugin), desc, options);
+}
 
+const baton_plugin_desc* call_plugin_entry(boost::dll::shared_library& library, std::string* why) {
+  auto& entry = library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
   baton_error error;
   const baton_plugin_desc* desc = nullptr;
   try {
     desc = entry(BATON_ABI_VERSION_MAJOR, BATON_ABI_VERSION_MINOR, host_api_table(), &error);
   } catch (...) {
-    return skip("entry point threw an exception across the C boundary");
+    *why = "entry point threw an exception across the C boundary";
+    return nullptr;
   }
-  if (!desc) {
-    return skip("entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message));
-  }
-  adopt(std::move(plugin), desc, options);
+  if (!desc) *why = "entry point returned no descriptor: " + (error.message.empty() ? "no reason given" : error.message);
+  return desc;
 }
 
 // A plugin that runs in a child process: opened there only, never here (not even its constructors).

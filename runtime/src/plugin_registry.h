@@ -256,6 +256,10 @@ class PluginRegistry {
 // The host function table handed to every plugin.
 const baton_host_api* host_api_table();
 
+// Calls `library`'s baton_plugin_entry (which it must export) with this host's ABI version and function
+// table: its descriptor, or null with *why set (an exception across the C boundary, no descriptor).
+const baton_plugin_desc* call_plugin_entry(boost::dll::shared_library& library, std::string* why);
+
 // Copies a struct from a plugin: as many bytes as both sides know, the rest left zero.
 template <typename T>
 T copy_sized(const void* from, size_t their_size) {

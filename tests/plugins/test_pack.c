@@ -78,16 +78,21 @@ static baton_status twice_prepare(void* ps, void* ns, const baton_node* node, ba
   return same_shape_output(node, error);
 }
 
-static baton_status twice_invoke(void* ps, void* ns, const baton_node* node, baton_error* error) {
-  (void)ps;
-  (void)ns;
-  (void)error;
+/* y = factor * x over the node's float32 input. */
+static baton_status scale_invoke(const baton_node* node, float factor) {
   const float* x = (const float*)api->tensor_data(api->node_input(node, 0));
   baton_tensor* out_t = api->node_output(node, 0);
   float* y = (float*)api->tensor_mutable_data(out_t);
   size_t n = api->tensor_byte_size(out_t) / sizeof(float);
-  for (size_t i = 0; i < n; ++i) y[i] = 2.0f * x[i];
+  for (size_t i = 0; i < n; ++i) y[i] = factor * x[i];
   return BATON_OK;
+}
+
+static baton_status twice_invoke(void* ps, void* ns, const baton_node* node, baton_error* error) {
+  (void)ps;
+  (void)ns;
+  (void)error;
+  return scale_invoke(node, 2.0f);
 }
 
 #ifdef TEST_PACK_TIMES_THREE
@@ -95,12 +100,7 @@ static baton_status thrice_invoke(void* ps, void* ns, const baton_node* node, ba
   (void)ps;
   (void)ns;
   (void)error;
-  const float* x = (const float*)api->tensor_data(api->node_input(node, 0));
-  baton_tensor* out_t = api->node_output(node, 0);
-  float* y = (float*)api->tensor_mutable_data(out_t);
-  size_t n = api->tensor_byte_size(out_t) / sizeof(float);
-  for (size_t i = 0; i < n; ++i) y[i] = 3.0f * x[i];
-  return BATON_OK;
+  return scale_invoke(node, 3.0f);
 }
 #endif
 
