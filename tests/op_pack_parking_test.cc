@@ -112,5 +112,31 @@ TEST_F(OpPackParkingTest, APackWhoseFileChangedWhileParkedFailsNamingTheFile) {
   EXPECT_EQ(run(*doubled.value(), {1, 2, 3, 4, 5, 6}), (std::vector<float>{4, 8, 12, 16, 20, 24}));
 }
 
+// An environment made with park_op_packs = false (a fuzzer's) keeps every pack loaded.
+TEST(OpPackParking, AnEnvironmentMayKeepItsPacksLoaded) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  dir.add_plugin("triplepack");
+  EnvironmentOptions o;
+  o.plugin_dirs = {dir.path()};
+  o.use_environment_variables = false;
+  o.use_default_dirs = false;
+  o.threads = 1;
+  o.state_dir = test_state_dir();
+  o.log = [](baton_log_level, const std::string&) {};
+  o.park_op_packs = false;
+  auto env = Environment::create(o);
+  ASSERT_TRUE(env) << env.error();
+  auto model = load_model_buffer(add_then_double().build(), "tiny.tflite");
+  ASSERT_TRUE(model) << model.error();
+  ASSERT_TRUE(Interpreter::create(env.value(), model.value()));
+  for (const char* name : {"testpack", "triplepack"}) {
+    const LoadedPlugin* p = env.value()->registry().find(name);
+    ASSERT_NE(p, nullptr);
+    EXPECT_FALSE(p->parked()) << name;
+    EXPECT_TRUE(library_mapped(p->path)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace baton::test

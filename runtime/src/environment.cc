@@ -125,6 +125,7 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
                                      std::to_string(cpus));
   }
   env->threads_ = asked > 0 ? std::min(asked, cpus) : cpus;
+  env->park_op_packs_ = options.park_op_packs;
 
   RegistryOptions ro;
   ro.dirs = dirs;
@@ -224,6 +225,7 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
 }
 
 void Environment::park_unused_op_packs() const {
+  if (!park_op_packs_) return;
   for (const auto& p : registry_->plugins()) {
     if (p->kind == BATON_PLUGIN_OP_PACK) p->park();
   }

@@ -68,8 +68,10 @@ Status LoadedPlugin::reload_locked() {
   kernels.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const baton_op_decl o = copy_sized<baton_op_decl>(op_bytes + i * op_stride, op_stride);
+    const bool named = o.builtin_code == BATON_OP_CUSTOM || o.builtin_code == BATON_OP_STABLEHLO_COMPOSITE;
     if (o.builtin_code != ops[i].code || o.min_version != ops[i].min_version || o.max_version != ops[i].max_version ||
-        !o.kernel || !BATON_STRUCT_HAS(o.kernel, baton_kernel, invoke)) {
+        (named && (!o.custom_name || ops[i].custom_name != o.custom_name)) || !o.kernel ||
+        !BATON_STRUCT_HAS(o.kernel, baton_kernel, invoke)) {
       return fail(changed);
     }
     kernels.push_back(copy_sized<baton_kernel>(o.kernel, o.kernel->struct_size));
