@@ -90,12 +90,7 @@ TEST(Concurrency, OpPacksParkedAndLoadedAgainUnderOtherThreads) {
   TempDir plugins;
   plugins.add_plugin("testpack");
   plugins.add_plugin("triplepack");
-  EnvironmentOptions o;
-  o.plugin_dirs = {plugins.path()};
-  o.use_environment_variables = false;
-  o.use_default_dirs = false;
-  o.threads = 1;
-  o.state_dir = test_state_dir();
+  EnvironmentOptions o = isolated_options({plugins.path()});
   // The log is written from every thread: counted under a lock.
   auto log_mutex = std::make_shared<std::mutex>();
   auto loaded_again = std::make_shared<int>(0);

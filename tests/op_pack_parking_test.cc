@@ -117,12 +117,7 @@ TEST(OpPackParking, AnEnvironmentMayKeepItsPacksLoaded) {
   TempDir dir;
   dir.add_plugin("testpack");
   dir.add_plugin("triplepack");
-  EnvironmentOptions o;
-  o.plugin_dirs = {dir.path()};
-  o.use_environment_variables = false;
-  o.use_default_dirs = false;
-  o.threads = 1;
-  o.state_dir = test_state_dir();
+  EnvironmentOptions o = isolated_options({dir.path()});
   o.log = [](baton_log_level, const std::string&) {};
   o.park_op_packs = false;
   auto env = Environment::create(o);

@@ -106,18 +106,24 @@ inline bool library_mapped(const std::string& path) {
 }
 
 // An environment that sees only `dirs` and `config_path`, and records its log lines.
-inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::vector<std::string>& dirs,
-                                                                  const std::string& config_path = "",
-                                                                  std::shared_ptr<Captured> log = nullptr,
-                                                                  int threads = 1) {
+// The options of isolated_environment, without a log sink: for a test that changes one before creating.
+inline EnvironmentOptions isolated_options(const std::vector<std::string>& dirs, int threads = 1) {
   EnvironmentOptions o;
   o.plugin_dirs = dirs;
-  o.config_path = config_path;
   o.use_environment_variables = false;
   o.use_default_dirs = false;
   o.threads = threads;
   // Keep the tests' crash journal out of the user's state folder.
   o.state_dir = test_state_dir();
+  return o;
+}
+
+inline Expected<std::shared_ptr<Environment>> isolated_environment(const std::vector<std::string>& dirs,
+                                                                  const std::string& config_path = "",
+                                                                  std::shared_ptr<Captured> log = nullptr,
+                                                                  int threads = 1) {
+  EnvironmentOptions o = isolated_options(dirs, threads);
+  o.config_path = config_path;
   if (!log) log = std::make_shared<Captured>();
   o.log = [log](baton_log_level, const std::string& line) { log->lines.push_back(line); };
   return Environment::create(o);
