@@ -1,6 +1,6 @@
 // The Vulkan delegate's reductions and data movement, as vulkan_ops_test.cc does the arithmetic: MEAN over
 // the last and the sequence axis, TRANSPOSE, BATCH_MATMUL, the resizes, STRIDED_SLICE, SOFTMAX, PAD,
-// RESHAPE and CONCATENATION, DEPTH_TO_SPACE, GATHER; a chain's memory reuse and fusion; float16 storage.
+// RESHAPE and CONCATENATION, DEPTH_TO_SPACE; a chain's memory reuse and fusion; float16 storage.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -437,101 +437,6 @@ TEST(VulkanFloat16, ConvolutionsComputeInFloat16WhereTheDeviceCan) {
     ASSERT_TRUE(v.invoke());
     EXPECT_EQ(reinterpret_cast<const float*>(v.output(0).data)[0], want);
     EXPECT_EQ(env->validation_messages(), "");
-  }
-}
-
-// GATHER: params of odd sizes along an axis before the channels, int32 indices given at invoke (a
-// partition input, uploaded as they are) or constant, against the builtin pack in both precisions; an
-// index out of range fails that run with the index, and the next run with good indices works.
-OptionsFn gather_options(int32_t axis) {
-  return [=](flatbuffers::FlatBufferBuilder& fbb) {
-    return std::make_pair(fb::BuiltinOptions_GatherOptions, fb::CreateGatherOptions(fbb, axis, 0).Union());
-  };
-}
-
-std::vector<uint8_t> int_bytes(const std::vector<int32_t>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-struct GatherCase {
-  const char* what;
-  std::vector<int32_t> params, indices;
-  int32_t axis;
-  bool constant_params, constant_indices;
-};
-
-TEST(VulkanOps, Gather) {
-  const std::vector<GatherCase> cases = {
-      {"embedding rows: [7, 5] by [2, 3] ids", {7, 5}, {2, 3}, 0, true, false},
-      {"axis 1 of [2, 6, 3, 5] by 4 constant ids", {2, 6, 3, 5}, {4}, 1, false, true},
-      {"axis -2 of [3, 9, 6] by [2, 2] ids", {3, 9, 6}, {2, 2}, -2, false, false},
-  };
-  for (const GatherCase& c : cases) {
-    SCOPED_TRACE(c.what);
-    const int32_t rank = static_cast<int32_t>(c.params.size());
-    const int32_t axis = c.axis < 0 ? c.axis + rank : c.axis;
-    const int32_t axis_size = c.params[static_cast<size_t>(axis)];
-    int64_t count = 1;
-    for (int32_t d : c.indices) count *= d;
-    std::vector<int32_t> ids(static_cast<size_t>(count));
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 5 + 3) % static_cast<size_t>(axis_size));
-    ids.back() = axis_size - 1;
-    OpGraph g;
-    const int32_t params = c.constant_params ? random_weights(g, c.params, 3) : g.input(c.params);
-    const int32_t indices = c.constant_indices ? g.add(c.indices, int_bytes(ids), 2) : g.input(c.indices, 2);
-    std::vector<int32_t> out_shape(c.params.begin(), c.params.begin() + axis);
-    out_shape.insert(out_shape.end(), c.indices.begin(), c.indices.end());
-    out_shape.insert(out_shape.end(), c.params.begin() + axis + 1, c.params.end());
-    const int32_t out = g.output(out_shape);
-    g.op(BATON_OP_GATHER, {params, indices}, {out}, gather_options(c.axis));
-    for (const bool f16 : {false, true}) {
-      SCOPED_TRACE(f16 ? "float16 storage" : "float32");
-      auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
-      ASSERT_TRUE(env);
-      const GraphRun opened = open_graph(*env, g, "gather");
-      ASSERT_TRUE(opened.vulkan && opened.builtin);
-      Interpreter& v = *opened.vulkan;
-      Interpreter& b = *opened.builtin;
-      ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
-      ASSERT_TRUE(v.ensure_prepared());
-      ASSERT_TRUE(b.ensure_prepared());
-      auto feed = [&](const std::vector<int32_t>& id_values) {
-        for (Interpreter* in : {&v, &b}) {
-          for (size_t i = 0; i < in->input_count(); ++i) {
-            Tensor& t = in->input(i);
-            if (t.type == BATON_TYPE_INT32) {
-              std::memcpy(t.data, id_values.data(), t.bytes);
-            } else {
-              const auto data = random_floats(t.bytes / 4, 29, -1.0f, 1.0f);
-              std::memcpy(t.data, data.data(), data.size());
-            }
-          }
-        }
-      };
-      feed(ids);
-      ASSERT_TRUE(v.invoke());
-      ASSERT_TRUE(b.invoke());
-      ASSERT_EQ(v.output(0).shape, b.output(0).shape);
-      const double rel = relative_error(reinterpret_cast<const float*>(v.output(0).data),
-                                        reinterpret_cast<const float*>(b.output(0).data), b.output(0).bytes / 4);
-      EXPECT_LE(rel, f16 ? kFloat16OpTolerance : 0.0) << "a gather moves values: float32 exactly";
-      EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
-      if (!c.constant_indices) {
-        std::vector<int32_t> bad = ids;
-        bad[1] = axis_size;
-        feed(bad);
-        const Status s = v.invoke();
-        ASSERT_FALSE(s);
-        EXPECT_NE(s.message().find("GATHER index outside [0, " + std::to_string(axis_size) + ") (" +
-                                   std::to_string(axis_size) + ")"), std::string::npos) << s.message();
-        feed(ids);
-        const Status again = v.invoke();
-        EXPECT_TRUE(again) << again.message();
-      }
-      EXPECT_EQ(env->validation_messages(), "");
-    }
   }
 }
 

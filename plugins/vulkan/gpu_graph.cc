@@ -110,12 +110,9 @@ int GraphBuilder::indices(const NodeView& node, const baton_tensor* t) {
   if (api_->tensor_type(t) != BATON_TYPE_INT32) {
     refuse(std::string(baton_tensor_type_name(api_->tensor_type(t))) + " indices (int32 only)");
   }
-  if (auto it = ids_.find(t); it != ids_.end()) {
-    if (!tensor(it->second).int32) refuse("indices computed inside the partition");
-    return it->second;
-  }
+  if (auto it = ids_.find(t); it != ids_.end()) return it->second;
   if (!api_->tensor_is_constant(t)) {
-    if (!auto_inputs_) refuse("indices computed inside the partition");
+    if (!auto_inputs_) refuse("tensor " + std::to_string(api_->tensor_index(t)) + " is read before it is written");
     return add_input(t);
   }
   GpuTensor g;
@@ -148,6 +145,17 @@ int GraphBuilder::define(const baton_tensor* t, Dims dims) {
   g.shape = shape4(dims);
   g.dims = std::move(dims);
   g.bytes = g.shape.padded_bytes(element_bytes());
+  const int id = add_tensor(std::move(g), "the output");
+  ids_[t] = id;
+  return id;
+}
+
+int GraphBuilder::define_int32(const baton_tensor* t, Dims dims) {
+  GpuTensor g;
+  g.shape = shape4(dims);
+  g.dims = std::move(dims);
+  g.int32 = true;
+  g.bytes = element_count(g.dims) * 4;
   const int id = add_tensor(std::move(g), "the output");
   ids_[t] = id;
   return id;
@@ -263,7 +271,7 @@ GpuGraph GraphBuilder::finish() {
     const int staged = add_tensor(std::move(down), "an output");
     graph_.downloads.push_back(staged);
     set_label("download of an output");
-    if (s.c % 4 == 0 && !graph_.f16) {
+    if (tensor(id).int32 || (s.c % 4 == 0 && !graph_.f16)) {  // ints are dense already
       copy(staged, id, s.elements() * 4);
     } else {
       std::array<int32_t, 32> p{};

@@ -49,8 +49,8 @@ struct GpuTensor {
   // built, so check_node packs nothing); `half`: stored as float16.
   size_t floats = 0;
   bool half = false;
-  // Dense int32 values (GATHER's indices), not the vec4 layout of an activation: a partition input, or a
-  // constant whose `fill` writes the ints' bits.
+  // Dense int32 values (indices, CAST's ints), not the vec4 layout of an activation: a partition input, a
+  // constant whose `fill` writes the ints' bits, or an activation an op writes as ints (CAST to int32).
   bool int32 = false;
   std::function<void(float*)> fill;
 };
@@ -129,9 +129,11 @@ class GraphBuilder {
   int define(const baton_tensor* t, Dims dims);
   // A device tensor only the op itself uses (a reshaped copy of an input).
   int scratch(Dims dims);
-  // GATHER's indices: int32, a partition input (the host's values uploaded as they are) or a constant.
-  // Indices computed inside the partition are refused.
+  // An int32 tensor as dense ints (GATHER's and GATHER_ND's indices, CAST's input): a partition input (the
+  // host's values uploaded as they are), a constant, or the output of an earlier node that writes ints.
   int indices(const NodeView& node, const baton_tensor* t);
+  // Defines `t` (a node's int32 output) as dense ints.
+  int define_int32(const baton_tensor* t, Dims dims);
   // A check word (GpuGraph::checks) that a dispatch of this node sets; `what` begins the run's error.
   int check_word(const std::string& what);
   // Op-packed constant data of `floats` floats, written by `fill` when the partition is built; stored as

@@ -49,6 +49,8 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", 1, 4, plan_resize_nearest},
       {BATON_OP_STRIDED_SLICE, "STRIDED_SLICE", 1, 8, plan_strided_slice},
       {BATON_OP_GATHER, "GATHER", 1, 7, plan_gather},
+      {BATON_OP_GATHER_ND, "GATHER_ND", 1, 5, plan_gather_nd},
+      {BATON_OP_CAST, "CAST", 1, 8, plan_cast},
   };
   return defs;
 }

@@ -46,7 +46,10 @@ void plan_resize_bilinear(GraphBuilder& g, const NodeView& node);
 void plan_transpose(GraphBuilder& g, const NodeView& node);  // the outer axes only
 void plan_resize_nearest(GraphBuilder& g, const NodeView& node);
 void plan_strided_slice(GraphBuilder& g, const NodeView& node);
+// ops_index.cc
 void plan_gather(GraphBuilder& g, const NodeView& node);  // along an axis before the last, int32 indices
+void plan_gather_nd(GraphBuilder& g, const NodeView& node);
+void plan_cast(GraphBuilder& g, const NodeView& node);  // int32 <-> float32
 // A reshape of `src` into a new device tensor of `dims` (same element count): one copy when the last
 // dimension is unchanged (the device layouts agree), else a gather. Returns the new tensor.
 int reshaped(GraphBuilder& g, int src, const Dims& dims);

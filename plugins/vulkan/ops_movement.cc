@@ -1,5 +1,5 @@
 // Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE, RESIZE_BILINEAR,
-// RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE, GATHER and a TRANSPOSE that keeps the last axis last. Where
+// RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE and a TRANSPOSE that keeps the last axis last. Where
 // channels stay in whole vec4s the shaders copy vec4s; where they do not (a channel offset or count that
 // is not a multiple of 4) they gather lane by lane.
 #include <algorithm>
@@ -323,37 +323,6 @@ void plan_strided_slice(GraphBuilder& g, const NodeView& node) {
   set4(p, 3, step[0], step[1], step[2], step[3]);
   set4(p, 4, from[0], from[1], from[2], from[3]);
   g.dispatch("strided_slice", {}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
-}
-
-}  // namespace baton::vulkan
-
-namespace baton::vulkan {
-
-void plan_gather(GraphBuilder& g, const NodeView& node) {
-  const baton_tensor* output = node.float_output();
-  const int params = g.value(node, node.float_input(0));
-  const baton_gather_options& o = node.options().u.gather;
-  const Dims d = g.dims(params);
-  const int rank = static_cast<int>(d.size());
-  if (o.batch_dims != 0) refuse("batch_dims " + str(o.batch_dims) + " (0 only)");
-  const int axis = o.axis < 0 ? o.axis + rank : o.axis;
-  if (axis < 0 || axis >= rank) refuse("axis " + str(o.axis) + " outside the params' rank " + str(rank));
-  if (axis == rank - 1) refuse("a gather along the last axis (the channels)");
-  const int ids = g.indices(node, node.input(1));
-  const Dims index_dims = g.dims(ids);
-  Dims out_dims(d.begin(), d.begin() + axis);
-  out_dims.insert(out_dims.end(), index_dims.begin(), index_dims.end());
-  out_dims.insert(out_dims.end(), d.begin() + axis + 1, d.end());
-  if (out_dims.size() > 4) refuse("an output of rank " + str(out_dims.size()) + " (at most 4)");
-  int64_t inner = 1;
-  for (int i = axis + 1; i < rank - 1; ++i) inner *= d[static_cast<size_t>(i)];
-  const int out = g.define(output, out_dims);
-  const Shape4 s = g.shape(out);
-  const int check = g.check_word(g.label() + ": a GATHER index outside [0, " + str(d[static_cast<size_t>(axis)]) + ")");
-  Params p{};
-  set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c4(), static_cast<int32_t>(inner), static_cast<int32_t>(element_count(index_dims)));
-  set4(p, 1, d[static_cast<size_t>(axis)]);
-  g.dispatch("gather", {}, grid_1d(s.vec4s()), {out, check, params, ids}, p, 2);
 }
 
 }  // namespace baton::vulkan

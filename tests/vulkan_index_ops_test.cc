@@ -1,0 +1,333 @@
+// The Vulkan delegate's ops on int32 tensors (plugins/vulkan/ops_index.cc): GATHER and GATHER_ND by int32
+// indices that are constant, given at invoke or computed in the partition by a CAST, and CAST between
+// int32 and float32, against the builtin pack in both storage precisions. An index out of range fails
+// that run naming the op and the index.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "interpreter.h"
+#include "op_graph.h"
+#include "test_support.h"
+#include "tiny_model.h"
+#include "vulkan_ops_support.h"
+#include "vulkan_support.h"
+
+namespace baton::test {
+namespace {
+
+// GATHER: params of odd sizes along an axis before the channels, int32 indices given at invoke (a
+// partition input, uploaded as they are) or constant, against the builtin pack in both precisions; an
+// index out of range fails that run with the index, and the next run with good indices works.
+OptionsFn gather_options(int32_t axis) {
+  return [=](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_GatherOptions, fb::CreateGatherOptions(fbb, axis, 0).Union());
+  };
+}
+
+std::vector<uint8_t> int_bytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+struct GatherCase {
+  const char* what;
+  std::vector<int32_t> params, indices;
+  int32_t axis;
+  bool constant_params, constant_indices;
+};
+
+TEST(VulkanOps, Gather) {
+  const std::vector<GatherCase> cases = {
+      {"embedding rows: [7, 5] by [2, 3] ids", {7, 5}, {2, 3}, 0, true, false},
+      {"axis 1 of [2, 6, 3, 5] by 4 constant ids", {2, 6, 3, 5}, {4}, 1, false, true},
+      {"axis -2 of [3, 9, 6] by [2, 2] ids", {3, 9, 6}, {2, 2}, -2, false, false},
+  };
+  for (const GatherCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    const int32_t rank = static_cast<int32_t>(c.params.size());
+    const int32_t axis = c.axis < 0 ? c.axis + rank : c.axis;
+    const int32_t axis_size = c.params[static_cast<size_t>(axis)];
+    int64_t count = 1;
+    for (int32_t d : c.indices) count *= d;
+    std::vector<int32_t> ids(static_cast<size_t>(count));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 5 + 3) % static_cast<size_t>(axis_size));
+    ids.back() = axis_size - 1;
+    OpGraph g;
+    const int32_t params = c.constant_params ? random_weights(g, c.params, 3) : g.input(c.params);
+    const int32_t indices = c.constant_indices ? g.add(c.indices, int_bytes(ids), 2) : g.input(c.indices, 2);
+    std::vector<int32_t> out_shape(c.params.begin(), c.params.begin() + axis);
+    out_shape.insert(out_shape.end(), c.indices.begin(), c.indices.end());
+    out_shape.insert(out_shape.end(), c.params.begin() + axis + 1, c.params.end());
+    const int32_t out = g.output(out_shape);
+    g.op(BATON_OP_GATHER, {params, indices}, {out}, gather_options(c.axis));
+    for (const bool f16 : {false, true}) {
+      SCOPED_TRACE(f16 ? "float16 storage" : "float32");
+      auto env = vulkan_env("vulkan", f16 ? "fp16 = true\n" : "");
+      ASSERT_TRUE(env);
+      const GraphRun opened = open_graph(*env, g, "gather");
+      ASSERT_TRUE(opened.vulkan && opened.builtin);
+      Interpreter& v = *opened.vulkan;
+      Interpreter& b = *opened.builtin;
+      ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
+      ASSERT_TRUE(v.ensure_prepared());
+      ASSERT_TRUE(b.ensure_prepared());
+      auto feed = [&](const std::vector<int32_t>& id_values) {
+        for (Interpreter* in : {&v, &b}) {
+          for (size_t i = 0; i < in->input_count(); ++i) {
+            Tensor& t = in->input(i);
+            if (t.type == BATON_TYPE_INT32) {
+              std::memcpy(t.data, id_values.data(), t.bytes);
+            } else {
+              const auto data = random_floats(t.bytes / 4, 29, -1.0f, 1.0f);
+              std::memcpy(t.data, data.data(), data.size());
+            }
+          }
+        }
+      };
+      feed(ids);
+      ASSERT_TRUE(v.invoke());
+      ASSERT_TRUE(b.invoke());
+      ASSERT_EQ(v.output(0).shape, b.output(0).shape);
+      const double rel = relative_error(reinterpret_cast<const float*>(v.output(0).data),
+                                        reinterpret_cast<const float*>(b.output(0).data), b.output(0).bytes / 4);
+      EXPECT_LE(rel, f16 ? kFloat16OpTolerance : 0.0) << "a gather moves values: float32 exactly";
+      EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
+      if (!c.constant_indices) {
+        std::vector<int32_t> bad = ids;
+        bad[1] = axis_size;
+        feed(bad);
+        const Status s = v.invoke();
+        ASSERT_FALSE(s);
+        EXPECT_NE(s.message().find("GATHER index outside [0, " + std::to_string(axis_size) + ") (" +
+                                   std::to_string(axis_size) + ")"), std::string::npos) << s.message();
+        feed(ids);
+        const Status again = v.invoke();
+        EXPECT_TRUE(again) << again.message();
+      }
+      EXPECT_EQ(env->validation_messages(), "");
+    }
+  }
+}
+
+
+// Writes input `i` of an interpreter (the same values for vulkan and the builtin pack).
+using Feed = std::function<void(size_t i, Tensor& t)>;
+
+std::vector<int32_t> as_ints(const Tensor& t) {
+  std::vector<int32_t> v(t.bytes / 4);
+  std::memcpy(v.data(), t.data, t.bytes);
+  return v;
+}
+
+// Runs `g` through vulkan (every node delegated, in one partition) and through the builtin pack on what
+// `feed` writes, in float32 and float16 storage. Float outputs agree within `tolerance` (float32) or
+// kFloat16OpTolerance (float16) of the largest magnitude; int32 outputs are equal, or within `int_slack`
+// in float16 storage (a float rounded to 11 bits before it is truncated to an int).
+void expect_like_builtin(const OpGraph& g, const std::string& what, const Feed& feed, double tolerance = 0.0,
+                         int int_slack = 0) {
+  for (const bool f16 : {false, true}) {
+    SCOPED_TRACE(what + (f16 ? " (float16 storage)" : " (float32)"));
+    const auto& env = shared_vulkan_env(f16);
+    ASSERT_TRUE(env);
+    const size_t log_mark = env->log->lines.size();
+    const GraphRun opened = open_graph(*env, g, what);
+    ASSERT_TRUE(opened.vulkan && opened.builtin);
+    Interpreter& v = *opened.vulkan;
+    Interpreter& b = *opened.builtin;
+    for (size_t i = 0; i < v.nodes().size(); ++i) {
+      const auto& refusals = v.refusals(i);
+      ASSERT_EQ(v.placement(i).kind, "delegate") << "node " << i << ": " << (refusals.empty() ? "" : refusals.back().reason());
+    }
+    ASSERT_TRUE(v.ensure_prepared());
+    ASSERT_TRUE(b.ensure_prepared());
+    for (size_t i = 0; i < v.input_count(); ++i) {
+      feed(i, v.input(i));
+      feed(i, b.input(i));
+    }
+    const Status sv = v.invoke();
+    ASSERT_TRUE(sv) << sv.message();
+    const Status sb = b.invoke();
+    ASSERT_TRUE(sb) << sb.message();
+    EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
+    for (size_t o = 0; o < v.output_count(); ++o) {
+      const Tensor& got = v.output(o);
+      const Tensor& want = b.output(o);
+      ASSERT_EQ(got.shape, want.shape) << "output " << o;
+      ASSERT_EQ(got.type, want.type) << "output " << o;
+      if (want.type == BATON_TYPE_INT32) {
+        const std::vector<int32_t> gi = as_ints(got), wi = as_ints(want);
+        int worst = 0;
+        for (size_t k = 0; k < wi.size(); ++k) worst = std::max(worst, std::abs(gi[k] - wi[k]));
+        EXPECT_LE(worst, f16 ? int_slack : 0) << "output " << o;
+      } else {
+        const double rel = relative_error(reinterpret_cast<const float*>(got.data), reinterpret_cast<const float*>(want.data),
+                                          want.bytes / 4);
+        EXPECT_LE(rel, f16 ? std::max(tolerance, kFloat16OpTolerance) : tolerance) << "output " << o;
+      }
+    }
+    EXPECT_EQ(env->validation_messages(log_mark), "");
+  }
+}
+
+void write_ints(Tensor& t, const std::function<int32_t(size_t)>& value) {
+  for (size_t k = 0; k < t.bytes / 4; ++k) {
+    const int32_t v = value(k);
+    std::memcpy(t.data + 4 * k, &v, 4);
+  }
+}
+
+void write_floats(Tensor& t, const std::function<float(size_t)>& value) {
+  for (size_t k = 0; k < t.bytes / 4; ++k) {
+    const float v = value(k);
+    std::memcpy(t.data + 4 * k, &v, 4);
+  }
+}
+
+int32_t int_output(OpGraph& g, std::vector<int32_t> shape) {
+  g.outputs.push_back(g.add(std::move(shape), {}, 2));
+  return g.outputs.back();
+}
+
+// CAST int32 -> float32 of a partition input, then a MUL in float: channels 3 (the device's vec4 lanes
+// padded) and 8; ints within [-1000, 1000], which float16 holds exactly.
+TEST(VulkanOps, CastIntToFloat) {
+  for (const std::vector<int32_t>& shape : {std::vector<int32_t>{2, 5, 3}, std::vector<int32_t>{3, 8}}) {
+    OpGraph g;
+    const int32_t ids = g.input(shape, 2);
+    const int32_t x = g.input(shape);
+    const int32_t f = g.add(shape);
+    const int32_t out = g.output(shape);
+    g.op(BATON_OP_CAST, {ids}, {f});
+    g.op(BATON_OP_MUL, {f, x}, {out}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
+    expect_like_builtin(g, "cast of rank " + std::to_string(shape.size()), [](size_t i, Tensor& t) {
+      if (i == 0) {
+        write_ints(t, [](size_t k) { return static_cast<int32_t>((k * 337 + 11) % 2001) - 1000; });
+      } else {
+        write_floats(t, [](size_t k) { return 0.25f + 0.125f * static_cast<float>(k % 7); });
+      }
+    });
+  }
+}
+
+// CAST float32 -> int32 as a partition output: C++'s conversion, toward zero (-3.7 gives -3, not -4).
+TEST(VulkanOps, CastFloatToIntTruncatesTowardZero) {
+  OpGraph g;
+  const int32_t x = g.input({3, 7});
+  const int32_t scale = g.add({1}, floats({13.7f}));
+  const int32_t scaled = g.add({3, 7});
+  const int32_t out = int_output(g, {3, 7});
+  g.op(BATON_OP_MUL, {x, scale}, {scaled}, with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0));
+  g.op(BATON_OP_CAST, {scaled}, {out});
+  // Float16 rounds x * 13.7 (at most 13.7) to 11 bits before the cast: a value near an integer may
+  // truncate to the one below.
+  expect_like_builtin(
+      g, "cast to int32", [](size_t, Tensor& t) { write_floats(t, [](size_t k) { return -1.0f + 0.0973f * static_cast<float>(k); }); },
+      0.0, 1);
+}
+
+// Indices computed in the partition: positions given as floats, cast to int32, then GATHER and GATHER_ND
+// by them on the device, in one partition.
+TEST(VulkanOps, IndicesCastInsideThePartition) {
+  OpGraph g;
+  const int32_t pos = g.input({2, 3});
+  const int32_t ids = g.add({2, 3}, {}, 2);
+  const int32_t table = random_weights(g, {6, 5}, 41);
+  const int32_t rows = g.output({2, 3, 5});
+  const int32_t pairs = g.input({4, 2});
+  const int32_t pair_ids = g.add({4, 2}, {}, 2);
+  const int32_t cells = g.output({4});
+  g.op(BATON_OP_CAST, {pos}, {ids});
+  g.op(BATON_OP_GATHER, {table, ids}, {rows}, gather_options(0));
+  g.op(BATON_OP_CAST, {pairs}, {pair_ids});
+  g.op(BATON_OP_GATHER_ND, {table, pair_ids}, {cells});
+  expect_like_builtin(g, "computed indices", [](size_t i, Tensor& t) {
+    // k + 0.25: an integer part float16 keeps.
+    if (i == 0) write_floats(t, [](size_t k) { return static_cast<float>((k * 5 + 2) % 6) + 0.25f; });
+    if (i == 1) write_floats(t, [](size_t k) { return static_cast<float>(k % 2 ? (k * 3) % 5 : (k * 7 + 1) % 6) + 0.25f; });
+  });
+}
+
+struct GatherNdCase {
+  const char* what;
+  std::vector<int32_t> params, indices;
+  bool constant_params, constant_indices;
+};
+
+// GATHER_ND: index depths 1 to 3 of params of odd sizes (rank 2 and 3), indices constant or given at
+// invoke; an index out of range (after a first good run) fails that run with the index, and the next run
+// with good indices works.
+TEST(VulkanOps, GatherNd) {
+  const std::vector<GatherNdCase> cases = {
+      {"depth 2 of [4, 5, 6] by constant [3, 2]", {4, 5, 6}, {3, 2}, false, true},
+      {"depth 3 of constant [4, 5, 6] by [2, 2, 3]", {4, 5, 6}, {2, 2, 3}, true, false},
+      {"depth 1 of [7, 3] by [5, 1]", {7, 3}, {5, 1}, false, false},
+  };
+  for (const GatherNdCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    const size_t depth = static_cast<size_t>(c.indices.back());
+    int64_t tuples = 1;
+    for (size_t i = 0; i + 1 < c.indices.size(); ++i) tuples *= c.indices[i];
+    std::vector<int32_t> ids(static_cast<size_t>(tuples) * depth);
+    for (size_t k = 0; k < ids.size(); ++k) ids[k] = static_cast<int32_t>((k * 5 + 3) % static_cast<size_t>(c.params[k % depth]));
+    OpGraph g;
+    const int32_t params = c.constant_params ? random_weights(g, c.params, 5) : g.input(c.params);
+    const int32_t indices = c.constant_indices ? g.add(c.indices, int_bytes(ids), 2) : g.input(c.indices, 2);
+    std::vector<int32_t> out_shape(c.indices.begin(), c.indices.end() - 1);
+    out_shape.insert(out_shape.end(), c.params.begin() + static_cast<std::ptrdiff_t>(depth), c.params.end());
+    g.op(BATON_OP_GATHER_ND, {params, indices}, {g.output(out_shape)});
+    const Feed feed = [&](size_t, Tensor& t) {
+      if (t.type == BATON_TYPE_INT32) {
+        write_ints(t, [&](size_t k) { return ids[k]; });
+      } else {
+        const auto data = random_floats(t.bytes / 4, 29, -1.0f, 1.0f);
+        std::memcpy(t.data, data.data(), data.size());
+      }
+    };
+    expect_like_builtin(g, c.what, feed);
+    if (c.constant_indices) continue;
+    const auto& env = shared_vulkan_env(false);
+    ASSERT_TRUE(env);
+    const GraphRun opened = open_graph(*env, g, c.what);
+    ASSERT_TRUE(opened.vulkan);
+    Interpreter& v = *opened.vulkan;
+    ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
+    ASSERT_TRUE(v.ensure_prepared());
+    const size_t id_input = c.constant_params ? 0 : 1;
+    for (size_t i = 0; i < v.input_count(); ++i) feed(i, v.input(i));
+    ASSERT_TRUE(v.invoke());  // a first run that fails would hand the partition to the builtin pack
+    std::memcpy(v.input(id_input).data + 4 * (depth - 1), &c.params[depth - 1], 4);  // one past the last
+    const Status s = v.invoke();
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("GATHER_ND index outside its dimension (" + std::to_string(c.params[depth - 1]) + ")"),
+              std::string::npos)
+        << s.message();
+    feed(id_input, v.input(id_input));
+    const Status again = v.invoke();
+    EXPECT_TRUE(again) << again.message();
+  }
+}
+
+// What CAST and GATHER_ND leave to other delegates, with the reason.
+TEST(VulkanOps, CastOfOtherTypesIsRefused) {
+  OpGraph g;
+  const int32_t in = g.input({2, 3}, 6);  // BOOL
+  const int32_t out = g.output({2, 3});
+  g.op(BATON_OP_CAST, {in}, {out});
+  const auto& env = shared_vulkan_env(false);
+  ASSERT_TRUE(env);
+  const GraphRun opened = open_graph(*env, g, "bool cast");
+  ASSERT_TRUE(opened.vulkan);
+  ASSERT_FALSE(opened.vulkan->refusals(0).empty());
+  EXPECT_NE(opened.vulkan->refusals(0).back().reason().find("a cast from BOOL to FLOAT32 (float32 to int32 and back only)"),
+            std::string::npos)
+      << opened.vulkan->refusals(0).back().reason();
+}
+
+}  // namespace
+}  // namespace baton::test
