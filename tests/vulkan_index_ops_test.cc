@@ -1,7 +1,7 @@
-// The Vulkan delegate's ops on int32 tensors (plugins/vulkan/ops_index.cc): GATHER and GATHER_ND by int32
-// indices that are constant, given at invoke or computed in the partition by a CAST, and CAST between
-// int32 and float32, against the builtin pack in both storage precisions. An index out of range fails
-// that run naming the op and the index.
+// The Vulkan delegate's ops on int32 tensors (plugins/vulkan/ops_index.cc): GATHER, GATHER_ND and
+// SCATTER_ND by int32 indices that are constant, given at invoke or computed in the partition by a CAST,
+// CAST between int32 and float32 and RESHAPE of ints, against the builtin pack in both storage
+// precisions. An index out of range fails that run naming the op and the index.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -231,6 +231,17 @@ TEST(VulkanOps, CastFloatToIntTruncatesTowardZero) {
       0.0, 1);
 }
 
+// A float the host gives is cast from its float32 value even where the device stores floats as float16:
+// k + 0.99 (up to 299.99) truncates to k, where float16 would hold k + 1 from 128 on.
+TEST(VulkanOps, CastOfAHostFloatIsExactInFloat16Storage) {
+  OpGraph g;
+  const int32_t x = g.input({2, 3, 5});
+  g.op(BATON_OP_CAST, {x}, {int_output(g, {2, 3, 5})});
+  expect_like_builtin(g, "cast of an input", [](size_t, Tensor& t) {
+    write_floats(t, [](size_t k) { return static_cast<float>(k * 10) + 0.99f; });
+  });
+}
+
 // Indices computed in the partition: positions given as floats, cast to int32, then GATHER and GATHER_ND
 // by them on the device, in one partition.
 TEST(VulkanOps, IndicesCastInsideThePartition) {
@@ -313,7 +324,77 @@ TEST(VulkanOps, GatherNd) {
   }
 }
 
-// What CAST and GATHER_ND leave to other delegates, with the reason.
+// int32 tensors reshaped on the device: float positions cast to ints, reshaped, then both a partition output
+// (as ints) and the indices of a GATHER.
+TEST(VulkanOps, IntsReshapedOnTheDevice) {
+  OpGraph g;
+  const int32_t pos = g.input({2, 6});
+  const int32_t ids = g.add({2, 6}, {}, 2);
+  const int32_t flat = int_output(g, {12});
+  const int32_t table = random_weights(g, {6, 5}, 43);
+  const int32_t rows = g.output({12, 5});
+  g.op(BATON_OP_CAST, {pos}, {ids});
+  g.op(BATON_OP_RESHAPE, {ids, g.add({1}, ints({12}), 2)}, {flat});
+  g.op(BATON_OP_GATHER, {table, flat}, {rows}, gather_options(0));
+  expect_like_builtin(g, "reshaped ints", [](size_t, Tensor& t) {
+    write_floats(t, [](size_t k) { return static_cast<float>((k * 5 + 1) % 6) + 0.5f; });
+  });
+}
+
+struct ScatterNdCase {
+  const char* what;
+  std::vector<int32_t> indices, shape;
+  std::vector<int32_t> ids;  // the index tuples, some of them repeated (their updates add up)
+  bool constant_indices;
+};
+
+// SCATTER_ND of float updates: depths 1 and 2, repeated tuples summed in TFLite's order (so float32 is
+// exact), indices constant or given at invoke; an index out of range (after a first good run) fails that
+// run with the index.
+TEST(VulkanOps, ScatterNd) {
+  const std::vector<ScatterNdCase> cases = {
+      {"depth 1: 4 rows of [6, 5], row 2 twice", {4, 1}, {6, 5}, {2, 0, 5, 2}, true},
+      {"depth 2: [2, 3] tuples into [4, 3, 7]", {2, 3, 2}, {4, 3, 7}, {0, 1, 3, 2, 0, 1, 1, 0, 3, 2, 2, 2}, false},
+  };
+  for (const ScatterNdCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    const size_t depth = static_cast<size_t>(c.indices.back());
+    std::vector<int32_t> update_shape(c.indices.begin(), c.indices.end() - 1);
+    update_shape.insert(update_shape.end(), c.shape.begin() + static_cast<std::ptrdiff_t>(depth), c.shape.end());
+    OpGraph g;
+    const int32_t indices = c.constant_indices ? g.add(c.indices, int_bytes(c.ids), 2) : g.input(c.indices, 2);
+    const int32_t updates = g.input(update_shape);
+    std::vector<uint8_t> shape_bytes = int_bytes(c.shape);
+    const int32_t shape = g.add({static_cast<int32_t>(c.shape.size())}, shape_bytes, 2);
+    g.op(BATON_OP_SCATTER_ND, {indices, updates, shape}, {g.output(c.shape)});
+    const Feed feed = [&](size_t, Tensor& t) {
+      if (t.type == BATON_TYPE_INT32) {
+        write_ints(t, [&](size_t k) { return c.ids[k]; });
+      } else {
+        const auto data = random_floats(t.bytes / 4, 31, -1.0f, 1.0f);
+        std::memcpy(t.data, data.data(), data.size());
+      }
+    };
+    expect_like_builtin(g, c.what, feed);
+    if (c.constant_indices) continue;
+    const auto& env = shared_vulkan_env(false);
+    ASSERT_TRUE(env);
+    const GraphRun opened = open_graph(*env, g, c.what);
+    ASSERT_TRUE(opened.vulkan);
+    Interpreter& v = *opened.vulkan;
+    ASSERT_EQ(v.placement(0).kind, "delegate");
+    ASSERT_TRUE(v.ensure_prepared());
+    for (size_t i = 0; i < v.input_count(); ++i) feed(i, v.input(i));
+    ASSERT_TRUE(v.invoke());
+    const int32_t bad = -1;
+    std::memcpy(v.input(0).data + 4, &bad, 4);
+    const Status s = v.invoke();
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("SCATTER_ND index outside its dimension (-1)"), std::string::npos) << s.message();
+  }
+}
+
+// The casts vulkan leaves to other delegates, with the reason.
 TEST(VulkanOps, CastOfOtherTypesIsRefused) {
   OpGraph g;
   const int32_t in = g.input({2, 3}, 6);  // BOOL

@@ -73,10 +73,24 @@ int GraphBuilder::add_input(const baton_tensor* t) {
   g.shape = shape4(g.dims);
   g.int32 = type == BATON_TYPE_INT32;
   g.bytes = g.int32 ? g.shape.elements() * 4 : g.shape.padded_bytes(element_bytes());
+  GpuTensor up;
+  up.kind = TensorKind::kUpload;
+  up.dims = g.dims;
+  up.shape = g.shape;
+  up.bytes = g.shape.elements() * 4;
   const int id = add_tensor(std::move(g), "an input");
+  const int staged = add_tensor(std::move(up), "an input");
+  graph_.uploads.push_back(staged);
   ids_[t] = id;
-  inputs_.emplace_back(id, std::to_string(api_->tensor_index(t)));
+  inputs_.push_back({id, staged, std::to_string(api_->tensor_index(t))});
   return id;
+}
+
+int GraphBuilder::host_copy(int id) const {
+  for (const Input& in : inputs_) {
+    if (in.id == id) return in.staged;
+  }
+  return -1;
 }
 
 int GraphBuilder::value(const NodeView& node, const baton_tensor* t) {
@@ -238,15 +252,8 @@ GpuGraph GraphBuilder::finish() {
   // Inputs: the host's dense bytes go to the upload buffer; a copy when the layouts agree (channels a
   // multiple of 4, float32 storage), else the pack shader spreads the rows to whole vec4s (and converts
   // to float16).
-  for (const auto& [id, name] : inputs_) {
+  for (const auto& [id, staged, name] : inputs_) {
     const Shape4 s = shape(id);
-    GpuTensor up;
-    up.kind = TensorKind::kUpload;
-    up.dims = dims(id);
-    up.shape = s;
-    up.bytes = s.elements() * 4;
-    const int staged = add_tensor(std::move(up), "an input");
-    graph_.uploads.push_back(staged);
     set_label("upload of tensor " + name);
     if (tensor(id).int32) {
       copy(id, staged, s.elements() * 4);  // int32 indices: dense, as the host holds them

@@ -132,6 +132,10 @@ class GraphBuilder {
   // An int32 tensor as dense ints (GATHER's and GATHER_ND's indices, CAST's input): a partition input (the
   // host's values uploaded as they are), a constant, or the output of an earlier node that writes ints.
   int indices(const NodeView& node, const baton_tensor* t);
+  // For a partition input's device tensor, its staged copy: the host's dense float32 (or int32) values in
+  // the upload buffer, which a shader may read as they are (exact where the device tensor is float16);
+  // -1 for any other tensor.
+  int host_copy(int id) const;
   // Defines `t` (a node's int32 output) as dense ints.
   int define_int32(const baton_tensor* t, Dims dims);
   // A check word (GpuGraph::checks) that a dispatch of this node sets; `what` begins the run's error.
@@ -176,7 +180,12 @@ class GraphBuilder {
   GpuGraph graph_;
   std::map<const baton_tensor*, int> ids_;
   std::map<const baton_node*, int> fused_;
-  std::vector<std::pair<int, std::string>> inputs_;  // activation ids of partition inputs, with names
+  struct Input {
+    int id;      // the device tensor
+    int staged;  // the host's dense float32 or int32 values, in the upload buffer
+    std::string name;
+  };
+  std::vector<Input> inputs_;  // the partition inputs
 };
 
 inline int32_t float_bits(float f) {

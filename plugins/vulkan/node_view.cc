@@ -43,4 +43,14 @@ const baton_tensor* NodeView::float_output() const {
   return t;
 }
 
+const baton_tensor* NodeView::int32_output() const {
+  if (output_count() != 1) refuse(std::to_string(output_count()) + " outputs (one only)");
+  const baton_tensor* t = api_->node_output(node_, 0);
+  const baton_tensor_type type = api_->tensor_type(t);
+  if (type != BATON_TYPE_INT32) refuse(std::string(baton_tensor_type_name(type)) + " output (int32 only)");
+  if (dims(t).size() > 4) refuse("output of rank " + std::to_string(dims(t).size()) + " (at most 4)");
+  if (api_->tensor_is_constant(t)) refuse("constant output");
+  return t;
+}
+
 }  // namespace baton::vulkan

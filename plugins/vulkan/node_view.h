@@ -30,6 +30,10 @@ class NodeView : public kit::DelegateNode {
   const baton_tensor* constant_float_input(int32_t i, const char* what) const;
   // The single output: float32, rank at most 4, not constant.
   const baton_tensor* float_output() const;
+  // Whether input i is int32 (kept as dense ints on the device, gpu_graph.h).
+  bool int32_input(int32_t i) const { return api_->tensor_type(input(i)) == BATON_TYPE_INT32; }
+  // The single output: int32, rank at most 4, not constant.
+  const baton_tensor* int32_output() const;
 
   Dims shape(const baton_tensor* t) const { return dims(t); }
   const float* floats(const baton_tensor* t) const { return static_cast<const float*>(api_->tensor_data(t)); }

@@ -50,6 +50,7 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_STRIDED_SLICE, "STRIDED_SLICE", 1, 8, plan_strided_slice},
       {BATON_OP_GATHER, "GATHER", 1, 7, plan_gather},
       {BATON_OP_GATHER_ND, "GATHER_ND", 1, 5, plan_gather_nd},
+      {BATON_OP_SCATTER_ND, "SCATTER_ND", 1, 1, plan_scatter_nd},
       {BATON_OP_CAST, "CAST", 1, 8, plan_cast},
   };
   return defs;

@@ -49,6 +49,7 @@ void plan_strided_slice(GraphBuilder& g, const NodeView& node);
 // ops_index.cc
 void plan_gather(GraphBuilder& g, const NodeView& node);  // along an axis before the last, int32 indices
 void plan_gather_nd(GraphBuilder& g, const NodeView& node);
+void plan_scatter_nd(GraphBuilder& g, const NodeView& node);  // float updates, a constant shape
 void plan_cast(GraphBuilder& g, const NodeView& node);  // int32 <-> float32
 // A reshape of `src` into a new device tensor of `dims` (same element count): one copy when the last
 // dimension is unchanged (the device layouts agree), else a gather. Returns the new tensor.

@@ -1,6 +1,8 @@
-// Ops that read int32 tensors (dense ints on the device, gpu_graph.h): GATHER and GATHER_ND by int32
-// indices (constant, a partition input, or computed in the partition by a CAST), and CAST between int32
-// and float32. An index out of range fails the run with its value, as TFLite's kernels do.
+// Ops that read int32 tensors (dense ints on the device, gpu_graph.h): GATHER, GATHER_ND and SCATTER_ND by
+// int32 indices (constant, a partition input, or computed in the partition by a CAST), and CAST between
+// int32 and float32. An index out of range fails the run with its value, as TFLite's kernels do.
+#include <cstdint>
+
 #include "op_common.h"
 #include "ops.h"
 
@@ -36,23 +38,23 @@ void plan_gather(GraphBuilder& g, const NodeView& node) {
 void plan_cast(GraphBuilder& g, const NodeView& node) {
   if (node.input_count() != 1 || node.output_count() != 1) refuse("a CAST of " + str(node.input_count()) + " inputs");
   const baton_tensor* in = node.input(0);
-  const baton_tensor* out = node.output(0);
-  const baton_tensor_type from = node.api()->tensor_type(in), to = node.api()->tensor_type(out);
+  const baton_tensor_type from = node.api()->tensor_type(in), to = node.api()->tensor_type(node.output(0));
   const bool to_int = from == BATON_TYPE_FLOAT32 && to == BATON_TYPE_INT32;
   if (!to_int && !(from == BATON_TYPE_INT32 && to == BATON_TYPE_FLOAT32)) {
     refuse(std::string("a cast from ") + baton_tensor_type_name(from) + " to " + baton_tensor_type_name(to) +
            " (float32 to int32 and back only)");
   }
-  if (node.api()->tensor_is_constant(out)) refuse("constant output");
-  const Dims dims = node.shape(in);
-  if (dims.size() > 4) refuse("an input of rank " + str(dims.size()) + " (at most 4)");
   const int src = to_int ? g.value(node, node.float_input(0)) : g.indices(node, in);
-  const int dst = to_int ? g.define_int32(out, dims) : g.define(out, dims);
+  const Dims dims = g.dims(src);
+  const int dst = to_int ? g.define_int32(node.int32_output(), dims) : g.define(node.float_output(), dims);
   const Shape4 s = g.shape(dst);
   const int64_t count = to_int ? s.elements() : s.vec4s();
   Params p{};
   set4(p, 0, static_cast<int32_t>(count), s.c, s.c4());
-  g.dispatch("cast", {{"TO_INT", to_int ? "1" : "0"}}, grid_1d(count), {dst, src}, p);
+  // A float the host gave is cast from its float32 value, also where the device holds it as float16 (an
+  // index one below would pick another row); a float computed on the device is cast as stored.
+  const int host = to_int ? g.host_copy(src) : -1;
+  g.dispatch("cast", {{"TO_INT", to_int ? (host >= 0 ? "2" : "1") : "0"}}, grid_1d(count), {dst, host >= 0 ? host : src}, p);
 }
 
 void plan_gather_nd(GraphBuilder& g, const NodeView& node) {
@@ -84,6 +86,52 @@ void plan_gather_nd(GraphBuilder& g, const NodeView& node) {
   set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c, s.c4(), static_cast<int32_t>(slice));
   const int check = g.check_word(g.label() + ": a GATHER_ND index outside its dimension");
   g.dispatch("gather_nd", {}, grid_1d(s.vec4s()), {out, check, params, ids}, p, 2);
+}
+
+// Each output element reads every index tuple (no atomics, and sums in TFLite's order): bounded so a
+// large scatter goes to a CPU kernel that walks the tuples once.
+constexpr int64_t kMaxScatterPairs = int64_t{1} << 26;
+
+void plan_scatter_nd(GraphBuilder& g, const NodeView& node) {
+  const baton_tensor* output = node.float_output();
+  const int ids = g.indices(node, node.input(0));
+  const int updates = g.value(node, node.float_input(1));
+  const std::vector<int64_t> shape = node.constant_ints(2, "shape");
+  const Dims index_dims = g.dims(ids), ud = g.dims(updates);
+  if (index_dims.empty()) refuse("scalar indices (rank 1 or more)");
+  const int depth = index_dims.back();
+  if (depth < 1 || depth > static_cast<int>(shape.size())) {
+    refuse("index tuples of length " + str(depth) + " for an output of rank " + str(shape.size()));
+  }
+  if (shape.size() > 4) refuse("an output of rank " + str(shape.size()) + " (at most 4)");
+  Dims out_dims;
+  for (int64_t d : shape) {
+    if (d <= 0 || d > INT32_MAX) refuse("an output dimension of " + str(d));
+    out_dims.push_back(static_cast<int32_t>(d));
+  }
+  Dims expected(index_dims.begin(), index_dims.end() - 1);
+  expected.insert(expected.end(), out_dims.begin() + depth, out_dims.end());
+  if (expected != ud) refuse("updates " + dims_text(ud) + " do not match indices and the shape (" + dims_text(expected) + ")");
+  const int64_t tuples = element_count(index_dims) / depth;
+  if (tuples * element_count(out_dims) > kMaxScatterPairs) {
+    refuse(str(tuples) + " index tuples into " + str(element_count(out_dims)) + " elements (at most 2^26 pairs)");
+  }
+  int64_t slice = 1;
+  for (size_t i = static_cast<size_t>(depth); i < out_dims.size(); ++i) slice *= out_dims[i];
+  Params p{};
+  const Shape4 us = g.shape(updates);
+  set4(p, 1, depth, us.c, us.c4(), static_cast<int32_t>(tuples));
+  int64_t stride = slice;
+  for (int i = depth - 1; i >= 0; --i) {
+    p[8 + i] = out_dims[static_cast<size_t>(i)];
+    p[12 + i] = static_cast<int32_t>(stride);
+    stride *= out_dims[static_cast<size_t>(i)];
+  }
+  const int out = g.define(output, out_dims);
+  const Shape4 s = g.shape(out);
+  set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c, s.c4(), static_cast<int32_t>(slice));
+  const int check = g.check_word(g.label() + ": a SCATTER_ND index outside its dimension");
+  g.dispatch("scatter_nd", {}, grid_1d(s.vec4s()), {out, check, updates, ids}, p, 2);
 }
 
 }  // namespace baton::vulkan

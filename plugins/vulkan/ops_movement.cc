@@ -1,5 +1,5 @@
-// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE, RESIZE_BILINEAR,
-// RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE and a TRANSPOSE that keeps the last axis last. Where
+// Ops that move data: PAD and PADV2, RESHAPE (of int32 tensors too), CONCATENATION, DEPTH_TO_SPACE,
+// RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE and a TRANSPOSE that keeps the last axis last. Where
 // channels stay in whole vec4s the shaders copy vec4s; where they do not (a channel offset or count that
 // is not a multiple of 4) they gather lane by lane.
 #include <algorithm>
@@ -31,8 +31,9 @@ int reshaped(GraphBuilder& g, int src, const Dims& dims) {
 }
 
 void plan_reshape(GraphBuilder& g, const NodeView& node) {
-  const baton_tensor* output = node.float_output();
-  const int in = g.value(node, node.float_input(0));
+  const bool ints = node.int32_input(0);  // dense ints: the same bytes under the new shape
+  const baton_tensor* output = ints ? node.int32_output() : node.float_output();
+  const int in = ints ? g.indices(node, node.input(0)) : g.value(node, node.float_input(0));
   const Dims d = g.dims(in);
   std::vector<int64_t> target;
   if (node.optional_input(1)) {
@@ -62,6 +63,10 @@ void plan_reshape(GraphBuilder& g, const NodeView& node) {
   if (target.size() > 4) refuse("new shape of rank " + str(target.size()) + " (at most 4)");
   Dims out_dims(target.begin(), target.end());
   if (element_count(out_dims) != total) refuse("new shape " + dims_text(out_dims) + " does not hold input " + dims_text(d));
+  if (ints) {
+    g.copy(g.define_int32(output, out_dims), in, total * 4);
+    return;
+  }
   const int out = g.define(output, out_dims);
   plan_reshape_into(g, out, in);
 }
