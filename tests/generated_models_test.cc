@@ -5,8 +5,8 @@
 //  - tests/data/transformer (tools/make-transformer-cases.sh): BERT-style with token ids through GATHER, a
 //    ViT-style block on image patches with the exact GELU, a keyword-spotting stack with the tanh GELU as
 //    POW / TANH arithmetic, one head;
-//  - tests/data/detector (tools/make-detector-cases.sh): YOLOX-style detectors without NMS (space-to-depth
-//    slices, SiLU convolutions, nearest upsampling, the box decode).
+//  - tests/data/detector (tools/make-detector-cases.sh): YOLOX-style detectors (space-to-depth slices, SiLU
+//    convolutions, nearest upsampling, the box decode), one with NMS and the GATHERs and CAST after it.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -5,6 +5,9 @@
 // pyramid with RESIZE_NEAREST_NEIGHBOR upsampling, heads at two scales reshaped to [1, cells, 5 + classes]
 // and joined, and the box decode: slices of the last axis, ADD of each cell's grid position, EXP of the
 // sizes, MUL by the stride, LOGISTIC of the scores. Weights are random (a fixed sequence).
+// detector_nms adds the post-processing TensorFlow's tf.image.non_max_suppression gives: corner boxes,
+// NON_MAX_SUPPRESSION_V4 over the objectness, GATHERs of the kept boxes and scores by its int32 indices,
+// and the count of kept boxes CAST to float.
 //
 //   node tools/detector-models.mjs OUT_DIR          small cases for the tests (NAME.json, NAME.args)
 //   node tools/detector-models.mjs --bench OUT_DIR  bench_detector: 320x320 input, 80 classes
@@ -49,7 +52,7 @@ function down(g, x, out) {
   return silu(g, conv2d(g, padded, out, 3, 2, 'VALID'));
 }
 
-function detector({size, width, classes, seed}) {
+function detector({size, width, classes, seed, nms}) {
   const g = new Graph(seed);
   const image = g.input([1, size, size, 3]);
   const half = size / 2;
@@ -84,8 +87,25 @@ function detector({size, width, classes, seed}) {
   const xy = mul(g.op('ADD', [slice(g, all, [0, 0, 0], [1, cells, 2], [1, 1, 1], [1, cells, 2]), g.constant([1, cells, 2], grid)],
                       [1, cells, 2], ['AddOptions', none]), stride);
   const wh = mul(g.op('EXP', [slice(g, all, [0, 0, 2], [1, cells, 4], [1, 1, 1], [1, cells, 2])], [1, cells, 2]), stride);
-  const scores = g.op('LOGISTIC', [slice(g, all, [0, 0, 4], [1, cells, per], [1, 1, 1], [1, cells, per - 4])], [1, cells, per - 4]);
-  return {graph: g, inputs: [image], outputs: [concat(g, [xy, wh, scores], 2)]};
+  if (!nms) {
+    const scores = g.op('LOGISTIC', [slice(g, all, [0, 0, 4], [1, cells, per], [1, 1, 1], [1, cells, per - 4])], [1, cells, per - 4]);
+    return {graph: g, inputs: [image], outputs: [concat(g, [xy, wh, scores], 2)]};
+  }
+  const halfSize = mul(wh, g.constant([], [0.5]));
+  const lo = g.op('SUB', [xy, halfSize], [1, cells, 2], ['SubOptions', none]);
+  const hi = g.op('ADD', [xy, halfSize], [1, cells, 2], ['AddOptions', none]);
+  const reshape = (x, shape) => g.op('RESHAPE', [x, g.constant([shape.length], shape, 'INT32')], shape);
+  const boxes = reshape(concat(g, [lo, hi], 2), [cells, 4]);
+  // The objectness logits of random weights are all near 0: scaled, so the scores spread over (0, 1) and
+  // no two are so close that a last-bit difference reorders them.
+  const logit = slice(g, all, [0, 0, 4], [1, cells, 5], [1, 1, 1], [1, cells, 1]);
+  const objectness = g.op('LOGISTIC', [mul(logit, g.constant([], [50]))], [1, cells, 1]);
+  const [kept, count] = g.opWithOutputs('NON_MAX_SUPPRESSION_V4',
+      [boxes, reshape(objectness, [cells]), g.constant([], [nms.maxOut], 'INT32'), g.constant([], [nms.iou]),
+       g.constant([], [nms.scoreThreshold])], [[[nms.maxOut], 'INT32'], [[], 'INT32']]);
+  const gather = (x, shape) => g.op('GATHER', [x, kept], shape, ['GatherOptions', {axis: 0, batch_dims: 0}]);
+  return {graph: g, inputs: [image], outputs: [gather(boxes, [nms.maxOut, 4]), gather(reshape(objectness, [cells, 1]), [nms.maxOut, 1]),
+                                              g.op('CAST', [count], [])]};
 }
 
 const models = flag === '--bench' ? {
@@ -94,6 +114,8 @@ const models = flag === '--bench' ? {
   // Cell grids of 6x6 and 3x3 (48x48) and 4x4 and 2x2 (32x32); 3 and 6 classes, widths not multiples of 4.
   detector_small: () => detector({size: 48, width: 6, classes: 3, seed: 22}),
   detector_wide: () => detector({size: 32, width: 10, classes: 6, seed: 23}),
+  // 45 cells, at most 8 boxes kept: some cut by the score threshold, some by overlap.
+  detector_nms: () => detector({size: 48, width: 6, classes: 3, seed: 24, nms: {maxOut: 8, iou: 0.5, scoreThreshold: 0.5}}),
 };
 
 for (const [name, make] of Object.entries(models)) {

@@ -33,9 +33,13 @@ export class Graph {
     return this.constant(shape, Array.from({length: count}, () => (2 * this.random() - 1) * scale));
   }
   op(name, inputs, shape, options, type = 'FLOAT32') {
-    const out = this.input(shape, type);
-    this.operators.push(operator(this.codes.index(name, versionOf[name] ?? 1), inputs, [out], options));
-    return out;
+    return this.opWithOutputs(name, inputs, [[shape, type]], options)[0];
+  }
+  // An op with several outputs, each [shape, type]; returns their indices.
+  opWithOutputs(name, inputs, outputs, options) {
+    const outs = outputs.map(([shape, type]) => this.input(shape, type));
+    this.operators.push(operator(this.codes.index(name, versionOf[name] ?? 1), inputs, outs, options));
+    return outs;
   }
   shape(t) {
     return this.tensors[t].shape;
