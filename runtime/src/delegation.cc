@@ -70,6 +70,17 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
   }
   // Nodes the runtime runs may act on variables, which no tensor edge shows (an ASSIGN_VARIABLE and a later
   // READ_VARIABLE share only the handle): they keep their model order among themselves.
+  // The running nodes that read each tensor, for the partitions' boundaries.
+  std::vector<std::vector<int>> readers(tensors.size());
+  for (const Node& n : nodes) {
+    if (!n.runs()) continue;
+    for (const Tensor* t : n.inputs) {
+      if (t) readers[t->index].push_back(n.info->index);
+    }
+  }
+  // Marks of the partition being made (its number), so that no boundary walks the whole graph.
+  std::vector<int> inside(nodes.size(), -1), seen(tensors.size(), -1);
+  int made = 0;
   int previous_runtime = -1;
   for (size_t i = 0; i < active.size(); ++i) {
     if (nodes[active[i]].runtime == RuntimeOp::none) continue;
@@ -145,30 +156,25 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       p->selection = selection;
       for (int i : members) p->nodes.push_back(&nodes[active[i]]);
       // Boundary: what the partition reads from outside, and what it writes that is read outside.
-      std::vector<bool> inside(nodes.size(), false);
-      for (const Node* n : p->nodes) inside[n->info->index] = true;
-      std::vector<bool> seen(tensors.size(), false);
+      const int mark = made++;
+      for (const Node* n : p->nodes) inside[n->info->index] = mark;
+      auto read_outside = [&](const Tensor* t) {
+        return std::any_of(readers[t->index].begin(), readers[t->index].end(), [&](int r) { return inside[r] != mark; });
+      };
       for (const Node* n : p->nodes) {
         for (Tensor* t : n->inputs) {
-          if (!t || t->is_constant || seen[t->index]) continue;
-          if (producer[t->index] >= 0 && inside[producer[t->index]]) continue;
-          seen[t->index] = true;
+          if (!t || t->is_constant || seen[t->index] == mark) continue;
+          if (producer[t->index] >= 0 && inside[producer[t->index]] == mark) continue;
+          seen[t->index] = mark;
           p->inputs.push_back(t);
-        }
-      }
-      std::vector<bool> read_outside(tensors.size(), false);
-      for (const Node& n : nodes) {
-        if (!n.runs() || inside[n.info->index]) continue;
-        for (const Tensor* t : n.inputs) {
-          if (t) read_outside[t->index] = true;
         }
       }
       for (const Node* n : p->nodes) {
         for (Tensor* t : n->outputs) {
-          if (t->is_model_output || read_outside[t->index]) p->outputs.push_back(t);
+          if (t->is_model_output || read_outside(t)) p->outputs.push_back(t);
         }
       }
-      for (const Tensor* t : p->inputs) p->inputs_read_inside_only.push_back(!read_outside[t->index]);
+      for (const Tensor* t : p->inputs) p->inputs_read_inside_only.push_back(!read_outside(t));
       baton_error error;
       in.journal.enter(d->name, "partition init");
       const baton_status st = guarded_call(*d, error, [&] {

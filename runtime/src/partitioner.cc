@@ -58,7 +58,17 @@ GroupingResult group_partitions(const PartitionGraph& graph, const std::vector<b
   const Units u = build_units(graph);
   const size_t count = u.nodes.size();
   auto is_accepted = [&](size_t unit) { return u.partition[unit] < 0 && accepted[u.nodes[unit][0]]; };
-  std::vector<bool> done(count, false);
+  // Each unit's readers and its count of producers not yet done; the units ready to take, by kind. An
+  // epoch takes the ready units of its kind and those they make ready, until none of its kind is left:
+  // the set does not depend on the order, and each unit and edge is seen once.
+  std::vector<std::vector<int>> readers(count);
+  std::vector<int> waiting(count, 0);
+  std::vector<int> ready[2];
+  for (size_t unit = 0; unit < count; ++unit) {
+    waiting[unit] = static_cast<int>(u.deps[unit].size());
+    for (int d : u.deps[unit]) readers[d].push_back(static_cast<int>(unit));
+    if (waiting[unit] == 0) ready[is_accepted(unit)].push_back(static_cast<int>(unit));
+  }
   size_t remaining = count;
   std::vector<std::vector<int>> epochs_accepted;
   // Start with the kind of the first unit in node order that is ready.
@@ -66,17 +76,13 @@ GroupingResult group_partitions(const PartitionGraph& graph, const std::vector<b
   int idle_switches = 0;
   while (remaining > 0) {
     std::vector<int> subset;
-    bool progress = true;
-    while (progress) {
-      progress = false;
-      for (size_t unit = 0; unit < count; ++unit) {
-        if (done[unit] || is_accepted(unit) != kind) continue;
-        bool ready = std::all_of(u.deps[unit].begin(), u.deps[unit].end(), [&](int d) { return done[d]; });
-        if (!ready) continue;
-        done[unit] = true;
-        --remaining;
-        progress = true;
-        for (int node : u.nodes[unit]) subset.push_back(node);
+    while (!ready[kind].empty()) {
+      const int unit = ready[kind].back();
+      ready[kind].pop_back();
+      --remaining;
+      for (int node : u.nodes[static_cast<size_t>(unit)]) subset.push_back(node);
+      for (int r : readers[static_cast<size_t>(unit)]) {
+        if (--waiting[static_cast<size_t>(r)] == 0) ready[is_accepted(static_cast<size_t>(r))].push_back(r);
       }
     }
     if (subset.empty()) {
