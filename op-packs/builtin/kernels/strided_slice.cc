@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/element_copy.h"
 
@@ -146,13 +147,26 @@ void strided_slice(const StridedSlicePlan& plan, const void* in, void* out, size
     } else if (step[last] == 1) {
       walk([&](int64_t o, int64_t at) { std::memcpy(dst + o * b, src + at * b, sizeof(T) * n * b); });  // one run
     } else {
-      walk([&](int64_t o, int64_t at) {
-        T* to = dst + o * b;
-        for (int64_t j = 0; j < n; ++j, to += b) {
-          const T* from = src + (at + j * step[last]) * b;
-          for (int64_t e = 0; e < b; ++e) to[e] = from[e];
-        }
-      });
+      // Blocks stepped over: a block of 2 to 4 elements (an image's channels) is copied with its size known
+      // to the compiler, as a few moves, not a loop.
+      auto blocks = [&](auto size) {
+        constexpr int64_t kSize = decltype(size)::value;  // 0: b at run time
+        const int64_t bb = kSize > 0 ? kSize : b;
+        walk([&](int64_t o, int64_t at) {
+          T* to = dst + o * bb;
+          const T* from = src + at * bb;
+          const int64_t from_step = step[last] * bb;
+          for (int64_t j = 0; j < n; ++j, to += bb, from += from_step) {
+            for (int64_t e = 0; e < bb; ++e) to[e] = from[e];
+          }
+        });
+      };
+      switch (b) {
+        case 2: blocks(std::integral_constant<int64_t, 2>{}); break;
+        case 3: blocks(std::integral_constant<int64_t, 3>{}); break;
+        case 4: blocks(std::integral_constant<int64_t, 4>{}); break;
+        default: blocks(std::integral_constant<int64_t, 0>{}); break;
+      }
     }
   });
 }

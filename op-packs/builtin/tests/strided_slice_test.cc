@@ -99,5 +99,39 @@ TEST(StridedSlice, ClampsAndRejectsZeroStride) {
   EXPECT_FALSE(slice({0, 0}, {1, 1}, {0, 1}).error.empty());
 }
 
+// A space-to-depth phase of an NHWC image: every second row and column (forward from 1, or backward from
+// the end), each pixel's channels whole. Channel counts 1 to 5 take each copy path (single elements,
+// blocks of 2, 3 and 4 with their size known at compile time, a block of 5 of run-time size); the values
+// are those the indices give.
+TEST(StridedSlice, PixelsSteppedOverWithTheirChannels) {
+  for (int32_t channels = 1; channels <= 5; ++channels) {
+    for (const int64_t step : {int64_t{2}, int64_t{-2}}) {
+      SCOPED_TRACE("channels " + std::to_string(channels) + ", step " + std::to_string(step));
+      const int32_t dims[] = {1, 7, 6, channels};
+      std::vector<float> in(static_cast<size_t>(7 * 6 * channels));
+      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+      StridedSliceSpec spec;
+      spec.begin = {0, step > 0 ? 1 : -1, step > 0 ? 1 : -1, 0};
+      spec.end = {1, step > 0 ? 7 : -8, step > 0 ? 6 : -7, channels};
+      spec.strides = {1, step, step, 1};
+      StridedSlicePlan plan;
+      ASSERT_EQ(plan_strided_slice(dims, 4, spec, plan), "");
+      const int32_t rows = step > 0 ? 3 : 4, cols = 3;
+      ASSERT_EQ(plan.out_shape, (std::vector<int32_t>{1, rows, cols, channels}));
+      std::vector<float> out(static_cast<size_t>(rows * cols * channels), -1.0f);
+      strided_slice(plan, in.data(), out.data(), sizeof(float));
+      for (int32_t y = 0; y < rows; ++y) {
+        for (int32_t x = 0; x < cols; ++x) {
+          const int64_t sy = step > 0 ? 1 + 2 * y : 6 - 2 * y, sx = step > 0 ? 1 + 2 * x : 5 - 2 * x;
+          for (int32_t c = 0; c < channels; ++c) {
+            EXPECT_EQ(out[static_cast<size_t>((y * cols + x) * channels + c)], static_cast<float>((sy * 6 + sx) * channels + c))
+                << "at " << y << ", " << x << ", " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace baton::builtin::testing
