@@ -10,7 +10,8 @@
 // and the count of kept boxes CAST to float.
 //
 //   node tools/detector-models.mjs OUT_DIR          small cases for the tests (NAME.json, NAME.args)
-//   node tools/detector-models.mjs --bench OUT_DIR  bench_detector: 320x320 input, 80 classes
+//   node tools/detector-models.mjs --bench OUT_DIR  bench_detector: 320x320 input, 80 classes; and
+//                                                   bench_detector_nms, the same with NMS (at most 100 boxes)
 //
 // tools/make-cases.sh detector turns the small cases into tests/data/detector with native TFLite 2.9's
 // outputs.
@@ -110,6 +111,7 @@ function detector({size, width, classes, seed, nms}) {
 
 const models = flag === '--bench' ? {
   bench_detector: () => detector({size: 320, width: 16, classes: 80, seed: 21}),
+  bench_detector_nms: () => detector({size: 320, width: 16, classes: 80, seed: 21, nms: {maxOut: 100, iou: 0.5, scoreThreshold: 0.5}}),
 } : {
   // Cell grids of 6x6 and 3x3 (48x48) and 4x4 and 2x2 (32x32); 3 and 6 classes, widths not multiples of 4.
   detector_small: () => detector({size: 48, width: 6, classes: 3, seed: 22}),

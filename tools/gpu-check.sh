@@ -20,7 +20,8 @@
 # without it the delegate takes the first discrete GPU, as it does for a user. The models: MediaPipe's
 # face_detection_full_range, hand_landmark_lite, selfie_segmentation and pose_landmark_lite (from the model
 # cache, tools/fetch-models.sh), a keyword-spotting transformer and a ViT block made by
-# tools/transformer-models.mjs --bench.
+# tools/transformer-models.mjs --bench, and a YOLOX-style detector with its NMS made by
+# tools/detector-models.mjs --bench.
 # Needs (bundle): a built build/, meson, node and flatc, the model cache ($BATON_MODEL_CACHE, default
 # ~/.cache/baton/models). Needs (run.sh): bash, coreutils, awk, sed, an x86-64 Linux with a Vulkan ICD.
 set -euo pipefail
@@ -70,6 +71,8 @@ bundle() {
   for m in bench_kws_transformer bench_vit_block; do
     flatc -b -o "$dir/models" "$root/runtime/model/tflite.fbs" "$stage/transformers/$m.json"
   done
+  node "$root/tools/detector-models.mjs" --bench "$stage/detectors" >/dev/null
+  flatc -b -o "$dir/models" "$root/runtime/model/tflite.fbs" "$stage/detectors/bench_detector_nms.json"
   sed -n '/^# ---- run.sh ----$/,$p' "${BASH_SOURCE[0]}" | tail -n +2 > "$dir/run.sh"
   chmod +x "$dir/run.sh"
   echo "gpu-check: bundle in $dir ($(du -sh "$dir" | cut -f1)); on the GPU machine: bash $dir/run.sh"
