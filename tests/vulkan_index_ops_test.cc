@@ -140,10 +140,7 @@ void expect_like_builtin(const OpGraph& g, const std::string& what, const Feed& 
     ASSERT_TRUE(opened.vulkan && opened.builtin);
     Interpreter& v = *opened.vulkan;
     Interpreter& b = *opened.builtin;
-    for (size_t i = 0; i < v.nodes().size(); ++i) {
-      const auto& refusals = v.refusals(i);
-      ASSERT_EQ(v.placement(i).kind, "delegate") << "node " << i << ": " << (refusals.empty() ? "" : refusals.back().reason());
-    }
+    expect_every_node_delegated(v);
     ASSERT_TRUE(v.ensure_prepared());
     ASSERT_TRUE(b.ensure_prepared());
     for (size_t i = 0; i < v.input_count(); ++i) {
@@ -173,6 +170,28 @@ void expect_like_builtin(const OpGraph& g, const std::string& what, const Feed& 
     }
     EXPECT_EQ(env->validation_messages(log_mark), "");
   }
+}
+
+// After a good first run (a first run that fails hands the partition to the builtin pack), int `k` of
+// input `input` set to `bad` fails the run with `error`, and the next run with `feed`'s values works.
+void expect_bad_index_fails(const OpGraph& g, const std::string& what, const Feed& feed, size_t input, size_t k,
+                            int32_t bad, const std::string& error) {
+  const auto& env = shared_vulkan_env(false);
+  ASSERT_TRUE(env);
+  const GraphRun opened = open_graph(*env, g, what);
+  ASSERT_TRUE(opened.vulkan);
+  Interpreter& v = *opened.vulkan;
+  ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
+  ASSERT_TRUE(v.ensure_prepared());
+  for (size_t i = 0; i < v.input_count(); ++i) feed(i, v.input(i));
+  ASSERT_TRUE(v.invoke());
+  std::memcpy(v.input(input).data + 4 * k, &bad, 4);
+  const Status s = v.invoke();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find(error), std::string::npos) << s.message();
+  feed(input, v.input(input));
+  const Status again = v.invoke();
+  EXPECT_TRUE(again) << again.message();
 }
 
 void write_ints(Tensor& t, const std::function<int32_t(size_t)>& value) {
@@ -302,25 +321,9 @@ TEST(VulkanOps, GatherNd) {
     };
     expect_like_builtin(g, c.what, feed);
     if (c.constant_indices) continue;
-    const auto& env = shared_vulkan_env(false);
-    ASSERT_TRUE(env);
-    const GraphRun opened = open_graph(*env, g, c.what);
-    ASSERT_TRUE(opened.vulkan);
-    Interpreter& v = *opened.vulkan;
-    ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
-    ASSERT_TRUE(v.ensure_prepared());
-    const size_t id_input = c.constant_params ? 0 : 1;
-    for (size_t i = 0; i < v.input_count(); ++i) feed(i, v.input(i));
-    ASSERT_TRUE(v.invoke());  // a first run that fails would hand the partition to the builtin pack
-    std::memcpy(v.input(id_input).data + 4 * (depth - 1), &c.params[depth - 1], 4);  // one past the last
-    const Status s = v.invoke();
-    ASSERT_FALSE(s);
-    EXPECT_NE(s.message().find("GATHER_ND index outside its dimension (" + std::to_string(c.params[depth - 1]) + ")"),
-              std::string::npos)
-        << s.message();
-    feed(id_input, v.input(id_input));
-    const Status again = v.invoke();
-    EXPECT_TRUE(again) << again.message();
+    // The last index of the first tuple one past its dimension.
+    expect_bad_index_fails(g, c.what, feed, c.constant_params ? 0 : 1, depth - 1, c.params[depth - 1],
+                           "GATHER_ND index outside its dimension (" + std::to_string(c.params[depth - 1]) + ")");
   }
 }
 
@@ -377,20 +380,7 @@ TEST(VulkanOps, ScatterNd) {
     };
     expect_like_builtin(g, c.what, feed);
     if (c.constant_indices) continue;
-    const auto& env = shared_vulkan_env(false);
-    ASSERT_TRUE(env);
-    const GraphRun opened = open_graph(*env, g, c.what);
-    ASSERT_TRUE(opened.vulkan);
-    Interpreter& v = *opened.vulkan;
-    ASSERT_EQ(v.placement(0).kind, "delegate");
-    ASSERT_TRUE(v.ensure_prepared());
-    for (size_t i = 0; i < v.input_count(); ++i) feed(i, v.input(i));
-    ASSERT_TRUE(v.invoke());
-    const int32_t bad = -1;
-    std::memcpy(v.input(0).data + 4, &bad, 4);
-    const Status s = v.invoke();
-    ASSERT_FALSE(s);
-    EXPECT_NE(s.message().find("SCATTER_ND index outside its dimension (-1)"), std::string::npos) << s.message();
+    expect_bad_index_fails(g, c.what, feed, 0, 1, -1, "SCATTER_ND index outside its dimension (-1)");
   }
 }
 

@@ -38,6 +38,14 @@ inline GraphRun open_graph(const VulkanEnv& env, const OpGraph& g, const std::st
   return r;
 }
 
+// Every node of `v` in a delegate partition; a node that is not, with the last refusal's reason.
+inline void expect_every_node_delegated(const Interpreter& v) {
+  for (size_t i = 0; i < v.nodes().size(); ++i) {
+    const auto& refusals = v.refusals(i);
+    EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason());
+  }
+}
+
 // One vulkan environment per precision (`fp16` false, true), shared by the cases of this process: each
 // case gets its own interpreters (and partitions), not its own Vulkan instance and device.
 inline const std::unique_ptr<VulkanEnv>& shared_vulkan_env(bool f16) {
@@ -71,10 +79,7 @@ inline void expect_same_as_builtin(const OpGraph& g, const std::string& what, fl
     ASSERT_TRUE(opened.vulkan && opened.builtin);
     Interpreter& v = *opened.vulkan;
     Interpreter& b = *opened.builtin;
-    for (size_t i = 0; i < v.nodes().size(); ++i) {
-      const auto& refusals = v.refusals(i);
-      EXPECT_EQ(v.placement(i).kind, "delegate") << "node " << i << " not delegated: " << (refusals.empty() ? "" : refusals.back().reason());
-    }
+    expect_every_node_delegated(v);
     for (size_t i = 0; i < resize.size(); ++i) {
       ASSERT_TRUE(v.resize_input(i, resize[i]));
       ASSERT_TRUE(b.resize_input(i, resize[i]));

@@ -35,6 +35,17 @@ void plan_gather(GraphBuilder& g, const NodeView& node) {
   g.dispatch("gather", {}, grid_1d(s.vec4s()), {out, check, params, ids}, p, 2);
 }
 
+// GATHER_ND's and SCATTER_ND's P.p[2] and P.p[3]: the first `depth` dimensions of the tensor the index
+// tuples point into, and their strides in elements (`slice` for the last of them).
+void set_indexed_dims(Params& p, const Dims& dims, int depth, int64_t slice) {
+  int64_t stride = slice;
+  for (int i = depth - 1; i >= 0; --i) {
+    p[8 + i] = dims[static_cast<size_t>(i)];
+    p[12 + i] = static_cast<int32_t>(stride);
+    stride *= dims[static_cast<size_t>(i)];
+  }
+}
+
 void plan_cast(GraphBuilder& g, const NodeView& node) {
   if (node.input_count() != 1 || node.output_count() != 1) refuse("a CAST of " + str(node.input_count()) + " inputs");
   const baton_tensor* in = node.input(0);
@@ -75,12 +86,7 @@ void plan_gather_nd(GraphBuilder& g, const NodeView& node) {
   Params p{};
   const Shape4 ps = g.shape(params);
   set4(p, 1, depth, ps.c, ps.c4());
-  int64_t stride = slice;
-  for (int i = depth - 1; i >= 0; --i) {
-    p[8 + i] = d[static_cast<size_t>(i)];
-    p[12 + i] = static_cast<int32_t>(stride);
-    stride *= d[static_cast<size_t>(i)];
-  }
+  set_indexed_dims(p, d, depth, slice);
   const int out = g.define(output, out_dims);
   const Shape4 s = g.shape(out);
   set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c, s.c4(), static_cast<int32_t>(slice));
@@ -121,12 +127,7 @@ void plan_scatter_nd(GraphBuilder& g, const NodeView& node) {
   Params p{};
   const Shape4 us = g.shape(updates);
   set4(p, 1, depth, us.c, us.c4(), static_cast<int32_t>(tuples));
-  int64_t stride = slice;
-  for (int i = depth - 1; i >= 0; --i) {
-    p[8 + i] = out_dims[static_cast<size_t>(i)];
-    p[12 + i] = static_cast<int32_t>(stride);
-    stride *= out_dims[static_cast<size_t>(i)];
-  }
+  set_indexed_dims(p, out_dims, depth, slice);
   const int out = g.define(output, out_dims);
   const Shape4 s = g.shape(out);
   set4(p, 0, static_cast<int32_t>(s.vec4s()), s.c, s.c4(), static_cast<int32_t>(slice));
