@@ -68,8 +68,6 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       if (t && !t->is_constant && producer[t->index] >= 0) g.producers[i].push_back(dense[producer[t->index]]);
     }
   }
-  // Nodes the runtime runs may act on variables, which no tensor edge shows (an ASSIGN_VARIABLE and a later
-  // READ_VARIABLE share only the handle): they keep their model order among themselves.
   // The running nodes that read each tensor, for the partitions' boundaries.
   std::vector<std::vector<int>> readers(tensors.size());
   for (const Node& n : nodes) {
@@ -81,6 +79,8 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
   // Marks of the partition being made (its number), so that no boundary walks the whole graph.
   std::vector<int> inside(nodes.size(), -1), seen(tensors.size(), -1);
   int made = 0;
+  // Nodes the runtime runs may act on variables, which no tensor edge shows (an ASSIGN_VARIABLE and a later
+  // READ_VARIABLE share only the handle): they keep their model order among themselves.
   int previous_runtime = -1;
   for (size_t i = 0; i < active.size(); ++i) {
     if (nodes[active[i]].runtime == RuntimeOp::none) continue;
