@@ -111,16 +111,19 @@ void plan_scatter_nd(GraphBuilder& g, const NodeView& node) {
   }
   if (shape.size() > 4) refuse("an output of rank " + str(shape.size()) + " (at most 4)");
   Dims out_dims;
+  int64_t out_count = 1;  // checked as it grows: a shape of large dimensions must not overflow it
   for (int64_t d : shape) {
     if (d <= 0 || d > INT32_MAX) refuse("an output dimension of " + str(d));
     out_dims.push_back(static_cast<int32_t>(d));
+    out_count *= d;
+    if (out_count > INT32_MAX) refuse("an output shape of more than 2^31 elements");
   }
   Dims expected(index_dims.begin(), index_dims.end() - 1);
   expected.insert(expected.end(), out_dims.begin() + depth, out_dims.end());
   if (expected != ud) refuse("updates " + dims_text(ud) + " do not match indices and the shape (" + dims_text(expected) + ")");
   const int64_t tuples = element_count(index_dims) / depth;
-  if (tuples * element_count(out_dims) > kMaxScatterPairs) {
-    refuse(str(tuples) + " index tuples into " + str(element_count(out_dims)) + " elements (at most 2^26 pairs)");
+  if (tuples * out_count > kMaxScatterPairs) {
+    refuse(str(tuples) + " index tuples into " + str(out_count) + " elements (at most 2^26 pairs)");
   }
   int64_t slice = 1;
   for (size_t i = static_cast<size_t>(depth); i < out_dims.size(); ++i) slice *= out_dims[i];
