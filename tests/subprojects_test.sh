@@ -6,6 +6,8 @@
 # came from its subproject, and runs those suites and the module on a model.
 #
 #   tests/subprojects_test.sh [BUILD_DIR]     (default: build-subprojects, kept between runs)
+#   BATON_SUBPROJECTS_BUILD_ONLY=1 tests/subprojects_test.sh   stage, configure and build, then stop
+#                                             (tools/test.sh builds it beside another stage's tests)
 #
 # Exit status 77 (skipped) only where the sources cannot be had (no deb-src access and no installed
 # package carries them) and BATON_REQUIRE_MODELS is not 1.
@@ -60,6 +62,10 @@ built=$(date +%s)
 for f in "$build"/subprojects/flatbuffers-2.0.8/flatc "$build"/subprojects/googletest-release-1.12.1/libgtest.a; do
   [ -e "$f" ] || fail "$f was not built"
 done
+if [ -n "${BATON_SUBPROJECTS_BUILD_ONLY:-}" ]; then
+  echo "subprojects_test: built in $((built - start)) s (-j$jobs); tests not run"
+  exit 0
+fi
 
 meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 1 runtime quant-ops
 module=$(ls "$build"/runtime/python/baton.cpython-*.so 2>/dev/null | head -n 1)

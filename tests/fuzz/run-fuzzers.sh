@@ -25,6 +25,8 @@
 # Seed: BATON_FUZZ_SEED (default 1), so that a run of the CI mutates the same way on every machine and a
 # finding there is found again here; 0 picks a new one each run (fuzz-long.sh does).
 # BATON_BUILD_LOCK=FILE: the build step holds that flock (a tree several people build at once).
+# BATON_FUZZ_BUILD_ONLY=1: build the targets and stop (tools/test.sh builds them beside another stage's
+# tests); BATON_JOBS: the build's parallel jobs (default: every core).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
@@ -48,7 +50,7 @@ else
 fi
 # Quiet unless it fails: then what failed, not a silent exit.
 build_log=$(mktemp)
-if ! ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
+if ! ninja -C build-fuzz -j "${BATON_JOBS:-$(nproc)}" tests/fuzz/fuzz_model_loader tests/fuzz/fuzz_interpreter \
      op-packs/builtin/libbaton_builtin.so op-packs/examples/atan/make-atan-model >"$build_log" 2>&1; then
   grep -E -A12 '^FAILED|error:' "$build_log" | head -n 60 >&2
   echo "run-fuzzers: building the fuzz targets failed (the whole log: $build_log)" >&2
@@ -56,6 +58,10 @@ if ! ninja -C build-fuzz -j "$(nproc)" tests/fuzz/fuzz_model_loader tests/fuzz/f
 fi
 rm -f "$build_log"
 [ -z "${BATON_BUILD_LOCK:-}" ] || exec 9>&-
+if [ -n "${BATON_FUZZ_BUILD_ONLY:-}" ]; then
+  echo "run-fuzzers: the fuzz targets are built; not run"
+  exit 0
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/baton-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
