@@ -1,5 +1,5 @@
 // The Vulkan delegate's reductions and data movement, as vulkan_ops_test.cc does the arithmetic: MEAN over
-// the last and the sequence axis, TRANSPOSE, BATCH_MATMUL, the resizes, STRIDED_SLICE, SOFTMAX, PAD,
+// the last and the sequence axis (other reductions: vulkan_reduce_ops_test.cc), TRANSPOSE, BATCH_MATMUL, the resizes, STRIDED_SLICE, SOFTMAX, PAD,
 // RESHAPE and CONCATENATION, DEPTH_TO_SPACE; a chain's memory reuse and fusion; float16 storage.
 #include <gtest/gtest.h>
 
@@ -53,13 +53,15 @@ TEST(VulkanOps, MeanOverTheSequenceAxis) {
   }
 }
 
-// TRANSPOSE of the outer axes (attention's head split and merge), ranks 2 to 4, channels not a multiple of 4.
-TEST(VulkanOps, TransposeOfTheOuterAxes) {
+// TRANSPOSE of the outer axes (attention's head split and merge) and of the last axis too (a key transposed
+// for its product, a detector's [N, C, A] head made [N, A, C]), ranks 2 to 4, channels not a multiple of 4.
+TEST(VulkanOps, Transpose) {
   struct Case {
     std::vector<int32_t> in, perm;
   };
   for (const Case& c : {Case{{1, 5, 3, 6}, {0, 2, 1, 3}}, Case{{2, 3, 4, 5}, {2, 0, 1, 3}}, Case{{4, 5, 7}, {1, 0, 2}},
-                        Case{{3, 9}, {0, 1}}}) {
+                        Case{{3, 9}, {0, 1}}, Case{{2, 3, 5, 6}, {0, 1, 3, 2}}, Case{{1, 85, 21}, {0, 2, 1}},
+                        Case{{3, 9}, {1, 0}}, Case{{2, 3, 4, 5}, {3, 2, 0, 1}}}) {
     OpGraph g;
     const int32_t in = g.input(c.in);
     std::vector<uint8_t> perm_bytes(c.perm.size() * sizeof(int32_t));

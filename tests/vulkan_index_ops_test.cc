@@ -29,12 +29,6 @@ OptionsFn gather_options(int32_t axis) {
   };
 }
 
-std::vector<uint8_t> int_bytes(const std::vector<int32_t>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
 struct GatherCase {
   const char* what;
   std::vector<int32_t> params, indices;
@@ -115,103 +109,6 @@ TEST(VulkanOps, Gather) {
   }
 }
 
-
-// Writes input `i` of an interpreter (the same values for vulkan and the builtin pack).
-using Feed = std::function<void(size_t i, Tensor& t)>;
-
-std::vector<int32_t> as_ints(const Tensor& t) {
-  std::vector<int32_t> v(t.bytes / 4);
-  std::memcpy(v.data(), t.data, t.bytes);
-  return v;
-}
-
-// Runs `g` through vulkan (every node delegated, in one partition) and through the builtin pack on what
-// `feed` writes, in float32 and float16 storage. Float outputs agree within `tolerance` (float32) or
-// kFloat16OpTolerance (float16) of the largest magnitude; int32 outputs are equal, or within `int_slack`
-// in float16 storage (a float rounded to 11 bits before it is truncated to an int).
-void expect_like_builtin(const OpGraph& g, const std::string& what, const Feed& feed, double tolerance = 0.0,
-                         int int_slack = 0) {
-  for (const bool f16 : {false, true}) {
-    SCOPED_TRACE(what + (f16 ? " (float16 storage)" : " (float32)"));
-    const auto& env = shared_vulkan_env(f16);
-    ASSERT_TRUE(env);
-    const size_t log_mark = env->log->lines.size();
-    const GraphRun opened = open_graph(*env, g, what);
-    ASSERT_TRUE(opened.vulkan && opened.builtin);
-    Interpreter& v = *opened.vulkan;
-    Interpreter& b = *opened.builtin;
-    expect_every_node_delegated(v);
-    ASSERT_TRUE(v.ensure_prepared());
-    ASSERT_TRUE(b.ensure_prepared());
-    for (size_t i = 0; i < v.input_count(); ++i) {
-      feed(i, v.input(i));
-      feed(i, b.input(i));
-    }
-    const Status sv = v.invoke();
-    ASSERT_TRUE(sv) << sv.message();
-    const Status sb = b.invoke();
-    ASSERT_TRUE(sb) << sb.message();
-    EXPECT_TRUE(v.fallbacks().empty()) << fallbacks_text(v);
-    for (size_t o = 0; o < v.output_count(); ++o) {
-      const Tensor& got = v.output(o);
-      const Tensor& want = b.output(o);
-      ASSERT_EQ(got.shape, want.shape) << "output " << o;
-      ASSERT_EQ(got.type, want.type) << "output " << o;
-      if (want.type == BATON_TYPE_INT32) {
-        const std::vector<int32_t> gi = as_ints(got), wi = as_ints(want);
-        int worst = 0;
-        for (size_t k = 0; k < wi.size(); ++k) worst = std::max(worst, std::abs(gi[k] - wi[k]));
-        EXPECT_LE(worst, f16 ? int_slack : 0) << "output " << o;
-      } else {
-        const double rel = relative_error(reinterpret_cast<const float*>(got.data), reinterpret_cast<const float*>(want.data),
-                                          want.bytes / 4);
-        EXPECT_LE(rel, f16 ? std::max(tolerance, kFloat16OpTolerance) : tolerance) << "output " << o;
-      }
-    }
-    EXPECT_EQ(env->validation_messages(log_mark), "");
-  }
-}
-
-// After a good first run (a first run that fails hands the partition to the builtin pack), int `k` of
-// input `input` set to `bad` fails the run with `error`, and the next run with `feed`'s values works.
-void expect_bad_index_fails(const OpGraph& g, const std::string& what, const Feed& feed, size_t input, size_t k,
-                            int32_t bad, const std::string& error) {
-  const auto& env = shared_vulkan_env(false);
-  ASSERT_TRUE(env);
-  const GraphRun opened = open_graph(*env, g, what);
-  ASSERT_TRUE(opened.vulkan);
-  Interpreter& v = *opened.vulkan;
-  ASSERT_EQ(v.placement(0).kind, "delegate") << (v.refusals(0).empty() ? "" : v.refusals(0).back().reason());
-  ASSERT_TRUE(v.ensure_prepared());
-  for (size_t i = 0; i < v.input_count(); ++i) feed(i, v.input(i));
-  ASSERT_TRUE(v.invoke());
-  std::memcpy(v.input(input).data + 4 * k, &bad, 4);
-  const Status s = v.invoke();
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find(error), std::string::npos) << s.message();
-  feed(input, v.input(input));
-  const Status again = v.invoke();
-  EXPECT_TRUE(again) << again.message();
-}
-
-void write_ints(Tensor& t, const std::function<int32_t(size_t)>& value) {
-  for (size_t k = 0; k < t.bytes / 4; ++k) {
-    const int32_t v = value(k);
-    std::memcpy(t.data + 4 * k, &v, 4);
-  }
-}
-
-void write_floats(Tensor& t, const std::function<float(size_t)>& value) {
-  for (size_t k = 0; k < t.bytes / 4; ++k) {
-    const float v = value(k);
-    std::memcpy(t.data + 4 * k, &v, 4);
-  }
-}
-
-int32_t int_output(OpGraph& g, std::vector<int32_t> shape) {
-  g.outputs.push_back(g.add(std::move(shape), {}, 2));
-  return g.outputs.back();
-}
 
 // CAST int32 -> float32 of a partition input, then a MUL in float: channels 3 (the device's vec4 lanes
 // padded) and 8; ints within [-1000, 1000], which float16 holds exactly.

@@ -47,29 +47,22 @@ TEST(VulkanRefusals, SayWhy) {
     EXPECT_EQ(vulkan_refusal(g, "vulkan, deleg-a", {plugins.path()}), "fused TANH activation not supported");
   }
   {
-    OpGraph g;
-    const int32_t in = g.input({1, 3, 3, 4});
-    const int32_t axes = g.add({1}, ints({3}), 2);
-    const int32_t out = g.output({1, 3, 3});
-    g.op(BATON_OP_MEAN, {in, axes}, {out});
-    EXPECT_EQ(vulkan_refusal(g), "MEAN over the last axis without keep_dims");
+    OpGraph g;  // TFLite's converter's default for ARG_MAX: an int64 output
+    const int32_t in = g.input({2, 3, 4});
+    const int32_t axis = g.add({1}, ints({2}), 2);
+    g.outputs.push_back(g.add({2, 3}, {}, 4));
+    g.op(BATON_OP_ARG_MAX, {in, axis}, {g.outputs.back()}, [](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_ArgMaxOptions, fb::CreateArgMaxOptions(fbb, fb::TensorType_INT64).Union());
+    });
+    EXPECT_EQ(vulkan_refusal(g), "INT64 output (int32 only)");
   }
   {
     OpGraph g;
-    const int32_t in = g.input({2, 3, 3, 4});
-    const int32_t axes = g.add({1}, ints({0}), 2);
-    const int32_t out = g.output({3, 3, 4});
-    g.op(BATON_OP_MEAN, {in, axes}, {out});
-    EXPECT_EQ(vulkan_refusal(g), "MEAN only over the spatial axes (1, 2) of a rank-4 input, the middle axis of a "
-                                 "rank-3 one, or the last axis with keep_dims");
-  }
-  {
-    OpGraph g;
-    const int32_t in = g.input({2, 3, 5});
-    const int32_t perm = g.add({3}, ints({0, 2, 1}), 2);
-    const int32_t out = g.output({2, 5, 3});
-    g.op(BATON_OP_TRANSPOSE, {in, perm}, {out});
-    EXPECT_EQ(vulkan_refusal(g), "TRANSPOSE that moves the last axis (only the outer axes are permuted here)");
+    const int32_t a = g.input({2, 3}, 2);
+    const int32_t b = g.input({2, 3}, 2);
+    g.outputs.push_back(g.add({2, 3}, {}, 2));
+    g.op(BATON_OP_POW, {a, b}, {g.outputs.back()});
+    EXPECT_EQ(vulkan_refusal(g), "int32 inputs (float32 only)");
   }
   {
     OpGraph g;  // the filter is an input of the model: weights are uploaded once, they must be constant

@@ -5,8 +5,8 @@
 namespace baton::vulkan {
 
 const std::vector<OpDef>& op_defs() {
-  // Version ranges: the float32 versions of each op (later versions add integer types, which the type
-  // checks refuse node by node).
+  // Version ranges: the float32 (and int32) versions of each op (later versions add other types, which the
+  // type checks refuse node by node).
   static const std::vector<OpDef> defs = {
       {BATON_OP_CONV_2D, "CONV_2D", 1, 8, plan_conv2d},
       {BATON_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", 1, 7, plan_depthwise_conv2d},
@@ -22,6 +22,7 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_MINIMUM, "MINIMUM", 1, 4, plan_binary},
       {BATON_OP_POW, "POW", 1, 1, plan_binary},
       {BATON_OP_FLOOR_MOD, "FLOOR_MOD", 1, 2, plan_binary},
+      {BATON_OP_FLOOR_DIV, "FLOOR_DIV", 1, 3, plan_binary},
       {BATON_OP_RELU, "RELU", 1, 3, plan_unary},
       {BATON_OP_RELU6, "RELU6", 1, 3, plan_unary},
       {BATON_OP_RELU_N1_TO_1, "RELU_N1_TO_1", 1, 1, plan_unary},
@@ -38,6 +39,12 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", 1, 3, plan_pool},
       {BATON_OP_MAX_POOL_2D, "MAX_POOL_2D", 1, 3, plan_pool},
       {BATON_OP_MEAN, "MEAN", 1, 3, plan_mean},
+      {BATON_OP_SUM, "SUM", 1, 2, plan_reduce},
+      {BATON_OP_REDUCE_MAX, "REDUCE_MAX", 1, 3, plan_reduce},
+      {BATON_OP_REDUCE_MIN, "REDUCE_MIN", 1, 3, plan_reduce},
+      {BATON_OP_REDUCE_PROD, "REDUCE_PROD", 1, 2, plan_reduce},
+      {BATON_OP_ARG_MAX, "ARG_MAX", 1, 3, plan_arg_extreme},
+      {BATON_OP_ARG_MIN, "ARG_MIN", 1, 3, plan_arg_extreme},
       {BATON_OP_SOFTMAX, "SOFTMAX", 1, 3, plan_softmax},
       {BATON_OP_PAD, "PAD", 1, 4, plan_pad},
       {BATON_OP_PADV2, "PADV2", 1, 4, plan_pad},

@@ -1,5 +1,5 @@
-// Elementwise ops. ADD, SUB, MUL, DIV (with their fused activation), PRELU, SQUARED_DIFFERENCE, MAXIMUM,
-// MINIMUM, POW and FLOOR_MOD broadcast like numpy, as TFLite does: each operand is read through its own strides, zero
+// Elementwise ops on floats (int32 operands: ops_int.cc). ADD, SUB, MUL, DIV (with their fused activation), PRELU, SQUARED_DIFFERENCE, MAXIMUM,
+// MINIMUM, POW, FLOOR_MOD and FLOOR_DIV broadcast like numpy, as TFLite does: each operand is read through its own strides, zero
 // along a broadcast dimension, and an operand of one channel is spread over the four lanes. RELU, RELU6,
 // RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, EXP, RSQRT, SQRT, ABS, NEG, SQUARE and GELU map one vec4 at a
 // time. The lanes past the channels of a tensor whose channels are not a multiple of 4 hold zeros; an op
@@ -43,6 +43,7 @@ Operand operand(const Shape4& s, const Shape4& out) {
 }  // namespace
 
 void plan_binary(GraphBuilder& g, const NodeView& node) {
+  if (node.int32_input(0)) return plan_int_binary(g, node);
   int op = 0;
   int act = 0;
   switch (node.code()) {
@@ -56,6 +57,7 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
     case BATON_OP_MINIMUM: op = 7; break;
     case BATON_OP_POW: op = 8; break;
     case BATON_OP_FLOOR_MOD: op = 9; break;
+    case BATON_OP_FLOOR_DIV: op = 10; break;
     default: refuse("not a binary op");
   }
   const bool fused = op <= 2 || op == 4;  // the ops whose options carry a fused activation
@@ -75,8 +77,8 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
   set4(p, 2, ob.strides[0], ob.strides[1], ob.strides[2], ob.strides[3]);
   set4(p, 3, s.c, static_cast<int32_t>(s.vec4s()));
   // Zero lanes stay zero through ADD, SUB, MUL, PRELU, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM (unless a
-  // splat fills them); 0 / 0, 0^0 and 0 mod 0 do not.
-  const bool zero_to_nonzero = op == 4 || op == 8 || op == 9;
+  // splat fills them); 0 / 0, 0^0, 0 mod 0 and floor(0 / 0) do not.
+  const bool zero_to_nonzero = op == 4 || op == 8 || op == 9 || op == 10;
   g.dispatch("binary",
              {{"OP", str(op)}, {"ACT", str(act)}, {"SAME", same ? "1" : "0"}, {"A_SPLAT", oa.splat ? "1" : "0"},
               {"B_SPLAT", ob.splat ? "1" : "0"}, {"MASK", (splat || zero_to_nonzero) && s.c % 4 != 0 ? "1" : "0"}},

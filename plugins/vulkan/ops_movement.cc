@@ -1,8 +1,9 @@
-// Ops that move data: PAD and PADV2, RESHAPE (of int32 tensors too), CONCATENATION, DEPTH_TO_SPACE,
-// RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE and a TRANSPOSE that keeps the last axis last. Where
-// channels stay in whole vec4s the shaders copy vec4s; where they do not (a channel offset or count that
-// is not a multiple of 4) they gather lane by lane.
+// Ops that move data: PAD and PADV2, RESHAPE, CONCATENATION, DEPTH_TO_SPACE, RESIZE_BILINEAR,
+// RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE and TRANSPOSE. Where channels stay in whole vec4s the shaders copy
+// vec4s; where they do not (a channel offset or count that is not a multiple of 4, a TRANSPOSE that moves
+// the last axis) they gather lane by lane. Their int32 forms are in ops_int.cc.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -72,6 +73,7 @@ void plan_reshape(GraphBuilder& g, const NodeView& node) {
 }
 
 void plan_pad(GraphBuilder& g, const NodeView& node) {
+  if (node.int32_input(0)) return plan_int_pad(g, node);
   const baton_tensor* output = node.float_output();
   const int in = g.value(node, node.float_input(0));
   const Dims d = g.dims(in);
@@ -104,6 +106,7 @@ void plan_pad(GraphBuilder& g, const NodeView& node) {
 }
 
 void plan_concatenation(GraphBuilder& g, const NodeView& node) {
+  if (node.input_count() > 0 && node.int32_input(0)) return plan_int_concatenation(g, node);
   const baton_tensor* output = node.float_output();
   const int32_t count = node.input_count();
   if (count < 1) refuse("no inputs");
@@ -203,10 +206,7 @@ void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
              grid_3d(s.c4(), ow, static_cast<int64_t>(s.n) * oh), {out, in}, p);
 }
 
-void plan_transpose(GraphBuilder& g, const NodeView& node) {
-  const baton_tensor* output = node.float_output();
-  const int in = g.value(node, node.float_input(0));
-  const Dims d = g.dims(in);
+std::array<int32_t, 4> transpose_perm4(const NodeView& node, const Dims& d, Dims& out_dims) {
   const std::vector<int64_t> perm = node.constant_ints(1, "perm");
   const int rank = static_cast<int>(d.size());
   if (rank < 1 || rank > 4 || static_cast<int>(perm.size()) != rank) refuse("TRANSPOSE of rank 1 to 4 with a whole perm");
@@ -215,25 +215,42 @@ void plan_transpose(GraphBuilder& g, const NodeView& node) {
     if (a < 0 || a >= rank || seen[static_cast<size_t>(a)]) refuse("perm is not a permutation of the axes");
     seen[static_cast<size_t>(a)] = true;
   }
-  if (perm.back() != rank - 1) refuse("TRANSPOSE that moves the last axis (only the outer axes are permuted here)");
-  // In the [N, H, W, C] view: the input's row stride of each outer axis, and the output's outer axes
-  // taking them in perm's order (leading axes of a lower rank are ones and stay in place).
+  // Leading axes of a lower rank are ones and stay in place.
   const int lead = 4 - rank;
-  Dims d4(4, 1);
-  for (int i = 0; i < rank; ++i) d4[static_cast<size_t>(lead + i)] = d[static_cast<size_t>(i)];
-  const int32_t in_stride[3] = {d4[1] * d4[2], d4[2], 1};
-  int32_t from[3] = {in_stride[0], in_stride[1], in_stride[2]};
-  Dims out_dims(static_cast<size_t>(rank));
-  for (int i = 0; i < rank; ++i) out_dims[static_cast<size_t>(i)] = d[static_cast<size_t>(perm[static_cast<size_t>(i)])];
-  for (int i = 0; i < rank - 1; ++i) {
-    from[lead + i] = in_stride[lead + static_cast<int>(perm[static_cast<size_t>(i)])];
+  std::array<int32_t, 4> perm4{0, 1, 2, 3};
+  out_dims.assign(static_cast<size_t>(rank), 0);
+  for (int i = 0; i < rank; ++i) {
+    perm4[static_cast<size_t>(lead + i)] = lead + static_cast<int32_t>(perm[static_cast<size_t>(i)]);
+    out_dims[static_cast<size_t>(i)] = d[static_cast<size_t>(perm[static_cast<size_t>(i)])];
   }
+  return perm4;
+}
+
+void plan_transpose(GraphBuilder& g, const NodeView& node) {
+  if (node.int32_input(0)) return plan_int_transpose(g, node);
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  Dims out_dims;
+  const std::array<int32_t, 4> perm4 = transpose_perm4(node, g.dims(in), out_dims);
+  const Shape4 si = g.shape(in);
   const int out = g.define(output, out_dims);
   const Shape4 s = g.shape(out);
   Params p{};
   set4(p, 0, s.n, s.h, s.w, s.c4());
-  set4(p, 1, from[0], from[1], from[2], 0);
-  g.dispatch("transpose", {}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
+  const Grid grid = grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h);
+  if (perm4[3] == 3) {
+    // The last axis stays last: whole vec4s from the input row of each output row (in rows of the input).
+    const int32_t rows[3] = {si.h * si.w, si.w, 1};
+    set4(p, 1, rows[perm4[0]], rows[perm4[1]], rows[perm4[2]]);
+    g.dispatch("transpose", {}, grid, {out, in}, p);
+    return;
+  }
+  // The channels move: lane by lane, at the input's element strides of the axes the output's come from.
+  const int32_t row = si.c4() * 4;
+  const int32_t elements[4] = {si.h * si.w * row, si.w * row, row, 1};
+  set4(p, 1, elements[perm4[0]], elements[perm4[1]], elements[perm4[2]], elements[perm4[3]]);
+  set4(p, 2, s.c);
+  g.dispatch("transpose", {{"LANES", "1"}}, grid, {out, in}, p);
 }
 
 // TFLite's source row (or column) of an output row of RESIZE_NEAREST_NEIGHBOR, in its float arithmetic.
@@ -265,10 +282,7 @@ void plan_resize_nearest(GraphBuilder& g, const NodeView& node) {
   g.dispatch("resize_nearest", {}, grid_3d(s.c4(), ow, static_cast<int64_t>(s.n) * oh), {out, in, tables}, p);
 }
 
-void plan_strided_slice(GraphBuilder& g, const NodeView& node) {
-  const baton_tensor* output = node.float_output();
-  const int in = g.value(node, node.float_input(0));
-  const Dims d = g.dims(in);
+SliceView resolve_strided_slice(const NodeView& node, const Dims& d) {
   const int rank = static_cast<int>(d.size());
   if (rank < 1 || rank > 4) refuse("input of rank " + str(d.size()) + " (1 to 4)");
   const std::vector<int64_t> begin = node.constant_ints(1, "begin"), end = node.constant_ints(2, "end"),
@@ -281,9 +295,7 @@ void plan_strided_slice(GraphBuilder& g, const NodeView& node) {
   if (o.offset) refuse("the offset option is not supported");
   // Each axis as TFLite resolves it: masks, negative positions, clamping, the count of steps.
   const int lead = 4 - rank;
-  Params p{};
-  int32_t start[4] = {0, 0, 0, 0}, step[4] = {1, 1, 1, 1}, from[4] = {-1, -1, -1, -1};
-  Dims out_dims;
+  SliceView v;
   for (int i = 0; i < rank; ++i) {
     const int64_t dim = d[static_cast<size_t>(i)], s = strides[static_cast<size_t>(i)];
     if (s == 0) refuse("a stride of 0");
@@ -309,24 +321,33 @@ void plan_strided_slice(GraphBuilder& g, const NodeView& node) {
       count = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s) : std::max<int64_t>(0, (b - e - s - 1) / -s);
     }
     if (count == 0) refuse("an empty slice");
-    start[lead + i] = static_cast<int32_t>(b);
-    step[lead + i] = shrink ? 0 : static_cast<int32_t>(s);
-    if (!shrink) out_dims.push_back(static_cast<int32_t>(count));
+    v.start[lead + i] = static_cast<int32_t>(b);
+    v.step[lead + i] = shrink ? 0 : static_cast<int32_t>(s);
+    if (!shrink) v.out_dims.push_back(static_cast<int32_t>(count));
   }
-  if (out_dims.empty()) refuse("a slice down to a scalar");
+  if (v.out_dims.empty()) refuse("a slice down to a scalar");
   // Which output axis (of the [N, H, W, C] view of the output) each kept input axis reads.
-  const int out_lead = 4 - static_cast<int>(out_dims.size());
+  const int out_lead = 4 - static_cast<int>(v.out_dims.size());
   for (int i = 0, k = 0; i < rank; ++i) {
     if ((o.shrink_axis_mask >> i) & 1) continue;
-    from[lead + i] = out_lead + k++;
+    v.from[lead + i] = out_lead + k++;
   }
-  const int out = g.define(output, out_dims);
+  return v;
+}
+
+void plan_strided_slice(GraphBuilder& g, const NodeView& node) {
+  if (node.int32_input(0)) return plan_int_strided_slice(g, node);
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(0));
+  const SliceView v = resolve_strided_slice(node, g.dims(in));
+  const int out = g.define(output, v.out_dims);
   const Shape4 s = g.shape(out), si = g.shape(in);
+  Params p{};
   set4(p, 0, s.n, s.h, s.w, s.c4());
   set4(p, 1, s.c, si.h, si.w, si.c4());
-  set4(p, 2, start[0], start[1], start[2], start[3]);
-  set4(p, 3, step[0], step[1], step[2], step[3]);
-  set4(p, 4, from[0], from[1], from[2], from[3]);
+  set4(p, 2, v.start[0], v.start[1], v.start[2], v.start[3]);
+  set4(p, 3, v.step[0], v.step[1], v.step[2], v.step[3]);
+  set4(p, 4, v.from[0], v.from[1], v.from[2], v.from[3]);
   g.dispatch("strided_slice", {}, grid_3d(s.c4(), s.w, static_cast<int64_t>(s.n) * s.h), {out, in}, p);
 }
 

@@ -1,6 +1,7 @@
 // Pooling and reductions: AVERAGE_POOL_2D and MAX_POOL_2D over a window (an average counts only the
 // window's elements inside the input, as TFLite does), MEAN over the spatial axes of NHWC, the middle axis
-// of [N, S, C] or the last axis with keep_dims (a layer norm's), and SOFTMAX along the last axis. The
+// of [N, S, C] or the last axis with keep_dims (a layer norm's; other axes: ops_reduce.cc), and SOFTMAX
+// along the last axis. The
 // reductions give each output a workgroup whose invocations share the work and combine it in shared
 // memory.
 #include <algorithm>
@@ -52,7 +53,7 @@ void plan_mean(GraphBuilder& g, const NodeView& node) {
   const bool keep = node.options().u.reducer.keep_dims;
   if (d.size() >= 2 && axes == std::vector<int64_t>{static_cast<int64_t>(d.size()) - 1}) {
     // Over the last axis: one mean per row, the output one channel wide.
-    if (!keep) refuse("MEAN over the last axis without keep_dims");
+    if (!keep) return plan_reduce(g, node);
     Dims out_dims = d;
     out_dims.back() = 1;
     const int out = g.define(output, out_dims);
@@ -66,10 +67,7 @@ void plan_mean(GraphBuilder& g, const NodeView& node) {
   // C out, each the mean of a run of rows of the input.
   const bool spatial = d.size() == 4 && axes == std::vector<int64_t>{1, 2};
   const bool sequence = d.size() == 3 && axes == std::vector<int64_t>{1};
-  if (!spatial && !sequence) {
-    refuse("MEAN only over the spatial axes (1, 2) of a rank-4 input, the middle axis of a rank-3 one, or the "
-           "last axis with keep_dims");
-  }
+  if (!spatial && !sequence) return plan_reduce(g, node);  // any other axes, one invocation per output
   const int32_t c = d.back();
   Dims out_dims{d[0], c};
   if (keep) out_dims = spatial ? Dims{d[0], 1, 1, c} : Dims{d[0], 1, c};

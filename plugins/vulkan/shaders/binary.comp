@@ -1,11 +1,12 @@
-// ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and POW with numpy broadcasting.
+// ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, FLOOR_MOD and FLOOR_DIV with numpy
+// broadcasting.
 // Bindings: 0 output, 1 a, 2 b.
 // P.p[0] = output (n, h, w, c4), P.p[1] = a's strides in vec4s along (n, h, w, channel block), zero
 // where a is broadcast, P.p[2] = b's strides, P.p[3] = (output channels, output vec4s, -, -).
 // Defines: OP (0 ADD, 1 SUB, 2 MUL, 3 PRELU: a >= 0 ? a : a * b, 4 DIV, 5 SQUARED_DIFFERENCE, 6 MAXIMUM,
-// 7 MINIMUM, 8 POW, 9 FLOOR_MOD), ACT, SAME (a, b and the output have one shape: a flat grid), A_SPLAT / B_SPLAT (the
+// 7 MINIMUM, 8 POW, 9 FLOOR_MOD, 10 FLOOR_DIV: floor(a / b), as TFLite's), ACT, SAME (a, b and the output have one shape: a flat grid), A_SPLAT / B_SPLAT (the
 // operand has one channel, spread over the four lanes), MASK (channels not a multiple of 4: a splat fills
-// the lanes past them, and DIV, POW and FLOOR_MOD turn their zeros into NaN and 1; they are zeroed again). Without SAME the grid is x: channel block, y: column, z: batch and row.
+// the lanes past them, and DIV, POW, FLOOR_MOD and FLOOR_DIV turn their zeros into NaN and 1; they are zeroed again). Without SAME the grid is x: channel block, y: column, z: batch and row.
 layout(std430, binding = 0) writeonly buffer Output { T4 dst[]; };
 layout(std430, binding = 1) readonly buffer A { T4 a_data[]; };
 layout(std430, binding = 2) readonly buffer B { T4 b_data[]; };
@@ -27,6 +28,8 @@ vec4 apply(vec4 a, vec4 b) {
   return max(a, b);
 #elif OP == 7
   return min(a, b);
+#elif OP == 10
+  return floor(a / b);
 #elif OP == 9
   // The remainder with the divisor's sign, as TFLite's fmod-based FLOOR_MOD: a - floor(a / b) b, the product
   // subtracted in one rounding, then moved into [0, b) (or (b, 0]) where a / b rounded across an integer.
