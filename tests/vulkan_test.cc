@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -187,15 +188,20 @@ TEST(VulkanMemoryPlan, TensorsShareMemoryOnlyWhenTheirLifetimesDoNotOverlap) {
 
 // ---- the shader cache -----------------------------------------------------------------------------------
 
-size_t spv_files(const std::string& dir) {
-  size_t n = 0;
+// The files of `dir` whose names end in `extension` (".spv": shaders, ".pipelines": the pipeline cache).
+std::vector<fs::path> cache_files(const std::string& dir, const char* extension) {
+  std::vector<fs::path> found;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().extension() == ".spv";
-  return n;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == extension) found.push_back(e.path());
+  }
+  return found;
 }
+size_t spv_files(const std::string& dir) { return cache_files(dir, ".spv").size(); }
 
 struct Counts {
   int compiled = -1, cached = -1;
+  int pipeline_bytes_read = -1;  // the pipeline cache read at start, as the plugin's first log line says
 };
 
 Counts shader_counts(const VulkanEnv& env) {
@@ -205,6 +211,8 @@ Counts shader_counts(const VulkanEnv& env) {
   if (at == std::string::npos || std::sscanf(log.c_str() + at, "shaders: %d compiled, %d from the disk cache", &c.compiled, &c.cached) != 2) {
     return {};
   }
+  const size_t read = log.find(", pipeline cache ");
+  if (read != std::string::npos) std::sscanf(log.c_str() + read, ", pipeline cache %d bytes read", &c.pipeline_bytes_read);
   return c;
 }
 
@@ -254,6 +262,37 @@ TEST(VulkanShaderCache, CanBeTurnedOff) {
   EXPECT_GT(run_conv(options).compiled, 0);
   EXPECT_GT(run_conv(options).compiled, 0);
   EXPECT_EQ(spv_files(cache.path()), 0u);
+  EXPECT_TRUE(cache_files(cache.path(), ".pipelines").empty());
+}
+
+// The driver's pipeline cache is written beside the shaders once the pipelines are made, read by the next
+// start, and a damaged file reads as none: the model still runs, and the file is written again.
+TEST(VulkanShaderCache, ThePipelineCacheIsKeptBesideTheShaders) {
+  TempDir cache;
+  const std::string options = "cache-dir = " + cache.path() + "\n";
+  EXPECT_EQ(run_conv(options).pipeline_bytes_read, 0);
+  const std::vector<fs::path> files = cache_files(cache.path(), ".pipelines");
+  ASSERT_EQ(files.size(), 1u);
+  const auto read = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
+  const std::string saved = read(files[0]);
+  // The file's magic, then the key that names the device and driver, then the driver's bytes (at least
+  // the 32 of Vulkan's pipeline cache header).
+  ASSERT_GT(saved.size(), 8u + 32u);
+  EXPECT_EQ(saved.substr(0, 8), "BATONPLC");
+  EXPECT_NE(saved.find("baton vulkan pipeline cache 1\n"), std::string::npos);
+  const Counts second = run_conv(options);
+  EXPECT_GE(second.pipeline_bytes_read, 32);
+  EXPECT_EQ(second.compiled, 0);
+  std::ofstream(files[0], std::ios::binary | std::ios::trunc) << "BATONPLC garbage";
+  std::string fallbacks;
+  EXPECT_EQ(run_conv(options, &fallbacks).pipeline_bytes_read, 0);
+  EXPECT_EQ(fallbacks, "");
+  EXPECT_EQ(read(files[0]).substr(0, 8), "BATONPLC");
+  EXPECT_GT(read(files[0]).size(), 8u + 32u);
+  EXPECT_GE(run_conv(options).pipeline_bytes_read, 32);
 }
 
 // ---- failures come back as statuses ---------------------------------------------------------------------

@@ -77,6 +77,7 @@ void Partition::build(const baton_partition* partition) {
                   std::to_string(after.compiled - before.compiled) + " compiled, " +
                   std::to_string(after.from_cache - before.from_cache) + " from the disk cache, " +
                   std::to_string(after.pipelines - before.pipelines) + " new pipelines");
+  if (after.pipelines != before.pipelines) plugin_.pipelines->save_pipeline_cache();
   executable_ = std::move(executable);
   built_shapes_ = input_shapes();
   output_dims_ = std::move(out_dims);

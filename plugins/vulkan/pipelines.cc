@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "baton/plugin_api.h"
 #include "embedded_shaders.h"
@@ -31,12 +32,58 @@ std::string ShaderSources::assemble(const std::string& shader, const Defines& de
   return s;
 }
 
+namespace {
+
+std::string pipeline_cache_key(const std::string& driver_key) { return "baton vulkan pipeline cache 1\n" + driver_key; }
+
+}  // namespace
+
 PipelineSet::PipelineSet(const Gpu& gpu, ShaderSources sources, ShaderCache cache, LogFn log)
     : gpu_(gpu), sources_(std::move(sources)), cache_(std::move(cache)), log_(std::move(log)),
-      driver_key_(gpu.driver_key()) {}
+      driver_key_(gpu.driver_key()) {
+  std::optional<std::string> initial;
+  if (cache_.enabled()) initial = cache_.load_pipelines(pipeline_cache_key(driver_key_));
+  VkPipelineCacheCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+  if (initial) {
+    info.initialDataSize = initial->size();
+    info.pInitialData = initial->data();
+  }
+  VkResult r = vkCreatePipelineCache(gpu_.device(), &info, nullptr, &pipeline_cache_);
+  if (r != VK_SUCCESS && initial) {
+    // The file's key matched this driver, yet the driver refused its data: start empty.
+    if (log_) log_(BATON_LOG_WARNING, "pipeline cache: the driver refused the saved cache (" + vk_result_name(r) + "); starting empty");
+    initial.reset();
+    info.initialDataSize = 0;
+    info.pInitialData = nullptr;
+    r = vkCreatePipelineCache(gpu_.device(), &info, nullptr, &pipeline_cache_);
+  }
+  if (r != VK_SUCCESS) {
+    pipeline_cache_ = VK_NULL_HANDLE;
+    if (log_) log_(BATON_LOG_WARNING, "pipeline cache: vkCreatePipelineCache failed (" + vk_result_name(r) + "); pipelines are made without one");
+  }
+  saved_bytes_ = stats_.cache_bytes_loaded = initial ? initial->size() : 0;
+}
+
+void PipelineSet::save_pipeline_cache() {
+  if (pipeline_cache_ == VK_NULL_HANDLE || !cache_.enabled()) return;
+  size_t size = 0;
+  if (vkGetPipelineCacheData(gpu_.device(), pipeline_cache_, &size, nullptr) != VK_SUCCESS || size == saved_bytes_) return;
+  std::string data(size, '\0');
+  const VkResult r = vkGetPipelineCacheData(gpu_.device(), pipeline_cache_, &size, data.data());
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) return;
+  data.resize(size);
+  std::string why;
+  if (!cache_.store_pipelines(pipeline_cache_key(driver_key_), data, &why)) {
+    if (log_) log_(BATON_LOG_WARNING, "pipeline cache: " + why);
+    return;
+  }
+  saved_bytes_ = size;
+}
 
 PipelineSet::~PipelineSet() {
   VkDevice d = gpu_.device();
+  if (pipeline_cache_ != VK_NULL_HANDLE) vkDestroyPipelineCache(d, pipeline_cache_, nullptr);
   for (auto& [key, p] : pipelines_) vkDestroyPipeline(d, p.pipeline, nullptr);
   for (auto& [n, l] : layouts_) vkDestroyPipelineLayout(d, l, nullptr);
   for (auto& [n, l] : set_layouts_) vkDestroyDescriptorSetLayout(d, l, nullptr);
@@ -115,7 +162,7 @@ const Pipeline& PipelineSet::get(const std::string& shader, const Defines& defin
   info.layout = p.layout;
   const VkResult r = vk_fault("vkCreateComputePipelines")
                          ? VK_ERROR_OUT_OF_DEVICE_MEMORY
-                         : vkCreateComputePipelines(gpu_.device(), VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
+                         : vkCreateComputePipelines(gpu_.device(), pipeline_cache_, 1, &info, nullptr, &p.pipeline);
   vkDestroyShaderModule(gpu_.device(), module, nullptr);
   try {
     vk_check(r, "vkCreateComputePipelines");

@@ -3,7 +3,9 @@
 // source is assembled as `#version 450`, the defines, common.glsl, then the shader; the SPIR-V comes
 // from the disk cache or from glslang, and a pipeline is made once per variant and shared by every node
 // and partition that needs it. All pipelines take their tensors as storage buffers 0..n-1 of set 0 and
-// 128 bytes of push constants (32 ints, see common.glsl).
+// 128 bytes of push constants (32 ints, see common.glsl). They are made through the driver's pipeline
+// cache, kept on disk beside the SPIR-V (one file per device and driver): a driver that compiles SPIR-V to
+// its GPU's code at pipeline creation does that once per shader variant, not once per process.
 #ifndef BATON_VULKAN_PIPELINES_H
 #define BATON_VULKAN_PIPELINES_H
 
@@ -48,6 +50,7 @@ struct PipelineStats {
   size_t compiled = 0;    // variants glslang compiled
   size_t from_cache = 0;  // variants read from the disk cache
   size_t pipelines = 0;   // pipelines created
+  size_t cache_bytes_loaded = 0;  // the pipeline cache read from disk at start
 };
 
 class PipelineSet {
@@ -61,6 +64,9 @@ class PipelineSet {
   const Pipeline& get(const std::string& shader, const Defines& defines, uint32_t bindings);
   const PipelineStats& stats() const { return stats_; }
   const ShaderCache& cache() const { return cache_; }
+  // Writes the driver's pipeline cache to disk when it holds more than was read or last written (after a
+  // partition's pipelines are made). A failure to write is logged as a warning; nothing else depends on it.
+  void save_pipeline_cache();
 
  private:
   std::vector<uint32_t> spirv(const std::string& shader, const std::string& source);
@@ -72,6 +78,8 @@ class PipelineSet {
   ShaderCache cache_;
   LogFn log_;
   std::string driver_key_;
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;  // null where the driver could not make one
+  size_t saved_bytes_ = 0;
   std::map<std::string, Pipeline> pipelines_;  // by assembled source and binding count
   std::map<uint32_t, VkDescriptorSetLayout> set_layouts_;
   std::map<uint32_t, VkPipelineLayout> layouts_;

@@ -183,7 +183,10 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                     : !options.f16_storage ? "; float32 (fp16 = false)"
                                     : !state->gpu->f16_storage() ? "; float32 (the device has no 16-bit storage buffers)"
                                                                  : "; float32 (a CPU implementation; fp16 = true for float16)") +
-                                   (cache_dir.empty() ? "; shader cache off" : "; shader cache in " + cache_dir));
+                                   (cache_dir.empty() ? "; shader cache off"
+                                                      : "; shader cache in " + cache_dir + ", pipeline cache " +
+                                                            std::to_string(state->pipelines->stats().cache_bytes_loaded) +
+                                                            " bytes read"));
     if (cpu_device) {
       // Named by the device option: say what a user of such a machine most likely wants instead.
       state->log(BATON_LOG_INFO, "the device is a CPU implementation: on a machine without a GPU the xnnpack "

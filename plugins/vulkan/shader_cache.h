@@ -3,6 +3,8 @@
 // specialisation defines, the compiler and the driver), so a hash collision or a file from another
 // build reads as a miss, never as the wrong shader. A damaged file also reads as a miss and is rewritten.
 // Writes go to a temporary file renamed into place, so concurrent processes never see half a file.
+// Beside the shaders, one file per device and driver keeps the driver's pipeline cache (the compiled
+// pipelines' bytes as vkGetPipelineCacheData gives them), checked the same way.
 #ifndef BATON_VULKAN_SHADER_CACHE_H
 #define BATON_VULKAN_SHADER_CACHE_H
 
@@ -29,7 +31,17 @@ class ShaderCache {
   // Returns false (and a reason) when the file could not be written; the shader still runs.
   bool store(const std::string& key, const std::vector<uint32_t>& spirv, std::string* why) const;
 
+  // The pipeline cache's bytes kept under `key` (HASH.pipelines); none when absent or damaged.
+  std::optional<std::string> load_pipelines(const std::string& key) const;
+  bool store_pipelines(const std::string& key, const std::string& data, std::string* why) const;
+
  private:
+  std::string path(const std::string& key, const char* extension) const;
+  // A file's payload: `count` units of `unit` bytes after the magic and the key it must repeat.
+  std::optional<std::string> read_entry(const std::string& path, const char* magic, const std::string& key, size_t unit) const;
+  bool write_entry(const std::string& path, const char* magic, const std::string& key, const std::string& payload, size_t unit,
+                   std::string* why) const;
+
   std::string dir_;
 };
 

@@ -21,13 +21,14 @@
   X(vkBindBufferMemory) X(vkCmdBindDescriptorSets) X(vkCmdBindPipeline) X(vkCmdCopyBuffer) X(vkCmdDispatch)      \
   X(vkCmdFillBuffer) X(vkCmdPipelineBarrier) X(vkCmdPushConstants) X(vkCreateBuffer) X(vkCreateCommandPool)      \
   X(vkCreateComputePipelines) X(vkCreateDescriptorPool) X(vkCreateDescriptorSetLayout) X(vkCreateDevice)         \
-  X(vkCreateFence) X(vkCreateInstance) X(vkCreatePipelineLayout) X(vkCreateShaderModule) X(vkDestroyBuffer)      \
+  X(vkCreateFence) X(vkCreateInstance) X(vkCreatePipelineCache) X(vkCreatePipelineLayout) X(vkCreateShaderModule)   \
+  X(vkDestroyBuffer)                                                                                             \
   X(vkDestroyCommandPool) X(vkDestroyDescriptorPool) X(vkDestroyDescriptorSetLayout) X(vkDestroyDevice)          \
-  X(vkDestroyFence) X(vkDestroyInstance) X(vkDestroyPipeline) X(vkDestroyPipelineLayout)                         \
+  X(vkDestroyFence) X(vkDestroyInstance) X(vkDestroyPipeline) X(vkDestroyPipelineCache) X(vkDestroyPipelineLayout)  \
   X(vkDestroyShaderModule) X(vkDeviceWaitIdle) X(vkEndCommandBuffer) X(vkEnumerateDeviceExtensionProperties)    \
   X(vkEnumerateInstanceLayerProperties)                                                                          \
   X(vkEnumeratePhysicalDevices) X(vkFreeCommandBuffers) X(vkFreeMemory) X(vkGetBufferMemoryRequirements)         \
-  X(vkGetDeviceQueue) X(vkGetInstanceProcAddr) X(vkGetPhysicalDeviceFeatures2)                                   \
+  X(vkGetDeviceQueue) X(vkGetInstanceProcAddr) X(vkGetPhysicalDeviceFeatures2) X(vkGetPipelineCacheData)           \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2)      \
   X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkMapMemory) X(vkQueueSubmit) X(vkQueueWaitIdle)                 \
   X(vkResetFences) X(vkUpdateDescriptorSets) X(vkWaitForFences)
