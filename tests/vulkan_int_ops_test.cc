@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ TEST(VulkanIntOps, ArithmeticBroadcastsAsTfLite) {
 }
 
 // A zero divisor (after a good first run) fails that run with the divisor, as the builtin pack's kernel
-// fails; the next run with good divisors works.
+// fails, and so does INT32_MIN divided by -1; the next run with good divisors works.
 TEST(VulkanIntOps, DivisionByZeroFailsTheRun) {
   for (const int32_t code : {BATON_OP_DIV, BATON_OP_FLOOR_DIV, BATON_OP_FLOOR_MOD}) {
     SCOPED_TRACE(op_name(code));
@@ -74,6 +75,12 @@ TEST(VulkanIntOps, DivisionByZeroFailsTheRun) {
     g.op(code, {a, b}, {int_output(g, {3, 4})}, elementwise_options(code));
     expect_bad_index_fails(g, op_name(code), [](size_t, Tensor& t) { write_ints(t, [](size_t k) { return nonzero_int(k, 5); }); },
                            1, 5, 0, "an int32 division by zero (or of INT32_MIN by -1), the divisor (0)");
+    // INT32_MIN by -1: a quotient int32 cannot hold; FLOOR_MOD's remainder is 0.
+    if (code == BATON_OP_FLOOR_MOD) continue;
+    const Feed min_at_5 = [](size_t i, Tensor& t) {
+      write_ints(t, [i](size_t k) { return i == 0 && k == 5 ? std::numeric_limits<int32_t>::min() : nonzero_int(k, 5); });
+    };
+    expect_bad_index_fails(g, op_name(code), min_at_5, 1, 5, -1, "an int32 division by zero (or of INT32_MIN by -1), the divisor (-1)");
   }
 }
 

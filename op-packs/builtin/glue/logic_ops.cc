@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -321,6 +322,7 @@ T floor_mod(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) {
     r = std::fmod(x, y);
   } else {
+    if (y == -1) return 0;  // the type's minimum % -1 traps on x86, where the remainder is 0
     r = x % y;
   }
   return r != 0 && ((y < 0) != (r < 0)) ? r + y : r;
@@ -355,12 +357,15 @@ void arithmetic_invoke(OpContext& ctx) {
     const T* b = ctx.data<T>(ctx.input(1));
     T* out = ctx.mutable_data<T>(ctx.output(0));
     if constexpr (std::is_integral_v<T>) {
-      // TFLite refuses these at run time; so does this kernel, before writing anything.
-      bool bad = false;
-      for_each_index(s.plan, [&](int64_t, int64_t, int64_t j, int64_t) {
+      // TFLite refuses these at run time; so does this kernel, before writing anything. The type's minimum
+      // floor-divided by -1 does not fit the type (TFLite's kernel traps on x86): refused too.
+      bool bad = false, overflow = false;
+      for_each_index(s.plan, [&](int64_t, int64_t i, int64_t j, int64_t) {
         bad = bad || (code == BATON_OP_POW ? b[j] < 0 : b[j] == 0);
+        overflow = overflow || (code == BATON_OP_FLOOR_DIV && b[j] == -1 && a[i] == std::numeric_limits<T>::min());
       });
       if (bad) ctx.fail(BATON_ERROR, code == BATON_OP_POW ? "negative exponent in integer POW" : "division by zero");
+      if (overflow) ctx.fail(BATON_ERROR, "integer FLOOR_DIV of the type's minimum by -1 overflows");
     }
     if (code == BATON_OP_FLOOR_DIV) {
       for_each_index(s.plan, [&](int64_t o, int64_t i, int64_t j, int64_t) { out[o] = floor_div(a[i], b[j]); });

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "baton/tflite_ops.h"
@@ -266,6 +267,37 @@ TEST_F(PackTest, SegmentSumRefusesIdsTfLiteFails) {
   std::string error;
   EXPECT_EQ(host.run(g, &error), BATON_INVALID_ARGUMENT);
   EXPECT_EQ(error, "node 0 SEGMENT_SUM: segment ids must start at 0 and grow by 0 or 1, as TFLite 2.9 requires (2 after 0)");
+}
+
+// Integer FLOOR_DIV and FLOOR_MOD round toward negative infinity (worked by hand); the type's minimum by -1
+// has the remainder 0 and a quotient the type cannot hold, which fails the invoke (x86's division traps).
+TEST_F(PackTest, IntegerFloorDivAndModByHandAndTheirOverflow) {
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  const std::vector<int32_t> a{-7, 7, -7, 7, kMin, 6}, b{3, -3, -3, 3, -1, -1};
+  for (const int32_t code : {BATON_OP_FLOOR_DIV, BATON_OP_FLOOR_MOD}) {
+    FakeGraph g;
+    const int x = g.add_tensor(BATON_TYPE_INT32, {6}, a.data());
+    const int y = g.add_tensor(BATON_TYPE_INT32, {6}, b.data());
+    const int out = g.output(BATON_TYPE_INT32);
+    g.add_node(code, {x, y}, {out});
+    std::string error;
+    if (code == BATON_OP_FLOOR_MOD) {
+      ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+      EXPECT_EQ(g.values<int32_t>(out), (std::vector<int32_t>{2, -2, -1, 1, 0, 0}));
+    } else {
+      EXPECT_EQ(host.run(g, &error), BATON_ERROR);
+      EXPECT_EQ(error, "node 0 FLOOR_DIV: integer FLOOR_DIV of the type's minimum by -1 overflows");
+    }
+  }
+  FakeGraph g;
+  const std::vector<int32_t> fine{-7, 7, -7, 7, kMin + 1, 6};
+  const int x = g.add_tensor(BATON_TYPE_INT32, {6}, fine.data());
+  const int y = g.add_tensor(BATON_TYPE_INT32, {6}, b.data());
+  const int out = g.output(BATON_TYPE_INT32);
+  g.add_node(BATON_OP_FLOOR_DIV, {x, y}, {out});
+  std::string error;
+  ASSERT_EQ(host.run(g, &error), BATON_OK) << error;
+  EXPECT_EQ(g.values<int32_t>(out), (std::vector<int32_t>{-3, -3, 2, 2, -(kMin + 1), -6}));
 }
 
 TEST_F(PackTest, ScatterNdFailsTheInvokeOnAnIndexOutsideTheShape) {

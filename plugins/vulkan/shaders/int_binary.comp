@@ -1,8 +1,8 @@
 // int32 elementwise ops on dense ints, broadcasting like numpy: each invocation writes one output int,
 // reading each operand through its own strides (zero along a broadcast dimension). OP: 0 ADD, 1 SUB, 2 MUL,
 // 3 MINIMUM, 4 MAXIMUM (wrapping as two's complement), 5 DIV (toward zero), 6 FLOOR_DIV, 7 FLOOR_MOD, as
-// TFLite's integer kernels. A divisor of zero (or, for DIV, -1 under INT32_MIN) writes zero and sets the check
-// word (bad[0] = 1, bad[1] = the divisor), which fails the run.
+// TFLite's integer kernels. A divisor of zero (or, for DIV and FLOOR_DIV, -1 under INT32_MIN, whose quotient
+// int32 cannot hold) writes zero and sets the check word (bad[0] = 1, bad[1] = the divisor), which fails the run.
 // Bindings: 0 output, 1 check word (OP >= 5 only), then a and b.
 // P.p[0] = output dims (n, h, w, c), P.p[1] = a's strides, P.p[2] = b's strides, P.p[3] = (count, -, -, -).
 #ifndef OP
@@ -45,7 +45,7 @@ void main() {
 #elif OP == 4
   dst[i] = max(x, y);
 #else
-  if (y == 0 || (OP == 5 && y == -1 && x == -2147483647 - 1)) {
+  if (y == 0 || (OP != 7 && y == -1 && x == -2147483647 - 1)) {
     bad[0] = 1;
     bad[1] = y;
     dst[i] = 0;
