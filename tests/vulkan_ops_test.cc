@@ -263,5 +263,59 @@ TEST(VulkanOps, MeanOverSpatialAxes) {
   }
 }
 
+// TRANSPOSE_CONV: SAME and VALID, strides 1 and 2, kernels 2 to 4, odd sizes, channels not a multiple of 4,
+// with and without bias, a fused RELU6; and MediaPipe's Convolution2DTransposeBias (selfie segmentation's
+// head, 2x2 of stride 2) against the mediapipe pack.
+TEST(VulkanOps, TransposeConv) {
+  struct Case {
+    std::vector<int32_t> in;
+    int32_t kernel, stride;
+    bool same, bias;
+    int32_t out_channels, activation;
+  };
+  for (const Case& c : {Case{{1, 5, 7, 3}, 3, 2, true, true, 5, 0}, Case{{2, 4, 4, 8}, 4, 2, false, false, 4, 0},
+                        Case{{1, 6, 5, 6}, 3, 1, true, true, 7, 3}, Case{{1, 3, 3, 5}, 2, 2, true, false, 3, 0}}) {
+    const int32_t ic = c.in[3];
+    auto size = [&](int32_t n) { return c.same ? n * c.stride : (n - 1) * c.stride + c.kernel; };
+    const std::vector<int32_t> out{c.in[0], size(c.in[1]), size(c.in[2]), c.out_channels};
+    OpGraph g;
+    const int32_t in = g.input(c.in);
+    const int32_t shape = g.add({4}, int_bytes(out), 2);
+    const int32_t w = random_weights(g, {c.out_channels, c.kernel, c.kernel, ic}, 7);
+    const int32_t b = c.bias ? random_weights(g, {c.out_channels}, 8) : -1;
+    const fb::Padding padding = c.same ? fb::Padding_SAME : fb::Padding_VALID;
+    const int32_t stride = c.stride, activation = c.activation;
+    g.op(BATON_OP_TRANSPOSE_CONV, {shape, w, in, b}, {g.output(out)}, [=](flatbuffers::FlatBufferBuilder& fbb) {
+      return std::make_pair(fb::BuiltinOptions_TransposeConvOptions,
+                            fb::CreateTransposeConvOptions(fbb, padding, stride, stride, act(activation)).Union());
+    }, c.bias ? 3 : 1);
+    expect_same_as_builtin(g, "transpose conv of " + shape_text(c.in) + " by " + std::to_string(c.kernel) + " stride " +
+                                  std::to_string(c.stride) + (c.same ? " SAME" : " VALID"));
+  }
+  struct Custom {
+    std::vector<int32_t> in;
+    int32_t kernel, stride;
+    bool same;
+    int32_t out_channels;
+  };
+  for (const Custom& c : {Custom{{1, 8, 8, 16}, 2, 2, true, 1}, Custom{{1, 7, 9, 5}, 3, 2, true, 2}, Custom{{2, 5, 4, 8}, 4, 2, false, 6}}) {
+    OpGraph g;
+    const int32_t in = g.input(c.in);
+    const int32_t w = random_weights(g, {c.out_channels, c.kernel, c.kernel, c.in[3]}, 31);
+    const int32_t b = random_weights(g, {c.out_channels}, 32);
+    auto size = [&](int32_t n) { return c.stride * (n - 1) + c.kernel - (c.same ? std::max(0, c.kernel - (n - 1) % c.stride - 1) : 0); };
+    GraphOp op;
+    op.code = BATON_OP_CUSTOM;
+    op.custom = "Convolution2DTransposeBias";
+    op.inputs = {in, w, b};
+    op.outputs = {g.output({c.in[0], size(c.in[1]), size(c.in[2]), c.out_channels})};
+    for (int32_t v : {c.same ? 1 : 2, c.stride, c.stride}) {
+      for (int byte = 0; byte < 4; ++byte) op.custom_options.push_back(static_cast<uint8_t>(static_cast<uint32_t>(v) >> (8 * byte)));
+    }
+    g.ops.push_back(op);
+    expect_same_as_builtin(g, "Convolution2DTransposeBias of " + shape_text(c.in));
+  }
+}
+
 }  // namespace
 }  // namespace baton::test

@@ -81,7 +81,11 @@ inline std::unique_ptr<VulkanEnv> vulkan_env(const std::string& delegates = "vul
 
 inline std::shared_ptr<Environment> builtin_env() {
   static std::shared_ptr<Environment> env = [] {
+#ifdef MEDIAPIPE_PACK_DIR
+    auto b = isolated_environment({BUILTIN_PACK_DIR, MEDIAPIPE_PACK_DIR});  // MediaPipe's custom ops too
+#else
     auto b = isolated_environment({BUILTIN_PACK_DIR});
+#endif
     EXPECT_TRUE(b) << b.error();
     return b ? b.value() : nullptr;
   }();

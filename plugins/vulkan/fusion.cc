@@ -12,6 +12,7 @@ int32_t fused_activation_of(const baton_host_api* api, const baton_node* node) {
     case BATON_OP_CONV_2D:
     case BATON_OP_DEPTHWISE_CONV_2D: return o.u.conv.activation;
     case BATON_OP_FULLY_CONNECTED: return o.u.fully_connected.activation;
+    case BATON_OP_TRANSPOSE_CONV: return o.u.transpose_conv.activation;
     case BATON_OP_ADD:
     case BATON_OP_SUB:
     case BATON_OP_MUL: return o.u.elementwise.activation;

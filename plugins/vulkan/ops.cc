@@ -1,5 +1,7 @@
 #include "ops.h"
 
+#include <cstring>
+
 #include "op_common.h"
 
 namespace baton::vulkan {
@@ -12,6 +14,8 @@ const std::vector<OpDef>& op_defs() {
       {BATON_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", 1, 7, plan_depthwise_conv2d},
       {BATON_OP_FULLY_CONNECTED, "FULLY_CONNECTED", 1, 12, plan_fully_connected},
       {BATON_OP_BATCH_MATMUL, "BATCH_MATMUL", 1, 4, plan_batch_matmul},
+      {BATON_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", 1, 5, plan_transpose_conv},
+      {BATON_OP_CUSTOM, "Convolution2DTransposeBias", 1, 1, plan_transpose_conv},
       {BATON_OP_ADD, "ADD", 1, 5, plan_binary},
       {BATON_OP_SUB, "SUB", 1, 5, plan_binary},
       {BATON_OP_MUL, "MUL", 1, 7, plan_binary},
@@ -63,9 +67,11 @@ const std::vector<OpDef>& op_defs() {
   return defs;
 }
 
-const OpDef* find_op(int32_t op_code) {
+const OpDef* find_op(const baton_host_api* api, const baton_node* node) {
+  const int32_t code = api->node_builtin_code(node);
+  const char* custom = code == BATON_OP_CUSTOM ? api->node_custom_name(node) : nullptr;
   for (const OpDef& def : op_defs()) {
-    if (def.code == op_code) return &def;
+    if (def.code == code && (code != BATON_OP_CUSTOM || (custom && std::strcmp(custom, def.name) == 0))) return &def;
   }
   return nullptr;
 }

@@ -17,20 +17,22 @@ namespace baton::vulkan {
 using PlanFn = void (*)(GraphBuilder& graph, const NodeView& node);
 
 struct OpDef {
-  int32_t code;  // TFLite BuiltinOperator
+  int32_t code;  // TFLite BuiltinOperator (BATON_OP_CUSTOM for a custom op, which `name` names)
   const char* name;
   int32_t min_version, max_version;
   PlanFn plan;
 };
 
 const std::vector<OpDef>& op_defs();
-const OpDef* find_op(int32_t code);
+// The op a node is (its builtin code, or a custom op's name); null for any other.
+const OpDef* find_op(const baton_host_api* api, const baton_node* node);
 
 // ops_conv.cc
 void plan_conv2d(GraphBuilder& g, const NodeView& node);
 void plan_depthwise_conv2d(GraphBuilder& g, const NodeView& node);
 void plan_fully_connected(GraphBuilder& g, const NodeView& node);
 void plan_batch_matmul(GraphBuilder& g, const NodeView& node);
+void plan_transpose_conv(GraphBuilder& g, const NodeView& node);  // TRANSPOSE_CONV, MediaPipe's Convolution2DTransposeBias
 // ops_elementwise.cc
 void plan_binary(GraphBuilder& g, const NodeView& node);  // ADD, SUB, MUL, PRELU, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, FLOOR_DIV, FLOOR_MOD
 void plan_unary(GraphBuilder& g, const NodeView& node);   // RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, EXP, RSQRT, ...

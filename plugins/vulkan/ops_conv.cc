@@ -1,10 +1,11 @@
-// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: weights repacked once into vec4 blocks the shaders
+// CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV (and MediaPipe's Convolution2DTransposeBias) and
+// FULLY_CONNECTED: weights repacked once into vec4 blocks the shaders
 // read in order, bias padded to whole vec4s (zeros when absent). BATCH_MATMUL reads both operands in the
 // activation layout as they are (attention's products: neither is a weight).
 //
 // CONV_2D weights: for each block of 4 output channels, each tap (ky, kx) and each block of 4 input
 // channels, four vec4s; vec4 j holds the weights of input channel j of the block for the 4 output
-// channels, so acc += in.x * w0 + in.y * w1 + in.z * w2 + in.w * w3 (conv2d.comp). FULLY_CONNECTED uses
+// channels, so acc += in.x * w0 + in.y * w1 + in.z * w2 + in.w * w3 (conv2d.comp, transpose_conv.comp). FULLY_CONNECTED uses
 // the same blocks without taps. DEPTHWISE_CONV_2D weights are one vec4 of output channels per tap.
 #include <algorithm>
 
@@ -36,6 +37,24 @@ int bias_tensor(GraphBuilder& g, const NodeView& node, int32_t index, int32_t ch
   });
 }
 
+// CONV_2D's (and TRANSPOSE_CONV's) OHWI weights as the blocks conv2d.comp reads.
+int conv_weights(GraphBuilder& g, const float* wdata, int32_t oc, int32_t kh, int32_t kw, int32_t ic) {
+  const int32_t oc4 = static_cast<int32_t>(ceil_div(oc, 4)), ic4 = static_cast<int32_t>(ceil_div(ic, 4));
+  return g.constant(static_cast<size_t>(oc4) * kh * kw * ic4 * 16, [=](float* out) {
+    std::fill(out, out + static_cast<size_t>(oc4) * kh * kw * ic4 * 16, 0.0f);
+    for (int32_t o = 0; o < oc; ++o) {
+      for (int32_t y = 0; y < kh; ++y) {
+        for (int32_t x = 0; x < kw; ++x) {
+          for (int32_t i = 0; i < ic; ++i) {
+            const size_t block = ((static_cast<size_t>(o / 4) * kh + y) * kw + x) * ic4 + i / 4;
+            out[(block * 4 + i % 4) * 4 + o % 4] = wdata[((static_cast<size_t>(o) * kh + y) * kw + x) * ic + i];
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void plan_conv2d(GraphBuilder& g, const NodeView& node) {
@@ -54,20 +73,7 @@ void plan_conv2d(GraphBuilder& g, const NodeView& node) {
   const Window w = window(o.padding, d[2], f[2], o.stride_w, o.dilation_w, "width");
   const int32_t oc = f[0], kh = f[1], kw = f[2], ic = f[3];
   const int32_t oc4 = static_cast<int32_t>(ceil_div(oc, 4)), ic4 = static_cast<int32_t>(ceil_div(ic, 4));
-  const float* wdata = node.floats(filter);
-  const int weights = g.constant(static_cast<size_t>(oc4) * kh * kw * ic4 * 16, [=](float* out) {
-    std::fill(out, out + static_cast<size_t>(oc4) * kh * kw * ic4 * 16, 0.0f);
-    for (int32_t o = 0; o < oc; ++o) {
-      for (int32_t y = 0; y < kh; ++y) {
-        for (int32_t x = 0; x < kw; ++x) {
-          for (int32_t i = 0; i < ic; ++i) {
-            const size_t block = ((static_cast<size_t>(o / 4) * kh + y) * kw + x) * ic4 + i / 4;
-            out[(block * 4 + i % 4) * 4 + o % 4] = wdata[((static_cast<size_t>(o) * kh + y) * kw + x) * ic + i];
-          }
-        }
-      }
-    }
-  });
+  const int weights = conv_weights(g, node.floats(filter), oc, kh, kw, ic);
   const int bias = bias_tensor(g, node, 2, oc);
   const int out = g.define(output, {d[0], h.out, w.out, oc});
   // Each invocation computes TILE_X neighbouring pixels of a row for TILE_OC blocks of 4 channels: the
@@ -210,6 +216,73 @@ void plan_batch_matmul(GraphBuilder& g, const NodeView& node) {
   set4(p, 3, rb[0] == 1 ? 0 : rb[1] * r_rows, rb[1] == 1 ? 0 : r_rows, 0, 0);
   g.dispatch("batch_matmul", {{"ADJ_Y", adj_y ? "1" : "0"}}, grid_3d(n4, m, static_cast<int64_t>(ob[0]) * ob[1]),
              {out, lhs, rhs}, p);
+}
+
+
+// TRANSPOSE_CONV: output_shape (constant), OHWI weights, input, optional bias; padding as TFLite computes it
+// for the output size. Convolution2DTransposeBias: input, weights, bias, and options of three int32
+// (padding 1 SAME / 2 VALID, stride_w, stride_h) from which MediaPipe derives the output size.
+void plan_transpose_conv(GraphBuilder& g, const NodeView& node) {
+  const bool builtin = node.code() == BATON_OP_TRANSPOSE_CONV;
+  const baton_tensor* filter = node.constant_float_input(1, "weights");
+  const baton_tensor* output = node.float_output();
+  const int in = g.value(node, node.float_input(builtin ? 2 : 0));
+  const Dims d = rank4(g, in);
+  const Dims f = node.shape(filter);
+  if (f.size() != 4) refuse("weights of rank " + str(f.size()));
+  if (f[3] != d[3]) refuse("weights of " + str(f[3]) + " input channels for an input of " + str(d[3]));
+  const int32_t oc = f[0], kh = f[1], kw = f[2];
+  int32_t stride_h = 1, stride_w = 1, out_h = 0, out_w = 0, pad_top = 0, pad_left = 0, act = 0;
+  if (builtin) {
+    const baton_transpose_conv_options& o = node.options().u.transpose_conv;
+    act = g.activation(node, o.activation);
+    const std::vector<int64_t> shape = node.constant_ints(0, "output_shape");
+    if (shape.size() != 4 || shape[0] != d[0] || shape[3] != oc) {
+      refuse("output_shape " + dims_text(Dims(shape.begin(), shape.end())) + " for input " + dims_text(d) + " and " +
+             str(oc) + " output channels");
+    }
+    if (shape[1] < 1 || shape[2] < 1 || shape[1] > (1 << 24) || shape[2] > (1 << 24)) refuse("output_shape out of range");
+    out_h = static_cast<int32_t>(shape[1]);
+    out_w = static_cast<int32_t>(shape[2]);
+    stride_h = o.stride_h;
+    stride_w = o.stride_w;
+    pad_top = window(o.padding, out_h, kh, stride_h, 1, "height").before;
+    pad_left = window(o.padding, out_w, kw, stride_w, 1, "width").before;
+  } else {
+    if (node.input_count() != 3) refuse("Convolution2DTransposeBias without input, weights and bias");
+    size_t size = 0;
+    const uint8_t* opts = node.api()->node_custom_options(node.node(), &size);
+    if (!opts || size < 12) refuse("Convolution2DTransposeBias options shorter than 12 bytes");
+    auto le32 = [&](size_t at) {
+      return static_cast<int32_t>(static_cast<uint32_t>(opts[at]) | static_cast<uint32_t>(opts[at + 1]) << 8 |
+                                  static_cast<uint32_t>(opts[at + 2]) << 16 | static_cast<uint32_t>(opts[at + 3]) << 24);
+    };
+    const int32_t padding = le32(0);
+    stride_w = le32(4);
+    stride_h = le32(8);
+    if (padding != 1 && padding != 2) refuse("Convolution2DTransposeBias padding " + str(padding) + " (1 SAME or 2 VALID)");
+    if (stride_h < 1 || stride_w < 1 || stride_h > 4096 || stride_w > 4096) refuse("strides out of 1..4096");
+    const int32_t total_h = padding == 1 ? std::max(0, kh - (d[1] - 1) % stride_h - 1) : 0;
+    const int32_t total_w = padding == 1 ? std::max(0, kw - (d[2] - 1) % stride_w - 1) : 0;
+    const int64_t h = int64_t{stride_h} * (d[1] - 1) + kh - total_h, w = int64_t{stride_w} * (d[2] - 1) + kw - total_w;
+    if (h < 1 || w < 1 || h > (1 << 24) || w > (1 << 24)) refuse("an output size out of range");
+    out_h = static_cast<int32_t>(h);
+    out_w = static_cast<int32_t>(w);
+    pad_top = total_h / 2;
+    pad_left = total_w / 2;
+  }
+  if (stride_h < 1 || stride_w < 1) refuse("non-positive strides");
+  const int weights = conv_weights(g, node.floats(filter), oc, kh, kw, d[3]);
+  const int bias = bias_tensor(g, node, builtin ? 3 : 2, oc);
+  const int out = g.define(output, {d[0], out_h, out_w, oc});
+  const Shape4 s = g.shape(out);
+  Params p{};
+  set4(p, 0, d[1], d[2], g.shape(in).c4(), d[0]);
+  set4(p, 1, out_h, out_w, s.c4());
+  set4(p, 2, pad_top, pad_left);
+  g.dispatch("transpose_conv",
+             {{"KH", str(kh)}, {"KW", str(kw)}, {"SH", str(stride_h)}, {"SW", str(stride_w)}, {"ACT", str(act)}},
+             grid_3d(s.c4(), out_w, static_cast<int64_t>(d[0]) * out_h), {out, in, weights, bias}, p);
 }
 
 }  // namespace baton::vulkan

@@ -7,7 +7,7 @@ namespace baton::vulkan {
 namespace {
 
 std::string node_label(const baton_host_api* api, const baton_node* node) {
-  const OpDef* def = find_op(api->node_builtin_code(node));
+  const OpDef* def = find_op(api, node);
   return "node " + std::to_string(api->node_index(node)) + " " + (def ? def->name : "?");
 }
 
@@ -16,7 +16,7 @@ std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + 
 }  // namespace
 
 void PluginState::check(const baton_node* node) const {
-  const OpDef* def = find_op(api->node_builtin_code(node));
+  const OpDef* def = find_op(api, node);
   if (!def) refuse("not an op this delegate declares");
   GraphBuilder scratch(api, limits, true, f16);
   def->plan(scratch, NodeView(api, node));
@@ -47,7 +47,7 @@ void Partition::build(const baton_partition* partition) {
   for (int32_t n = 0; n < nodes; ++n) {
     const baton_node* node = api->partition_node(partition, n);
     const std::string label = node_label(api, node);
-    const OpDef* def = find_op(api->node_builtin_code(node));
+    const OpDef* def = find_op(api, node);
     if (!def) refuse(label + ": not an op this delegate declares");
     graph.set_label(label);
     try {

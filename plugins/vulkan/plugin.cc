@@ -203,7 +203,8 @@ const baton_plugin_desc* describe() {
   static const std::vector<baton_op_decl> decls = [] {
     std::vector<baton_op_decl> out;
     for (const OpDef& def : op_defs()) {
-      out.push_back({sizeof(baton_op_decl), def.code, nullptr, def.min_version, def.max_version, nullptr});
+      out.push_back({sizeof(baton_op_decl), def.code, def.code == BATON_OP_CUSTOM ? def.name : nullptr, def.min_version,
+                     def.max_version, nullptr});
     }
     return out;
   }();
