@@ -442,5 +442,71 @@ TEST(VulkanFloat16, ConvolutionsComputeInFloat16WhereTheDeviceCan) {
   }
 }
 
+// A YOLOv5-style head in rank 5, as the converter writes it: the convolution's [1, 3 * 8, H, W] made
+// [1, 3, 8, H, W], transposed to [1, 3, H, W, 8], LOGISTIC, the box centres and sizes sliced off the last
+// axis and decoded with constant grids and anchors broadcast in rank 5, concatenated back along axis 4,
+// the best score by REDUCE_MAX over axis 4, and the boxes flattened to [1, 3 * H * W, 8]. Every node on
+// vulkan (the device stores [1, A, H, W, C] as its last four dims); a rank-5 tensor whose first dimension
+// is not 1 is refused with the reason.
+TEST(VulkanOps, RankFiveDetectorHead) {
+  const int32_t h = 5, w = 7;
+  auto ints_of = [](const std::vector<int32_t>& v) {
+    std::vector<uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  auto slice = [&](OpGraph& g, int32_t in, int32_t from, int32_t to) {
+    const int32_t out = g.add({1, 3, h, w, to - from});
+    g.op(BATON_OP_STRIDED_SLICE, {in, g.add({5}, ints_of({0, 0, 0, 0, from}), 2), g.add({5}, ints_of({1, 3, h, w, to}), 2),
+                                  g.add({5}, ints_of({1, 1, 1, 1, 1}), 2)},
+         {out}, [](flatbuffers::FlatBufferBuilder& fbb) {
+           return std::make_pair(fb::BuiltinOptions_StridedSliceOptions, fb::CreateStridedSliceOptions(fbb, 0, 0, 0, 0, 0).Union());
+         });
+    return out;
+  };
+  auto binary = [](OpGraph& g, int32_t code, int32_t a, int32_t b, std::vector<int32_t> shape) {
+    const int32_t out = g.add(std::move(shape));
+    g.op(code, {a, b}, {out}, code == BATON_OP_MUL ? with_activation(fb::BuiltinOptions_MulOptions, mul_options, 0)
+                                                   : with_activation(fb::BuiltinOptions_AddOptions, add_options, 0));
+    return out;
+  };
+  OpGraph g;
+  const int32_t in = g.input({1, 24, h, w});
+  const int32_t split = g.add({1, 3, 8, h, w});
+  g.op(BATON_OP_RESHAPE, {in, g.add({5}, ints_of({1, 3, 8, h, w}), 2)}, {split});
+  const int32_t moved = g.add({1, 3, h, w, 8});
+  g.op(BATON_OP_TRANSPOSE, {split, g.add({5}, ints_of({0, 1, 3, 4, 2}), 2)}, {moved});
+  const int32_t act = g.add({1, 3, h, w, 8});
+  g.op(BATON_OP_LOGISTIC, {moved}, {act});
+  const int32_t xy = slice(g, act, 0, 2), wh = slice(g, act, 2, 4), rest = slice(g, act, 4, 8);
+  const int32_t two = g.add({1}, floats({2.0f}));
+  const int32_t grid = random_weights(g, {1, 1, h, w, 2}, 51);
+  const int32_t anchors = random_weights(g, {1, 3, 1, 1, 2}, 52);
+  const int32_t centres = binary(g, BATON_OP_ADD, binary(g, BATON_OP_MUL, xy, two, {1, 3, h, w, 2}), grid, {1, 3, h, w, 2});
+  const int32_t doubled = binary(g, BATON_OP_MUL, wh, two, {1, 3, h, w, 2});
+  const int32_t sizes = binary(g, BATON_OP_MUL, binary(g, BATON_OP_MUL, doubled, doubled, {1, 3, h, w, 2}), anchors, {1, 3, h, w, 2});
+  const int32_t boxes = g.add({1, 3, h, w, 8});
+  g.op(BATON_OP_CONCATENATION, {centres, sizes, rest}, {boxes}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_ConcatenationOptions, fb::CreateConcatenationOptions(fbb, 4).Union());
+  });
+  const int32_t best = g.output({1, 3, h, w});
+  g.op(BATON_OP_REDUCE_MAX, {boxes, g.add({1}, ints_of({4}), 2)}, {best}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(fb::BuiltinOptions_ReducerOptions, fb::CreateReducerOptions(fbb, false).Union());
+  });
+  const int32_t flat = g.output({1, 3 * h * w, 8});
+  g.op(BATON_OP_RESHAPE, {boxes, g.add({3}, ints_of({1, 3 * h * w, 8}), 2)}, {flat});
+  expect_same_as_builtin(g, "a rank-5 detector head", -3.0f, 3.0f);
+
+  OpGraph wide;  // rank 5 with a first dimension of 2: the device has no place for it
+  const int32_t x = wide.input({2, 2, 2, 2, 3});
+  wide.op(BATON_OP_LOGISTIC, {x}, {wide.output({2, 2, 2, 2, 3})});
+  const auto& env = shared_vulkan_env(false);
+  ASSERT_TRUE(env);
+  const GraphRun opened = open_graph(*env, wide, "wide rank 5");
+  ASSERT_TRUE(opened.vulkan);
+  ASSERT_FALSE(opened.vulkan->refusals(0).empty());
+  EXPECT_EQ(opened.vulkan->refusals(0).back().reason(), "output of shape [2,2,2,2,3] (rank 5 only with a first dimension of 1)");
+}
+
 }  // namespace
 }  // namespace baton::test

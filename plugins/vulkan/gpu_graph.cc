@@ -17,9 +17,14 @@ uint32_t pow2_at_most(int64_t v, uint32_t cap) {
 }  // namespace
 
 Shape4 shape4(const Dims& dims) {
+  // A rank-5 shape whose first dimension is 1 (a detector head's [1, anchors, H, W, outputs]) is its last four.
+  if (dims.size() > 5 || (dims.size() == 5 && dims[0] != 1)) {
+    refuse("a tensor of shape " + dims_text(dims) + " (rank 5 only with a first dimension of 1)");
+  }
   int32_t d[4] = {1, 1, 1, 1};
-  const size_t offset = 4 - dims.size();
-  for (size_t i = 0; i < dims.size(); ++i) d[offset + i] = dims[i];
+  const size_t skip = dims.size() == 5 ? 1 : 0;
+  const size_t offset = 4 - (dims.size() - skip);
+  for (size_t i = skip; i < dims.size(); ++i) d[offset + i - skip] = dims[i];
   return {d[0], d[1], d[2], d[3]};
 }
 
@@ -66,7 +71,7 @@ int GraphBuilder::add_input(const baton_tensor* t) {
   if (type != BATON_TYPE_FLOAT32 && type != BATON_TYPE_INT32) refuse("a partition input is not float32 or int32");
   GpuTensor g;
   g.dims = view.shape(t);
-  if (g.dims.size() > 4) refuse("a partition input of rank " + std::to_string(g.dims.size()));
+  if (g.dims.size() > 5) refuse("a partition input of rank " + std::to_string(g.dims.size()));
   for (int32_t d : g.dims) {
     if (d <= 0) refuse("a partition input of shape " + dims_text(g.dims));
   }

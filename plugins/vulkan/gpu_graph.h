@@ -31,7 +31,7 @@ struct Shape4 {
   int64_t elements() const { return rows() * c; }
 };
 
-Shape4 shape4(const Dims& dims);  // rank <= 4
+Shape4 shape4(const Dims& dims);  // rank <= 4, or 5 with a first dimension of 1
 
 enum class TensorKind {
   kActivation,  // lives in the partition's device arena, at an offset planned by lifetime

@@ -20,11 +20,17 @@ using kit::dims_text;
 
 int64_t element_count(const Dims& dims);
 
+// Whether the op takes float tensors of rank 5 whose first dimension is 1 (a detector head's [1, anchors,
+// H, W, outputs], which the device stores as its last four): elementwise ops, RESHAPE, TRANSPOSE,
+// STRIDED_SLICE, CONCATENATION, SOFTMAX and the reductions.
+bool takes_rank5(int32_t code);
+
 class NodeView : public kit::DelegateNode {
  public:
   NodeView(const baton_host_api* api, const baton_node* node) : kit::DelegateNode(api, node) {}
 
-  // A float32 tensor of rank at most 4 with no empty dimension.
+  // A float32 tensor of rank at most 4 (or 5 with a first dimension of 1, for takes_rank5's ops) with no
+  // empty dimension.
   const baton_tensor* float_input(int32_t i) const;
   // As float_input, and constant with data: weights are packed into the device's layout once.
   const baton_tensor* constant_float_input(int32_t i, const char* what) const;

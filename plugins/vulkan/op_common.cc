@@ -1,6 +1,19 @@
 #include "op_common.h"
 
+#include <algorithm>
+
 namespace baton::vulkan {
+
+Dims broadcast_dims(const Dims& a, const Dims& b) {
+  Dims out(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int32_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const int32_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (x != y && x != 1 && y != 1) refuse("shapes " + dims_text(a) + " and " + dims_text(b) + " do not broadcast");
+    out[i] = std::max(x, y);
+  }
+  return out;
+}
 
 int activation_code(int32_t activation) {
   switch (activation) {

@@ -20,6 +20,9 @@ using Params = std::array<int32_t, 32>;
 // The shaders' ACT define for a fused activation (common.glsl's activate()); refuses TANH and SIGN_BIT.
 int activation_code(int32_t activation);
 
+// The shape two operands broadcast to, as numpy (and TFLite) broadcast; refuses shapes that do not.
+Dims broadcast_dims(const Dims& a, const Dims& b);
+
 // One spatial dimension of a window op as TFLite computes it.
 struct Window {
   int32_t out = 0, before = 0;

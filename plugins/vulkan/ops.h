@@ -56,6 +56,14 @@ struct SliceView {
   Dims out_dims;
 };
 SliceView resolve_strided_slice(const NodeView& node, const Dims& d);
+// PAD's and PADV2's paddings (input 1) for an input of dims `d`: the output's dims and, in the [N, H, W, C]
+// view, the padding before each axis.
+struct PadView {
+  Dims out_dims;
+  int32_t before[4] = {0, 0, 0, 0};
+};
+PadView resolve_pad(const NodeView& node, const Dims& d);
+
 // TRANSPOSE's perm (input 1), checked, in the [N, H, W, C] view: output axis k comes from input axis
 // perm4[k]. Sets the output's dims.
 std::array<int32_t, 4> transpose_perm4(const NodeView& node, const Dims& d, Dims& out_dims);

@@ -12,17 +12,6 @@
 namespace baton::vulkan {
 namespace {
 
-Dims broadcast(const Dims& a, const Dims& b) {
-  Dims out(std::max(a.size(), b.size()));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int32_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-    const int32_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (x != y && x != 1 && y != 1) refuse("shapes " + dims_text(a) + " and " + dims_text(b) + " do not broadcast");
-    out[i] = std::max(x, y);
-  }
-  return out;
-}
-
 // The operand's strides in vec4s along n, h, w and channel blocks; zero where it is broadcast.
 struct Operand {
   int32_t strides[4];
@@ -65,7 +54,7 @@ void plan_binary(GraphBuilder& g, const NodeView& node) {
   const baton_tensor* output = node.float_output();
   const int a = g.value(node, node.float_input(0));
   const int b = g.value(node, node.float_input(1));
-  const Dims out_dims = broadcast(g.dims(a), g.dims(b));
+  const Dims out_dims = broadcast_dims(g.dims(a), g.dims(b));
   const int out = g.define(output, out_dims);
   const Shape4 s = g.shape(out);
   const Operand oa = operand(g.shape(a), s), ob = operand(g.shape(b), s);

@@ -46,17 +46,6 @@ void int_copy(GraphBuilder& g, int out, int in, const Dims4& region, const Dims4
   g.dispatch("int_copy", {}, grid_1d(count), {out, in}, p);
 }
 
-Dims broadcast_dims(const Dims& a, const Dims& b) {
-  Dims out(std::max(a.size(), b.size()));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int32_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-    const int32_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (x != y && x != 1 && y != 1) refuse("shapes " + dims_text(a) + " and " + dims_text(b) + " do not broadcast");
-    out[i] = std::max(x, y);
-  }
-  return out;
-}
-
 // An operand's dense strides against the output's [N, H, W, C]: zero along a dimension it is broadcast on.
 Dims4 broadcast_strides(const Dims& d, const Dims4& out) {
   const Dims4 d4 = dims4(d), s = strides4(d4);
@@ -173,23 +162,14 @@ void plan_int_pad(GraphBuilder& g, const NodeView& node) {
   const baton_tensor* output = node.int32_output();
   const int in = int_operand(g, node, 0);
   const Dims d = g.dims(in);
-  const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
-  if (pads.size() != 2 * d.size()) refuse("paddings do not have two values per input dimension");
   int32_t value = 0;
   if (node.code() == BATON_OP_PADV2 && node.optional_input(2)) {
     const std::vector<int64_t> v = node.constant_ints(2, "constant value");
     if (v.size() != 1) refuse("constant value is not a scalar");
     value = static_cast<int32_t>(v[0]);
   }
-  Dims out_dims(d.size());
-  Dims4 before{0, 0, 0, 0};
-  const size_t lead = 4 - d.size();
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) refuse("negative padding (cropping)");
-    if (pads[2 * i] + pads[2 * i + 1] + d[i] > (int64_t{1} << 30)) refuse("padding too large");
-    before[lead + i] = static_cast<int32_t>(pads[2 * i]);
-    out_dims[i] = d[i] + static_cast<int32_t>(pads[2 * i] + pads[2 * i + 1]);
-  }
+  const PadView pad = resolve_pad(node, d);
+  const Dims& out_dims = pad.out_dims;
   const int out = g.define_int32(output, out_dims);
   const Dims4 region = dims4(out_dims), in4 = dims4(d), is = strides4(in4), os = strides4(region);
   const int64_t count = element_count(out_dims);
@@ -198,7 +178,7 @@ void plan_int_pad(GraphBuilder& g, const NodeView& node) {
   set4(p, 1, os[0], os[1], os[2], os[3]);
   set4(p, 2, is[0], is[1], is[2], is[3]);
   set4(p, 3, static_cast<int32_t>(count), 0, 0, value);
-  set4(p, 4, before[0], before[1], before[2], before[3]);
+  set4(p, 4, pad.before[0], pad.before[1], pad.before[2], pad.before[3]);
   set4(p, 5, in4[0], in4[1], in4[2], in4[3]);
   g.dispatch("int_copy", {{"PAD", "1"}}, grid_1d(count), {out, in}, p);
 }

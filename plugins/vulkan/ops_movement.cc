@@ -61,7 +61,9 @@ void plan_reshape(GraphBuilder& g, const NodeView& node) {
     if (total % known != 0) refuse("new shape does not divide the input's " + str(total) + " elements");
     target[static_cast<size_t>(unknown)] = total / known;
   }
-  if (target.size() > 4) refuse("new shape of rank " + str(target.size()) + " (at most 4)");
+  if (target.size() > 5 || (target.size() == 5 && target[0] != 1)) {
+    refuse("new shape of rank " + str(target.size()) + " (at most 4, or 5 with a first dimension of 1)");
+  }
   Dims out_dims(target.begin(), target.end());
   if (element_count(out_dims) != total) refuse("new shape " + dims_text(out_dims) + " does not hold input " + dims_text(d));
   if (ints) {
@@ -72,30 +74,35 @@ void plan_reshape(GraphBuilder& g, const NodeView& node) {
   plan_reshape_into(g, out, in);
 }
 
+PadView resolve_pad(const NodeView& node, const Dims& d) {
+  const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
+  if (d.size() > 4 || pads.size() != 2 * d.size()) refuse("paddings do not have two values per input dimension");
+  PadView v;
+  v.out_dims.resize(d.size());
+  const size_t lead = 4 - d.size();
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) refuse("negative padding (cropping)");
+    if (pads[2 * i] + pads[2 * i + 1] + d[i] > (int64_t{1} << 30)) refuse("padding too large");
+    v.before[lead + i] = static_cast<int32_t>(pads[2 * i]);
+    v.out_dims[i] = d[i] + static_cast<int32_t>(pads[2 * i] + pads[2 * i + 1]);
+  }
+  return v;
+}
+
 void plan_pad(GraphBuilder& g, const NodeView& node) {
   if (node.int32_input(0)) return plan_int_pad(g, node);
   const baton_tensor* output = node.float_output();
   const int in = g.value(node, node.float_input(0));
-  const Dims d = g.dims(in);
-  const std::vector<int64_t> pads = node.constant_ints(1, "paddings");
-  if (pads.size() != 2 * d.size()) refuse("paddings do not have two values per input dimension");
+  const PadView pad = resolve_pad(node, g.dims(in));
   float value = 0.0f;
   if (node.code() == BATON_OP_PADV2 && node.optional_input(2)) {
     const baton_tensor* v = node.constant_float_input(2, "constant value");
     if (element_count(node.shape(v)) != 1) refuse("constant value is not a scalar");
     std::memcpy(&value, node.floats(v), sizeof value);
   }
-  Dims out_dims(d.size());
-  int32_t before[4] = {0, 0, 0, 0};
-  const size_t lead = 4 - d.size();
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) refuse("negative padding (cropping)");
-    if (pads[2 * i] + pads[2 * i + 1] + d[i] > (int64_t{1} << 30)) refuse("padding too large");
-    before[lead + i] = static_cast<int32_t>(pads[2 * i]);
-    out_dims[i] = d[i] + static_cast<int32_t>(pads[2 * i] + pads[2 * i + 1]);
-  }
-  const int out = g.define(output, out_dims);
+  const int out = g.define(output, pad.out_dims);
   const Shape4 s = g.shape(out), si = g.shape(in);
+  const int32_t* before = pad.before;
   const bool vec = before[3] % 4 == 0 && si.c % 4 == 0;
   Params p{};
   set4(p, 0, s.n, s.h, s.w, s.c);
@@ -131,6 +138,7 @@ void plan_concatenation(GraphBuilder& g, const NodeView& node) {
   const int out = g.define(output, out_dims);
   const Shape4 so = g.shape(out);
   const int32_t axis4 = axis + (4 - rank);
+  if (axis4 < 0) refuse("a CONCATENATION along the first axis of rank 5");
   int32_t offset = 0;
   for (size_t i = 0; i < ins.size(); ++i) {
     const Shape4 si = g.shape(ins[i]);
@@ -209,18 +217,19 @@ void plan_resize_bilinear(GraphBuilder& g, const NodeView& node) {
 std::array<int32_t, 4> transpose_perm4(const NodeView& node, const Dims& d, Dims& out_dims) {
   const std::vector<int64_t> perm = node.constant_ints(1, "perm");
   const int rank = static_cast<int>(d.size());
-  if (rank < 1 || rank > 4 || static_cast<int>(perm.size()) != rank) refuse("TRANSPOSE of rank 1 to 4 with a whole perm");
+  if (rank < 1 || rank > 5 || static_cast<int>(perm.size()) != rank) refuse("TRANSPOSE of rank 1 to 5 with a whole perm");
+  if (rank == 5 && perm[0] != 0) refuse("a rank-5 TRANSPOSE that moves the first axis");
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t a : perm) {
     if (a < 0 || a >= rank || seen[static_cast<size_t>(a)]) refuse("perm is not a permutation of the axes");
     seen[static_cast<size_t>(a)] = true;
   }
-  // Leading axes of a lower rank are ones and stay in place.
+  // Leading axes of a lower rank are ones and stay in place; so does the first axis (of size 1) of rank 5.
   const int lead = 4 - rank;
   std::array<int32_t, 4> perm4{0, 1, 2, 3};
   out_dims.assign(static_cast<size_t>(rank), 0);
   for (int i = 0; i < rank; ++i) {
-    perm4[static_cast<size_t>(lead + i)] = lead + static_cast<int32_t>(perm[static_cast<size_t>(i)]);
+    if (lead + i >= 0) perm4[static_cast<size_t>(lead + i)] = lead + static_cast<int32_t>(perm[static_cast<size_t>(i)]);
     out_dims[static_cast<size_t>(i)] = d[static_cast<size_t>(perm[static_cast<size_t>(i)])];
   }
   return perm4;
@@ -284,7 +293,7 @@ void plan_resize_nearest(GraphBuilder& g, const NodeView& node) {
 
 SliceView resolve_strided_slice(const NodeView& node, const Dims& d) {
   const int rank = static_cast<int>(d.size());
-  if (rank < 1 || rank > 4) refuse("input of rank " + str(d.size()) + " (1 to 4)");
+  if (rank < 1 || rank > 5) refuse("input of rank " + str(d.size()) + " (1 to 5)");
   const std::vector<int64_t> begin = node.constant_ints(1, "begin"), end = node.constant_ints(2, "end"),
                              strides = node.constant_ints(3, "strides");
   if (static_cast<int>(begin.size()) != rank || end.size() != begin.size() || strides.size() != begin.size()) {
@@ -321,8 +330,10 @@ SliceView resolve_strided_slice(const NodeView& node, const Dims& d) {
       count = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s) : std::max<int64_t>(0, (b - e - s - 1) / -s);
     }
     if (count == 0) refuse("an empty slice");
-    v.start[lead + i] = static_cast<int32_t>(b);
-    v.step[lead + i] = shrink ? 0 : static_cast<int32_t>(s);
+    if (lead + i >= 0) {  // (the first axis of rank 5 is one long: it starts at 0)
+      v.start[lead + i] = static_cast<int32_t>(b);
+      v.step[lead + i] = shrink ? 0 : static_cast<int32_t>(s);
+    }
     if (!shrink) v.out_dims.push_back(static_cast<int32_t>(count));
   }
   if (v.out_dims.empty()) refuse("a slice down to a scalar");
@@ -330,7 +341,8 @@ SliceView resolve_strided_slice(const NodeView& node, const Dims& d) {
   const int out_lead = 4 - static_cast<int>(v.out_dims.size());
   for (int i = 0, k = 0; i < rank; ++i) {
     if ((o.shrink_axis_mask >> i) & 1) continue;
-    v.from[lead + i] = out_lead + k++;
+    const int out_axis = out_lead + k++;
+    if (lead + i >= 0) v.from[lead + i] = out_axis;
   }
   return v;
 }

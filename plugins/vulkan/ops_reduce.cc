@@ -30,6 +30,7 @@ std::vector<int64_t> reduced_axes(const NodeView& node, size_t rank) {
 void set_reduction(Params& p, const Shape4& in, const std::vector<int64_t>& axes, size_t rank) {
   std::array<int32_t, 4> kept{in.n, in.h, in.w, in.c}, extents{1, 1, 1, 1};
   for (int64_t a : axes) {
+    if (a + 4 < static_cast<int64_t>(rank)) continue;  // the first axis of rank 5, one long
     const size_t k = static_cast<size_t>(a) + 4 - rank;
     extents[k] = kept[k];
     kept[k] = 1;
