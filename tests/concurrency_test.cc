@@ -85,7 +85,7 @@ TEST(Concurrency, TinyModelsThroughANonReentrantPackAndDelegate) {
 
 // Threads making, running and dropping interpreters of two models, one of which alone needs triplepack:
 // the pack is parked when a model is made while no interpreter holds it, and loaded again by the next
-// that needs it, under the others' runs (op_pack_parking_test.cc checks the parking itself).
+// that needs it, under the others' runs (plugin_parking_test.cc checks the parking itself).
 TEST(Concurrency, OpPacksParkedAndLoadedAgainUnderOtherThreads) {
   TempDir plugins;
   plugins.add_plugin("testpack");

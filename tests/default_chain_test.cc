@@ -113,7 +113,8 @@ TEST_F(DefaultChainTest, ANamedChainDecidesExactlyEmulatedIncluded) {
 
 // A delegate the default chain leaves out costs no memory: its library is unloaded once the environment
 // is made, and what it declared (its devices, the reason it is out) stays for the reports. The chain's
-// delegates stay loaded, and one left out of a named chain without being probed is not touched.
+// delegates, created, are parked until a model needs them (plugin_parking_test.cc), and one left out of a
+// named chain without being probed is not touched.
 TEST_F(DefaultChainTest, ADelegateLeftOutIsUnloadedAndStillReported) {
   const std::string conf = "[plugin.deleg-c]\ndevices = emulated:SwiftShader:100\n[plugin.deleg-a]\ndevices = none\n";
   auto e = env(conf);
@@ -127,9 +128,10 @@ TEST_F(DefaultChainTest, ADelegateLeftOutIsUnloadedAndStillReported) {
   }
   for (const LoadedPlugin* d : en.delegate_chain()) {
     EXPECT_FALSE(d->unloaded()) << d->name;
-    EXPECT_TRUE(library_mapped(d->path)) << d->name;
+    EXPECT_TRUE(d->parked()) << d->name;
+    EXPECT_FALSE(library_mapped(d->path)) << d->name;
   }
-  // The op pack, used by no model yet, is parked (op_pack_parking_test.cc): loaded again for the model below.
+  // The op pack, used by no model yet, is parked (plugin_parking_test.cc): loaded again for the model below.
   EXPECT_FALSE(library_mapped(en.registry().find("testpack")->path));
   const std::string text = plugins_text(en);
   const size_t at = text.find("\ndeleg-c ");
@@ -143,6 +145,9 @@ TEST_F(DefaultChainTest, ADelegateLeftOutIsUnloadedAndStillReported) {
   ASSERT_TRUE(interp) << interp.error();
   ASSERT_TRUE(interp.value()->invoke());
   EXPECT_TRUE(library_mapped(en.registry().find("testpack")->path));
+  // The delegate that took the model's nodes is loaded again.
+  ASSERT_FALSE(interp.value()->partitions().empty());
+  EXPECT_TRUE(library_mapped(interp.value()->partitions()[0]->plugin->path));
 
   auto named = env(conf, std::vector<std::string>{"deleg-b"});
   ASSERT_TRUE(named) << named.error();

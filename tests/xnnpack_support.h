@@ -33,8 +33,10 @@ inline std::unique_ptr<Envs> make_envs(int threads = 1, bool quantized = false) 
   fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", e->plugins.file("libbaton_xnnpack.so"));
   fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", e->plugins.file("libbaton_builtin.so"));
   fs::copy_file(std::string(MEDIAPIPE_PACK_DIR) + "/libbaton_mediapipe.so", e->plugins.file("libbaton_mediapipe.so"));
-  e->conf.write("baton.conf", "delegates = xnnpack\n[plugin.xnnpack]\nthreads = " + std::to_string(threads) +
-                                 (quantized ? "\nquantized = true\n" : "\n"));
+  // min-elementwise-group = 1: the one-op cases are lone elementwise nodes, which xnnpack leaves to the op
+  // packs by default.
+  e->conf.write("baton.conf", "delegates = xnnpack\n[plugin.xnnpack]\nmin-elementwise-group = 1\nthreads = " +
+                                 std::to_string(threads) + (quantized ? "\nquantized = true\n" : "\n"));
   auto x = isolated_environment({e->plugins.path()}, e->conf.file("baton.conf"));
   EXPECT_TRUE(x) << x.error();
   auto b = isolated_environment({BUILTIN_PACK_DIR, MEDIAPIPE_PACK_DIR});

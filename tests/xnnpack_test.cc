@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -143,6 +145,114 @@ TEST(XnnpackStart, OnlyWithTheFirstNodeThatNeedsIt) {
   EXPECT_EQ(starts(), 1);
   EXPECT_TRUE(plan(0).empty());
   EXPECT_EQ(starts(), 1);
+}
+
+// A connected group of only elementwise nodes smaller than min-elementwise-group (3 by default), between
+// nodes that run elsewhere, stays with the op packs, unchecked, so XNNPACK does not start for it: a lone
+// SQRT between EXPs (an op xnnpack does not declare), as an 8-bit model's float tail has; a chain of three
+// is taken, and so is a small model's whole graph (XnnpackStart above). Each node's reason is its own
+// (graph_refuse_node): the EXPs keep "op not declared". With the option at 1 the SQRT is taken. Outputs
+// match the builtin pack's on either side.
+TEST(XnnpackSelection, SmallElementwiseIslandsStayWithTheOpPacks) {
+  auto model_of = [](int chain) {
+    Graph g;
+    const int32_t x = g.add({2, 8});
+    const int32_t first = g.add({2, 8});
+    const int32_t r = g.add({2, 8});
+    const int32_t e = g.add({2, 8});
+    g.inputs = {x};
+    g.ops.push_back({BATON_OP_EXP, {x}, {first}, nullptr});
+    g.ops.push_back({BATON_OP_SQRT, {first}, {r}, nullptr});
+    g.ops.push_back({BATON_OP_EXP, {r}, {e}, nullptr});
+    int32_t last = e;
+    for (int i = 0; i < chain; ++i) {
+      const int32_t next = g.add({2, 8});
+      g.ops.push_back({i % 2 ? BATON_OP_MUL : BATON_OP_ADD, {last, e}, {next}, [](flatbuffers::FlatBufferBuilder& fbb) {
+                         return std::make_pair(tflite::BuiltinOptions_AddOptions, tflite::CreateAddOptions(fbb).Union());
+                       }});
+      if (i % 2) g.ops.back().options = [](flatbuffers::FlatBufferBuilder& fbb) {
+        return std::make_pair(tflite::BuiltinOptions_MulOptions, tflite::CreateMulOptions(fbb).Union());
+      };
+      last = next;
+    }
+    const int32_t y = g.add({2, 8});
+    g.ops.push_back({BATON_OP_EXP, {last}, {y}, nullptr});
+    g.outputs = {y};
+    return g;
+  };
+  auto plan = [](const std::string& config, const Graph& g, std::shared_ptr<Captured> log) {
+    TempDir plugins, conf;
+    fs::copy_file(std::string(XNNPACK_PLUGIN_DIR) + "/libbaton_xnnpack.so", plugins.file("libbaton_xnnpack.so"));
+    fs::copy_file(std::string(BUILTIN_PACK_DIR) + "/libbaton_builtin.so", plugins.file("libbaton_builtin.so"));
+    conf.write("baton.conf", "delegates = xnnpack\n" + config);
+    auto env = isolated_environment({plugins.path()}, conf.file("baton.conf"), log);
+    EXPECT_TRUE(env) << env.error();
+    auto model = load_model_buffer(g.build(), "tail.tflite");
+    EXPECT_TRUE(model) << model.error();
+    auto in = Interpreter::create(env.value(), model.value());
+    EXPECT_TRUE(in) << in.error();
+    return std::move(in.value());
+  };
+  auto starts = [](const Captured& log) {
+    return std::count_if(log.lines.begin(), log.lines.end(),
+                         [](const std::string& l) { return l.find("xnnpack: XNNPACK started") != std::string::npos; });
+  };
+  auto xnnpack_reason = [](const Interpreter& in, int node) {
+    for (const Refusal& r : in.refusals(node)) {
+      if (r.plugin == "xnnpack") return r.reason();
+    }
+    return std::string();
+  };
+  auto expect_builtin_outputs = [](Interpreter& in, const Graph& g) {
+    auto reference = Interpreter::create(shared_envs()->builtin, load_model_buffer(g.build(), "tail.tflite").value());
+    ASSERT_TRUE(reference) << reference.error();
+    std::vector<float> x(16);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.05f * static_cast<float>(i + 1);
+    for (Interpreter* run : {&in, reference.value().get()}) {
+      std::memcpy(run->input(0).data, x.data(), 64);
+      ASSERT_TRUE(run->invoke());
+    }
+    const auto* got = reinterpret_cast<const float*>(in.output(0).data);
+    const auto* want = reinterpret_cast<const float*>(reference.value()->output(0).data);
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f * std::abs(want[i])) << i;
+  };
+
+  // A lone SQRT: refused for its group, unchecked; XNNPACK never starts.
+  auto log = std::make_shared<Captured>();
+  const Graph lone = model_of(0);
+  auto in = plan("", lone, log);
+  EXPECT_TRUE(in->partitions().empty());
+  EXPECT_EQ(xnnpack_reason(*in, 1),
+            "only elementwise ops in a group of 1 node(s) between nodes that run elsewhere (min-elementwise-group = 3): "
+            "left to the rest of the chain, which runs them as fast without starting XNNPACK and without two host "
+            "round trips");
+  EXPECT_EQ(xnnpack_reason(*in, 0), "op not declared");
+  EXPECT_EQ(starts(*log), 0);
+  expect_builtin_outputs(*in, lone);
+
+  // ADD, MUL, ADD between the EXPs: a group of three, taken; the lone SQRT still refused.
+  log = std::make_shared<Captured>();
+  const Graph three = model_of(3);
+  in = plan("", three, log);
+  ASSERT_EQ(in->partitions().size(), 1u);
+  EXPECT_EQ(in->partitions()[0]->nodes.size(), 3u);
+  EXPECT_NE(xnnpack_reason(*in, 1).find("group of 1 node(s)"), std::string::npos);
+  EXPECT_EQ(starts(*log), 1);
+  expect_builtin_outputs(*in, three);
+  // Two: refused, both.
+  in = plan("", model_of(2), std::make_shared<Captured>());
+  EXPECT_TRUE(in->partitions().empty());
+  for (int node : {3, 4}) {
+    EXPECT_NE(xnnpack_reason(*in, node).find("group of 2 node(s)"), std::string::npos) << xnnpack_reason(*in, node);
+  }
+
+  // min-elementwise-group = 1: every node it can run, the lone SQRT too.
+  log = std::make_shared<Captured>();
+  in = plan("[plugin.xnnpack]\nmin-elementwise-group = 1\n", lone, log);
+  ASSERT_EQ(in->partitions().size(), 1u);
+  EXPECT_EQ(xnnpack_reason(*in, 1), "");
+  EXPECT_EQ(starts(*log), 1);
+  expect_builtin_outputs(*in, lone);
 }
 
 }  // namespace

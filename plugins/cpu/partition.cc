@@ -11,7 +11,16 @@ namespace baton::cpu {
 
 using kit::refuse;
 
+// The host's pool for this many threads: the one XNNPACK's delegate runs on too, so the two never keep
+// workers spinning on the same cores.
+void PluginState::start_pool() {
+  if (pool_started) return;
+  if (!pool.start(api, host, threads)) kit::refuse("cannot start a pool of " + std::to_string(threads) + " threads");
+  pool_started = true;
+}
+
 void Partition::build(const baton_partition* partition) {
+  plugin_.start_pool();
   const baton_host_api* api = plugin_.api;
   std::unordered_map<int32_t, baton_tensor*> outputs;  // partition outputs by tensor index
   for (int32_t i = 0; i < api->partition_output_count(partition); ++i) {

@@ -31,6 +31,11 @@ struct PluginState {
   const Kernels* kernels = nullptr;
   int threads = 1;        // the host's
   kit::SharedPool pool;   // the host's pool of that many threads, shared with other plugins (none for 1)
+  bool pool_started = false;
+
+  // Takes the host's pool (ABI 1.4), once, with the first partition: a delegate that takes no node of
+  // the environment's models asks the host for nothing, and can be parked. Throws kit::Refusal.
+  void start_pool();
 
   // Sets selected[i] for the free nodes that form pairs; writes why the others were not taken.
   baton_status select(const baton_graph* graph, const int32_t* free_nodes, int32_t count, uint8_t* selected,

@@ -33,12 +33,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     int32_t threads = static_cast<int32_t>(g_api->option_int(host, "threads", 0));
     if (threads <= 0) threads = g_api->thread_count(host);
     if (threads <= 0) threads = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
-    state->threads = threads;
-    // The host's pool for this many threads: the one XNNPACK's delegate runs on too (ABI 1.4), so the
-    // two never keep workers spinning on the same cores.
-    if (!state->pool.start(g_api, host, threads)) {
-      kit::refuse("cpu: cannot start a pool of " + std::to_string(threads) + " threads");
-    }
+    state->threads = threads;  // the pool starts with the first partition (PluginState::start_pool)
     *plugin_state = state.release();
     return BATON_OK;
   });

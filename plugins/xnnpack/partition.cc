@@ -1,5 +1,7 @@
 #include "partition.h"
 
+#include <dlfcn.h>
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -63,9 +65,20 @@ std::unordered_set<int32_t> kept_internal(const baton_host_api* api, const baton
 
 }  // namespace
 
+// XNNPACK (through cpuinfo) keeps what it learnt about the CPU in memory it never frees, and initialises
+// once per load. Unloading it with this plugin would leak that memory at every reload (and leave LSan
+// complaining), so once XNNPACK has started the two libraries stay loaded for the life of the process. A
+// plugin parked before it started XNNPACK (it took no node) unloads them with itself.
+static void pin_xnnpack() {
+  for (const char* lib : {"libXNNPACK.so.0", "libcpuinfo.so.0"}) {
+    (void)dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);  // already loaded: only marks it
+  }
+}
+
 void PluginState::start() {
   if (initialized) return;
   if (!unavailable.empty()) refuse(unavailable);
+  pin_xnnpack();
   const xnn_status st = xnn_initialize(nullptr);
   if (st != xnn_status_success) {
     unavailable = "XNNPACK did not initialise (status " + std::to_string(st) +

@@ -30,10 +30,14 @@ struct PluginState {
   kit::SharedPool pool;  // none with one thread: XNNPACK runs on the caller's thread
   uint32_t runtime_flags = 0;
   bool quantized = false;  // take uint8/int8 quantized nodes (option `quantized`)
+  int min_elementwise_group = 3;  // option `min-elementwise-group` (selection.cc)
 
   // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is defined alone
   // in a scratch subgraph, meeting the checks and XNNPACK's validation the partition build will.
   void check(const baton_node* node);
+  // select_nodes (selection.cc): sets selected[k] for each free node taken, and gives the others their
+  // reasons through graph_refuse_node.
+  void select(const baton_graph* graph, const int32_t* free_nodes, int32_t count, uint8_t* selected);
   // Initialises XNNPACK and takes the thread pool, once. Not at create: the first node whose types and
   // options pass the op's own checks calls it, so a model this delegate refuses on those (an 8-bit model
   // without the `quantized` option) never maps XNNPACK's tables or its pool. Throws Refusal with

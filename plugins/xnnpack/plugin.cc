@@ -1,10 +1,9 @@
 // The XNNPACK delegate's entry point and C boundary: the descriptor (ops with their version ranges, the
 // options), plugin create/destroy (XNNPACK initialised once, one pthreadpool for every partition, shared
 // through the host with other plugins of the same thread count), and
-// the delegate calls (the plugin kit's, over PluginState::check and Partition). Every call catches
+// the delegate calls (the plugin kit's, over PluginState::check and Partition, and select_nodes over
+// PluginState::select). Every call catches
 // everything and turns it into a status and a message.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -31,23 +30,17 @@ const baton_option_decl kOptions[] = {
      "threads of the pthreadpool all partitions run on (the host's, shared with other plugins asking for as many); 0 = the host's thread count"},
     {sizeof(baton_option_decl), "sparse-inference", BATON_OPTION_BOOL, "false",
      "let XNNPACK run sparse weights in its NCHW sparse kernels (XNN_FLAG_HINT_SPARSE_INFERENCE)"},
+    {sizeof(baton_option_decl), "min-elementwise-group", BATON_OPTION_INT, "3",
+     "a connected group of nodes with only elementwise ops (and reshapes) smaller than this, between nodes "
+     "that run elsewhere, is left to the rest of the chain, which runs it as fast without starting XNNPACK "
+     "and without two host round trips; 1 takes every such node"},
     {sizeof(baton_option_decl), "quantized", BATON_OPTION_BOOL, "false",
      "take uint8/int8 quantized nodes too; XNNPACK requantizes in float, so results may differ from "
      "TFLite's integer kernels by one quantization step"},
 };
 
-// XNNPACK (through cpuinfo) keeps what it learnt about the CPU in memory it never frees, and initialises
-// once per load. Unloading it with this plugin would leak that memory at every reload (and leave LSan
-// complaining), so the two libraries stay loaded for the life of the process once a plugin used them.
-void pin_xnnpack() {
-  for (const char* lib : {"libXNNPACK.so.0", "libcpuinfo.so.0"}) {
-    (void)dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);  // already loaded: only marks it
-  }
-}
-
 baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, baton_error* error) {
   return kit::guarded(g_api, error, "create", [&] {
-    pin_xnnpack();
     auto state = std::make_unique<PluginState>();
     state->api = g_api;
     state->host = host;
@@ -58,12 +51,32 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     state->threads = static_cast<int>(std::min<int64_t>(threads, 256));
     if (g_api->option_bool(host, "sparse-inference", 0)) state->runtime_flags |= XNN_FLAG_HINT_SPARSE_INFERENCE;
     state->quantized = g_api->option_bool(host, "quantized", 0) != 0;
+    const int64_t group = g_api->option_int(host, "min-elementwise-group", 3);
+    if (group < 1) kit::refuse("option min-elementwise-group: " + std::to_string(group) + " is below 1");
+    state->min_elementwise_group = static_cast<int>(std::min<int64_t>(group, 1 << 20));
     *plugin_state = state.release();
     return BATON_OK;
   });
 }
 
 void plugin_destroy(void* plugin_state) { delete static_cast<PluginState*>(plugin_state); }
+
+// Nodes are chosen from the whole graph (selection.cc), each refused node with its own reason.
+baton_status select_nodes(void* plugin_state, const baton_graph* graph, const int32_t* free_nodes, int32_t count,
+                          uint8_t* selected, void** selection_state, baton_error* error) {
+  return kit::guarded(g_api, error, "select_nodes", [&] {
+    *selection_state = nullptr;
+    static_cast<PluginState*>(plugin_state)->select(graph, free_nodes, count, selected);
+    g_api->error_set(error, "not taken");  // shown only by a host older than graph_refuse_node (ABI 1.16)
+    return BATON_OK;
+  });
+}
+
+void selection_free(void*, void*) {}
+
+constexpr baton_delegate_api kDelegate = {
+    sizeof(baton_delegate_api), Calls::check_node,     Calls::partition_init, Calls::partition_prepare,
+    Calls::partition_invoke,    Calls::partition_free, select_nodes,          selection_free};
 
 // One device: this machine's CPU, by the name the kernel gives it.
 baton_status probe_devices(const baton_plugin_host* host, const baton_device** devices, size_t* count,
@@ -103,7 +116,7 @@ const baton_plugin_desc* describe() {
       0,  // not reentrant: every partition shares the one thread pool
       plugin_create,
       plugin_destroy,
-      &Calls::table,
+      &kDelegate,
       probe_devices,
       nullptr,  // loader functions: loaders only
   };

@@ -228,6 +228,8 @@ baton_status node_request_scratch(const baton_node*, size_t, baton_error* error)
 void* node_scratch(const baton_node*) { return nullptr; }
 // Advice only; this process's constants are the host's mapping or copies, left as they are in this version.
 void tensor_release_constant(const baton_tensor*) {}
+// The node-by-node reasons of a selection stay in this process in this version: the call's message counts.
+void graph_refuse_node(const baton_graph*, int32_t, const char*) {}
 // Whether a node outside the partition reads an input is not sent over: the plugin computes beside it.
 int32_t partition_input_reusable(const baton_partition*, int32_t) { return 0; }
 
@@ -309,6 +311,7 @@ const baton_host_api* host_table() {
     a.node_request_scratch = node_request_scratch;
     a.node_scratch = node_scratch;
     a.tensor_release_constant = tensor_release_constant;
+    a.graph_refuse_node = graph_refuse_node;
     return a;
   }();
   return &api;

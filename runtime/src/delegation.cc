@@ -144,7 +144,9 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       if (chosen.failed) in.log(BATON_LOG_WARNING, in.source + ": delegate " + d->name + ": " + chosen.refusal);
       for (size_t k = 0; k < free_nodes.size(); ++k) {
         accepted[free_dense[k]] = chosen.selected[k];
-        if (!chosen.selected[k]) refuse(free_nodes[k], *d, chosen.refusal);
+        if (chosen.selected[k]) continue;
+        const bool own = k < chosen.reasons.size() && !chosen.reasons[k].empty();
+        refuse(free_nodes[k], *d, own ? std::move(chosen.reasons[k]) : chosen.refusal);
       }
     }
     GroupingResult grouped = group_partitions(g, accepted, {d->min_nodes_per_partition, d->max_partitions});
@@ -193,6 +195,11 @@ Expected<PartitionPlan> partition_graph(const PartitionInputs& in) {
       for (int i : members) g.owner[i] = p->id;
       for (Node* n : p->nodes) plan.owner[n->info->index] = p->id;
       plan.partitions.push_back(std::move(p));
+    }
+    // A delegate left without a partition keeps no selection: nothing of the plan calls it again.
+    if (selection && (plan.partitions.empty() || plan.partitions.back()->plugin != d)) {
+      free_selection(*d, selection);
+      plan.selections.pop_back();
     }
   }
   for (const baton::Step& unit : execution_order(g)) {

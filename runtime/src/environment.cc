@@ -125,7 +125,7 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
                                      std::to_string(cpus));
   }
   env->threads_ = asked > 0 ? std::min(asked, cpus) : cpus;
-  env->park_op_packs_ = options.park_op_packs;
+  env->park_plugins_ = options.park_plugins;
 
   RegistryOptions ro;
   ro.dirs = dirs;
@@ -220,14 +220,14 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
       p->unload();
     }
   }
-  env->park_unused_op_packs();
+  env->park_unused_plugins();
   return env;
 }
 
-void Environment::park_unused_op_packs() const {
-  if (!park_op_packs_) return;
+void Environment::park_unused_plugins() const {
+  if (!park_plugins_) return;
   for (const auto& p : registry_->plugins()) {
-    if (p->kind == BATON_PLUGIN_OP_PACK) p->park();
+    p->park();  // op packs and chain delegates; park() leaves the others
   }
 }
 

@@ -50,9 +50,10 @@ struct EnvironmentOptions {
     std::string name;
   };
   std::vector<ForeignDelegate> foreign_delegates;
-  // false: op packs stay loaded for the environment's life, never parked (park_unused_op_packs). For a
-  // process whose plugins must not be unloaded: a fuzzer's coverage counters live in their libraries.
-  bool park_op_packs = true;
+  // false: op packs and delegates stay loaded for the environment's life, never parked
+  // (park_unused_plugins). For a process whose plugins must not be unloaded: a fuzzer's coverage counters
+  // live in their libraries.
+  bool park_plugins = true;
 };
 
 class Environment {
@@ -82,9 +83,9 @@ class Environment {
   // Lets a plugin in a child process map the model's constants instead of receiving copies, when some
   // plugin runs in one (shares_memory()); otherwise nothing. Once per model; thread-safe.
   void share_model(const Model& model) const;
-  // Parks the op packs no model of this environment holds now (LoadedPlugin::park); a model made later
-  // that needs one loads it again. Called when the environment is made and after each model; thread-safe.
-  void park_unused_op_packs() const;
+  // Parks the op packs and delegates no model of this environment holds now (LoadedPlugin::park); a model
+  // made later that needs one loads it again. Called when the environment is made and after each model; thread-safe.
+  void park_unused_plugins() const;
   // The deaths of isolated plugins' child processes met on this thread since the last call (a crash, a
   // hang past its timeout; the process lived on): each goes into `journal` (repeated deaths on one model
   // quarantine the plugin for it) and into the environment's count.
@@ -102,7 +103,7 @@ class Environment {
   std::string chain_source_;
   LogSink log_;
   int threads_ = 0;
-  bool park_op_packs_ = true;
+  bool park_plugins_ = true;
   LoadLimits limits_;
   std::string journal_dir_;
   mutable std::mutex deaths_mutex_;

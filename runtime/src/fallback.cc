@@ -121,7 +121,7 @@ LoadedPlugin* Subgraph::next_op_pack(const Node& node) {
   for (it = it == packs.end() ? it : it + 1; it != packs.end(); ++it) {
     if (state_.quarantined.count((*it)->name)) continue;
     if (!(*it)->find_op(node.info->op_code, claim_name(*node.info), node.info->version)) continue;
-    if (Status s = hold_pack(**it); !s) {
+    if (Status s = hold_plugin(**it); !s) {
       state_.env->log()(BATON_LOG_WARNING, source() + ": " + node_label(node) + ": " + s.message());
       continue;
     }

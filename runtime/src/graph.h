@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "baton/plugin_api.h"
@@ -154,6 +155,8 @@ struct Partition {
 struct GraphView {
   std::vector<Node>* nodes = nullptr;
   std::vector<Tensor>* tensors = nullptr;
+  // While a delegate's select_nodes runs: the reasons it gives per node (graph_refuse_node), else null.
+  std::unordered_map<int32_t, std::string>* refusals = nullptr;
 };
 
 }  // namespace baton

@@ -285,6 +285,11 @@ baton_status node_request_scratch(const baton_node* n, size_t bytes, baton_error
 void* node_scratch(const baton_node* n) { return n ? N(n)->kernel_scratch : nullptr; }
 
 // Only a constant read straight from the model's file: a folded one has data of the host's own.
+void graph_refuse_node(const baton_graph* g, int32_t node, const char* reason) {
+  if (!g || !reason || !G(g)->refusals) return;
+  (*G(g)->refusals)[node] = reason;
+}
+
 void tensor_release_constant(const baton_tensor* t) {
   if (!t || !T(t)->is_constant || !T(t)->info || T(t)->constant != T(t)->info->data.data()) return;
   release_constant_pages(*T(t)->info);
@@ -370,6 +375,7 @@ const baton_host_api kHostApi = {
     node_request_scratch,
     node_scratch,
     tensor_release_constant,
+    graph_refuse_node,
 };
 
 }  // namespace

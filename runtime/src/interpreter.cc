@@ -45,7 +45,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(std::shared_ptr<Envir
   st.journal->leave();  // load is over, failed or not: nothing died
   interp->record_child_deaths();
   if (!s) return s;
-  st.env->park_unused_op_packs();
+  st.env->park_unused_plugins();
   return interp;
 }
 

@@ -18,6 +18,7 @@ struct NodeSelection {
   std::vector<bool> selected;  // per entry of free_nodes
   void* state = nullptr;       // the delegate's, until free_selection
   std::string refusal;         // the reason for free nodes it did not take (and all of them on failure)
+  std::vector<std::string> reasons;  // per entry of free_nodes when the delegate gave its own (else empty)
   bool failed = false;
 };
 

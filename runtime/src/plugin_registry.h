@@ -93,20 +93,22 @@ class LoadedPlugin {
   // a loader that wrapped nothing), so that it costs no memory. What it declared stays for the reports
   // (name, ops, options, the devices its probe gave); its functions are gone, and ensure_created fails.
   // A loader is destroyed first. Does nothing to a created delegate, an isolated plugin, a delegate whose
-  // devices were never asked, a loader that asked for a shared object, or an op pack (park() is theirs).
+  // devices were never asked, a loader that asked for a shared object, or an op pack (park() is theirs, and
+  // a chain delegate's).
   void unload();
   bool unloaded() const { return unloaded_; }
 
-  // Op packs only: a pack that no subgraph holds is parked when a model is made without it
-  // (Environment::park_unused_op_packs), so that it costs no memory: destroyed and its library unloaded,
-  // what it declared kept (resolution and the reports read only that). acquire() loads and creates it
-  // again, its kernels' functions refreshed in `ops`, before a subgraph uses them. Never parked: an
-  // isolated pack, one a loader wrapped, one that asked for a shared object (the object's functions may
-  // be its code).
+  // Op packs and delegates: one that no subgraph holds is parked when a model is made without it
+  // (Environment::park_unused_plugins), so that it costs no memory: destroyed and its library unloaded,
+  // what it declared kept (resolution, the chain and the reports read only that). acquire() loads and
+  // creates it again, its functions refreshed (a pack's kernels in `ops`, a delegate's table), before a
+  // subgraph uses it. Never parked: an isolated plugin, one a loader wrapped, one that asked for a shared
+  // object (the object's functions may be its code), a delegate whose devices were never asked.
   void park();
   bool parked() const { return parked_.load(std::memory_order_relaxed); }
-  // One more subgraph runs this pack's kernels (a parked pack is loaded and created again first; the
-  // error names the file and why that failed); release_use() is one fewer. Thread-safe.
+  // One more subgraph runs this pack's kernels or this delegate's partitions (a parked plugin is loaded and
+  // created again first; the error names the file and why that failed); release_use() is one fewer.
+  // Thread-safe.
   Status acquire();
   void release_use();
   std::atomic<bool> asked_shared{false};  // the plugin called the host table's shared_object
@@ -177,10 +179,10 @@ class LoadedPlugin {
   Expected<std::vector<DeviceInfo>> devices_ = std::vector<DeviceInfo>{};
   bool unloaded_ = false;
   bool probe_declared_ = false, selects_nodes_ = false;  // what the cleared functions said, once unloaded
-  int users_ = 0;  // subgraphs holding an op pack (acquire)
+  int users_ = 0;  // subgraphs holding the plugin (acquire)
   std::atomic<bool> parked_{false};
   Status create_locked();  // ensure_created's work, lifecycle_ held
-  Status reload_locked();  // a parked op pack loaded, checked against its declarations and created again
+  Status reload_locked();  // a parked plugin loaded, checked against its declarations and created again
 };
 
 struct SkippedPlugin {

@@ -81,7 +81,7 @@ std::string plugins_json(const Environment& env) {
     if (!p->loaded_by.empty()) j.field("loaded_by", p->loaded_by);
     j.field("isolation", p->isolated ? "process" : "in-process");
     j.field("unloaded", p->unloaded());
-    if (p->kind == BATON_PLUGIN_OP_PACK) j.field("parked", p->parked());
+    if (p->kind != BATON_PLUGIN_LOADER) j.field("parked", p->parked());
     if (p->isolated) {
       j.field("invoke_timeout_ms", static_cast<int64_t>(p->isolated->settings().invoke_timeout_ms));
       j.field("prepare_timeout_ms", static_cast<int64_t>(p->isolated->settings().prepare_timeout_ms));

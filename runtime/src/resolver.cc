@@ -73,7 +73,7 @@ Status Subgraph::resolve() {
     const NodeKernel& k = kernels[i];
     if (k.claims_composite) nodes_[i].runtime = RuntimeOp::none;
     if (k.kernel) {
-      if (Status s = hold_pack(*k.plugin); !s) {
+      if (Status s = hold_plugin(*k.plugin); !s) {
         unresolved_[i] = s.message();
         continue;
       }
@@ -85,11 +85,18 @@ Status Subgraph::resolve() {
   return Status::ok();
 }
 
-Status Subgraph::hold_pack(LoadedPlugin& pack) {
-  if (std::find(held_packs_.begin(), held_packs_.end(), &pack) != held_packs_.end()) return Status::ok();
-  if (Status s = pack.acquire(); !s) return s;
-  held_packs_.push_back(&pack);
+Status Subgraph::hold_plugin(LoadedPlugin& plugin) {
+  if (std::find(held_plugins_.begin(), held_plugins_.end(), &plugin) != held_plugins_.end()) return Status::ok();
+  if (Status s = plugin.acquire(); !s) return s;
+  held_plugins_.push_back(&plugin);
   return Status::ok();
+}
+
+void Subgraph::let_go(LoadedPlugin& plugin) {
+  auto it = std::find(held_plugins_.begin(), held_plugins_.end(), &plugin);
+  if (it == held_plugins_.end()) return;
+  held_plugins_.erase(it);
+  plugin.release_use();
 }
 
 baton_status Subgraph::init_and_prepare(Node& node, baton_error& error) {

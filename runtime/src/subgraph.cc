@@ -108,15 +108,32 @@ Subgraph::~Subgraph() {
       guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
     }
   }
-  for (LoadedPlugin* pack : held_packs_) pack->release_use();
+  for (LoadedPlugin* pack : held_plugins_) pack->release_use();
 }
 
 // The partition stage (delegation.h) over this subgraph's nodes; what it decided replaces the last plan,
 // and the partitions whose init failed become fallbacks.
 Status Subgraph::partition() {
   free_partitions();
-  auto plan = partition_graph({nodes_, tensors_, graph_view_, state_.env->delegate_chain(), state_.quarantined,
-                               excluded_, *state_.journal, state_.env->log(), source()});
+  // The chain's delegates are held while they choose (a parked one is loaded again); those left without a
+  // partition are let go, to be parked when the next model is made.
+  std::vector<LoadedPlugin*> chain;
+  for (LoadedPlugin* d : state_.env->delegate_chain()) {
+    if (Status s = hold_plugin(*d); !s) {
+      state_.env->log()(BATON_LOG_WARNING, source() + ": " + s.message() + "; the chain goes on without it");
+      continue;
+    }
+    chain.push_back(d);
+  }
+  auto plan = partition_graph({nodes_, tensors_, graph_view_, chain, state_.quarantined, excluded_, *state_.journal,
+                               state_.env->log(), source()});
+  for (LoadedPlugin* d : chain) {
+    bool used = false;
+    if (plan) {
+      for (const auto& p : plan.value().partitions) used = used || p->plugin == d;
+    }
+    if (!used) let_go(*d);
+  }
   if (!plan) return plan.status();
   plan_ = std::move(plan.value());
   for (const LostPartition& lost : plan_.lost) lose_partition(*lost.plugin, lost.id, lost.nodes, "init", lost.reason);

@@ -215,11 +215,12 @@ class Subgraph {
   void lose_partition(LoadedPlugin& plugin, int32_t id, const std::vector<Node*>& nodes, const std::string& stage,
                       const std::string& reason);
   // The op pack after the node's current one, in resolution order, that declares the node's op and
-  // version and is held (hold_pack), or null.
+  // version and is held (hold_plugin), or null.
   LoadedPlugin* next_op_pack(const Node& node);
-  // This subgraph uses `pack`'s kernels until it is destroyed: the pack is acquired once (loaded again if
-  // it was parked) and released in the destructor.
-  Status hold_pack(LoadedPlugin& pack);
+  // This subgraph uses `plugin` (an op pack's kernels, a delegate's partitions) until it is destroyed, or
+  // until let_go(): acquired once (loaded again if it was parked) and released in the destructor.
+  Status hold_plugin(LoadedPlugin& plugin);
+  void let_go(LoadedPlugin& plugin);
   // An op pack gave up `node` at `stage` ("prepare" or "invoke"): logged, recorded, and `next` takes it.
   void hand_to_op_pack(Node& node, LoadedPlugin& next, const std::string& stage, const std::string& why);
   // subgraph.cc, around the partition stage (delegation.cc)
@@ -281,7 +282,8 @@ class Subgraph {
   // Delegates a node may no longer go to, after one of them lost it.
   std::vector<std::vector<const LoadedPlugin*>> excluded_;
   std::vector<Fallback> fallbacks_;
-  std::vector<LoadedPlugin*> held_packs_;  // acquired by hold_pack(), released after the nodes' kernel states
+  std::vector<LoadedPlugin*> held_plugins_;  // acquired by hold_plugin(), released after the nodes' kernel states
+                                            // and the partitions
   // Heap memory, or a shared block (isolation/shared_memory.h) when a plugin runs in another process.
   std::shared_ptr<uint8_t> arena_;
   size_t arena_bytes_ = 0;

@@ -50,7 +50,7 @@ std::shared_ptr<baton::Environment> environment() {
     o.threads = 1;
     // libFuzzer keeps the coverage counters of every instrumented library it saw load, and clears them
     // before each input: the builtin pack must never be unloaded under it.
-    o.park_op_packs = false;
+    o.park_plugins = false;
     o.max_tensor_bytes = size_t(16) << 20;
     o.max_arena_bytes = size_t(64) << 20;
     o.log = [](baton_log_level, const std::string&) {};

@@ -53,7 +53,7 @@ extern "C" {
 #endif
 
 #define BATON_ABI_VERSION_MAJOR 1
-#define BATON_ABI_VERSION_MINOR 15
+#define BATON_ABI_VERSION_MINOR 16
 
 /* Whether the struct at `ptr` (not NULL) holds `member`: its struct_size reaches past the member's last
  * byte. A member it does not hold is absent. `type` is the struct's type as this header declares it.
@@ -745,6 +745,14 @@ typedef struct baton_host_api {
    * file (a model loaded from memory, a constant the host computed) and, in this version, by the host of a
    * plugin in a process of its own. */
   void (*tensor_release_constant)(const baton_tensor* tensor);
+
+  /* ABI 1.16: absent from an older host. */
+  /* During select_nodes only: the reason this free node (a node index of `graph`) is not taken, shown for
+   * it in the plan in place of the message select_nodes leaves in its error (the last call for a node
+   * counts; the text is copied). A delegate that chooses from the whole graph can so say per node why,
+   * as check_node does. Ignored for a node that is not free, for a node the delegate then selects, outside
+   * select_nodes, and, in this version, by the host of a plugin in a process of its own. */
+  void (*graph_refuse_node)(const baton_graph* graph, int32_t node, const char* reason);
 } baton_host_api;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -1015,6 +1023,7 @@ _Static_assert(sizeof(baton_option_type) == sizeof(int32_t), "baton_option_type 
  *   1.14 scratch memory of an op-pack node in the host's arena (node_request_scratch, node_scratch)
  *   1.15 constants a plugin has copied, whose pages in the model file the host may give back
  *        (tensor_release_constant)
+ *   1.16 a reason per node from select_nodes (graph_refuse_node)
  * ------------------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus

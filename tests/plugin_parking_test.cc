@@ -1,7 +1,8 @@
 // Op packs that no model of an environment uses are parked (destroyed, their library unloaded) and loaded
 // again when a model needs them: checked by whether the library is mapped in this process, and by the
 // models' outputs (worked out by hand) through packs loaded a second and third time. A pack whose file
-// changed while parked fails the model that needs it, naming the file.
+// changed while parked fails the model that needs it, naming the file. Delegates of the chain are parked
+// the same way while no model holds a partition of theirs.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -112,14 +113,14 @@ TEST_F(OpPackParkingTest, APackWhoseFileChangedWhileParkedFailsNamingTheFile) {
   EXPECT_EQ(run(*doubled.value(), {1, 2, 3, 4, 5, 6}), (std::vector<float>{4, 8, 12, 16, 20, 24}));
 }
 
-// An environment made with park_op_packs = false (a fuzzer's) keeps every pack loaded.
+// An environment made with park_plugins = false (a fuzzer's) keeps every pack loaded.
 TEST(OpPackParking, AnEnvironmentMayKeepItsPacksLoaded) {
   TempDir dir;
   dir.add_plugin("testpack");
   dir.add_plugin("triplepack");
   EnvironmentOptions o = isolated_options({dir.path()});
   o.log = [](baton_log_level, const std::string&) {};
-  o.park_op_packs = false;
+  o.park_plugins = false;
   auto env = Environment::create(o);
   ASSERT_TRUE(env) << env.error();
   auto model = load_model_buffer(add_then_double().build(), "tiny.tflite");
@@ -131,6 +132,70 @@ TEST(OpPackParking, AnEnvironmentMayKeepItsPacksLoaded) {
     EXPECT_FALSE(p->parked()) << name;
     EXPECT_TRUE(library_mapped(p->path)) << name;
   }
+}
+
+// A delegate of the default chain that takes no node of a model is parked once the model is made, loaded
+// and created again (with its options) for a model it takes, and held while that model lives.
+TEST(DelegateParking, ADelegateWithoutAPartitionIsParkedAndLoadedAgainForAModelItTakes) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  dir.add_plugin("triplepack");
+  dir.add_plugin("deleg_a");
+  dir.write("baton.conf", "[plugin.deleg-a]\nops = TimesTwo\ndevices = cpu:test:0\n");
+  const std::string config = dir.file("baton.conf");
+  auto log = std::make_shared<Captured>();
+  auto env = isolated_environment({dir.path()}, config, log);
+  ASSERT_TRUE(env) << env.error();
+  const LoadedPlugin* deleg = env.value()->registry().find("deleg-a");
+  ASSERT_NE(deleg, nullptr);
+  ASSERT_EQ(env.value()->delegate_chain().size(), 1u);
+  // Made with the environment (its create is what decides whether it joins the chain), then parked until
+  // a model needs it.
+  EXPECT_TRUE(deleg->parked());
+  EXPECT_FALSE(library_mapped(deleg->path));
+  auto make = [&](const TinyModel& m) -> Expected<std::unique_ptr<Interpreter>> {
+    auto model = load_model_buffer(m.build(), "tiny.tflite");
+    if (!model) return model.status();
+    return Interpreter::create(env.value(), model.value());
+  };
+  const std::vector<float> x = {1, -2, 3, -4, 5, -6};
+  auto run = [&](Interpreter& in) {
+    for (size_t i = 0; i < in.input_count(); ++i) std::memcpy(in.input(i).data, x.data(), in.input(i).bytes);
+    EXPECT_TRUE(in.invoke());
+    std::vector<float> y(in.output(0).bytes / 4);
+    std::memcpy(y.data(), in.output(0).data, in.output(0).bytes);
+    return y;
+  };
+  // TimesThree alone: nothing for deleg-a, parked, its declarations and devices still reported.
+  auto tripled = make(times_three());
+  ASSERT_TRUE(tripled) << tripled.error();
+  EXPECT_TRUE(deleg->parked());
+  EXPECT_FALSE(library_mapped(deleg->path));
+  EXPECT_EQ(run(*tripled.value()), (std::vector<float>{3, -6, 9, -12, 15, -18}));
+  const std::string text = plugins_text(*env.value());
+  const size_t at = text.find("\ndeleg-a ");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("parked: no model of this environment uses it now", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find("test", at), std::string::npos) << text.substr(at);
+
+  // a + a, RELU, times two: deleg-a is loaded again with its option and takes TimesTwo.
+  auto doubled = make(add_then_double());
+  ASSERT_TRUE(doubled) << doubled.error();
+  EXPECT_FALSE(deleg->parked());
+  EXPECT_TRUE(library_mapped(deleg->path));
+  ASSERT_EQ(doubled.value()->partitions().size(), 1u);
+  EXPECT_EQ(doubled.value()->partitions()[0]->plugin, deleg);
+  EXPECT_EQ(run(*doubled.value()), (std::vector<float>{4, 0, 12, 0, 20, 0}));
+  // Held while that model lives, though the next takes nothing from it.
+  auto again = make(times_three());
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_FALSE(deleg->parked());
+  EXPECT_EQ(run(*doubled.value()), (std::vector<float>{4, 0, 12, 0, 20, 0}));
+  doubled.value().reset();
+  auto third = make(times_three());
+  ASSERT_TRUE(third) << third.error();
+  EXPECT_TRUE(deleg->parked());
+  EXPECT_FALSE(library_mapped(deleg->path));
 }
 
 }  // namespace
