@@ -133,7 +133,11 @@ py::dict tensor_details(const baton_tensor* t) {
   baton_tensor_get_quantization(t, &q);
   std::vector<float> scales(q.scales, q.scales + q.scale_count);
   std::vector<int64_t> zero_points;
-  if (q.zero_points) zero_points.assign(q.zero_points, q.zero_points + q.scale_count);
+  if (q.zero_points) {
+    zero_points.assign(q.zero_points, q.zero_points + q.scale_count);
+  } else {
+    zero_points.assign(static_cast<size_t>(q.scale_count), 0);  // NULL: all zero
+  }
   // The legacy pair holds only per-tensor quantization; per-channel tensors give (0.0, 0), as in TFLite.
   if (scales.size() == 1 && zero_points.size() == 1) {
     d["quantization"] = py::make_tuple(static_cast<double>(scales[0]), zero_points[0]);

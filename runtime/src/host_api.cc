@@ -22,7 +22,7 @@ void quantization_of(const Tensor* t, baton_quantization* out) {
     const Quantization& src = t->info->quant;
     q.scale_count = static_cast<int32_t>(src.scales.size());
     q.scales = src.scales.data();
-    q.zero_points = src.zero_points.data();
+    q.zero_points = src.zero_points.empty() ? nullptr : src.zero_points.data();  // NULL: all zero
     q.quantized_dimension = src.quantized_dimension;
     q.block_size = src.block_size;
     q.block_scale_type = src.block_scale_type;

@@ -21,7 +21,7 @@ namespace baton {
 
 struct Quantization {
   std::vector<float> scales;
-  std::vector<int64_t> zero_points;
+  std::vector<int64_t> zero_points;  // empty: all zero
   int32_t quantized_dimension = 0;
   // Blockwise (BlockwiseQuantization): block_size > 0, scales empty; each run of block_size elements along
   // the last dimension has a scale in the constant tensor block_scales_tensor of the same subgraph, whose

@@ -2,6 +2,7 @@
 // signature read into the Model with the checks the schema cannot express.
 #include "model_loader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -164,9 +165,11 @@ class ModelLoader {
         return fail(where + ": " + std::to_string(q->scale()->size()) + " quantization scales but " +
                     std::to_string(q->zero_point()->size()) + " zero points");
       }
-      t.quant.zero_points.assign(q->zero_point()->begin(), q->zero_point()->end());
-    } else {
-      t.quant.zero_points.assign(t.quant.scales.size(), 0);
+      // All zero (symmetric weights, per channel: most of an 8-bit model's quantization data) is kept as
+      // none, which the plugin ABI gives as NULL: a copy of it cost MoveNet int8 288 KB.
+      if (std::any_of(q->zero_point()->begin(), q->zero_point()->end(), [](int64_t z) { return z != 0; })) {
+        t.quant.zero_points.assign(q->zero_point()->begin(), q->zero_point()->end());
+      }
     }
     t.quant.quantized_dimension = q->quantized_dimension();
     if (t.quant.scales.size() > 1) {

@@ -309,8 +309,8 @@ int32_t baton_tensor_is_constant(const baton_tensor* tensor);
 int32_t baton_tensor_is_dynamic(const baton_tensor* tensor);
 /* A variable tensor (TFLite's is_variable: state an op keeps across invokes). */
 int32_t baton_tensor_is_variable(const baton_tensor* tensor);
-/* Its quantization as the model gives it (zeros when none; arrays borrowed from the model). The caller sets
- * out->struct_size; no more than that is written. */
+/* Its quantization as the model gives it (zeros when none; arrays borrowed from the model; zero_points NULL
+ * when all are zero). The caller sets out->struct_size; no more than that is written. */
 void baton_tensor_get_quantization(const baton_tensor* tensor, baton_quantization* out);
 
 /* A tensor the model stores sparse (TFLite's SparsityParameters; baton densifies it at load): the
