@@ -422,6 +422,7 @@ class ModelLoader {
         }
       }
     }
+    sg.nodes.reserve(node_count);  // each read below is kept: no growth by doubling (a third unused)
     for (uint32_t n = 0; n < node_count; ++n) {
       const fb::Operator* op = fsg->operators()->Get(n);
       const std::string nwhere = "node " + std::to_string(n);
