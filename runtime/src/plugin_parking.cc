@@ -20,15 +20,7 @@ void LoadedPlugin::park() {
   }
   release();
   state = nullptr;
-  for (OpDecl& op : ops) op.kernel = baton_kernel{};
-  if (kind == BATON_PLUGIN_DELEGATE) {
-    probe_declared_ = probe_fn != nullptr;
-    selects_nodes_ = delegate.select_nodes != nullptr;
-    delegate = baton_delegate_api{};
-    probe_fn = nullptr;
-  }
-  create_fn = nullptr;
-  destroy_fn = nullptr;
+  forget_functions();
   library.unload();
   parked_.store(true, std::memory_order_relaxed);
   if (log) {

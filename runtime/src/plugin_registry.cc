@@ -112,19 +112,24 @@ void LoadedPlugin::unload() {
   if (kind == BATON_PLUGIN_DELEGATE && !probed_) return;  // the reports would ask it for its devices
   release();
   state = nullptr;
-  probe_declared_ = probe_fn != nullptr;
-  selects_nodes_ = delegate.select_nodes != nullptr;
-  delegate = baton_delegate_api{};
-  create_fn = nullptr;
-  destroy_fn = nullptr;
-  probe_fn = nullptr;
-  wrap_file_fn = nullptr;
-  wrap_object_fn = nullptr;
+  forget_functions();
   create_tried_ = true;
   create_error_ = "unloaded: this environment does not use it";
   library.unload();
   unloaded_ = true;
   if (log) log(BATON_LOG_DEBUG, "plugin " + name + " unloaded: this environment does not use it");
+}
+
+void LoadedPlugin::forget_functions() {
+  probe_declared_ = probe_declared_ || probe_fn != nullptr;
+  selects_nodes_ = selects_nodes_ || delegate.select_nodes != nullptr;
+  delegate = baton_delegate_api{};
+  for (OpDecl& op : ops) op.kernel = baton_kernel{};
+  create_fn = nullptr;
+  destroy_fn = nullptr;
+  probe_fn = nullptr;
+  wrap_file_fn = nullptr;
+  wrap_object_fn = nullptr;
 }
 
 Status LoadedPlugin::ensure_created() {

@@ -183,6 +183,9 @@ class LoadedPlugin {
   std::atomic<bool> parked_{false};
   Status create_locked();  // ensure_created's work, lifecycle_ held
   Status reload_locked();  // a parked plugin loaded, checked against its declarations and created again
+  // Before its library is unloaded (unload, park): every pointer into it cleared, what the reports need
+  // of them (whether it probes, whether it selects nodes) kept.
+  void forget_functions();
 };
 
 struct SkippedPlugin {

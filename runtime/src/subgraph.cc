@@ -108,7 +108,7 @@ Subgraph::~Subgraph() {
       guarded_release(*node.plugin, [&] { node.kernel->free(node.plugin->state, node.state); });
     }
   }
-  for (LoadedPlugin* pack : held_plugins_) pack->release_use();
+  for (LoadedPlugin* plugin : held_plugins_) plugin->release_use();
 }
 
 // The partition stage (delegation.h) over this subgraph's nodes; what it decided replaces the last plan,
