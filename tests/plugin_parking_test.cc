@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -196,6 +197,41 @@ TEST(DelegateParking, ADelegateWithoutAPartitionIsParkedAndLoadedAgainForAModelI
   ASSERT_TRUE(third) << third.error();
   EXPECT_TRUE(deleg->parked());
   EXPECT_FALSE(library_mapped(deleg->path));
+}
+
+// While parked, the delegate's file was replaced by another delegate's: the next model's partitioning warns,
+// naming the delegate, its file and why, and runs without it.
+TEST(DelegateParking, ADelegateWhoseFileChangedWhileParkedIsLeftOutWithAWarning) {
+  TempDir dir;
+  dir.add_plugin("testpack");
+  dir.add_plugin("deleg_a");
+  dir.write("baton.conf", "[plugin.deleg-a]\ndevices = cpu:test:0\n");
+  auto log = std::make_shared<Captured>();
+  auto env = isolated_environment({dir.path()}, dir.file("baton.conf"), log);
+  ASSERT_TRUE(env) << env.error();
+  const LoadedPlugin* deleg = env.value()->registry().find("deleg-a");
+  ASSERT_NE(deleg, nullptr);
+  ASSERT_TRUE(deleg->parked());
+  const std::string path = deleg->path;
+  std::filesystem::remove(path);
+  std::filesystem::copy_file(test_plugin("deleg_b"), path);  // names itself deleg-b
+  auto model = load_model_buffer(add_then_double().build(), "tiny.tflite");
+  ASSERT_TRUE(model) << model.error();
+  auto in = Interpreter::create(env.value(), model.value());
+  ASSERT_TRUE(in) << in.error();
+  EXPECT_TRUE(in.value()->partitions().empty());
+  const std::string want = "delegate deleg-a (" + path +
+                           ") could not be loaded again: the file no longer declares what it did when first loaded; "
+                           "the chain goes on without it";
+  EXPECT_TRUE(std::any_of(log->lines.begin(), log->lines.end(),
+                          [&](const std::string& l) { return l.find(want) != std::string::npos; }))
+      << want;
+  const std::vector<float> x = {1, -2, 3, -4, 5, -6};
+  for (size_t i = 0; i < in.value()->input_count(); ++i) std::memcpy(in.value()->input(i).data, x.data(), 24);
+  ASSERT_TRUE(in.value()->invoke());
+  std::vector<float> y(6);
+  std::memcpy(y.data(), in.value()->output(0).data, 24);
+  EXPECT_EQ(y, (std::vector<float>{4, 0, 12, 0, 20, 0}));  // on testpack: (x + x), RELU, times two
 }
 
 }  // namespace
