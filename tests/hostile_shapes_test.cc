@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -373,6 +374,44 @@ TEST(HostileShapes, WindowsOverNoChannelsRunAtOnce) {
       return std::make_pair(fb::BuiltinOptions_Conv3DOptions, fb::CreateConv3DOptions(b, fb::Padding_VALID, 1, 1, 1).Union());
     });
     expect_runs(g.build(), "CONV_3D_TRANSPOSE");
+  }
+}
+
+// One int8 pixel per row widened to 55 columns (the fuzzer's kind of shape): TFLite's 10-bit scale,
+// 19/1024 of a pixel, puts the last column's lower tap at 54 * 19 / 1024 = 1.002, past the row's one
+// pixel, where TFLite reads the next row or past the input. The taps stay in the image, and every column
+// is the row's pixel (its four weights sum to 2^20: the integer formula gives the pixel back exactly).
+TEST(HostileShapes, Int8ResizeOfOnePixelToFiftyFiveColumnsStaysInTheRow) {
+  for (const auto& [align, half] : {std::pair{false, false}, {true, false}, {false, true}}) {
+    SCOPED_TRACE(std::string(align ? "align_corners" : half ? "half_pixel_centers" : "plain"));
+    OpGraph g;
+    const int32_t in = g.quantized({1, 2, 1, 3}, 9, kS8);
+    g.inputs.push_back(in);
+    const int32_t size = g.add({2}, ints({2, 55}), 2);
+    const int32_t out = g.quantized({1, 2, 55, 3}, 9, kS8);
+    g.outputs.push_back(out);
+    g.op(23 /* RESIZE_BILINEAR */, {in, size}, {out}, [align = align, half = half](flatbuffers::FlatBufferBuilder& b) {
+      return std::make_pair(fb::BuiltinOptions_ResizeBilinearOptions, fb::CreateResizeBilinearOptions(b, align, half).Union());
+    }, 3);
+    auto env = isolated_environment({BUILTIN_PACK_DIR});
+    ASSERT_TRUE(env) << env.error();
+    auto model = load_model_buffer(g.build(), "resize.tflite");
+    ASSERT_TRUE(model) << model.error();
+    auto interp = Interpreter::create(env.value(), model.value());
+    ASSERT_TRUE(interp) << interp.error();
+    Interpreter& it = *interp.value();
+    const int8_t pixels[6] = {-128, 5, 127, 90, -7, -1};  // row 0's pixel, then row 1's
+    std::memcpy(it.input(0).data, pixels, sizeof pixels);
+    Status s = it.invoke();
+    ASSERT_TRUE(s) << s.message();
+    const auto* got = reinterpret_cast<const int8_t*>(it.output(0).data);
+    for (int row = 0; row < 2; ++row) {
+      for (int x = 0; x < 55; ++x) {
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(got[(row * 55 + x) * 3 + c], pixels[row * 3 + c]) << "row " << row << " column " << x << " channel " << c;
+        }
+      }
+    }
   }
 }
 

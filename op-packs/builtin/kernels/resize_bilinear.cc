@@ -20,7 +20,7 @@ struct Sample {
 Sample sample(int dst, float scale, int in_size, bool half_pixel_centers) {
   Sample s;
   s.source = half_pixel_centers ? (static_cast<float>(dst) + 0.5f) * scale - 0.5f : static_cast<float>(dst) * scale;
-  s.low = std::max(static_cast<int>(std::floor(s.source)), 0);
+  s.low = std::clamp(static_cast<int>(std::floor(s.source)), 0, in_size - 1);  // past the image: see the int8 taps
   s.high = std::min(static_cast<int>(std::ceil(s.source)), in_size - 1);
   return s;
 }
@@ -185,13 +185,17 @@ ResizeInt8Taps resize_int8_taps(const ResizeBilinearParams& p) {
     low.resize(static_cast<size_t>(out));
     high.resize(static_cast<size_t>(out));
     weight.resize(static_cast<size_t>(out));
+    // TFLite's taps, kept inside the image: its 10-bit scale is rounded, and over a wide output the rounding
+    // adds up, so that (1 pixel widened to 55, say) the last columns' lower tap lands past the last pixel, where
+    // TFLite reads out of bounds. Both taps are clamped to the image; the weight, clamped to [0, 1024], only
+    // moves where both taps are one pixel, and there any split of the weights gives that pixel, bit for bit.
     for (int d = 0; d < out; ++d) {
-      const int32_t source = p.half_pixel_centers ? d * scale + scale / 2 - (1 << 9) : d * scale;
-      const int32_t lo = std::max(source / (1 << 10), 0);
-      const int32_t hi = std::min((source + (1 << 10) - 1) / (1 << 10), in - 1);
-      low[static_cast<size_t>(d)] = lo * stride;
-      high[static_cast<size_t>(d)] = hi * stride;
-      weight[static_cast<size_t>(d)] = source - (1 << 10) * lo;
+      const int64_t source = p.half_pixel_centers ? int64_t{d} * scale + scale / 2 - (1 << 9) : int64_t{d} * scale;
+      const int64_t lo = std::clamp<int64_t>(source / (1 << 10), 0, in - 1);
+      const int64_t hi = std::clamp<int64_t>((source + (1 << 10) - 1) / (1 << 10), 0, in - 1);
+      low[static_cast<size_t>(d)] = static_cast<int32_t>(lo * stride);
+      high[static_cast<size_t>(d)] = static_cast<int32_t>(hi * stride);
+      weight[static_cast<size_t>(d)] = static_cast<int32_t>(std::clamp<int64_t>(source - (1 << 10) * lo, 0, 1 << 10));
     }
   };
   fill(p.in_h, p.out_h, 1, t.y_low, t.y_high, t.y_weight);

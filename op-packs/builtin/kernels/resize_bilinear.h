@@ -1,7 +1,8 @@
 // RESIZE_BILINEAR over NHWC with TFLite's coordinate mapping:
 //   scale = align_corners && out > 1 ? (in - 1) / (out - 1) : in / out
 //   source = half_pixel_centers ? (dst + 0.5) * scale - 0.5 : dst * scale
-//   low = max(floor(source), 0), high = min(ceil(source), in - 1), weight of high = source - low
+//   low = clamp(floor(source), 0, in - 1), high = min(ceil(source), in - 1), weight of high = source - low
+// (TFLite leaves low unclamped, and reads past the image where rounding puts it there)
 // Output rows are split across the workers of `parallel` (null: the caller's thread).
 #ifndef BATON_BUILTIN_KERNELS_RESIZE_BILINEAR_H
 #define BATON_BUILTIN_KERNELS_RESIZE_BILINEAR_H

@@ -12,7 +12,7 @@ void source_of(int dst_i, float scale, int size, out int lo, out int hi, out flo
 #else
   float s = float(dst_i) * scale;
 #endif
-  lo = max(int(floor(s)), 0);
+  lo = clamp(int(floor(s)), 0, size - 1);
   hi = min(int(ceil(s)), size - 1);
   frac = s - float(lo);
 }
