@@ -74,6 +74,14 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     selected[act_at->second] = 1;
     return index_of(api, api->node_output(act, 0));
   };
+  // Every pattern computes in float32: an 8-bit node is passed over here, without a Refusal thrown for it
+  // (a quantized model's every convolution would throw one, and a throw costs the unwinder's pages).
+  auto not_float = [&](const baton_node* node, const char* what, std::string& reason) {
+    const baton_tensor* in = api->node_input_count(node) > 0 ? api->node_input(node, 0) : nullptr;
+    if (!in || api->tensor_type(in) == BATON_TYPE_FLOAT32) return false;
+    reason = std::string(what) + " input of type " + baton_tensor_type_name(api->tensor_type(in)) + " (FLOAT32 only)";
+    return true;
+  };
   int pairs = 0;
   std::string last_reason;
   for (int32_t i = 0; i < count; ++i) {
@@ -94,7 +102,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const auto conv_at = position.find(reader_node[mid]);
     if (conv_at == position.end()) continue;
     const baton_node* conv = api->graph_node(graph, reader_node[mid]);
-    if (api->node_builtin_code(conv) != BATON_OP_CONV_2D) continue;
+    if (api->node_builtin_code(conv) != BATON_OP_CONV_2D || not_float(dw, "depthwise", last_reason)) continue;
     try {
       (void)PairSpec::read(api, dw, conv, activation);
     } catch (const kit::Refusal& r) {
@@ -114,6 +122,7 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
     const baton_node* conv = api->graph_node(graph, free_nodes[i]);
     if (selected[i] || !conv) continue;
     if (api->node_builtin_code(conv) == BATON_OP_FULLY_CONNECTED) {
+      if (not_float(conv, "FULLY_CONNECTED", last_fc_reason)) continue;
       try {
         (void)PointwiseSpec::read_fully_connected(api, conv);
       } catch (const kit::Refusal& r) {
@@ -125,7 +134,9 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
       continue;
     }
     const bool transposed = is_transpose_conv_bias(api, conv);
-    if (!transposed && api->node_builtin_code(conv) != BATON_OP_CONV_2D) continue;
+    if ((!transposed && api->node_builtin_code(conv) != BATON_OP_CONV_2D) || not_float(conv, "convolution", last_conv_reason)) {
+      continue;
+    }
     try {
       (void)(transposed ? NarrowConvSpec::read_transpose_bias(api, conv) : NarrowConvSpec::read(api, conv));
       selected[i] = 1;
@@ -166,7 +177,11 @@ baton_status PluginState::select(const baton_graph* graph, const int32_t* free_n
   std::vector<std::array<int32_t, 3>> lone;
   for (int32_t i = 0; i < count; ++i) {
     const baton_node* dw = api->graph_node(graph, free_nodes[i]);
-    if (selected[i] || !dw || api->node_builtin_code(dw) != BATON_OP_DEPTHWISE_CONV_2D || api->node_output_count(dw) != 1) continue;
+    std::string unused;
+    if (selected[i] || !dw || api->node_builtin_code(dw) != BATON_OP_DEPTHWISE_CONV_2D || api->node_output_count(dw) != 1 ||
+        not_float(dw, "depthwise", unused)) {
+      continue;
+    }
     try {
       (void)PairSpec::read(api, dw, nullptr);
     } catch (const kit::Refusal&) {

@@ -95,6 +95,31 @@ void PluginState::start() {
   refuse(unavailable);
 }
 
+std::string PluginState::quick_refusal(const baton_node* node) const {
+  if (!find_op(api, node)) return "not an op this delegate declares";
+  // A value (a non-constant input, or an output) of a type no op here takes, or 8-bit without the
+  // `quantized` option. 8-bit constant weights of a float node are left to the op's check, which says that
+  // XNNPACK has no dynamic-range quantization; other constants (shapes, axes, int32 biases) to theirs.
+  auto refusal = [&](const baton_tensor* t, const std::string& role, bool value) -> std::string {
+    const baton_tensor_type type = t ? api->tensor_type(t) : BATON_TYPE_FLOAT32;
+    const bool eight_bit = type == BATON_TYPE_UINT8 || type == BATON_TYPE_INT8;
+    if (type == BATON_TYPE_FLOAT32 || (eight_bit && quantized)) return "";
+    const std::string what = std::string(baton_tensor_type_name(type)) + " " + role;
+    if (eight_bit && value) return what + " (quantized nodes are taken only with the option quantized = true)";
+    if (!eight_bit && value && !api->tensor_is_constant(t)) return what + " (float32, uint8 or int8 only)";
+    return "";
+  };
+  for (int32_t i = 0; i < api->node_input_count(node); ++i) {
+    const baton_tensor* t = api->node_input(node, i);
+    const bool value = t && (i == 0 || !api->tensor_is_constant(t));
+    if (std::string why = refusal(t, "input " + std::to_string(i), value); !why.empty()) return why;
+  }
+  for (int32_t i = 0; i < api->node_output_count(node); ++i) {
+    if (std::string why = refusal(api->node_output(node, i), "output", true); !why.empty()) return why;
+  }
+  return "";
+}
+
 void PluginState::check(const baton_node* node) {
   const OpDef* def = find_op(api, node);
   if (!def) refuse("not an op this delegate declares");

@@ -35,6 +35,10 @@ struct PluginState {
   // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is defined alone
   // in a scratch subgraph, meeting the checks and XNNPACK's validation the partition build will.
   void check(const baton_node* node);
+  // The reasons check() would give that need no op's checks (an op this delegate does not declare, an
+  // 8-bit node without the `quantized` option), without a Refusal thrown: an 8-bit model's every node
+  // has one, and a throw costs time and the unwinder's pages. "" when check() must decide.
+  std::string quick_refusal(const baton_node* node) const;
   // select_nodes (selection.cc): sets selected[k] for each free node taken, and gives the others their
   // reasons through graph_refuse_node.
   void select(const baton_graph* graph, const int32_t* free_nodes, int32_t count, uint8_t* selected);

@@ -81,8 +81,9 @@ void PluginState::select(const baton_graph* graph, const int32_t* free_nodes, in
     }
   };
   auto judge = [&](int32_t k, const baton_node* node) {
+    if (!unavailable.empty()) return refuse_node(k, unavailable);
+    if (std::string why = quick_refusal(node); !why.empty()) return refuse_node(k, why);
     try {
-      if (!unavailable.empty()) kit::refuse(unavailable);
       check(node);
       selected[k] = 1;
     } catch (const kit::Refusal& r) {
