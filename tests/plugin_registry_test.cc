@@ -42,6 +42,7 @@ TEST(PluginRegistry, EveryBadFileIsSkippedWithItsReasonAndTheRestLoad) {
   dir.add_plugin("testplugin_min_gt_max");
   dir.add_plugin("testplugin_null_custom");
   dir.add_plugin("testplugin_duplicate_op");
+  dir.add_plugin("testplugin_unresolved");
   dir.add_plugin("testpack", "a_testpack.so");
   dir.add_plugin("testpack_dup", "b_testpack_again.so");
   dir.write("not_elf.so", "this is a text file, not a shared object\n");
@@ -66,8 +67,13 @@ TEST(PluginRegistry, EveryBadFileIsSkippedWithItsReasonAndTheRestLoad) {
             std::string::npos);
   EXPECT_NE(skipped_reason(reg, "b_testpack_again.so").find("duplicate name 'testpack'"), std::string::npos);
   EXPECT_NE(skipped_reason(reg, "not_elf.so").find("not a shared object"), std::string::npos);
+  // The dynamic loader's own message: the file and the symbol it could not resolve.
+  const std::string unresolved = skipped_reason(reg, "testplugin_unresolved.so");
+  EXPECT_EQ(unresolved.rfind("cannot be loaded: ", 0), 0u) << unresolved;
+  EXPECT_NE(unresolved.find("testplugin_unresolved.so"), std::string::npos) << unresolved;
+  EXPECT_NE(unresolved.find("undefined symbol: baton_test_nobody_defines_this"), std::string::npos) << unresolved;
   EXPECT_EQ(skipped_reason(reg, "README.txt"), "");
-  EXPECT_EQ(reg.skipped().size(), 8u);
+  EXPECT_EQ(reg.skipped().size(), 9u);
 }
 
 TEST(PluginRegistry, NewerMinorWithLargerStructLoads) {

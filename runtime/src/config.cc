@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "posix_files.h"
+
 namespace baton {
 
 namespace fs = std::filesystem;
@@ -103,8 +105,7 @@ std::string Config::where(int line) const {
 
 Expected<std::optional<std::string>> find_config_file(const std::string& explicit_path, bool search) {
   auto must_exist = [](const std::string& p, const char* from) -> Expected<std::optional<std::string>> {
-    std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) {
+    if (!is_regular_file(p)) {
       return Status::error("config file " + p + " (from " + from + ") does not exist or is not a file");
     }
     return std::optional<std::string>(p);
@@ -118,11 +119,10 @@ Expected<std::optional<std::string>> find_config_file(const std::string& explici
   } else if (const char* home = std::getenv("HOME"); home && *home) {
     xdg = std::string(home) + "/.config";
   }
-  std::error_code ec;
-  if (!xdg.empty() && fs::is_regular_file(xdg + "/baton/baton.conf", ec)) {
+  if (!xdg.empty() && is_regular_file(xdg + "/baton/baton.conf")) {
     return std::optional<std::string>(xdg + "/baton/baton.conf");
   }
-  if (fs::is_regular_file("/etc/baton/baton.conf", ec)) return std::optional<std::string>("/etc/baton/baton.conf");
+  if (is_regular_file("/etc/baton/baton.conf")) return std::optional<std::string>("/etc/baton/baton.conf");
   return std::optional<std::string>();
 }
 

@@ -11,13 +11,11 @@
 #include <cstdlib>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "posix_files.h"
 
 namespace baton {
-
-namespace fs = std::filesystem;
 
 CrashJournal::CrashJournal(std::string dir, uint64_t fingerprint, std::string model)
     : dir_(std::move(dir)), model_(std::move(model)) {
@@ -37,15 +35,14 @@ std::string CrashJournal::quarantine_path(const std::string& plugin) const {
 std::map<std::string, std::string> CrashJournal::quarantined() {
   std::map<std::string, std::string> out;
   if (!enabled()) return out;
-  std::error_code ec;
   // Records of this model left by processes that no longer exist: each names the plugin that was running.
   const std::string record_prefix = key_ + ".", record_suffix = ".inprogress";
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    const std::string name = entry.path().filename().string();
+  for (const std::string& name : directory_names(dir_)) {
     if (name.rfind(record_prefix, 0) != 0 || !name.ends_with(record_suffix)) continue;
+    const std::string path = dir_ + "/" + name;
     const long pid = std::strtol(name.c_str() + record_prefix.size(), nullptr, 10);
     if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;  // still running
-    std::ifstream record(entry.path());
+    std::ifstream record(path);
     std::string plugin, stage;
     std::getline(record, plugin);
     std::getline(record, stage);
@@ -56,18 +53,18 @@ std::map<std::string, std::string> CrashJournal::quarantined() {
       std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
       std::ofstream(quarantine_path(plugin)) << stage << "\n" << model_ << "\nfound " << when << "\n";
     }
-    fs::remove(entry.path(), ec);
+    remove_file(path);
   }
   const std::string prefix = key_ + ".", suffix = ".quarantine";
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    const std::string name = entry.path().filename().string();
+  for (const std::string& name : directory_names(dir_)) {
     if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 || !name.ends_with(suffix)) continue;
     const std::string plugin = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
     std::string stage;
-    std::ifstream file(entry.path());
+    const std::string path = dir_ + "/" + name;
+    std::ifstream file(path);
     std::getline(file, stage);
     out[plugin] = "plugin " + plugin + " is quarantined for " + model_ + ": a process died during its " +
-                  (stage.empty() ? std::string("run") : stage) + " of this model; remove " + entry.path().string() +
+                  (stage.empty() ? std::string("run") : stage) + " of this model; remove " + path +
                   " to try it again (or set crash-journal = false in the config)";
   }
   return out;
@@ -83,8 +80,7 @@ void CrashJournal::enter(const std::string& plugin, const char* stage) {
   const std::string now = plugin + "\n" + stage;
   if (now == current_) return;
   if (fd_ < 0) {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
+    make_directories(dir_);
     fd_ = ::open(record_path().c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     written_ = 0;
     if (fd_ < 0) return;  // no journal this time: the run itself goes on
@@ -100,8 +96,7 @@ void CrashJournal::enter(const std::string& plugin, const char* stage) {
 
 void CrashJournal::child_died(const std::string& plugin, const std::string& stage) {
   if (!enabled()) return;
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
+  make_directories(dir_);
   const std::string count_path = dir_ + "/" + key_ + "." + plugin + ".deaths";
   int count = 0;
   std::ifstream(count_path) >> count;
@@ -113,13 +108,12 @@ void CrashJournal::child_died(const std::string& plugin, const std::string& stag
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
   std::ofstream(quarantine_path(plugin)) << stage << " (its isolated process died " << count << " times)\n"
                                          << model_ << "\nfound " << when << "\n";
-  fs::remove(count_path, ec);
+  remove_file(count_path);
 }
 
 void CrashJournal::leave() {
   if (fd_ < 0) return;
-  std::error_code ec;
-  fs::remove(record_path(), ec);
+  remove_file(record_path());
   ::close(fd_);
   fd_ = -1;
   current_.clear();

@@ -5,16 +5,14 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <thread>
 
 #include "cpu_budget.h"
 #include "isolated_plugin.h"
+#include "posix_files.h"
 #include "shared_memory.h"
 
 namespace baton {
-
-namespace fs = std::filesystem;
 
 std::vector<std::string> default_plugin_dirs() {
   std::vector<std::string> dirs;
@@ -22,23 +20,19 @@ std::vector<std::string> default_plugin_dirs() {
   // prefix was moved to; then the folder of the prefix it was configured for.
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&default_plugin_dirs), &info) != 0 && info.dli_fname) {
-    std::error_code ec;
-    const fs::path lib = fs::weakly_canonical(fs::path(info.dli_fname), ec);
-    if (!ec) {
-      const std::string beside = (lib.parent_path() / "baton" / BATON_PLUGIN_DIR_NAME).string();
-      if (beside != BATON_PLUGIN_INSTALL_DIR && fs::is_directory(beside, ec)) dirs.push_back(beside);
+    const std::string lib = real_path(info.dli_fname);
+    if (const size_t slash = lib.find_last_of('/'); slash != std::string::npos) {
+      const std::string beside = lib.substr(0, slash) + "/baton/" + BATON_PLUGIN_DIR_NAME;
+      if (beside != BATON_PLUGIN_INSTALL_DIR && is_directory(beside)) dirs.push_back(beside);
     }
   }
   dirs.push_back(BATON_PLUGIN_INSTALL_DIR);
   // A program built in the build tree finds the plugins built beside it.
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path build_root = BATON_BUILD_ROOT;
-  if (!ec) {
-    const std::string e = exe.string(), root = build_root.string() + "/";
-    if (e.rfind(root, 0) == 0) {
-      for (const std::string& d : split_list(BATON_BUILD_PLUGIN_DIRS, ":")) dirs.push_back(d);
-    }
+  char exe[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", exe, sizeof exe);
+  if (length > 0 && static_cast<size_t>(length) < sizeof exe &&
+      std::string(exe, static_cast<size_t>(length)).rfind(std::string(BATON_BUILD_ROOT) + "/", 0) == 0) {
+    for (const std::string& d : split_list(BATON_BUILD_PLUGIN_DIRS, ":")) dirs.push_back(d);
   }
   return dirs;
 }
@@ -86,7 +80,7 @@ Expected<std::shared_ptr<Environment>> Environment::create(const EnvironmentOpti
   if (options.use_environment_variables) {
     if (const char* path = std::getenv("BATON_PLUGIN_PATH"); path && *path) {
       for (const std::string& d : split_list(path, ":")) {
-        if (fs::path(d).is_relative()) {
+        if (d.empty() || d[0] != '/') {
           env->log_(BATON_LOG_WARNING, "BATON_PLUGIN_PATH: ignoring the relative folder '" + d +
                                            "': baton never loads plugins from the current directory implicitly");
           continue;

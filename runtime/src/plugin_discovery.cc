@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -18,13 +17,12 @@
 #include "isolated_plugin.h"
 #include "plugin_call.h"
 #include "plugin_registry.h"
+#include "posix_files.h"
 
 namespace baton {
 
-namespace fs = std::filesystem;
-
 std::string plugin_name_from_file(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
+  std::string name = path.substr(path.find_last_of('/') + 1);  // npos + 1: the whole path
   if (const size_t so = name.find(".so"); so != std::string::npos) name.resize(so);
   if (name.rfind("lib", 0) == 0) name.erase(0, 3);
   if (name.rfind("baton_", 0) == 0 || name.rfind("baton-", 0) == 0) name.erase(0, 6);
@@ -98,7 +96,9 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
     if (options.log) options.log(BATON_LOG_WARNING, "skipping plugin " + path + ": " + reason);
   };
   if (!options.allow_unsafe_dirs) {
-    for (const std::string& p : {std::filesystem::path(path).parent_path().string(), path}) {
+    const size_t slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "" : slash == 0 ? "/" : path.substr(0, slash);
+    for (const std::string& p : {folder, path}) {
       if (std::string why = unsafe_reason(p); !why.empty()) {
         return skip("unsafe: " + why + " (set allow-unsafe-plugin-dirs = true in the config to load it anyway)");
       }
@@ -126,11 +126,7 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   auto plugin = std::make_unique<LoadedPlugin>();
   plugin->path = path;
   plugin->log = options.log;
-  try {
-    plugin->library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  } catch (const std::exception& e) {
-    return skip(std::string("cannot be loaded: ") + e.what());
-  }
+  if (std::string why; !plugin->library.load(path, &why)) return skip("cannot be loaded: " + why);
   if (!plugin->library.has(BATON_PLUGIN_ENTRY_SYMBOL)) {
     unclaimed_.push_back({path, "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "' (not a baton plugin)"});
     return;
@@ -141,8 +137,12 @@ void PluginRegistry::load_file(const std::string& path, const RegistryOptions& o
   adopt(std::move(plugin), desc, options);
 }
 
-const baton_plugin_desc* call_plugin_entry(boost::dll::shared_library& library, std::string* why) {
-  auto& entry = library.get<std::remove_pointer_t<baton_plugin_entry_fn>>(BATON_PLUGIN_ENTRY_SYMBOL);
+const baton_plugin_desc* call_plugin_entry(SharedLibrary& library, std::string* why) {
+  const auto entry = reinterpret_cast<baton_plugin_entry_fn>(library.symbol(BATON_PLUGIN_ENTRY_SYMBOL));
+  if (!entry) {
+    *why = "no entry symbol '" BATON_PLUGIN_ENTRY_SYMBOL "'";
+    return nullptr;
+  }
   baton_error error;
   const baton_plugin_desc* desc = nullptr;
   try {
@@ -269,20 +269,19 @@ Expected<std::unique_ptr<PluginRegistry>> PluginRegistry::load(const RegistryOpt
   registry->options_ = options;
   std::set<std::string> seen_dirs;
   for (const std::string& dir : options.dirs) {
-    std::error_code ec;
-    fs::path canonical = fs::weakly_canonical(dir, ec);
-    const std::string key = ec ? dir : canonical.string();
+    const std::string canonical = real_path(dir);
+    const std::string key = canonical.empty() ? dir : canonical;
     if (!seen_dirs.insert(key).second) continue;
     registry->dirs_.push_back(dir);
-    if (!fs::is_directory(dir, ec)) {
+    if (!is_directory(dir)) {
       if (options.log) options.log(BATON_LOG_DEBUG, "plugin directory " + dir + " does not exist");
       continue;
     }
     std::vector<std::string> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      const std::string name = entry.path().filename().string();
+    const std::string folder = dir.ends_with('/') ? dir : dir + "/";
+    for (const std::string& name : directory_names(dir)) {
       const bool so = name.size() > 3 && (name.ends_with(".so") || name.find(".so.") != std::string::npos);
-      if (so && entry.is_regular_file(ec)) files.push_back(entry.path().string());
+      if (so && is_regular_file(folder + name)) files.push_back(folder + name);
     }
     std::sort(files.begin(), files.end());
     for (const std::string& f : files) registry->load_file(f, options);

@@ -46,11 +46,7 @@ void LoadedPlugin::release_use() {
 Status LoadedPlugin::reload_locked() {
   const std::string what = (kind == BATON_PLUGIN_OP_PACK ? "op pack " : "delegate ") + name + " (" + path +
                            ") could not be loaded again: ";
-  try {
-    library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  } catch (const std::exception& e) {
-    return Status::error(what + e.what());
-  }
+  if (std::string why; !library.load(path, &why)) return Status::error(what + why);
   auto fail = [&](const std::string& why) {
     library.unload();
     return Status::error(what + why);

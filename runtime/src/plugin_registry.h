@@ -1,15 +1,10 @@
-// Plugin discovery and loading. Each candidate `.so` in the plugin directories is opened with Boost.DLL,
+// Plugin discovery and loading. Each candidate `.so` in the plugin directories is opened with dlopen (shared_library.h),
 // its entry point is called with the host's ABI version and function table, and its descriptor is
 // copied into host-owned values (so a plugin's struct layout never leaks past this file). A file that
 // cannot be used is skipped with one reason; the others still load. Order is deterministic: directories
 // in the order given, files sorted by name within each.
 #pragma once
 
-// Boost.DLL's paths as std::filesystem's, so libbaton does not link (and every process map) Boost.Filesystem.
-#ifndef BOOST_DLL_USE_STD_FS
-#define BOOST_DLL_USE_STD_FS
-#endif
-#include <boost/dll/shared_library.hpp>
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -23,6 +18,7 @@
 #include "baton/plugin_api.h"
 #include "config.h"
 #include "log.h"
+#include "shared_library.h"
 #include "status.h"
 
 namespace baton {
@@ -113,7 +109,7 @@ class LoadedPlugin {
   void release_use();
   std::atomic<bool> asked_shared{false};  // the plugin called the host table's shared_object
 
-  boost::dll::shared_library library;  // first member: unloaded after everything below is released
+  SharedLibrary library;  // first member: unloaded after everything below is released
   std::string path;
   std::string name;
   std::string version;
@@ -263,7 +259,7 @@ const baton_host_api* host_api_table();
 
 // Calls `library`'s baton_plugin_entry (which it must export) with this host's ABI version and function
 // table: its descriptor, or null with *why set (an exception across the C boundary, no descriptor).
-const baton_plugin_desc* call_plugin_entry(boost::dll::shared_library& library, std::string* why);
+const baton_plugin_desc* call_plugin_entry(SharedLibrary& library, std::string* why);
 
 // Copies a struct from a plugin: as many bytes as both sides know, the rest left zero.
 template <typename T>

@@ -47,9 +47,17 @@ static const baton_op_decl ops[] = {{sizeof(baton_op_decl), 3, NULL, 1, 3, &kern
 static const baton_op_decl ops[] = {{sizeof(baton_op_decl), 3 /* CONV_2D */, NULL, 1, 1, &kernel}};
 #endif
 
+#if defined(BAD_UNRESOLVED)
+/* A function no library defines: the dynamic loader refuses the file when it opens it (RTLD_NOW). */
+extern int baton_test_nobody_defines_this(void);
+#endif
+
 static baton_status create(const baton_plugin_host* host, void** state, baton_error* error) {
   (void)host;
   *state = NULL;
+#if defined(BAD_UNRESOLVED)
+  if (!baton_test_nobody_defines_this()) return BATON_ERROR;
+#endif
 #if defined(BAD_INIT_FAILS)
   api->error_set(error, "no such device /dev/fake-npu");
   return BATON_ERROR;
