@@ -13,8 +13,9 @@ namespace {
 struct Units {
   std::vector<int> unit_of;
   std::vector<std::vector<int>> nodes;  // per unit, in node order
-  std::vector<std::vector<int>> deps;   // per unit, the units it reads from
-  std::vector<int> partition;           // per unit, the earlier partition id or -1
+  std::vector<std::vector<int>> deps;     // per unit, the units it reads from
+  std::vector<std::vector<int>> readers;  // per unit, the units that read from it, in unit order
+  std::vector<int> partition;             // per unit, the earlier partition id or -1
 };
 
 Units build_units(const PartitionGraph& g) {
@@ -48,7 +49,18 @@ Units build_units(const PartitionGraph& g) {
     }
     u.deps[unit].assign(deps.begin(), deps.end());
   }
+  u.readers.resize(u.nodes.size());
+  for (size_t unit = 0; unit < u.nodes.size(); ++unit) {
+    for (int d : u.deps[unit]) u.readers[d].push_back(static_cast<int>(unit));
+  }
   return u;
+}
+
+// Each unit's count of the units it reads from: a unit is ready when its count is 0.
+std::vector<int> waiting_counts(const Units& u) {
+  std::vector<int> waiting(u.deps.size());
+  for (size_t unit = 0; unit < u.deps.size(); ++unit) waiting[unit] = static_cast<int>(u.deps[unit].size());
+  return waiting;
 }
 
 }  // namespace
@@ -58,15 +70,12 @@ GroupingResult group_partitions(const PartitionGraph& graph, const std::vector<b
   const Units u = build_units(graph);
   const size_t count = u.nodes.size();
   auto is_accepted = [&](size_t unit) { return u.partition[unit] < 0 && accepted[u.nodes[unit][0]]; };
-  // Each unit's readers and its count of producers not yet done; the units ready to take, by kind. An
-  // epoch takes the ready units of its kind and those they make ready, until none of its kind is left:
-  // the set does not depend on the order, and each unit and edge is seen once.
-  std::vector<std::vector<int>> readers(count);
-  std::vector<int> waiting(count, 0);
+  // Each unit's count of producers not yet done; the units ready to take, by kind. An epoch takes the
+  // ready units of its kind and those they make ready, until none of its kind is left: the set does not
+  // depend on the order, and each unit and edge is seen once.
+  std::vector<int> waiting = waiting_counts(u);
   std::vector<int> ready[2];
   for (size_t unit = 0; unit < count; ++unit) {
-    waiting[unit] = static_cast<int>(u.deps[unit].size());
-    for (int d : u.deps[unit]) readers[d].push_back(static_cast<int>(unit));
     if (waiting[unit] == 0) ready[is_accepted(unit)].push_back(static_cast<int>(unit));
   }
   size_t remaining = count;
@@ -81,7 +90,7 @@ GroupingResult group_partitions(const PartitionGraph& graph, const std::vector<b
       ready[kind].pop_back();
       --remaining;
       for (int node : u.nodes[static_cast<size_t>(unit)]) subset.push_back(node);
-      for (int r : readers[static_cast<size_t>(unit)]) {
+      for (int r : u.readers[static_cast<size_t>(unit)]) {
         if (--waiting[static_cast<size_t>(r)] == 0) ready[is_accepted(static_cast<size_t>(r))].push_back(r);
       }
     }
@@ -134,12 +143,7 @@ GroupingResult group_partitions(const PartitionGraph& graph, const std::vector<b
 std::vector<Step> execution_order(const PartitionGraph& graph) {
   const Units u = build_units(graph);
   const size_t count = u.nodes.size();
-  std::vector<std::vector<int>> consumers(count);
-  std::vector<int> waiting(count, 0);
-  for (size_t unit = 0; unit < count; ++unit) {
-    waiting[unit] = static_cast<int>(u.deps[unit].size());
-    for (int d : u.deps[unit]) consumers[d].push_back(static_cast<int>(unit));
-  }
+  std::vector<int> waiting = waiting_counts(u);
   using Item = std::pair<int, int>;  // first node, unit
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
   for (size_t unit = 0; unit < count; ++unit) {
@@ -150,7 +154,7 @@ std::vector<Step> execution_order(const PartitionGraph& graph) {
     const int unit = ready.top().second;
     ready.pop();
     order.push_back(u.partition[unit] < 0 ? Step{u.nodes[unit][0], -1} : Step{-1, u.partition[unit]});
-    for (int c : consumers[unit]) {
+    for (int c : u.readers[unit]) {
       if (--waiting[c] == 0) ready.push({u.nodes[c][0], c});
     }
   }
