@@ -35,9 +35,10 @@ struct PluginState {
   // Returns if the delegate takes `node`, else throws Refusal with the reason: the node is defined alone
   // in a scratch subgraph, meeting the checks and XNNPACK's validation the partition build will.
   void check(const baton_node* node);
-  // The reasons check() would give that need no op's checks (an op this delegate does not declare, an
-  // 8-bit node without the `quantized` option), without a Refusal thrown: an 8-bit model's every node
-  // has one, and a throw costs time and the unwinder's pages. "" when check() must decide.
+  // The reasons check() would give that need no op's checks (an op this delegate does not declare, a
+  // value of a type no op here takes, an 8-bit value without the `quantized` option), without a Refusal
+  // thrown: an 8-bit model's every node has one, and a throw costs time and the unwinder's pages. ""
+  // when check() must decide.
   std::string quick_refusal(const baton_node* node) const;
   // select_nodes (selection.cc): sets selected[k] for each free node taken, and gives the others their
   // reasons through graph_refuse_node.
