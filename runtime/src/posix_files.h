@@ -1,7 +1,8 @@
-// The few file-system calls the runtime makes on every model load (listing a plugin folder or the crash
-// journal's, making the journal's folder, removing a record), as the POSIX calls they are. Not
-// std::filesystem: its code lies in libstdc++ pages of its own, which each process would fault in (128 KB
-// of resident memory) for three calls; the rare paths (config lookup, isolation) keep it.
+// The file-system calls the runtime makes in every process (finding the config file and the plugin
+// folders, listing them, reading the crash journal's folder, making it, removing a record), as the POSIX
+// calls they are. Not std::filesystem: its code lies in libstdc++ pages of its own, which each process
+// would fault in (128 KB of resident memory) for these few calls; the rare paths (a config file's relative
+// plugin folders, isolated plugins) keep it.
 #ifndef BATON_POSIX_FILES_H
 #define BATON_POSIX_FILES_H
 
