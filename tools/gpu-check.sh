@@ -11,8 +11,11 @@
 #        DIR/run.sh [--device NAME] [--runs N] [--rounds N] [--threads N]
 #                                          (on the GPU machine) for each model: the share of nodes vulkan
 #                                          takes and its partitions, then `baton bench` with --delegate vulkan
-#                                          and with the CPU chain (cpu, xnnpack), alternating over the rounds;
-#                                          min and median of each, and the CPU's median over vulkan's
+#                                          (workgroups tuned on the device, and by the built-in rule; float16
+#                                          and float32) and with the CPU chain (cpu, xnnpack), alternating
+#                                          over the rounds; min and median of each, the CPU's median over
+#                                          vulkan's, and vulkan's first load (its shaders compiled and its
+#                                          workgroups timed)
 #        tools/gpu-check.sh local [DIR]    bundle, then run it here on Mesa's lavapipe (--device llvmpipe,
 #                                          --runs 3 --rounds 1): the check of the check, on any machine
 #
@@ -114,6 +117,9 @@ conf=$B/gpu-check.conf
 conf32=$B/gpu-check-fp32.conf  # the same with float32 storage (fp16 = false)
 { cat "$conf"; echo "fp16 = false"; } > "$conf32"
 echo "fp16 = true" >> "$conf"  # a GPU's default; named, so that lavapipe (float32 by default) compares the two too
+confrule=$B/gpu-check-rule.conf  # workgroups by the built-in rule: no tuning, and a cache without the tuned table
+{ cat "$conf"; echo "tune = false"; echo "cache-dir = $B/cache-rule"; } > "$confrule"
+echo "tune = true" >> "$conf"  # a GPU's default too
 baton() { "$B/lib/sys/ld-linux-x86-64.so.2" --library-path "$B/lib:$B/lib/sys" "$B/baton.bin" "$@"; }
 
 echo "vulkan devices (the one used: --device, else the first discrete GPU):"
@@ -121,20 +127,25 @@ baton plugins --config "$conf" 2>&1 | awk '/^vulkan/ {v = 1} v && /devices:/ {d 
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 field() { sed -E "s/.*\"$1\":([0-9.e+-]+).*/\1/"; }
-printf "\n%-26s %9s %9s %9s %9s %9s %7s  %s\n" model "vk min" "vk med" "vk32 min" "cpu min" "cpu med" "cpu/vk" "plan with --delegate vulkan"
+printf "\n%-26s %9s %9s %9s %9s %9s %9s %7s %9s  %s\n" model "vk min" "vk med" "rule min" "vk32 min" "cpu min" "cpu med" "cpu/vk" "load0 ms" \
+  "plan with --delegate vulkan"
 for model in "$B"/models/*.tflite; do
   name=$(basename "$model" .tflite)
-  vmin=() vmed=() v32min=() cmin=() cmed=() plan="" failed=""
+  vmin=() vmed=() rmin=() v32min=() cmin=() cmed=() plan="" failed="" load0=""
   for ((r = 0; r < rounds; r++)); do
     if ! out=$(baton bench "$model" --config "$conf" --delegate vulkan --threads "$threads" --runs "$runs" --json 2>&1); then
       failed=$(tail -1 <<< "$out"); break
     fi
     plan=$(sed -E 's/.*"plan":"([^"]*)".*/\1/' <<< "$out")
+    [ -n "$load0" ] || load0=$(field load_ms <<< "$out")  # the first start: shaders compiled, workgroups timed
     vmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
     vmed+=("$(field median <<< "$out")")
     out=$(baton bench "$model" --config "$conf32" --delegate vulkan --threads "$threads" --runs "$runs" --json 2>&1) \
       || { failed=$(tail -1 <<< "$out"); break; }
     v32min+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
+    out=$(baton bench "$model" --config "$confrule" --delegate vulkan --threads "$threads" --runs "$runs" --json 2>&1) \
+      || { failed=$(tail -1 <<< "$out"); break; }
+    rmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
     out=$(baton bench "$model" --config "$conf" --delegate cpu --delegate xnnpack --threads "$threads" --runs "$runs" --json 2>&1) \
       || { failed=$(tail -1 <<< "$out"); break; }
     cmin+=("$(sed -E 's/.*"latency_ms":\{"min":([0-9.e+-]+).*/\1/' <<< "$out")")
@@ -145,11 +156,12 @@ for model in "$B"/models/*.tflite; do
     continue
   fi
   vn=$(printf '%s\n' "${vmin[@]}" | sort -g | head -1) vm=$(printf '%s\n' "${vmed[@]}" | median)
-  v32n=$(printf '%s\n' "${v32min[@]}" | sort -g | head -1)
+  v32n=$(printf '%s\n' "${v32min[@]}" | sort -g | head -1) rn=$(printf '%s\n' "${rmin[@]}" | sort -g | head -1)
   cn=$(printf '%s\n' "${cmin[@]}" | sort -g | head -1) cm=$(printf '%s\n' "${cmed[@]}" | median)
-  printf "%-26s %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f  %s\n" "$name" "$vn" "$vm" "$v32n" "$cn" "$cm" \
-    "$(awk -v a="$cm" -v b="$vm" 'BEGIN {print a / b}')" "$plan"
+  printf "%-26s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %9.1f  %s\n" "$name" "$vn" "$vm" "$rn" "$v32n" "$cn" "$cm" \
+    "$(awk -v a="$cm" -v b="$vm" 'BEGIN {print a / b}')" "$load0" "$plan"
 done
-echo "(ms; $rounds rounds of $runs runs after 5 warm-up, vulkan (float16 storage where the device has it, a"
-echo " GPU's default), vulkan with fp16 = false (vk32) and the cpu chain alternating; $threads threads;"
+echo "(ms; $rounds rounds of $runs runs after 5 warm-up, vulkan (float16 storage where the device has it and"
+echo " workgroups tuned, a GPU's defaults), vulkan with the rule's workgroups (rule), with fp16 = false (vk32)"
+echo " and the cpu chain alternating; $threads threads; load0 = vulkan's first load (shaders compiled, workgroups timed);"
 echo " min = the smallest of the rounds' minima, med = the median of their medians; cpu/vk > 1: vulkan is faster)"

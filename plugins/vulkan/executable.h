@@ -17,6 +17,7 @@
 #include "gpu_buffer.h"
 #include "gpu_graph.h"
 #include "pipelines.h"
+#include "tuning.h"
 
 namespace baton::vulkan {
 
@@ -25,12 +26,18 @@ struct ExecutableStats {
   int64_t arena_bytes = 0;     // the planned arena
   int64_t unshared_bytes = 0;  // what the activations would take without reuse
   int64_t weight_bytes = 0;
+  // Dispatches whose workgroup came from the tuning table, or was timed now (`timed` shapes in all,
+  // `tuning_ms` of wall time).
+  size_t tuned_from_table = 0, tuned_now = 0, timed = 0;
+  double tuning_ms = 0;
 };
 
 class Executable {
  public:
-  // Throws VulkanError, ShaderError or Refusal; everything made so far is released.
-  Executable(const Gpu& gpu, PipelineSet& pipelines, GpuGraph graph);
+  // Throws VulkanError, ShaderError or Refusal; everything made so far is released. With `tuning`, the
+  // workgroups of the dispatches that take any (Step::extent) come from its table, or are timed on the
+  // device and added to it when it measures (before the command buffer is recorded).
+  Executable(const Gpu& gpu, PipelineSet& pipelines, GpuGraph graph, TuningTable* tuning = nullptr);
   ~Executable();
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
@@ -52,6 +59,11 @@ class Executable {
 
   void place_tensors();
   void upload_weights();
+  void tune(TuningTable& table);
+  // The least time of a few dispatches of `step` alone, in nanoseconds (GPU timestamps).
+  double time_dispatch(const Step& step, VkQueryPool queries, VkDescriptorPool sets);
+  // A descriptor set from `pool` that binds `step`'s tensors for `pipeline`.
+  VkDescriptorSet bind_tensors(const Step& step, const Pipeline& pipeline, VkDescriptorPool pool);
   void record();
   void submit_and_wait(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
   VkBuffer buffer(int id) const;

@@ -207,6 +207,13 @@ Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
     vkGetPhysicalDeviceProperties(physical_, &properties_);
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
     queue_family_ = static_cast<uint32_t>(compute_queue_family(physical_));
+    {
+      uint32_t count = 0;
+      vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, nullptr);
+      std::vector<VkQueueFamilyProperties> families(count);
+      vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, families.data());
+      if (queue_family_ < count) timestamp_bits_ = families[queue_family_].timestampValidBits;
+    }
 
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queue{};

@@ -60,6 +60,9 @@ class Gpu {
   // Whether shaders may compute in float16 too (asked for, float16 storage, and the device has
   // shaderFloat16 through VK_KHR_shader_float16_int8).
   bool f16_math() const { return f16_math_; }
+  // Whether the compute queue writes timestamps (vkCmdWriteTimestamp), and nanoseconds per tick.
+  bool timestamps() const { return timestamp_bits_ > 0 && properties_.limits.timestampPeriod > 0; }
+  uint32_t timestamp_bits() const { return timestamp_bits_; }
   // Validation warnings and errors reported so far (0 without validation).
   uint64_t validation_messages() const { return validation_messages_; }
 
@@ -80,6 +83,7 @@ class Gpu {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
+  uint32_t timestamp_bits_ = 0;  // the compute queue family's timestampValidBits
   uint64_t validation_messages_ = 0;
   bool f16_storage_ = false;
   bool f16_math_ = false;

@@ -43,9 +43,16 @@ Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local) {
   const uint32_t lx = pow2_at_most(x, max_local);
   const uint32_t ly = pow2_at_most(y, max_local / lx);
   const uint32_t lz = pow2_at_most(z, max_local / (lx * ly));
-  g.local = {lx, ly, lz};
-  auto clamp = [](int64_t v) { return static_cast<uint32_t>(std::min<int64_t>(std::max<int64_t>(v, 1), UINT32_MAX)); };
-  g.groups = {clamp(ceil_div(x, lx)), clamp(ceil_div(y, ly)), clamp(ceil_div(z, lz))};
+  return grid_of({x, y, z}, {lx, ly, lz});
+}
+
+Grid grid_of(const std::array<int64_t, 3>& extent, const std::array<uint32_t, 3>& local) {
+  Grid g;
+  g.local = local;
+  g.extent = extent;
+  for (int d = 0; d < 3; ++d) {
+    g.groups[d] = static_cast<uint32_t>(std::min<int64_t>(std::max<int64_t>(ceil_div(extent[d], local[d]), 1), UINT32_MAX));
+  }
   return g;
 }
 
@@ -239,7 +246,9 @@ void GraphBuilder::dispatch(const std::string& shader, Defines defines, const Gr
   s.params = params;
   s.bindings = std::move(bindings);
   s.written = written;
+  s.local = grid.local;
   s.groups = grid.groups;
+  s.extent = grid.extent;
   graph_.steps.push_back(std::move(s));
 }
 

@@ -62,7 +62,11 @@ struct Step {
   std::array<int32_t, 32> params{};  // push constants
   std::vector<int> bindings;         // tensor ids; storage buffer binding i is bindings[i]
   int written = 1;                   // bindings[0..written) are written, the rest only read
+  std::array<uint32_t, 3> local{1, 1, 1};  // its workgroup (the LX, LY, LZ defines)
   std::array<uint32_t, 3> groups{1, 1, 1};
+  // The invocations a grid_3d dispatch covers: its shader takes any workgroup shape, so the tuning
+  // (tuning.h) may choose another. All zero: the workgroup is part of the shader's design.
+  std::array<int64_t, 3> extent{0, 0, 0};
   int64_t copy_bytes = 0;
 };
 
@@ -96,6 +100,7 @@ struct DeviceLimits {
 struct Grid {
   std::array<uint32_t, 3> local{1, 1, 1};
   std::array<uint32_t, 3> groups{1, 1, 1};
+  std::array<int64_t, 3> extent{0, 0, 0};  // grid_3d's invocations (Step::extent); zero for grid_1d
 };
 
 // `count` invocations in workgroups of `local`, folded into a second dimension past 65535 groups. The
@@ -103,7 +108,11 @@ struct Grid {
 // (common.glsl's flat_id()), and it must ignore indices >= count.
 Grid grid_1d(int64_t count, uint32_t local = 64);
 // An x*y*z grid of invocations; workgroups of at most `max_local` invocations, shaped to the extents.
+// Its shader must compute from gl_GlobalInvocationID alone and ignore invocations past the extents, so
+// that any workgroup shape gives the same result: the tuning times others on the device.
 Grid grid_3d(int64_t x, int64_t y, int64_t z, uint32_t max_local = 64);
+// The grid over `extent` in workgroups of `local`.
+Grid grid_of(const std::array<int64_t, 3>& extent, const std::array<uint32_t, 3>& local);
 
 class GraphBuilder {
  public:

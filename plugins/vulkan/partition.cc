@@ -13,6 +13,18 @@ std::string node_label(const baton_host_api* api, const baton_node* node) {
 
 std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 
+std::string tuning_text(const ExecutableStats& s) {
+  if (s.tuned_now == 0 && s.tuned_from_table == 0) return "";
+  std::string text = "; workgroups: ";
+  if (s.tuned_now > 0) {
+    text += std::to_string(s.tuned_now) + " dispatches tuned (" + std::to_string(s.timed) + " shapes timed in " +
+            std::to_string(static_cast<int64_t>(s.tuning_ms + 0.5)) + " ms)";
+  }
+  if (s.tuned_now > 0 && s.tuned_from_table > 0) text += ", ";
+  if (s.tuned_from_table > 0) text += std::to_string(s.tuned_from_table) + " from the tuning table";
+  return text;
+}
+
 }  // namespace
 
 void PluginState::check(const baton_node* node) const {
@@ -65,7 +77,7 @@ void Partition::build(const baton_partition* partition) {
   GpuGraph planned = graph.finish();
 
   const PipelineStats before = plugin_.pipelines->stats();
-  auto executable = std::make_unique<Executable>(*plugin_.gpu, *plugin_.pipelines, std::move(planned));
+  auto executable = std::make_unique<Executable>(*plugin_.gpu, *plugin_.pipelines, std::move(planned), plugin_.tuning.get());
   const PipelineStats& after = plugin_.pipelines->stats();
   const ExecutableStats& s = executable->stats();
   plugin_.log(BATON_LOG_INFO,
@@ -76,8 +88,9 @@ void Partition::build(const baton_partition* partition) {
                   " without reuse), weights " + kib(s.weight_bytes) + "; shaders: " +
                   std::to_string(after.compiled - before.compiled) + " compiled, " +
                   std::to_string(after.from_cache - before.from_cache) + " from the disk cache, " +
-                  std::to_string(after.pipelines - before.pipelines) + " new pipelines");
+                  std::to_string(after.pipelines - before.pipelines) + " new pipelines" + tuning_text(s));
   if (after.pipelines != before.pipelines) plugin_.pipelines->save_pipeline_cache();
+  if (s.tuned_now > 0) plugin_.tuning->save();
   executable_ = std::move(executable);
   built_shapes_ = input_shapes();
   output_dims_ = std::move(out_dims);

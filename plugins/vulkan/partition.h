@@ -15,6 +15,7 @@
 #include "gpu_graph.h"
 #include "pipelines.h"
 #include "shader_compiler.h"
+#include "tuning.h"
 
 namespace baton::vulkan {
 
@@ -25,6 +26,7 @@ struct PluginState {
   std::unique_ptr<GlslangProcess> glslang;
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<PipelineSet> pipelines;  // declared after the device it belongs to: destroyed first
+  std::unique_ptr<TuningTable> tuning;     // reads and writes through the pipelines' cache
   DeviceLimits limits;
   bool f16 = false;       // activations and weights stored as float16 (the `fp16` option, where the device can)
   bool f16_math = false;  // and computed in float16 where the device can (shaderFloat16)

@@ -45,6 +45,11 @@ const baton_option_decl kOptions[] = {
      "arithmetic (shaderFloat16; see fp16-arithmetic); false = float32 throughout (TFLite's GPU delegate: "
      "precision loss allowed, or not); unset = true on a GPU, false on a CPU implementation (lavapipe), where "
      "the conversions cost more than the bytes they save"},
+    {sizeof(baton_option_decl), "tune", BATON_OPTION_BOOL, nullptr,
+     "time a few workgroup shapes of each convolution, matmul and data-movement dispatch on the device when a "
+     "partition is built and keep the fastest, remembered per device and driver in the cache folder (so a "
+     "model's second start times nothing); false = the built-in rule, and what the cache already holds; "
+     "unset = true on a GPU, false on a CPU implementation (lavapipe)"},
     {sizeof(baton_option_decl), "fp16-arithmetic", BATON_OPTION_BOOL, "true",
      "with fp16: compute the convolutions and FULLY_CONNECTED in float16 where the device can (real models' "
      "outputs within 6e-2 of the largest float32 output; float16 storage alone keeps them within 2e-2); "
@@ -156,13 +161,7 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
       *plugin_state = state.release();
       return BATON_OK;
     }
-    const VkPhysicalDeviceLimits& l = state->gpu->limits();
-    state->limits.max_storage_range = l.maxStorageBufferRange;
-    for (int d = 0; d < 3; ++d) {
-      state->limits.max_groups[d] = l.maxComputeWorkGroupCount[d];
-      state->limits.max_local[d] = l.maxComputeWorkGroupSize[d];
-    }
-    state->limits.max_invocations = l.maxComputeWorkGroupInvocations;
+    state->limits = device_limits(state->gpu->limits());
     const bool cpu_device = state->gpu->summary().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
     state->f16 = state->gpu->f16_storage() && !(fp16_unset && cpu_device);
     state->f16_math = state->f16 && state->gpu->f16_math();
@@ -174,6 +173,10 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
     state->glslang = std::make_unique<GlslangProcess>();
     state->pipelines = std::make_unique<PipelineSet>(*state->gpu, ShaderSources(g_api->option_string(host, "shader-dir", "")),
                                                      ShaderCache(cache_dir), log);
+    const bool tune_unset = std::string(g_api->option_string(host, "tune", "")).empty();
+    const bool tune = tune_unset ? !cpu_device : g_api->option_bool(host, "tune", 0) != 0;
+    state->tuning = std::make_unique<TuningTable>(state->pipelines->cache(), state->gpu->driver_key(),
+                                                  tune && state->gpu->timestamps(), log);
     state->log(BATON_LOG_INFO, "running on device " + describe_device(state->gpu->index(), state->gpu->summary()) +
                                    (options.validation ? " with validation" : "") +
                                    (state->f16_math       ? "; float16 storage and arithmetic"
@@ -186,7 +189,9 @@ baton_status plugin_create(const baton_plugin_host* host, void** plugin_state, b
                                    (cache_dir.empty() ? "; shader cache off"
                                                       : "; shader cache in " + cache_dir + ", pipeline cache " +
                                                             std::to_string(state->pipelines->stats().cache_bytes_loaded) +
-                                                            " bytes read"));
+                                                            " bytes read") +
+                                   (!tune ? "" : state->gpu->timestamps() ? "; workgroups tuned (" + std::to_string(state->tuning->loaded()) + " in the table)"
+                                                                         : "; no workgroup tuning (the device writes no timestamps)"));
     if (cpu_device) {
       // Named by the device option: say what a user of such a machine most likely wants instead.
       state->log(BATON_LOG_INFO, "the device is a CPU implementation: on a machine without a GPU the xnnpack "

@@ -19,6 +19,7 @@ namespace fs = std::filesystem;
 constexpr size_t kMagicBytes = 8;
 constexpr char kSpirvFileMagic[kMagicBytes] = {'B', 'A', 'T', 'O', 'N', 'S', 'P', 'V'};
 constexpr char kPipelinesFileMagic[kMagicBytes] = {'B', 'A', 'T', 'O', 'N', 'P', 'L', 'C'};
+constexpr char kTuningFileMagic[kMagicBytes] = {'B', 'A', 'T', 'O', 'N', 'W', 'G', 'T'};
 constexpr uint32_t kSpirvMagic = 0x07230203u;
 
 void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -119,6 +120,14 @@ std::optional<std::string> ShaderCache::load_pipelines(const std::string& key) c
 
 bool ShaderCache::store_pipelines(const std::string& key, const std::string& data, std::string* why) const {
   return write_entry(path(key, "pipelines"), kPipelinesFileMagic, key, data, 1, why);
+}
+
+std::optional<std::string> ShaderCache::load_tuning(const std::string& key) const {
+  return read_entry(tuning_path(key), kTuningFileMagic, key, 1);
+}
+
+bool ShaderCache::store_tuning(const std::string& key, const std::string& text, std::string* why) const {
+  return write_entry(tuning_path(key), kTuningFileMagic, key, text, 1, why);
 }
 
 }  // namespace baton::vulkan

@@ -4,7 +4,8 @@
 // build reads as a miss, never as the wrong shader. A damaged file also reads as a miss and is rewritten.
 // Writes go to a temporary file renamed into place, so concurrent processes never see half a file.
 // Beside the shaders, one file per device and driver keeps the driver's pipeline cache (the compiled
-// pipelines' bytes as vkGetPipelineCacheData gives them), checked the same way.
+// pipelines' bytes as vkGetPipelineCacheData gives them), checked the same way, and the workgroup sizes
+// measured on it (tuning.h).
 #ifndef BATON_VULKAN_SHADER_CACHE_H
 #define BATON_VULKAN_SHADER_CACHE_H
 
@@ -34,6 +35,10 @@ class ShaderCache {
   // The pipeline cache's bytes kept under `key` (HASH.pipelines); none when absent or damaged.
   std::optional<std::string> load_pipelines(const std::string& key) const;
   bool store_pipelines(const std::string& key, const std::string& data, std::string* why) const;
+  // The workgroup tuning table's text kept under `key` (HASH.tuning), checked the same way.
+  std::optional<std::string> load_tuning(const std::string& key) const;
+  bool store_tuning(const std::string& key, const std::string& text, std::string* why) const;
+  std::string tuning_path(const std::string& key) const { return path(key, "tuning"); }
 
  private:
   std::string path(const std::string& key, const char* extension) const;

@@ -19,12 +19,13 @@
 #define BATON_VK_FUNCTIONS(X)                                                                                    \
   X(vkAllocateCommandBuffers) X(vkAllocateDescriptorSets) X(vkAllocateMemory) X(vkBeginCommandBuffer)            \
   X(vkBindBufferMemory) X(vkCmdBindDescriptorSets) X(vkCmdBindPipeline) X(vkCmdCopyBuffer) X(vkCmdDispatch)      \
-  X(vkCmdFillBuffer) X(vkCmdPipelineBarrier) X(vkCmdPushConstants) X(vkCreateBuffer) X(vkCreateCommandPool)      \
+  X(vkCmdFillBuffer) X(vkCmdPipelineBarrier) X(vkCmdPushConstants) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCreateBuffer) X(vkCreateCommandPool)      \
   X(vkCreateComputePipelines) X(vkCreateDescriptorPool) X(vkCreateDescriptorSetLayout) X(vkCreateDevice)         \
-  X(vkCreateFence) X(vkCreateInstance) X(vkCreatePipelineCache) X(vkCreatePipelineLayout) X(vkCreateShaderModule)   \
+  X(vkCreateFence) X(vkCreateInstance) X(vkCreatePipelineCache) X(vkCreateQueryPool) X(vkCreatePipelineLayout) X(vkCreateShaderModule)   \
   X(vkDestroyBuffer)                                                                                             \
   X(vkDestroyCommandPool) X(vkDestroyDescriptorPool) X(vkDestroyDescriptorSetLayout) X(vkDestroyDevice)          \
   X(vkDestroyFence) X(vkDestroyInstance) X(vkDestroyPipeline) X(vkDestroyPipelineCache) X(vkDestroyPipelineLayout)  \
+  X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkResetDescriptorPool)                                          \
   X(vkDestroyShaderModule) X(vkDeviceWaitIdle) X(vkEndCommandBuffer) X(vkEnumerateDeviceExtensionProperties)    \
   X(vkEnumerateInstanceLayerProperties)                                                                          \
   X(vkEnumeratePhysicalDevices) X(vkFreeCommandBuffers) X(vkFreeMemory) X(vkGetBufferMemoryRequirements)         \
