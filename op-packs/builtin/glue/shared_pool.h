@@ -19,8 +19,9 @@
 namespace baton::builtin {
 
 // Parallel over a pthreadpool. pthreadpool does not tell a task which thread runs it, so run() hands the
-// pool one item per worker ("lanes") and each lane takes task indices from a counter: lane i is worker i,
-// never run twice at once, which is what per-worker scratch needs.
+// pool one item per worker ("lanes"): lane i is worker i, never run twice at once, which is what
+// per-worker scratch needs. The tasks are dealt to the lanes in contiguous shares (TaskShares), and
+// pthreadpool gives lane i to the same thread every run.
 class SharedPoolParallel final : public Parallel {
  public:
   bool start(const baton_host_api* api, const baton_plugin_host* host, int workers) {
@@ -33,13 +34,10 @@ class SharedPoolParallel final : public Parallel {
       for (int i = 0; i < n; ++i) task(i, 0);
       return;
     }
-    std::atomic<int> next{0};
-    auto lane = [&](size_t worker) {
-      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n; i = next.fetch_add(1, std::memory_order_relaxed)) {
-        task(i, static_cast<int>(worker));
-      }
-    };
-    pthreadpool_parallelize_1d(pool_.get(), lane, static_cast<size_t>(std::min(workers_, n)));
+    TaskShares shares;  // on the stack: two interpreters may run on the pack at once
+    const int lanes = shares.deal(n, workers_);
+    auto lane = [&](size_t worker) { shares.work(static_cast<int>(worker), static_cast<int>(worker), task); };
+    pthreadpool_parallelize_1d(pool_.get(), lane, static_cast<size_t>(lanes));
   }
 
  private:

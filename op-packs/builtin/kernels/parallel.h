@@ -5,6 +5,7 @@
 #define BATON_BUILTIN_KERNELS_PARALLEL_H
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -37,6 +38,44 @@ class Parallel {
   virtual int worker_count() const = 0;
   // Runs task(i, worker) for every i in [0, n) and returns when all have finished.
   virtual void run(int n, FunctionRef<void(int task, int worker)> task) = 0;
+};
+
+// The task indices of one run dealt to `lanes` workers in contiguous shares: lane l owns
+// [n*l/lanes, n*(l+1)/lanes), takes it in order, then helps lanes l+1, l+2, ... with what is left of theirs.
+// A pool that gives lane l to the same thread every run splits consecutive ops' rows alike, so a thread
+// reads the rows it wrote a moment before from its own cache. (A shared counter dealt them alternately:
+// half of every read came from the other core's cache, and DeepLabv3 int8 at two threads took 32 ms
+// instead of 27.)
+class TaskShares {
+ public:
+  static constexpr int kMaxLanes = 64;
+
+  // Deals [0, n) to min(lanes, n, kMaxLanes) lanes and returns that count. Before the workers start.
+  int deal(int n, int lanes) {
+    lanes_ = std::max(1, std::min({lanes, n, kMaxLanes}));
+    for (int l = 0; l < lanes_; ++l) {
+      shares_[l].next.store(static_cast<int>(static_cast<int64_t>(n) * l / lanes_), std::memory_order_relaxed);
+      shares_[l].end = static_cast<int>(static_cast<int64_t>(n) * (l + 1) / lanes_);
+    }
+    return lanes_;
+  }
+  // Runs task(i, worker) for the tasks left, lane `first`'s share first.
+  void work(int first, int worker, FunctionRef<void(int, int)> task) {
+    for (int k = 0; k < lanes_; ++k) {
+      Share& s = shares_[(first + k) % lanes_];
+      for (int i = s.next.fetch_add(1, std::memory_order_relaxed); i < s.end; i = s.next.fetch_add(1, std::memory_order_relaxed)) {
+        task(i, worker);
+      }
+    }
+  }
+
+ private:
+  struct alignas(64) Share {
+    std::atomic<int> next{0};
+    int end = 0;
+  };
+  Share shares_[kMaxLanes];
+  int lanes_ = 1;
 };
 
 inline int worker_count(const Parallel* parallel) { return parallel ? parallel->worker_count() : 1; }

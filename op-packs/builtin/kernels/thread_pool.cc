@@ -27,12 +27,7 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : threads_) t.join();
 }
 
-void ThreadPool::work(int worker) {
-  for (int i = next_task_.fetch_add(1, std::memory_order_relaxed); i < job_size_;
-       i = next_task_.fetch_add(1, std::memory_order_relaxed)) {
-    (*job_)(i, worker);
-  }
-}
+void ThreadPool::work(int worker) { shares_.work(worker % TaskShares::kMaxLanes, worker, *job_); }
 
 void ThreadPool::worker_loop(int worker) {
   unsigned seen = 0;
@@ -62,8 +57,7 @@ void ThreadPool::run(int n, FunctionRef<void(int, int)> task) {
     return;
   }
   job_ = &task;
-  job_size_ = n;
-  next_task_.store(0, std::memory_order_relaxed);
+  shares_.deal(n, worker_count());
   busy_workers_.store(static_cast<int>(threads_.size()), std::memory_order_relaxed);
   {
     std::lock_guard lock(mutex_);

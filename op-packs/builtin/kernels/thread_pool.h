@@ -1,6 +1,8 @@
 // A fixed set of worker threads behind the `Parallel` interface. The calling thread works too (as worker
-// 0), so a pool of N workers starts N-1 threads. run() hands out task indices from an atomic counter and
-// returns when every task has finished; it allocates nothing. Between jobs the workers spin briefly
+// 0), so a pool of N workers starts N-1 threads. run() gives each worker a contiguous share of the task
+// indices (worker w the same share of every job, so consecutive ops split rows alike and each thread
+// reads what it wrote), lets a worker that finished its share help the others, and returns when every
+// task has finished; it allocates nothing. Between jobs the workers spin briefly
 // before they sleep: a model runs dozens of short parallel kernels back to back, and waking a sleeping
 // thread costs more than many of them take.
 #ifndef BATON_BUILTIN_KERNELS_THREAD_POOL_H
@@ -36,8 +38,7 @@ class ThreadPool final : public Parallel {
   std::condition_variable done_;
   // The job being run; written under mutex_ before generation_ changes.
   FunctionRef<void(int, int)>* job_ = nullptr;
-  int job_size_ = 0;
-  std::atomic<int> next_task_{0};
+  TaskShares shares_;
   std::atomic<int> busy_workers_{0};
   std::atomic<unsigned> generation_{0};  // a new job is published by incrementing it (release)
   std::atomic<bool> stopping_{false};
