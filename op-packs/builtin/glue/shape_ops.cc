@@ -68,15 +68,22 @@ void move_typed(const MovePlan& p, const T* in, T* out) {
   }
   const int last = p.rank - 1;
   const int64_t n = p.dims[last], step = p.in_strides[last];
+  // The second-to-last dimension's runs are copied in one loop, so the odometer below turns once per
+  // n * n2 elements (SPACE_TO_DEPTH's and TILE's short runs).
+  const int64_t n2 = p.rank >= 2 ? p.dims[last - 1] : 1, step2 = p.rank >= 2 ? p.in_strides[last - 1] : 0;
+  const int outer = p.rank >= 2 ? last - 1 : last;
+  const size_t run_bytes = static_cast<size_t>(n) * sizeof(T);
   int64_t index[2 * kMaxRank] = {};
   int64_t off = p.in_start;
-  for (int64_t o = 0; o < p.count; o += n) {
+  for (int64_t o = 0; o < p.count; o += n * n2) {
     if (step == 1) {
-      std::memcpy(out + o, in + off, static_cast<size_t>(n) * sizeof(T));
+      for (int64_t j = 0; j < n2; ++j) std::memcpy(out + o + j * n, in + off + j * step2, run_bytes);
     } else {
-      for (int64_t i = 0; i < n; ++i) out[o + i] = in[off + i * step];
+      for (int64_t j = 0; j < n2; ++j) {
+        for (int64_t i = 0; i < n; ++i) out[o + j * n + i] = in[off + j * step2 + i * step];
+      }
     }
-    for (int d = last - 1; d >= 0; --d) {
+    for (int d = outer - 1; d >= 0; --d) {
       off += p.in_strides[d];
       if (++index[d] < p.dims[d]) break;
       off -= p.in_strides[d] * p.dims[d];
