@@ -542,6 +542,11 @@ void reverse_invoke(OpContext& ctx) {
 
 // ---- SPACE_TO_DEPTH ----
 
+struct SpaceToDepthState : OpState {
+  int64_t rows = 0, in_h = 0, block = 1, out_w = 0;  // rows: batch x input height
+  size_t run = 0;                                     // bytes of block_size input pixels
+};
+
 void space_to_depth_prepare(OpContext& ctx) {
   baton_tensor* in = ctx.input(0);
   ctx.require_type(in, "input", {BATON_TYPE_FLOAT32, BATON_TYPE_UINT8, BATON_TYPE_INT8, BATON_TYPE_INT32, BATON_TYPE_INT64});
@@ -552,21 +557,33 @@ void space_to_depth_prepare(OpContext& ctx) {
   ctx.require(bs >= 1, "block size " + std::to_string(bs) + " must be positive");
   ctx.require(s[1] % bs == 0 && s[2] % bs == 0, "height " + std::to_string(s[1]) + " and width " + std::to_string(s[2]) +
                                                      " must be multiples of the block size " + std::to_string(bs));
-  // Output [n, h/bs, w/bs, (dy, dx, c)] walks the input as [n, h/bs, w/bs, dy, dx, c].
   const int64_t c = s[3], w = s[2], h = s[1];
-  MovePlan p;
-  const int64_t dims[] = {s[0], h / bs, w / bs, bs, bs, c};
-  const int64_t strides[] = {h * w * c, bs * w * c, bs * c, w * c, c, 1};
-  for (int d = 0; d < 6; ++d) {
-    p.dims[d] = dims[d];
-    p.in_strides[d] = strides[d];
-  }
-  p.rank = 6;
   const std::vector<int32_t> out = {s[0], static_cast<int32_t>(h / bs), static_cast<int32_t>(w / bs),
                                     static_cast<int32_t>(c * bs * bs)};
-  finish_plan(p, out, element_size(ctx.type(in)));
   ctx.set_output_shape(ctx.output(0), out);
-  ctx.state<MoveState>().plan = p;
+  auto& st = ctx.state<SpaceToDepthState>();
+  st.rows = s[0] * h;
+  st.in_h = h;
+  st.block = bs;
+  st.out_w = w / bs;
+  st.run = static_cast<size_t>(bs * c) * element_size(ctx.type(in));
+}
+
+// The input is read in order, one row at a time (as TFLite's kernel does): each run of block_size pixels
+// is the part of an output pixel that comes from that row (dy). Walking the output in order instead read
+// the input in jumps, 27 against TFLite's 23 us on a 128x128x16 float model.
+void space_to_depth_invoke(OpContext& ctx) {
+  const auto& st = ctx.state<SpaceToDepthState>();
+  const auto* in = ctx.data<uint8_t>(ctx.input(0));
+  auto* out = ctx.mutable_data<uint8_t>(ctx.output(0));
+  const size_t out_pixel = st.run * static_cast<size_t>(st.block);
+  for (int64_t row = 0; row < st.rows; ++row) {
+    const int64_t b = row / st.in_h, y = row % st.in_h;
+    const uint8_t* i = in + static_cast<size_t>(row * st.out_w) * st.run;
+    uint8_t* o = out + static_cast<size_t>((b * (st.in_h / st.block) + y / st.block) * st.out_w) * out_pixel +
+                 static_cast<size_t>(y % st.block) * st.run;
+    for (int64_t ox = 0; ox < st.out_w; ++ox, i += st.run, o += out_pixel) copy_block(o, i, st.run);
+  }
 }
 
 // ---- GATHER_ND ----
@@ -647,7 +664,7 @@ constexpr OpDef kOps[] = {
     {BATON_OP_BROADCAST_TO, "BROADCAST_TO", 2, 3, broadcast_to_prepare, move_invoke},
     {BATON_OP_SLICE, "SLICE", 1, 8, slice_prepare, move_invoke},
     {BATON_OP_REVERSE_V2, "REVERSE_V2", 1, 3, reverse_prepare, reverse_invoke},
-    {BATON_OP_SPACE_TO_DEPTH, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, move_invoke},
+    {BATON_OP_SPACE_TO_DEPTH, "SPACE_TO_DEPTH", 1, 2, space_to_depth_prepare, space_to_depth_invoke},
     {BATON_OP_GATHER_ND, "GATHER_ND", 1, 5, gather_nd_prepare, gather_nd_invoke},
 };
 

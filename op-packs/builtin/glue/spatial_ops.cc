@@ -169,13 +169,6 @@ void batch_space_prepare(OpContext& ctx) {
 // Output batch (sy * block_w + sx) * batch + b holds the block offset (sy, sx) of input batch b:
 // output pixel (y, x) there is input pixel (y * block_h + sy - before_h, x * block_w + sx - before_w),
 // or padding. BATCH_TO_SPACE_ND reads the same mapping the other way.
-// A pixel's channels: inline 16-byte moves for short pixels (copy_run), memcpy's wider moves past 64 bytes
-// (32 float channels: SPACE_TO_BATCH_ND of 64x64x32, min 14.0-14.3 -> 12.0-12.4 us).
-inline void copy_pixel(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  if (bytes > 64) std::memcpy(dst, src, bytes);
-  else copy_run(dst, src, bytes);
-}
-
 void batch_space_invoke(OpContext& ctx) {
   const auto& st = ctx.state<BatchSpaceState>();
   const bool to_batch = ctx.op_code() == BATON_OP_SPACE_TO_BATCH_ND;
@@ -201,7 +194,7 @@ void batch_space_invoke(OpContext& ctx) {
             });
             continue;
           }
-          copy_pixel(o, src + static_cast<size_t>((b * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
+          copy_block(o, src + static_cast<size_t>((b * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
         }
       }
     }
@@ -215,7 +208,7 @@ void batch_space_invoke(OpContext& ctx) {
       uint8_t* o = dst + static_cast<size_t>((b * st.out_h + y) * st.out_w) * pixel;
       for (int64_t x = 0; x < st.out_w; ++x, o += pixel) {
         const int64_t ib = (sy * st.block_w + sx) * st.batch + b;
-        copy_pixel(o, src + static_cast<size_t>((ib * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
+        copy_block(o, src + static_cast<size_t>((ib * st.in_h + iy) * st.in_w + ix) * pixel, pixel);
         if (++sx == st.block_w) {
           sx = 0;
           ++ix;

@@ -40,6 +40,13 @@ inline void copy_run(void* dst, const void* src, size_t bytes) {
   }
 }
 
+// A run that may be long: copy_run's inline pieces up to 64 bytes, memcpy's wider moves past that (128-byte
+// pixels of 32 floats copied in 16-byte pieces were slower than memcpy on Zen 4).
+inline void copy_block(void* dst, const void* src, size_t bytes) {
+  if (bytes > 64) std::memcpy(dst, src, bytes);
+  else copy_run(dst, src, bytes);
+}
+
 }  // namespace baton::builtin
 
 #endif  // BATON_BUILTIN_KERNELS_ELEMENT_COPY_H
