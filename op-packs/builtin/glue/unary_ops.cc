@@ -158,6 +158,7 @@ void log_softmax_invoke(OpContext& ctx) {
 }
 
 struct QL2NormState : OpState {
+  QuantIsa isa = QuantIsa::kScalar;
   int32_t in_zero = 0;
   bool is_signed = false;
 };
@@ -167,7 +168,7 @@ void quantized_l2_normalization_invoke(OpContext& ctx) {
   baton_tensor* input = ctx.input(0);
   const int64_t depth = ctx.shape(input).back();
   if (depth == 0) return;
-  ql2_normalize(s.is_signed, s.in_zero, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)),
+  ql2_normalize(s.isa, s.is_signed, s.in_zero, ctx.data<uint8_t>(input), ctx.mutable_data<uint8_t>(ctx.output(0)),
                 ctx.element_count(input) / depth, depth);
 }
 
@@ -181,6 +182,7 @@ void quantized_l2_normalization_prepare(OpContext& ctx) {
               "output scale " + std::to_string(qo.scale) + " and zero point " + std::to_string(qo.zero_point) +
                   " not supported (1/128 and " + (qo.is_signed ? "0" : "128") + ", as TFLite requires)");
   auto& s = ctx.state<QL2NormState>();
+  s.isa = best_quant_isa();
   s.in_zero = qi.zero_point;
   s.is_signed = qi.is_signed;
   ctx.set_output_shape(output, ctx.shape(input));

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/quant_math.h"
+#include "kernels/requant_simd.h"
 
 namespace baton::builtin {
 namespace {
@@ -88,9 +89,59 @@ void normalize_rows(int32_t in_zero, const T* in, T* out, int64_t rows, int64_t 
   }
 }
 
+#ifdef BATON_QUANT_X86
+
+template <bool kSigned>
+BATON_TARGET_VNNI void normalize_rows_avx512(int32_t in_zero, const uint8_t* in, uint8_t* out, int64_t rows, int64_t depth) {
+  const __m512i zero16 = _mm512_set1_epi16(static_cast<int16_t>(in_zero));
+  const __m512i zero32 = _mm512_set1_epi32(in_zero);
+  const __m512i lo = _mm512_set1_epi32(kSigned ? -128 : 0), hi = _mm512_set1_epi32(kSigned ? 127 : 255);
+  const __m512i out_zero = _mm512_set1_epi32(kSigned ? 0 : 128);
+  for (int64_t r = 0; r < rows; ++r, in += depth, out += depth) {
+    // The sum of squares, 32 codes a step as int16 differences, pairs added by vpmaddwd. Lanes past the
+    // row are masked to zero after the zero point is taken off.
+    __m512i acc = _mm512_setzero_si512();
+    for (int64_t c = 0; c < depth; c += 32) {
+      const __mmask32 m = depth - c >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((uint64_t{1} << (depth - c)) - 1);
+      const __m256i bytes = _mm256_maskz_loadu_epi8(m, in + c);
+      const __m512i x = kSigned ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
+      const __m512i d = _mm512_maskz_sub_epi16(m, x, zero16);
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(d, d));
+    }
+    int32_t multiplier;
+    int right_shift;
+    inv_sqrt_multiplier(_mm512_reduce_add_epi32(acc), &multiplier, &right_shift);
+    // uint8: (diff << 7) rescaled and shifted right by right_shift; int8: diff rescaled with the shift
+    // 7 - right_shift (quant_math.h's multiply_by_quantized_multiplier).
+    const int left = kSigned ? std::max(7 - right_shift, 0) : 7;
+    const int right = kSigned ? std::max(right_shift - 7, 0) : right_shift;
+    const __m512i mult = _mm512_set1_epi32(multiplier);
+    const __m512i left_v = _mm512_set1_epi32(left), right_v = _mm512_set1_epi32(right);
+    for (int64_t c = 0; c < depth; c += 16) {
+      const __mmask16 m = depth - c >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (depth - c)) - 1u);
+      const __m128i bytes = _mm_maskz_loadu_epi8(m, in + c);
+      const __m512i d = _mm512_sub_epi32(kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes), zero32);
+      const __m512i v = _mm512_add_epi32(mbqm16(d, mult, left_v, right_v, 0xFFFF), out_zero);
+      const __m512i codes = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+      _mm_mask_storeu_epi8(out + c, m, _mm512_cvtepi32_epi8(codes));
+    }
+  }
+}
+
+#endif  // BATON_QUANT_X86
+
 }  // namespace
 
-void ql2_normalize(bool is_signed, int32_t in_zero, const uint8_t* in, uint8_t* out, int64_t rows, int64_t depth) {
+void ql2_normalize(QuantIsa isa, bool is_signed, int32_t in_zero, const uint8_t* in, uint8_t* out, int64_t rows,
+                   int64_t depth) {
+#ifdef BATON_QUANT_X86
+  if (isa == QuantIsa::kAvx512Vnni) {
+    if (is_signed) normalize_rows_avx512<true>(in_zero, in, out, rows, depth);
+    else normalize_rows_avx512<false>(in_zero, in, out, rows, depth);
+    return;
+  }
+#endif
+  (void)isa;
   if (is_signed) {
     normalize_rows(in_zero, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out), rows, depth);
   } else {
