@@ -30,6 +30,34 @@ bool any_overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
   return false;
 }
 
+VkCommandBuffer allocate_commands(VkDevice device, VkCommandPool pool) {
+  VkCommandBufferAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  BATON_VK(vkAllocateCommandBuffers, device, &alloc, &cb);
+  return cb;
+}
+
+// A primary command buffer of `pool` for one job at prepare (the weights' upload, a timing), freed when
+// it goes out of scope.
+class TransientCommands {
+ public:
+  TransientCommands(VkDevice device, VkCommandPool pool)
+      : device_(device), pool_(pool), cb_(allocate_commands(device, pool)) {}
+  ~TransientCommands() { vkFreeCommandBuffers(device_, pool_, 1, &cb_); }
+  TransientCommands(const TransientCommands&) = delete;
+  TransientCommands& operator=(const TransientCommands&) = delete;
+  VkCommandBuffer get() const { return cb_; }
+
+ private:
+  VkDevice device_;
+  VkCommandPool pool_;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+};
+
 }  // namespace
 
 Executable::Executable(const Gpu& gpu, PipelineSet& pipelines, GpuGraph graph, TuningTable* tuning)
@@ -145,19 +173,8 @@ void Executable::upload_weights() {
     }
     t.fill = nullptr;  // the host's data may go; the device has its copy
   }
-  VkCommandBufferAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  alloc.commandPool = command_pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  BATON_VK(vkAllocateCommandBuffers, gpu_.device(), &alloc, &cb);
-  struct Free {
-    VkDevice d;
-    VkCommandPool p;
-    VkCommandBuffer c;
-    ~Free() { vkFreeCommandBuffers(d, p, 1, &c); }
-  } free_cb{gpu_.device(), command_pool_, cb};
+  const TransientCommands commands(gpu_.device(), command_pool_);
+  VkCommandBuffer cb = commands.get();
   VkCommandBufferBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -165,6 +182,10 @@ void Executable::upload_weights() {
   VkBufferCopy region{0, 0, static_cast<VkDeviceSize>(sizes_[kWeights])};
   vkCmdCopyBuffer(cb, staging.handle(), buffers_[kWeights]->handle(), 1, &region);
   BATON_VK(vkEndCommandBuffer, cb);
+  submit_and_wait_for(cb);
+}
+
+void Executable::submit_and_wait_for(VkCommandBuffer cb) {
   VkSubmitInfo submit{};
   submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submit.commandBufferCount = 1;
@@ -248,19 +269,8 @@ double Executable::time_dispatch(const Step& step, VkQueryPool queries, VkDescri
   VkDevice d = gpu_.device();
   const Pipeline& pipeline = pipelines_.get(step.shader, step.defines, static_cast<uint32_t>(step.bindings.size()));
   const VkDescriptorSet set = bind_tensors(step, pipeline, sets);
-  VkCommandBufferAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  alloc.commandPool = command_pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  BATON_VK(vkAllocateCommandBuffers, d, &alloc, &cb);
-  struct Free {
-    VkDevice d;
-    VkCommandPool p;
-    VkCommandBuffer c;
-    ~Free() { vkFreeCommandBuffers(d, p, 1, &c); }
-  } free_cb{d, command_pool_, cb};
+  const TransientCommands commands(d, command_pool_);
+  VkCommandBuffer cb = commands.get();
   VkCommandBufferBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   BATON_VK(vkBeginCommandBuffer, cb, &begin);
@@ -288,15 +298,7 @@ double Executable::time_dispatch(const Step& step, VkQueryPool queries, VkDescri
   const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   double least = std::numeric_limits<double>::infinity();
   for (int round = 0; round < 2; ++round) {  // the first also warms the caches
-    VkSubmitInfo submit{};
-    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
-    BATON_VK(vkQueueSubmit, gpu_.queue(), 1, &submit, fence_);
-    in_flight_ = true;
-    BATON_VK(vkWaitForFences, d, 1, &fence_, VK_TRUE, kFenceTimeoutNs);
-    in_flight_ = false;
-    BATON_VK(vkResetFences, d, 1, &fence_);
+    submit_and_wait_for(cb);
     uint64_t ticks[4] = {0, 0, 0, 0};
     BATON_VK(vkGetQueryPoolResults, d, queries, 0, 4, sizeof ticks, ticks, sizeof(uint64_t),
              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
@@ -350,12 +352,7 @@ void Executable::record() {
     pool.pPoolSizes = &size;
     BATON_VK(vkCreateDescriptorPool, d, &pool, nullptr, &descriptor_pool_);
   }
-  VkCommandBufferAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  alloc.commandPool = command_pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  BATON_VK(vkAllocateCommandBuffers, d, &alloc, &commands_);
+  commands_ = allocate_commands(d, command_pool_);  // freed with the pool
   VkCommandBufferBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   BATON_VK(vkBeginCommandBuffer, commands_, &begin);
@@ -437,15 +434,7 @@ void Executable::submit_and_wait(const std::vector<const void*>& inputs, const s
   }
   auto* out_words = static_cast<unsigned char*>(buffers_[kStageOut]->mapped());
   for (const GpuGraph::Check& c : graph_.checks) std::memset(out_words + places_[c.tensor].offset, 0, 8);
-  VkSubmitInfo submit{};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &commands_;
-  BATON_VK(vkQueueSubmit, gpu_.queue(), 1, &submit, fence_);
-  in_flight_ = true;
-  BATON_VK(vkWaitForFences, gpu_.device(), 1, &fence_, VK_TRUE, kFenceTimeoutNs);
-  in_flight_ = false;
-  BATON_VK(vkResetFences, gpu_.device(), 1, &fence_);
+  submit_and_wait_for(commands_);
   const auto* out_base = static_cast<const unsigned char*>(buffers_[kStageOut]->mapped());
   for (size_t o = 0; o < graph_.downloads.size() && o < outputs.size(); ++o) {
     const Place& p = places_[graph_.downloads[o]];

@@ -66,6 +66,8 @@ class Executable {
   VkDescriptorSet bind_tensors(const Step& step, const Pipeline& pipeline, VkDescriptorPool pool);
   void record();
   void submit_and_wait(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  // One submit of `cb` on the device's queue and a wait for it (fence_, reset after).
+  void submit_and_wait_for(VkCommandBuffer cb);
   VkBuffer buffer(int id) const;
   void release();
 

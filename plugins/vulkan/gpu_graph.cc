@@ -6,15 +6,11 @@
 #include "op_common.h"
 
 namespace baton::vulkan {
-namespace {
-
 uint32_t pow2_at_most(int64_t v, uint32_t cap) {
   uint32_t p = 1;
   while (p * 2 <= cap && static_cast<int64_t>(p) < v) p *= 2;
   return p;
 }
-
-}  // namespace
 
 Shape4 shape4(const Dims& dims) {
   // A rank-5 shape whose first dimension is 1 (a detector head's [1, anchors, H, W, outputs]) is its last four.

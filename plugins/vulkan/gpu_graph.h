@@ -103,6 +103,9 @@ struct Grid {
   std::array<int64_t, 3> extent{0, 0, 0};  // grid_3d's invocations (Step::extent); zero for grid_1d
 };
 
+// The least power of two >= v, but no more than `cap` (a power of two): a workgroup's side over v items.
+uint32_t pow2_at_most(int64_t v, uint32_t cap);
+
 // `count` invocations in workgroups of `local`, folded into a second dimension past 65535 groups. The
 // shader's flat index is gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * LX
 // (common.glsl's flat_id()), and it must ignore indices >= count.

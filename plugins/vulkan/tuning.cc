@@ -11,12 +11,6 @@ namespace {
 // Bumped when the key's or the line's meaning changes: an older table then reads as none.
 constexpr const char* kTableVersion = "baton vulkan workgroup tuning 1\n";
 
-uint32_t pow2_covering(int64_t v, uint32_t cap) {
-  uint32_t p = 1;
-  while (p * 2 <= cap && static_cast<int64_t>(p) < v) p *= 2;
-  return p;
-}
-
 }  // namespace
 
 DeviceLimits device_limits(const VkPhysicalDeviceLimits& l) {
@@ -31,10 +25,13 @@ DeviceLimits device_limits(const VkPhysicalDeviceLimits& l) {
 }
 
 bool workgroup_fits(const Local& l, const std::array<int64_t, 3>& extent, const DeviceLimits& limits) {
+  for (int d = 0; d < 3; ++d) {
+    if (l[d] == 0 || l[d] > limits.max_local[d]) return false;
+  }
   if (static_cast<uint64_t>(l[0]) * l[1] * l[2] > limits.max_invocations) return false;
   const Grid g = grid_of(extent, l);
   for (int d = 0; d < 3; ++d) {
-    if (l[d] == 0 || l[d] > limits.max_local[d] || g.groups[d] > limits.max_groups[d]) return false;
+    if (g.groups[d] > limits.max_groups[d]) return false;
   }
   return true;
 }
@@ -44,9 +41,9 @@ std::vector<Local> workgroup_candidates(const std::array<int64_t, 3>& extent, co
   for (uint32_t total : {32u, 64u, 128u, 256u}) {
     // Consecutive invocations along x read consecutive memory; a narrower x gives each group more rows.
     for (uint32_t x_cap : {total, 8u}) {
-      const uint32_t lx = pow2_covering(extent[0], std::min(total, x_cap));
-      const uint32_t ly = pow2_covering(extent[1], total / lx);
-      const uint32_t lz = pow2_covering(extent[2], total / (lx * ly));
+      const uint32_t lx = pow2_at_most(extent[0], std::min(total, x_cap));
+      const uint32_t ly = pow2_at_most(extent[1], total / lx);
+      const uint32_t lz = pow2_at_most(extent[2], total / (lx * ly));
       const Local l{lx, ly, lz};
       if (workgroup_fits(l, extent, limits) && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
     }
