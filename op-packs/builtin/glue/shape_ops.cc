@@ -69,7 +69,7 @@ void move_typed(const MovePlan& p, const T* in, T* out) {
   const int last = p.rank - 1;
   const int64_t n = p.dims[last], step = p.in_strides[last];
   // The second-to-last dimension's runs are copied in one loop, so the odometer below turns once per
-  // n * n2 elements (SPACE_TO_DEPTH's and TILE's short runs).
+  // n * n2 elements (the short rows of a SLICE or BROADCAST_TO of few channels).
   const int64_t n2 = p.rank >= 2 ? p.dims[last - 1] : 1, step2 = p.rank >= 2 ? p.in_strides[last - 1] : 0;
   const int outer = p.rank >= 2 ? last - 1 : last;
   const size_t run_bytes = static_cast<size_t>(n) * sizeof(T);
