@@ -85,12 +85,17 @@ VkInstance create_instance(const VkDebugUtilsMessengerCreateInfoEXT* messenger, 
   return instance;
 }
 
-int compute_queue_family(VkPhysicalDevice device) {
+std::vector<VkQueueFamilyProperties> queue_families(VkPhysicalDevice device) {
   uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
-  for (uint32_t i = 0; i < count; ++i) {
+  families.resize(count);
+  return families;
+}
+
+int compute_queue_family(const std::vector<VkQueueFamilyProperties>& families) {
+  for (size_t i = 0; i < families.size(); ++i) {
     if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].queueCount > 0) return static_cast<int>(i);
   }
   return -1;
@@ -114,7 +119,7 @@ DeviceSummary summarize(VkPhysicalDevice device) {
   }
   if (p.apiVersion < VK_API_VERSION_1_1) {
     s.unusable = "Vulkan 1.0 only (1.1 needed)";
-  } else if (compute_queue_family(device) < 0) {
+  } else if (compute_queue_family(queue_families(device)) < 0) {
     s.unusable = "no compute queue";
   }
   return s;
@@ -206,14 +211,9 @@ Gpu::Gpu(const GpuOptions& options, LogFn log) : log_(std::move(log)) {
     summary_ = summaries[index_];
     vkGetPhysicalDeviceProperties(physical_, &properties_);
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
-    queue_family_ = static_cast<uint32_t>(compute_queue_family(physical_));
-    {
-      uint32_t count = 0;
-      vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, nullptr);
-      std::vector<VkQueueFamilyProperties> families(count);
-      vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, families.data());
-      if (queue_family_ < count) timestamp_bits_ = families[queue_family_].timestampValidBits;
-    }
+    const std::vector<VkQueueFamilyProperties> families = queue_families(physical_);
+    queue_family_ = static_cast<uint32_t>(compute_queue_family(families));
+    if (queue_family_ < families.size()) timestamp_bits_ = families[queue_family_].timestampValidBits;
 
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queue{};
